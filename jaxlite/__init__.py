@@ -1,0 +1,33 @@
+"""jaxlite: composable transformations of NumPy programs, rebuilt from scratch.
+
+Use it as JAX: ``import jaxlite as jax; import jaxlite.numpy as jnp``.
+"""
+__version__ = "0.1.0"
+
+from jaxlite._src.config import config
+from jaxlite._src import backends as _backends
+from jaxlite._src.array import Array
+from jaxlite._src.core import ShapeDtypeStruct
+from jaxlite._src.numpy import array_methods as _array_methods
+from jaxlite._src.api import (make_jaxpr, eval_shape, device_put, device_get,
+                              block_until_ready)
+from jaxlite._src.backends import devices, default_backend, Device
+from jaxlite import numpy, lax, tree_util, tree, errors, dtypes, ops
+
+local_devices = devices
+
+
+def device_count() -> int:
+  return len(devices())
+
+
+local_device_count = device_count
+
+
+def clear_caches():
+  """Empty every in-process cache (compiled functions, dtype promotion)."""
+  from jaxlite._src import dtypes as _dtypes
+  _dtypes.clear_caches()
+
+
+del _backends, _array_methods

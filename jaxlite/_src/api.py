@@ -1,0 +1,132 @@
+"""The user-facing entry points that are not transformations of their own:
+``make_jaxpr``, ``eval_shape``, ``device_put``, ``device_get``, ``block_until_ready``.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from jaxlite._src import api_util
+from jaxlite._src import core
+from jaxlite._src import tree
+from jaxlite._src.array import Array
+from jaxlite._src.core import ShapeDtypeStruct, Tracer
+from jaxlite._src.numpy.util import as_operand
+from jaxlite._src.transforms import staging
+
+
+def _abstractify(x):
+  """The abstract value of an argument leaf; a clear error for non-array leaves."""
+  if isinstance(x, (Array, Tracer, ShapeDtypeStruct)) or hasattr(x, "aval"):
+    return x.aval
+  try:
+    return core.get_aval(x)
+  except TypeError:
+    raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type. Pass arrays, "
+                    "NumPy arrays or Python scalars, or mark the argument static.") from None
+
+
+def _check_outputs(out_leaves, info):
+  for x in out_leaves:
+    if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+      raise TypeError(f"function {info.func_src_info} traced for {info.traced_for} returned "
+                      f"a value of type {type(x)}, which is not a valid JAX type. Return "
+                      "arrays (or pytrees of arrays) only.")
+
+
+def trace_to_jaxpr(fun, traced_for, args, kwargs, static_argnums=()):
+  """Trace ``fun`` on the abstract values of ``args``; returns (ClosedJaxpr, out_tree)."""
+  static_argnums = api_util.normalize_argnums(static_argnums, len(args), "the function",
+                                              "static_argnums") if static_argnums else ()
+  info = api_util.debug_info(traced_for, fun, args, kwargs, static_argnums)
+  if static_argnums:
+    static = {i: args[i] for i in static_argnums}
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static)
+
+    def fun_of_dynamic(*dyn, **kw):
+      it = iter(dyn)
+      full = [static[i] if i in static else next(it) for i in range(len(args))]
+      return fun(*full, **kw)
+    target = fun_of_dynamic
+  else:
+    target, dyn_args = fun, args
+  leaves, in_tree = tree.tree_flatten((dyn_args, kwargs))
+  in_avals = [_abstractify(x) for x in leaves]
+  flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
+
+  def checked(*xs):
+    outs = flat_fun(*xs)
+    _check_outputs(outs, info)
+    return outs
+
+  closed = staging.trace_to_jaxpr(checked, in_avals, info)
+  return closed, out_tree()
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
+               abstracted_axes=None):
+  """A function that returns the jaxpr ``fun`` traces to for the given arguments.
+
+  Parameters
+  ----------
+  fun : callable
+    The function to trace. Its arguments and outputs may be pytrees of arrays.
+  static_argnums : int or tuple of int
+    Positional arguments treated as Python constants (traced into the jaxpr).
+  return_shape : bool
+    If True, also return a pytree of ``ShapeDtypeStruct`` for the outputs.
+
+  Returns
+  -------
+  callable
+    ``make_jaxpr(fun)(*args)`` gives a ``ClosedJaxpr`` (and the output shapes if
+    ``return_shape``).
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> print(jax.make_jaxpr(jnp.sin)(1.0))
+  { lambda ; a:f32[]. let b:f32[] = sin a in (b,) }
+  """
+  if isinstance(static_argnums, int):
+    static_argnums = (static_argnums,)
+
+  @functools.wraps(fun)
+  def make_jaxpr_f(*args, **kwargs):
+    closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
+    if return_shape:
+      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+      return closed, tree.tree_unflatten(out_tree, shapes)
+    return closed
+
+  make_jaxpr_f.__name__ = f"make_jaxpr({api_util.fun_name(fun)})"
+  return make_jaxpr_f
+
+
+def eval_shape(fun, *args, **kwargs):
+  """The shapes and dtypes of ``fun(*args, **kwargs)`` without computing anything.
+
+  Returns a pytree of ``ShapeDtypeStruct`` matching the output.
+  """
+  closed, out_tree = trace_to_jaxpr(fun, "eval_shape", args, kwargs)
+  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+  return tree.tree_unflatten(out_tree, shapes)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+  """Put the leaves of pytree ``x`` on ``device`` as Arrays (copies NumPy inputs)."""
+  return tree.tree_map(as_operand, x)
+
+
+def device_get(x):
+  """The leaves of pytree ``x`` as NumPy arrays."""
+  return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+
+
+def block_until_ready(x):
+  """Wait until every array in pytree ``x`` is computed; returns ``x``."""
+  for leaf in tree.tree_leaves(x):
+    if isinstance(leaf, Array):
+      leaf.block_until_ready()
+  return x

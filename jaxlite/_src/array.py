@@ -1,0 +1,158 @@
+"""``Array``: the immutable value users hold, backed by a NumPy buffer.
+
+Arithmetic operators and most methods are installed by ``jaxlite.numpy`` (they are the
+same functions users call), so this module holds storage, conversion and printing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import ShapedArray
+
+
+class Array:
+  """An immutable n-dimensional array (``jax.Array``).
+
+  Unlike ``numpy.ndarray`` it cannot be changed in place: use ``x.at[idx].set(y)`` for
+  a functional update that returns a new array.
+  """
+  __slots__ = ("_value", "weak_type", "__weakref__")
+  __array_priority__ = 100
+
+  def __init__(self, value, weak_type: bool = False):
+    self._value = value          # np.ndarray or np.generic, never written to
+    self.weak_type = weak_type
+
+  @property
+  def aval(self) -> ShapedArray:
+    return ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+
+  shape = property(lambda self: self._value.shape)
+  dtype = property(lambda self: self._value.dtype)
+  ndim = property(lambda self: self._value.ndim)
+  size = property(lambda self: self._value.size)
+  nbytes = property(lambda self: self._value.nbytes)
+  itemsize = property(lambda self: self._value.itemsize)
+
+  # -- conversion to Python and NumPy
+  def __array__(self, dtype=None, copy=None):
+    if copy:
+      return np.array(self._value, dtype=dtype)
+    view = np.asarray(self._value, dtype=dtype)
+    if view is self._value or view.base is self._value:
+      view = view.view()
+      view.flags.writeable = False  # the buffer is shared; NumPy must not change it
+    return view
+
+  def __bool__(self):
+    return bool(self._value)
+
+  def __int__(self):
+    return int(self._value)
+
+  def __float__(self):
+    return float(self._value)
+
+  def __complex__(self):
+    return complex(self._value)
+
+  def __index__(self):
+    if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
+      raise TypeError(f"Only integer scalar arrays can be converted to a scalar index, "
+                      f"got an array of dtype {self.dtype}.")
+    return self._value.__index__()
+
+  def item(self, *args):
+    return self._value.item(*args)
+
+  def tolist(self):
+    return self._value.tolist()
+
+  def __len__(self):
+    if not self._value.shape:
+      raise TypeError("len() of unsized object")
+    return self._value.shape[0]
+
+  def __iter__(self):
+    if not self._value.shape:
+      raise TypeError("iteration over a 0-d array")
+    return (Array(row, self.weak_type) for row in self._value)
+
+  def __hash__(self):
+    raise TypeError("unhashable type: 'Array'. Arrays cannot be dictionary keys, set "
+                    "members or static arguments; convert with x.item() or tuple(x.tolist()).")
+
+  def __setitem__(self, index, value):
+    raise TypeError(core._IMMUTABLE_MESSAGE)
+
+  def __reduce__(self):
+    return (_reconstruct, (np.asarray(self._value), self.weak_type))
+
+  # -- devices and asynchrony (the NumPy backend computes synchronously)
+  def block_until_ready(self):
+    return self
+
+  def copy_to_host_async(self):
+    return None
+
+  def is_ready(self):
+    return True
+
+  @property
+  def device(self):
+    from jaxlite._src import backends
+    return backends.default_device()
+
+  def devices(self):
+    return {self.device}
+
+  is_fully_replicated = True
+  is_fully_addressable = True
+  committed = False
+
+  # -- printing, as JAX prints
+  def __repr__(self):
+    return format_array_repr(np.asarray(self._value), self.weak_type)
+
+  def __str__(self):
+    return str(np.asarray(self._value))
+
+  def __format__(self, spec):
+    if not self._value.shape:
+      return format(self._value.item(), spec)
+    return format(str(self), spec)
+
+
+def _reconstruct(value, weak_type):
+  return Array(value, weak_type)
+
+
+def format_array_repr(value: np.ndarray, weak_type: bool) -> str:
+  prefix = "Array("
+  dtype_str = f"dtype={value.dtype.name}" + (", weak_type=True)" if weak_type else ")")
+  if value.size == 0 and value.shape != (0,):
+    return f"{prefix}[], shape={value.shape}, {dtype_str}"
+  body = np.array2string(value, prefix=prefix, suffix=",", separator=", ")
+  last_line = len(body) - body.rfind("\n") + 1
+  width = np.get_printoptions()["linewidth"]
+  sep = " " * len(prefix) if last_line + len(dtype_str) + 1 > width else " "
+  return f"{prefix}{body},{sep}{dtype_str}"
+
+
+def to_numpy(x):
+  """The NumPy value of an eager operand (Array, NumPy value or Python scalar)."""
+  if type(x) is Array:
+    return x._value
+  if isinstance(x, (np.ndarray, np.generic)):
+    return x
+  return np.asarray(x, dtypes.python_scalar_dtype(x))
+
+
+def _wrap(value, aval: ShapedArray) -> Array:
+  return Array(value, aval.weak_type)
+
+
+core.EvalTrace.to_value = staticmethod(to_numpy)
+core.EvalTrace.wrap = staticmethod(_wrap)

@@ -1,0 +1,236 @@
+"""Tier 0's table of NumPy implementations, one row per primitive.
+
+Each implementation takes NumPy values and the primitive's params and returns NumPy
+values of exactly the dtype the primitive's shape rule says (a test checks every row).
+"""
+import numpy as np
+
+from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import reductions as red
+from jaxlite._src.lax import shapes as sh
+
+impl_rules = {}
+
+
+def _same_dtype(f):
+  """Wrap a NumPy function whose result dtype may drift (e.g. float16 math)."""
+  return lambda x, *rest: np.asarray(f(x, *rest)).astype(x.dtype, copy=False)
+
+
+def _logistic(x):
+  return 1 / (1 + np.exp(-x))
+
+
+def _div(x, y):
+  if x.dtype.kind in "iu":  # C-style integer division truncates toward zero, as XLA
+    q = np.trunc(np.true_divide(x, np.where(y == 0, 1, y)))
+    return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max, q).astype(x.dtype)
+  return np.true_divide(x, y)
+
+
+def _rem(x, y):
+  if x.dtype.kind in "iu":
+    return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y))).astype(x.dtype)
+  return np.fmod(x, y)
+
+
+def _integer_pow(x, *, y):
+  if y == 0:
+    return np.ones_like(x)
+  return np.power(x, y) if y > 0 else np.power(np.asarray(1, x.dtype) / x, -y).astype(x.dtype)
+
+
+def _sign(x):
+  return np.sign(x)
+
+
+def _round_half_away(x):
+  return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)
+
+
+def _not(x):
+  return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
+
+
+def _bitwise(logical, bitwise):
+  return lambda x, y: logical(x, y) if x.dtype == np.bool_ else bitwise(x, y)
+
+
+_UNARY = {
+    ew.neg_p: np.negative, ew.sign_p: _sign, ew.floor_p: np.floor, ew.ceil_p: np.ceil,
+    ew.is_finite_p: np.isfinite, ew.exp_p: np.exp, ew.exp2_p: np.exp2, ew.log_p: np.log,
+    ew.log1p_p: np.log1p, ew.expm1_p: np.expm1, ew.tanh_p: np.tanh,
+    ew.logistic_p: _logistic, ew.sin_p: np.sin, ew.cos_p: np.cos, ew.tan_p: np.tan,
+    ew.asin_p: np.arcsin, ew.acos_p: np.arccos, ew.atan_p: np.arctan, ew.sinh_p: np.sinh,
+    ew.cosh_p: np.cosh, ew.asinh_p: np.arcsinh, ew.acosh_p: np.arccosh,
+    ew.atanh_p: np.arctanh, ew.sqrt_p: np.sqrt, ew.rsqrt_p: lambda x: 1 / np.sqrt(x),
+    ew.cbrt_p: np.cbrt, ew.not_p: _not, ew.square_p: np.square,
+}
+_BINARY = {
+    ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: _div,
+    ew.rem_p: _rem, ew.pow_p: np.power, ew.max_p: np.maximum, ew.min_p: np.minimum,
+    ew.atan2_p: np.arctan2, ew.nextafter_p: np.nextafter,
+    ew.and_p: _bitwise(np.logical_and, np.bitwise_and),
+    ew.or_p: _bitwise(np.logical_or, np.bitwise_or),
+    ew.xor_p: _bitwise(np.logical_xor, np.bitwise_xor),
+}
+_COMPARE = {ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less,
+            ew.le_p: np.less_equal, ew.gt_p: np.greater, ew.ge_p: np.greater_equal}
+
+for _prim, _fn in {**_UNARY, **_BINARY}.items():
+  impl_rules[_prim] = _same_dtype(_fn)
+impl_rules.update(_COMPARE)
+impl_rules[ew.is_finite_p] = np.isfinite
+impl_rules[ew.abs_p] = np.abs
+impl_rules[ew.integer_pow_p] = _integer_pow
+
+
+def _select_n(which, *cases):
+  if len(cases) == 1:
+    return cases[0]
+  if which.dtype == np.bool_:
+    return np.where(which, cases[1], cases[0])
+  return np.choose(which, cases, mode="clip")
+
+
+impl_rules[ew.select_n_p] = _select_n
+
+
+def _convert_element_type(x, *, new_dtype, weak_type, sharding):
+  x = np.asarray(x)
+  if x.dtype.kind == "c" and new_dtype.kind != "c":
+    x = x.real
+  if x.dtype.kind == "f" and new_dtype.kind in "iu":
+    # XLA saturates out-of-range floats and maps NaN to 0 instead of raising.
+    info = np.iinfo(new_dtype)
+    x = np.clip(np.nan_to_num(x, nan=0), info.min, info.max)
+  with np.errstate(invalid="ignore", over="ignore"):
+    return x.astype(new_dtype)
+
+
+impl_rules[ew.convert_element_type_p] = _convert_element_type
+
+
+# -- reductions
+def _reduce(np_fn):
+  return lambda x, *, axes, **_: np.asarray(np_fn(x, axis=axes)).astype(x.dtype, copy=False)
+
+
+impl_rules[red.reduce_sum_p] = _reduce(np.sum)
+impl_rules[red.reduce_prod_p] = _reduce(np.prod)
+impl_rules[red.reduce_max_p] = lambda x, *, axes: np.max(x, axis=axes, initial=_lowest(x.dtype))
+impl_rules[red.reduce_min_p] = lambda x, *, axes: np.min(x, axis=axes, initial=_highest(x.dtype))
+impl_rules[red.reduce_and_p] = lambda x, *, axes: (
+    np.all(x, axis=axes) if x.dtype == np.bool_ else np.bitwise_and.reduce(x, axis=axes))
+impl_rules[red.reduce_or_p] = lambda x, *, axes: (
+    np.any(x, axis=axes) if x.dtype == np.bool_ else np.bitwise_or.reduce(x, axis=axes))
+impl_rules[red.reduce_xor_p] = lambda x, *, axes: (
+    np.logical_xor.reduce(x, axis=axes) if x.dtype == np.bool_
+    else np.bitwise_xor.reduce(x, axis=axes))
+
+
+def _lowest(dtype):
+  if dtype == np.bool_:
+    return False
+  return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+  if dtype == np.bool_:
+    return True
+  return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+
+
+def _arg_reduce(np_fn):
+  def impl(x, *, axes, index_dtype):
+    (axis,) = axes
+    return np_fn(x, axis=axis).astype(index_dtype)
+  return impl
+
+
+impl_rules[red.argmax_p] = _arg_reduce(np.argmax)
+impl_rules[red.argmin_p] = _arg_reduce(np.argmin)
+
+
+def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                 out_sharding):
+  (lc, rc), (lb, rb) = dimension_numbers
+  letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+  lhs_sub = [next(letters) for _ in range(lhs.ndim)]
+  rhs_sub = [next(letters) for _ in range(rhs.ndim)]
+  for l, r in zip(lc + lb, rc + rb):
+    rhs_sub[r] = lhs_sub[l]
+  out = ([lhs_sub[d] for d in lb]
+         + [s for i, s in enumerate(lhs_sub) if i not in lc + lb]
+         + [s for i, s in enumerate(rhs_sub) if i not in rc + rb])
+  dtype = preferred_element_type or lhs.dtype
+  spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
+  if lhs.dtype == np.bool_:
+    return np.einsum(spec, lhs.astype(np.int32), rhs.astype(np.int32)).astype(bool)
+  return np.asarray(np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 3)).astype(
+      dtype, copy=False)
+
+
+impl_rules[red.dot_general_p] = _dot_general
+
+
+# -- shapes
+def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
+  expanded = [1] * len(shape)
+  for i, d in enumerate(broadcast_dimensions):
+    expanded[d] = x.shape[i]
+  return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+def _slice(x, *, start_indices, limit_indices, strides):
+  strides = strides or (1,) * x.ndim
+  return x[tuple(slice(a, b, s) for a, b, s in zip(start_indices, limit_indices, strides))]
+
+
+def _pad(x, value, *, padding_config):
+  lows = [lo for lo, _, _ in padding_config]
+  highs = [hi for _, hi, _ in padding_config]
+  interior_shape = [s + max(s - 1, 0) * i for s, (_, _, i) in zip(x.shape, padding_config)]
+  full = [max(l, 0) + n + max(h, 0) for l, n, h in zip(lows, interior_shape, highs)]
+  out = np.full(full, value, dtype=x.dtype)
+  out[tuple(slice(max(l, 0), max(l, 0) + n, i + 1)
+            for l, n, (_, _, i) in zip(lows, interior_shape, padding_config))] = x
+  crop = tuple(slice(-min(l, 0), f - (-min(h, 0))) for l, h, f in zip(lows, highs, full))
+  return out[crop]
+
+
+def _clamped_starts(shape, starts, sizes):
+  return [int(np.clip(s, 0, d - n)) for s, d, n in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice(x, *starts, slice_sizes):
+  starts = _clamped_starts(x.shape, starts, slice_sizes)
+  return x[tuple(slice(s, s + n) for s, n in zip(starts, slice_sizes))]
+
+
+def _dynamic_update_slice(x, update, *starts):
+  starts = _clamped_starts(x.shape, starts, update.shape)
+  out = np.array(x, copy=True)
+  out[tuple(slice(s, s + n) for s, n in zip(starts, update.shape))] = update
+  return out
+
+
+def _iota(*, dtype, shape, dimension, sharding):
+  index_shape = [1] * len(shape)
+  index_shape[dimension] = shape[dimension]
+  return np.broadcast_to(np.arange(shape[dimension], dtype=dtype).reshape(index_shape), shape)
+
+
+impl_rules.update({
+    sh.broadcast_in_dim_p: _broadcast_in_dim,
+    sh.reshape_p: lambda x, *, new_sizes, dimensions, sharding: np.reshape(x, new_sizes),
+    sh.transpose_p: lambda x, *, permutation: np.transpose(x, permutation),
+    sh.squeeze_p: lambda x, *, dimensions: np.squeeze(x, dimensions),
+    sh.concatenate_p: lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    sh.slice_p: _slice,
+    sh.rev_p: lambda x, *, dimensions: np.flip(x, dimensions),
+    sh.iota_p: _iota,
+    sh.pad_p: _pad,
+    sh.dynamic_slice_p: _dynamic_slice,
+    sh.dynamic_update_slice_p: _dynamic_update_slice,
+})

@@ -1,0 +1,228 @@
+"""Elementwise primitives: arithmetic, math functions, comparisons, selection, casts.
+
+Operands of an elementwise primitive share one dtype and have equal shapes, except that
+a dimension of size 1 or a rank-0 operand broadcasts (as JAX's lax allows).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.transforms import staging
+
+_bool = (np.bool_,)
+_int = (np.integer,)
+_float = (np.floating,)
+_complex = (np.complexfloating,)
+_num = _int + _float + _complex
+_inexact = _float + _complex
+_any = _bool + _num
+_bool_or_int = _bool + _int
+_ordered = _bool + _int + _float
+
+_CLASS_NAMES = {np.bool_: "bool", np.integer: "integer", np.floating: "floating",
+                np.complexfloating: "complexfloating"}
+
+
+def broadcast_shapes(name, shapes):
+  """The common shape of elementwise operands (equal ranks; 1 and rank 0 broadcast)."""
+  nonscalar = [s for s in shapes if s]
+  if not nonscalar:
+    return ()
+  ranks = {len(s) for s in nonscalar}
+  if len(ranks) > 1:
+    raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}")
+  result = []
+  for sizes in zip(*nonscalar):
+    big = {d for d in sizes if d != 1}
+    if len(big) > 1:
+      raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                      f"{', '.join(map(str, shapes))}.")
+    result.append(big.pop() if big else 1)
+  return tuple(result)
+
+
+def _check_dtype(name, dtype, accepted):
+  if not any(dtypes.issubdtype(dtype, c) for c in accepted):
+    names = ", ".join(_CLASS_NAMES[c] for c in accepted)
+    raise TypeError(f"{name} does not accept dtype {dtype.name}. "
+                    f"Accepted dtypes are subtypes of {names}.")
+
+
+def naryop_abstract_eval(name, accepted, result_dtype=None):
+  """The shape/dtype rule shared by every elementwise primitive."""
+  def rule(*avals, **params):
+    for a in avals:
+      _check_dtype(name, a.dtype, accepted)
+    first = avals[0].dtype
+    if any(a.dtype != first for a in avals[1:]):
+      got = ", ".join(a.dtype.name for a in avals)
+      raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
+                      f"(Tip: jnp.{name} is a similar function that does automatic type "
+                      "promotion on inputs).")
+    shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
+        name, [a.shape for a in avals])
+    if result_dtype is not None:
+      return ShapedArray(shape, result_dtype(first))
+    return ShapedArray(shape, first, all(a.weak_type for a in avals))
+  return rule
+
+
+# name -> the primitive; elementwise primitives are looked up by the other layers here
+elementwise_primitives: dict[str, Primitive] = {}
+
+
+def naryop(name, accepted, result_dtype=None) -> Primitive:
+  prim = Primitive(name)
+  prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
+  elementwise_primitives[name] = prim
+  return prim
+
+
+_to_bool = lambda dtype: np.dtype(np.bool_)
+_real_part = lambda dtype: np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+
+# -- unary
+neg_p = naryop("neg", _num)
+sign_p = naryop("sign", _num)
+floor_p = naryop("floor", _float)
+ceil_p = naryop("ceil", _float)
+is_finite_p = naryop("is_finite", _float, _to_bool)
+exp_p = naryop("exp", _inexact)
+exp2_p = naryop("exp2", _inexact)
+log_p = naryop("log", _inexact)
+log1p_p = naryop("log1p", _inexact)
+expm1_p = naryop("expm1", _inexact)
+tanh_p = naryop("tanh", _inexact)
+logistic_p = naryop("logistic", _inexact)
+sin_p = naryop("sin", _inexact)
+cos_p = naryop("cos", _inexact)
+tan_p = naryop("tan", _inexact)
+asin_p = naryop("asin", _inexact)
+acos_p = naryop("acos", _inexact)
+atan_p = naryop("atan", _inexact)
+sinh_p = naryop("sinh", _inexact)
+cosh_p = naryop("cosh", _inexact)
+asinh_p = naryop("asinh", _inexact)
+acosh_p = naryop("acosh", _inexact)
+atanh_p = naryop("atanh", _inexact)
+sqrt_p = naryop("sqrt", _inexact)
+rsqrt_p = naryop("rsqrt", _inexact)
+cbrt_p = naryop("cbrt", _float)
+abs_p = naryop("abs", _num, _real_part)
+not_p = naryop("not", _bool_or_int)
+square_p = naryop("square", _num)
+integer_pow_p = naryop("integer_pow", _num)
+# -- binary
+add_p = naryop("add", _num)
+sub_p = naryop("sub", _num)
+mul_p = naryop("mul", _num)
+div_p = naryop("div", _num)
+rem_p = naryop("rem", _int + _float)
+pow_p = naryop("pow", _inexact)
+max_p = naryop("max", _any)
+min_p = naryop("min", _any)
+atan2_p = naryop("atan2", _float)
+nextafter_p = naryop("nextafter", _float)
+and_p = naryop("and", _bool_or_int)
+or_p = naryop("or", _bool_or_int)
+xor_p = naryop("xor", _bool_or_int)
+eq_p = naryop("eq", _any, _to_bool)
+ne_p = naryop("ne", _any, _to_bool)
+lt_p = naryop("lt", _ordered, _to_bool)
+le_p = naryop("le", _ordered, _to_bool)
+gt_p = naryop("gt", _ordered, _to_bool)
+ge_p = naryop("ge", _ordered, _to_bool)
+
+
+# -- select_n: which (bool or int32) picks among cases
+select_n_p = Primitive("select_n")
+
+
+@select_n_p.def_abstract_eval
+def _select_n_abstract_eval(which, *cases):
+  if not cases:
+    raise TypeError("select_n() must have at least one case")
+  if any(c.shape != cases[0].shape or c.dtype != cases[0].dtype for c in cases):
+    raise TypeError("select_n requires all cases to have the same dtype and shape, got "
+                    + ", ".join(c.str_short() for c in cases))
+  if which.dtype != np.bool_ and not dtypes.issubdtype(which.dtype, np.integer):
+    raise TypeError(f"select_n `which` must be boolean or integer type, got {which.dtype}")
+  if which.dtype == np.bool_ and len(cases) > 2:
+    raise TypeError("select_n with a boolean `which` cannot have more than 2 cases")
+  if which.shape and which.shape != cases[0].shape:
+    raise TypeError("select_n `which` must be scalar or have the same shape as cases, got "
+                    f"which shape {which.shape} but case shape {cases[0].shape}.")
+  return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+# -- convert_element_type
+convert_element_type_p = Primitive("convert_element_type")
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_element_type_abstract_eval(operand, *, new_dtype, weak_type, sharding):
+  return ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+staging.const_fold_rules[convert_element_type_p] = True
+core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and v is None
+
+
+# -- the user-facing lax functions
+def _unary(prim):
+  fun = lambda x: prim.bind(x)
+  fun.__name__ = prim.name
+  fun.__doc__ = f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
+  return fun
+
+
+def _binary(prim):
+  fun = lambda x, y: prim.bind(x, y)
+  fun.__name__ = prim.name
+  fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
+  return fun
+
+
+(neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin, cos,
+ tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not,
+ square) = map(_unary, [
+     neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p, expm1_p,
+     tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
+     asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p])
+(add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
+ bitwise_xor, eq, ne, lt, le, gt, ge) = map(_binary, [
+     add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
+     or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p])
+
+
+def integer_pow(x, y: int):
+  """``x ** y`` for a static Python integer ``y``."""
+  return integer_pow_p.bind(x, y=int(y))
+
+
+def select_n(which, *cases):
+  """Pick, elementwise, ``cases[which]`` (``which`` boolean or integer)."""
+  return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+  """``on_true`` where ``pred`` else ``on_false`` (``select_n(pred, on_false, on_true)``)."""
+  return select_n_p.bind(pred, on_false, on_true)
+
+
+def convert_element_type(operand, new_dtype):
+  """Cast ``operand`` to ``new_dtype`` (canonicalised; the result is not weakly typed)."""
+  return _convert_element_type(operand, new_dtype, weak_type=False)
+
+
+def _convert_element_type(operand, new_dtype, weak_type=False):
+  new_dtype = dtypes.canonicalize_dtype(new_dtype)
+  aval = core.get_aval(operand)
+  if (aval.dtype == new_dtype and aval.weak_type == weak_type
+      and not isinstance(operand, (bool, int, float, complex))):
+    return operand
+  return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
+                                     sharding=None)

@@ -1,0 +1,157 @@
+"""Reduction primitives over static axes, and ``dot_general``."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax.shapes import _ints
+
+
+def _reduced_shape(name, operand, axes):
+  if any(not 0 <= a < operand.ndim for a in axes) or len(set(axes)) != len(axes):
+    raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                     f"{operand}.")
+  return tuple(s for i, s in enumerate(operand.shape) if i not in axes)
+
+
+def _reduction(name, accepted, out_dtype=None) -> Primitive:
+  prim = Primitive(name)
+
+  def rule(operand, *, axes, **params):
+    if not any(dtypes.issubdtype(operand.dtype, c) for c in accepted):
+      raise TypeError(f"{name} does not accept dtype {operand.dtype.name}.")
+    shape = _reduced_shape(name, operand, axes)
+    if out_dtype is not None:
+      return ShapedArray(shape, out_dtype(operand.dtype, params))
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+  prim.def_abstract_eval(rule)
+  return prim
+
+
+_number = (np.number, np.bool_)
+reduce_sum_p = _reduction("reduce_sum", _number)
+reduce_prod_p = _reduction("reduce_prod", _number)
+reduce_max_p = _reduction("reduce_max", _number)
+reduce_min_p = _reduction("reduce_min", _number)
+reduce_and_p = _reduction("reduce_and", (np.bool_, np.integer))
+reduce_or_p = _reduction("reduce_or", (np.bool_, np.integer))
+reduce_xor_p = _reduction("reduce_xor", (np.bool_, np.integer))
+argmax_p = _reduction("argmax", (np.number, np.bool_), lambda d, p: p["index_dtype"])
+argmin_p = _reduction("argmin", (np.number, np.bool_), lambda d, p: p["index_dtype"])
+
+
+def _axes(operand, axes):
+  return tuple(sorted(_ints("reduce", axes)))
+
+
+def reduce_sum(operand, axes):
+  """Sum over ``axes``."""
+  return reduce_sum_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+
+
+def reduce_prod(operand, axes):
+  """Product over ``axes``."""
+  return reduce_prod_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_max(operand, axes):
+  """Maximum over ``axes``."""
+  return reduce_max_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_min(operand, axes):
+  """Minimum over ``axes``."""
+  return reduce_min_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_and(operand, axes):
+  """Logical / bitwise AND over ``axes``."""
+  return reduce_and_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_or(operand, axes):
+  """Logical / bitwise OR over ``axes``."""
+  return reduce_or_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_xor(operand, axes):
+  """Logical / bitwise XOR over ``axes``."""
+  return reduce_xor_p.bind(operand, axes=_axes(operand, axes))
+
+
+def argmax(operand, axis: int, index_dtype):
+  """Index of the first maximum along ``axis``."""
+  return argmax_p.bind(operand, axes=(int(axis),),
+                       index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis: int, index_dtype):
+  """Index of the first minimum along ``axis``."""
+  return argmin_p.bind(operand, axes=(int(axis),),
+                       index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+# -- dot_general
+dot_general_p = Primitive("dot_general")
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                      out_sharding):
+  (lc, rc), (lb, rb) = dimension_numbers
+  if len(lc) != len(rc) or len(lb) != len(rb):
+    raise TypeError("dot_general requires equal numbers of lhs and rhs contracting and "
+                    f"batch dimensions, got dimension_numbers {dimension_numbers}.")
+  for dims, aval in ((lc + lb, lhs), (rc + rb, rhs)):
+    if any(not 0 <= d < aval.ndim for d in dims) or len(set(dims)) != len(dims):
+      raise TypeError(f"dot_general dimension_numbers {dimension_numbers} out of range or "
+                      f"repeated for shapes {lhs.shape} and {rhs.shape}.")
+  for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
+    if lhs.shape[a] != rhs.shape[b]:
+      raise TypeError(f"dot_general requires contracting and batch dimensions to have the "
+                      f"same shape, got {lhs.shape} and {rhs.shape} with dimension_numbers "
+                      f"{dimension_numbers}.")
+  if lhs.dtype != rhs.dtype:
+    raise TypeError(f"dot_general requires operands of the same dtype, got "
+                    f"{lhs.dtype.name} and {rhs.dtype.name}. (Tip: jnp.dot promotes types.)")
+  batch = tuple(lhs.shape[d] for d in lb)
+  lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc + lb)
+  rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc + rb)
+  dtype = preferred_element_type or lhs.dtype
+  return ShapedArray(batch + lfree + rfree, dtype,
+                     lhs.weak_type and rhs.weak_type and preferred_element_type is None)
+
+
+def _format_dimension_numbers(dn):
+  (lc, rc), (lb, rb) = dn
+  return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+
+
+core.param_printers["dimension_numbers"] = lambda v: (
+    _format_dimension_numbers(v) if isinstance(v, tuple) else str(v))
+core.hidden_params[dot_general_p] = (
+    lambda k, v, params: k in ("precision", "out_sharding") and v is None)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+  """Contract ``lhs`` and ``rhs`` over ``((lhs_contract, rhs_contract), (lhs_batch,
+  rhs_batch))``; the result's axes are batch, lhs free, rhs free."""
+  (lc, rc), (lb, rb) = dimension_numbers
+  dn = ((_ints("dot_general", lc), _ints("dot_general", rc)),
+        (_ints("dot_general", lb), _ints("dot_general", rb)))
+  pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
+      preferred_element_type)
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                            preferred_element_type=pref, out_sharding=None)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+  """Vector/matrix product contracting the last axis of ``lhs`` with the first of ``rhs``."""
+  lnd, rnd = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
+  if lnd not in (1, 2) or rnd not in (1, 2):
+    raise TypeError(f"dot only supports rank 1 or 2 operands, got ranks {lnd} and {rnd}.")
+  return dot_general(lhs, rhs, (((lnd - 1,), (0,)), ((), ())), precision,
+                     preferred_element_type)

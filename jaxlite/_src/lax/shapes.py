@@ -1,0 +1,349 @@
+"""Shape primitives: broadcast, reshape, transpose, squeeze, concatenate, slicing, iota.
+
+Every param is a static tuple of Python ints, so it can sit in a cache key and print in
+a jaxpr exactly as JAX prints it.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Primitive, ShapedArray
+
+
+def _ints(name, values) -> tuple:
+  try:
+    return tuple(operator.index(v) for v in values)
+  except TypeError:
+    raise TypeError(f"{name} requires static integer arguments, got {values!r}. Shapes and "
+                    "axes must be Python ints, not traced values.") from None
+
+
+def _hide_none(*names):
+  return lambda k, v, params: k in names and v is None
+
+
+# -- broadcast_in_dim
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_rule(operand, *, shape, broadcast_dimensions, sharding):
+  if len(broadcast_dimensions) != operand.ndim:
+    raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to "
+                    f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
+                    f"operand ndim {operand.ndim}.")
+  for i, d in enumerate(broadcast_dimensions):
+    if not 0 <= d < len(shape) or operand.shape[i] not in (1, shape[d]):
+      raise TypeError(f"broadcast_in_dim operand dimension sizes must either be 1, or be "
+                      f"equal to their corresponding dimensions in the target broadcast "
+                      f"shape; got operand of shape {operand.shape}, target broadcast shape "
+                      f"{shape}, broadcast_dimensions {broadcast_dimensions}")
+  if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+    raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing; "
+                    f"got broadcast_dimensions {broadcast_dimensions}")
+  return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+core.hidden_params[broadcast_in_dim_p] = (
+    lambda k, v, params: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v))
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+  """Broadcast ``operand`` to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
+  shape = _ints("broadcast_in_dim", shape)
+  dims = _ints("broadcast_in_dim", broadcast_dimensions)
+  if core.get_aval(operand).shape == shape and dims == tuple(range(len(shape))):
+    return operand
+  return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
+                                 sharding=None)
+
+
+def broadcast(operand, sizes):
+  """Add leading dimensions of ``sizes`` to ``operand``."""
+  ndim = core.get_aval(operand).ndim
+  sizes = _ints("broadcast", sizes)
+  shape = sizes + core.get_aval(operand).shape
+  return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim))
+
+
+def expand_dims(array, dimensions):
+  """Insert size-1 axes at ``dimensions`` (a broadcast_in_dim, as in JAX)."""
+  shape = list(core.get_aval(array).shape)
+  ndim_out = len(shape) + len(dimensions)
+  dims = sorted(_canonical_axis(d, ndim_out) for d in dimensions)
+  for d in dims:
+    shape.insert(d, 1)
+  kept = [i for i in range(ndim_out) if i not in dims]
+  return broadcast_in_dim(array, shape, kept)
+
+
+def _canonical_axis(axis, ndim):
+  axis = operator.index(axis)
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim
+
+
+# -- reshape
+reshape_p = Primitive("reshape")
+
+
+@reshape_p.def_abstract_eval
+def _reshape_rule(operand, *, new_sizes, dimensions, sharding):
+  if int(np.prod(new_sizes, dtype=np.int64)) != operand.size:
+    raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} for "
+                    f"shape {operand.shape}.")
+  return ShapedArray(new_sizes, operand.dtype, operand.weak_type)
+
+
+def reshape(operand, new_sizes, dimensions=None):
+  """Reshape ``operand`` to ``new_sizes`` (after transposing by ``dimensions``, if given)."""
+  new_sizes = _ints("reshape", new_sizes)
+  dims = None if dimensions is None else _ints("reshape", dimensions)
+  if dims is not None and dims != tuple(range(len(dims))):
+    operand = transpose(operand, dims)
+  if core.get_aval(operand).shape == new_sizes:
+    return operand
+  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=None)
+
+
+# -- transpose
+transpose_p = Primitive("transpose")
+
+
+@transpose_p.def_abstract_eval
+def _transpose_rule(operand, *, permutation):
+  if sorted(permutation) != list(range(operand.ndim)):
+    raise TypeError(f"transpose permutation isn't a permutation of operand dimensions, got "
+                    f"permutation {permutation} for operand shape {operand.shape}.")
+  return ShapedArray(tuple(operand.shape[p] for p in permutation), operand.dtype,
+                     operand.weak_type)
+
+
+def transpose(operand, permutation):
+  """Permute the axes of ``operand``."""
+  permutation = _ints("transpose", permutation)
+  if permutation == tuple(range(len(permutation))) and \
+      len(permutation) == core.get_aval(operand).ndim:
+    return operand
+  return transpose_p.bind(operand, permutation=permutation)
+
+
+# -- squeeze
+squeeze_p = Primitive("squeeze")
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_rule(operand, *, dimensions):
+  for d in dimensions:
+    if not 0 <= d < operand.ndim or operand.shape[d] != 1:
+      raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                       f"one, got shape={operand.shape} and dimensions={dimensions}")
+  shape = tuple(s for i, s in enumerate(operand.shape) if i not in dimensions)
+  return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def squeeze(array, dimensions):
+  """Remove the size-1 axes ``dimensions``."""
+  ndim = core.get_aval(array).ndim
+  dims = tuple(sorted(_canonical_axis(d, ndim) for d in dimensions))
+  if not dims:
+    return array
+  return squeeze_p.bind(array, dimensions=dims)
+
+
+# -- concatenate
+concatenate_p = Primitive("concatenate")
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_rule(*operands, dimension):
+  if not operands:
+    raise TypeError("concatenate requires at least one operand")
+  first = operands[0]
+  if any(o.dtype != first.dtype for o in operands):
+    raise TypeError("Cannot concatenate arrays with different dtypes, got "
+                    + ", ".join(o.dtype.name for o in operands))
+  if not 0 <= dimension < first.ndim:
+    raise ValueError(f"concatenate dimension out of bounds: dimension {dimension} for "
+                     f"shapes {', '.join(str(o.shape) for o in operands)}.")
+  for o in operands:
+    if o.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(o.shape, first.shape))
+                                   if i != dimension):
+      raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
+                      f"than the one being concatenated: concatenating along dimension "
+                      f"{dimension} for shapes {', '.join(str(o.shape) for o in operands)}.")
+  shape = list(first.shape)
+  shape[dimension] = sum(o.shape[dimension] for o in operands)
+  return ShapedArray(shape, first.dtype, all(o.weak_type for o in operands))
+
+
+def concatenate(operands, dimension):
+  """Join ``operands`` (one dtype) along ``dimension``."""
+  operands = list(operands)
+  if len(operands) == 1:
+    return operands[0]
+  return concatenate_p.bind(*operands, dimension=operator.index(dimension))
+
+
+# -- slice
+slice_p = Primitive("slice")
+
+
+@slice_p.def_abstract_eval
+def _slice_rule(operand, *, start_indices, limit_indices, strides):
+  n = operand.ndim
+  if len(start_indices) != n or len(limit_indices) != n:
+    raise TypeError(f"slice start_indices and limit_indices must have length equal to the "
+                    f"number of dimensions of the operand, got {start_indices}, "
+                    f"{limit_indices} for shape {operand.shape}.")
+  strides = strides or (1,) * n
+  shape = []
+  for size, lo, hi, st in zip(operand.shape, start_indices, limit_indices, strides):
+    if not 0 <= lo <= hi <= size or st < 1:
+      raise TypeError(f"slice indices out of range: start_indices={start_indices}, "
+                      f"limit_indices={limit_indices}, strides={strides} for operand shape "
+                      f"{operand.shape}.")
+    shape.append(0 if hi <= lo else (hi - lo + st - 1) // st)
+  return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+  """The static slice ``operand[start:limit:stride]`` along every axis."""
+  start = _ints("slice", start_indices)
+  limit = _ints("slice", limit_indices)
+  strides = None if strides is None else _ints("slice", strides)
+  if strides is not None and all(s == 1 for s in strides):
+    strides = None
+  return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+  """``slice`` along one axis."""
+  shape = core.get_aval(operand).shape
+  axis = _canonical_axis(axis, len(shape))
+  start, limit, step = builtins.slice(start_index, limit_index, stride).indices(shape[axis])
+  starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+  starts[axis], limits[axis], strides[axis] = start, max(limit, start), step
+  return slice(operand, starts, limits, strides)
+
+
+
+# -- rev
+rev_p = Primitive("rev")
+
+
+@rev_p.def_abstract_eval
+def _rev_rule(operand, *, dimensions):
+  if any(not 0 <= d < operand.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+    raise ValueError(f"rev dimensions {dimensions} are invalid for shape {operand.shape}")
+  return operand
+
+
+def rev(operand, dimensions):
+  """Reverse ``operand`` along ``dimensions``."""
+  return rev_p.bind(operand, dimensions=_ints("rev", dimensions))
+
+
+# -- iota
+iota_p = Primitive("iota")
+
+
+@iota_p.def_abstract_eval
+def _iota_rule(*, dtype, shape, dimension, sharding):
+  if not 0 <= dimension < len(shape):
+    raise ValueError(f"iota dimension must be between 0 and len(shape), got {dimension} "
+                     f"for shape {shape}")
+  return ShapedArray(shape, dtype)
+
+
+def iota(dtype, size: int):
+  """``[0, 1, ..., size - 1]`` as a 1-d array of ``dtype``."""
+  return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension: int):
+  """An array of ``shape`` whose values count along ``dimension``."""
+  return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=_ints("iota", shape),
+                     dimension=operator.index(dimension), sharding=None)
+
+
+# -- pad
+pad_p = Primitive("pad")
+
+
+@pad_p.def_abstract_eval
+def _pad_rule(operand, padding_value, *, padding_config):
+  if operand.dtype != padding_value.dtype or padding_value.shape:
+    raise TypeError("pad requires a scalar padding value of the operand's dtype, got "
+                    f"{padding_value.str_short()} for {operand.str_short()}.")
+  if len(padding_config) != operand.ndim:
+    raise ValueError(f"len(padding_config) must equal operand.ndim, got {padding_config} "
+                     f"for shape {operand.shape}")
+  shape = []
+  for size, (lo, hi, interior) in zip(operand.shape, padding_config):
+    if interior < 0:
+      raise ValueError(f"interior padding must be non-negative, got {padding_config}")
+    out = lo + hi + size + max(size - 1, 0) * interior
+    if out < 0:
+      raise ValueError(f"Dimension size after padding is negative for {padding_config}")
+    shape.append(out)
+  return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def pad(operand, padding_value, padding_config):
+  """Pad with ``(low, high, interior)`` per axis; negative low/high crop."""
+  config = tuple(_ints("pad", c) for c in padding_config)
+  return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# -- dynamic_slice / dynamic_update_slice: start indices are traced scalars, clamped
+dynamic_slice_p = Primitive("dynamic_slice")
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_rule(operand, *starts, slice_sizes):
+  _check_starts("dynamic_slice", operand, starts)
+  if len(slice_sizes) != operand.ndim or any(
+      not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
+    raise TypeError(f"dynamic_slice slice_sizes {slice_sizes} must fit inside operand shape "
+                    f"{operand.shape}.")
+  return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
+
+
+def _check_starts(name, operand, starts):
+  if len(starts) != operand.ndim:
+    raise TypeError(f"{name} needs one start index per operand dimension: got {len(starts)} "
+                    f"for shape {operand.shape}.")
+  for s in starts:
+    if s.shape or not dtypes.issubdtype(s.dtype, np.integer):
+      raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}.")
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+  """The slice of ``slice_sizes`` at traced ``start_indices`` (clamped to stay in bounds)."""
+  return dynamic_slice_p.bind(operand, *start_indices,
+                              slice_sizes=_ints("dynamic_slice", slice_sizes))
+
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_rule(operand, update, *starts):
+  _check_starts("dynamic_update_slice", operand, starts)
+  if update.dtype != operand.dtype or update.ndim != operand.ndim or any(
+      u > o for u, o in zip(update.shape, operand.shape)):
+    raise TypeError(f"dynamic_update_slice update {update.str_short()} must have the "
+                    f"operand's dtype and fit inside it, operand {operand.str_short()}.")
+  return operand.update(weak_type=operand.weak_type and update.weak_type)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+  """``operand`` with ``update`` written at traced ``start_indices`` (clamped)."""
+  return dynamic_update_slice_p.bind(operand, update, *start_indices)

@@ -1,0 +1,232 @@
+"""Array creation: array, asarray, zeros, ones, full, the *_like family, arange, linspace, eye."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.array import Array
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy.util import as_operand, check_arraylike
+
+
+def _requested_dtype(dtype, fun_name):
+  if dtype is None:
+    return None
+  dtypes.check_user_dtype_supported(dtype, fun_name)
+  return dtypes.canonicalize_dtype(dtype)
+
+
+def _contains_tracer(obj):
+  if isinstance(obj, Tracer):
+    return True
+  return isinstance(obj, (list, tuple)) and any(_contains_tracer(o) for o in obj)
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0):
+  """Create an array (``numpy.array``); 64-bit types follow ``jax_enable_x64``.
+
+  Unlike NumPy, the result is immutable, Python scalars give weakly typed arrays only
+  through ``asarray`` of a bare scalar, and object or string dtypes are rejected.
+  """
+  if order not in (None, "K", "A", "C"):
+    raise NotImplementedError(f"jnp.array: order={order!r} is not supported; JAX arrays "
+                              "are always in C order.")
+  want = _requested_dtype(dtype, "array")
+  if hasattr(object, "__jax_array__"):
+    object = object.__jax_array__()
+  if isinstance(object, (Array, Tracer)):
+    out = object
+  elif isinstance(object, (list, tuple)) and _contains_tracer(object):
+    from jaxlite._src.numpy.lax_numpy import stack
+    if not object:
+      out = as_operand(np.zeros((0,), dtypes.default_float_dtype()))
+    else:
+      out = stack([array(o) for o in object])
+  else:
+    out = _from_python_or_numpy(object, want)
+  if want is not None and out.dtype != want:
+    out = lax_ew._convert_element_type(out, want, False)
+  elif isinstance(out, (Array, Tracer)) and out.weak_type and not isinstance(
+      object, (bool, int, float, complex)):
+    out = lax_ew._convert_element_type(out, out.dtype, False)
+  if ndmin > out.ndim:
+    out = lax_shapes.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
+  return out
+
+
+def _from_python_or_numpy(obj, want):
+  if isinstance(obj, (bool, int, float, complex)):
+    return as_operand(obj)
+  try:
+    value = np.asarray(obj) if want is None else np.asarray(obj, dtype=want)
+  except ValueError as e:
+    raise ValueError(f"jnp.array could not build an array from {obj!r}: {e}") from None
+  if value.dtype == object or value.dtype.kind in "USVMm":
+    raise TypeError(f"Value {obj!r} with dtype {value.dtype} is not a valid JAX array type. "
+                    "Only arrays of numeric types are supported by JAX.")
+  if want is None:
+    if isinstance(obj, (list, tuple)) and value.dtype == np.int64:
+      _check_int_range(value)
+    dtypes.check_user_dtype_supported(value.dtype, "array") if isinstance(
+        obj, (np.ndarray, np.generic)) else None
+    want = dtypes.canonicalize_dtype(value.dtype)
+  return Array(np.array(value, dtype=want))
+
+
+def _check_int_range(value):
+  if not dtypes.config.jax_enable_x64 and value.size and (
+      value.max() > np.iinfo(np.int32).max or value.min() < np.iinfo(np.int32).min):
+    raise OverflowError(f"Python int {value.max() if value.max() > 0 else value.min()} "
+                        "too large to convert to int32")
+
+
+def asarray(a, dtype=None, order=None, *, copy=None):
+  """Convert ``a`` to an array without copying when it already is one (``numpy.asarray``)."""
+  if isinstance(a, (Array, Tracer)) and dtype is None:
+    return a
+  if isinstance(a, (bool, int, float, complex)) and dtype is None:
+    return as_operand(a)
+  return array(a, dtype=dtype, copy=False, order=order)
+
+
+def _shape(shape, fun_name):
+  if isinstance(shape, (int, np.integer)) or (isinstance(shape, (Array, Tracer))
+                                              and not shape.shape):
+    shape = (shape,)
+  try:
+    shape = tuple(operator.index(d) for d in shape)
+  except TypeError:
+    raise TypeError(f"{fun_name}: shape must be a sequence of static integers, got {shape!r}"
+                    ". Shapes cannot depend on traced values.") from None
+  if any(d < 0 for d in shape):
+    raise ValueError(f"{fun_name}: negative dimensions are not allowed, got shape {shape}")
+  return shape
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+  """An array of ``shape`` filled with ``fill_value`` (``numpy.full``)."""
+  shape = _shape(shape, "full")
+  want = _requested_dtype(dtype, "full")
+  check_arraylike("full", fill_value)
+  value = as_operand(fill_value)
+  if want is not None and (value.dtype != want or value.weak_type):
+    value = lax_ew._convert_element_type(value, want, False)
+  if value.ndim:
+    from jaxlite._src.numpy.lax_numpy import broadcast_to
+    return broadcast_to(value, shape)
+  return lax_shapes.broadcast_in_dim(value, shape, ())
+
+
+def zeros(shape, dtype=None, *, device=None):
+  """An array of ``shape`` filled with zeros (``numpy.zeros``)."""
+  want = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
+  return full(shape, Array(np.zeros((), want)))
+
+
+def ones(shape, dtype=None, *, device=None):
+  """An array of ``shape`` filled with ones (``numpy.ones``)."""
+  want = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
+  return full(shape, Array(np.ones((), want)))
+
+
+def empty(shape, dtype=None, *, device=None):
+  """Like ``zeros``: JAX arrays are never uninitialised."""
+  return zeros(shape, dtype)
+
+
+def _like(fun_name, a, dtype, shape):
+  check_arraylike(fun_name, a)
+  aval = core.get_aval(a)
+  want = _requested_dtype(dtype, fun_name) or aval.dtype
+  return (aval.shape if shape is None else _shape(shape, fun_name)), want, aval.weak_type
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+  """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
+  shape, want, weak = _like("full_like", a, dtype, shape)
+  value = lax_ew._convert_element_type(as_operand(fill_value), want,
+                                       weak and dtype is None)
+  return full(shape, value)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+  """Zeros with the shape and dtype of ``a``."""
+  return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+  """Ones with the shape and dtype of ``a``."""
+  return full_like(a, 1, dtype, shape)
+
+
+def empty_like(a, dtype=None, shape=None, *, device=None):
+  """Like ``zeros_like``: JAX arrays are never uninitialised."""
+  return zeros_like(a, dtype, shape)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+  """Evenly spaced values in ``[start, stop)`` (``numpy.arange``).
+
+  The bounds must be concrete; the result is int32 for integer bounds unless 64-bit
+  types are enabled.
+  """
+  want = _requested_dtype(dtype, "arange")
+  for name, v in (("start", start), ("stop", stop), ("step", step)):
+    if v is not None:
+      core.concrete_or_error(lambda x: x, v, f"It arose in the jnp.arange argument `{name}`. "
+                             "The size of an array cannot depend on a traced value.")
+  bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+  if want is None:
+    want = dtypes.canonicalize_dtype(np.result_type(*bounds))
+  if stop is None and step is None and want.kind in "iu":
+    return lax_shapes.iota(want, max(int(np.asarray(start)), 0))
+  values = np.arange(*[np.asarray(b).item() for b in bounds])
+  return Array(values.astype(want))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+  """``num`` evenly spaced values from ``start`` to ``stop`` (``numpy.linspace``)."""
+  num = core.concrete_or_error(operator.index, num, "jnp.linspace's `num` must be static.")
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  want = _requested_dtype(dtype, "linspace") or dtypes.default_float_dtype()
+  from jaxlite._src.numpy import ufuncs, lax_numpy
+  start, stop = as_operand(start), as_operand(stop)
+  compute = dtypes.result_type(start, stop, dtypes.default_float_dtype())
+  start = lax_ew._convert_element_type(start, compute)
+  stop = lax_ew._convert_element_type(stop, compute)
+  div = (num - 1) if endpoint else num
+  steps = lax_ew._convert_element_type(lax_shapes.iota(dtypes.default_int_dtype(), num), compute)
+  bshape = lax_numpy.broadcast_shapes(start.shape, stop.shape)
+  steps = lax_shapes.broadcast_in_dim(steps, (num,) + bshape, (0,))
+  delta = ufuncs.subtract(stop, start)
+  step = ufuncs.true_divide(delta, div) if div > 0 else delta
+  out = ufuncs.add(start, ufuncs.multiply(steps, step)) if div > 0 else ufuncs.add(
+      start, ufuncs.multiply(steps, Array(np.zeros((), compute))))
+  if endpoint and num > 1:
+    last = lax_shapes.broadcast_in_dim(stop, (1,) + bshape, range(1, 1 + len(bshape)))
+    out = lax_shapes.concatenate([lax_shapes.slice_in_dim(out, 0, num - 1), last], 0)
+  out = lax_numpy.moveaxis(out, 0, axis)
+  out = lax_ew._convert_element_type(out, want)
+  return (out, step) if retstep else out
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+  """A 2-d array with ones on diagonal ``k`` (``numpy.eye``)."""
+  want = _requested_dtype(dtype, "eye") or dtypes.default_float_dtype()
+  M = N if M is None else M
+  rows = lax_shapes.broadcasted_iota(np.int32, (N, M), 0)
+  cols = lax_shapes.broadcasted_iota(np.int32, (N, M), 1)
+  on_diag = lax_ew.eq(lax_ew.add(rows, Array(np.int32(k))), cols)
+  return lax_ew._convert_element_type(on_diag, want)
+
+
+def identity(n, dtype=None):
+  """The ``n`` x ``n`` identity matrix."""
+  return eye(n, dtype=dtype)

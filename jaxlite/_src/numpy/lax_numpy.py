@@ -1,0 +1,361 @@
+"""Shape manipulation, selection and products in ``jaxlite.numpy``."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.array import Array
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy import util
+from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
+                                     promote_dtypes)
+
+
+def shape(a):
+  """The shape of ``a``."""
+  return core.get_aval(a).shape if isinstance(a, (Array, Tracer)) else np.shape(a)
+
+
+def ndim(a):
+  """The number of dimensions of ``a``."""
+  return len(shape(a))
+
+
+def size(a, axis=None):
+  """The number of elements of ``a`` (along ``axis`` if given)."""
+  s = shape(a)
+  return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+
+
+def broadcast_shapes(*shapes):
+  """The shape that ``shapes`` broadcast to (``numpy.broadcast_shapes``)."""
+  return util.broadcast_shapes("broadcast_shapes", *[tuple(s) for s in shapes])
+
+
+def reshape(a, shape=None, order="C", *, copy=None):
+  """Give ``a`` a new shape with the same number of elements; one size may be -1."""
+  check_arraylike("reshape", a)
+  if order != "C":
+    raise NotImplementedError(f"jnp.reshape: order={order!r} is not supported; use 'C'.")
+  a = as_operand(a)
+  if isinstance(shape, (int, np.integer)):
+    shape = (shape,)
+  shape = tuple(operator.index(d) for d in shape)
+  if shape.count(-1) > 1:
+    raise ValueError("can only specify one unknown dimension")
+  if -1 in shape:
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if known == 0 or a.size % known:
+      raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
+                      f"{shape}")
+    shape = tuple(a.size // known if d == -1 else d for d in shape)
+  if int(np.prod(shape, dtype=np.int64)) != a.size:
+    raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
+                    f"{shape} (size {int(np.prod(shape, dtype=np.int64))})")
+  return lax_shapes.reshape(a, shape)
+
+
+def ravel(a, order="C"):
+  """The elements of ``a`` as a 1-d array."""
+  return reshape(a, (-1,), order)
+
+
+def transpose(a, axes=None):
+  """Permute the axes of ``a`` (reverse them if ``axes`` is None)."""
+  check_arraylike("transpose", a)
+  a = as_operand(a)
+  axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(
+      canonicalize_axis(i, a.ndim) for i in axes)
+  if sorted(axes) != list(range(a.ndim)):
+    raise ValueError(f"axes {axes} don't match array of dimension {a.ndim}")
+  return lax_shapes.transpose(a, axes)
+
+
+def permute_dims(a, axes):
+  return transpose(a, axes)
+
+
+def matrix_transpose(x):
+  """Swap the last two axes."""
+  x = as_operand(x)
+  if x.ndim < 2:
+    raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
+                     f"ndim={x.ndim}")
+  return swapaxes(x, -1, -2)
+
+
+def swapaxes(a, axis1, axis2):
+  """Interchange two axes."""
+  a = as_operand(a)
+  perm = list(range(a.ndim))
+  i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
+  perm[i], perm[j] = perm[j], perm[i]
+  return lax_shapes.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+  """Move axes ``source`` to positions ``destination``."""
+  a = as_operand(a)
+  src = util.canonicalize_axes(source if isinstance(source, (tuple, list)) else (source,),
+                               a.ndim)
+  dst = util.canonicalize_axes(
+      destination if isinstance(destination, (tuple, list)) else (destination,), a.ndim)
+  if len(src) != len(dst):
+    raise ValueError("`source` and `destination` arguments must have the same number of "
+                     "elements")
+  order = [i for i in range(a.ndim) if i not in src]
+  for d, s in sorted(zip(dst, src)):
+    order.insert(d, s)
+  return lax_shapes.transpose(a, order)
+
+
+def expand_dims(a, axis):
+  """Insert size-1 axes at ``axis`` (an int or a tuple)."""
+  check_arraylike("expand_dims", a)
+  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  return lax_shapes.expand_dims(as_operand(a), axes)
+
+
+def squeeze(a, axis=None):
+  """Remove size-1 axes (all of them, or those in ``axis``)."""
+  check_arraylike("squeeze", a)
+  a = as_operand(a)
+  if axis is None:
+    axes = [i for i, d in enumerate(a.shape) if d == 1]
+  else:
+    axes = util.canonicalize_axes(axis, a.ndim)
+    for i in axes:
+      if a.shape[i] != 1:
+        raise ValueError(f"cannot select an axis to squeeze out which has size not equal "
+                         f"to one, got shape={a.shape} and dimensions={tuple(axes)}")
+  return lax_shapes.squeeze(a, axes)
+
+
+def broadcast_to(array, shape):
+  """Broadcast ``array`` to ``shape`` (NumPy rules)."""
+  check_arraylike("broadcast_to", array)
+  array = as_operand(array)
+  shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+  if len(shape) < array.ndim or util.broadcast_shapes(
+      "broadcast_to", array.shape, shape) != shape:
+    raise ValueError(f"Incompatible shapes for broadcasting: {array.shape} and requested "
+                     f"shape {shape}")
+  lead = len(shape) - array.ndim
+  keep = [i for i, d in enumerate(array.shape) if d != 1 or shape[lead + i] == 1]
+  squeezed = lax_shapes.squeeze(array, [i for i in range(array.ndim) if i not in keep])
+  return lax_shapes.broadcast_in_dim(squeezed, shape, [lead + i for i in keep])
+
+
+def broadcast_arrays(*args):
+  """Broadcast all ``args`` to their common shape."""
+  out_shape = broadcast_shapes(*(shape(a) for a in args))
+  return [broadcast_to(a, out_shape) for a in args]
+
+
+def atleast_1d(*arys):
+  out = [reshape(a, (1,)) if ndim(a) == 0 else as_operand(a) for a in arys]
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+  out = [expand_dims(a, range(2 - ndim(a))) if ndim(a) < 2 else as_operand(a) for a in arys]
+  return out[0] if len(out) == 1 else out
+
+
+def concatenate(arrays, axis=0, dtype=None):
+  """Join arrays along an existing axis (``numpy.concatenate``); ``axis=None`` flattens."""
+  if isinstance(arrays, (Array, Tracer)):
+    arrays = list(arrays)
+  if not arrays:
+    raise ValueError("Need at least one array to concatenate.")
+  check_arraylike("concatenate", *arrays)
+  if axis is None:
+    arrays, axis = [ravel(a) for a in arrays], 0
+  arrays = promote_dtypes(*arrays)
+  if dtype is not None:
+    arrays = [lax_ew._convert_element_type(a, dtypes.canonicalize_dtype(dtype)) for a in arrays]
+  ranks = {a.ndim for a in arrays}
+  if 0 in ranks:
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  if len(ranks) > 1:
+    raise ValueError("All input arrays must have the same number of dimensions, got "
+                     + ", ".join(str(a.shape) for a in arrays))
+  axis = canonicalize_axis(axis, arrays[0].ndim)
+  for a in arrays:
+    if any(x != y for i, (x, y) in enumerate(zip(a.shape, arrays[0].shape)) if i != axis):
+      raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
+                      f"than the one being concatenated: concatenating along dimension "
+                      f"{axis} for shapes {', '.join(str(b.shape) for b in arrays)}.")
+  return lax_shapes.concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0, dtype=None):
+  """Join arrays along a new axis."""
+  if not len(arrays):
+    raise ValueError("Need at least one array to stack.")
+  check_arraylike("stack", *arrays)
+  arrays = [as_operand(a) for a in arrays]
+  if len({a.shape for a in arrays}) > 1:
+    raise ValueError("All input arrays must have the same shape, got "
+                     + ", ".join(str(a.shape) for a in arrays))
+  axis = canonicalize_axis(axis, arrays[0].ndim + 1)
+  return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
+
+
+def hstack(tup, dtype=None):
+  arrs = atleast_1d(*tup) if len(tup) > 1 else [atleast_1d(tup[0])]
+  return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype)
+
+
+def vstack(tup, dtype=None):
+  arrs = atleast_2d(*tup) if len(tup) > 1 else [atleast_2d(tup[0])]
+  return concatenate(arrs, 0, dtype)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+  """``x`` where ``condition`` else ``y``, elementwise with broadcasting.
+
+  Both ``x`` and ``y`` are always computed; under ``grad`` a NaN in the branch not taken
+  still reaches the gradient (see the sharp-bits docs for the double-``where`` fix).
+  """
+  if x is None and y is None:
+    raise NotImplementedError("jnp.where(condition) with one argument needs a static output "
+                              "size: use jnp.nonzero(condition, size=...) instead.")
+  if x is None or y is None:
+    raise ValueError("Either both or neither of the x and y arguments should be provided "
+                     "to jax.numpy.where.")
+  check_arraylike("where", condition, x, y)
+  x, y = promote_dtypes(x, y)
+  condition = as_operand(condition)
+  if condition.dtype != np.bool_:
+    condition = lax_ew.ne(condition, as_operand(np.zeros((), condition.dtype)))
+  out_shape = broadcast_shapes(condition.shape, x.shape, y.shape)
+  condition, x, y = (broadcast_to(v, out_shape) for v in (condition, x, y))
+  return lax_ew.select_n(condition, y, x)
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+  """``x`` converted to ``dtype``."""
+  check_arraylike("astype", x)
+  dtypes.check_user_dtype_supported(dtype, "astype")
+  return lax_ew.convert_element_type(as_operand(x), dtype)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+  """Dot product (``numpy.dot``): scalars multiply, 1-d and 2-d contract, N-d as NumPy."""
+  check_arraylike("dot", a, b)
+  a, b = promote_dtypes(a, b)
+  if a.ndim == 0 or b.ndim == 0:
+    from jaxlite._src.numpy.ufuncs import multiply
+    return multiply(a, b)
+  contract_b = 0 if b.ndim == 1 else b.ndim - 2
+  if a.shape[-1] != b.shape[contract_b]:
+    raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                    f"got {a.shape} and {b.shape}: jnp.dot contracts the last axis of a "
+                    f"({a.shape[-1]}) with axis {contract_b} of b ({b.shape[contract_b]}).")
+  out_dtype = preferred_element_type or a.dtype
+  return lax_red.dot_general(a, b, (((a.ndim - 1,), (contract_b,)), ((), ())),
+                             precision, out_dtype)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+  """Matrix product with broadcast batch axes (``numpy.matmul``, the ``@`` operator)."""
+  check_arraylike("matmul", a, b)
+  a, b = promote_dtypes(a, b)
+  if a.ndim == 0 or b.ndim == 0:
+    raise ValueError("matmul: Input operand does not have enough dimensions (scalars are "
+                     "not allowed; use * or jnp.multiply).")
+  a_vec, b_vec = a.ndim == 1, b.ndim == 1
+  a = expand_dims(a, 0) if a_vec else a
+  b = expand_dims(b, 1) if b_vec else b
+  if a.shape[-1] != b.shape[-2]:
+    raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                     f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is "
+                     f"different from {a.shape[-1]})")
+  batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  a = broadcast_to(a, batch + a.shape[-2:])
+  b = broadcast_to(b, batch + b.shape[-2:])
+  nb = len(batch)
+  out = lax_red.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
+                            precision, preferred_element_type or a.dtype)
+  if b_vec:
+    out = lax_shapes.squeeze(out, (out.ndim - 1,))
+  if a_vec:
+    out = lax_shapes.squeeze(out, (out.ndim - 1 if b_vec else out.ndim - 2,))
+  return out
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+  """Dot product of the flattened inputs (conjugating ``a``)."""
+  return dot(ravel(a), ravel(b), precision=precision,
+             preferred_element_type=preferred_element_type)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+  """Contract the last axes of ``a`` and ``b``."""
+  a, b = promote_dtypes(a, b)
+  if a.ndim == 0 or b.ndim == 0:
+    from jaxlite._src.numpy.ufuncs import multiply
+    return multiply(a, b)
+  return lax_red.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision,
+                             preferred_element_type or a.dtype)
+
+
+def outer(a, b):
+  """Outer product of the flattened inputs."""
+  from jaxlite._src.numpy.ufuncs import multiply
+  return multiply(reshape(a, (-1, 1)), ravel(b))
+
+
+def result_type(*args):
+  """The dtype JAX's promotion gives ``args``."""
+  return dtypes.result_type(*args)
+
+
+def iscomplexobj(x):
+  return dtypes.is_complex(dtypes.dtype(x))
+
+
+def isscalar(element):
+  if isinstance(element, (Array, Tracer)):
+    return element.ndim == 0
+  return np.isscalar(element)
+
+
+def array_equal(a1, a2, equal_nan=False):
+  """Whether two arrays have the same shape and elements."""
+  from jaxlite._src.numpy import reductions, ufuncs
+  if shape(a1) != shape(a2):
+    return as_operand(False)
+  eq = ufuncs.equal(a1, a2)
+  if equal_nan:
+    eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
+  return reductions.all(eq)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  """Whether all elements are equal within tolerance."""
+  from jaxlite._src.numpy import reductions
+  return reductions.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  """Elementwise ``|a - b| <= atol + rtol * |b|``."""
+  from jaxlite._src.numpy import ufuncs
+  a, b = util.promote_args_inexact("isclose", a, b)
+  close = ufuncs.less_equal(ufuncs.abs(ufuncs.subtract(a, b)),
+                            ufuncs.add(atol, ufuncs.multiply(rtol, ufuncs.abs(b))))
+  close = ufuncs.logical_or(close, ufuncs.equal(a, b))
+  if equal_nan:
+    close = ufuncs.logical_or(close, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
+  return close
+
+
+builtins_max = builtins.max

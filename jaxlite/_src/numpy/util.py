@@ -1,0 +1,151 @@
+"""Argument checks and NumPy-style promotion shared by every ``jaxlite.numpy`` function."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.array import Array
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import shapes as lax_shapes
+
+_SCALARS = (bool, int, float, complex)
+_ARRAYLIKE = (Array, Tracer, np.ndarray, np.generic) + _SCALARS
+
+
+def check_arraylike(fun_name: str, *args):
+  """Reject lists, tuples and other non-array arguments, as JAX does."""
+  for pos, arg in enumerate(args):
+    if not isinstance(arg, _ARRAYLIKE) and not hasattr(arg, "__jax_array__"):
+      hint = (" Use jnp.array(x) (or jnp.asarray) to convert a list or tuple first."
+              if isinstance(arg, (list, tuple)) else "")
+      raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                      f"{type(arg)} at position {pos}.{hint}")
+
+
+def constant(value, dtype=None, weak_type=False) -> Array:
+  """A concrete Array from a Python scalar or NumPy value (copied, never aliased)."""
+  if dtype is None:
+    dtype = dtypes.dtype(value, canonicalize=True)
+  return Array(np.array(value, dtype=dtype), weak_type)
+
+
+def as_operand(x):
+  """``x`` as something ``bind`` accepts: Arrays and tracers pass, others become Arrays."""
+  if isinstance(x, (Array, Tracer)):
+    return x
+  if isinstance(x, _SCALARS):
+    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
+  if isinstance(x, (np.ndarray, np.generic)):
+    dtypes.check_user_dtype_supported(x.dtype)
+    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
+  if hasattr(x, "__jax_array__"):
+    return as_operand(x.__jax_array__())
+  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")
+
+
+def promote_dtypes(*args):
+  """Convert ``args`` to their common dtype (JAX's lattice), keeping weak types."""
+  if len(args) < 2:
+    return [as_operand(x) for x in args]
+  to_dtype, weak = dtypes.lattice_result_type(*args)
+  return [_cast(x, to_dtype, weak) for x in args]
+
+
+def _cast(x, dtype, weak):
+  if isinstance(x, _SCALARS):
+    return Array(np.asarray(x, dtype), weak)
+  x = as_operand(x)
+  if x.dtype == dtype and x.weak_type == weak:
+    return x
+  return lax_ew._convert_element_type(x, dtype, weak)
+
+
+def promote_dtypes_inexact(*args):
+  """As ``promote_dtypes``, then to the default float type if the result is not inexact."""
+  to_dtype, weak = dtypes.lattice_result_type(*args)
+  if not dtypes.is_inexact(to_dtype):
+    to_dtype = dtypes.default_float_dtype()
+  return [_cast(x, to_dtype, weak) for x in args]
+
+
+def promote_dtypes_numeric(*args):
+  """As ``promote_dtypes``, with booleans promoted to the default integer type."""
+  to_dtype, weak = dtypes.lattice_result_type(*args)
+  if to_dtype == np.bool_:
+    to_dtype = dtypes.default_int_dtype()
+  return [_cast(x, to_dtype, weak) for x in args]
+
+
+def promote_shapes(fun_name, *args):
+  """Broadcast ranks NumPy-style: lower-rank operands get leading size-1 axes."""
+  if len(args) < 2:
+    return list(args)
+  shapes = [np.shape(x) if not isinstance(x, (Array, Tracer)) else x.shape for x in args]
+  ndim = max(len(s) for s in shapes)
+  broadcast_shapes(fun_name, *shapes)  # raises the clear error on incompatible shapes
+  out = []
+  for x, s in zip(args, shapes):
+    if len(s) == ndim or not s:
+      out.append(x)
+    else:
+      out.append(lax_shapes.broadcast_in_dim(x, (1,) * (ndim - len(s)) + tuple(s),
+                                             range(ndim - len(s), ndim)))
+  return out
+
+
+def broadcast_shapes(fun_name, *shapes):
+  """NumPy's broadcast of ``shapes``; a clear TypeError when they are incompatible."""
+  ndim = max((len(s) for s in shapes), default=0)
+  result = []
+  for axis in range(ndim):
+    sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0}
+    big = sizes - {1}
+    if len(big) > 1:
+      raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
+                      f"{', '.join(str(tuple(s)) for s in shapes)}.")
+    result.append(big.pop() if big else 1)
+  return tuple(result)
+
+
+def promote_args(fun_name, *args):
+  """Check, promote dtypes and broadcast ranks: the preamble of every NumPy binary op."""
+  check_arraylike(fun_name, *args)
+  return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name, *args):
+  check_arraylike(fun_name, *args)
+  return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name, *args):
+  check_arraylike(fun_name, *args)
+  return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def canonicalize_axis(axis, ndim: int) -> int:
+  """``axis`` in ``[0, ndim)``; a clear error when out of range."""
+  try:
+    axis = int(axis.__index__())
+  except AttributeError:
+    raise TypeError(f"axis must be an integer, got {axis!r}") from None
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim
+
+
+def canonicalize_axes(axis, ndim: int) -> tuple:
+  if axis is None:
+    return tuple(range(ndim))
+  if isinstance(axis, (tuple, list)):
+    axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+    if len(set(axes)) != len(axes):
+      raise ValueError(f"repeated axis in {axis}")
+    return axes
+  return (canonicalize_axis(axis, ndim),)
+
+
+def shape_of(x):
+  return core.get_aval(x).shape

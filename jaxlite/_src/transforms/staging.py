@@ -1,0 +1,136 @@
+"""Tracing a Python function into a jaxpr (what ``jit`` and ``make_jaxpr`` stage out).
+
+``DynamicJaxprTrace`` records every primitive bound while it is current as an equation;
+values from outside (arrays, NumPy constants, tracers of an enclosing trace) become
+literals (scalars) or constvars of the jaxpr being built.
+"""
+from __future__ import annotations
+
+from jaxlite._src import core
+from jaxlite._src import errors
+from jaxlite._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
+                               abstract_eval, get_aval, set_current_trace)
+
+
+class JitTracer(Tracer):
+  """A value being staged into a jaxpr; it stands for the jaxpr variable ``var``."""
+  __slots__ = ("var",)
+
+  def __init__(self, trace, var: Var):
+    self._trace = trace
+    self.var = var
+
+  @property
+  def aval(self):
+    return self.var.aval
+
+
+# primitive -> True for primitives evaluated at once when every operand is a constant
+# (JAX folds dtype conversions of constants, so `x * 2` shows a literal `2.0:f32[]`).
+const_fold_rules: dict = {}
+
+
+class DynamicJaxprTrace(core.Trace):
+  """Records primitives into equations of a jaxpr under construction."""
+
+  def __init__(self, debug_info=None):
+    self.debug_info = debug_info
+    self.invars: list[Var] = []
+    self.eqns: list[JaxprEqn] = []
+    self.consts: dict[int, tuple[Var, object]] = {}
+    self.is_valid = True
+
+  @property
+  def description(self):
+    info = self.debug_info
+    return f"{info.func_src_info} traced for {info.traced_for}" if info else "a jaxpr trace"
+
+  def new_arg(self, aval) -> JitTracer:
+    var = Var(aval)
+    self.invars.append(var)
+    return JitTracer(self, var)
+
+  def to_atom(self, x):
+    """The jaxpr atom (Var or Literal) standing for ``x`` inside this trace."""
+    if isinstance(x, Tracer):
+      if x._trace is self:
+        return x.var
+      if not x._trace.is_valid:
+        raise errors.UnexpectedTracerError(x)
+      return self._constvar(x, x.aval)   # closed over from an enclosing trace
+    aval = get_aval(x)
+    if not aval.shape:
+      return Literal(x, aval)
+    return self._constvar(x, aval)
+
+  def _constvar(self, value, aval) -> Var:
+    entry = self.consts.get(id(value))
+    if entry is None:
+      entry = self.consts[id(value)] = (Var(aval.strip_weak_type() if aval.shape
+                                            else aval), value)
+    return entry[0]
+
+  def process_primitive(self, prim, args, params):
+    if prim in const_fold_rules and not any(isinstance(x, Tracer) for x in args):
+      with set_current_trace(core.eval_trace):
+        return prim.bind(*args, **params)
+    atoms = [self.to_atom(x) for x in args]
+    out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
+    outvars = [Var(a) for a in out_avals]
+    self.eqns.append(JaxprEqn(atoms, outvars, prim, params))
+    tracers = [JitTracer(self, v) for v in outvars]
+    return tracers if prim.multiple_results else tracers[0]
+
+  def to_closed_jaxpr(self, outs) -> ClosedJaxpr:
+    outvars = [self.to_atom(x) for x in outs]
+    constvars, constvals = [], []
+    for var, value in self.consts.values():
+      constvars.append(var)
+      constvals.append(value)
+    jaxpr = Jaxpr(constvars, self.invars, outvars, self.eqns, self.debug_info)
+    return ClosedJaxpr(jaxpr, constvals)
+
+  def describe_origin(self, tracer) -> str:
+    """Which traced function and which of its arguments ``tracer`` depends on."""
+    info = self.debug_info
+    if info is None:
+      return ""
+    text = (f"The error occurred while tracing the function {info.func_src_info} for "
+            f"{info.traced_for}.")
+    names = [info.arg_names[i] for i in self._input_dependencies(tracer)
+             if i < len(info.arg_names)]
+    if names:
+      which = ("the argument " + names[0] if len(names) == 1
+               else "the arguments " + ", ".join(names))
+      text += (" This concrete value was not available in Python because it depends on "
+               f"the value of {which}.")
+    return text
+
+  def _input_dependencies(self, tracer):
+    if not isinstance(tracer, JitTracer) or tracer._trace is not self:
+      return []
+    producer = {id(v): e for e in self.eqns for v in e.outvars}
+    position = {id(v): i for i, v in enumerate(self.invars)}
+    found, stack, seen = set(), [tracer.var], set()
+    while stack:
+      v = stack.pop()
+      if id(v) in seen or type(v) is Literal:
+        continue
+      seen.add(id(v))
+      if id(v) in position:
+        found.add(position[id(v)])
+      elif id(v) in producer:
+        stack.extend(producer[id(v)].invars)
+    return sorted(found)
+
+
+def trace_to_jaxpr(flat_fun, in_avals, debug_info=None) -> ClosedJaxpr:
+  """Trace ``flat_fun`` (flat list of arrays in and out) on ``in_avals`` into a jaxpr."""
+  trace = DynamicJaxprTrace(debug_info)
+  args = [trace.new_arg(aval) for aval in in_avals]
+  try:
+    with set_current_trace(trace):
+      outs = flat_fun(*args)
+    return trace.to_closed_jaxpr(outs)
+  finally:
+    trace.invalidate()

@@ -1,0 +1,5 @@
+"""Exception classes users can catch (``jax.errors``)."""
+from jaxlite._src.errors import (JAXTypeError, JAXIndexError, ConcretizationTypeError,
+                                 TracerBoolConversionError, TracerIntegerConversionError,
+                                 TracerArrayConversionError, UnexpectedTracerError,
+                                 NonConcreteBooleanIndexError, KeyReuseError)

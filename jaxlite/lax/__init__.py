@@ -1,0 +1,27 @@
+"""``jaxlite.lax``: the primitive operations (``jax.lax``)."""
+from jaxlite._src.lax.elementwise import (
+    neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin,
+    cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs,
+    bitwise_not, square, add, sub, mul, div, rem, pow, max, min, atan2, nextafter,
+    bitwise_and, bitwise_or, bitwise_xor, eq, ne, lt, le, gt, ge, integer_pow, select_n,
+    select, convert_element_type)
+from jaxlite._src.lax.shapes import (
+    broadcast_in_dim, broadcast, expand_dims, reshape, transpose, squeeze, concatenate,
+    slice, slice_in_dim, rev, iota, broadcasted_iota, pad, dynamic_slice,
+    dynamic_update_slice)
+from jaxlite._src.lax.reductions import (
+    reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor,
+    argmax, argmin, dot_general, dot)
+from jaxlite._src.lax.elementwise import (
+    neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p, expm1_p,
+    tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
+    asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p,
+    integer_pow_p, add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
+    nextafter_p, and_p, or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, select_n_p,
+    convert_element_type_p)
+from jaxlite._src.lax.shapes import (
+    broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, concatenate_p, slice_p, rev_p,
+    iota_p, pad_p, dynamic_slice_p, dynamic_update_slice_p)
+from jaxlite._src.lax.reductions import (
+    reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
+    reduce_xor_p, argmax_p, argmin_p, dot_general_p)

@@ -1,0 +1,35 @@
+"""``jaxlite.numpy``: NumPy's API on immutable arrays, built from lax primitives."""
+import numpy as _np
+
+from jaxlite._src.array import Array as ndarray
+from jaxlite._src.dtypes import (
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, float16,
+    float32, float64, complex64, complex128, issubdtype, promote_types, finfo, iinfo)
+from jaxlite._src.numpy.creation import (
+    array, asarray, zeros, ones, full, empty, zeros_like, ones_like, full_like, empty_like,
+    arange, linspace, eye, identity)
+from jaxlite._src.numpy.ufuncs import (
+    sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh, arctanh,
+    asin, acos, atan, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, log2, log10, sqrt,
+    cbrt, negative, positive, sign, floor, ceil, square, isfinite, isnan, isinf,
+    logical_not, logical_and, logical_or, logical_xor, invert, bitwise_not, bitwise_and,
+    bitwise_or, bitwise_xor, absolute, abs, add, subtract, multiply, divide, true_divide,
+    floor_divide, divmod, remainder, mod, fmod, power, float_power, reciprocal, maximum,
+    minimum, arctan2, atan2, nextafter, equal, not_equal, less, less_equal, greater,
+    greater_equal, round, around, clip)
+from jaxlite._src.numpy.lax_numpy import (
+    shape, ndim, size, broadcast_shapes, reshape, ravel, transpose, permute_dims,
+    matrix_transpose, swapaxes, moveaxis, expand_dims, squeeze, broadcast_to,
+    broadcast_arrays, atleast_1d, atleast_2d, concatenate, stack, hstack, vstack, where,
+    astype, dot, matmul, vdot, inner, outer, result_type, iscomplexobj, isscalar,
+    array_equal, allclose, isclose)
+from jaxlite._src.numpy.reductions import (
+    sum, prod, max, min, amax, amin, all, any, mean, var, std, argmax, argmin, count_nonzero)
+
+bool = bool_
+pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
+newaxis = None
+dtype = _np.dtype
+generic, number, integer, signedinteger, unsignedinteger = (
+    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger)
+inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
