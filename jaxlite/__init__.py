@@ -11,6 +11,7 @@ from jaxlite._src.core import ShapeDtypeStruct
 from jaxlite._src.numpy import array_methods as _array_methods
 from jaxlite._src.api import (make_jaxpr, eval_shape, device_put, device_get,
                               block_until_ready)
+from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
 from jaxlite._src.backends import devices, default_backend, Device
 from jaxlite import numpy, lax, tree_util, tree, errors, dtypes, ops
 

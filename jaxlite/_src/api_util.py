@@ -49,16 +49,18 @@ def _arg_names(fun, args, kwargs, static_argnums):
   return names
 
 
-def flatten_fun(fun: Callable, in_tree):
+def flatten_fun(fun: Callable, in_tree, with_kwargs=True):
   """A function of flat leaves that calls ``fun`` on the rebuilt pytrees.
 
-  Returns ``(flat_fun, out_tree)``: ``out_tree()`` gives the output treedef once
-  ``flat_fun`` has run.
+  ``in_tree`` describes ``(args, kwargs)``, or just the tuple ``args`` when
+  ``with_kwargs`` is False. Returns ``(flat_fun, out_tree)``: ``out_tree()`` gives the
+  output treedef once ``flat_fun`` has run.
   """
   store = []
 
   def flat_fun(*leaves):
-    args, kwargs = tree.tree_unflatten(in_tree, leaves)
+    args, kwargs = (tree.tree_unflatten(in_tree, leaves) if with_kwargs
+                    else (tree.tree_unflatten(in_tree, leaves), {}))
     out = fun(*args, **kwargs)
     out_leaves, out_treedef = tree.tree_flatten(out)
     store.append(out_treedef)

@@ -15,6 +15,7 @@ import functools
 import operator
 import textwrap
 import threading
+import typing
 
 # ---------------------------------------------------------------------------
 # Key entries: the elements of a key path.
@@ -52,7 +53,7 @@ def _key(cls, value):
 
 
 def _checked(cls, value, want):
-  # Key entries are cheap to hash and print only if they hold what they claim to.
+  # Typed like JAX's constructors, so keystr and matching can rely on the field types.
   if want is int and not isinstance(value, str):
     try:
       return operator.index(value)
@@ -118,6 +119,10 @@ class FlattenedIndexKey(_KeyEntry):
 
   def __str__(self):
     return f'[<flat index {self._v}>]'
+
+
+KeyEntry = typing.Any
+KeyPath = tuple[KeyEntry, ...]
 
 
 def keystr(keys, *, simple=False, separator=''):
@@ -737,7 +742,7 @@ class PyTreeDef:
       try:
         h = hash(self._node)
       except Exception:
-        # Unhashable aux data: hash the shape alone, still consistent with __eq__.
+        # Unhashable aux data (JAX allows it): hash the shape without aux data.
         h = hash(_strip_aux(self._node))
       self._hash = h
     return h

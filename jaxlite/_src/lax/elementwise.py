@@ -226,3 +226,161 @@ def _convert_element_type(operand, new_dtype, weak_type=False):
     return operand
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                      sharding=None)
+
+
+# -- differentiation: one line per primitive, in lax ops so that rules trace and nest
+from jaxlite._src.transforms import ad  # noqa: E402
+from jaxlite._src.lax.shapes import unbroadcast  # noqa: E402
+
+
+def _const(x, value):
+  """A scalar of ``x``'s dtype (weak, so it never widens ``x``)."""
+  from jaxlite._src.array import Array
+  return Array(np.array(value, core.get_aval(x).dtype), True)
+
+
+def _one_minus_square(x):
+  return sub(_const(x, 1), mul(x, x))
+
+
+for _p in (sign_p, floor_p, ceil_p, is_finite_p, not_p, and_p, or_p, xor_p, eq_p, ne_p,
+           lt_p, le_p, gt_p, ge_p, nextafter_p):
+  ad.defzero(_p)
+
+ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
+ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, _const(x, np.log(2)))))
+ad.defjvp(log_p, lambda g, x: div(g, x))
+ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _const(x, 1))))
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
+ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, _one_minus_square(ans)))
+ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_const(x, 1), ans))))
+ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
+ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(_one_minus_square(x))))
+ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(_one_minus_square(x)))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), mul(x, x))))
+ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(mul(x, x), _const(x, 1)))))
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
+                                                 add(x, _const(x, 1))))))
+ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_square(x)))
+ad.defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(_const(x, 2), ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_const(x, 3), mul(ans, ans))))
+ad.defjvp(abs_p, lambda g, x: mul(g, sign(x)))
+ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
+ad.defjvp(integer_pow_p, lambda g, x, *, y: (
+    mul(g, _const(x, 0)) if y == 0 else mul(g, mul(_const(x, y), integer_pow(x, y - 1)))))
+ad.defjvp2(pow_p,
+           lambda g, ans, x, y: mul(g, mul(y, pow(x, sub(y, _const(y, 1))))),
+           lambda g, ans, x, y: mul(g, mul(log(_safe_for_log(x)), ans)))
+ad.defjvp(add_p, lambda g, x, y: g, lambda g, x, y: g)
+ad.defjvp(sub_p, lambda g, x, y: g, lambda g, x, y: neg(g))
+ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
+ad.defjvp2(div_p, lambda g, ans, x, y: div(g, y),
+           lambda g, ans, x, y: neg(mul(g, div(ans, y))))
+ad.defjvp(rem_p, lambda g, x, y: g,
+          lambda g, x, y: neg(mul(g, _trunc(div(x, y)))))
+ad.defjvp(atan2_p,
+          lambda g, x, y: mul(g, div(y, add(mul(x, x), mul(y, y)))),
+          lambda g, x, y: neg(mul(g, div(x, add(mul(x, x), mul(y, y))))))
+# max/min: the gradient goes to the winner, split evenly on ties (as JAX does)
+ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _safe_for_log(x):
+  # d/dy x**y = log(x) x**y is 0 at x == 0 (not nan), as in JAX
+  return select(eq(x, _const(x, 0)), broadcast_like(_const(x, 1), x), x)
+
+
+def broadcast_like(scalar, x):
+  from jaxlite._src.lax.shapes import broadcast_to_shape
+  return broadcast_to_shape(scalar, core.get_aval(x).shape)
+
+
+def _trunc(x):
+  return select(lt(x, _const(x, 0)), ceil(x), floor(x))
+
+
+def _balanced_eq(x, z, y):
+  """1 where ``x`` alone attains ``z``, 1/2 where ``x`` and ``y`` tie, else 0."""
+  dtype = core.get_aval(z).dtype
+  x_wins = convert_element_type(eq(x, z), dtype)
+  tie = convert_element_type(eq(y, z), dtype)
+  return mul(x_wins, sub(_const(z, 1), mul(tie, _const(z, 0.5))))
+
+
+# -- linear primitives and their transposes
+ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+
+
+def _add_transpose(ct, x, y):
+  return [unbroadcast(x.aval, ct) if ad.is_undefined(x) else None,
+          unbroadcast(y.aval, ct) if ad.is_undefined(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+  return [unbroadcast(x.aval, ct) if ad.is_undefined(x) else None,
+          unbroadcast(y.aval, neg(ct)) if ad.is_undefined(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+  if ad.is_undefined(x):
+    return [unbroadcast(x.aval, mul(ct, y)), None]
+  return [None, unbroadcast(y.aval, mul(x, ct))]
+
+
+def _div_transpose(ct, x, y):
+  return [unbroadcast(x.aval, div(ct, y)), None]
+
+
+ad.transpose_rules[add_p] = _add_transpose
+ad.transpose_rules[sub_p] = _sub_transpose
+ad.transpose_rules[mul_p] = _mul_transpose
+ad.transpose_rules[div_p] = _div_transpose
+
+
+def _select_n_jvp(primals, tangents):
+  which, *cases = primals
+  out = select_n(which, *cases)
+  case_tangents = tangents[1:]
+  if all(type(t) is ad.Zero for t in case_tangents):
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  return out, select_n(which, *[ad.instantiate(t) for t in case_tangents])
+
+
+def _select_n_transpose(ct, which, *cases):
+  zeros = ad.zeros_like_aval(core.get_aval(ct))
+  return [None] + [select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+                   if ad.is_undefined(c) else None for i, c in enumerate(cases)]
+
+
+ad.jvp_rules[select_n_p] = _select_n_jvp
+ad.transpose_rules[select_n_p] = _select_n_transpose
+
+
+def _convert_element_type_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
+  (x,), (t,) = primals, tangents
+  out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
+                                    sharding=sharding)
+  out_aval = ad.tangent_aval(core.get_aval(out))
+  if type(t) is ad.Zero or not dtypes.is_inexact(new_dtype) or \
+      not dtypes.is_inexact(core.get_aval(x).dtype):
+    return out, ad.Zero(out_aval)
+  return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                          sharding=sharding)
+
+
+def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type, sharding):
+  aval = operand.aval
+  return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type,
+                                      sharding=None)]
+
+
+ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
+ad.transpose_rules[convert_element_type_p] = _convert_element_type_transpose

@@ -155,3 +155,92 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
     raise TypeError(f"dot only supports rank 1 or 2 operands, got ranks {lnd} and {rnd}.")
   return dot_general(lhs, rhs, (((lnd - 1,), (0,)), ((), ())), precision,
                      preferred_element_type)
+
+
+# -- differentiation
+from jaxlite._src.transforms import ad  # noqa: E402
+from jaxlite._src.lax import elementwise as ew  # noqa: E402
+from jaxlite._src.lax import shapes  # noqa: E402
+
+
+def _kept_dims(ndim, axes):
+  return [d for d in range(ndim) if d not in axes]
+
+
+def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
+  shape = operand.aval.shape
+  return [shapes.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
+
+
+ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+def _reduce_chooser_jvp(prim):
+  # The tangent is averaged over the positions that attain the max (or min).
+  def jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    ans = prim.bind(x, axes=axes)
+    if type(t) is ad.Zero:
+      return ans, ad.Zero(ad.tangent_aval(core.get_aval(ans)))
+    shape = core.get_aval(x).shape
+    kept = _kept_dims(len(shape), axes)
+    location = ew.convert_element_type(
+        ew.eq(x, shapes.broadcast_in_dim(ans, shape, kept)), core.get_aval(x).dtype)
+    counts = reduce_sum_p.bind(location, axes=axes, out_sharding=None)
+    picked = reduce_sum_p.bind(ew.mul(t, location), axes=axes, out_sharding=None)
+    return ans, ew.div(picked, counts)
+  ad.jvp_rules[prim] = jvp
+
+
+_reduce_chooser_jvp(reduce_max_p)
+_reduce_chooser_jvp(reduce_min_p)
+for _p in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
+  ad.defzero(_p)
+
+
+def _dot_general_jvp(primals, tangents, **params):
+  (x, y), (tx, ty) = primals, tangents
+  out = dot_general_p.bind(x, y, **params)
+  t = ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  if type(tx) is not ad.Zero:
+    t = ad.add_tangents(t, dot_general_p.bind(tx, y, **params))
+  if type(ty) is not ad.Zero:
+    t = ad.add_tangents(t, dot_general_p.bind(x, ty, **params))
+  return out, t
+
+
+def _dot_general_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
+  # Contract ct with y over y's free dims (and batch dims as batch); permute to x's order.
+  (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+  x_ndim = len(x_aval.shape)
+  y_ndim = core.get_aval(y).ndim
+  x_kept = [d for d in range(x_ndim) if d not in x_contract + x_batch]
+  y_kept = [d for d in range(y_ndim) if d not in y_contract + y_batch]
+  nb = len(x_batch)
+  # ct's axes are (batch, lhs free, rhs free); y's free axes sit first when y is the lhs
+  start = nb if swap_ans else nb + len(x_kept)
+  ans_y = tuple(range(start, start + len(y_kept)))
+  dims = ((ans_y, tuple(y_kept)), (tuple(range(nb)), tuple(y_batch)))
+  out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=params["precision"],
+                           preferred_element_type=None, out_sharding=None)
+  # out's axes: batch, x's kept dims (in order), then y's contracted dims (in y_contract order)
+  sorted_contract = [x_contract[i] for i in np.argsort(y_contract)]
+  produced = list(x_batch) + x_kept + sorted_contract
+  perm = tuple(int(i) for i in np.argsort(produced))
+  out = shapes.transpose(out, perm)
+  return ew._convert_element_type(out, x_aval.dtype, x_aval.weak_type)
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                           out_sharding):
+  (xc, yc), (xb, yb) = dimension_numbers
+  if ad.is_undefined(x):
+    return [_dot_general_transpose_lhs(ct, x.aval, y, dimension_numbers, precision=precision),
+            None]
+  swapped = ((yc, xc), (yb, xb))
+  return [None, _dot_general_transpose_lhs(ct, y.aval, x, swapped, swap_ans=True,
+                                           precision=precision)]
+
+
+ad.jvp_rules[dot_general_p] = _dot_general_jvp
+ad.transpose_rules[dot_general_p] = _dot_general_transpose

@@ -347,3 +347,166 @@ def _dynamic_update_slice_rule(operand, update, *starts):
 def dynamic_update_slice(operand, update, start_indices):
   """``operand`` with ``update`` written at traced ``start_indices`` (clamped)."""
   return dynamic_update_slice_p.bind(operand, update, *start_indices)
+
+
+def broadcast_to_shape(x, shape):
+  """Broadcast ``x`` to ``shape`` where x is rank 0 or has size-1 axes (lax's implicit
+  broadcasting, made explicit)."""
+  aval = core.get_aval(x)
+  shape = tuple(shape)
+  if aval.shape == shape:
+    return x
+  if not aval.shape:
+    return broadcast_in_dim(x, shape, ())
+  keep = [i for i, d in enumerate(aval.shape) if d == shape[i]]
+  squeezed = squeeze(x, [i for i in range(aval.ndim) if i not in keep])
+  return broadcast_in_dim(squeezed, shape, keep)
+
+
+def unbroadcast(aval, ct):
+  """Sum ``ct`` down to ``aval``'s shape: the transpose of ``broadcast_to_shape``."""
+  from jaxlite._src.lax.reductions import reduce_sum
+  ct_shape = core.get_aval(ct).shape
+  if ct_shape == aval.shape:
+    return ct
+  if not aval.shape:
+    return reduce_sum(ct, range(len(ct_shape)))
+  dims = [i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c]
+  return reshape(reduce_sum(ct, dims), aval.shape)
+
+
+# -- differentiation: every shape primitive is linear; these are the transposes
+from jaxlite._src.transforms import ad  # noqa: E402
+
+
+def _broadcast_in_dim_transpose_rule(ct, operand, *, shape, broadcast_dimensions, sharding):
+  from jaxlite._src.lax.reductions import reduce_sum
+  aval = operand.aval
+  new_dims = [d for d in range(len(shape)) if d not in broadcast_dimensions]
+  expanded = [d for i, d in enumerate(broadcast_dimensions)
+              if aval.shape[i] == 1 and shape[d] != 1]
+  summed = reduce_sum(ct, new_dims + expanded) if new_dims or expanded else ct
+  return [reshape(summed, aval.shape)]
+
+
+def _linear(prim, transpose_rule):
+  """Register the JVP of a primitive linear in its (first) operand and its transpose."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    t = tangents[0]
+    if type(t) is ad.Zero:
+      return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+    return out, prim.bind(t, *primals[1:], **params)
+  ad.jvp_rules[prim] = jvp
+  ad.transpose_rules[prim] = transpose_rule
+
+
+_linear(broadcast_in_dim_p, _broadcast_in_dim_transpose_rule)
+_linear(reshape_p, lambda ct, x, **p: [reshape(ct, x.aval.shape)])
+_linear(transpose_p, lambda ct, x, *, permutation: [
+    transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
+_linear(squeeze_p, lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)])
+_linear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+  from jaxlite._src.array import Array
+  aval = x.aval
+  strides = strides or (1,) * aval.ndim
+  ct_shape = core.get_aval(ct).shape
+  config = []
+  for size, lo, st, n in zip(aval.shape, start_indices, strides, ct_shape):
+    used = lo + (n - 1) * st + 1 if n else lo
+    config.append((lo, size - used, st - 1) if n else (0, size, 0))
+  if any(n == 0 for n in ct_shape):
+    return [ad.zeros_like_aval(aval)]
+  return [pad(ct, Array(np.zeros((), aval.dtype)), config)]
+
+
+_linear(slice_p, _slice_transpose)
+
+
+def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
+  zeros = ad.zeros_like_aval(x.aval)
+  return [dynamic_update_slice(zeros, ct, starts)] + [None] * len(starts)
+
+
+_linear(dynamic_slice_p, _dynamic_slice_transpose)
+
+
+def _concatenate_jvp(primals, tangents, *, dimension):
+  out = concatenate_p.bind(*primals, dimension=dimension)
+  if all(type(t) is ad.Zero for t in tangents):
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  ts = [ad.instantiate(t) for t in tangents]
+  return out, concatenate_p.bind(*ts, dimension=dimension)
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+  out, offset = [], 0
+  for o in operands:
+    size = (o.aval if ad.is_undefined(o) else core.get_aval(o)).shape[dimension]
+    if ad.is_undefined(o):
+      out.append(slice_in_dim(ct, offset, offset + size, axis=dimension))
+    else:
+      out.append(None)
+    offset += size
+  return out
+
+
+ad.jvp_rules[concatenate_p] = _concatenate_jvp
+ad.transpose_rules[concatenate_p] = _concatenate_transpose
+
+
+def _pad_jvp(primals, tangents, *, padding_config):
+  out = pad_p.bind(*primals, padding_config=padding_config)
+  if all(type(t) is ad.Zero for t in tangents):
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  t_op, t_val = (ad.instantiate(t) for t in tangents)
+  return out, pad_p.bind(t_op, t_val, padding_config=padding_config)
+
+
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+  from jaxlite._src.lax.reductions import reduce_sum
+  from jaxlite._src.lax.elementwise import sub
+  from jaxlite._src.array import Array
+  zero = Array(np.zeros((), core.get_aval(ct).dtype))
+  # undo negative low/high padding first, then take every (interior + 1)-th element
+  unpadded = pad(ct, zero, [(-min(lo, 0), -min(hi, 0), 0) for lo, hi, _ in padding_config])
+  shape = core.get_aval(unpadded).shape
+  starts = [max(lo, 0) for lo, _, _ in padding_config]
+  limits = [s - max(hi, 0) for s, (_, hi, _) in zip(shape, padding_config)]
+  op_ct = slice(unpadded, starts, limits, [i + 1 for _, _, i in padding_config])
+  result = [op_ct if ad.is_undefined(operand) else None]
+  if ad.is_undefined(padding_value):
+    all_axes = range(len(shape))
+    result.append(sub(reduce_sum(ct, all_axes), reduce_sum(op_ct, all_axes)))
+  else:
+    result.append(None)
+  return result
+
+
+ad.jvp_rules[pad_p] = _pad_jvp
+ad.transpose_rules[pad_p] = _pad_transpose
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+  operand, update, *starts = primals
+  out = dynamic_update_slice_p.bind(*primals)
+  t_op, t_up = tangents[0], tangents[1]
+  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  return out, dynamic_update_slice_p.bind(ad.instantiate(t_op), ad.instantiate(t_up),
+                                          *starts)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+  up_aval = update.aval if ad.is_undefined(update) else core.get_aval(update)
+  op_ct = dynamic_update_slice(ct, ad.zeros_like_aval(up_aval), starts)
+  up_ct = dynamic_slice(ct, starts, up_aval.shape)
+  return ([op_ct if ad.is_undefined(operand) else None,
+           up_ct if ad.is_undefined(update) else None] + [None] * len(starts))
+
+
+ad.jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+ad.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose

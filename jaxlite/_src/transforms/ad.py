@@ -1,0 +1,314 @@
+"""Automatic differentiation: forward mode (JVP), linearize, transposition, VJP.
+
+Forward mode is a trace whose tracers carry a primal and a tangent; each primitive's JVP
+rule (in ``jvp_rules``) computes both, with the parent trace current, so transforms nest.
+
+Reverse mode is linearize + transpose. ``linearize`` runs the same JVP trace but sends
+every operation that touches a tangent to a staging trace: primal work happens now (in
+the parent trace), tangent work becomes a *linear* jaxpr whose constvars are the
+residuals. ``backward_pass`` runs that jaxpr backwards with the primitives' transpose
+rules (in ``transpose_rules``). One set of JVP rules thus serves jvp, grad, and every
+order of both.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
+from jaxlite._src.transforms.staging import DynamicJaxprTrace, JitTracer
+
+jvp_rules: dict[Primitive, Callable] = {}
+transpose_rules: dict[Primitive, Callable] = {}
+
+
+class Zero:
+  """A symbolic zero tangent or cotangent: no array is built until one is needed."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval):
+    self.aval = aval
+
+  def __repr__(self):
+    return f"Zero({self.aval.str_short()})"
+
+
+class UndefinedPrimal:
+  """Stands for a linear input during transposition (its value is never known)."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval):
+    self.aval = aval
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+  """Tangents of integer and boolean values have dtype float0."""
+  if dtypes.is_inexact(aval.dtype):
+    return aval
+  return ShapedArray(aval.shape, dtypes.float0)
+
+
+def zeros_like_aval(aval: ShapedArray):
+  """A concrete or staged zero array of ``aval`` in the current trace."""
+  from jaxlite._src.lax import shapes  # lax sits above ad: rules import ad, not vice versa
+  if aval.dtype == dtypes.float0:
+    return np.zeros(aval.shape, dtypes.float0)
+  from jaxlite._src.array import Array
+  scalar = Array(np.zeros((), aval.dtype), aval.weak_type)
+  return shapes.broadcast_in_dim(scalar, aval.shape, ())
+
+
+def instantiate(t):
+  return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+# -- add_any: the sum of two tangents or cotangents, printed as in JAX
+
+add_any_p = Primitive("add_any")
+add_any_p.def_abstract_eval(lambda x, y: x)
+
+
+def add_tangents(x, y):
+  if type(x) is Zero:
+    return y
+  if type(y) is Zero:
+    return x
+  return add_any_p.bind(x, y)
+
+
+def _term(fn, t, aval, *args, **params):
+  """One operand's JVP term, broadcast to the output (lax broadcasts rank 0 and size 1)."""
+  from jaxlite._src.lax.shapes import broadcast_to_shape
+  term = fn(t, *args, **params)
+  return term if core.get_aval(term).shape == aval.shape else broadcast_to_shape(
+      term, aval.shape)
+
+
+# -- forward mode
+
+class JVPTracer(Tracer):
+  __slots__ = ("primal", "tangent")
+
+  def __init__(self, trace, primal, tangent):
+    self._trace = trace
+    self.primal = primal
+    self.tangent = tangent
+
+  @property
+  def aval(self):
+    return core.get_aval(self.primal)
+
+  def to_concrete_value(self):
+    p = self.primal
+    if isinstance(p, Tracer):
+      return p.to_concrete_value()
+    return np.asarray(p)
+
+  def __repr__(self):
+    if self._trace.tangent_trace is not None:
+      return f"GradTracer(primal={self.primal}, typeof(tangent)={self.aval.str_short(True)})"
+    return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"
+
+
+class JVPTrace(core.Trace):
+  """Forward-mode differentiation; with ``tangent_trace`` set, it linearizes."""
+  description = "jvp"
+
+  def __init__(self, parent, tangent_trace: DynamicJaxprTrace | None = None):
+    self.parent = parent
+    self.tangent_trace = tangent_trace
+    self.is_valid = True
+    # where JVP rules run: the parent, or a router that stages tangent work
+    self.rule_trace = parent if tangent_trace is None else _LinearizeRouter(
+        parent, tangent_trace)
+
+  def to_primal_tangent(self, x):
+    if isinstance(x, JVPTracer) and x._trace is self:
+      return x.primal, x.tangent
+    if isinstance(x, Tracer) and not x._trace.is_valid:
+      from jaxlite._src import errors
+      raise errors.UnexpectedTracerError(x)
+    return x, Zero(tangent_aval(core.get_aval(x)))
+
+  def process_primitive(self, prim, args, params):
+    primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
+    if all(type(t) is Zero for t in tangents):
+      with set_current_trace(self.parent):
+        return prim.bind(*primals, **params)
+    rule = jvp_rules.get(prim)
+    if rule is None:
+      raise NotImplementedError(
+          f"Differentiation rule for '{prim.name}' not implemented. Wrap the computation "
+          "in jax.lax.stop_gradient if its derivative is not needed, or define it with "
+          "jax.custom_jvp.")
+    with set_current_trace(self.rule_trace):
+      primal_out, tangent_out = rule(primals, tangents, **params)
+    if prim.multiple_results:
+      return [self._wrap(p, t) for p, t in zip(primal_out, tangent_out)]
+    return self._wrap(primal_out, tangent_out)
+
+  def _wrap(self, primal, tangent):
+    if type(tangent) is Zero:
+      return primal
+    return JVPTracer(self, primal, tangent)
+
+
+class _LinearizeRouter(core.Trace):
+  """Sends operations on tangents to the staging trace and the rest to the parent."""
+
+  def __init__(self, parent, tangent_trace):
+    self.parent = parent
+    self.tangent_trace = tangent_trace
+    self.is_valid = True
+
+  def process_primitive(self, prim, args, params):
+    tangent_trace = self.tangent_trace
+    for x in args:
+      if type(x) is JitTracer and x._trace is tangent_trace:
+        return tangent_trace.process_primitive(prim, args, params)
+    return self.parent.process_primitive(prim, args, params)
+
+
+def jvp_flat(flat_fun, primals, tangents):
+  """Push ``tangents`` forward through ``flat_fun`` (flat lists in and out)."""
+  trace = JVPTrace(core.current_trace())
+  try:
+    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    with set_current_trace(trace):
+      outs = flat_fun(*tracers)
+    pairs = [trace.to_primal_tangent(x) for x in outs]
+  finally:
+    trace.invalidate()
+  with set_current_trace(trace.parent):
+    return [p for p, _ in pairs], [instantiate(t) for _, t in pairs]
+
+
+def linearize_flat(flat_fun, primals, debug_info=None):
+  """Evaluate ``flat_fun`` at ``primals`` and stage its linearization.
+
+  Returns ``(primals_out, linear)``: ``linear`` is a ClosedJaxpr mapping input tangents
+  to output tangents; its consts are the residuals computed in the parent trace.
+  """
+  parent = core.current_trace()
+  tangent_trace = DynamicJaxprTrace(debug_info)
+  trace = JVPTrace(parent, tangent_trace)
+  try:
+    tangents = [tangent_trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
+    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    with set_current_trace(trace):
+      outs = flat_fun(*tracers)
+    pairs = [trace.to_primal_tangent(x) for x in outs]
+    with set_current_trace(tangent_trace):
+      tangents_out = [instantiate(t) for _, t in pairs]
+    linear = tangent_trace.to_closed_jaxpr(tangents_out)
+  finally:
+    trace.invalidate()
+    tangent_trace.invalidate()
+  return [p for p, _ in pairs], linear
+
+
+# -- transposition
+
+def backward_pass(jaxpr: core.Jaxpr, consts, cotangents_out):
+  """Cotangents of ``jaxpr``'s inputs given its outputs' (the jaxpr is linear in them)."""
+  env = dict(zip(jaxpr.constvars, consts))
+  linear = set(jaxpr.invars)
+  linear_eqns = []
+  for eqn in jaxpr.eqns:  # forward: evaluate the non-linear part, collect the linear one
+    if any(type(v) is not Literal and v in linear for v in eqn.invars):
+      linear.update(eqn.outvars)
+      linear_eqns.append(eqn)
+    else:
+      outs = eqn.primitive.bind(*[_read(env, v) for v in eqn.invars], **eqn.params)
+      env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+
+  cts = {}
+
+  def write(v, ct):
+    if type(v) is Literal or v not in linear or type(ct) is Zero or ct is None:
+      return
+    cts[v] = add_tangents(cts[v], ct) if v in cts else ct
+
+  for v, ct in zip(jaxpr.outvars, cotangents_out):
+    write(v, ct)
+  for eqn in reversed(linear_eqns):
+    cts_out = [cts.pop(v) if v in cts else Zero(v.aval) for v in eqn.outvars]
+    if all(type(c) is Zero for c in cts_out):
+      continue
+    invals = [UndefinedPrimal(v.aval) if type(v) is not Literal and v in linear
+              else _read(env, v) for v in eqn.invars]
+    rule = transpose_rules.get(eqn.primitive)
+    if rule is None:
+      raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                f"'{eqn.primitive.name}' not implemented.")
+    cts_in = rule(cts_out if eqn.primitive.multiple_results else cts_out[0], *invals,
+                  **eqn.params)
+    for v, ct in zip(eqn.invars, cts_in):
+      write(v, ct)
+  return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+
+
+def _read(env, v):
+  return v.val if type(v) is Literal else env[v]
+
+
+def is_undefined(x) -> bool:
+  return type(x) is UndefinedPrimal
+
+
+# -- rule helpers: the tables are filled beside each primitive in lax/
+
+def defjvp(prim, *jvp_fns):
+  """Per-operand JVP rules: ``jvp_fns[i](g, *primals, **params)`` is operand i's term."""
+  def rule(primals, tangents, **params):
+    primal_out = prim.bind(*primals, **params)
+    aval = tangent_aval(core.get_aval(primal_out))
+    tangent_out = Zero(aval)
+    for fn, t in zip(jvp_fns, tangents):
+      if fn is not None and type(t) is not Zero:
+        tangent_out = add_tangents(tangent_out, _term(fn, t, aval, *primals, **params))
+    return primal_out, tangent_out
+  jvp_rules[prim] = rule
+
+
+def defjvp2(prim, *jvp_fns):
+  """As ``defjvp``, but each term also receives the primal output: ``fn(g, ans, *primals)``."""
+  def rule(primals, tangents, **params):
+    primal_out = prim.bind(*primals, **params)
+    aval = tangent_aval(core.get_aval(primal_out))
+    tangent_out = Zero(aval)
+    for fn, t in zip(jvp_fns, tangents):
+      if fn is not None and type(t) is not Zero:
+        tangent_out = add_tangents(tangent_out,
+                                   _term(fn, t, aval, primal_out, *primals, **params))
+    return primal_out, tangent_out
+  jvp_rules[prim] = rule
+
+
+def defzero(prim):
+  """The output does not depend differentiably on the inputs (comparisons, floor...)."""
+  def rule(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    outs = out if prim.multiple_results else [out]
+    zeros = [Zero(tangent_aval(core.get_aval(o))) for o in outs]
+    return out, zeros if prim.multiple_results else zeros[0]
+  jvp_rules[prim] = rule
+
+
+def deflinear(prim, transpose_rule):
+  """A primitive linear in all its operands: its JVP applies it to the tangents."""
+  def rule(primals, tangents, **params):
+    primal_out = prim.bind(*primals, **params)
+    tangent_out = prim.bind(*[instantiate(t) for t in tangents], **params)
+    return primal_out, tangent_out
+  jvp_rules[prim] = rule
+  transpose_rules[prim] = transpose_rule
+
+
+jvp_rules[add_any_p] = lambda primals, tangents: (
+    add_any_p.bind(*primals),
+    add_any_p.bind(*[instantiate(t) for t in tangents]))
+transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
