@@ -12,8 +12,9 @@ from jaxlite._src.numpy import array_methods as _array_methods
 from jaxlite._src.api import (make_jaxpr, eval_shape, device_put, device_get,
                               block_until_ready)
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
+from jaxlite._src.jit import jit
 from jaxlite._src.backends import devices, default_backend, Device
-from jaxlite import numpy, lax, tree_util, tree, errors, dtypes, ops
+from jaxlite import numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler
 
 local_devices = devices
 
@@ -27,7 +28,8 @@ local_device_count = device_count
 
 def clear_caches():
   """Empty every in-process cache (compiled functions, dtype promotion)."""
-  from jaxlite._src import dtypes as _dtypes
+  from jaxlite._src import dtypes as _dtypes, jit as _jit
+  _jit.clear_caches()
   _dtypes.clear_caches()
 
 

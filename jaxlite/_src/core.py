@@ -132,8 +132,11 @@ class Primitive:
 abstract_eval_rules: dict[Primitive, Callable] = {}
 # primitive -> callable(param_value) -> str, for params JAX prints specially
 param_printers: dict[str, Callable] = {}
-# primitive -> tuple of param names hidden when printing (JAX's per-primitive pp rules)
+# primitive -> predicate(name, value, params): params hidden when printing (JAX's
+# per-primitive pp rules)
 hidden_params: dict[Primitive, Callable] = {}
+# primitive -> param names in the order JAX prints them (default: sorted)
+param_order: dict[Primitive, tuple] = {}
 
 
 def abstract_eval(prim: Primitive, avals, params):
@@ -376,7 +379,7 @@ class Jaxpr:
 
 class ClosedJaxpr:
   """A jaxpr together with the values of its constvars."""
-  __slots__ = ("jaxpr", "consts")
+  __slots__ = ("jaxpr", "consts", "__weakref__")
 
   def __init__(self, jaxpr: Jaxpr, consts):
     self.jaxpr = jaxpr
@@ -427,6 +430,7 @@ class _Namer:
   def __init__(self):
     self.names = {}
     self.counter = itertools.count()
+    self.hoisted = {}  # id(jaxpr) -> the name it is printed under in a `let` prefix
 
   def __call__(self, v) -> str:
     if type(v) is Literal:
@@ -471,7 +475,8 @@ def _format_param(name, value, namer, indent) -> str:
     return printer(value)
   if isinstance(value, (Jaxpr, ClosedJaxpr)):
     jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-    return pp_jaxpr(jaxpr, namer, indent + 4)
+    hoisted = namer.hoisted.get(id(jaxpr))
+    return hoisted if hoisted is not None else pp_jaxpr(jaxpr, namer, indent + 2)
   if isinstance(value, np.dtype):
     return value.name
   if isinstance(value, type) and issubclass(value, np.generic):
@@ -483,9 +488,12 @@ def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int) -> str:
   pad = " " * indent
   lhs = " ".join(namer.binder(v) for v in eqn.outvars)
   args = " ".join(namer(v) for v in eqn.invars)
+  _alias_call_jaxpr(eqn, namer)
   hide = hidden_params.get(eqn.primitive)
-  items = [(k, v) for k, v in sorted(eqn.params.items())
-           if hide is None or not hide(k, v, eqn.params)]
+  order = param_order.get(eqn.primitive)
+  ordered = ([(k, eqn.params[k]) for k in order] if order is not None
+             else sorted(eqn.params.items()))
+  items = [(k, v) for k, v in ordered if hide is None or not hide(k, v, eqn.params)]
   params = [f"{k}={_format_param(k, v, namer, indent)}" for k, v in items]
   name = eqn.primitive.name
   # JAX writes the space before the arguments even when there are none (iota).
@@ -496,9 +504,49 @@ def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int) -> str:
   return f"{pad}{lhs} = {name}[{inner}\n{pad}] {args}"
 
 
+def _alias_call_jaxpr(eqn, namer):
+  """A call's inner jaxpr reuses the names of the values passed in and out (as JAX)."""
+  inner = eqn.params.get("jaxpr")
+  inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
+  if not isinstance(inner, Jaxpr) or id(inner) in namer.hoisted or len(
+      inner.invars) != len(eqn.invars):
+    return
+  for v, outer in zip(inner.invars, eqn.invars):
+    if type(outer) is Var and v not in namer.names:
+      namer.names[v] = namer(outer)
+  for v, outer in zip(inner.outvars, eqn.outvars):
+    if type(v) is Var and type(outer) is Var and v not in namer.names:
+      namer.names[v] = namer(outer)
+
+
+def _count_subjaxprs(jaxpr, counts, names):
+  for eqn in jaxpr.eqns:
+    for value in eqn.params.values():
+      if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        inner = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        counts[id(inner)] = counts.get(id(inner), 0) + 1
+        names[id(inner)] = (eqn.params.get("name", "jaxpr"), inner)
+        if counts[id(inner)] == 1:
+          _count_subjaxprs(inner, counts, names)
+
+
 def pp_jaxpr(jaxpr: Jaxpr, namer: _Namer | None = None, indent: int = 0) -> str:
-  """Print ``jaxpr`` in JAX's text format."""
-  namer = namer or _Namer()
+  """Print ``jaxpr`` in JAX's text format; jaxprs used twice are hoisted into a ``let``."""
+  if namer is None:
+    namer = _Namer()
+    counts, found = {}, {}
+    _count_subjaxprs(jaxpr, counts, found)
+    prefix = ""
+    for key, n in counts.items():
+      if n > 1:
+        name, inner = found[key]
+        prefix += f"let {name} = {pp_jaxpr(inner, namer)} in\n"
+        namer.hoisted[key] = name
+    return prefix + _pp_jaxpr_body(jaxpr, namer, indent)
+  return _pp_jaxpr_body(jaxpr, namer, indent)
+
+
+def _pp_jaxpr_body(jaxpr: Jaxpr, namer: _Namer, indent: int) -> str:
   consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
   ins = " ".join(namer.binder(v) for v in jaxpr.invars)
   head = f"{{ lambda {consts}; {ins}. let"

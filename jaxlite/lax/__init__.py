@@ -9,6 +9,11 @@ from jaxlite._src.lax.shapes import (
     broadcast_in_dim, broadcast, expand_dims, reshape, transpose, squeeze, concatenate,
     slice, slice_in_dim, rev, iota, broadcasted_iota, pad, dynamic_slice,
     dynamic_update_slice)
+from jaxlite._src.lax.indexing import (
+    GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter,
+    scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply,
+    index_in_dim, dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_slice_in_dim,
+    dynamic_update_index_in_dim)
 from jaxlite._src.lax.reductions import (
     reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor,
     argmax, argmin, dot_general, dot)
@@ -25,3 +30,6 @@ from jaxlite._src.lax.shapes import (
 from jaxlite._src.lax.reductions import (
     reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
     reduce_xor_p, argmax_p, argmin_p, dot_general_p)
+from jaxlite._src.lax.indexing import (
+    gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+    scatter_max_p)

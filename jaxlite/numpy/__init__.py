@@ -23,6 +23,7 @@ from jaxlite._src.numpy.lax_numpy import (
     broadcast_arrays, atleast_1d, atleast_2d, concatenate, stack, hstack, vstack, where,
     astype, dot, matmul, vdot, inner, outer, result_type, iscomplexobj, isscalar,
     array_equal, allclose, isclose)
+from jaxlite._src.numpy.indexing import take, take_along_axis
 from jaxlite._src.numpy.reductions import (
     sum, prod, max, min, amax, amin, all, any, mean, var, std, argmax, argmin, count_nonzero)
 

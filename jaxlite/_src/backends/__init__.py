@@ -1,6 +1,7 @@
 """Backends: devices, and the table of eager implementations the EvalTrace dispatches to."""
 from jaxlite._src import core
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
+from jaxlite._src.backends.numpy import indexing as _numpy_indexing  # gather/scatter rows
 
 
 class Device:

@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
-from jaxlite._src.numpy import lax_numpy, reductions, ufuncs
+from jaxlite._src.numpy import indexing, lax_numpy, reductions, ufuncs
 from jaxlite._src.numpy.util import _ARRAYLIKE
 
 
@@ -56,10 +56,12 @@ _METHODS = {
     "var": reductions.var, "std": reductions.std, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "any": reductions.any, "all": reductions.all,
     "copy": lambda self: lax_numpy.astype(self, self.dtype),
+    "__getitem__": indexing.getitem,
 }
 _PROPERTIES = {
     "T": lambda self: lax_numpy.transpose(self),
     "mT": lambda self: lax_numpy.matrix_transpose(self),
+    "at": indexing.at,
 }
 
 

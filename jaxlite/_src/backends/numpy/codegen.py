@@ -1,0 +1,127 @@
+"""Tier 0: compile a jaxpr into straight-line Python source over NumPy.
+
+The source is ``exec``-ed once; calling the result costs one Python call per equation,
+with no tracing, dispatch or abstract evaluation left. Common elementwise primitives are
+written as direct NumPy calls (their result dtype is the primitive's, checked by the
+tier-agreement tests); everything else calls the eager implementation table.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.lax import elementwise as ew
+
+# primitive -> NumPy expression template over the argument names {0}, {1}, ...
+_DIRECT = {
+    ew.add_p: "_np.add({0}, {1})", ew.sub_p: "_np.subtract({0}, {1})",
+    ew.mul_p: "_np.multiply({0}, {1})", ew.neg_p: "_np.negative({0})",
+    ew.max_p: "_np.maximum({0}, {1})", ew.min_p: "_np.minimum({0}, {1})",
+    ew.eq_p: "_np.equal({0}, {1})", ew.ne_p: "_np.not_equal({0}, {1})",
+    ew.lt_p: "_np.less({0}, {1})", ew.le_p: "_np.less_equal({0}, {1})",
+    ew.gt_p: "_np.greater({0}, {1})", ew.ge_p: "_np.greater_equal({0}, {1})",
+    ew.sin_p: "_np.sin({0})", ew.cos_p: "_np.cos({0})", ew.tanh_p: "_np.tanh({0})",
+    ew.exp_p: "_np.exp({0})", ew.log_p: "_np.log({0})", ew.log1p_p: "_np.log1p({0})",
+    ew.sqrt_p: "_np.sqrt({0})", ew.abs_p: "_np.abs({0})", ew.square_p: "_np.square({0})",
+}
+# float-only direct forms (integer division needs the eager implementation's care)
+_DIRECT_IF_FLOAT = {ew.div_p: "_np.true_divide({0}, {1})"}
+
+# primitive -> function(emitter, eqn, arg_names) -> expression, for control flow etc.
+codegen_rules: dict = {}
+
+
+class _Emitter:
+  """Accumulates source lines and the namespace they refer to."""
+
+  def __init__(self):
+    self.namespace = {"_np": np}
+    self.counter = itertools.count()
+    self.lines = []
+
+  def constant(self, value, prefix="_k") -> str:
+    name = f"{prefix}{next(self.counter)}"
+    self.namespace[name] = value
+    return name
+
+
+def _literal_value(lit: core.Literal):
+  return np.asarray(lit.val, lit.aval.dtype)[()]
+
+
+def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[str]:
+  """Emit the body of ``jaxpr`` given names for its constvars+invars; returns out names."""
+  names = dict(zip(list(jaxpr.constvars) + list(jaxpr.invars), arg_names))
+
+  def read(v):
+    if type(v) is core.Literal:
+      return em.constant(_literal_value(v), "_l")
+    return names[v]
+
+  for eqn in jaxpr.eqns:
+    args = [read(v) for v in eqn.invars]
+    outs = [f"v{next(em.counter)}" for _ in eqn.outvars]
+    for v, n in zip(eqn.outvars, outs):
+      names[v] = n
+    expr = _expression(em, eqn, args, indent)
+    if eqn.primitive.multiple_results:
+      target = ", ".join(outs) + ("," if len(outs) == 1 else "")
+      em.lines.append(f"{indent}{target} = {expr}" if outs else f"{indent}{expr}")
+    else:
+      em.lines.append(f"{indent}{outs[0]} = {expr}")
+  return [read(v) for v in jaxpr.outvars]
+
+
+def _expression(em, eqn, args, indent):
+  prim = eqn.primitive
+  rule = codegen_rules.get(prim)
+  if rule is not None:
+    return rule(em, eqn, args, indent)
+  template = _DIRECT.get(prim)
+  if template is None and eqn.invars and eqn.invars[0].aval.dtype.kind in "fc":
+    template = _DIRECT_IF_FLOAT.get(prim)
+  if template is not None:
+    return template.format(*args)
+  impl = impl_rules.get(prim)
+  if impl is None:
+    raise NotImplementedError(f"The NumPy backend has no implementation of '{prim.name}'.")
+  fn = em.constant(functools.partial(impl, **eqn.params) if eqn.params else impl, "_f")
+  return f"{fn}({', '.join(args)})"
+
+
+def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
+  """Compile ``closed`` into ``(python_function, source)``.
+
+  The function takes NumPy values for the jaxpr's invars and returns a list of NumPy
+  values whose dtypes are those of the jaxpr's outvars.
+  """
+  em = _Emitter()
+  jaxpr = closed.jaxpr
+  const_names = [em.constant(np.asarray(c), "_c") for c in closed.consts]
+  arg_names = [f"a{i}" for i in range(len(jaxpr.invars))]
+  fn_name = "".join(ch if ch.isalnum() else "_" for ch in name) or "fn"
+  header = f"def {fn_name}({', '.join(arg_names)}):"
+  outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ")
+  body = em.lines + [f"  return [{', '.join(outs)}]"]
+  source = "\n".join([header] + body) + "\n"
+  code = compile(source, f"<jaxlite tier0: {name}>", "exec")
+  exec(code, em.namespace)
+  fn = em.namespace[fn_name]
+  out_dtypes = [v.aval.dtype for v in jaxpr.outvars]
+  return _with_exact_dtypes(fn, out_dtypes), source
+
+
+def _with_exact_dtypes(fn, out_dtypes):
+  """Guarantee each output's dtype (a NumPy scalar op can widen); free when they match."""
+  def run(*args):
+    outs = fn(*args)
+    for i, (o, d) in enumerate(zip(outs, out_dtypes)):
+      if o.__class__ is not np.ndarray or o.dtype != d:
+        outs[i] = np.asarray(o, d)
+    return outs
+  run.__wrapped__ = fn
+  return run

@@ -1,0 +1,507 @@
+"""``jit``: signature keys, the compile cache, static arguments, stages, explanations, stats.
+
+A call flattens its arguments, builds the *signature* (treedef, each leaf's shape, dtype
+and weak type, the static arguments' values, the x64 flag) and looks it up. A miss
+traces the function to a jaxpr (once per signature), explains in one line why it
+retraced, and compiles lazily: tier 0 generates Python/NumPy source in milliseconds.
+Inside another trace (grad, vmap, an outer jit) the call binds the ``jit`` primitive
+instead, so jaxprs show nested calls as JAX prints them.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import statistics
+import threading
+import time
+import warnings
+import weakref
+from collections import deque
+
+import numpy as np
+
+from jaxlite._src import api_util
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src import tree
+from jaxlite._src.array import Array
+from jaxlite._src.backends.numpy import codegen
+from jaxlite._src.config import config
+from jaxlite._src.core import Primitive, Tracer
+from jaxlite._src.transforms import ad, staging
+from jaxlite._src import passes
+from jaxlite._src.passes import inline as inline_pass
+
+logger = logging.getLogger("jaxlite")
+
+_SCALAR_AVALS = {}
+
+
+def _scalar_aval(t):
+  aval = _SCALAR_AVALS.get((t, config.jax_enable_x64))
+  if aval is None:
+    aval = _SCALAR_AVALS[(t, config.jax_enable_x64)] = core.ShapedArray(
+        (), dtypes.python_scalar_dtype(t()), t is not bool)
+  return aval
+
+
+def _leaf_signature(x):
+  """What of an argument leaf enters the cache key: shape, dtype, weak type."""
+  t = type(x)
+  if t is Array:
+    v = x._value
+    return (v.shape, v.dtype, x.weak_type)
+  if t is np.ndarray or isinstance(x, np.generic):
+    return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+  if t in (float, int, bool, complex):
+    return t
+  if isinstance(x, Tracer):
+    a = x.aval
+    return (a.shape, a.dtype, a.weak_type)
+  if isinstance(x, (Array, np.ndarray)):
+    return _leaf_signature(np.asarray(x))
+  return None
+
+
+def _signature_aval(sig):
+  if isinstance(sig, tuple):
+    return core.ShapedArray(*sig)
+  return _scalar_aval(sig)
+
+
+def _leaf_value(x):
+  """The NumPy value a tier-0 executable receives for an argument leaf."""
+  t = type(x)
+  if t is Array:
+    return x._value
+  if t in (float, int, bool, complex):
+    return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
+  value = np.asarray(x)
+  canonical = dtypes.canonicalize_dtype(value.dtype)
+  return value if value.dtype == canonical else value.astype(canonical)
+
+
+def _ordinal(n):
+  suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+  return f"{n}{suffix}"
+
+
+def _describe(sig):
+  aval = _signature_aval(sig)
+  return ("weak " if aval.weak_type else "") + aval.str_short(short_dtypes=True)
+
+
+class _Entry:
+  """One signature of one jitted function: its jaxpr, executable and statistics."""
+  __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
+               "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock")
+
+  def __init__(self, key, jaxpr, out_tree, trace_ms):
+    self.key = key
+    self.jaxpr = jaxpr
+    self.out_tree = out_tree
+    self.out_weak = [a.weak_type for a in jaxpr.out_avals]
+    self.run = None
+    self.source = None
+    self.optimized = None
+    self.calls = 0
+    self.hits = 0
+    self.trace_ms = trace_ms
+    self.compile_ms = {}
+    self.exec_s = deque(maxlen=256)
+    self.tier = None
+    self.lock = threading.Lock()
+
+  def executable(self, name):
+    if self.run is None:
+      with self.lock:
+        if self.run is None:
+          t0 = time.perf_counter()
+          self.optimized = passes.optimize(self.jaxpr)
+          run, self.source = codegen.compile_jaxpr(self.optimized, name)
+          ms = (time.perf_counter() - t0) * 1e3
+          self.compile_ms["numpy"] = ms
+          self.tier = "numpy"
+          if config.jax_log_compiles:
+            logger.warning("Compiling %s for tier numpy in %.2f ms", name, ms)
+          self.run = run
+    return self.run
+
+
+_all_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
+
+
+class Jitted:
+  """A function compiled by ``jit`` (``jax.stages.Wrapped``)."""
+
+  def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+               keep_unused, inline, backend):
+    if not callable(fun):
+      raise TypeError(f"jit expects a callable, got {fun!r} of type {type(fun).__name__}.")
+    if backend not in (None, "cpu", "numpy"):
+      raise ValueError(f"Unknown backend {backend!r} for jit: the available backend is "
+                       "'numpy' (also reachable as 'cpu').")
+    self.fun = fun
+    functools.update_wrapper(self, fun, updated=())
+    self._name = api_util.fun_name(fun)
+    self._static_argnums, self._static_argnames = _resolve_static(
+        fun, static_argnums, static_argnames)
+    self._inline = inline
+    self._cache: dict = {}
+    self._order: list = []        # signatures in the order they were first seen
+    self._lock = threading.Lock()
+    self._location = _source_location(fun)
+    try:
+      self._param_names = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+      self._param_names = []
+    _all_jitted.add(self)
+
+  # -- calling
+  def __call__(self, *args, **kwargs):
+    if config.jax_disable_jit:
+      return self.fun(*args, **kwargs)
+    if self._static_argnums or self._static_argnames:
+      args, kwargs, static_key = self._split_static(args, kwargs)
+    else:
+      static_key = ()
+    leaves, in_tree = tree.tree_flatten((args, kwargs))
+    if core._context.trace is not core.eval_trace:
+      return self._bind(args, kwargs, leaves, in_tree, static_key)
+    sigs = tuple(map(_leaf_signature, leaves))
+    key = (in_tree, sigs, static_key, config.jax_enable_x64)
+    entry = self._cache.get(key)
+    if entry is None:
+      entry = self._miss(key, args, kwargs, leaves, static_key)
+    else:
+      entry.hits += 1
+    entry.calls += 1
+    run = entry.run or entry.executable(self._name)
+    t0 = time.perf_counter()
+    outs = run(*map(_leaf_value, leaves))
+    entry.exec_s.append(time.perf_counter() - t0)
+    return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
+
+  def __get__(self, instance, owner=None):
+    if instance is None:
+      return self
+    return functools.partial(self, instance)
+
+  def __repr__(self):
+    return f"<Jitted of {self.fun!r}>"
+
+  # -- static arguments
+  def _split_static(self, args, kwargs):
+    static = []
+    for i in self._static_argnums:
+      if i < len(args):
+        static.append((i, args[i]))
+    for name in self._static_argnames:
+      if name in kwargs:
+        static.append((name, kwargs[name]))
+    for _, value in static:
+      try:
+        hash(value)
+      except TypeError as e:
+        raise ValueError(
+            f"Non-hashable static arguments are not supported. An error occurred while "
+            f"trying to hash an object of type {type(value)}, {value!r}. The error was:\n"
+            f"TypeError: {e}\n") from None
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static_argnums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
+    return dyn_args, dyn_kwargs, tuple(static)
+
+  def _rebuild(self, dyn_args, dyn_kwargs, static_key):
+    """A function of the dynamic arguments that calls ``fun`` with the statics put back."""
+    static_pos = {k: v for k, v in static_key if isinstance(k, int)}
+    static_kw = {k: v for k, v in static_key if isinstance(k, str)}
+    n = len(dyn_args) + len(static_pos)
+
+    def fun(*dyn, **kw):
+      it = iter(dyn)
+      full = [static_pos[i] if i in static_pos else next(it) for i in range(n)]
+      return self.fun(*full, **kw, **static_kw)
+    return fun
+
+  # -- tracing
+  def _trace(self, key, args, kwargs, leaves, static_key, traced_for="jit"):
+    in_tree = key[0]
+    bad = [i for i, s in enumerate(key[1]) if s is None]
+    if bad:
+      path = self._arg_names(args, kwargs)[bad[0]]
+      raise TypeError(
+          f"Error interpreting argument to {self.fun!r} as an abstract array. The "
+          f"problematic value is of type {type(leaves[bad[0]])} and was passed to the "
+          f"function at path {path}.\nThis typically means that a jit-wrapped function was "
+          "called with a non-array argument, and this argument was not marked as static "
+          "using the static_argnums or static_argnames parameters of jax.jit.")
+    in_avals = [_signature_aval(s) for s in key[1]]
+    target = self._rebuild(args, kwargs, static_key) if static_key else self.fun
+    info = api_util.DebugInfo(traced_for, api_util.fun_source_info(self.fun),
+                              tuple(self._arg_names(args, kwargs)), self._name)
+    flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
+
+    def checked(*xs):
+      outs = flat_fun(*xs)
+      for x in outs:
+        if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
+                              complex)):
+          raise TypeError(f"function {info.func_src_info} traced for jit returned a value "
+                          f"of type {type(x)}, which is not a valid JAX type. Return arrays "
+                          "(or pytrees of arrays) only; make other results static by "
+                          "returning them from a separate, un-jitted function.")
+      return outs
+
+    t0 = time.perf_counter()
+    closed = staging.trace_to_jaxpr(checked, in_avals, info)
+    trace_ms = (time.perf_counter() - t0) * 1e3
+    if config.jax_log_compiles:
+      logger.warning("Finished tracing %s for jit in %.2f ms", self._name, trace_ms)
+    return _Entry(key, closed, out_tree(), trace_ms)
+
+  def _arg_names(self, args, kwargs):
+    names = []
+    dyn_params = [p for i, p in enumerate(self._param_names)
+                  if i not in self._static_argnums]
+    for i, a in enumerate(args):
+      base = dyn_params[i] if i < len(dyn_params) else f"args[{i}]"
+      names += [base + tree.keystr(p) for p, _ in tree.tree_flatten_with_path(a)[0]]
+    for k, v in kwargs.items():
+      names += [k + tree.keystr(p) for p, _ in tree.tree_flatten_with_path(v)[0]]
+    return names
+
+  def _miss(self, key, args, kwargs, leaves, static_key):
+    with self._lock:
+      entry = self._cache.get(key)
+      if entry is not None:
+        entry.hits += 1
+        return entry
+      entry = self._trace(key, args, kwargs, leaves, static_key)
+      if self._order:
+        self._explain(key, args, kwargs)
+      if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts):
+        self._cache[key] = entry
+        self._order.append(key)
+      return entry
+
+  def _bind(self, args, kwargs, leaves, in_tree, static_key):
+    """Inside another trace: stage (or inline) a call of the traced jaxpr."""
+    sigs = tuple(map(_leaf_signature, leaves))
+    key = (in_tree, sigs, static_key, config.jax_enable_x64)
+    entry = self._cache.get(key)
+    if entry is None:
+      entry = self._miss(key, args, kwargs, leaves, static_key)
+    closed = entry.jaxpr
+    if self._inline:
+      outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *leaves)
+    else:
+      outs = call_jaxpr(closed, leaves, self._name)
+    return tree.tree_unflatten(entry.out_tree, outs)
+
+  # -- explanations
+  def _explain(self, key, args, kwargs):
+    previous = max(self._order, key=lambda k: _similarity(k, key))
+    reason = _difference(previous, key, self._arg_names(args, kwargs), self._param_names)
+    message = (f"{self._name} ({self._location}) retraced: {reason}; "
+               f"{_ordinal(len(self._order) + 1)} signature")
+    if config.jax_explain_cache_misses:
+      warnings.warn(message, stacklevel=4)
+    else:
+      logger.info(message)
+
+  # -- stages
+  def trace(self, *args, **kwargs):
+    """Trace for these arguments: a ``Traced`` stage with ``.jaxpr`` and ``.lower()``."""
+    from jaxlite._src import stages
+    if self._static_argnums or self._static_argnames:
+      args, kwargs, static_key = self._split_static(args, kwargs)
+    else:
+      static_key = ()
+    leaves, in_tree = tree.tree_flatten((args, kwargs))
+    sigs = tuple(map(_leaf_signature, leaves))
+    key = (in_tree, sigs, static_key, config.jax_enable_x64)
+    entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
+    return stages.Traced(self, entry, self._arg_names(args, kwargs))
+
+  def lower(self, *args, **kwargs):
+    """Trace and lower for these arguments: a ``Lowered`` stage (``.as_text()``)."""
+    return self.trace(*args, **kwargs).lower()
+
+  def eval_shape(self, *args, **kwargs):
+    """Output shapes and dtypes for these arguments, as ShapeDtypeStructs."""
+    return self.trace(*args, **kwargs).out_info
+
+  # -- caches and statistics
+  def clear_cache(self):
+    """Forget every signature of this function."""
+    with self._lock:
+      self._cache.clear()
+      self._order.clear()
+
+  def _cache_size(self):
+    return len(self._cache)
+
+  def stats(self):
+    """Per-signature calls, cache hits, trace / compile / execute times and the tier."""
+    from jaxlite._src import profiler
+    return profiler.FunctionStats(self._name, self._location,
+                                  [self._cache[k] for k in self._order if k in self._cache])
+
+
+def _similarity(a, b):
+  same_tree = a[0] == b[0]
+  same_leaves = sum(x == y for x, y in zip(a[1], b[1])) if same_tree else 0
+  same_static = sum(x == y for x, y in zip(a[2], b[2]))
+  return (same_tree, same_leaves + same_static)
+
+
+def _difference(old, new, names, param_names):
+  """One line saying what changed between two signatures."""
+  changes = []
+  if old[3] != new[3]:
+    changes.append(f"jax_enable_x64 changed {old[3]} -> {new[3]}")
+  for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
+    if v_old != v_new or k_old != k_new:
+      label = (k_new if isinstance(k_new, str) else param_names[k_new]
+               if k_new < len(param_names) else f"argument {k_new}")
+      changes.append(f"{label} (static) changed {v_old!r} -> {v_new!r}")
+  if old[0] != new[0]:
+    changes.append(f"the argument structure changed {old[0]} -> {new[0]}")
+  else:
+    for i, (a, b) in enumerate(zip(old[1], new[1])):
+      if a != b:
+        name = names[i] if i < len(names) else f"leaf {i}"
+        changes.append(f"{name} changed {_describe(a)} -> {_describe(b)}")
+  return ", ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3
+                                   else "") if changes else "signature changed"
+
+
+def _source_location(fun):
+  code = getattr(inspect.unwrap(fun), "__code__", None)
+  if code is None:
+    return "<unknown>"
+  return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+
+
+def _resolve_static(fun, static_argnums, static_argnames):
+  """Normalise static_argnums / static_argnames and fill each from the other (as JAX)."""
+  nums = () if static_argnums is None else (
+      (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums))
+  names = () if static_argnames is None else (
+      (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames))
+  try:
+    params = list(inspect.signature(fun).parameters.values())
+  except (TypeError, ValueError):
+    return tuple(sorted(nums)), names
+  positional = [p.name for p in params
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+  nums = tuple(sorted(n % len(positional) if n < 0 and positional else n for n in nums))
+  extra_names = tuple(positional[n] for n in nums if n < len(positional)
+                      and params[n].kind is not params[n].POSITIONAL_ONLY)
+  extra_nums = tuple(positional.index(n) for n in names if n in positional)
+  return tuple(sorted(set(nums + extra_nums))), tuple(dict.fromkeys(names + extra_names))
+
+
+# -- the jit primitive: a call of a closed jaxpr, printed `jit[name=f jaxpr={...}]`
+
+jit_p = Primitive("jit")
+jit_p.multiple_results = True
+inline_pass.call_primitives.add(jit_p)
+
+
+@jit_p.def_abstract_eval
+def _jit_abstract_eval(*avals, jaxpr, name):
+  expected = jaxpr.in_avals
+  if len(avals) != len(expected) or any(
+      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
+    raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but the "
+                    f"jaxpr expects {[e.str_short() for e in expected]}.")
+  return list(jaxpr.out_avals)
+
+
+def call_jaxpr(closed, args, name):
+  """Bind ``jit`` on ``closed``; consts that are outer tracers become explicit operands."""
+  tracer_consts = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
+  if tracer_consts:
+    jaxpr = closed.jaxpr
+    moved = [jaxpr.constvars[i] for i in tracer_consts]
+    kept = [i for i in range(len(closed.consts)) if i not in tracer_consts]
+    new = core.Jaxpr([jaxpr.constvars[i] for i in kept], moved + jaxpr.invars,
+                     jaxpr.outvars, jaxpr.eqns, jaxpr.debug_info)
+    args = [closed.consts[i] for i in tracer_consts] + list(args)
+    closed = core.ClosedJaxpr(new, [closed.consts[i] for i in kept])
+  return jit_p.bind(*args, jaxpr=closed, name=name)
+
+
+_compiled_calls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jit_impl(*args, jaxpr, name):
+  run = _compiled_calls.get(jaxpr)
+  if run is None:
+    run, _ = codegen.compile_jaxpr(passes.optimize(jaxpr), name)
+    _compiled_calls[jaxpr] = run
+  return run(*args)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name):
+  # Differentiate through the call by evaluating its jaxpr under a nested JVP trace.
+  fun = functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts)
+  return ad.jvp_flat(fun, primals, [ad.instantiate(t) for t in tangents])
+
+
+ad.jvp_rules[jit_p] = _jit_jvp
+codegen.impl_rules[jit_p] = _jit_impl
+core.param_order[jit_p] = ("name", "jaxpr")
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
+        abstracted_axes=None, compiler_options=None):
+  """Compile ``fun``: trace once per input signature, run the cached executable after.
+
+  Parameters
+  ----------
+  fun : callable
+    A function of arrays (pytrees of them); Python side effects run while tracing only.
+  static_argnums, static_argnames : int / str or sequence of them
+    Arguments treated as compile-time constants: each distinct (hashable) value gets its
+    own compiled program.
+  donate_argnums, donate_argnames :
+    Accepted for compatibility; the NumPy tier never reuses input buffers.
+  inline : bool
+    Inline this function's jaxpr into enclosing traces instead of a nested ``jit`` call.
+
+  Returns
+  -------
+  Jitted
+    A callable with ``lower``, ``trace``, ``eval_shape``, ``clear_cache`` and ``stats``.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> f = jax.jit(lambda x: x ** 2 + 1)
+  >>> f(jnp.arange(3.0))
+  Array([1., 2., 5.], dtype=float32)
+  """
+  if fun is None:
+    return functools.partial(jit, static_argnums=static_argnums,
+                             static_argnames=static_argnames, donate_argnums=donate_argnums,
+                             donate_argnames=donate_argnames, keep_unused=keep_unused,
+                             device=device, backend=backend, inline=inline)
+  return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                keep_unused, inline, backend)
+
+
+def clear_caches():
+  """Empty the caches of every jitted function."""
+  for f in list(_all_jitted):
+    f.clear_cache()
+  _compiled_calls.clear()
+
+
+def all_jitted():
+  return list(_all_jitted)
+

@@ -1,0 +1,508 @@
+"""Gather and scatter: XLA's general indexing primitives, and the ``*_in_dim`` helpers.
+
+``gather`` reads one window of ``slice_sizes`` per row of start indices; the scatters
+write (or combine) one window of ``updates`` per row. Their params are those of JAX
+(``GatherDimensionNumbers``, ``ScatterDimensionNumbers``, ``GatherScatterMode``), so
+jaxprs print as JAX prints them. The index vector is always the last axis of the
+indices, as in JAX.
+"""
+from __future__ import annotations
+
+import enum
+import functools
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import reductions as _reductions  # registers its printer first
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.transforms import staging
+
+
+class GatherScatterMode(enum.Enum):
+  """How gather and scatter treat out-of-bounds indices.
+
+  CLIP: indices are clamped so that the whole window is in bounds.
+  FILL_OR_DROP: a gathered window that is partly out of bounds is filled with
+    ``fill_value``; a scattered window that is partly out of bounds is dropped.
+  PROMISE_IN_BOUNDS: the caller promises indices are in bounds; in practice gathers
+    clamp and scatters drop, as XLA does.
+  """
+  CLIP = enum.auto()
+  FILL_OR_DROP = enum.auto()
+  PROMISE_IN_BOUNDS = enum.auto()
+
+  @staticmethod
+  def from_any(s) -> GatherScatterMode:
+    """The mode named by ``s``: a mode, 'clip', 'fill', 'drop', 'promise_in_bounds' or None."""
+    if isinstance(s, GatherScatterMode):
+      return s
+    if s == "clip":
+      return GatherScatterMode.CLIP
+    if s is None or s == "fill" or s == "drop":
+      return GatherScatterMode.FILL_OR_DROP
+    if s == "promise_in_bounds":
+      return GatherScatterMode.PROMISE_IN_BOUNDS
+    raise ValueError(f'Unknown gather mode "{s}"')
+
+
+class GatherDimensionNumbers(NamedTuple):
+  """How the axes of a gather's operand, indices and output correspond.
+
+  offset_dims: output axes that hold the (uncollapsed) window axes, in order.
+  collapsed_slice_dims: operand axes whose window has size 1 and is dropped.
+  start_index_map: the operand axis that each entry of an index vector starts.
+  operand_batching_dims / start_indices_batching_dims: operand axes that are indexed
+    in lockstep with the matching axes of the indices (no index vector entry).
+  """
+  offset_dims: tuple
+  collapsed_slice_dims: tuple
+  start_index_map: tuple
+  operand_batching_dims: tuple = ()
+  start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+  """How the axes of a scatter's operand, indices and updates correspond.
+
+  update_window_dims: axes of ``updates`` that are window axes.
+  inserted_window_dims: operand axes whose window has size 1 and is absent in updates.
+  scatter_dims_to_operand_dims: the operand axis each entry of an index vector starts.
+  operand_batching_dims / scatter_indices_batching_dims: as for gather.
+  """
+  update_window_dims: tuple
+  inserted_window_dims: tuple
+  scatter_dims_to_operand_dims: tuple
+  operand_batching_dims: tuple = ()
+  scatter_indices_batching_dims: tuple = ()
+
+
+# core.param_printers is keyed by param name, and dot_general's printer for
+# "dimension_numbers" formats any tuple; ours print as the NamedTuples they are.
+_dot_printer = core.param_printers.get("dimension_numbers", str)
+core.param_printers["dimension_numbers"] = lambda v: (
+    str(v) if isinstance(v, (GatherDimensionNumbers, ScatterDimensionNumbers))
+    else _dot_printer(v))
+
+
+def _static_dnums(cls, dnums):
+  # Params go into cache keys and jaxpr text, so every field is a tuple of ints.
+  try:
+    return cls(*(tuple(operator.index(d) for d in field) for field in dnums))
+  except TypeError:
+    raise TypeError(f"{cls.__name__} fields must be tuples of static ints, got "
+                    f"{dnums!r}.") from None
+
+
+# ----------------------------------------------------------------------------- checks
+
+def _sorted(dims, op, name):
+  if list(dims) != sorted(dims):
+    raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _unique(dims, op, name):
+  if len(set(dims)) != len(dims):
+    raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _in_range(dims, rank, op, name):
+  for d in dims:
+    if not 0 <= d < rank:
+      raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
+                      f"got: {d}.")
+
+
+def _disjoint(a, b, op, name_a, name_b):
+  if set(a) & set(b):
+    raise TypeError(f"{name_a} and {name_b} in {op} op must be disjoint; got: {a} and {b}.")
+
+
+def _check_index_dtype(op, indices):
+  if not dtypes.issubdtype(indices.dtype, np.integer):
+    raise ValueError(f"{op} indices must have an integer type, got {indices.dtype.name}.")
+  if not indices.ndim:
+    raise TypeError(f"{op} indices must have rank >= 1 (the last axis is the index "
+                    "vector), got a scalar.")
+
+
+def _check_batching(op, operand, indices, operand_bdims, index_bdims, index_name):
+  _sorted(operand_bdims, op, "operand_batching_dims")
+  _unique(operand_bdims, op, "operand_batching_dims")
+  _in_range(operand_bdims, operand.ndim, op, "operand_batching_dims")
+  _unique(index_bdims, op, index_name)
+  _in_range(index_bdims, indices.ndim - 1, op, index_name)
+  if len(operand_bdims) != len(index_bdims):
+    raise TypeError(f"{op.capitalize()} op requires equal numbers of operand_batching_dims "
+                    f"and {index_name}, got {operand_bdims} and {index_bdims}.")
+  op_shape = tuple(operand.shape[d] for d in operand_bdims)
+  idx_shape = tuple(indices.shape[d] for d in index_bdims)
+  if op_shape != idx_shape:
+    raise TypeError(f"{op.capitalize()} op requires operand batching dimensions and indices "
+                    f"batching dimensions to have the same shape, got {op_shape} and "
+                    f"{idx_shape}.")
+
+
+# ----------------------------------------------------------------------------- gather
+
+gather_p = Primitive("gather")
+
+
+@gather_p.def_abstract_eval
+def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                 unique_indices, mode, fill_value):
+  _check_index_dtype("gather", indices)
+  dn = dimension_numbers
+  batch_shape = indices.shape[:-1]
+  out_rank = len(dn.offset_dims) + len(batch_shape)
+  _sorted(dn.offset_dims, "gather", "offset_dims")
+  _unique(dn.offset_dims, "gather", "offset_dims")
+  _in_range(dn.offset_dims, out_rank, "gather", "offset_dims")
+  if len(dn.start_index_map) != indices.shape[-1]:
+    raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
+                    f"and the bound of the index vector dimension of indices is "
+                    f"{indices.shape[-1]}. These two numbers must be equal.")
+  _in_range(dn.start_index_map, operand.ndim, "gather", "start_index_map")
+  _unique(dn.start_index_map, "gather", "start_index_map")
+  _sorted(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+  _in_range(dn.collapsed_slice_dims, operand.ndim, "gather", "collapsed_slice_dims")
+  _unique(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+  _check_batching("gather", operand, indices, dn.operand_batching_dims,
+                  dn.start_indices_batching_dims, "start_indices_batching_dims")
+  _disjoint(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
+            "collapsed_slice_dims", "operand_batching_dims")
+  _disjoint(dn.start_index_map, dn.operand_batching_dims, "gather", "start_index_map",
+            "operand_batching_dims")
+  if len(slice_sizes) != operand.ndim:
+    raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
+                    f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
+  if len(slice_sizes) != (len(dn.offset_dims) + len(dn.collapsed_slice_dims)
+                          + len(dn.operand_batching_dims)):
+    raise TypeError(f"All components of the offset index in a gather op must either be a "
+                    f"offset dimension or explicitly collapsed/batching; got "
+                    f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                    f"{dn.offset_dims}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
+                    f"operand_batching_dims={dn.operand_batching_dims}.")
+  for i, (size, dim) in enumerate(zip(slice_sizes, operand.shape)):
+    if not 0 <= size <= dim and 0 not in indices.shape:
+      raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
+                      f"within [0, {dim} + 1), got {size}.")
+  for d in dn.collapsed_slice_dims:
+    if slice_sizes[d] != 1:
+      raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                      f"{slice_sizes[d]} for index {d}.")
+  for d in dn.operand_batching_dims:
+    if slice_sizes[d] > 1:
+      raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but "
+                      f"bound is {slice_sizes[d]} for index {d}.")
+  dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+  window = iter(s for d, s in enumerate(slice_sizes) if d not in dropped)
+  batch = iter(batch_shape)
+  shape = [next(window) if i in dn.offset_dims else next(batch) for i in range(out_rank)]
+  return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _default_fill_value(dtype):
+  """What an out-of-bounds FILL_OR_DROP gather reads: NaN, or the most extreme int."""
+  if dtypes.is_inexact(dtype):
+    return np.nan
+  if dtype == np.bool_:
+    return True
+  info = dtypes.iinfo(dtype)
+  return int(info.min) if dtypes.issubdtype(dtype, np.signedinteger) else int(info.max)
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *,
+           unique_indices=False, indices_are_sorted=False, mode=None, fill_value=None):
+  """XLA's gather: one window of ``slice_sizes`` per index vector of ``start_indices``.
+
+  Parameters
+  ----------
+  operand : array
+    The array to read from.
+  start_indices : integer array
+    Its last axis holds the index vectors; the leading axes are batch axes.
+  dimension_numbers : GatherDimensionNumbers
+    How the operand, index and output axes correspond.
+  slice_sizes : tuple of int
+    The window size along each operand axis.
+  unique_indices, indices_are_sorted : bool
+    Promises that may speed up some backends (not checked).
+  mode : str or GatherScatterMode, optional
+    Out-of-bounds handling; the default (None) is PROMISE_IN_BOUNDS, which clamps.
+  fill_value : scalar, optional
+    The value of out-of-bounds windows under FILL_OR_DROP; defaults to NaN for
+    inexact types, the minimum for signed integers, the maximum for unsigned ones and
+    True for booleans.
+
+  Returns
+  -------
+  Array
+
+  Examples
+  --------
+  >>> import jaxlite.numpy as jnp
+  >>> from jaxlite import lax
+  >>> dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+  ...                                 start_index_map=(0,))
+  >>> lax.gather(jnp.arange(10, 15), jnp.array([[4], [0]]), dn, (1,))
+  Array([14, 10], dtype=int32)
+  """
+  parsed = GatherScatterMode.from_any(
+      GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
+  if parsed == GatherScatterMode.FILL_OR_DROP:
+    if fill_value is None:
+      fill_value = _default_fill_value(core.get_aval(operand).dtype)
+  else:
+    fill_value = None
+  return gather_p.bind(
+      operand, start_indices,
+      dimension_numbers=_static_dnums(GatherDimensionNumbers, dimension_numbers),
+      slice_sizes=lax_shapes._ints("gather", slice_sizes),
+      indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+      mode=parsed, fill_value=fill_value)
+
+
+# ----------------------------------------------------------------------------- scatter
+
+def _scatter_rule(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+  _check_index_dtype("scatter", indices)
+  if updates.dtype != operand.dtype:
+    raise TypeError(f"scatter requires operand and updates to have the same dtype, got "
+                    f"{operand.dtype.name} and {updates.dtype.name}.")
+  dn = dimension_numbers
+  scatter_rank = indices.ndim - 1
+  if updates.ndim != scatter_rank + len(dn.update_window_dims):
+    raise TypeError(f"Updates tensor must be of rank "
+                    f"{scatter_rank + len(dn.update_window_dims)}; got {updates.ndim}.")
+  _sorted(dn.update_window_dims, "scatter", "update_window_dims")
+  _unique(dn.update_window_dims, "scatter", "update_window_dims")
+  _in_range(dn.update_window_dims, updates.ndim, "scatter", "update_window_dims")
+  _sorted(dn.inserted_window_dims, "scatter", "inserted_window_dims")
+  _unique(dn.inserted_window_dims, "scatter", "inserted_window_dims")
+  _in_range(dn.inserted_window_dims, operand.ndim, "scatter", "inserted_window_dims")
+  _check_batching("scatter", operand, indices, dn.operand_batching_dims,
+                  dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
+  _disjoint(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
+            "inserted_window_dims", "operand_batching_dims")
+  _disjoint(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
+            "scatter_dims_to_operand_dims", "operand_batching_dims")
+  window_size = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
+                 + len(dn.operand_batching_dims))
+  if window_size != operand.ndim:
+    raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
+                    f"of rank {operand.ndim}.")
+  if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
+    raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
+                    f"scatter_dims_to_operand_dims and the bound of the index vector "
+                    f"dimension of indices is {indices.shape[-1]}. These two numbers must "
+                    "be equal")
+  _in_range(dn.scatter_dims_to_operand_dims, operand.ndim, "scatter",
+            "scatter_dims_to_operand_dims")
+  _unique(dn.scatter_dims_to_operand_dims, "scatter", "scatter_dims_to_operand_dims")
+  dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+  window_bounds = [s for d, s in enumerate(operand.shape) if d not in dropped]
+  for bound, u in zip(window_bounds, dn.update_window_dims):
+    if updates.shape[u] > bound:
+      raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
+                      f"bounds of the corresponding dimensions of operand. For dimension "
+                      f"{u}, updates bound is {updates.shape[u]}, operand bound is {bound}.")
+  scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+  for d, bound in zip(scatter_dims, indices.shape[:-1]):
+    if updates.shape[d] != bound:
+      raise TypeError(f"Bounds of the scatter dimensions of updates must be the same as the "
+                      f"bounds of the corresponding dimensions of scatter indices. For "
+                      f"scatter dimension {d}, updates bound is {updates.shape[d]}, indices "
+                      f"bound is {bound}.")
+  return operand.update(weak_type=operand.weak_type and updates.weak_type)
+
+
+def _scatter_prim(name) -> Primitive:
+  prim = Primitive(name)
+  prim.def_abstract_eval(_scatter_rule)
+  return prim
+
+
+scatter_p = _scatter_prim("scatter")
+scatter_add_p = _scatter_prim("scatter-add")
+scatter_sub_p = _scatter_prim("scatter-sub")
+scatter_mul_p = _scatter_prim("scatter-mul")
+scatter_min_p = _scatter_prim("scatter-min")
+scatter_max_p = _scatter_prim("scatter-max")
+
+# The combining function each scatter prints as its ``update_jaxpr``, as JAX does.
+_COMBINERS = {scatter_add_p: lax_ew.add_p, scatter_sub_p: lax_ew.sub_p,
+              scatter_mul_p: lax_ew.mul_p, scatter_min_p: lax_ew.min_p,
+              scatter_max_p: lax_ew.max_p}
+
+
+@functools.lru_cache(maxsize=None)
+def _combiner_jaxpr(prim, dtype) -> Jaxpr:
+  # Cached so that equal scatters carry the same (identity-hashed) jaxpr param.
+  aval = ShapedArray((), dtype)
+  x, y, out = Var(aval), Var(aval), Var(aval)
+  return Jaxpr([], [x, y], [out], [JaxprEqn([x, y], [out], _COMBINERS[prim], {})])
+
+
+def _scatter(prim, operand, scatter_indices, updates, dimension_numbers,
+             indices_are_sorted, unique_indices, mode, update_jaxpr=None, update_consts=()):
+  if prim in _COMBINERS:
+    update_jaxpr = _combiner_jaxpr(prim, np.dtype(core.get_aval(operand).dtype))
+  return prim.bind(
+      operand, scatter_indices, updates,
+      dimension_numbers=_static_dnums(ScatterDimensionNumbers, dimension_numbers),
+      indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+      mode=GatherScatterMode.from_any(mode), update_jaxpr=update_jaxpr,
+      update_consts=tuple(update_consts))
+
+
+def _scatter_api(prim, what):
+  def fun(operand, scatter_indices, updates, dimension_numbers, *,
+          indices_are_sorted=False, unique_indices=False, mode=None):
+    return _scatter(prim, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+  fun.__name__ = prim.name.replace("-", "_")
+  fun.__doc__ = f"""XLA's scatter: {what}.
+
+  Parameters
+  ----------
+  operand : array
+    The array to update (it is not modified; a new array is returned).
+  scatter_indices : integer array
+    Its last axis holds the index vectors; the leading axes are scatter axes.
+  updates : array
+    Scatter axes (matching the leading axes of ``scatter_indices``) and window axes.
+  dimension_numbers : ScatterDimensionNumbers
+    How the operand, index and update axes correspond.
+  indices_are_sorted, unique_indices : bool
+    Promises that may speed up some backends (not checked).
+  mode : str or GatherScatterMode, optional
+    Out-of-bounds handling; the default (None) is FILL_OR_DROP: a window that is partly
+    out of bounds is dropped. 'clip' clamps it into bounds.
+
+  Returns
+  -------
+  Array
+    ``operand`` with the updates applied.
+  """
+  return fun
+
+
+scatter = _scatter_api(scatter_p, "``operand`` with windows replaced by ``updates`` (where "
+                       "indices repeat, one of the updates wins)")
+scatter_add = _scatter_api(scatter_add_p, "``operand`` with ``updates`` added at the indices "
+                           "(repeated indices accumulate)")
+scatter_sub = _scatter_api(scatter_sub_p, "``operand`` with ``updates`` subtracted at the "
+                           "indices (repeated indices accumulate)")
+scatter_mul = _scatter_api(scatter_mul_p, "``operand`` multiplied by ``updates`` at the "
+                           "indices (repeated indices accumulate)")
+scatter_min = _scatter_api(scatter_min_p, "the minimum of ``operand`` and ``updates`` at "
+                           "the indices")
+scatter_max = _scatter_api(scatter_max_p, "the maximum of ``operand`` and ``updates`` at "
+                           "the indices")
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+  """``operand`` with the unary ``func`` applied at the indices, once per occurrence.
+
+  ``func`` is traced on a scalar of ``operand``'s dtype; it is carried as the scatter's
+  ``update_jaxpr``, so it must not close over traced values.
+  """
+  aval = ShapedArray((), core.get_aval(operand).dtype)
+  closed = staging.trace_to_jaxpr(lambda x, _: [func(x)], [aval, aval])
+  if any(isinstance(c, core.Tracer) for c in closed.consts):
+    raise TypeError("scatter_apply: func closes over a traced value; pass it through "
+                    "the indexed array instead.")
+  unused = lax_shapes.broadcast_in_dim(np.zeros((), aval.dtype), tuple(update_shape), ())
+  return _scatter(scatter_p, operand, scatter_indices, unused, dimension_numbers,
+                  indices_are_sorted, unique_indices, mode, closed.jaxpr, closed.consts)
+
+
+# ----------------------------------------------------------------------------- *_in_dim
+
+def _axis(axis, ndim):
+  return lax_shapes._canonical_axis(axis, ndim)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+  """``operand[..., index, ...]`` along ``axis`` for a static ``index`` (negative wraps)."""
+  shape = core.get_aval(operand).shape
+  axis = _axis(axis, len(shape))
+  index = operator.index(core.concrete_or_error(int, index, "index_in_dim index"))
+  if not -shape[axis] <= index < shape[axis]:
+    raise IndexError(f"index {index} is out of bounds for axis {axis} with size "
+                     f"{shape[axis]}")
+  index += shape[axis] if index < 0 else 0
+  starts = tuple(index if d == axis else 0 for d in range(len(shape)))
+  limits = tuple(index + 1 if d == axis else s for d, s in enumerate(shape))
+  # JAX's slice_in_dim passes explicit unit strides, and its jaxprs print them.
+  out = lax_shapes.slice_p.bind(operand, start_indices=starts, limit_indices=limits,
+                                strides=(1,) * len(shape))
+  return out if keepdims else lax_shapes.squeeze(out, (axis,))
+
+
+def _normalize_start(index, size):
+  """A start index with negative values wrapped once, as JAX's dynamic_slice does.
+
+  The ops are those of JAX's ``select(i < 0, i + size, i)`` in ``jax.numpy`` terms: a
+  weakly typed index is made strong before the addition.
+  """
+  if isinstance(index, (int, np.integer)):
+    value = int(index)
+    return lax_ew.convert_element_type(value + size if value < 0 else value,
+                                       dtypes.dtype(index, canonicalize=True))
+  dtype = core.get_aval(index).dtype
+  if dtypes.issubdtype(dtype, np.unsignedinteger):
+    return index
+  negative = lax_ew.lt(index, np.zeros((), dtype)[()])
+  wrapped = lax_ew.add(lax_ew.convert_element_type(index, dtype), np.array(size, dtype)[()])
+  return lax_ew.select(negative, wrapped, index)
+
+
+def _zero_starts(index, ndim):
+  dtype = dtypes.dtype(index, canonicalize=True)
+  return [np.zeros((), dtype)[()] for _ in range(ndim)]
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+  """The ``slice_size`` elements from traced ``start_index`` along ``axis`` (clamped)."""
+  shape = core.get_aval(operand).shape
+  axis = _axis(axis, len(shape))
+  starts = _zero_starts(start_index, len(shape))
+  starts[axis] = start_index
+  sizes = list(shape)
+  sizes[axis] = operator.index(slice_size)
+  starts = [_normalize_start(s, d) for s, d in zip(starts, shape)]
+  return lax_shapes.dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+  """``operand[..., index, ...]`` along ``axis`` for a traced ``index`` (clamped)."""
+  out = dynamic_slice_in_dim(operand, index, 1, axis)
+  return out if keepdims else lax_shapes.squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+  """``operand`` with ``update`` written from traced ``start_index`` along ``axis``."""
+  shape = core.get_aval(operand).shape
+  axis = _axis(axis, len(shape))
+  starts = _zero_starts(start_index, len(shape))
+  starts[axis] = start_index
+  starts = [_normalize_start(s, d) for s, d in zip(starts, shape)]
+  return lax_shapes.dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+  """``operand`` with ``update`` written at traced ``index`` along ``axis``."""
+  ndim = core.get_aval(operand).ndim
+  axis = _axis(axis, ndim)
+  if core.get_aval(update).ndim == ndim - 1:
+    update = lax_shapes.expand_dims(update, (axis,))
+  return dynamic_update_slice_in_dim(operand, update, index, axis)

@@ -1,0 +1,45 @@
+"""Constant folding: evaluate, once at compile time, equations whose operands are all
+constants; small results become literals, others new constvars."""
+
+from jaxlite._src import core
+from jaxlite._src.passes import dce
+
+# Folding these would copy their (large) result into the executable: skip them.
+_SIZE_LIMIT = 1 << 16
+
+
+def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+  jaxpr = closed.jaxpr
+  known = dict(zip(jaxpr.constvars, closed.consts))
+  eqns, changed = [], False
+  rename = {}
+  read = lambda v: v if type(v) is core.Literal else rename.get(v, v)
+
+  def value(v):
+    return v.val if type(v) is core.Literal else known[v]
+
+  for eqn in jaxpr.eqns:
+    invars = [read(v) for v in eqn.invars]
+    foldable = (invars and eqn.primitive not in dce.effectful_primitives
+                and not any(type(v) is core.Var and v not in known for v in invars)
+                and all(o.aval.size <= _SIZE_LIMIT for o in eqn.outvars)
+                and not any(isinstance(p, (core.Jaxpr, core.ClosedJaxpr))
+                            for p in eqn.params.values()))
+    if not foldable:
+      eqns.append(eqn._replace(invars=invars))
+      continue
+    with core.set_current_trace(core.eval_trace):
+      outs = eqn.primitive.bind(*[value(v) for v in invars], **eqn.params)
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    for v, out in zip(eqn.outvars, outs):
+      if not v.aval.shape:
+        rename[v] = core.Literal(out, v.aval)
+      else:
+        known[v] = out
+    changed = True
+  if not changed:
+    return closed
+  outvars = [read(v) for v in jaxpr.outvars]
+  constvars = [v for v in known]
+  new = core.Jaxpr(constvars, jaxpr.invars, outvars, eqns, jaxpr.debug_info)
+  return dce.run(core.ClosedJaxpr(new, [known[v] for v in constvars]))

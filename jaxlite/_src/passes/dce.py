@@ -1,0 +1,21 @@
+"""Dead-code elimination: drop equations whose outputs nothing reads."""
+from jaxlite._src import core
+
+# primitives with side effects (callbacks, printing) are never dropped
+effectful_primitives: set = set()
+
+
+def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+  jaxpr = closed.jaxpr
+  live = {v for v in jaxpr.outvars if type(v) is core.Var}
+  kept = []
+  for eqn in reversed(jaxpr.eqns):
+    if eqn.primitive in effectful_primitives or any(v in live for v in eqn.outvars):
+      kept.append(eqn)
+      live.update(v for v in eqn.invars if type(v) is core.Var)
+  if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):
+    return closed
+  const_pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
+  new = core.Jaxpr([v for v, _ in const_pairs], jaxpr.invars, jaxpr.outvars, kept[::-1],
+                   jaxpr.debug_info)
+  return core.ClosedJaxpr(new, [c for _, c in const_pairs])

@@ -1,0 +1,87 @@
+"""Ahead-of-time stages, as ``jax.stages``: Traced -> Lowered -> Compiled."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import tree
+from jaxlite._src.array import Array
+from jaxlite._src.core import ShapeDtypeStruct
+
+
+class Traced:
+  """A function traced for one signature: its jaxpr and output shapes."""
+
+  def __init__(self, jitted, entry, arg_names):
+    self._jitted = jitted
+    self._entry = entry
+    self._arg_names = arg_names
+
+  @property
+  def jaxpr(self):
+    return self._entry.jaxpr
+
+  @property
+  def out_info(self):
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+              for a in self._entry.jaxpr.out_avals]
+    return tree.tree_unflatten(self._entry.out_tree, shapes)
+
+  def lower(self):
+    return Lowered(self)
+
+
+class Lowered:
+  """A traced function lowered for a backend; ``as_text()`` shows the program."""
+
+  def __init__(self, traced: Traced):
+    self._traced = traced
+
+  def as_text(self, dialect=None) -> str:
+    """The program tier 0 runs: generated Python source over NumPy."""
+    entry = self._traced._entry
+    entry.executable(self._traced._jitted._name)
+    return entry.source
+
+  def compile(self):
+    return Compiled(self._traced)
+
+
+class Compiled:
+  """An executable for one signature; calling it with another signature is an error."""
+
+  def __init__(self, traced: Traced):
+    self._traced = traced
+    self._entry = traced._entry
+    self._run = self._entry.executable(traced._jitted._name)
+
+  def as_text(self) -> str:
+    return self._entry.source
+
+  def __call__(self, *args, **kwargs):
+    from jaxlite._src import jit as jit_module
+    jitted = self._traced._jitted
+    if jitted._static_argnums or jitted._static_argnames:
+      args, kwargs, _ = jitted._split_static(args, kwargs)
+    leaves, in_tree = tree.tree_flatten((args, kwargs))
+    expected_tree, expected_sigs = self._entry.key[0], self._entry.key[1]
+    if in_tree != expected_tree:
+      raise TypeError("Function compiled with input pytree does not match the input pytree "
+                      f"it was called with: compiled for {expected_tree}, called with "
+                      f"{in_tree}.")
+    sigs = tuple(map(jit_module._leaf_signature, leaves))
+    mismatches = [
+        f"Argument '{name}' compiled with "
+        f"{jit_module._signature_aval(a).str_short()} and called with "
+        f"{jit_module._signature_aval(b).str_short() if b is not None else type(x)}"
+        for name, a, b, x in zip(self._traced._arg_names, expected_sigs, sigs, leaves)
+        if b is None or jit_module._signature_aval(a) != jit_module._signature_aval(b)]
+    if mismatches:
+      raise TypeError("Argument types differ from the types for which this computation was "
+                      "compiled. The mismatches are:\n" + "\n".join(mismatches))
+    outs = self._run(*map(jit_module._leaf_value, leaves))
+    return tree.tree_unflatten(self._entry.out_tree,
+                               [Array(np.asarray(o), w) for o, w in
+                                zip(outs, self._entry.out_weak)])
+
+
+Wrapped = None  # set by jaxlite.stages to the jit wrapper class

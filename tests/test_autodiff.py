@@ -1,0 +1,224 @@
+"""Differentiation: every differentiable primitive against finite differences, in both
+modes, to second order; the API's errors; higher-order and nested derivatives."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.test_util import check_grads
+
+rng = np.random.default_rng(0)
+
+
+def _uniform(lo, hi, shape=(3,)):
+  return lambda dtype: rng.uniform(lo, hi, shape).astype(dtype)
+
+
+# (name, function, domain of each argument)
+UNARY = [
+    ("neg", lax.neg, _uniform(-2, 2)), ("exp", lax.exp, _uniform(-2, 2)),
+    ("exp2", lax.exp2, _uniform(-2, 2)), ("log", lax.log, _uniform(0.5, 3)),
+    ("log1p", lax.log1p, _uniform(-0.5, 2)), ("expm1", lax.expm1, _uniform(-2, 2)),
+    ("tanh", lax.tanh, _uniform(-2, 2)), ("logistic", lax.logistic, _uniform(-3, 3)),
+    ("sin", lax.sin, _uniform(-3, 3)), ("cos", lax.cos, _uniform(-3, 3)),
+    ("tan", lax.tan, _uniform(-1, 1)), ("asin", lax.asin, _uniform(-0.8, 0.8)),
+    ("acos", lax.acos, _uniform(-0.8, 0.8)), ("atan", lax.atan, _uniform(-2, 2)),
+    ("sinh", lax.sinh, _uniform(-2, 2)), ("cosh", lax.cosh, _uniform(-2, 2)),
+    ("asinh", lax.asinh, _uniform(-2, 2)), ("acosh", lax.acosh, _uniform(1.5, 3)),
+    ("atanh", lax.atanh, _uniform(-0.8, 0.8)), ("sqrt", lax.sqrt, _uniform(0.5, 3)),
+    ("rsqrt", lax.rsqrt, _uniform(0.5, 3)), ("cbrt", lax.cbrt, _uniform(0.5, 3)),
+    ("abs", lax.abs, _uniform(0.5, 3)), ("square", lax.square, _uniform(-2, 2)),
+    ("integer_pow3", lambda x: lax.integer_pow(x, 3), _uniform(-2, 2)),
+    ("integer_pow-2", lambda x: lax.integer_pow(x, -2), _uniform(0.5, 2)),
+    ("reduce_sum", lambda x: lax.reduce_sum(x, (0,)), _uniform(-2, 2)),
+    ("reduce_max", lambda x: lax.reduce_max(x, (0,)), _uniform(-2, 2)),
+    ("reduce_min", lambda x: lax.reduce_min(x, (0,)), _uniform(-2, 2)),
+    ("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)), _uniform(-2, 2)),
+    ("reshape", lambda x: lax.reshape(x, (3, 1)), _uniform(-2, 2)),
+    ("rev", lambda x: lax.rev(x, (0,)), _uniform(-2, 2)),
+    ("slice", lambda x: lax.slice(x, (1,), (3,)), _uniform(-2, 2)),
+    ("strided_slice", lambda x: lax.slice(x, (0,), (3,), (2,)), _uniform(-2, 2)),
+    ("pad", lambda x: lax.pad(x, np.float32(0) if x.dtype == np.float32 else 0.0,
+                              [(1, -1, 1)]), _uniform(-2, 2)),
+    ("dynamic_slice", lambda x: lax.dynamic_slice(x, (np.int32(1),), (2,)), _uniform(-2, 2)),
+]
+
+BINARY = [
+    ("add", lax.add), ("sub", lax.sub), ("mul", lax.mul), ("div", lax.div),
+    ("max", lax.max), ("min", lax.min), ("atan2", lax.atan2), ("rem", lax.rem),
+    ("pow", lax.pow),
+    ("concatenate", lambda x, y: lax.concatenate([x, y], 0)),
+    ("dot_general", lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ())))),
+    ("dynamic_update_slice", lambda x, y: lax.dynamic_update_slice(
+        x, lax.slice(y, (0,), (2,)), (np.int32(1),))),
+    ("select_n", lambda x, y: lax.select_n(x > 0.5, x, y)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,fun,domain", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_primitive_derivatives_match_finite_differences(name, fun, domain, dtype,
+                                                              x64):
+  x64(dtype == np.float64)
+  check_grads(fun, (domain(dtype),), order=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,fun", BINARY, ids=[b[0] for b in BINARY])
+def test_binary_primitive_derivatives_match_finite_differences(name, fun, dtype, x64):
+  x64(dtype == np.float64)
+  x = rng.uniform(0.5, 2, 3).astype(dtype)
+  y = rng.uniform(0.5, 2, 3).astype(dtype) + np.array([0, 0.1, 0.2], dtype)
+  check_grads(fun, (x, y), order=2)
+
+
+def test_convert_element_type_derivative_between_float_widths(x64):
+  x64(True)
+  x = rng.uniform(-2, 2, 3).astype(np.float32)
+  check_grads(lambda x: lax.convert_element_type(x, np.float64) ** 2, (x,), order=2)
+  check_grads(lambda x: lax.convert_element_type(x.astype(np.float64), np.float32), (x,), 2)
+  assert float(jax.grad(lambda x: lax.convert_element_type(x, np.int32) * 1.0)(1.5)) == 0.0
+
+
+def test_matrix_products_with_batch_dimensions_match_finite_differences():
+  a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+  b = rng.standard_normal((2, 4, 5)).astype(np.float32)
+  check_grads(lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))), (a, b), 2)
+  check_grads(lambda a, b: jnp.matmul(a, b), (a, b), 1)
+  c = rng.standard_normal((4, 2, 3)).astype(np.float32)
+  check_grads(lambda a, c: lax.dot_general(a, c, (((1, 0), (2, 1)), ((), ()))), (a, c), 1)
+
+
+def test_broadcasting_binary_ops_sum_their_gradient_back():
+  x = rng.standard_normal((2, 3)).astype(np.float32)
+  check_grads(lambda x, s: lax.mul(x, s), (x, np.float32(1.5)), 2)
+  check_grads(lambda x, r: x * r + r, (x, rng.standard_normal(3).astype(np.float32)), 2)
+  check_grads(lambda x, c: x / c, (x, rng.uniform(1, 2, (2, 1)).astype(np.float32)), 2)
+
+
+def test_numpy_functions_derivatives():
+  x = rng.uniform(0.5, 2, (2, 3)).astype(np.float32)
+  for f in [jnp.mean, jnp.var, jnp.std, lambda x: jnp.max(x, axis=1), jnp.log2,
+            lambda x: jnp.where(x > 1, x ** 2, jnp.sin(x)), lambda x: x.T @ x,
+            lambda x: jnp.concatenate([x, 2 * x], axis=1), lambda x: jnp.linspace(0, 1, 3) * x,
+            lambda x: jnp.stack([x, x]).sum(0), lambda x: jnp.maximum(x, 1.0),
+            lambda x: jnp.clip(x, 0.7, 1.5), lambda x: x[::-1, 1:] if hasattr(x, "at")
+            else x]:
+    check_grads(f, (x,), order=1)
+
+
+def test_tutorial_sum_of_squares_gradient():
+  def sum_of_squares(x):
+    return jnp.sum(x ** 2)
+  g = jax.grad(sum_of_squares)(jnp.asarray([1., 2., 3., 4.]))
+  assert repr(g) == "Array([2., 4., 6., 8.], dtype=float32)"
+
+
+def test_grad_with_argnums_tuple_and_value_and_grad():
+  f = lambda x, y: jnp.sum(x * y ** 2)
+  x, y = jnp.arange(3.0), jnp.ones(3) * 2
+  gx, gy = jax.grad(f, argnums=(0, 1))(x, y)
+  np.testing.assert_allclose(gx, [4, 4, 4])
+  np.testing.assert_allclose(gy, 2 * np.arange(3.0) * 2)
+  value, g = jax.value_and_grad(f)(x, y)
+  assert float(value) == 12.0 and np.allclose(g, [4, 4, 4])
+
+
+def test_has_aux_returns_the_auxiliary_data():
+  def loss(w):
+    return jnp.sum(w ** 2), {"norm": jnp.sqrt(jnp.sum(w ** 2))}
+  g, aux = jax.grad(loss, has_aux=True)(jnp.array([3.0, 4.0]))
+  np.testing.assert_allclose(g, [6.0, 8.0])
+  assert float(aux["norm"]) == 5.0
+  (v, aux2), g2 = jax.value_and_grad(loss, has_aux=True)(jnp.array([3.0, 4.0]))
+  assert float(v) == 25.0 and float(aux2["norm"]) == 5.0
+
+
+def test_tuple_output_without_has_aux_suggests_it():
+  with pytest.raises(TypeError, match="has_aux=True"):
+    jax.grad(lambda x: (jnp.sum(x), x))(jnp.ones(2))
+
+
+def test_grad_of_non_scalar_output_is_a_clear_error():
+  with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. "
+                     r"Output had shape: \(2,\)"):
+    jax.grad(lambda x: x * 2)(jnp.ones(2))
+
+
+def test_grad_of_integer_input_needs_allow_int():
+  with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs"):
+    jax.grad(lambda x: x * 1.0)(1)
+  g = jax.grad(lambda x, y: x * y, argnums=(0, 1), allow_int=True)(2.0, 3)
+  assert float(g[0]) == 3.0 and g[1].dtype == jax.dtypes.float0
+
+
+def test_argnums_out_of_range_is_a_clear_error():
+  with pytest.raises(TypeError, match="requires at least 3 positional arguments"):
+    jax.grad(lambda x: x, argnums=2)(1.0)
+
+
+def test_higher_order_derivatives():
+  assert float(jax.grad(jax.grad(jax.grad(lambda x: x ** 4)))(2.0)) == 48.0
+  np.testing.assert_allclose(jax.grad(jax.grad(jnp.sin))(1.0), -np.sin(1.0), rtol=1e-6)
+  # jvp of vjp and vjp of jvp agree with the analytic second derivative
+  f = lambda x: jnp.exp(jnp.sin(x))
+  x = 0.7
+  fpp = np.exp(np.sin(x)) * (np.cos(x) ** 2 - np.sin(x))
+  _, t = jax.jvp(jax.grad(f), (x,), (1.0,))
+  np.testing.assert_allclose(t, fpp, rtol=1e-5)
+  _, pullback = jax.vjp(lambda x: jax.jvp(f, (x,), (1.0,))[1], x)
+  np.testing.assert_allclose(pullback(1.0)[0], fpp, rtol=1e-5)
+
+
+def test_closing_over_an_outer_tracer_is_not_confused_with_the_inner_one():
+  # d/dx [d/dy (x * y)] = d/dx x = 1 (perturbation confusion would give 2)
+  assert float(jax.grad(lambda x: jax.grad(lambda y: x * y)(1.0) * x)(2.0)) == 4.0
+  assert float(jax.grad(lambda x: jax.grad(lambda y: x * y)(1.0))(2.0)) == 1.0
+
+
+def test_python_control_flow_on_concrete_values_works_under_grad():
+  def f(x):
+    return x ** 2 if x > 0 else -x
+  assert float(jax.grad(f)(3.0)) == 6.0 and float(jax.grad(f)(-3.0)) == -1.0
+
+
+def test_where_leaks_nan_into_gradients_like_jax():
+  def unsafe(x):
+    return jnp.where(x > 0, jnp.sqrt(x), 0.0)
+
+  def safe(x):
+    return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)
+  assert np.isnan(jax.grad(unsafe)(-1.0))
+  assert float(jax.grad(safe)(-1.0)) == 0.0
+
+
+def test_linearize_gives_a_linear_jaxpr():
+  y, f_jvp = jax.linearize(jnp.sin, 1.0)
+  np.testing.assert_allclose(f_jvp(2.0), 2 * np.cos(1.0), rtol=1e-6)
+  np.testing.assert_allclose(y, np.sin(1.0), rtol=1e-6)
+  text = str(jax.make_jaxpr(f_jvp)(1.0))
+  assert "mul" in text and "sin" not in text and "cos" not in text
+
+
+def test_vjp_with_pytrees():
+  def f(p):
+    return {"out": p["w"] * p["b"][0]}
+  p = {"w": jnp.arange(3.0), "b": (jnp.array(2.0),)}
+  out, pullback = jax.vjp(f, p)
+  ct, = pullback({"out": jnp.ones(3)})
+  np.testing.assert_allclose(ct["w"], [2, 2, 2])
+  np.testing.assert_allclose(ct["b"][0], 3.0)
+
+
+def test_jvp_checks_its_arguments():
+  with pytest.raises(TypeError, match="must be tuples or lists"):
+    jax.jvp(jnp.sin, 1.0, 1.0)
+  with pytest.raises(ValueError, match="different primal and tangent shapes"):
+    jax.jvp(jnp.sin, (jnp.ones(3),), (jnp.ones(2),))
+
+
+def test_gradient_tracer_prints_like_jax():
+  shown = []
+  jax.grad(lambda x: shown.append(repr(x)) or x * 1.0)(1.0)
+  assert shown == ["GradTracer(primal=1.0, typeof(tangent)=f32[])"]

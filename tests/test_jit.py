@@ -1,0 +1,348 @@
+"""jit: tracing once per signature, the cache key, static arguments, nested calls,
+stages, explanations of retraces, statistics."""
+import functools
+import logging
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+
+
+def test_body_runs_once_per_new_shape_like_the_tutorial():
+  traced = []
+
+  @jax.jit
+  def f(x):
+    traced.append(x.shape)
+    return x * 2
+  f(jnp.arange(4, dtype=jnp.float32)).block_until_ready()
+  f(jnp.arange(4, dtype=jnp.float32)).block_until_ready()
+  f(jnp.arange(5, dtype=jnp.float32)).block_until_ready()
+  assert traced == [(4,), (5,)]
+
+
+def test_shape_sequence_compiles_three_times():
+  @jax.jit
+  def f(x):
+    return jnp.sum(x ** 2)
+  for s in [100, 200, 100, 200, 300]:
+    f(jnp.ones(s, dtype=jnp.float32))
+  stats = f.stats()
+  assert stats.traces == 3 and stats.calls == 5 and stats.cache_hits == 2
+
+
+def test_values_never_cause_a_recompile_but_dtypes_and_weak_types_do():
+  traced = []
+  f = jax.jit(lambda x: traced.append(1) or x + 1)
+  f(jnp.ones(3))
+  f(jnp.zeros(3))
+  f(np.full(3, 7.0, np.float32))
+  assert len(traced) == 1
+  f(jnp.ones(3, jnp.int32))
+  assert len(traced) == 2
+  f(1.0)
+  f(2.0)
+  assert len(traced) == 3
+  f(jnp.array(1.0))   # a strongly typed f32[] differs from a weak Python float
+  assert len(traced) == 4
+
+
+def test_python_scalars_are_weakly_typed_inputs_not_constants():
+  f = jax.jit(lambda x, y: x * y)
+  assert repr(f(jnp.ones(2, jnp.bfloat16), 3.0)) == "Array([3, 3], dtype=bfloat16)"
+  assert "3.0" not in str(f.trace(1.0, 3.0).jaxpr)
+
+
+def test_results_match_eager_execution():
+  def f(x, y):
+    return jnp.tanh(x) @ y + jnp.max(y, axis=0) - jnp.mean(x)
+  x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+  y = np.random.default_rng(1).standard_normal((4, 2)).astype(np.float32)
+  np.testing.assert_allclose(jax.jit(f)(x, y), f(jnp.asarray(x), jnp.asarray(y)), rtol=1e-6)
+
+
+def test_clear_caches_forces_a_new_trace():
+  traced = []
+  f = jax.jit(lambda x: traced.append(1) or x)
+  f(1.0)
+  jax.clear_caches()
+  f(1.0)
+  f.clear_cache()
+  f(1.0)
+  assert len(traced) == 3
+
+
+def test_static_argnums_compile_one_program_per_value():
+  traced = []
+
+  @functools.partial(jax.jit, static_argnums=0)
+  def power(n, x):
+    traced.append(n)
+    y = x
+    for _ in range(n - 1):
+      y = y * x
+    return y
+  x = jnp.arange(4, dtype=jnp.float32)
+  for n in [2, 3, 2, 3, 4]:
+    np.testing.assert_allclose(power(n, x), np.arange(4.0) ** n)
+  assert traced == [2, 3, 4]
+
+
+def test_static_argnames_and_keyword_calls():
+  f = jax.jit(lambda x, mode: x * 2 if mode == "double" else x, static_argnames="mode")
+  assert float(f(1.0, mode="double")) == 2.0 and float(f(1.0, mode="same")) == 1.0
+  g = jax.jit(lambda x, n: x * n, static_argnames=("n",))
+  assert float(g(2.0, n=3)) == 6.0
+  assert float(g(2.0, 3)) == 6.0   # positional use of a static argname is static too
+
+
+def test_unhashable_static_argument_is_a_clear_error():
+  f = jax.jit(lambda n, x: x, static_argnums=0)
+  with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+    f([1, 2], 1.0)
+
+
+def test_non_array_argument_is_a_clear_error():
+  with pytest.raises(TypeError, match="(?s)at path x.*static_argnums"):
+    jax.jit(lambda x: x)("a")
+
+
+def test_returning_a_non_array_is_a_clear_error():
+  with pytest.raises(TypeError, match="not a valid JAX type"):
+    jax.jit(lambda x: "text")(1.0)
+
+
+def test_tracer_bool_conversion_inside_jit_names_function_and_argument():
+  @jax.jit
+  def relu_bad(x):
+    if x > 0:
+      return x
+    return jnp.zeros_like(x)
+  with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+    relu_bad(jnp.array(1.0))
+  message = str(info.value)
+  assert "relu_bad" in message and "for jit" in message and "argument x" in message
+  assert "jnp.where" in message and "lax.cond" in message
+
+
+def test_where_works_under_jit():
+  relu = jax.jit(lambda x: jnp.where(x > 0, x, 0.0))
+  out = relu(jnp.array([-1.0, -0.5, 0.0, 0.5, 1.0]))
+  assert str(out) == "[0.  0.  0.  0.5 1. ]"
+
+
+def test_nested_jit_prints_like_jax():
+  @jax.jit
+  def inner(y, z):
+    return y * 2 + z
+  expected = """{ lambda ; a:f32[3]. let
+    b:f32[3] = cos a
+    c:f32[3] = jit[
+      name=inner
+      jaxpr={ lambda ; b:f32[3] d:f32[]. let
+          e:f32[3] = mul b 2.0:f32[]
+          f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d
+          c:f32[3] = add e f
+        in (c,) }
+    ] b 1.0:f32[]
+    g:f32[3] = mul c 3.0:f32[]
+  in (g,) }"""
+  assert str(jax.make_jaxpr(lambda x: inner(jnp.cos(x), 1.0) * 3)(jnp.ones(3))) == expected
+
+
+def test_a_jaxpr_called_twice_is_hoisted_into_a_let_like_jax():
+  @jax.jit
+  def inner2(y):
+    return jnp.sin(y)
+
+  def outer(x):
+    return inner2(inner2(x))
+  expected = """let inner2 = { lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) } in
+{ lambda ; c:f32[3]. let
+    d:f32[3] = jit[
+      name=outer
+      jaxpr={ lambda ; c:f32[3]. let
+          e:f32[3] = jit[name=inner2 jaxpr=inner2] c
+          d:f32[3] = jit[name=inner2 jaxpr=inner2] e
+        in (d,) }
+    ] c
+  in (d,) }"""
+  assert str(jax.make_jaxpr(jax.jit(outer))(jnp.ones(3))) == expected
+
+
+def test_nested_jit_is_inlined_before_compiling():
+  inner = jax.jit(lambda y: jnp.sin(y))
+  outer = jax.jit(lambda x: inner(inner(x)) + 1)
+  np.testing.assert_allclose(outer(jnp.ones(3)), np.sin(np.sin(1.0)) + 1, rtol=1e-6)
+  source = outer.lower(jnp.ones(3)).as_text()
+  assert source.count("_np.sin") == 2 and "jit" not in source.split("\n", 1)[1]
+
+
+def test_inline_true_puts_the_body_in_the_outer_jaxpr():
+  inner = jax.jit(lambda y: jnp.sin(y), inline=True)
+  assert "jit" not in str(jax.make_jaxpr(lambda x: inner(x))(1.0))
+
+
+def test_grad_through_jit_and_jit_of_grad():
+  f = jax.jit(lambda x: jnp.sum(jnp.sin(x) ** 2))
+  x = jnp.arange(3.0)
+  expected = 2 * np.sin(np.arange(3.0)) * np.cos(np.arange(3.0))
+  np.testing.assert_allclose(jax.grad(f)(x), expected, rtol=1e-6)
+  np.testing.assert_allclose(jax.jit(jax.grad(f))(x), expected, rtol=1e-6)
+  np.testing.assert_allclose(jax.grad(jax.grad(lambda x: f(x * jnp.ones(1))))(0.5),
+                             2 * np.cos(1.0), rtol=1e-5)
+
+
+def test_jit_works_with_partial_lambdas_methods_and_callables():
+  class Model:
+    def __init__(self, scale):
+      self.scale = scale
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+      return x * self.scale
+
+    def __hash__(self):
+      return hash(self.scale)
+
+    def __eq__(self, other):
+      return isinstance(other, Model) and other.scale == self.scale
+
+  class Callable:
+    def __call__(self, x):
+      return x + 1
+  assert float(Model(3.0).apply(2.0)) == 6.0
+  assert float(jax.jit(Callable())(1.0)) == 2.0
+  assert float(jax.jit(lambda x: x - 1)(1.0)) == 0.0
+  assert float(jax.jit(functools.partial(lambda a, x: a * x, 4.0))(2.0)) == 8.0
+
+
+def test_pytrees_in_and_out():
+  f = jax.jit(lambda p: {"sum": p["a"] + p["b"][0], "b": p["b"]})
+  out = f({"a": jnp.ones(2), "b": (jnp.arange(2.0), None)})
+  np.testing.assert_allclose(out["sum"], [1, 2])
+  assert out["b"][1] is None
+
+
+def test_stages_trace_lower_compile():
+  f = jax.jit(lambda x: x * 2)
+  traced = f.trace(jnp.ones(3))
+  assert str(traced.jaxpr) == "{ lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }"
+  assert traced.out_info == jax.ShapeDtypeStruct((3,), jnp.float32)
+  lowered = f.lower(jnp.ones(3))
+  assert "def " in lowered.as_text() and "_np.multiply" in lowered.as_text()
+  compiled = lowered.compile()
+  np.testing.assert_allclose(compiled(jnp.arange(3.0)), [0, 2, 4])
+  with pytest.raises(TypeError, match=r"Argument 'x' compiled with float32\[3\] and called "
+                     r"with float32\[4\]"):
+    compiled(jnp.ones(4))
+  with pytest.raises(TypeError, match="input pytree"):
+    compiled((jnp.ones(3),))
+  assert f.eval_shape(jnp.ones((2, 2))) == jax.ShapeDtypeStruct((2, 2), jnp.float32)
+  assert isinstance(f, jax.stages.Wrapped) and isinstance(compiled, jax.stages.Compiled)
+
+
+def test_retrace_is_explained_in_one_log_line(caplog):
+  @jax.jit
+  def f(x):
+    return x + 1
+  with caplog.at_level(logging.INFO, logger="jaxlite"):
+    f(jnp.ones(100))
+    f(jnp.ones(200))
+    f(jnp.ones(100))
+    f(jnp.ones(300, jnp.int32))
+  messages = [r.getMessage() for r in caplog.records if r.name == "jaxlite"]
+  assert len(messages) == 2
+  assert messages[0].startswith("f (test_jit.py:")
+  assert messages[0].endswith("retraced: x changed f32[100] -> f32[200]; 2nd signature")
+  assert messages[1].endswith("x changed f32[100] -> i32[300]; 3rd signature")
+
+
+def test_static_change_is_explained_and_can_be_a_warning():
+  f = jax.jit(lambda n, x: x * n, static_argnums=0)
+  f(2, 1.0)
+  jax.config.update("jax_explain_cache_misses", True)
+  try:
+    with pytest.warns(UserWarning, match=r"n \(static\) changed 2 -> 3; 2nd signature"):
+      f(3, 1.0)
+  finally:
+    jax.config.update("jax_explain_cache_misses", False)
+
+
+def test_log_compiles_logs_each_compile(caplog):
+  jax.config.update("jax_log_compiles", True)
+  try:
+    with caplog.at_level(logging.WARNING, logger="jaxlite"):
+      jax.jit(lambda x: x * 3)(1.0)
+  finally:
+    jax.config.update("jax_log_compiles", False)
+  text = " ".join(r.getMessage() for r in caplog.records)
+  assert "Finished tracing" in text and "Compiling" in text and " ms" in text
+
+
+def test_stats_report_trace_compile_and_execute_times():
+  f = jax.jit(lambda x: jnp.sin(x) + 1)
+  for _ in range(3):
+    f(jnp.ones(8))
+  stats = f.stats()
+  row = stats[0]
+  assert (row["calls"], row["cache_hits"], row["tier"]) == (3, 2, "numpy")
+  assert row["trace_ms"] > 0 and row["compile_ms"]["numpy"] > 0
+  assert row["execute_ms_median"] > 0 and row["signature"] == "(f32[8])"
+  text = str(stats)
+  assert "3 calls, 2 cache hits, 1 traces" in text
+  reports = jax.profiler.report(print_=False)
+  assert any(s.name == "<lambda>" for s in reports)
+
+
+def test_disable_jit_runs_eagerly():
+  traced = []
+  f = jax.jit(lambda x: traced.append(type(x).__name__) or x)
+  jax.config.update("jax_disable_jit", True)
+  try:
+    f(jnp.ones(1))
+  finally:
+    jax.config.update("jax_disable_jit", False)
+  assert traced == ["Array"]
+
+
+def test_concurrent_first_calls_trace_once():
+  traced = []
+  barrier = threading.Barrier(4)
+
+  @jax.jit
+  def f(x):
+    traced.append(1)
+    return x * 2
+
+  results = []
+
+  def worker(i):
+    barrier.wait()
+    results.append(float(f(jnp.float32(i)).sum()))
+  threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  assert len(traced) == 1 and sorted(results) == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_x64_flag_is_part_of_the_key(x64):
+  f = jax.jit(lambda x: x + 1)
+  assert f(1.0).dtype == np.float32
+  x64(True)
+  assert f(1.0).dtype == np.float64
+  assert f.stats().traces == 2
+
+
+def test_closure_over_outer_tracer_is_passed_as_an_operand():
+  def outer(x):
+    inner = jax.jit(lambda y: y * x)
+    return inner(2.0)
+  assert float(jax.jit(outer)(3.0)) == 6.0
+  assert float(jax.grad(outer)(3.0)) == 2.0
