@@ -132,6 +132,7 @@ def vjp(fun, *primals, has_aux=False):
                          f"primal input {aval.shape}.")
       del ct_aval
     cts = ad.backward_pass(linear.jaxpr, linear.consts,
+                           [ad.UndefinedPrimal(v.aval) for v in linear.jaxpr.invars],
                            [as_operand(c) if not _is_float0(c) else ad.Zero(a)
                             for c, a in zip(ct_leaves, out_avals)])
     cts = [_materialize(ct, aval) for ct, aval in zip(cts, p_avals)]

@@ -113,6 +113,7 @@ class ShapeDtypeStruct:
 class Primitive:
   """A named operation. Its rules live in tables keyed by the primitive object."""
   multiple_results = False
+  is_call = False  # params["jaxpr"] is called on the operands (jit): printed with aliasing
 
   def __init__(self, name: str):
     self.name = name
@@ -442,8 +443,9 @@ class _Namer:
       name = self.names[v] = _encode_name(next(self.counter))
     return name
 
-  def binder(self, v) -> str:
-    return f"{self(v)}:{v.aval.str_short(short_dtypes=True)}"
+  def binder(self, v, used=None) -> str:
+    name = "_" if used is not None and v not in used else self(v)
+    return f"{name}:{v.aval.str_short(short_dtypes=True)}"
 
 
 def _encode_name(n: int) -> str:
@@ -477,6 +479,11 @@ def _format_param(name, value, namer, indent) -> str:
     jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
     hoisted = namer.hoisted.get(id(jaxpr))
     return hoisted if hoisted is not None else pp_jaxpr(jaxpr, namer, indent + 2)
+  if isinstance(value, tuple) and value and all(
+      isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+    pad = " " * (indent + 2)
+    items = "".join(f"\n{pad}  {_format_param(name, v, namer, indent + 2)}" for v in value)
+    return f"({items}\n{pad})"
   if isinstance(value, np.dtype):
     return value.name
   if isinstance(value, type) and issubclass(value, np.generic):
@@ -484,9 +491,9 @@ def _format_param(name, value, namer, indent) -> str:
   return str(value)
 
 
-def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int) -> str:
+def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int, used=None) -> str:
   pad = " " * indent
-  lhs = " ".join(namer.binder(v) for v in eqn.outvars)
+  lhs = " ".join(namer.binder(v, used) for v in eqn.outvars)
   args = " ".join(namer(v) for v in eqn.invars)
   _alias_call_jaxpr(eqn, namer)
   hide = hidden_params.get(eqn.primitive)
@@ -506,6 +513,8 @@ def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int) -> str:
 
 def _alias_call_jaxpr(eqn, namer):
   """A call's inner jaxpr reuses the names of the values passed in and out (as JAX)."""
+  if not eqn.primitive.is_call:
+    return
   inner = eqn.params.get("jaxpr")
   inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
   if not isinstance(inner, Jaxpr) or id(inner) in namer.hoisted or len(
@@ -550,7 +559,10 @@ def _pp_jaxpr_body(jaxpr: Jaxpr, namer: _Namer, indent: int) -> str:
   consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
   ins = " ".join(namer.binder(v) for v in jaxpr.invars)
   head = f"{{ lambda {consts}; {ins}. let"
-  eqns = [pp_eqn(e, namer, indent + 4) for e in jaxpr.eqns]
+  # outputs nobody reads print as `_`, as JAX's printer does
+  used = {v for e in jaxpr.eqns for v in e.invars if type(v) is Var}
+  used.update(v for v in jaxpr.outvars if type(v) is Var)
+  eqns = [pp_eqn(e, namer, indent + 4, used) for e in jaxpr.eqns]
   outs = ", ".join(namer(v) for v in jaxpr.outvars)
   tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
   if len(eqns) == 1 and "\n" not in eqns[0]:

@@ -408,6 +408,7 @@ def _resolve_static(fun, static_argnums, static_argnames):
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
+jit_p.is_call = True
 inline_pass.call_primitives.add(jit_p)
 
 

@@ -4,7 +4,7 @@ from jaxlite._src.lax.elementwise import (
     cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs,
     bitwise_not, square, add, sub, mul, div, rem, pow, max, min, atan2, nextafter,
     bitwise_and, bitwise_or, bitwise_xor, eq, ne, lt, le, gt, ge, integer_pow, select_n,
-    select, convert_element_type)
+    select, convert_element_type, clamp)
 from jaxlite._src.lax.shapes import (
     broadcast_in_dim, broadcast, expand_dims, reshape, transpose, squeeze, concatenate,
     slice, slice_in_dim, rev, iota, broadcasted_iota, pad, dynamic_slice,
@@ -14,6 +14,8 @@ from jaxlite._src.lax.indexing import (
     scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply,
     index_in_dim, dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_slice_in_dim,
     dynamic_update_index_in_dim)
+from jaxlite._src.lax.control_flow import (
+    cond, switch, while_loop, fori_loop, scan, map, cond_p, while_p, scan_p)
 from jaxlite._src.lax.reductions import (
     reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor,
     argmax, argmin, dot_general, dot)
@@ -23,7 +25,7 @@ from jaxlite._src.lax.elementwise import (
     asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p,
     integer_pow_p, add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
     nextafter_p, and_p, or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p, select_n_p,
-    convert_element_type_p)
+    convert_element_type_p, clamp_p)
 from jaxlite._src.lax.shapes import (
     broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, concatenate_p, slice_p, rev_p,
     iota_p, pad_p, dynamic_slice_p, dynamic_update_slice_p)

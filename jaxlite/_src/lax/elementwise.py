@@ -158,6 +158,28 @@ def _select_n_abstract_eval(which, *cases):
   return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
 
 
+# -- clamp(min, x, max)
+clamp_p = Primitive("clamp")
+
+
+@clamp_p.def_abstract_eval
+def _clamp_abstract_eval(lo, x, hi):
+  _check_dtype("clamp", x.dtype, _ordered)
+  for bound, name in ((lo, "min"), (hi, "max")):
+    if bound.dtype != x.dtype:
+      raise TypeError(f"clamp requires {name}.dtype == operand.dtype, got {bound.dtype.name} "
+                      f"and {x.dtype.name}.")
+    if bound.shape and bound.shape != x.shape:
+      raise TypeError(f"clamp requires {name} to be a scalar or have the operand's shape "
+                      f"{x.shape}, got {bound.shape}.")
+  return x
+
+
+def clamp(min, x, max):
+  """``x`` limited to ``[min, max]`` elementwise (bounds scalar or of x's shape)."""
+  return clamp_p.bind(min, x, max)
+
+
 # -- convert_element_type
 convert_element_type_p = Primitive("convert_element_type")
 
@@ -384,3 +406,13 @@ def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type, shardi
 
 ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
 ad.transpose_rules[convert_element_type_p] = _convert_element_type_transpose
+
+
+def _zeros_where(pred, g):
+  return select(pred, g, broadcast_like(_const(g, 0), g))
+
+
+ad.defjvp(clamp_p,
+          lambda g, lo, x, hi: _zeros_where(lt(x, lo), broadcast_like(g, x)),
+          lambda g, lo, x, hi: _zeros_where(bitwise_and(ge(x, lo), le(x, hi)), g),
+          lambda g, lo, x, hi: _zeros_where(gt(x, hi), broadcast_like(g, x)))

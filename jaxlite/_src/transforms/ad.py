@@ -3,10 +3,9 @@
 Forward mode is a trace whose tracers carry a primal and a tangent; each primitive's JVP
 rule (in ``jvp_rules``) computes both, with the parent trace current, so transforms nest.
 
-Reverse mode is linearize + transpose. ``linearize`` runs the same JVP trace but sends
-every operation that touches a tangent to a staging trace: primal work happens now (in
-the parent trace), tangent work becomes a *linear* jaxpr whose constvars are the
-residuals. ``backward_pass`` runs that jaxpr backwards with the primitives' transpose
+Reverse mode is linearize + transpose. ``linearize`` runs the same JVP trace with its
+rules evaluated under a ``PartialEvalTrace``: primal work happens now (in the parent
+trace), tangent work is staged into a *linear* jaxpr whose constvars are the residuals. ``backward_pass`` runs that jaxpr backwards with the primitives' transpose
 rules (in ``transpose_rules``). One set of JVP rules thus serves jvp, grad, and every
 order of both.
 """
@@ -19,7 +18,8 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
-from jaxlite._src.transforms.staging import DynamicJaxprTrace, JitTracer
+from jaxlite._src.transforms.partial_eval import PartialEvalTrace
+from jaxlite._src.transforms.staging import DynamicJaxprTrace
 
 jvp_rules: dict[Primitive, Callable] = {}
 transpose_rules: dict[Primitive, Callable] = {}
@@ -122,7 +122,7 @@ class JVPTrace(core.Trace):
     self.tangent_trace = tangent_trace
     self.is_valid = True
     # where JVP rules run: the parent, or a router that stages tangent work
-    self.rule_trace = parent if tangent_trace is None else _LinearizeRouter(
+    self.rule_trace = parent if tangent_trace is None else PartialEvalTrace(
         parent, tangent_trace)
 
   def to_primal_tangent(self, x):
@@ -154,22 +154,6 @@ class JVPTrace(core.Trace):
     if type(tangent) is Zero:
       return primal
     return JVPTracer(self, primal, tangent)
-
-
-class _LinearizeRouter(core.Trace):
-  """Sends operations on tangents to the staging trace and the rest to the parent."""
-
-  def __init__(self, parent, tangent_trace):
-    self.parent = parent
-    self.tangent_trace = tangent_trace
-    self.is_valid = True
-
-  def process_primitive(self, prim, args, params):
-    tangent_trace = self.tangent_trace
-    for x in args:
-      if type(x) is JitTracer and x._trace is tangent_trace:
-        return tangent_trace.process_primitive(prim, args, params)
-    return self.parent.process_primitive(prim, args, params)
 
 
 def jvp_flat(flat_fun, primals, tangents):
@@ -212,10 +196,19 @@ def linearize_flat(flat_fun, primals, debug_info=None):
 
 # -- transposition
 
-def backward_pass(jaxpr: core.Jaxpr, consts, cotangents_out):
-  """Cotangents of ``jaxpr``'s inputs given its outputs' (the jaxpr is linear in them)."""
+def backward_pass(jaxpr: core.Jaxpr, consts, primals_in, cotangents_out):
+  """Cotangents of ``jaxpr``'s linear inputs given its outputs' cotangents.
+
+  ``primals_in`` holds ``UndefinedPrimal`` for each input the jaxpr is linear in and the
+  value of every other input (those are evaluated forward, like residuals).
+  """
   env = dict(zip(jaxpr.constvars, consts))
-  linear = set(jaxpr.invars)
+  linear = set()
+  for v, x in zip(jaxpr.invars, primals_in):
+    if type(x) is UndefinedPrimal:
+      linear.add(v)
+    else:
+      env[v] = x
   linear_eqns = []
   for eqn in jaxpr.eqns:  # forward: evaluate the non-linear part, collect the linear one
     if any(type(v) is not Literal and v in linear for v in eqn.invars):
@@ -248,7 +241,25 @@ def backward_pass(jaxpr: core.Jaxpr, consts, cotangents_out):
                   **eqn.params)
     for v, ct in zip(eqn.invars, cts_in):
       write(v, ct)
-  return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+  return [cts.get(v, Zero(v.aval)) if v in linear else None for v in jaxpr.invars]
+
+
+def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
+  """The transpose of ``closed`` w.r.t. the inputs flagged in ``linear``, as a jaxpr.
+
+  It takes the non-linear inputs followed by the output cotangents and returns the
+  cotangents of the linear inputs (zeros instantiated).
+  """
+  from jaxlite._src.transforms.staging import trace_to_jaxpr
+  avals = closed.in_avals
+  nonlinear = [a for a, lin in zip(avals, linear) if not lin]
+
+  def fun(*args):
+    it = iter(args[:len(nonlinear)])
+    primals = [UndefinedPrimal(a) if lin else next(it) for a, lin in zip(avals, linear)]
+    cts = backward_pass(closed.jaxpr, closed.consts, primals, args[len(nonlinear):])
+    return [instantiate(ct) for ct, lin in zip(cts, linear) if lin]
+  return trace_to_jaxpr(fun, nonlinear + list(closed.out_avals))
 
 
 def _read(env, v):

@@ -101,6 +101,7 @@ def _select_n(which, *cases):
 
 
 impl_rules[ew.select_n_p] = _select_n
+impl_rules[ew.clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi).astype(x.dtype)
 
 
 def _convert_element_type(x, *, new_dtype, weak_type, sharding):
@@ -245,3 +246,9 @@ impl_rules.update({
 from jaxlite._src.transforms import ad  # noqa: E402
 
 impl_rules[ad.add_any_p] = np.add
+
+from jaxlite._src.lax import control_flow as cf  # noqa: E402
+
+impl_rules[cf.cond_p] = cf._cond_impl
+impl_rules[cf.while_p] = cf._while_impl
+impl_rules[cf.scan_p] = cf._scan_impl

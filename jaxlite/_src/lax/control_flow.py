@@ -1,0 +1,808 @@
+"""Structured control flow: cond / switch, while_loop / fori_loop, scan / map.
+
+Bodies are traced once into closed jaxprs held in the primitives' params, so a loop stays
+a loop however many times it runs. Values the bodies close over are converted into
+explicit operands (``_closure_convert``), so the jaxprs in params have no tracer consts.
+
+Differentiation: each primitive's JVP traces the JVP of its bodies. Under ``linearize``
+the mixed primal/tangent call is split by a partial-evaluation rule into a known call
+(primal outputs and residuals, computed now) and an unknown, linear call (staged), which
+``backward_pass`` transposes: cond into a cond of transposed branches, scan into a
+reverse scan. ``while_loop`` has no transpose, as in JAX.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+import weakref
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src import tree
+from jaxlite._src.array import Array
+from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
+from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import shapes
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import partial_eval as pe
+from jaxlite._src.transforms.staging import trace_to_jaxpr
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _as_operand(x):
+  from jaxlite._src.numpy.util import as_operand
+  return as_operand(x)
+
+
+def _closure_convert(closed: ClosedJaxpr):
+  """Turn the consts of ``closed`` into leading invars; returns (jaxpr, const values)."""
+  jaxpr = closed.jaxpr
+  if not jaxpr.constvars:
+    return closed, []
+  new = Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
+              jaxpr.debug_info)
+  return ClosedJaxpr(new, []), list(closed.consts)
+
+
+def _trace_flat(fun, in_tree, in_avals, what):
+  """Trace a user function of pytrees; returns (ClosedJaxpr, out_tree)."""
+  store = []
+
+  def flat(*leaves):
+    out = fun(*tree.tree_unflatten(in_tree, leaves))
+    out_leaves, out_tree = tree.tree_flatten(out)
+    store.append(out_tree)
+    for leaf in out_leaves:
+      if not isinstance(leaf, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
+                               complex)):
+        raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a "
+                        "valid JAX type. Return arrays (or pytrees of arrays) only.")
+    return [_as_operand(x) for x in out_leaves]
+  return trace_to_jaxpr(flat, in_avals), store[-1]
+
+
+def _avals_of(leaves):
+  return [core.get_aval(x) for x in leaves]
+
+
+def _type_mismatch(a: ShapedArray, b: ShapedArray) -> str:
+  if a.shape != b.shape:
+    return "the shapes do not match"
+  if a.dtype != b.dtype:
+    return "the dtypes do not match"
+  return "the weak types do not match"
+
+
+def _fun_desc(f):
+  from jaxlite._src.api_util import fun_source_info
+  return fun_source_info(f)
+
+
+def _zeros(aval):
+  return ad.zeros_like_aval(aval)
+
+
+def _inexact(aval):
+  return dtypes.is_inexact(aval.dtype)
+
+
+def _jvp_jaxpr(closed: ClosedJaxpr, diff_mask):
+  """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
+  (outputs..., tangents of inexact outputs...)."""
+  avals = closed.in_avals
+  n = len(avals)
+
+  def fun(*args):
+    primals = list(args[:n])
+    it = iter(args[n:])
+    tangents = [next(it) if d else ad.Zero(ad.tangent_aval(a))
+                for a, d in zip(avals, diff_mask)]
+    fn = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
+    outs, out_tangents = ad.jvp_flat(fn, primals, [ad.instantiate(t) for t in tangents])
+    return outs + [t for o, t in zip(closed.out_avals, out_tangents) if _inexact(o)]
+  return trace_to_jaxpr(fun, list(avals) + [a for a, d in zip(avals, diff_mask) if d])
+
+
+_compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _compiled_fn(closed: ClosedJaxpr):
+  """Tier-0 executable of a body jaxpr, compiled once per jaxpr object."""
+  fn = _compiled.get(closed)
+  if fn is None:
+    from jaxlite._src import passes
+    from jaxlite._src.backends.numpy import codegen
+    fn, _ = codegen.compile_jaxpr(passes.optimize(closed), "body")
+    _compiled[closed] = fn
+  return fn
+
+
+# ----------------------------------------------------------------------------- cond
+
+cond_p = Primitive("cond")
+cond_p.multiple_results = True
+
+
+@cond_p.def_abstract_eval
+def _cond_abstract_eval(index, *ops, branches):
+  if index.shape or index.dtype != np.int32:
+    raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}.")
+  for b in branches:
+    if [a.strip_weak_type() for a in b.in_avals] != [o.strip_weak_type() for o in ops]:
+      raise TypeError("cond branches must take the operands' types.")
+  return list(branches[0].out_avals)
+
+
+def _check_branch_outputs(funs, out_trees, jaxprs, kind):
+  names = ("true_fun", "false_fun") if kind == "cond" else tuple(
+      f"branch {i}" for i in range(len(funs)))
+  if kind == "cond":
+    funs, out_trees, jaxprs = funs[::-1], out_trees[::-1], jaxprs[::-1]
+  head = "\n\n" + "\n".join(f"{n} is {_fun_desc(f)}" for n, f in zip(names, funs)) + "\n\n"
+  for i in range(1, len(jaxprs)):
+    if out_trees[i] != out_trees[0]:
+      raise TypeError(f"{kind} branch outputs must have the same pytree structure, but they "
+                      f"differ:{head}{names[0]} output is {out_trees[0]} but {names[i]} "
+                      f"output is {out_trees[i]}.\n\nRevise {names[0]} and/or {names[i]} "
+                      "so that they have the same pytree structure.")
+    for a, b in zip(jaxprs[0].out_avals, jaxprs[i].out_avals):
+      if a.shape != b.shape or a.dtype != b.dtype:
+        raise TypeError(f"{kind} branches must have equal output types but they differ."
+                        f"{head}The output of {names[0]} has type {a.str_short()} but the "
+                        f"corresponding output of {names[i]} has type {b.str_short()}, so "
+                        f"{_type_mismatch(a, b)}.\n\nRevise {names[0]} and/or {names[i]} so "
+                        "that all output types match.")
+
+
+def _bind_cond(index, funs, operands, kind):
+  leaves, in_tree = tree.tree_flatten(operands)
+  leaves = [_as_operand(x) for x in leaves]
+  avals = _avals_of(leaves)
+  traced = [_trace_flat(lambda *a, f=f: f(*a), in_tree, avals, f"{kind} branch")
+            for f in funs]
+  jaxprs, out_trees = [t[0] for t in traced], [t[1] for t in traced]
+  _check_branch_outputs(funs, out_trees, jaxprs, kind)
+  # weak types may differ between branches: the output is weak only if all are
+  joined = [ShapedArray(a.shape, a.dtype, all(j.out_avals[i].weak_type for j in jaxprs))
+            for i, a in enumerate(jaxprs[0].out_avals)]
+  jaxprs = [_with_out_avals(j, joined) for j in jaxprs]
+  branches, consts = _common_consts(jaxprs)
+  outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
+  return tree.tree_unflatten(out_trees[0], outs)
+
+
+def _with_out_avals(closed, avals):
+  if closed.out_avals == avals:
+    return closed
+
+  def fun(*args):
+    outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    return [ew._convert_element_type(o, a.dtype, a.weak_type) for o, a in zip(outs, avals)]
+  return trace_to_jaxpr(fun, closed.in_avals)
+
+
+def _common_consts(jaxprs):
+  """Closure-convert every branch; each takes all branches' consts, then the operands."""
+  converted = [_closure_convert(j) for j in jaxprs]
+  const_avals = [v.aval for closed, cs in converted for v in closed.jaxpr.invars[:len(cs)]]
+  out, offset = [], 0
+  for closed, cs in converted:
+    jaxpr, n = closed.jaxpr, len(cs)
+    fresh = lambda avals: [core.Var(a) for a in avals]
+    invars = (fresh(const_avals[:offset]) + jaxpr.invars[:n]
+              + fresh(const_avals[offset + n:]) + jaxpr.invars[n:])
+    out.append(ClosedJaxpr(Jaxpr([], invars, jaxpr.outvars, jaxpr.eqns), []))
+    offset += n
+  return out, [c for _, cs in converted for c in cs]
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=None):
+  """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one
+  ``cond`` so only one branch runs (under ``vmap`` a batched ``pred`` becomes a select).
+
+  Also accepts the older form ``cond(pred, true_operand, true_fun, false_operand,
+  false_fun)``.
+  """
+  if not callable(true_fun) and callable(false_fun) and len(operands) == 2 and \
+      callable(operands[1]):
+    true_op, tf, false_op, ff = true_fun, false_fun, operands[0], operands[1]
+    return cond(pred, lambda ops: tf(ops[0]), lambda ops: ff(ops[1]), (true_op, false_op))
+  if operand is not None:
+    operands = (operand,)
+  if not callable(true_fun) or not callable(false_fun):
+    raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+  index = _predicate_index(pred)
+  return _bind_cond(index, (false_fun, true_fun), operands, "cond")
+
+
+def _predicate_index(pred):
+  if isinstance(pred, (str, bytes)) or not hasattr(pred, "dtype") and not isinstance(
+      pred, (bool, int, float, np.generic)):
+    raise TypeError(f"Pred must be a scalar, got {pred} of type {type(pred)}")
+  pred = _as_operand(pred)
+  if pred.shape:
+    shown = pred if not isinstance(pred, Tracer) else pred.aval
+    raise TypeError(f"Pred must be a scalar, got {shown} of shape {pred.shape}.")
+  if not (pred.dtype == np.bool_ or dtypes.is_integer(pred.dtype) or
+          dtypes.is_floating(pred.dtype)):
+    raise TypeError(f"Pred type must be either boolean or number, got {pred.dtype}.")
+  if pred.dtype != np.bool_:
+    pred = ew.ne(pred, Array(np.zeros((), pred.dtype)))
+  return ew.convert_element_type(pred, np.int32)
+
+
+def switch(index, branches, *operands, operand=None):
+  """``branches[index](*operands)``; ``index`` is clamped into range, as in JAX."""
+  branches = list(branches)
+  if not branches:
+    raise ValueError("Empty branch sequence")
+  if operand is not None:
+    operands = (operand,)
+  index = _as_operand(index)
+  if index.shape or not (dtypes.is_integer(index.dtype) or index.dtype == np.bool_):
+    raise TypeError(f"switch index must be a scalar integer, got {index.aval.str_short()}.")
+  index = ew.convert_element_type(index, np.int32)
+  if len(branches) == 1:
+    return branches[0](*operands)
+  index = ew.clamp(Array(np.int32(0)), index, Array(np.int32(len(branches) - 1)))
+  return _bind_cond(index, branches, operands, "switch")
+
+
+def _cond_impl(index, *args, branches):
+  return _compiled_fn(branches[int(index)])(*args)
+
+
+def _cond_jvp(primals, tangents, *, branches):
+  index, *ops = primals
+  diff = [type(t) is not ad.Zero and _inexact(core.get_aval(p))
+          for p, t in zip(ops, tangents[1:])]
+  if not any(diff):
+    outs = cond_p.bind(*primals, branches=branches)
+    return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
+  jvp_branches = tuple(_jvp_jaxpr(b, diff) for b in branches)
+  ts = [ad.instantiate(t) for t, d in zip(tangents[1:], diff) if d]
+  outs = cond_p.bind(index, *ops, *ts, branches=jvp_branches)
+  n = len(branches[0].out_avals)
+  primal_outs, it = outs[:n], iter(outs[n:])
+  out_tangents = [next(it) if _inexact(a) else ad.Zero(ad.tangent_aval(a))
+                  for a in branches[0].out_avals]
+  return primal_outs, out_tangents
+
+
+def _cond_partial_eval(trace, args, unknowns, params):
+  branches = params["branches"]
+  if unknowns[0]:
+    return trace.bind_unknown(cond_p, *args, **params)
+  op_unknowns = unknowns[1:]
+  out_uk = [False] * len(branches[0].out_avals)
+  for b in branches:
+    out_uk = [a or b for a, b in zip(out_uk, pe.partial_eval_jaxpr(b, op_unknowns)[2])]
+  splits = [pe.partial_eval_jaxpr(b, op_unknowns, instantiate=out_uk) for b in branches]
+  res_avals = [list(k.out_avals[len(k.out_avals) - n:]) if n else []
+               for k, _, _, n in splits]
+  all_res = [a for avals in res_avals for a in avals]
+  known_branches, unknown_branches, offset = [], [], 0
+  for (known, unknown, _, n), avals in zip(splits, res_avals):
+    known_branches.append(_known_branch(known, n, all_res, offset))
+    unknown_branches.append(_unknown_branch(unknown, n, all_res, offset))
+    offset += n
+  index, ops = args[0], args[1:]
+  known_ops = [x for x, u in zip(ops, op_unknowns) if not u]
+  unknown_ops = [x for x, u in zip(ops, op_unknowns) if u]
+  known_outs = trace.bind_known(cond_p, index, *known_ops, branches=tuple(known_branches))
+  n_known = len(known_outs) - len(all_res)
+  residuals = known_outs[n_known:]
+  unknown_outs = trace.bind_unknown(cond_p, index, *residuals, *unknown_ops,
+                                    branches=tuple(unknown_branches))
+  k_it, u_it = iter(known_outs[:n_known]), iter(unknown_outs)
+  return [next(u_it) if u else next(k_it) for u in out_uk]
+
+
+def _known_branch(known, n_res, all_res, offset):
+  """Known branch returning its residuals in its own slots of the shared residual list."""
+  def fun(*args):
+    outs = core.eval_jaxpr(known.jaxpr, known.consts, *args)
+    mine = outs[len(outs) - n_res:] if n_res else []
+    res = [_zeros(a) for a in all_res[:offset]] + mine + [
+        _zeros(a) for a in all_res[offset + n_res:]]
+    return outs[:len(outs) - n_res] + res
+  return trace_to_jaxpr(fun, known.in_avals)
+
+
+def _unknown_branch(unknown, n_res, all_res, offset):
+  def fun(*args):
+    res, ops = args[:len(all_res)], args[len(all_res):]
+    return core.eval_jaxpr(unknown.jaxpr, unknown.consts,
+                           *res[offset:offset + n_res], *ops)
+  return trace_to_jaxpr(fun, list(all_res) + list(unknown.in_avals[n_res:]))
+
+
+def _cond_transpose(cts, index, *ops, branches):
+  linear = [ad.is_undefined(x) for x in ops]
+  cts = [ad.instantiate(c) for c in cts]
+  transposed = tuple(ad.transpose_jaxpr(b, linear) for b in branches)
+  nonlinear = [x for x in ops if not ad.is_undefined(x)]
+  outs = cond_p.bind(index, *nonlinear, *cts, branches=transposed)
+  it = iter(outs)
+  return [None] + [next(it) if lin else None for lin in linear]
+
+
+ad.jvp_rules[cond_p] = _cond_jvp
+ad.transpose_rules[cond_p] = _cond_transpose
+pe.partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+# ----------------------------------------------------------------------------- while
+
+while_p = Primitive("while")
+while_p.multiple_results = True
+
+
+@while_p.def_abstract_eval
+def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  return list(body_jaxpr.out_avals)
+
+
+def _check_carry(what, in_tree, out_tree, in_avals, out_avals, names=None):
+  if in_tree != out_tree:
+    raise TypeError(f"{what} function carry input and carry output must have the same "
+                    f"pytree structure, but they differ:\n\nthe input carry is {in_tree} "
+                    f"but the output carry is {out_tree}.\n\nRevise the function so that "
+                    "the carry output has the same structure as the carry input.")
+  for i, (a, b) in enumerate(zip(in_avals, out_avals)):
+    if a.shape != b.shape or a.dtype != b.dtype:
+      name = names[i] if names else f"component {i}"
+      raise TypeError(f"{what} function carry input and carry output must have equal "
+                      f"types, but they differ:\n\nThe input carry {name} has type "
+                      f"{a.str_short()} but the corresponding output carry component has "
+                      f"type {b.str_short()}, so {_type_mismatch(a, b)}.\n\nRevise the "
+                      "function so that all output types match the corresponding input "
+                      "types.")
+
+
+def _promote_weak_carry(leaves, out_avals):
+  """Weakly typed carries take the type the body gives them (JAX retraces the same way);
+  returns the new leaves, or None when nothing changed."""
+  new, changed = [], False
+  for x, b in zip(leaves, out_avals):
+    a = core.get_aval(x)
+    if a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type):
+      x, changed = ew._convert_element_type(x, b.dtype, b.weak_type), True
+    new.append(x)
+  return new if changed else None
+
+
+def while_loop(cond_fun, body_fun, init_val):
+  """``while cond_fun(val): val = body_fun(val)`` as one staged loop.
+
+  Forward-mode differentiable; reverse mode needs ``scan`` (or ``fori_loop`` with static
+  bounds), as in JAX.
+  """
+  leaves, carry_tree = tree.tree_flatten(init_val)
+  in_tree = tree.tree_structure((init_val,))  # the functions take the carry as one argument
+  leaves = [_as_operand(x) for x in leaves]
+  avals = _avals_of(leaves)
+  cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
+  out_avals = cond_jaxpr.out_avals
+  if len(out_avals) != 1 or out_avals[0].shape or out_avals[0].dtype != np.bool_:
+    raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
+                    f"{list(out_avals)}.")
+  body_jaxpr, body_tree = _trace_flat(body_fun, in_tree, avals, "body_fun")
+  promoted = _promote_weak_carry(leaves, body_jaxpr.out_avals) if carry_tree == body_tree \
+      else None
+  if promoted is not None:
+    leaves, avals = promoted, _avals_of(promoted)
+    cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
+    body_jaxpr, body_tree = _trace_flat(body_fun, in_tree, avals, "body_fun")
+  names = [f"val{tree.keystr(p)}" for p, _ in tree.tree_flatten_with_path(init_val)[0]]
+  _check_carry("body_fun", carry_tree, body_tree, avals, body_jaxpr.out_avals, names)
+  body_jaxpr = _with_out_avals(body_jaxpr, [a.update(weak_type=a.weak_type) for a in avals])
+  cond_closed, cond_consts = _closure_convert(cond_jaxpr)
+  body_closed, body_consts = _closure_convert(body_jaxpr)
+  outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_closed,
+                      body_jaxpr=body_closed, cond_nconsts=len(cond_consts),
+                      body_nconsts=len(body_consts))
+  return tree.tree_unflatten(carry_tree, outs)
+
+
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  cond_consts = args[:cond_nconsts]
+  body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
+  carry = list(args[cond_nconsts + body_nconsts:])
+  cond_fn, body_fn = _compiled_fn(cond_jaxpr), _compiled_fn(body_jaxpr)
+  while cond_fn(*cond_consts, *carry)[0]:
+    carry = body_fn(*body_consts, *carry)
+  return carry
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  nc = cond_nconsts + body_nconsts
+  carry_avals = body_jaxpr.out_avals
+  diff_consts = [type(t) is not ad.Zero and _inexact(core.get_aval(p))
+                 for p, t in zip(primals[cond_nconsts:nc], tangents[cond_nconsts:nc])]
+  # once any tangent is nonzero, every inexact carry may acquire one through the body
+  any_nonzero = any(diff_consts) or any(type(t) is not ad.Zero for t in tangents[nc:])
+  diff_carry = [_inexact(a) and any_nonzero for a in carry_avals]
+  if not any(diff_carry):
+    outs = while_p.bind(*primals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
+                        cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+    return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
+  body_jvp = _jvp_jaxpr(body_jaxpr, diff_consts + diff_carry)
+  n_bc, n_carry = body_nconsts, len(carry_avals)
+  n_tc = sum(diff_consts)
+
+  # the jvp body takes (consts, carry, const tangents, carry tangents); while wants
+  # (consts..., carry...) with the const tangents among the consts
+  def body(*args):
+    consts, tconsts = args[:n_bc], args[n_bc:n_bc + n_tc]
+    carry, tcarry = args[n_bc + n_tc:n_bc + n_tc + n_carry], args[n_bc + n_tc + n_carry:]
+    outs = core.eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *consts, *carry, *tconsts,
+                           *tcarry)
+    tans = iter(outs[n_carry:])
+    t_all = [next(tans) if _inexact(a) else None for a in carry_avals]
+    return outs[:n_carry] + [t for t, d in zip(t_all, diff_carry) if d]
+  tangent_avals = [ad.tangent_aval(a) for a, d in zip(carry_avals, diff_carry) if d]
+  const_t_avals = [ad.tangent_aval(a) for a, d in zip(body_jaxpr.in_avals[:n_bc],
+                                                       diff_consts) if d]
+  new_body = trace_to_jaxpr(body, list(body_jaxpr.in_avals[:n_bc]) + const_t_avals +
+                            list(carry_avals) + tangent_avals)
+
+  def cond(*args):
+    consts, carry = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + n_carry]
+    return core.eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *consts, *carry)
+  new_cond = trace_to_jaxpr(cond, list(cond_jaxpr.in_avals) + tangent_avals)
+  const_tangents = [ad.instantiate(t) for t, d in zip(tangents[cond_nconsts:nc],
+                                                      diff_consts) if d]
+  carry_tangents = [ad.instantiate(t) if type(t) is not ad.Zero else _zeros(
+      ad.tangent_aval(a)) for t, a, d in zip(tangents[nc:], carry_avals, diff_carry) if d]
+  outs = while_p.bind(*primals[:cond_nconsts], *primals[cond_nconsts:nc], *const_tangents,
+                      *primals[nc:], *carry_tangents, cond_jaxpr=new_cond,
+                      body_jaxpr=new_body, cond_nconsts=cond_nconsts,
+                      body_nconsts=body_nconsts + n_tc)
+  it = iter(outs[n_carry:])
+  return outs[:n_carry], [next(it) if d else ad.Zero(ad.tangent_aval(a))
+                          for a, d in zip(carry_avals, diff_carry)]
+
+
+def _while_partial_eval(trace, args, unknowns, params):
+  raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
+                   "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
+                   "using fori_loop with static start/stop.")
+
+
+ad.jvp_rules[while_p] = _while_jvp
+pe.partial_eval_rules[while_p] = _while_partial_eval
+
+
+def _concrete_int(x):
+  if isinstance(x, Tracer):
+    value = x.to_concrete_value()
+    return None if value is None else operator.index(np.asarray(value).item())
+  return operator.index(np.asarray(x).item())
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+  """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+  With concrete bounds it is a ``scan`` (so reverse-mode differentiation works); with
+  traced bounds a ``while_loop``.
+  """
+  lo, hi = _concrete_int(lower), _concrete_int(upper)
+  index_dtype = dtypes.canonicalize_dtype(dtypes.result_type(lower, upper))
+  if lo is not None and hi is not None:
+    def step(carry, _):
+      i, val = carry
+      return (ew.add(i, Array(np.ones((), index_dtype), True)), body_fun(i, val)), None
+    i0 = Array(np.asarray(lo, index_dtype), dtypes.is_weakly_typed(lower) and
+               dtypes.is_weakly_typed(upper))
+    (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0),
+                       unroll=unroll or 1)
+    return out
+
+  def cond_fun(carry):
+    return ew.lt(carry[0], carry[1])
+
+  def body(carry):
+    i, hi_, val = carry
+    return (ew.add(i, Array(np.ones((), i.dtype), True)), hi_, body_fun(i, val))
+  lower_, upper_ = (_as_operand(x) for x in (lower, upper))
+  lower_ = ew._convert_element_type(lower_, index_dtype, lower_.weak_type)
+  upper_ = ew._convert_element_type(upper_, index_dtype, upper_.weak_type)
+  return while_loop(cond_fun, body, (lower_, upper_, init_val))[2]
+
+
+# ----------------------------------------------------------------------------- scan
+
+scan_p = Primitive("scan")
+scan_p.multiple_results = True
+
+
+@scan_p.def_abstract_eval
+def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, unroll,
+                        linear):
+  carry_avals = jaxpr.out_avals[:num_carry]
+  ys_avals = [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+              for a in jaxpr.out_avals[num_carry:]]
+  return list(carry_avals) + ys_avals
+
+
+core.hidden_params[scan_p] = lambda k, v, params: k == "linear"
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
+  """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns
+  ``(final carry, stacked ys)``.
+
+  The body is traced once, so compile time does not grow with the trip count.
+  """
+  x_leaves, x_tree = tree.tree_flatten(xs)
+  x_leaves = [_as_operand(x) for x in x_leaves]
+  lengths = {x.shape[0] if x.shape else None for x in x_leaves}
+  if None in lengths:
+    raise ValueError("scan got value with no leading axis to scan over: "
+                     + ", ".join(str(core.get_aval(x).str_short()) for x in x_leaves
+                                 if not x.shape))
+  if length is not None:
+    length = operator.index(length)
+    if lengths and lengths != {length}:
+      raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                       f"leading axis sizes {sorted(lengths)}.")
+  elif len(lengths) > 1:
+    raise ValueError("scan got values with different leading axis sizes: "
+                     + ", ".join(str(s) for s in sorted(lengths)) + ".")
+  elif not lengths:
+    raise ValueError("scan got no values to scan over and `length` not provided.")
+  else:
+    length = lengths.pop()
+  carry_leaves, carry_tree = tree.tree_flatten(init)
+  carry_leaves = [_as_operand(c) for c in carry_leaves]
+  carry_avals = _avals_of(carry_leaves)
+  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in _avals_of(x_leaves)]
+  store = []
+
+  def body(*args):
+    carry = tree.tree_unflatten(carry_tree, args[:len(carry_avals)])
+    x = tree.tree_unflatten(x_tree, args[len(carry_avals):])
+    out = f(carry, x)
+    if not (isinstance(out, tuple) and len(out) == 2):
+      raise TypeError("scan body output must be a pair, got "
+                      f"{type(out).__name__}: the body returns (carry, y).")
+    new_carry, y = out
+    c_leaves, c_tree = tree.tree_flatten(new_carry)
+    y_leaves, y_tree = tree.tree_flatten(y)
+    store.append((c_tree, y_tree))
+    return [_as_operand(c) for c in c_leaves] + [_as_operand(v) for v in y_leaves]
+  jaxpr = trace_to_jaxpr(body, carry_avals + x_avals)
+  promoted = _promote_weak_carry(carry_leaves, jaxpr.out_avals[:len(carry_leaves)]) \
+      if store[-1][0] == carry_tree else None
+  if promoted is not None:
+    carry_leaves, carry_avals = promoted, _avals_of(promoted)
+    jaxpr = trace_to_jaxpr(body, carry_avals + x_avals)
+  c_tree, y_tree = store[-1]
+  names = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init)[0]]
+  _check_carry("scan body", carry_tree, c_tree, carry_avals,
+               jaxpr.out_avals[:len(carry_avals)],
+               [_carry_name(f, n) for n in names])
+  jaxpr = _with_out_avals(jaxpr, carry_avals + list(jaxpr.out_avals[len(carry_avals):]))
+  closed, consts = _closure_convert(jaxpr)
+  outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, jaxpr=closed, length=length,
+                     reverse=bool(reverse), num_consts=len(consts),
+                     num_carry=len(carry_leaves), unroll=int(unroll) if not isinstance(
+                         unroll, bool) else int(unroll),
+                     linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)))
+  n = len(carry_leaves)
+  return tree.tree_unflatten(carry_tree, outs[:n]), tree.tree_unflatten(y_tree, outs[n:])
+
+
+def _carry_name(f, path):
+  try:
+    import inspect
+    first = next(iter(inspect.signature(f).parameters))
+  except (TypeError, ValueError, StopIteration):
+    first = "carry"
+  return first + path
+
+
+def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, linear):
+  consts = args[:num_consts]
+  carry = list(args[num_consts:num_consts + num_carry])
+  xs = args[num_consts + num_carry:]
+  body = _compiled_fn(jaxpr)
+  ys_avals = jaxpr.out_avals[num_carry:]
+  ys = [np.empty((length,) + a.shape, a.dtype) for a in ys_avals]
+  for step in range(length):
+    i = length - 1 - step if reverse else step
+    outs = body(*consts, *carry, *[x[i] for x in xs])
+    carry = outs[:num_carry]
+    for buf, y in zip(ys, outs[num_carry:]):
+      buf[i] = y
+  return carry + ys
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll,
+              linear):
+  avals = jaxpr.in_avals
+  nc, ncar = num_consts, num_carry
+  diff = [type(t) is not ad.Zero and _inexact(a) for a, t in zip(avals, tangents)]
+  # a carry whose tangent can become nonzero must carry one from the start
+  carry_diff = [_inexact(a) and (d or any(diff)) for a, d in
+                zip(avals[nc:nc + ncar], diff[nc:nc + ncar])]
+  diff = diff[:nc] + carry_diff + diff[nc + ncar:]
+  if not any(diff):
+    outs = scan_p.bind(*primals, jaxpr=jaxpr, length=length, reverse=reverse,
+                       num_consts=nc, num_carry=ncar, unroll=unroll, linear=linear)
+    return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
+  jvp = _jvp_jaxpr(jaxpr, diff)
+  n_in = len(avals)
+  d_consts, d_carry, d_xs = diff[:nc], diff[nc:nc + ncar], diff[nc + ncar:]
+  n_tc, n_tcar, n_tx = sum(d_consts), sum(d_carry), sum(d_xs)
+  out_carry_inexact = [_inexact(a) for a in jaxpr.out_avals[:ncar]]
+  ys_inexact = [_inexact(a) for a in jaxpr.out_avals[ncar:]]
+
+  # scan layout: consts (primal, tangent), carry (primal, tangent), xs (primal, tangent)
+  def body(*args):
+    c, tc = args[:nc], args[nc:nc + n_tc]
+    k = nc + n_tc
+    car, tcar = args[k:k + ncar], args[k + ncar:k + ncar + n_tcar]
+    k += ncar + n_tcar
+    x, tx = args[k:k + n_in - nc - ncar], args[k + n_in - nc - ncar:]
+    outs = core.eval_jaxpr(jvp.jaxpr, jvp.consts, *c, *car, *x, *tc, *tcar, *tx)
+    n_out = len(jaxpr.out_avals)
+    prim, tans = outs[:n_out], iter(outs[n_out:])
+    t_all = [next(tans) if inex else None for inex in out_carry_inexact + ys_inexact]
+    t_carry = [t for t, d in zip(t_all[:ncar], d_carry) if d]
+    t_ys = [t for t in t_all[ncar:] if t is not None]
+    return prim[:ncar] + t_carry + prim[ncar:] + t_ys
+  t_avals = lambda avs, mask: [ad.tangent_aval(a) for a, d in zip(avs, mask) if d]
+  body_avals = (list(avals[:nc]) + t_avals(avals[:nc], d_consts)
+                + list(avals[nc:nc + ncar]) + t_avals(avals[nc:nc + ncar], d_carry)
+                + list(avals[nc + ncar:]) + t_avals(avals[nc + ncar:], d_xs))
+  new_jaxpr = trace_to_jaxpr(body, body_avals)
+  inst = lambda ts, ps, mask: [ad.instantiate(t) if type(t) is not ad.Zero else
+                               _zeros(ad.tangent_aval(core.get_aval(p)))
+                               for t, p, d in zip(ts, ps, mask) if d]
+  args = (list(primals[:nc]) + inst(tangents[:nc], primals[:nc], d_consts)
+          + list(primals[nc:nc + ncar]) + inst(tangents[nc:nc + ncar],
+                                               primals[nc:nc + ncar], d_carry)
+          + list(primals[nc + ncar:]) + inst(tangents[nc + ncar:], primals[nc + ncar:], d_xs))
+  outs = scan_p.bind(*args, jaxpr=new_jaxpr, length=length, reverse=reverse,
+                     num_consts=nc + n_tc, num_carry=ncar + n_tcar, unroll=unroll,
+                     linear=(False,) * len(args))
+  carry, t_carry = outs[:ncar], iter(outs[ncar:ncar + n_tcar])
+  n_ys = len(jaxpr.out_avals) - ncar
+  ys, t_ys = outs[ncar + n_tcar:ncar + n_tcar + n_ys], iter(outs[ncar + n_tcar + n_ys:])
+  carry_t = [next(t_carry) if d else ad.Zero(ad.tangent_aval(a))
+             for d, a in zip(d_carry, jaxpr.out_avals[:ncar])]
+  ys_t = [next(t_ys) if inex else ad.Zero(ad.tangent_aval(core.get_aval(y)))
+          for inex, y in zip(ys_inexact, ys)]
+  return list(carry) + list(ys), carry_t + ys_t
+
+
+def _scan_partial_eval(trace, args, unknowns, params):
+  jaxpr, nc, ncar = params["jaxpr"], params["num_consts"], params["num_carry"]
+  length, reverse = params["length"], params["reverse"]
+  const_uk, carry_uk, xs_uk = (list(unknowns[:nc]), list(unknowns[nc:nc + ncar]),
+                               list(unknowns[nc + ncar:]))
+  n_ys = len(jaxpr.out_avals) - ncar
+  while True:  # a carry becomes unknown if its update depends on anything unknown
+    out_uk = pe.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
+                                   instantiate=carry_uk + [False] * n_ys)[2]
+    new_carry_uk = [a or b for a, b in zip(carry_uk, out_uk[:ncar])]
+    if new_carry_uk == carry_uk:
+      break
+    carry_uk = new_carry_uk
+  known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(
+      jaxpr, const_uk + carry_uk + xs_uk, instantiate=carry_uk + [False] * n_ys)
+  consts_k = [x for x, u in zip(args[:nc], const_uk) if not u]
+  carry_k = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if not u]
+  xs_k = [x for x, u in zip(args[nc + ncar:], xs_uk) if not u]
+  n_carry_k = len(carry_k)
+  known_outs = trace.bind_known(
+      scan_p, *consts_k, *carry_k, *xs_k, jaxpr=known, length=length, reverse=reverse,
+      num_consts=len(consts_k), num_carry=n_carry_k, unroll=params["unroll"],
+      linear=(False,) * (len(consts_k) + n_carry_k + len(xs_k)))
+  n_ys_k = len(known.out_avals) - n_carry_k - n_res
+  carry_out_k = known_outs[:n_carry_k]
+  ys_k = known_outs[n_carry_k:n_carry_k + n_ys_k]
+  residuals = known_outs[n_carry_k + n_ys_k:]
+  # unknown body: (consts_u, carry_u, residual xs, xs_u) -> (carry_u, ys_u)
+  n_cu, n_caru = sum(const_uk), sum(carry_uk)
+  u_avals = unknown.in_avals[n_res:]
+  res_avals = unknown.in_avals[:n_res]
+
+  def body(*a):
+    consts_u, carry_u = a[:n_cu], a[n_cu:n_cu + n_caru]
+    res, xs_u = a[n_cu + n_caru:n_cu + n_caru + n_res], a[n_cu + n_caru + n_res:]
+    return core.eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *consts_u, *carry_u, *xs_u)
+  unknown_body = trace_to_jaxpr(body, list(u_avals[:n_cu + n_caru]) + list(res_avals)
+                                + list(u_avals[n_cu + n_caru:]))
+  consts_u = [x for x, u in zip(args[:nc], const_uk) if u]
+  carry_u = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if u]
+  xs_u = [x for x, u in zip(args[nc + ncar:], xs_uk) if u]
+  unknown_outs = trace.bind_unknown(
+      scan_p, *consts_u, *carry_u, *residuals, *xs_u, jaxpr=unknown_body, length=length,
+      reverse=reverse, num_consts=n_cu, num_carry=n_caru, unroll=params["unroll"],
+      linear=(False,) * (n_cu + n_caru + len(residuals) + len(xs_u)))
+  carry_out_u, ys_u = unknown_outs[:n_caru], unknown_outs[n_caru:]
+  ck, cu = iter(carry_out_k), iter(carry_out_u)
+  yk, yu = iter(ys_k), iter(ys_u)
+  carry_out = [next(cu) if u else next(ck) for u in carry_uk]
+  ys_out = [next(yu) if u else next(yk) for u in out_uk[ncar:]]
+  return carry_out + ys_out
+
+
+def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll,
+                    linear):
+  nc, ncar = num_consts, num_carry
+  consts, carry, xs = args[:nc], args[nc:nc + ncar], args[nc + ncar:]
+  const_lin = [ad.is_undefined(c) for c in consts]
+  xs_lin = [ad.is_undefined(x) for x in xs]
+  # Every carry of a linear scan is a tangent; one that starts from a known value (an
+  # instantiated zero) is still linear in the body, and its cotangent is simply dropped.
+  carry_defined = [not ad.is_undefined(c) for c in carry]
+  ct_carry = [ad.instantiate(c) for c in cts[:ncar]]
+  ct_ys = [ad.instantiate(c) for c in cts[ncar:]]
+  body_avals = jaxpr.in_avals
+  nl_consts = [c for c, lin in zip(consts, const_lin) if not lin]
+  nl_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
+  lin_const_avals = [a for a, lin in zip(body_avals[:nc], const_lin) if lin]
+  carry_avals = list(body_avals[nc:nc + ncar])
+  ys_avals = list(jaxpr.out_avals[ncar:])
+  nl_x_avals = [a for a, lin in zip(body_avals[nc + ncar:], xs_lin) if not lin]
+  linear_mask = const_lin + [True] * ncar + xs_lin
+  body_t = ad.transpose_jaxpr(jaxpr, linear_mask)
+  n_nlc, n_lc = len(nl_consts), len(lin_const_avals)
+
+  # transposed body: consts = non-linear consts; carry = (const ct acc, carry ct);
+  # xs = (non-linear xs, ys cts) -> carry', linear xs cts
+  def body(*a):
+    nlc = a[:n_nlc]
+    acc, ctc = a[n_nlc:n_nlc + n_lc], a[n_nlc + n_lc:n_nlc + n_lc + ncar]
+    rest = a[n_nlc + n_lc + ncar:]
+    nlx, cty = rest[:len(nl_xs)], rest[len(nl_xs):]
+    outs = core.eval_jaxpr(body_t.jaxpr, body_t.consts, *nlc, *nlx, *ctc, *cty)
+    ct_consts, ct_carry_in, ct_xs = outs[:n_lc], outs[n_lc:n_lc + ncar], outs[n_lc + ncar:]
+    new_acc = [ad.add_tangents(x, y) for x, y in zip(acc, ct_consts)]
+    return new_acc + list(ct_carry_in) + list(ct_xs)
+  t_jaxpr = trace_to_jaxpr(body, [a for a, lin in zip(body_avals[:nc], const_lin)
+                                  if not lin] + lin_const_avals + carry_avals
+                           + nl_x_avals + ys_avals)
+  init_acc = [_zeros(a) for a in lin_const_avals]
+  outs = scan_p.bind(*nl_consts, *init_acc, *ct_carry, *nl_xs, *ct_ys, jaxpr=t_jaxpr,
+                     length=length, reverse=not reverse, num_consts=n_nlc,
+                     num_carry=n_lc + ncar, unroll=unroll,
+                     linear=(False,) * (n_nlc + n_lc + ncar + len(nl_xs) + len(ct_ys)))
+  ct_consts, ct_init = iter(outs[:n_lc]), outs[n_lc:n_lc + ncar]
+  ct_xs = iter(outs[n_lc + ncar:])
+  return ([next(ct_consts) if lin else None for lin in const_lin]
+          + [None if defined else ct for ct, defined in zip(ct_init, carry_defined)]
+          + [next(ct_xs) if lin else None for lin in xs_lin])
+
+
+ad.jvp_rules[scan_p] = _scan_jvp
+ad.transpose_rules[scan_p] = _scan_transpose
+pe.partial_eval_rules[scan_p] = _scan_partial_eval
+
+
+def map(f, xs, *, batch_size=None):
+  """``f`` applied to each slice of ``xs`` along its leading axis (a ``scan``)."""
+  if batch_size is not None:
+    from jaxlite._src.vmap_api import vmap
+    leaves, treedef = tree.tree_flatten(xs)
+    n = leaves[0].shape[0]
+    full = n - n % batch_size
+    batched = tree.tree_unflatten(treedef, [
+        shapes.reshape(shapes.slice_in_dim(x, 0, full), (full // batch_size, batch_size)
+                       + x.shape[1:]) for x in leaves])
+    _, ys = scan(lambda _, x: (None, vmap(f)(x)), None, batched)
+    ys = tree.tree_map(lambda y: shapes.reshape(y, (full,) + y.shape[2:]), ys)
+    if full < n:
+      rest = tree.tree_unflatten(treedef, [shapes.slice_in_dim(x, full, n) for x in leaves])
+      tail = map(f, rest)
+      ys = tree.tree_map(lambda a, b: shapes.concatenate([a, b], 0), ys, tail)
+    return ys
+  _, ys = scan(lambda _, x: (None, f(x)), None, xs)
+  return ys

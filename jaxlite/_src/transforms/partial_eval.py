@@ -1,0 +1,92 @@
+"""Partial evaluation: do the work whose inputs are known now, stage the rest.
+
+``PartialEvalTrace`` routes each primitive: if no operand is *unknown* (a tracer of the
+``unknown`` staging trace) it goes to the ``known`` trace; otherwise it is staged into
+``unknown``, which lifts the known operands as constvars: those are the residuals.
+Higher-order primitives with mixed operands (cond, scan) split themselves with a rule in
+``partial_eval_rules``. ``linearize`` is this with known = the primal computation and
+unknown = the tangents; ``partial_eval_jaxpr`` is this with both sides staged.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from jaxlite._src import core
+from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, set_current_trace
+from jaxlite._src.transforms.staging import DynamicJaxprTrace, JitTracer
+
+# primitive -> rule(trace, args, unknowns, params) -> outputs (known or unknown tracers)
+partial_eval_rules: dict[Primitive, Callable] = {}
+
+
+class PartialEvalTrace(core.Trace):
+  """Sends work on known values to ``known`` and on unknown values to ``unknown``."""
+
+  def __init__(self, known, unknown: DynamicJaxprTrace):
+    self.known = known
+    self.unknown = unknown
+    self.is_valid = True
+
+  def is_unknown(self, x) -> bool:
+    return type(x) is JitTracer and x._trace is self.unknown
+
+  def process_primitive(self, prim, args, params):
+    unknowns = [self.is_unknown(x) for x in args]
+    if not any(unknowns):
+      return self.known.process_primitive(prim, args, params)
+    rule = partial_eval_rules.get(prim)
+    if rule is not None and not all(unknowns):
+      return rule(self, args, unknowns, params)
+    return self.unknown.process_primitive(prim, args, params)
+
+  def bind_known(self, prim, *args, **params):
+    with set_current_trace(self.known):
+      return prim.bind(*args, **params)
+
+  def bind_unknown(self, prim, *args, **params):
+    return self.unknown.process_primitive(prim, args, params)
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=False):
+  """Split ``closed`` by which inputs are unknown.
+
+  Returns ``(known, unknown, out_unknowns, num_res)``: ``known`` takes the known inputs
+  and returns the known outputs followed by ``num_res`` residuals; ``unknown`` takes the
+  residuals followed by the unknown inputs and returns the unknown outputs.
+  ``instantiate`` (a bool or one per output) forces outputs to be unknown.
+  """
+  known_trace, unknown_trace = DynamicJaxprTrace(), DynamicJaxprTrace()
+  router = PartialEvalTrace(known_trace, unknown_trace)
+  try:
+    args = [(unknown_trace if u else known_trace).new_arg(a)
+            for a, u in zip(closed.in_avals, unknowns)]
+    with set_current_trace(router):
+      outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
+    if isinstance(instantiate, bool):
+      instantiate = [instantiate] * len(outs)
+    out_unknowns = [router.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
+    known_outs = [o for o, u in zip(outs, out_unknowns) if not u]
+    unknown_closed = unknown_trace.to_closed_jaxpr(
+        [o for o, u in zip(outs, out_unknowns) if u])
+    # constvars of the unknown side holding known tracers are the residuals
+    jaxpr = unknown_closed.jaxpr
+    res_idx = [i for i, c in enumerate(unknown_closed.consts)
+               if type(c) is JitTracer and c._trace is known_trace]
+    keep_idx = [i for i in range(len(unknown_closed.consts)) if i not in res_idx]
+    residuals = [unknown_closed.consts[i] for i in res_idx]
+    unknown_jaxpr = ClosedJaxpr(
+        Jaxpr([jaxpr.constvars[i] for i in keep_idx],
+              [jaxpr.constvars[i] for i in res_idx] + jaxpr.invars, jaxpr.outvars,
+              jaxpr.eqns),
+        [unknown_closed.consts[i] for i in keep_idx])
+    known_jaxpr = known_trace.to_closed_jaxpr(known_outs + residuals)
+  finally:
+    known_trace.invalidate()
+    unknown_trace.invalidate()
+  return known_jaxpr, unknown_jaxpr, out_unknowns, len(residuals)
+
+
+def trace_jaxpr(fun, in_avals) -> ClosedJaxpr:
+  """Stage ``fun`` (flat lists of values in and out) into a closed jaxpr."""
+  from jaxlite._src.transforms.staging import trace_to_jaxpr
+  return trace_to_jaxpr(fun, in_avals)
