@@ -1,0 +1,214 @@
+"""Structured control flow: results, printed jaxprs, errors, derivatives, loops staying loops."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.test_util import check_grads
+
+rng = np.random.default_rng(0)
+
+# Expected texts recorded from JAX 0.10.2.
+COND_JAXPR = """{ lambda ; a:bool[] b:f32[]. let
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    d:f32[] = cond[
+      branches=(
+        { lambda ; e:f32[]. let f:f32[] = sin e in (f,) }
+        { lambda ; g:f32[]. let h:f32[] = mul g 2.0:f32[] in (h,) }
+      )
+    ] c b
+  in (d,) }"""
+
+SWITCH_JAXPR = """{ lambda ; a:i32[] b:f32[]. let
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    d:i32[] = clamp 0:i32[] c 2:i32[]
+    e:f32[] = cond[
+      branches=(
+        { lambda ; f:f32[]. let g:f32[] = mul f 2.0:f32[] in (g,) }
+        { lambda ; h:f32[]. let i:f32[] = sin h in (i,) }
+        { lambda ; j:f32[]. let  in (j,) }
+      )
+    ] d b
+  in (e,) }"""
+
+WHILE_JAXPR = """{ lambda ; a:f32[]. let
+    b:f32[] = while[
+      body_jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0:f32[] in (d,) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; e:f32[]. let f:bool[] = lt e 10.0:f32[] in (f,) }
+      cond_nconsts=0
+    ] a
+  in (b,) }"""
+
+FORI_JAXPR = """{ lambda ; a:f32[]. let
+    _:i32[] b:f32[] = scan[
+      jaxpr={ lambda ; c:i32[] d:f32[]. let
+          e:i32[] = add c 1:i32[]
+          f:f32[] = mul d 2.0:f32[]
+        in (e, f) }
+      length=5
+      num_carry=2
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 0:i32[] a
+  in (b,) }"""
+
+SCAN_CONSTS_JAXPR = """{ lambda ; a:f32[]. let
+    b:f32[] = scan[
+      jaxpr={ lambda ; c:f32[] d:f32[]. let
+          e:f32[] = sin d
+          f:f32[] = mul e c
+        in (f,) }
+      length=3
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] a a
+  in (b,) }"""
+
+
+def test_jaxprs_print_like_jax():
+  assert str(jax.make_jaxpr(lambda p, x: lax.cond(p, lambda x: x * 2, jnp.sin, x))(
+      True, 1.0)) == COND_JAXPR
+  branches = [lambda x: x * 2, jnp.sin, lambda x: x]
+  assert str(jax.make_jaxpr(lambda i, x: lax.switch(i, branches, x))(1, 1.0)) == SWITCH_JAXPR
+  assert str(jax.make_jaxpr(lambda x: lax.while_loop(lambda c: c < 10., lambda c: c * 2.,
+                                                     x))(1.0)) == WHILE_JAXPR
+  assert str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 5, lambda i, c: c * 2., x))(
+      1.0)) == FORI_JAXPR
+  assert str(jax.make_jaxpr(lambda x: lax.scan(lambda c, _: (jnp.sin(c) * x, None), x, None,
+                                               length=3))(1.0)) == SCAN_CONSTS_JAXPR
+
+
+def test_cond_and_switch_results():
+  assert float(lax.cond(True, lambda x: x + 1, lambda x: x - 1, 1.0)) == 2.0
+  assert float(lax.cond(0, lambda x: x + 1, lambda x: x - 1, 1.0)) == 0.0
+  assert float(lax.cond(True, 3.0, lambda x: x + 1, 4.0, lambda x: x - 1)) == 4.0  # old form
+  branches = [lambda x: x, lambda x: x * 2, lambda x: x * 3]
+  assert [float(lax.switch(i, branches, 1.0)) for i in (-3, 0, 1, 2, 7)] == [1, 1, 2, 3, 3]
+  soft_or_sharp = jax.jit(lambda x, sharp: lax.cond(
+      sharp, lambda x: jnp.where(x > 0, x, 0.0), lambda x: jnp.log1p(jnp.exp(x)), x))
+  x = jnp.array([-1.0, 0.5, 2.0])
+  np.testing.assert_allclose(soft_or_sharp(x, jnp.array(True)), [0, 0.5, 2])
+  np.testing.assert_allclose(soft_or_sharp(x, jnp.array(False)), np.log1p(np.exp([-1, .5, 2])),
+                             rtol=1e-6)
+
+
+def test_cond_with_pytrees_and_closures():
+  scale = jnp.array(3.0)
+
+  def f(p, x):
+    return lax.cond(p, lambda t: {"a": t[0] * scale, "b": t[1]},
+                    lambda t: {"a": t[0], "b": t[1] + scale}, (x, x + 1))
+  out = jax.jit(f)(True, jnp.ones(2))
+  np.testing.assert_allclose(out["a"], [3, 3])
+  np.testing.assert_allclose(jax.jit(f)(False, jnp.ones(2))["b"], [5, 5])
+
+
+def test_loops_results_match_python():
+  assert float(lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, 1.0)) == 16.0
+  assert float(lax.fori_loop(0, 5, lambda i, c: c + i, 0)) == 10
+  assert float(lax.fori_loop(0, jnp.array(5), lambda i, c: c + i, 0)) == 10
+  assert float(jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + i, 0))(5)) == 10
+  carry, ys = lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.arange(4.0))
+  assert float(carry) == 6.0 and ys.tolist() == [0, 0, 2, 9]
+  carry, ys = lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(4.0), reverse=True)
+  assert float(carry) == 6.0 and ys.tolist() == [6, 5, 3, 0]
+  _, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=3)
+  assert ys.tolist() == [0, 1, 2]
+  c, ys = lax.scan(lambda c, x: ((c[0] + x["a"], c[1]), {"s": c[0]}), (0.0, jnp.ones(2)),
+                   {"a": jnp.arange(3.0)})
+  assert float(c[0]) == 3.0 and ys["s"].tolist() == [0, 0, 1]
+  np.testing.assert_allclose(lax.map(lambda x: x ** 2, jnp.arange(4.0)), [0, 1, 4, 9])
+
+
+def test_python_control_flow_on_tracer_points_to_structured_forms():
+  @jax.jit
+  def f(x):
+    while x < 3:
+      x = x + 1
+    return x
+  with pytest.raises(jax.errors.TracerBoolConversionError, match="while_loop"):
+    f(1.0)
+
+
+def test_branch_and_carry_type_errors_read_like_jax():
+  with pytest.raises(TypeError, match="cond branch outputs must have the same pytree"):
+    lax.cond(True, lambda x: x, lambda x: (x, x), 1.0)
+  with pytest.raises(TypeError, match=r"(?s)cond branches must have equal output types.*"
+                     r"true_fun has type float32\[\] but the corresponding output of "
+                     r"false_fun has type int32\[\], so the dtypes do not match"):
+    lax.cond(True, lambda x: x, lambda x: x.astype(jnp.int32), 1.0)
+  with pytest.raises(TypeError, match="so the shapes do not match"):
+    lax.cond(True, lambda x: x, lambda x: jnp.ones(2), 1.0)
+  with pytest.raises(TypeError, match="Pred must be a scalar"):
+    lax.cond(jnp.ones(2) > 0, lambda x: x, lambda x: x, 1.0)
+  with pytest.raises(TypeError, match=r"(?s)scan body function carry input and carry output "
+                     r"must have equal types.*The input carry c has type float32\[\] but the "
+                     r"corresponding output carry component has type float32\[2\]"):
+    lax.scan(lambda c, x: (jnp.ones(2) * c, x), 0.0, jnp.ones(3))
+  with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
+    lax.while_loop(lambda c: jnp.ones(2) > 0, lambda c: c, 0.0)
+  with pytest.raises(ValueError, match="disagrees with leading axis sizes"):
+    lax.scan(lambda c, x: (c, x), 0.0, jnp.ones(3), length=4)
+  with pytest.raises(ValueError, match="Empty branch sequence"):
+    lax.switch(1, [], 1.0)
+
+
+def test_reverse_mode_through_while_loop_gives_jax_error():
+  with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
+                     "lax.while_loop"):
+    jax.grad(lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c * 2.0, x))(1.0)
+
+
+def test_derivatives_of_cond_match_finite_differences():
+  f = lambda x: lax.cond(x[0] > 0, lambda x: jnp.sin(x) * x, lambda x: x ** 3, x)
+  check_grads(f, (np.array([0.5, 1.0], np.float32),), order=2)
+  check_grads(f, (np.array([-0.5, 1.0], np.float32),), order=2)
+  g = lambda x, y: lax.switch(1, [lambda a: a[0], lambda a: a[0] * a[1], lambda a: a[0] + a[1]], (x, y))
+  check_grads(g, (np.float32(0.3), np.float32(1.7)), order=2)
+
+
+def test_derivatives_of_scan_match_finite_differences():
+  def rnn(w, xs):
+    h, ys = lax.scan(lambda h, x: (jnp.tanh(w @ h + x), h.sum()), jnp.zeros(3), xs)
+    return jnp.sum(h) + jnp.sum(ys)
+  w = (rng.random((3, 3)) * 0.5).astype(np.float32)
+  xs = rng.random((5, 3)).astype(np.float32)
+  check_grads(rnn, (w, xs), order=2)
+  check_grads(lambda x: lax.scan(lambda c, y: (c * y, c), x, jnp.arange(1.0, 4.0),
+                                 reverse=True)[1], (np.float32(0.7),), order=2)
+  np.testing.assert_allclose(jax.jit(jax.grad(rnn))(w, xs), jax.grad(rnn)(w, xs), rtol=1e-5)
+
+
+def test_fori_loop_with_static_bounds_supports_reverse_mode():
+  assert float(jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0))(2.0)) == 12.0
+  check_grads(lambda x: lax.fori_loop(0, 4, lambda i, c: jnp.sin(c) + x * i, x),
+              (np.float32(0.3),), order=2)
+
+
+def test_forward_mode_through_while_loop():
+  f = lambda x: lax.while_loop(lambda c: c[1] < 3,
+                               lambda c: (c[0] * 1.5 + jnp.sin(c[0]), c[1] + 1), (x, 0))[0]
+  check_grads(f, (np.float32(0.7),), order=2, modes=["fwd"])
+
+
+def test_scan_stays_a_loop_in_the_jaxpr_and_in_tier0():
+  def body(c, _):
+    return jnp.sin(c) + 0.01 * c, None
+
+  def scanned(x, n):
+    return lax.scan(body, x, None, length=n)[0]
+  short = jax.make_jaxpr(lambda x: scanned(x, 2))(jnp.ones(4))
+  long = jax.make_jaxpr(lambda x: scanned(x, 2000))(jnp.ones(4))
+  assert len(short.eqns) == len(long.eqns) == 1
+  source = jax.jit(lambda x: scanned(x, 2000)).lower(jnp.ones(4)).as_text()
+  assert len(source.splitlines()) < 10
+  x = np.ones(4, np.float32)
+  expected = x
+  for _ in range(2000):
+    expected = np.sin(expected) + np.float32(0.01) * expected
+  np.testing.assert_allclose(jax.jit(lambda x: scanned(x, 2000))(x), expected, rtol=1e-5)
