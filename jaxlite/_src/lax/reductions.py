@@ -244,3 +244,47 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_
 
 ad.jvp_rules[dot_general_p] = _dot_general_jvp
 ad.transpose_rules[dot_general_p] = _dot_general_transpose
+
+
+def _exclusive_products(x, axis):
+  """Product of all other elements along ``axis``, without dividing (zeros are fine):
+  exclusive prefix and suffix products by doubling (log2(n) steps)."""
+  from jaxlite._src.array import Array
+  n = core.get_aval(x).shape[axis]
+  ndim = core.get_aval(x).ndim
+  one = Array(np.ones((), core.get_aval(x).dtype))
+
+  def shifted(v, k):  # v moved k places toward higher indices, ones shifted in
+    config = [(0, 0, 0)] * ndim
+    config[axis] = (k, -k, 0)
+    return shapes.pad(v, one, config)
+
+  def inclusive_prefix(v):
+    k = 1
+    while k < n:
+      v = ew.mul(v, shifted(v, k))
+      k *= 2
+    return v
+  left = shifted(inclusive_prefix(x), 1)
+  right = shapes.rev(shifted(inclusive_prefix(shapes.rev(x, (axis,))), 1), (axis,))
+  return ew.mul(left, right)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+  (x,), (t,) = primals, tangents
+  ans = reduce_prod_p.bind(x, axes=axes)
+  if type(t) is ad.Zero:
+    return ans, ad.Zero(ad.tangent_aval(core.get_aval(ans)))
+  shape = core.get_aval(x).shape
+  # flatten the reduced axes into one trailing axis, then use the exclusive products
+  kept = _kept_dims(len(shape), axes)
+  perm = kept + list(axes)
+  flat_shape = tuple(shape[d] for d in kept) + (int(np.prod([shape[a] for a in axes])),)
+  xf = shapes.reshape(shapes.transpose(x, perm), flat_shape)
+  tf = shapes.reshape(shapes.transpose(t, perm), flat_shape)
+  others = _exclusive_products(xf, len(flat_shape) - 1)
+  return ans, reduce_sum_p.bind(ew.mul(tf, others), axes=(len(flat_shape) - 1,),
+                                out_sharding=None)
+
+
+ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp

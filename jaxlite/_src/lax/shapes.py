@@ -402,6 +402,7 @@ def _linear(prim, transpose_rule):
 
 
 _linear(broadcast_in_dim_p, _broadcast_in_dim_transpose_rule)
+ad.defzero(iota_p)
 _linear(reshape_p, lambda ct, x, **p: [reshape(ct, x.aval.shape)])
 _linear(transpose_p, lambda ct, x, *, permutation: [
     transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])

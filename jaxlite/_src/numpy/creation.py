@@ -51,9 +51,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     out = _from_python_or_numpy(object, want)
   if want is not None and out.dtype != want:
     out = lax_ew._convert_element_type(out, want, False)
-  elif isinstance(out, (Array, Tracer)) and out.weak_type and not isinstance(
-      object, (bool, int, float, complex)):
-    out = lax_ew._convert_element_type(out, out.dtype, False)
+  elif out.weak_type and not isinstance(object, (Array, Tracer)):
+    out = lax_ew._convert_element_type(out, out.dtype, False)  # jnp.array is strongly typed
   if ndmin > out.ndim:
     out = lax_shapes.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
   return out

@@ -180,7 +180,9 @@ def power(x, y, /):
 
 def _integer_power(x, y):
   # Exponentiation by squaring over the bits of y (integer exponents may be traced).
-  result = as_operand(np.ones((), x.dtype))
+  from jaxlite._src.numpy.lax_numpy import broadcast_arrays
+  x, y = broadcast_arrays(x, y)
+  result = lax.broadcast_like(as_operand(np.ones((), x.dtype)), x)
   base = x
   bits = 8 * x.dtype.itemsize
   for _ in range(bits):

@@ -38,7 +38,9 @@ def as_operand(x):
   if isinstance(x, _SCALARS):
     return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
-    dtypes.check_user_dtype_supported(x.dtype)
+    if x.dtype.kind in "OUSVMm":
+      raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
+                      "array. Convert the values to numbers first.")
     return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
   if hasattr(x, "__jax_array__"):
     return as_operand(x.__jax_array__())

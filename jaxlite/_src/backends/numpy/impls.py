@@ -109,9 +109,13 @@ def _convert_element_type(x, *, new_dtype, weak_type, sharding):
   if x.dtype.kind == "c" and new_dtype.kind != "c":
     x = x.real
   if x.dtype.kind == "f" and new_dtype.kind in "iu":
-    # XLA saturates out-of-range floats and maps NaN to 0 instead of raising.
+    # XLA saturates out-of-range floats and maps NaN to 0 instead of wrapping around.
     info = np.iinfo(new_dtype)
-    x = np.clip(np.nan_to_num(x, nan=0), info.min, info.max)
+    with np.errstate(invalid="ignore", over="ignore"):
+      out = np.nan_to_num(x, nan=0).astype(new_dtype)
+    wide = x.astype(np.float64)
+    return np.where(wide >= info.max, info.max, np.where(wide <= info.min, info.min, out)
+                    ).astype(new_dtype)
   with np.errstate(invalid="ignore", over="ignore"):
     return x.astype(new_dtype)
 

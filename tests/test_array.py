@@ -1,0 +1,150 @@
+"""Array: immutability, printing as JAX prints, conversions, operators with JAX's promotion."""
+import pickle
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+
+
+def test_arange_prints_like_the_tutorial():
+  x = jnp.arange(10)
+  assert str(x) == "[0 1 2 3 4 5 6 7 8 9]" and x.dtype == np.int32
+
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda: jnp.arange(3), "Array([0, 1, 2], dtype=int32)"),
+    (lambda: jnp.array(1.5), "Array(1.5, dtype=float32)"),
+    (lambda: jnp.asarray(1.5), "Array(1.5, dtype=float32, weak_type=True)"),
+    (lambda: jnp.array(True), "Array(True, dtype=bool)"),
+    (lambda: jnp.array([1 + 2j]), "Array([1.+2.j], dtype=complex64)"),
+    (lambda: jnp.ones(3, jnp.bfloat16), "Array([1, 1, 1], dtype=bfloat16)"),
+    (lambda: jnp.zeros((0, 3)), "Array([], shape=(0, 3), dtype=float32)"),
+    (lambda: jnp.array([1, 2], dtype=jnp.uint8), "Array([1, 2], dtype=uint8)"),
+    (lambda: jnp.full(2, 3), "Array([3, 3], dtype=int32, weak_type=True)"),
+    (lambda: jnp.arange(12.).reshape(3, 4),
+     "Array([[ 0.,  1.,  2.,  3.],\n       [ 4.,  5.,  6.,  7.],\n"
+     "       [ 8.,  9., 10., 11.]], dtype=float32)"),
+    (lambda: jnp.arange(100)[90:],
+     "Array([90, 91, 92, 93, 94, 95, 96, 97, 98, 99], dtype=int32)"),
+])
+def test_repr_matches_jax(make, expected):
+  assert repr(make()) == expected
+
+
+def test_long_repr_puts_dtype_like_jax():
+  text = repr(jnp.arange(100))
+  assert text.endswith("99],      dtype=int32)") and text.startswith("Array([ 0,  1,")
+
+
+def test_item_assignment_raises_type_error_pointing_to_at():
+  x = jnp.array([1, 2, 3])
+  with pytest.raises(TypeError, match=r"immutable.*x\.at\[idx\]\.set\(y\)"):
+    x[0] = 123
+  y = x.at[0].set(123)
+  assert str(y) == "[123   2   3]" and str(x) == "[1 2 3]"
+
+
+def test_numpy_view_of_an_array_is_read_only():
+  x = jnp.arange(3)
+  view = np.asarray(x)
+  with pytest.raises(ValueError):
+    view[0] = 5
+  assert x.tolist() == [0, 1, 2]
+  copy = np.array(x)
+  copy[0] = 5
+  assert x.tolist() == [0, 1, 2]
+
+
+def test_input_numpy_arrays_are_copied():
+  a = np.zeros(3, np.float32)
+  x = jnp.asarray(a)
+  a[0] = 7
+  assert float(x[0]) == 0.0
+
+
+def test_conversions_and_attributes():
+  x = jnp.arange(6.0).reshape(2, 3)
+  assert (x.shape, x.ndim, x.size, x.dtype) == ((2, 3), 2, 6, np.float32)
+  assert x.T.shape == (3, 2) and x.tolist() == [[0, 1, 2], [3, 4, 5]]
+  assert len(x) == 2 and [r.tolist() for r in x] == [[0, 1, 2], [3, 4, 5]]
+  assert jnp.array(3.5).item() == 3.5 and float(jnp.array(2)) == 2.0
+  assert int(jnp.array(7)) == 7 and bool(jnp.array(True))
+  assert [0, 1, 2][jnp.array(1)] == 1
+  assert x.block_until_ready() is x
+  assert pickle.loads(pickle.dumps(x)).tolist() == x.tolist()
+  with pytest.raises(TypeError, match="unhashable"):
+    hash(x)
+  with pytest.raises(TypeError, match="len"):
+    len(jnp.array(1.0))
+  assert f"{jnp.array(2.5):.2f}" == "2.50"
+
+
+def test_operators_follow_jax_promotion():
+  i8 = jnp.array([1, 2], jnp.int8)
+  assert (i8 + 1).dtype == np.int8
+  assert (i8 + 1.5).dtype == np.float32
+  assert (jnp.ones(2, jnp.bfloat16) * 2.0).dtype == jnp.bfloat16
+  assert (jnp.ones(2, jnp.float16) + jnp.ones(2, jnp.bfloat16)).dtype == np.float32
+  assert (jnp.array([1, 2]) / 2).dtype == np.float32
+  assert (jnp.arange(3) ** 2).tolist() == [0, 1, 4]
+  assert (2 ** jnp.arange(3)).tolist() == [1, 2, 4]
+  assert (-jnp.arange(3)).tolist() == [0, -1, -2]
+  assert (jnp.array([7, -7]) // 2).tolist() == [3, -4]
+  assert (jnp.array([7, -7]) % 3).tolist() == [1, 2]
+  assert (jnp.array([True, False]) & True).tolist() == [True, False]
+  assert (jnp.arange(3) == 1).tolist() == [False, True, False]
+  m = jnp.arange(4.0).reshape(2, 2)
+  np.testing.assert_allclose(m @ m, np.arange(4.0).reshape(2, 2) @ np.arange(4.0).reshape(2, 2))
+  assert abs(jnp.array(-2.0)) == 2.0
+
+
+def test_unsupported_operand_types_return_not_implemented():
+  with pytest.raises(TypeError):
+    jnp.ones(2) + "a"
+  with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
+    jnp.sin([1.0, 2.0])
+
+
+def test_x64_flag_and_float64_warning(x64):
+  with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
+    assert jnp.zeros(2, dtype=jnp.float64).dtype == np.float32
+  x64(True)
+  assert jnp.arange(3).dtype == np.int64 and jnp.array(1.5).dtype == np.float64
+  assert jnp.zeros(2, dtype=jnp.float64).dtype == np.float64
+
+
+def test_x64_environment_variable_enables_64_bit_types():
+  import subprocess
+  import sys
+  out = subprocess.run([sys.executable, "-c", "import jaxlite.numpy as jnp; "
+                        "print(jnp.arange(3).dtype)"], capture_output=True, text=True,
+                       env={**__import__("os").environ, "JAX_ENABLE_X64": "1"})
+  assert out.stdout.strip() == "int64"
+
+
+def test_devices_and_transfers():
+  assert repr(jax.devices()) == "[CpuDevice(id=0)]" and jax.default_backend() == "cpu"
+  assert jax.device_count() == 1
+  x = jax.device_put(np.arange(3))
+  assert isinstance(x, jax.Array) and x.dtype == np.int32
+  tree = jax.device_get({"a": jnp.ones(2), "b": 1})
+  assert isinstance(tree["a"], np.ndarray) and tree["b"] == 1
+  pair = (jnp.ones(1), 2)
+  assert jax.block_until_ready(pair) is pair
+  assert jnp.ones(2).device == jax.devices()[0]
+
+
+def test_deprecated_index_update_warns_and_works():
+  x = jnp.array([1, 2, 3])
+  with pytest.warns(DeprecationWarning, match=r"x.at\[idx\].set"):
+    y = jax.ops.index_update(x, 0, 123)
+  assert y.tolist() == [123, 2, 3] and x.tolist() == [1, 2, 3]
+
+
+def test_long_dot_product_like_the_tutorial():
+  v = jnp.arange(int(1e5))
+  expected = np.dot(np.arange(int(1e5), dtype=np.int64), np.arange(int(1e5))) % 2**32
+  got = int(jnp.dot(v, v).block_until_ready()) % 2**32
+  assert got == expected   # int32 wraps around, as in JAX
