@@ -132,7 +132,7 @@ def _reconstruct(value, weak_type):
 def format_array_repr(value: np.ndarray, weak_type: bool) -> str:
   prefix = "Array("
   dtype_str = f"dtype={value.dtype.name}" + (", weak_type=True)" if weak_type else ")")
-  if value.size == 0 and value.shape != (0,):
+  if value.size == 0:
     return f"{prefix}[], shape={value.shape}, {dtype_str}"
   body = np.array2string(value, prefix=prefix, suffix=",", separator=", ")
   last_line = len(body) - body.rfind("\n") + 1

@@ -131,8 +131,8 @@ class Primitive:
 
 # primitive -> rule(*avals, **params) -> aval (or list of avals if multiple_results)
 abstract_eval_rules: dict[Primitive, Callable] = {}
-# primitive -> callable(param_value) -> str, for params JAX prints specially
-param_printers: dict[str, Callable] = {}
+# (primitive, param name) -> callable(param_value) -> str, for params JAX prints specially
+param_printers: dict[tuple, Callable] = {}
 # primitive -> predicate(name, value, params): params hidden when printing (JAX's
 # per-primitive pp rules)
 hidden_params: dict[Primitive, Callable] = {}
@@ -471,8 +471,8 @@ def _format_scalar(val) -> str:
 _LINE_WIDTH = 80
 
 
-def _format_param(name, value, namer, indent) -> str:
-  printer = param_printers.get(name)
+def _format_param(prim, name, value, namer, indent) -> str:
+  printer = param_printers.get((prim, name))
   if printer is not None:
     return printer(value)
   if isinstance(value, (Jaxpr, ClosedJaxpr)):
@@ -482,7 +482,8 @@ def _format_param(name, value, namer, indent) -> str:
   if isinstance(value, tuple) and value and all(
       isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
     pad = " " * (indent + 2)
-    items = "".join(f"\n{pad}  {_format_param(name, v, namer, indent + 2)}" for v in value)
+    items = "".join(f"\n{pad}  {_format_param(prim, name, v, namer, indent + 2)}"
+                    for v in value)
     return f"({items}\n{pad})"
   if isinstance(value, np.dtype):
     return value.name
@@ -501,11 +502,11 @@ def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int, used=None) -> str:
   ordered = ([(k, eqn.params[k]) for k in order] if order is not None
              else sorted(eqn.params.items()))
   items = [(k, v) for k, v in ordered if hide is None or not hide(k, v, eqn.params)]
-  params = [f"{k}={_format_param(k, v, namer, indent)}" for k, v in items]
+  params = [f"{k}={_format_param(eqn.primitive, k, v, namer, indent)}" for k, v in items]
   name = eqn.primitive.name
   # JAX writes the space before the arguments even when there are none (iota).
   one_line = f"{pad}{lhs} = {name}{'[' + ' '.join(params) + ']' if params else ''} {args}"
-  if "\n" not in one_line and len(one_line) <= _LINE_WIDTH:
+  if "\n" not in one_line and len(one_line) - indent <= _LINE_WIDTH:
     return one_line
   inner = "".join(f"\n{pad}  {p}" for p in params)
   return f"{pad}{lhs} = {name}[{inner}\n{pad}] {args}"

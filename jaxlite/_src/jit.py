@@ -506,3 +506,16 @@ def clear_caches():
 def all_jitted():
   return list(_all_jitted)
 
+
+
+# -- batching: vmap of a call batches its jaxpr once (cached) and calls the result, so
+# the jaxpr keeps the nested `jit` as JAX prints it.
+from jaxlite._src.transforms import batching  # noqa: E402
+
+
+def _jit_batching(axis_data, vals, dims, *, jaxpr, name):
+  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+  return call_jaxpr(batched, vals, name), out_dims
+
+
+batching.axis_batching_rules[jit_p] = _jit_batching

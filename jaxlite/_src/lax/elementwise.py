@@ -274,7 +274,12 @@ ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, _const(x, np.log(2)))))
 ad.defjvp(log_p, lambda g, x: div(g, x))
 ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _const(x, 1))))
 ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
-ad.defjvp2(tanh_p, lambda g, ans, x: mul(g, _one_minus_square(ans)))
+def _tanh_jvp(g, ans, x):
+  # (g + g ans) (1 - ans), in JAX's order so that grad jaxprs print alike
+  return mul(ad.add_tangents(g, mul(g, ans)), sub(_const(x, 1), ans))
+
+
+ad.defjvp2(tanh_p, _tanh_jvp)
 ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_const(x, 1), ans))))
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
@@ -294,7 +299,8 @@ ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_const(x, 3), mul(ans, ans))))
 ad.defjvp(abs_p, lambda g, x: mul(g, sign(x)))
 ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
 ad.defjvp(integer_pow_p, lambda g, x, *, y: (
-    mul(g, _const(x, 0)) if y == 0 else mul(g, mul(_const(x, y), integer_pow(x, y - 1)))))
+    mul(g, _const(x, 0)) if y == 0 else
+    mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))))
 ad.defjvp2(pow_p,
            lambda g, ans, x, y: mul(g, mul(y, pow(x, sub(y, _const(y, 1))))),
            lambda g, ans, x, y: mul(g, mul(log(_safe_for_log(x)), ans)))
@@ -416,3 +422,37 @@ ad.defjvp(clamp_p,
           lambda g, lo, x, hi: _zeros_where(lt(x, lo), broadcast_like(g, x)),
           lambda g, lo, x, hi: _zeros_where(bitwise_and(ge(x, lo), le(x, hi)), g),
           lambda g, lo, x, hi: _zeros_where(gt(x, hi), broadcast_like(g, x)))
+
+
+# -- batching (vmap): elementwise primitives map over the batch axis as over any other
+from jaxlite._src.transforms import batching  # noqa: E402
+
+for _p in elementwise_primitives.values():
+  batching.defbroadcasting(_p)
+batching.defvectorized(convert_element_type_p)
+
+
+def _select_n_batcher(vals, dims):
+  # `which` may be a scalar per example but the cases may not broadcast: every case is
+  # given the batch axis (a broadcast if unbatched), and a batched scalar `which` too.
+  which, *cases = vals
+  wd, *cds = dims
+  w_ndim, c_ndim = core.get_aval(which).ndim, core.get_aval(cases[0]).ndim
+  if cds[0] is not None and all(d == cds[0] for d in cds) and (
+      wd is None and not w_ndim or wd == cds[0] and w_ndim == c_ndim):
+    return select_n(which, *cases), cds[0]
+  size = batching.batch_size(vals, dims)
+  cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
+  shape = core.get_aval(cases[0]).shape
+  if wd is None:
+    if w_ndim:
+      which = batching.broadcast(which, size, 0)
+  else:
+    which = batching.moveaxis(which, wd, 0)
+    if w_ndim == 1 and len(shape) > 1:  # a scalar per example
+      from jaxlite._src.lax.shapes import broadcast_in_dim
+      which = broadcast_in_dim(which, shape, (0,))
+  return select_n(which, *cases), 0
+
+
+batching.batching_rules[select_n_p] = _select_n_batcher

@@ -19,8 +19,8 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
 from jaxlite._src.lax import elementwise as lax_ew
-from jaxlite._src.lax import reductions as _reductions  # registers its printer first
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import staging
 
 
@@ -80,14 +80,6 @@ class ScatterDimensionNumbers(NamedTuple):
   scatter_dims_to_operand_dims: tuple
   operand_batching_dims: tuple = ()
   scatter_indices_batching_dims: tuple = ()
-
-
-# core.param_printers is keyed by param name, and dot_general's printer for
-# "dimension_numbers" formats any tuple; ours print as the NamedTuples they are.
-_dot_printer = core.param_printers.get("dimension_numbers", str)
-core.param_printers["dimension_numbers"] = lambda v: (
-    str(v) if isinstance(v, (GatherDimensionNumbers, ScatterDimensionNumbers))
-    else _dot_printer(v))
 
 
 def _static_dnums(cls, dnums):
@@ -192,14 +184,14 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
     if not 0 <= size <= dim and 0 not in indices.shape:
       raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
                       f"within [0, {dim} + 1), got {size}.")
-  for d in dn.collapsed_slice_dims:
+  for i, d in enumerate(dn.collapsed_slice_dims):
     if slice_sizes[d] != 1:
       raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
-                      f"{slice_sizes[d]} for index {d}.")
-  for d in dn.operand_batching_dims:
+                      f"{slice_sizes[d]} for index {d} at position {i}.")
+  for i, d in enumerate(dn.operand_batching_dims):
     if slice_sizes[d] > 1:
       raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but "
-                      f"bound is {slice_sizes[d]} for index {d}.")
+                      f"bound is {slice_sizes[d]} for index {d} at position {i}.")
   dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
   window = iter(s for d, s in enumerate(slice_sizes) if d not in dropped)
   batch = iter(batch_shape)
@@ -274,8 +266,8 @@ def _scatter_rule(operand, indices, updates, *, dimension_numbers, indices_are_s
                   unique_indices, mode, update_jaxpr, update_consts):
   _check_index_dtype("scatter", indices)
   if updates.dtype != operand.dtype:
-    raise TypeError(f"scatter requires operand and updates to have the same dtype, got "
-                    f"{operand.dtype.name} and {updates.dtype.name}.")
+    raise TypeError(f"lax.scatter requires arguments to have the same dtypes, got "
+                    f"{operand.dtype.name}, {updates.dtype.name}.")
   dn = dimension_numbers
   scatter_rank = indices.ndim - 1
   if updates.ndim != scatter_rank + len(dn.update_window_dims):
@@ -425,6 +417,194 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                   indices_are_sorted, unique_indices, mode, closed.jaxpr, closed.consts)
 
 
+# ----------------------------------------------------------------------------- autodiff
+# Indices are integers, so only operand and updates carry tangents. Gather and the
+# additive scatters are linear; set, mul, min and max are linear in the tangents once the
+# winning updates are known, and the rules below express them that way.
+
+def _gather_jvp(primals, tangents, **params):
+  operand, indices = primals
+  out = gather_p.bind(operand, indices, **params)
+  if type(tangents[0]) is ad.Zero:
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  fill = 0 if params["mode"] == GatherScatterMode.FILL_OR_DROP else None
+  return out, gather_p.bind(tangents[0], indices, **{**params, "fill_value": fill})
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
+                      indices_are_sorted, unique_indices, mode, fill_value):
+  dn = dimension_numbers
+  sdn = ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
+                                dn.operand_batching_dims, dn.start_indices_batching_dims)
+  ct = ad.instantiate(ct)
+  out = _scatter(scatter_add_p, ad.zeros_like_aval(operand.aval), indices, ct, sdn,
+                 indices_are_sorted, unique_indices, mode)
+  return [out, None]
+
+
+ad.jvp_rules[gather_p] = _gather_jvp
+ad.transpose_rules[gather_p] = _gather_transpose
+
+
+def _gather_back(x, indices, updates_shape, dn, mode):
+  """Each update's window of ``x``: the gather that reads what a scatter writes."""
+  gdn = GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims,
+                               dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                               dn.scatter_indices_batching_dims)
+  dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+  window = iter(updates_shape[d] for d in dn.update_window_dims)
+  sizes = [1 if d in dropped else next(window) for d in range(core.get_aval(x).ndim)]
+  mode = GatherScatterMode.CLIP if mode == GatherScatterMode.CLIP else \
+      GatherScatterMode.FILL_OR_DROP
+  return gather(x, indices, gdn, sizes, mode=mode, fill_value=0)
+
+
+def _aval_of(x):
+  return x.aval if ad.is_undefined(x) else core.get_aval(x)
+
+
+def _additive_scatter_transpose(negate):
+  def rule(ct, operand, indices, updates, *, dimension_numbers, mode, **params):
+    ct = ad.instantiate(ct)
+    operand_ct = ct if ad.is_undefined(operand) else None
+    updates_ct = None
+    if ad.is_undefined(updates):
+      updates_ct = _gather_back(ct, indices, updates.aval.shape, dimension_numbers, mode)
+      updates_ct = lax_ew.neg(updates_ct) if negate else updates_ct
+    return [operand_ct, None, updates_ct]
+  return rule
+
+
+def _additive_scatter_jvp(prim):
+  def rule(primals, tangents, **params):
+    operand, indices, updates = primals
+    out = prim.bind(operand, indices, updates, **params)
+    t_op, _, t_up = tangents
+    if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
+      return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+    return out, prim.bind(ad.instantiate(t_op), indices, ad.instantiate(t_up), **params)
+  return rule
+
+
+for _prim, _negate in [(scatter_add_p, False), (scatter_sub_p, True)]:
+  ad.jvp_rules[_prim] = _additive_scatter_jvp(_prim)
+  ad.transpose_rules[_prim] = _additive_scatter_transpose(_negate)
+
+
+def _scatter_params(params):
+  return dict(dimension_numbers=params["dimension_numbers"],
+              indices_are_sorted=params["indices_are_sorted"],
+              unique_indices=params["unique_indices"], mode=params["mode"])
+
+
+def _scatter_set_jvp(primals, tangents, **params):
+  operand, indices, updates = primals
+  if params["update_jaxpr"] is not None:
+    raise NotImplementedError("Differentiation of x.at[idx].apply (scatter with an "
+                              "update_jaxpr) is not implemented.")
+  out = scatter_p.bind(operand, indices, updates, **params)
+  t_op, _, t_up = tangents
+  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
+  if params["unique_indices"]:
+    return out, scatter_p.bind(t_op, indices, t_up, **params)
+  # Where indices repeat, one update wins: scatter update ids the same way to find it,
+  # then the tangent is a scatter-add of the winners onto the untouched operand.
+  dn, mode = params["dimension_numbers"], params["mode"]
+  up_shape = core.get_aval(updates).shape
+  ids_shape = [1 if d in dn.update_window_dims else n for d, n in enumerate(up_shape)]
+  ids = lax_ew.add(lax_shapes.reshape(lax_shapes.iota(np.int32, int(np.prod(ids_shape))),
+                                      ids_shape), np.int32(1))
+  ids = lax_shapes.broadcast_in_dim(ids, up_shape, range(len(up_shape)))
+  zeros = lax_shapes.broadcast_in_dim(np.int32(0), core.get_aval(operand).shape, ())
+  scattered = _scatter(scatter_p, zeros, indices, ids, dn, params["indices_are_sorted"],
+                       False, mode)
+  won = lax_ew.eq(ids, _gather_back(scattered, indices, up_shape, dn, mode))
+  untouched = lax_ew.eq(scattered, np.int32(0))
+  t_kept = lax_ew.select(untouched, t_op, ad.zeros_like_aval(core.get_aval(t_op)))
+  t_won = lax_ew.select(won, t_up, ad.zeros_like_aval(core.get_aval(t_up)))
+  return out, _scatter(scatter_add_p, t_kept, indices, t_won, dn,
+                       params["indices_are_sorted"], False, mode)
+
+
+def _scatter_set_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                           unique_indices, **params):
+  if not unique_indices:
+    raise NotImplementedError("scatter transpose is only implemented where "
+                              "unique_indices=True")
+  ct = ad.instantiate(ct)
+  up_aval = _aval_of(updates)
+  operand_ct = updates_ct = None
+  if ad.is_undefined(operand):
+    operand_ct = _scatter(scatter_p, ct, indices, ad.zeros_like_aval(up_aval),
+                          dimension_numbers, params["indices_are_sorted"], True, mode)
+  if ad.is_undefined(updates):
+    updates_ct = _gather_back(ct, indices, up_aval.shape, dimension_numbers, mode)
+  return [operand_ct, None, updates_ct]
+
+
+ad.jvp_rules[scatter_p] = _scatter_set_jvp
+ad.transpose_rules[scatter_p] = _scatter_set_transpose
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+  operand, indices, updates = primals
+  out = scatter_mul_p.bind(operand, indices, updates, **params)
+  t_op, _, t_up = tangents
+  tangent = ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  if type(t_op) is not ad.Zero:
+    tangent = scatter_mul_p.bind(t_op, indices, updates, **params)
+  if type(t_up) is not ad.Zero:
+    if not params["unique_indices"]:
+      raise NotImplementedError("scatter_mul gradients are only implemented if "
+                                "`unique_indices=True`")
+    spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
+                      t_up, **_scatter_params(params))
+    tangent = ad.add_tangents(tangent, lax_ew.mul(operand, spread))
+  return out, tangent
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, **params):
+  if ad.is_undefined(updates):
+    raise NotImplementedError("scatter_mul gradients with respect to updates are only "
+                              "implemented through its JVP with `unique_indices=True`.")
+  return [scatter_mul_p.bind(ad.instantiate(ct), indices, updates, **params), None, None]
+
+
+ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.transpose_rules[scatter_mul_p] = _scatter_mul_transpose
+
+
+def _scatter_extremal_jvp(prim):
+  """min/max: the tangent of each position averages those of every value that attains it."""
+  def rule(primals, tangents, **params):
+    operand, indices, updates = primals
+    out = prim.bind(operand, indices, updates, **params)
+    t_op, _, t_up = tangents
+    if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
+      return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+    t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
+    dn, mode = params["dimension_numbers"], params["mode"]
+    dtype = core.get_aval(out).dtype
+    up_shape = core.get_aval(updates).shape
+    won = lax_ew.convert_element_type(
+        lax_ew.eq(updates, _gather_back(out, indices, up_shape, dn, mode)), dtype)
+    kept = lax_ew.convert_element_type(lax_ew.eq(operand, out), dtype)
+    count = _scatter(scatter_add_p, kept, indices, won, **_scatter_params(params))
+    share = lax_ew.div(np.ones((), dtype), lax_ew.max(count, np.ones((), dtype)))
+    t_kept = lax_ew.mul(t_op, lax_ew.mul(kept, share))
+    t_won = lax_ew.mul(t_up, won)
+    spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
+                      t_won, **_scatter_params(params))
+    return out, lax_ew.add(t_kept, lax_ew.mul(spread, share))
+  return rule
+
+
+ad.jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
+ad.jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
+
+
 # ----------------------------------------------------------------------------- *_in_dim
 
 def _axis(axis, ndim):
@@ -448,24 +628,6 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
   return out if keepdims else lax_shapes.squeeze(out, (axis,))
 
 
-def _normalize_start(index, size):
-  """A start index with negative values wrapped once, as JAX's dynamic_slice does.
-
-  The ops are those of JAX's ``select(i < 0, i + size, i)`` in ``jax.numpy`` terms: a
-  weakly typed index is made strong before the addition.
-  """
-  if isinstance(index, (int, np.integer)):
-    value = int(index)
-    return lax_ew.convert_element_type(value + size if value < 0 else value,
-                                       dtypes.dtype(index, canonicalize=True))
-  dtype = core.get_aval(index).dtype
-  if dtypes.issubdtype(dtype, np.unsignedinteger):
-    return index
-  negative = lax_ew.lt(index, np.zeros((), dtype)[()])
-  wrapped = lax_ew.add(lax_ew.convert_element_type(index, dtype), np.array(size, dtype)[()])
-  return lax_ew.select(negative, wrapped, index)
-
-
 def _zero_starts(index, ndim):
   dtype = dtypes.dtype(index, canonicalize=True)
   return [np.zeros((), dtype)[()] for _ in range(ndim)]
@@ -479,8 +641,8 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
   starts[axis] = start_index
   sizes = list(shape)
   sizes[axis] = operator.index(slice_size)
-  starts = [_normalize_start(s, d) for s, d in zip(starts, shape)]
-  return lax_shapes.dynamic_slice(operand, starts, sizes)
+  starts = [lax_shapes.normalize_start(s, d) for s, d in zip(starts, shape)]
+  return lax_shapes.dynamic_slice(operand, starts, sizes, allow_negative_indices=False)
 
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
@@ -495,8 +657,9 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
   axis = _axis(axis, len(shape))
   starts = _zero_starts(start_index, len(shape))
   starts[axis] = start_index
-  starts = [_normalize_start(s, d) for s, d in zip(starts, shape)]
-  return lax_shapes.dynamic_update_slice(operand, update, starts)
+  starts = [lax_shapes.normalize_start(s, d) for s, d in zip(starts, shape)]
+  return lax_shapes.dynamic_update_slice(operand, update, starts,
+                                        allow_negative_indices=False)
 
 
 def dynamic_update_index_in_dim(operand, update, index, axis):
@@ -506,3 +669,80 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
   if core.get_aval(update).ndim == ndim - 1:
     update = lax_shapes.expand_dims(update, (axis,))
   return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+# ----------------------------------------------------------------------------- batching
+from jaxlite._src.transforms import batching  # noqa: E402
+
+
+def _shift1(dims):
+  return tuple(d + 1 for d in dims)
+
+
+def _gather_batcher(vals, dims, *, dimension_numbers, slice_sizes, **params):
+  # The batch axis is moved to the front of each batched operand. A batched operand
+  # alone adds a full-size window axis; batched indices alone add a batch axis of the
+  # indices; both batched are indexed in lockstep through the batching dims.
+  (operand, indices), (od, idx_d) = vals, dims
+  dn = dimension_numbers
+  if idx_d is None:
+    operand = batching.moveaxis(operand, od, 0)
+    size = core.get_aval(operand).shape[0]
+    dn = GatherDimensionNumbers(
+        offset_dims=(0,) + _shift1(dn.offset_dims),
+        collapsed_slice_dims=_shift1(dn.collapsed_slice_dims),
+        start_index_map=_shift1(dn.start_index_map),
+        operand_batching_dims=_shift1(dn.operand_batching_dims),
+        start_indices_batching_dims=dn.start_indices_batching_dims)
+    slice_sizes = (size,) + slice_sizes
+  elif od is None:
+    indices = batching.moveaxis(indices, idx_d, 0)
+    dn = dn._replace(offset_dims=_shift1(dn.offset_dims),
+                     start_indices_batching_dims=_shift1(dn.start_indices_batching_dims))
+  else:
+    operand = batching.moveaxis(operand, od, 0)
+    indices = batching.moveaxis(indices, idx_d, 0)
+    dn = GatherDimensionNumbers(
+        offset_dims=_shift1(dn.offset_dims),
+        collapsed_slice_dims=_shift1(dn.collapsed_slice_dims),
+        start_index_map=_shift1(dn.start_index_map),
+        operand_batching_dims=(0,) + _shift1(dn.operand_batching_dims),
+        start_indices_batching_dims=(0,) + _shift1(dn.start_indices_batching_dims))
+    slice_sizes = (1,) + slice_sizes
+  out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                      **params)
+  return out, 0
+
+
+def _scatter_batcher(prim):
+  # Every example scatters into its own copy of the operand (broadcast if unbatched),
+  # held along axis 0; batched indices address it through the batching dims.
+  def rule(vals, dims, *, dimension_numbers, **params):
+    (operand, indices, updates), (od, idx_d, ud) = vals, dims
+    size = batching.batch_size(vals, dims)
+    operand = batching.bdim_at_front(operand, od, size)
+    updates = batching.bdim_at_front(updates, ud, size)
+    dn = dimension_numbers
+    if idx_d is None:
+      dn = ScatterDimensionNumbers(
+          update_window_dims=(0,) + _shift1(dn.update_window_dims),
+          inserted_window_dims=_shift1(dn.inserted_window_dims),
+          scatter_dims_to_operand_dims=_shift1(dn.scatter_dims_to_operand_dims),
+          operand_batching_dims=_shift1(dn.operand_batching_dims),
+          scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+    else:
+      indices = batching.moveaxis(indices, idx_d, 0)
+      dn = ScatterDimensionNumbers(
+          update_window_dims=_shift1(dn.update_window_dims),
+          inserted_window_dims=_shift1(dn.inserted_window_dims),
+          scatter_dims_to_operand_dims=_shift1(dn.scatter_dims_to_operand_dims),
+          operand_batching_dims=(0,) + _shift1(dn.operand_batching_dims),
+          scatter_indices_batching_dims=(0,) + _shift1(dn.scatter_indices_batching_dims))
+    return prim.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
+  batching.batching_rules[prim] = rule
+
+
+batching.batching_rules[gather_p] = _gather_batcher
+for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+           scatter_max_p):
+  _scatter_batcher(_p)

@@ -130,8 +130,7 @@ def _format_dimension_numbers(dn):
   return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
 
 
-core.param_printers["dimension_numbers"] = lambda v: (
-    _format_dimension_numbers(v) if isinstance(v, tuple) else str(v))
+core.param_printers[(dot_general_p, "dimension_numbers")] = _format_dimension_numbers
 core.hidden_params[dot_general_p] = (
     lambda k, v, params: k in ("precision", "out_sharding") and v is None)
 
@@ -288,3 +287,47 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
 
 
 ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp
+
+
+# -- batching (vmap)
+from jaxlite._src.transforms import batching  # noqa: E402
+
+
+def _reduction_batcher(prim):
+  # Reduce the same axes of every example; the batch axis shifts left past reduced ones.
+  def rule(vals, dims, *, axes, **params):
+    (x,), (d,) = vals, dims
+    out = prim.bind(x, axes=batching.shift_axes(axes, d), **params)
+    return out, d - sum(1 for a in axes if a < d)
+  batching.batching_rules[prim] = rule
+
+
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p,
+           reduce_or_p, reduce_xor_p, argmax_p, argmin_p):
+  _reduction_batcher(_p)
+
+
+def _dot_general_batcher(vals, dims, *, dimension_numbers, **params):
+  (lhs, rhs), (ld, rd) = vals, dims
+  (lc, rc), (lb, rb) = dimension_numbers
+  shift = batching.shift_axes
+  if ld is not None and rd is not None:
+    # Both batched: the batch axis becomes the leading dot_general batch dimension.
+    lhs, rhs = batching.moveaxis(lhs, ld, 0), batching.moveaxis(rhs, rd, 0)
+    dn = ((shift(lc, 0), shift(rc, 0)), ((0,) + shift(lb, 0), (0,) + shift(rb, 0)))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, **params), 0
+  # One side batched: its batch axis is a free axis of that side, left where it is.
+  if ld is not None:
+    lc, lb = shift(lc, ld), shift(lb, ld)
+    free = [a for a in range(core.get_aval(lhs).ndim) if a not in lc + lb]
+    out_dim = len(lb) + free.index(ld)
+  else:
+    rc, rb = shift(rc, rd), shift(rb, rd)
+    lhs_free = core.get_aval(lhs).ndim - len(lc) - len(lb)
+    free = [a for a in range(core.get_aval(rhs).ndim) if a not in rc + rb]
+    out_dim = len(lb) + lhs_free + free.index(rd)
+  out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)), **params)
+  return out, out_dim
+
+
+batching.batching_rules[dot_general_p] = _dot_general_batcher

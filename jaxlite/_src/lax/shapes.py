@@ -218,8 +218,6 @@ def slice(operand, start_indices, limit_indices, strides=None):
   start = _ints("slice", start_indices)
   limit = _ints("slice", limit_indices)
   strides = None if strides is None else _ints("slice", strides)
-  if strides is not None and all(s == 1 for s in strides):
-    strides = None
   return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
 
 
@@ -325,10 +323,33 @@ def _check_starts(name, operand, starts):
       raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}.")
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
-  """The slice of ``slice_sizes`` at traced ``start_indices`` (clamped to stay in bounds)."""
-  return dynamic_slice_p.bind(operand, *start_indices,
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+  """The slice of ``slice_sizes`` at traced ``start_indices``, clamped to stay in bounds;
+  negative starts count from the end unless ``allow_negative_indices`` is False."""
+  shape = core.get_aval(operand).shape
+  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(start_indices, shape)]
+  return dynamic_slice_p.bind(operand, *starts,
                               slice_sizes=_ints("dynamic_slice", slice_sizes))
+
+
+def normalize_start(index, size, wrap=True):
+  """A start index with negative values wrapped once (if ``wrap``), as JAX's dynamic_slice.
+
+  The ops are those of JAX's ``select(i < 0, i + size, i)`` in ``jax.numpy`` terms: a
+  weakly typed index is made strong before the addition.
+  """
+  from jaxlite._src.lax import elementwise as lax_ew
+  if isinstance(index, (int, np.integer)):
+    value = int(index)
+    return lax_ew.convert_element_type(value + size if wrap and value < 0 else value,
+                                       dtypes.dtype(index, canonicalize=True))
+  dtype = core.get_aval(index).dtype
+  if not wrap or dtypes.issubdtype(dtype, np.unsignedinteger):
+    return index
+  negative = lax_ew.lt(index, np.zeros((), dtype)[()])
+  wrapped = lax_ew.add(lax_ew.convert_element_type(index, dtype), np.array(size, dtype)[()])
+  return lax_ew.select(negative, wrapped, index)
+
 
 
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -344,9 +365,12 @@ def _dynamic_update_slice_rule(operand, update, *starts):
   return operand.update(weak_type=operand.weak_type and update.weak_type)
 
 
-def dynamic_update_slice(operand, update, start_indices):
-  """``operand`` with ``update`` written at traced ``start_indices`` (clamped)."""
-  return dynamic_update_slice_p.bind(operand, update, *start_indices)
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+  """``operand`` with ``update`` written at traced ``start_indices`` (clamped); negative
+  starts count from the end unless ``allow_negative_indices`` is False."""
+  shape = core.get_aval(operand).shape
+  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(start_indices, shape)]
+  return dynamic_update_slice_p.bind(operand, update, *starts)
 
 
 def broadcast_to_shape(x, shape):
@@ -429,7 +453,8 @@ _linear(slice_p, _slice_transpose)
 
 def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
   zeros = ad.zeros_like_aval(x.aval)
-  return [dynamic_update_slice(zeros, ct, starts)] + [None] * len(starts)
+  return [dynamic_update_slice(zeros, ct, starts, allow_negative_indices=False)] + [
+      None] * len(starts)
 
 
 _linear(dynamic_slice_p, _dynamic_slice_transpose)
@@ -503,11 +528,165 @@ def _dynamic_update_slice_jvp(primals, tangents):
 
 def _dynamic_update_slice_transpose(ct, operand, update, *starts):
   up_aval = update.aval if ad.is_undefined(update) else core.get_aval(update)
-  op_ct = dynamic_update_slice(ct, ad.zeros_like_aval(up_aval), starts)
-  up_ct = dynamic_slice(ct, starts, up_aval.shape)
+  op_ct = dynamic_update_slice(ct, ad.zeros_like_aval(up_aval), starts,
+                               allow_negative_indices=False)
+  up_ct = dynamic_slice(ct, starts, up_aval.shape, allow_negative_indices=False)
   return ([op_ct if ad.is_undefined(operand) else None,
            up_ct if ad.is_undefined(update) else None] + [None] * len(starts))
 
 
 ad.jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 ad.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+
+
+# -- batching (vmap): the batch axis rides along as one more axis of the operand
+from jaxlite._src.transforms import batching  # noqa: E402
+
+
+def _broadcast_in_dim_batcher(vals, dims, *, shape, broadcast_dimensions, sharding):
+  # The batch axis goes right after the output axis of the operand axis before it, so
+  # broadcast_dimensions stay increasing and no transpose is needed.
+  (x,), (d,) = vals, dims
+  size = core.get_aval(x).shape[d]
+  at = broadcast_dimensions[d - 1] + 1 if d else 0
+  bdims = broadcast_dimensions[:d] + (at,) + tuple(b + 1 for b in broadcast_dimensions[d:])
+  out = broadcast_in_dim_p.bind(x, shape=shape[:at] + (size,) + shape[at:],
+                                broadcast_dimensions=bdims, sharding=sharding)
+  return out, at
+
+
+def _reshape_batcher(vals, dims, *, new_sizes, dimensions, sharding):
+  (x,), (d,) = vals, dims
+  x = batching.moveaxis(x, d, 0)
+  new_sizes = (core.get_aval(x).shape[0],) + tuple(new_sizes)
+  return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dimensions, sharding=sharding), 0
+
+
+def _transpose_batcher(vals, dims, *, permutation):
+  (x,), (d,) = vals, dims
+  return transpose_p.bind(x, permutation=(d,) + batching.shift_axes(permutation, d)), 0
+
+
+def _squeeze_batcher(vals, dims, *, dimensions):
+  (x,), (d,) = vals, dims
+  out_dim = d - sum(1 for a in dimensions if a < d)
+  return squeeze_p.bind(x, dimensions=batching.shift_axes(dimensions, d)), out_dim
+
+
+def _concatenate_batcher(vals, dims, *, dimension):
+  size = batching.batch_size(vals, dims)
+  operands = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+  return concatenate_p.bind(*operands, dimension=dimension + 1), 0
+
+
+def _slice_batcher(vals, dims, *, start_indices, limit_indices, strides):
+  (x,), (d,) = vals, dims
+  size = core.get_aval(x).shape[d]
+  insert = lambda t, v: t[:d] + (v,) + t[d:]
+  out = slice_p.bind(x, start_indices=insert(start_indices, 0),
+                     limit_indices=insert(limit_indices, size),
+                     strides=None if strides is None else insert(strides, 1))
+  return out, d
+
+
+def _rev_batcher(vals, dims, *, dimensions):
+  (x,), (d,) = vals, dims
+  return rev_p.bind(x, dimensions=batching.shift_axes(dimensions, d)), d
+
+
+def _pad_batcher(vals, dims, *, padding_config):
+  (x, value), (xd, vd) = vals, dims
+  if vd is None:
+    config = padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]
+    return pad_p.bind(x, value, padding_config=config), xd
+  # A padding value per example: pad with zeros, then select it where nothing was.
+  from jaxlite._src.array import Array
+  from jaxlite._src.lax.elementwise import select
+  size = batching.batch_size(vals, dims)
+  x = batching.bdim_at_front(x, xd, size)
+  config = ((0, 0, 0),) + padding_config
+  aval = core.get_aval(x)
+  padded = pad_p.bind(x, Array(np.zeros((), aval.dtype)), padding_config=config)
+  inside = pad_p.bind(broadcast_in_dim(Array(np.array(True)), aval.shape, ()),
+                      Array(np.array(False)), padding_config=config)
+  out_shape = core.get_aval(padded).shape
+  values = broadcast_in_dim(batching.moveaxis(value, vd, 0), out_shape, (0,))
+  return select(inside, padded, values), 0
+
+
+def _index_vectors(starts, dims, size):
+  """Scalar start indices (some batched) as one (size, n) array of index vectors."""
+  from jaxlite._src.lax.elementwise import convert_element_type
+  dtype = dtypes.canonicalize_dtype(np.result_type(*[core.get_aval(s).dtype for s in starts]))
+  columns = []
+  for s, d in zip(starts, dims):
+    s = convert_element_type(s, dtype)
+    s = broadcast_in_dim(s, (size, 1), () if d is None else (0,))
+    columns.append(s)
+  return concatenate(columns, 1)
+
+
+def _zero_index(starts):
+  dtype = core.get_aval(starts[0]).dtype if starts else np.dtype(np.int32)
+  from jaxlite._src.array import Array
+  return Array(np.zeros((), dtype))
+
+
+def _dynamic_slice_batcher(vals, dims, *, slice_sizes):
+  x, *starts = vals
+  xd, *sds = dims
+  size = batching.batch_size(vals, dims)
+  if all(d is None for d in sds):
+    starts.insert(xd, _zero_index(starts))
+    sizes = slice_sizes[:xd] + (size,) + slice_sizes[xd:]
+    return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), xd
+  # Starts that differ per example: one gather window per example (clamped like
+  # dynamic_slice), with the operand's batch axis indexed in lockstep if it has one.
+  from jaxlite._src.lax import indexing
+  n = len(starts)
+  index = _index_vectors(starts, sds, size)
+  window = tuple(range(1, n + 1))
+  if xd is None:
+    dn = indexing.GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(),
+                                         start_index_map=tuple(range(n)))
+    return indexing.gather(x, index, dn, slice_sizes, mode="clip"), 0
+  dn = indexing.GatherDimensionNumbers(
+      offset_dims=window, collapsed_slice_dims=(), start_index_map=window,
+      operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+  out = indexing.gather(batching.moveaxis(x, xd, 0), index, dn, (1,) + slice_sizes,
+                        indices_are_sorted=True, unique_indices=True, mode="clip")
+  return out, 0
+
+
+def _dynamic_update_slice_batcher(vals, dims):
+  x, update, *starts = vals
+  xd, ud, *sds = dims
+  size = batching.batch_size(vals, dims)
+  x = batching.bdim_at_front(x, xd, size)
+  update = batching.bdim_at_front(update, ud, size)
+  if all(d is None for d in sds):
+    return dynamic_update_slice_p.bind(x, update, _zero_index(starts), *starts), 0
+  # Starts that differ per example: a scatter of one window into each example.
+  from jaxlite._src.lax import indexing
+  n = len(starts)
+  window = tuple(range(1, n + 1))
+  dn = indexing.ScatterDimensionNumbers(
+      update_window_dims=window, inserted_window_dims=(), scatter_dims_to_operand_dims=window,
+      operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+  out = indexing.scatter(x, _index_vectors(starts, sds, size), update, dn,
+                         indices_are_sorted=True, unique_indices=True, mode="clip")
+  return out, 0
+
+
+batching.batching_rules.update({
+    broadcast_in_dim_p: _broadcast_in_dim_batcher,
+    reshape_p: _reshape_batcher,
+    transpose_p: _transpose_batcher,
+    squeeze_p: _squeeze_batcher,
+    concatenate_p: _concatenate_batcher,
+    slice_p: _slice_batcher,
+    rev_p: _rev_batcher,
+    pad_p: _pad_batcher,
+    dynamic_slice_p: _dynamic_slice_batcher,
+    dynamic_update_slice_p: _dynamic_update_slice_batcher,
+})

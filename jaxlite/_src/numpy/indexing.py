@@ -113,13 +113,18 @@ def _classify(i):
                    f"integer or boolean arrays are valid indices. Got {i}")
 
 
+def _consumed(entries):
+  """How many axes of the indexed array the entries use up (masks use their rank)."""
+  return sum(_ndim(e.value) if e.kind == _BOOL else e.kind in (_SLICE, _INT, _ARRAY)
+             for e in entries)
+
+
 def _parse(idx, shape):
   """The entries of ``idx`` with Ellipsis still in place; checks the index count."""
   entries = [_Entry(*_classify(i), pos) for pos, i in enumerate(_as_tuple(idx))]
   if sum(e.kind == _ELLIPSIS for e in entries) > 1:
     raise IndexError("an index can only have a single ellipsis ('...')")
-  consumed = sum(_ndim(e.value) if e.kind == _BOOL else e.kind in (_SLICE, _INT, _ARRAY)
-                 for e in entries)
+  consumed = _consumed(entries)
   if consumed > len(shape):
     raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
                      f"{consumed} were indexed")
@@ -128,9 +133,7 @@ def _parse(idx, shape):
 
 def _expand_ellipsis(entries, ndim):
   """Ellipsis (and the implicit trailing one) replaced by full slices."""
-  consumed = sum(_ndim(e.value) if e.kind == _BOOL else e.kind in (_SLICE, _INT, _ARRAY)
-                 for e in entries)
-  fill = [_Entry(_SLICE, slice(None), -1) for _ in range(ndim - consumed)]
+  fill = [_Entry(_SLICE, slice(None), -1) for _ in range(ndim - _consumed(entries))]
   out = []
   for e in entries:
     out.extend(fill if e.kind == _ELLIPSIS else [e])
@@ -144,8 +147,7 @@ def _expand_bool_masks(entries, shape):
   out, axis = [], 0
   for e in entries:
     if e.kind == _ELLIPSIS:
-      axis += len(shape) - sum(_ndim(f.value) if f.kind == _BOOL else
-                               f.kind in (_SLICE, _INT, _ARRAY) for f in entries)
+      axis += len(shape) - _consumed(entries)
     if e.kind != _BOOL:
       out.append(e)
       axis += e.kind in (_SLICE, _INT, _ARRAY)
@@ -172,10 +174,12 @@ def _expand_bool_masks(entries, shape):
 
 def _static_slice_bounds(s, position):
   for v in (s.start, s.stop, s.step):
-    if v is not None and (isinstance(v, Tracer) and v.to_concrete_value() is None
-                          or not hasattr(v, "__index__")):
+    if isinstance(v, Tracer) and v.to_concrete_value() is None:
       raise IndexError(f"Slice entries must be static integers. Got {s} at position "
-                       f"{position}")
+                       f"{position}. Use lax.dynamic_slice for a slice at a traced start.")
+    if v is not None and not hasattr(v, "__index__"):
+      raise TypeError(f"Slice entries must be integers or None, got {s} at position "
+                      f"{position}.")
 
 
 # ----------------------------------------------------------------------------- x[idx]
@@ -222,14 +226,15 @@ def _static_slice(arr, entries, mode, normalize):
     strides.append(abs(step))
   out = arr
   if strides != [1] * len(shape) or starts != [0] * len(shape) or limits != list(shape):
-    out = lax_shapes.slice(arr, starts, limits, strides)
+    unit = all(st == 1 for st in strides)   # JAX prints strides=None for unit steps
+    out = lax_shapes.slice(arr, starts, limits, None if unit else strides)
   if rev_axes:
     out = lax_shapes.rev(out, rev_axes)
   out = lax_shapes.squeeze(out, squeeze_axes)
   return lax_shapes.expand_dims(out, newaxis_dims) if newaxis_dims else out
 
 
-def _dynamic_slice(arr, entries, mode):
+def _dynamic_slice(arr, entries, mode, normalize):
   """``x[idx]`` with scalar integer arrays (traced or not) and unit-step slices."""
   if mode is not None and _parse_mode(mode) not in (GatherScatterMode.PROMISE_IN_BOUNDS,
                                                     GatherScatterMode.CLIP):
@@ -248,6 +253,8 @@ def _dynamic_slice(arr, entries, mode):
     if e.kind in (_INT, _ARRAY):
       if size == 0:
         raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+      if not normalize and e.kind == _INT and e.value < 0:
+        raise _Unsupported   # a negative start that must not wrap: gather clamps it
       trivial = False
       starts.append(e.value if e.kind == _INT else as_operand(e.value))
       sizes.append(1), squeeze_axes.append(axis)
@@ -263,8 +270,8 @@ def _dynamic_slice(arr, entries, mode):
   if not trivial:
     if len(starts) > 1:   # dynamic_slice wants one dtype for all its start indices
       starts = [lax_ew.convert_element_type(s, np.int32) for s in starts]
-    starts = [lax_ix._normalize_start(s, d) for s, d in zip(starts, arr.shape)]
-    out = lax_shapes.dynamic_slice(arr, starts, sizes)
+    starts = [lax_shapes.normalize_start(s, d, normalize) for s, d in zip(starts, arr.shape)]
+    out = lax_shapes.dynamic_slice(arr, starts, sizes, allow_negative_indices=False)
   if rev_axes:
     out = lax_shapes.rev(out, rev_axes)
   out = lax_shapes.squeeze(out, squeeze_axes)
@@ -357,8 +364,8 @@ def _to_gather(shape, entries, normalize=True) -> _Gather:
       try:
         common = np.broadcast_shapes(*(a.shape for a in arrays))
       except ValueError:
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
-                         f"with shapes {' '.join(str(a.shape) for a in arrays)}") from None
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"{[a.shape for a in arrays]}") from None
       arrays = [_broadcast_to(a, common) for a in arrays]
       start = len(gather_indices_shape)
       gather_indices += [(lax_ew.convert_element_type(a, index_dtype), start) for a in arrays]
@@ -464,7 +471,7 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
   arr = as_operand(arr)
   entries = _parse(idx, arr.shape)
   for lowering in (lambda: _static_slice(arr, entries, mode, normalize_indices),
-                   lambda: _dynamic_slice(arr, entries, mode)):
+                   lambda: _dynamic_slice(arr, entries, mode, normalize_indices)):
     try:
       return lowering()
     except (_Unsupported, TypeError, ValueError, IndexError):

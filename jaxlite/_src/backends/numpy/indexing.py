@@ -74,7 +74,7 @@ def _gather(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sor
   offset = iter(range(nbatch, nbatch + len(kept)))
   perm = [next(offset) if i in dn.offset_dims else next(rest)
           for i in range(nbatch + len(kept))]
-  return np.ascontiguousarray(np.transpose(windows, perm))
+  return np.asarray(np.transpose(windows, perm), order="C")
 
 
 def _scatter_targets(operand, indices, updates, dn, mode):
