@@ -35,3 +35,7 @@ from jaxlite._src.lax.reductions import (
 from jaxlite._src.lax.indexing import (
     gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
     scatter_max_p)
+from jaxlite._src.lax.parallel import (
+    psum, pmean, pmax, pmin, all_gather, axis_index, psum_p, pmax_p, pmin_p, all_gather_p,
+    axis_index_p)
+from jaxlite._src.custom_derivatives import stop_gradient, stop_gradient_p

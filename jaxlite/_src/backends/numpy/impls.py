@@ -256,3 +256,11 @@ from jaxlite._src.lax import control_flow as cf  # noqa: E402
 impl_rules[cf.cond_p] = cf._cond_impl
 impl_rules[cf.while_p] = cf._while_impl
 impl_rules[cf.scan_p] = cf._scan_impl
+
+from jaxlite._src import custom_derivatives as cd  # noqa: E402
+
+impl_rules[cd.custom_jvp_call_p] = cd._custom_jvp_call_impl
+impl_rules[cd.custom_vjp_call_p] = cd._custom_jvp_call_impl
+impl_rules[cd.custom_lin_p] = cd._custom_lin_impl
+impl_rules[cd.stop_gradient_p] = lambda x: x
+impl_rules[cd.remat_p] = cd._remat_impl

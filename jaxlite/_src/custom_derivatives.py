@@ -1,0 +1,464 @@
+"""Controlling differentiation: custom_jvp, custom_vjp, stop_gradient, checkpoint (remat).
+
+Each is a primitive carrying the traced function as a jaxpr plus the user's rules as
+params, so it stages, nests and prints like JAX's. The differentiation tables do the
+rest: the JVP rule of ``custom_jvp_call`` runs the user's jvp; the JVP rule of
+``custom_vjp_call`` runs ``fwd`` and emits a ``custom_lin`` whose transpose runs ``bwd``;
+``remat2`` is linearized without saving residuals from inside, so its primal
+computation is recomputed in the backward pass.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from jaxlite._src import api_util
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src import tree
+from jaxlite._src.core import Primitive
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import partial_eval as pe
+from jaxlite._src.transforms.staging import trace_to_jaxpr
+
+
+def _as_operand(x):
+  from jaxlite._src.numpy.util import as_operand
+  return as_operand(x)
+
+
+def _resolve_args(fun, args, kwargs):
+  """Keyword arguments bound to positions (custom rules take positional arguments)."""
+  if not kwargs:
+    return tuple(args)
+  try:
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+  except TypeError as e:
+    raise TypeError(f"{api_util.fun_name(fun)}: {e}") from None
+  bound.apply_defaults()
+  return tuple(bound.args) + tuple(bound.kwargs.values())
+
+
+def _split_nondiff(args, nondiff_argnums):
+  static = {i: args[i] for i in nondiff_argnums}
+  dynamic = [a for i, a in enumerate(args) if i not in static]
+  return static, dynamic
+
+
+def _merge(static, dynamic, n):
+  it = iter(dynamic)
+  return [static[i] if i in static else next(it) for i in range(n)]
+
+
+def _trace_call(fun, static, dyn_leaves, dyn_tree, nargs):
+  """Trace ``fun`` on the dynamic leaves; returns (ClosedJaxpr with no consts, consts,
+  out_tree)."""
+  store = []
+
+  def flat(*leaves):
+    dyn = tree.tree_unflatten(dyn_tree, leaves)
+    out = fun(*_merge(static, dyn, nargs))
+    out_leaves, out_tree = tree.tree_flatten(out)
+    store.append(out_tree)
+    return [_as_operand(x) for x in out_leaves]
+  closed = trace_to_jaxpr(flat, [core.get_aval(x) for x in dyn_leaves])
+  jaxpr = closed.jaxpr
+  converted = core.ClosedJaxpr(core.Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars,
+                                          jaxpr.eqns), [])
+  return converted, list(closed.consts), store[-1]
+
+
+# ----------------------------------------------------------------------------- custom_jvp
+
+custom_jvp_call_p = Primitive("custom_jvp_call")
+custom_jvp_call_p.multiple_results = True
+custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
+core.param_order[custom_jvp_call_p] = ("name", "call_jaxpr", "jvp", "symbolic_zeros")
+core.param_printers[(custom_jvp_call_p, "jvp")] = lambda f: getattr(f, "__name__", str(f))
+
+
+class custom_jvp:
+  """A function with a custom JVP rule (``jax.custom_jvp``).
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> @jax.custom_jvp
+  ... def f(x):
+  ...   return jnp.sin(x)
+  >>> @f.defjvp
+  ... def f_jvp(primals, tangents):
+  ...   x, = primals
+  ...   return f(x), 2 * jnp.cos(x) * tangents[0]
+  >>> float(jax.grad(f)(0.0))
+  2.0
+  """
+
+  def __init__(self, fun, nondiff_argnums=()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.jvp = None
+    self.symbolic_zeros = False
+
+  def defjvp(self, jvp, symbolic_zeros=False):
+    """Set the JVP rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``."""
+    self.jvp = jvp
+    self.symbolic_zeros = symbolic_zeros
+    return jvp
+
+  def defjvps(self, *jvps):
+    """Set one JVP term per argument: ``jvps[i](tangent_i, primal_out, *primals)``."""
+    def jvp(primals, tangents):
+      out = self(*primals)
+      terms = [fn(t, out, *primals) for fn, t in zip(jvps, tangents)
+               if fn is not None]
+      total = terms[0]
+      for t in terms[1:]:
+        total = tree.tree_map(lambda a, b: a + b, total, t)
+      return out, total
+    self.defjvp(jvp)
+
+  def __get__(self, instance, owner=None):
+    return self if instance is None else functools.partial(self, instance)
+
+  def __call__(self, *args, **kwargs):
+    if self.jvp is None:
+      raise AttributeError(f"No JVP defined for custom_jvp function "
+                           f"{api_util.fun_name(self.fun)} using defjvp.")
+    args = _resolve_args(self.fun, args, kwargs)
+    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
+    dyn_leaves = [_as_operand(x) for x in dyn_leaves]
+    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
+                                               len(args))
+    user_jvp, n_consts = self.jvp, len(consts)
+    static_vals = [static[i] for i in sorted(static)]
+
+    def jvp_flat(primals, tangents):
+      # flat lists (consts first) in, flat (outputs, output tangents) out; the user's
+      # rule sees the non-differentiable arguments first, then the primal and tangent tuples
+      p = tree.tree_unflatten(dyn_tree, primals[n_consts:])
+      t = tree.tree_unflatten(dyn_tree, tangents[n_consts:])
+      primal_out, tangent_out = user_jvp(*static_vals, tuple(p), tuple(t))
+      out_leaves, tree_p = tree.tree_flatten(primal_out)
+      t_leaves, tree_t = tree.tree_flatten(tangent_out)
+      if tree_p != out_tree or tree_t != out_tree:
+        raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
+                        f"equal container (pytree) structures and matching the primal "
+                        f"function's output {out_tree}, but got {tree_p} and {tree_t}.")
+      return ([_as_operand(x) for x in out_leaves], [_as_operand(x) for x in t_leaves])
+    jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
+    outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
+                                  num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
+                                  name=api_util.fun_name(self.fun))
+    return tree.tree_unflatten(out_tree, outs)
+
+
+def _custom_jvp_call_impl(*args, call_jaxpr, **_):
+  return core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
+                         name):
+  tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
+      ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
+  outs, out_tangents = jvp(list(primals), tangents)
+  for o, t in zip(outs, out_tangents):
+    if core.get_aval(o).shape != core.get_aval(t).shape:
+      raise TypeError(f"Custom JVP rule {name} must produce primal and tangent outputs "
+                      f"with equal shapes, got {core.get_aval(o).str_short()} and "
+                      f"{core.get_aval(t).str_short()}.")
+  return outs, out_tangents
+
+
+def _inexact(x):
+  return dtypes.is_inexact(core.get_aval(x).dtype)
+
+
+ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
+# ----------------------------------------------------------------------------- custom_vjp
+
+custom_vjp_call_p = Primitive("custom_vjp_call")
+custom_vjp_call_p.multiple_results = True
+custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
+core.param_order[custom_vjp_call_p] = ("name", "bwd", "call_jaxpr", "fwd", "symbolic_zeros")
+for _k in ("bwd", "fwd"):
+  core.param_printers[(custom_vjp_call_p, _k)] = lambda f: getattr(f, "__name__", str(f))
+
+custom_lin_p = Primitive("custom_lin")
+custom_lin_p.multiple_results = True
+custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+
+
+class custom_vjp:
+  """A function with a custom VJP rule (``jax.custom_vjp``): ``defvjp(fwd, bwd)`` with
+  ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, ct_out) -> ct_args``.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> @jax.custom_vjp
+  ... def f(x):
+  ...   return jnp.sin(x)
+  >>> f.defvjp(lambda x: (f(x), jnp.cos(x)), lambda cos_x, g: (3 * cos_x * g,))
+  >>> float(jax.grad(f)(0.0))
+  3.0
+  """
+
+  def __init__(self, fun, nondiff_argnums=()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.fwd = self.bwd = None
+    self.symbolic_zeros = False
+
+  def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+    self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
+
+  def __get__(self, instance, owner=None):
+    return self if instance is None else functools.partial(self, instance)
+
+  def __call__(self, *args, **kwargs):
+    if self.fwd is None:
+      raise AttributeError(f"No VJP defined for custom_vjp function "
+                           f"{api_util.fun_name(self.fun)} using defvjp.")
+    args = _resolve_args(self.fun, args, kwargs)
+    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
+    dyn_leaves = [_as_operand(x) for x in dyn_leaves]
+    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
+                                               len(args))
+    fwd, bwd, n = self.fwd, self.bwd, len(args)
+    static_vals = [static[i] for i in sorted(static)]
+    n_consts = len(consts)
+
+    def fwd_flat(*primals):
+      dyn = tree.tree_unflatten(dyn_tree, primals[n_consts:])
+      out, res = fwd(*_merge(static, dyn, n))
+      out_leaves, tree_out = tree.tree_flatten(out)
+      if tree_out != out_tree:
+        raise TypeError(f"Custom VJP fwd rule {api_util.fun_name(fwd)} must produce a pair "
+                        f"(output, residuals) whose output has the primal function's "
+                        f"structure {out_tree}, got {tree_out}.")
+      return [_as_operand(x) for x in out_leaves], res
+
+    # per-argument avals: a None cotangent from bwd stands for zeros of that argument
+    dyn_avals = tree.tree_unflatten(dyn_tree, [core.get_aval(x) for x in dyn_leaves])
+
+    def bwd_flat(res, cts):
+      ct_out = tree.tree_unflatten(out_tree, cts)
+      cts_in = bwd(*static_vals, res, ct_out)
+      if isinstance(cts_in, (tuple, list)) and len(cts_in) == len(dyn_avals):
+        cts_in = tuple(tree.tree_map(ad.zeros_like_aval, a) if c is None else c
+                       for c, a in zip(cts_in, dyn_avals))
+      ct_leaves, ct_tree = tree.tree_flatten(tuple(cts_in) if isinstance(cts_in, list)
+                                             else cts_in)
+      expected = tree.tree_structure(tuple(dynamic))
+      if not isinstance(cts_in, tuple) or ct_tree != expected:
+        got = ct_tree if isinstance(cts_in, tuple) else tree.tree_structure(cts_in)
+        raise TypeError(
+            "Custom VJP bwd rule must produce an output with the same container (pytree) "
+            "structure as the args tuple of the primal function, and in particular must "
+            "produce a tuple of length equal to the number of arguments to the primal "
+            f"function, but got bwd output structure {got} for primal input structure "
+            f"{expected}.")
+      return [None] * n_consts + list(ct_leaves)
+    fwd_flat.__name__ = getattr(fwd, "__name__", "fwd")
+    bwd_flat.__name__ = getattr(bwd, "__name__", "bwd")
+    outs = custom_vjp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
+                                  fwd=fwd_flat, bwd=bwd_flat,
+                                  symbolic_zeros=self.symbolic_zeros,
+                                  name=api_util.fun_name(self.fun))
+    return tree.tree_unflatten(out_tree, outs)
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):
+  outs, res = fwd(*primals)
+  res_leaves, res_tree = tree.tree_flatten(res)
+  res_leaves = [_as_operand(r) for r in res_leaves]
+  tangents = [ad.instantiate(t) for t in tangents]
+  out_avals = [ad.tangent_aval(core.get_aval(o)) for o in outs]
+  lin = custom_lin_p.bind(*res_leaves, *tangents, num_res=len(res_leaves), bwd=bwd,
+                          res_tree=res_tree, out_avals=tuple(out_avals))
+  return outs, lin
+
+
+def _custom_lin_impl(*args, **params):
+  raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals):
+  res = tree.tree_unflatten(res_tree, args[:num_res])
+  cts = [ad.instantiate(c) if type(c) is ad.Zero else c for c in cts]
+  cts_in = bwd(res, cts)
+  primals = args[num_res:]
+  out = []
+  for ct, p in zip(cts_in, primals):
+    if ct is None or not ad.is_undefined(p):
+      out.append(None)
+      continue
+    aval = p.aval
+    if not dtypes.is_inexact(aval.dtype):
+      out.append(None)
+      continue
+    ct = _as_operand(ct)
+    if core.get_aval(ct).shape != aval.shape:
+      raise ValueError(f"Custom VJP bwd rule must produce cotangents of the inputs' "
+                       f"shapes: got {core.get_aval(ct).str_short()} for an input of type "
+                       f"{aval.str_short()}.")
+    out.append(ct)
+  return [None] * num_res + out
+
+
+ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+def _custom_lin_jvp(primals, tangents, **params):
+  raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
+
+
+# ----------------------------------------------------------------------------- stop_gradient
+
+stop_gradient_p = Primitive("stop_gradient")
+stop_gradient_p.def_abstract_eval(lambda x: x)
+ad.defzero(stop_gradient_p)
+
+
+def stop_gradient(x):
+  """The identity, with zero derivative: gradients do not flow through ``x``."""
+  def one(leaf):
+    leaf = _as_operand(leaf)
+    if not dtypes.is_inexact(core.get_aval(leaf).dtype):
+      return leaf
+    return stop_gradient_p.bind(leaf)
+  return tree.tree_map(one, x)
+
+
+# ----------------------------------------------------------------------------- checkpoint
+
+remat_p = Primitive("remat2")
+remat_p.multiple_results = True
+remat_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
+
+
+def _remat_impl(*args, jaxpr, **_):
+  return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+  from jaxlite._src.lax.control_flow import _jvp_jaxpr
+  diff = [type(t) is not ad.Zero and _inexact(p) for p, t in zip(primals, tangents)]
+  jvp = _jvp_jaxpr(jaxpr, diff)
+  ts = [ad.instantiate(t) for t, d in zip(tangents, diff) if d]
+  outs = remat_p.bind(*primals, *ts, jaxpr=jvp, prevent_cse=prevent_cse,
+                      differentiated=True, policy=policy)
+  n = len(jaxpr.out_avals)
+  it = iter(outs[n:])
+  return outs[:n], [next(it) if dtypes.is_inexact(a.dtype) else ad.Zero(ad.tangent_aval(a))
+                    for a in jaxpr.out_avals]
+
+
+def _remat_partial_eval(trace, args, unknowns, params):
+  jaxpr = params["jaxpr"]
+  if params["policy"] is everything_saveable:
+    # saving everything is ordinary differentiation: split and keep the residuals
+    known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    k_outs = trace.bind_known(remat_p, *known_args, **{**params, "jaxpr": known})
+    n_known = len(k_outs) - n_res
+    u_outs = trace.bind_unknown(remat_p, *k_outs[n_known:],
+                                *[x for x, u in zip(args, unknowns) if u],
+                                **{**params, "jaxpr": unknown})
+    k_it, u_it = iter(k_outs[:n_known]), iter(u_outs)
+    return [next(u_it) if u else next(k_it) for u in out_uk]
+  # save nothing: known outputs are computed now, and the whole computation is staged
+  # again for the backward pass, where it is recomputed from the primal inputs
+  known, _, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
+  known_only = _drop_outputs(known, n_res)
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  k_outs = trace.bind_known(remat_p, *known_args, **{**params, "jaxpr": known_only})
+  u_outs = trace.bind_unknown(remat_p, *args, **params)
+  k_it = iter(k_outs)
+  return [u_outs[i] if u else next(k_it) for i, u in enumerate(out_uk)]
+
+
+def _drop_outputs(closed, n):
+  if not n:
+    return closed
+  jaxpr = closed.jaxpr
+  from jaxlite._src.passes import dce
+  trimmed = core.ClosedJaxpr(core.Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars[:-n],
+                                        jaxpr.eqns), closed.consts)
+  return dce.run(trimmed)
+
+
+def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+  # recompute the non-linear part now, then transpose the linear part
+  linear = [ad.is_undefined(x) for x in args]
+  known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, linear, instantiate=True)
+  known_args = [x for x, lin in zip(args, linear) if not lin]
+  k_outs = core.eval_jaxpr(known.jaxpr, known.consts, *known_args)
+  residuals = k_outs[len(k_outs) - n_res:] if n_res else []
+  undefined = [x for x in args if ad.is_undefined(x)]
+  cts_in = ad.backward_pass(unknown.jaxpr, unknown.consts, list(residuals) + undefined,
+                            list(cts))
+  it = iter(cts_in[n_res:])
+  return [next(it) if lin else None for lin in linear]
+
+
+ad.jvp_rules[remat_p] = _remat_jvp
+ad.transpose_rules[remat_p] = _remat_transpose
+pe.partial_eval_rules[remat_p] = _remat_partial_eval
+
+
+def nothing_saveable(*_, **__):
+  """Policy: save no intermediate values; recompute everything in the backward pass."""
+  return False
+
+
+def everything_saveable(*_, **__):
+  """Policy: save every intermediate value (no rematerialisation)."""
+  return True
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+  """Recompute ``fun``'s intermediate values in the backward pass instead of storing them
+  (``jax.checkpoint`` / ``jax.remat``).
+
+  ``policy`` may be ``checkpoint_policies.nothing_saveable`` (the default) or
+  ``everything_saveable``; other JAX policies save nothing here (values are identical,
+  only memory use differs).
+  """
+  static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(
+      static_argnums)
+
+  @functools.wraps(fun)
+  def remat_f(*args, **kwargs):
+    args = _resolve_args(fun, args, kwargs)
+    static, dynamic = _split_nondiff(args, static_argnums)
+    leaves, in_tree = tree.tree_flatten(dynamic)
+    leaves = [_as_operand(x) for x in leaves]
+    jaxpr, consts, out_tree = _trace_call(fun, static, leaves, in_tree, len(args))
+    outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
+                        differentiated=False, policy=policy)
+    return tree.tree_unflatten(out_tree, outs)
+  return remat_f
+
+
+remat = checkpoint
+
+
+class checkpoint_policies:
+  """Named rematerialisation policies (``jax.checkpoint_policies``)."""
+  nothing_saveable = staticmethod(nothing_saveable)
+  everything_saveable = staticmethod(everything_saveable)
+  dots_saveable = checkpoint_dots = staticmethod(nothing_saveable)
+  dots_with_no_batch_dims_saveable = staticmethod(nothing_saveable)
+

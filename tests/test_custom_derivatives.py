@@ -1,0 +1,138 @@
+"""custom_jvp, custom_vjp, stop_gradient and checkpoint."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.test_util import check_grads
+
+
+def test_custom_jvp_rule_is_used_by_jvp_grad_and_jit():
+  @jax.custom_jvp
+  def f(x):
+    return jnp.sin(x)
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    x, = primals
+    return f(x), 2 * jnp.cos(x) * tangents[0]
+  assert float(f(0.5)) == pytest.approx(np.sin(0.5))
+  assert float(jax.grad(f)(0.0)) == 2.0
+  assert float(jax.jvp(f, (0.0,), (1.0,))[1]) == 2.0
+  assert float(jax.jit(jax.grad(f))(0.0)) == 2.0
+  assert float(jax.grad(jax.jit(f))(0.0)) == 2.0
+
+
+def test_custom_jvp_prints_like_jax():
+  @jax.custom_jvp
+  def f(x):
+    return jnp.sin(x)
+  f.defjvp(lambda p, t: (f(p[0]), jnp.cos(p[0]) * t[0] * 2))
+  assert str(jax.make_jaxpr(f)(1.0)) == """{ lambda ; a:f32[]. let
+    b:f32[] = custom_jvp_call[
+      name=f
+      call_jaxpr={ lambda ; c:f32[]. let d:f32[] = sin c in (d,) }
+      jvp=<lambda>
+      symbolic_zeros=False
+    ] a
+  in (b,) }"""
+
+
+def test_custom_jvp_stabilises_log1pexp_like_the_jax_docs():
+  @jax.custom_jvp
+  def log1pexp(x):
+    return jnp.log(1.0 + jnp.exp(x))
+
+  @log1pexp.defjvp
+  def log1pexp_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    return log1pexp(x), t * (1.0 - 1.0 / (1.0 + jnp.exp(x)))
+  assert float(jax.grad(log1pexp)(100.0)) == 1.0
+
+
+def test_custom_jvp_with_nondiff_argnums_and_defjvps():
+  from functools import partial
+
+  @partial(jax.custom_jvp, nondiff_argnums=(0,))
+  def app(f, x):
+    return f(x)
+
+  @app.defjvp
+  def app_jvp(f, primals, tangents):
+    x, = primals
+    return app(f, x), 3.0 * tangents[0]
+  assert float(jax.grad(lambda x: app(jnp.sin, x))(1.0)) == 3.0
+
+  @jax.custom_jvp
+  def g(x, y):
+    return x * y
+  g.defjvps(lambda t, ans, x, y: t * y * 10, lambda t, ans, x, y: t * x)
+  assert float(jax.grad(g)(2.0, 3.0)) == 30.0
+  assert float(jax.grad(g, argnums=1)(2.0, 3.0)) == 2.0
+
+
+def test_custom_vjp_rule_is_used_by_grad():
+  @jax.custom_vjp
+  def f(x):
+    return jnp.sin(x)
+  f.defvjp(lambda x: (f(x), jnp.cos(x)), lambda cos_x, g: (3 * cos_x * g,))
+  assert float(jax.grad(f)(0.0)) == 3.0
+  assert float(jax.jit(jax.grad(f))(0.0)) == 3.0
+  assert float(jax.grad(lambda x: f(x) * x)(0.0)) == 0.0
+
+
+def test_custom_vjp_clip_gradient_with_pytrees():
+  @jax.custom_vjp
+  def clip_gradient(lo, hi, x):
+    return x
+  clip_gradient.defvjp(lambda lo, hi, x: (x, (lo, hi)),
+                       lambda res, g: (None, None, jnp.clip(g, *res)))
+  g = jax.grad(lambda x: jnp.sum(clip_gradient(-0.5, 0.5, x) * jnp.array([2.0, -0.1])))
+  np.testing.assert_allclose(g(jnp.ones(2)), [0.5, -0.1])
+
+
+def test_custom_vjp_errors_match_jax():
+  @jax.custom_vjp
+  def g(x):
+    return jnp.sin(x)
+  g.defvjp(lambda x: (g(x), jnp.cos(x)), lambda r, ct: (r * ct,))
+  with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                     "custom_vjp function"):
+    jax.jvp(g, (1.0,), (1.0,))
+
+  @jax.custom_vjp
+  def h(x, y):
+    return x * y
+  h.defvjp(lambda x, y: (x * y, (x, y)), lambda r, ct: (ct,))
+  with pytest.raises(TypeError, match="Custom VJP bwd rule must produce an output with the "
+                     "same container"):
+    jax.grad(h)(1.0, 2.0)
+
+
+def test_stop_gradient():
+  assert float(jax.grad(lambda x: lax.stop_gradient(x) * x)(3.0)) == 3.0
+  assert "stop_gradient" in str(jax.make_jaxpr(lambda x: lax.stop_gradient(x) * 2)(1.0))
+  assert lax.stop_gradient(jnp.arange(3)).dtype == np.int32
+
+
+def test_checkpoint_gives_the_same_gradients_and_recomputes():
+  f = lambda x: jnp.sum(jnp.sin(jnp.sin(x)) * 2)
+  x = jnp.array([0.3, 1.2])
+  np.testing.assert_allclose(jax.grad(jax.checkpoint(f))(x), jax.grad(f)(x), rtol=1e-6)
+  check_grads(jax.checkpoint(lambda x: jnp.sin(jnp.cos(x)) * x), (np.float32(0.4),), 2)
+  saved = jax.checkpoint(f, policy=jax.checkpoint_policies.everything_saveable)
+  np.testing.assert_allclose(jax.grad(saved)(x), jax.grad(f)(x), rtol=1e-6)
+  text = str(jax.make_jaxpr(jax.checkpoint(lambda x: jnp.sin(x) * 2))(1.0))
+  assert text.splitlines()[1] == "    b:f32[] = remat2["
+
+
+def test_custom_rules_compose_with_control_flow():
+  @jax.custom_jvp
+  def f(x):
+    return x ** 2
+  f.defjvp(lambda p, t: (f(p[0]), 10 * t[0]))
+  g = lambda x: lax.scan(lambda c, _: (f(c), None), x, None, length=2)[0]
+  # d/dx f(f(x)) with f' := 10 everywhere is 100
+  assert float(jax.grad(g)(0.5)) == 100.0
