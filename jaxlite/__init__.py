@@ -13,11 +13,13 @@ from jaxlite._src.api import (make_jaxpr, eval_shape, device_put, device_get,
                               block_until_ready)
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
 from jaxlite._src.jit import jit
+from jaxlite._src.debugging import pure_callback
 from jaxlite._src.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
                                              checkpoint_policies)
 from jaxlite._src.vmap_api import vmap, jacfwd, jacrev, hessian
 from jaxlite._src.backends import devices, default_backend, Device
-from jaxlite import numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler
+from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
+                     debug)
 
 local_devices = devices
 

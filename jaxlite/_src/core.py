@@ -505,11 +505,12 @@ def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int, used=None) -> str:
   params = [f"{k}={_format_param(eqn.primitive, k, v, namer, indent)}" for k, v in items]
   name = eqn.primitive.name
   # JAX writes the space before the arguments even when there are none (iota).
-  one_line = f"{pad}{lhs} = {name}{'[' + ' '.join(params) + ']' if params else ''} {args}"
+  lhs = f"{lhs} = " if lhs else ""   # effects with no outputs print no binder
+  one_line = f"{pad}{lhs}{name}{'[' + ' '.join(params) + ']' if params else ''} {args}"
   if "\n" not in one_line and len(one_line) - indent <= _LINE_WIDTH:
     return one_line
   inner = "".join(f"\n{pad}  {p}" for p in params)
-  return f"{pad}{lhs} = {name}[{inner}\n{pad}] {args}"
+  return f"{pad}{lhs}{name}[{inner}\n{pad}] {args}"
 
 
 def _alias_call_jaxpr(eqn, namer):

@@ -1,0 +1,2 @@
+"""Run-time debugging inside transformed functions (``jax.debug``)."""
+from jaxlite._src.debugging import debug_print as print, debug_callback as callback
