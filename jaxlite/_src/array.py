@@ -156,3 +156,4 @@ def _wrap(value, aval: ShapedArray) -> Array:
 
 core.EvalTrace.to_value = staticmethod(to_numpy)
 core.EvalTrace.wrap = staticmethod(_wrap)
+core.EvalTrace.array_type = Array

@@ -69,6 +69,13 @@ def _split_aux(out, has_aux, name):
   return out[0], out[1]
 
 
+def _primal_aux(aux):
+  # Aux data was computed inside the (now finished) linearize trace: hand back its
+  # primal values, as JAX does, rather than tracers of a trace that no longer exists.
+  return tree.tree_map(lambda a: a.primal if isinstance(a, ad.JVPTracer)
+                       and not a._trace.is_valid else a, aux)
+
+
 def linearize(fun, *primals, has_aux=False):
   """Evaluate ``fun`` and return its JVP as a linear function of the tangents.
 
@@ -96,7 +103,7 @@ def linearize(fun, *primals, has_aux=False):
     return tree.tree_unflatten(out_tree, outs)
 
   result = tree.tree_unflatten(out_tree, out_p), f_jvp
-  return result + (aux_box[0],) if has_aux else result
+  return result + (_primal_aux(aux_box[0]),) if has_aux else result
 
 
 def vjp(fun, *primals, has_aux=False):
@@ -139,7 +146,7 @@ def vjp(fun, *primals, has_aux=False):
     return tree.tree_unflatten(p_tree, cts)
 
   result = tree.tree_unflatten(out_tree, out_p), f_vjp
-  return result + (aux_box[0],) if has_aux else result
+  return result + (_primal_aux(aux_box[0]),) if has_aux else result
 
 
 def _is_float0(x):
@@ -172,6 +179,9 @@ def _check_scalar_output(out, name, has_aux):
   if aval is None or aval.shape:
     if aval is not None:
       detail = f"Output had shape: {aval.shape}."
+    elif isinstance(out, (tuple, list)):
+      kinds = ", ".join(_describe_leaf(o) for o in out)
+      detail = f"Output was a {type(out).__name__} of {len(out)} values: ({kinds})."
     else:
       detail = f"Output was {out!r}."
     hint = ("" if has_aux or not isinstance(out, (tuple, list)) else
@@ -180,6 +190,13 @@ def _check_scalar_output(out, name, has_aux):
   if not dtypes.is_inexact(aval.dtype):
     raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
                     f"of np.floating), but got {aval.dtype.name}.")
+
+
+def _describe_leaf(x):
+  try:
+    return core.get_aval(x).str_short()
+  except TypeError:
+    return type(x).__name__
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,

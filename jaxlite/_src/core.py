@@ -114,6 +114,9 @@ class Primitive:
   """A named operation. Its rules live in tables keyed by the primitive object."""
   multiple_results = False
   is_call = False  # params["jaxpr"] is called on the operands (jit): printed with aliasing
+  # Elementwise primitives: {input dtype: (output dtype, output may be weak)}. Eager
+  # evaluation uses it to skip the shape rule when the operands plainly agree.
+  elementwise_dtypes: dict | None = None
 
   def __init__(self, name: str):
     self.name = name
@@ -199,8 +202,14 @@ class EvalTrace(Trace):
   impls: dict = {}
   to_value: Callable = None  # Array | NumPy | scalar -> NumPy value
   wrap: Callable = None      # (NumPy value, weak_type) -> Array
+  array_type: type = None    # Array
 
   def process_primitive(self, prim, args, params):
+    table = prim.elementwise_dtypes
+    if table is not None:
+      out = self._elementwise(prim, table, args, params)
+      if out is not None:
+        return out
     for x in args:
       if isinstance(x, Tracer):
         raise errors.UnexpectedTracerError(x)
@@ -214,6 +223,35 @@ class EvalTrace(Trace):
     if prim.multiple_results:
       return [wrap(v, a) for v, a in zip(outs, out_avals)]
     return wrap(outs, out_avals[0])
+
+
+  def _elementwise(self, prim, table, args, params):
+    """The hot path of eager elementwise ops: Arrays of one dtype and compatible shapes
+    need no shape rule. Anything unusual returns None and takes the general path."""
+    array = self.array_type
+    x = args[0]
+    if type(x) is not array:
+      return None
+    value = x._value
+    dtype = value.dtype
+    entry = table.get(dtype)
+    if entry is None:
+      return None
+    weak = x.weak_type
+    values = [value]
+    for y in args[1:]:
+      if type(y) is not array:
+        return None
+      other = y._value
+      if other.dtype != dtype or (other.shape != value.shape and other.ndim and value.ndim):
+        return None
+      values.append(other)
+      weak = weak and y.weak_type
+    out = self.impls[prim](*values, **params)
+    out_dtype, may_be_weak = entry
+    if out.dtype != out_dtype:
+      out = out.astype(out_dtype)
+    return array(out, weak and may_be_weak)
 
 
 eval_trace = EvalTrace()

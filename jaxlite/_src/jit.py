@@ -78,9 +78,9 @@ def _leaf_value(x):
     return x._value
   if t in (float, int, bool, complex):
     return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
+  # a copy: an output may alias this input, and the caller may mutate their NumPy array
   value = np.asarray(x)
-  canonical = dtypes.canonicalize_dtype(value.dtype)
-  return value if value.dtype == canonical else value.astype(canonical)
+  return np.array(value, dtypes.canonicalize_dtype(value.dtype))
 
 
 def _ordinal(n):
@@ -96,10 +96,13 @@ def _describe(sig):
 class _Entry:
   """One signature of one jitted function: its jaxpr, executable and statistics."""
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
-               "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock")
+               "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock", "x64",
+               "single_output")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
+    self.x64 = key[3]
+    self.single_output = out_tree.num_leaves == 1 and out_tree == _LEAF
     self.jaxpr = jaxpr
     self.out_tree = out_tree
     self.out_weak = [a.weak_type for a in jaxpr.out_avals]
@@ -131,6 +134,7 @@ class _Entry:
 
 
 _all_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
+_LEAF = tree.tree_structure(0)
 
 
 class Jitted:
@@ -150,6 +154,9 @@ class Jitted:
         fun, static_argnums, static_argnames)
     self._inline = inline
     self._cache: dict = {}
+    # positional-Arrays-only signatures (shape, dtype, weak per argument) -> entry
+    self._fast_cache: dict = {}
+    self._has_static = bool(self._static_argnums or self._static_argnames)
     self._order: list = []        # signatures in the order they were first seen
     self._lock = threading.Lock()
     self._location = _source_location(fun)
@@ -161,6 +168,27 @@ class Jitted:
 
   # -- calling
   def __call__(self, *args, **kwargs):
+    # Hot path: positional Array arguments only, a signature seen before, eager context.
+    if not kwargs and not self._has_static and core._context.trace is core.eval_trace:
+      try:
+        key = tuple([(a._value.shape, a._value.dtype, a.weak_type) for a in args
+                     if type(a) is Array])
+        entry = self._fast_cache.get(key) if len(key) == len(args) else None
+      except AttributeError:
+        entry = None
+      if entry is not None and not config.jax_disable_jit and entry.x64 is \
+          config.jax_enable_x64:
+        entry.hits += 1
+        entry.calls += 1
+        t0 = time.perf_counter()
+        outs = entry.run(*[a._value for a in args])
+        entry.exec_s.append(time.perf_counter() - t0)
+        if entry.single_output:
+          return Array(outs[0], entry.out_weak[0])
+        return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
+    return self._call(args, kwargs)
+
+  def _call(self, args, kwargs):
     if config.jax_disable_jit:
       return self.fun(*args, **kwargs)
     if self._static_argnums or self._static_argnames:
@@ -179,6 +207,9 @@ class Jitted:
       entry.hits += 1
     entry.calls += 1
     run = entry.run or entry.executable(self._name)
+    if not kwargs and not static_key and all(type(a) is Array for a in args):
+      self._fast_cache[tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args)] \
+          = entry
     t0 = time.perf_counter()
     outs = run(*map(_leaf_value, leaves))
     entry.exec_s.append(time.perf_counter() - t0)
@@ -338,6 +369,7 @@ class Jitted:
     """Forget every signature of this function."""
     with self._lock:
       self._cache.clear()
+      self._fast_cache.clear()
       self._order.clear()
 
   def _cache_size(self):

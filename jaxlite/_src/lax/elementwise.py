@@ -77,6 +77,9 @@ elementwise_primitives: dict[str, Primitive] = {}
 def naryop(name, accepted, result_dtype=None) -> Primitive:
   prim = Primitive(name)
   prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
+  prim.elementwise_dtypes = {
+      d: ((result_dtype or (lambda t: t))(d), result_dtype is None)
+      for d in dtypes._NUMERIC if any(dtypes.issubdtype(d, c) for c in accepted)}
   elementwise_primitives[name] = prim
   return prim
 
@@ -456,3 +459,27 @@ def _select_n_batcher(vals, dims):
 
 
 batching.batching_rules[select_n_p] = _select_n_batcher
+
+
+def _clamp_batcher(vals, dims):
+  # Bounds are scalars or of the operand's shape (no size-1 broadcasting), so a bound
+  # that is a scalar per example is broadcast to the operand's shape.
+  (lo, x, hi), (ld, xd, hd) = vals, dims
+  if ld is None and hd is None and not core.get_aval(lo).ndim and not core.get_aval(hi).ndim:
+    return clamp(lo, x, hi), xd
+  size = batching.batch_size(vals, dims)
+  x = batching.bdim_at_front(x, xd, size)
+  shape = core.get_aval(x).shape
+
+  def bound(b, d):
+    if d is None:
+      return batching.broadcast(b, size, 0) if core.get_aval(b).ndim else b
+    b = batching.moveaxis(b, d, 0)
+    if core.get_aval(b).ndim == len(shape):
+      return b
+    from jaxlite._src.lax.shapes import broadcast_in_dim
+    return broadcast_in_dim(b, shape, (0,))
+  return clamp(bound(lo, ld), x, bound(hi, hd)), 0
+
+
+batching.batching_rules[clamp_p] = _clamp_batcher

@@ -4,14 +4,24 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
                                      promote_args_numeric, as_operand)
 
 
+_INEXACT_DTYPES = frozenset(d for d in dtypes._NUMERIC if dtypes.is_inexact(d))
+
+
+# A Python scalar of this type joins an array of these dtype kinds without changing its
+# dtype (weak typing), so the array's dtype is the result's.
+_SCALAR_KINDS = {int: "iufc", float: "fc", complex: "c"}
+
+
 def _inexact_unary(name, lax_fn, doc):
   def fun(x, /):
-    x, = promote_args_inexact(name, x)
+    if type(x) is not Array or x._value.dtype not in _INEXACT_DTYPES:  # else: hot path
+      x, = promote_args_inexact(name, x)
     return lax_fn(x)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"{doc}, elementwise (``numpy.{name}``); integers are promoted to float."
@@ -29,6 +39,15 @@ def _unary(name, lax_fn, doc, promote=promote_args):
 
 def _binary(name, lax_fn, doc, promote=promote_args):
   def fun(x, y, /):
+    if type(x) is Array:   # hot paths: two arrays of one type, or an array and a scalar
+      if type(y) is Array:
+        if (x._value.dtype != y._value.dtype or x.weak_type != y.weak_type
+            or x._value.shape != y._value.shape):
+          x, y = promote(name, x, y)
+        return lax_fn(x, y)
+      y_kind = _SCALAR_KINDS.get(type(y))
+      if y_kind is not None and x._value.dtype.kind in y_kind and promote is promote_args:
+        return lax_fn(x, Array(np.asarray(y, x._value.dtype), True))
     x, y = promote(name, x, y)
     return lax_fn(x, y)
   fun.__name__ = fun.__qualname__ = name

@@ -21,7 +21,10 @@ warnings.filterwarnings("ignore", category=RuntimeWarning,
 
 def _same_dtype(f):
   """Wrap a NumPy function whose result dtype may drift (e.g. float16 math)."""
-  return lambda x, *rest: np.asarray(f(x, *rest)).astype(x.dtype, copy=False)
+  def impl(x, *rest):
+    out = f(x, *rest)
+    return out if out.dtype == x.dtype else np.asarray(out).astype(x.dtype)
+  return impl
 
 
 def _logistic(x):
@@ -270,3 +273,5 @@ from jaxlite._src import debugging  # noqa: E402
 impl_rules[debugging.debug_print_p] = debugging._debug_print_impl
 impl_rules[debugging.debug_callback_p] = debugging._debug_callback_impl
 impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
+from jaxlite._src.backends.numpy import extra_impls  # noqa: E402,F401
+from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
