@@ -72,10 +72,10 @@ def get_aval(x) -> ShapedArray:
   aval = getattr(x, "aval", None)
   if aval is not None:
     return aval
+  if isinstance(x, (np.ndarray, np.generic)):  # before the scalars: np.float64 is a float
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
   if isinstance(x, (bool, int, float, complex)):
     return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
-  if isinstance(x, (np.ndarray, np.generic)):
-    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type. "
                   "Pass arrays, NumPy arrays or Python scalars.")
 

@@ -59,7 +59,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
 
 
 def _from_python_or_numpy(obj, want):
-  if isinstance(obj, (bool, int, float, complex)):
+  if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
     return as_operand(obj)
   try:
     value = np.asarray(obj) if want is None else np.asarray(obj, dtype=want)
@@ -71,8 +71,6 @@ def _from_python_or_numpy(obj, want):
   if want is None:
     if isinstance(obj, (list, tuple)) and value.dtype == np.int64:
       _check_int_range(value)
-    dtypes.check_user_dtype_supported(value.dtype, "array") if isinstance(
-        obj, (np.ndarray, np.generic)) else None
     want = dtypes.canonicalize_dtype(value.dtype)
   return Array(np.array(value, dtype=want))
 
@@ -88,7 +86,7 @@ def asarray(a, dtype=None, order=None, *, copy=None):
   """Convert ``a`` to an array without copying when it already is one (``numpy.asarray``)."""
   if isinstance(a, (Array, Tracer)) and dtype is None:
     return a
-  if isinstance(a, (bool, int, float, complex)) and dtype is None:
+  if isinstance(a, (bool, int, float, complex, np.generic)) and dtype is None:
     return as_operand(a)
   return array(a, dtype=dtype, copy=False, order=order)
 

@@ -35,13 +35,13 @@ def as_operand(x):
   """``x`` as something ``bind`` accepts: Arrays and tracers pass, others become Arrays."""
   if isinstance(x, (Array, Tracer)):
     return x
-  if isinstance(x, _SCALARS):
-    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
-  if isinstance(x, (np.ndarray, np.generic)):
+  if isinstance(x, (np.ndarray, np.generic)):  # before the scalars: np.float64 is a float
     if x.dtype.kind in "OUSVMm":
       raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
                       "array. Convert the values to numbers first.")
     return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
+  if isinstance(x, _SCALARS):
+    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
   if hasattr(x, "__jax_array__"):
     return as_operand(x.__jax_array__())
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")
@@ -56,7 +56,7 @@ def promote_dtypes(*args):
 
 
 def _cast(x, dtype, weak):
-  if isinstance(x, _SCALARS):
+  if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
     return Array(np.asarray(x, dtype), weak)
   x = as_operand(x)
   if x.dtype == dtype and x.weak_type == weak:
