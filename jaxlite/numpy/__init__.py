@@ -34,3 +34,38 @@ dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger)
 inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
+from jaxlite._src.numpy.math import *  # noqa
+from jaxlite._src.numpy.sorting import *  # noqa
+from jaxlite._src.numpy.statistics import *  # noqa
+
+
+class _ScalarMeta(type):
+  """``jnp.float32`` and friends: usable as dtypes, and callable to make 0-d Arrays."""
+
+  def __call__(cls, value=0):
+    return array(value, dtype=cls.dtype)
+
+  def __instancecheck__(cls, instance):
+    return isinstance(instance, cls.dtype.type)
+
+  def __repr__(cls):
+    return f"<class 'jaxlite.numpy.{cls.__name__}'>"
+
+
+def _make_scalar_type(np_type):
+  name = _np.dtype(np_type).name
+  return _ScalarMeta(name, (), {"dtype": _np.dtype(np_type),
+                                "__doc__": f"The {name} scalar type (a JAX-style dtype)."})
+
+
+bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64 = map(_make_scalar_type, (
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64))
+bfloat16, float16, float32, float64, complex64, complex128 = map(_make_scalar_type, (
+    bfloat16, float16, float32, float64, complex64, complex128))
+bool = bool_
+float_, int_, complex_ = float64, int64, complex128
+from jaxlite._src.numpy.array_ops import *  # noqa
+from jaxlite._src.numpy.einsum import *  # noqa
+from jaxlite.numpy import linalg, fft  # noqa
+from jaxlite._src.numpy.windows import *  # noqa
+from jaxlite._src.numpy.polynomial import *  # noqa
