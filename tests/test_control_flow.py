@@ -205,7 +205,7 @@ def test_scan_stays_a_loop_in_the_jaxpr_and_in_tier0():
   short = jax.make_jaxpr(lambda x: scanned(x, 2))(jnp.ones(4))
   long = jax.make_jaxpr(lambda x: scanned(x, 2000))(jnp.ones(4))
   assert len(short.eqns) == len(long.eqns) == 1
-  source = jax.jit(lambda x: scanned(x, 2000)).lower(jnp.ones(4)).as_text()
+  source = jax.jit(lambda x: scanned(x, 2000)).lower(jnp.ones(4)).as_text("numpy")
   assert len(source.splitlines()) < 10
   x = np.ones(4, np.float32)
   expected = x

@@ -178,7 +178,7 @@ def test_nested_jit_is_inlined_before_compiling():
   inner = jax.jit(lambda y: jnp.sin(y))
   outer = jax.jit(lambda x: inner(inner(x)) + 1)
   np.testing.assert_allclose(outer(jnp.ones(3)), np.sin(np.sin(1.0)) + 1, rtol=1e-6)
-  source = outer.lower(jnp.ones(3)).as_text()
+  source = outer.lower(jnp.ones(3)).as_text(dialect="numpy")
   assert source.count("_np.sin") == 2 and "jit" not in source.split("\n", 1)[1]
 
 
@@ -234,7 +234,7 @@ def test_stages_trace_lower_compile():
   assert str(traced.jaxpr) == "{ lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }"
   assert traced.out_info == jax.ShapeDtypeStruct((3,), jnp.float32)
   lowered = f.lower(jnp.ones(3))
-  assert "def " in lowered.as_text() and "_np.multiply" in lowered.as_text()
+  assert "def " in lowered.as_text("numpy") and "_np.multiply" in lowered.as_text("numpy")
   compiled = lowered.compile()
   np.testing.assert_allclose(compiled(jnp.arange(3.0)), [0, 2, 4])
   with pytest.raises(TypeError, match=r"Argument 'x' compiled with float32\[3\] and called "

@@ -28,6 +28,7 @@ from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.backends.numpy import codegen
+from jaxlite._src import tiers
 from jaxlite._src.config import config
 from jaxlite._src.core import Primitive, Tracer
 from jaxlite._src.transforms import ad, staging
@@ -97,7 +98,7 @@ class _Entry:
   """One signature of one jitted function: its jaxpr, executable and statistics."""
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock", "x64",
-               "single_output")
+               "single_output", "xla_text", "tier_note", "tier_ms")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
@@ -116,21 +117,58 @@ class _Entry:
     self.exec_s = deque(maxlen=256)
     self.tier = None
     self.lock = threading.Lock()
+    self.xla_text = None
+    self.tier_note = None
+    self.tier_ms = {}   # tier -> median ms measured while choosing between tiers
 
-  def executable(self, name):
+  def executable(self, name, policy="numpy"):
+    """The function the hot path calls, preparing the tiers ``policy`` asks for."""
     if self.run is None:
       with self.lock:
         if self.run is None:
-          t0 = time.perf_counter()
-          self.optimized = passes.optimize(self.jaxpr)
-          run, self.source = codegen.compile_jaxpr(self.optimized, name)
-          ms = (time.perf_counter() - t0) * 1e3
-          self.compile_ms["numpy"] = ms
-          self.tier = "numpy"
-          if config.jax_log_compiles:
-            logger.warning("Compiling %s for tier numpy in %.2f ms", name, ms)
-          self.run = run
+          self._prepare(name, policy)
     return self.run
+
+  def _prepare(self, name, policy):
+    self.optimized = passes.optimize(self.jaxpr)
+    if policy == "xla":
+      self.run = self._compile_xla(name)
+      self.tier = "xla"
+      return
+    t0 = time.perf_counter()
+    run, self.source = codegen.compile_jaxpr(self.optimized, name)
+    self._record_compile("numpy", name, t0)
+    self.tier = "numpy"
+    self.run = run
+    if policy == "auto":
+      # Run tier 0 now; XLA compiles in the background (where the plugin is also loaded,
+      # the first time), then both tiers are timed on real calls and the faster is kept.
+      tiers.submit(self._background_xla, name, run)
+
+  def _record_compile(self, tier, name, t0):
+    ms = (time.perf_counter() - t0) * 1e3
+    self.compile_ms[tier] = ms
+    if config.jax_log_compiles:
+      logger.warning("Compiling %s for tier %s in %.2f ms", name, tier, ms)
+
+  def _compile_xla(self, name):
+    t0 = time.perf_counter()
+    executable = tiers.compile_xla(self.optimized, name)
+    self._record_compile("xla", name, t0)
+    self.xla_text = executable.as_text()
+    return executable
+
+  def _background_xla(self, name, numpy_run):
+    if not tiers.xla_available():
+      self.tier_note = "no XLA plugin: the NumPy tier only"
+      return
+    try:
+      xla_run = self._compile_xla(name)
+    except Exception as e:  # the NumPy tier keeps serving; say why in the stats
+      self.tier_note = f"xla unavailable for this function: {type(e).__name__}: {e}"
+      logger.debug("%s: %s", name, self.tier_note)
+      return
+    self.run = tiers.Race(self, numpy_run, xla_run)
 
 
 _all_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
@@ -144,9 +182,7 @@ class Jitted:
                keep_unused, inline, backend):
     if not callable(fun):
       raise TypeError(f"jit expects a callable, got {fun!r} of type {type(fun).__name__}.")
-    if backend not in (None, "cpu", "numpy"):
-      raise ValueError(f"Unknown backend {backend!r} for jit: the available backend is "
-                       "'numpy' (also reachable as 'cpu').")
+    self._policy = tiers.resolve_policy(backend)
     self.fun = fun
     functools.update_wrapper(self, fun, updated=())
     self._name = api_util.fun_name(fun)
@@ -206,7 +242,7 @@ class Jitted:
     else:
       entry.hits += 1
     entry.calls += 1
-    run = entry.run or entry.executable(self._name)
+    run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
     if not kwargs and not static_key and all(type(a) is Array for a in args):
       self._fast_cache[tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args)] \
           = entry

@@ -38,8 +38,11 @@ class FunctionStats:
     for r in self.rows:
       compile_ms = ", ".join(f"{t} {ms:.2f}" for t, ms in r["compile_ms"].items()) or "-"
       exec_ms = f"{r['execute_ms_median']:.4f}" if r["execute_ms_median"] is not None else "-"
+      raced = (" (raced: " + ", ".join(f"{t} {m:.4f} ms" for t, m in r["tier_ms"].items())
+               + ")") if r["tier_ms"] else ""
       lines.append(f"  {r['signature']:<28} {r['calls']:>6} {r['cache_hits']:>6} "
-                   f"{r['trace_ms']:>9.2f} {compile_ms:>11} {exec_ms:>17}  {r['tier'] or '-'}")
+                   f"{r['trace_ms']:>9.2f} {compile_ms:>11} {exec_ms:>17}  {r['tier'] or '-'}"
+                   f"{raced}")
     return "\n".join(lines)
 
   __repr__ = __str__
@@ -56,6 +59,8 @@ def _row(entry):
       "compile_ms": dict(entry.compile_ms),
       "execute_ms_median": statistics.median(times) * 1e3 if times else None,
       "tier": entry.tier,
+      "tier_ms": dict(entry.tier_ms),
+      "note": entry.tier_note,
   }
 
 

@@ -37,10 +37,21 @@ class Lowered:
     self._traced = traced
 
   def as_text(self, dialect=None) -> str:
-    """The program tier 0 runs: generated Python source over NumPy."""
-    entry = self._traced._entry
-    entry.executable(self._traced._jitted._name)
-    return entry.source
+    """The lowered program: StableHLO (``dialect="stablehlo"``, the default when the XLA
+    tier is available and not pinned off) or tier 0's Python source (``"numpy"``)."""
+    from jaxlite._src import passes, tiers
+    from jaxlite._src.backends.numpy import codegen
+    jitted, entry = self._traced._jitted, self._traced._entry
+    policy = jitted._policy or tiers.default_policy()
+    if dialect is None:
+      dialect = "stablehlo" if policy != "numpy" and tiers.xla_available() else "numpy"
+    optimized = entry.optimized or passes.optimize(entry.jaxpr)
+    if dialect in ("stablehlo", "mhlo", "hlo"):
+      from jaxlite._src.backends import xla
+      return xla.lower(optimized, jitted._name)
+    if dialect in ("numpy", "python"):
+      return entry.source or codegen.compile_jaxpr(optimized, jitted._name)[1]
+    raise ValueError(f"Unknown dialect {dialect!r}: use 'stablehlo' or 'numpy'.")
 
   def compile(self):
     return Compiled(self._traced)
@@ -50,12 +61,14 @@ class Compiled:
   """An executable for one signature; calling it with another signature is an error."""
 
   def __init__(self, traced: Traced):
+    from jaxlite._src import tiers
     self._traced = traced
     self._entry = traced._entry
-    self._run = self._entry.executable(traced._jitted._name)
+    jitted = traced._jitted
+    self._run = self._entry.executable(jitted._name, jitted._policy or tiers.default_policy())
 
   def as_text(self) -> str:
-    return self._entry.source
+    return self._entry.xla_text or self._entry.source
 
   def __call__(self, *args, **kwargs):
     from jaxlite._src import jit as jit_module
