@@ -139,11 +139,9 @@ class _Entry:
     run, self.source = codegen.compile_jaxpr(self.optimized, name)
     self._record_compile("numpy", name, t0)
     self.tier = "numpy"
-    self.run = run
-    if policy == "auto":
-      # Run tier 0 now; XLA compiles in the background (where the plugin is also loaded,
-      # the first time), then both tiers are timed on real calls and the faster is kept.
-      tiers.submit(self._background_xla, name, run)
+    # Under `auto`, tier 0 runs at once and is watched: once this signature has spent
+    # enough time executing, XLA compiles it in the background and the tiers race.
+    self.run = tiers.Probe(self, name, run) if policy == "auto" else run
 
   def _record_compile(self, tier, name, t0):
     ms = (time.perf_counter() - t0) * 1e3
@@ -157,6 +155,9 @@ class _Entry:
     self._record_compile("xla", name, t0)
     self.xla_text = executable.as_text()
     return executable
+
+  def start_xla(self, name, numpy_run):
+    tiers.submit(self._background_xla, name, numpy_run)
 
   def _background_xla(self, name, numpy_run):
     if not tiers.xla_available():

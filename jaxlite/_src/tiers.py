@@ -1,14 +1,16 @@
 """Which compiler tier runs a jitted signature.
 
 Policies: ``numpy`` (tier 0 only), ``xla`` (tier 1, compiled before the first call
-returns) and ``auto`` (the default): the first call runs tier 0 at once while XLA
-compiles on a background thread; once both exist, the next calls alternate between them
-and the signature keeps whichever measured faster. ``jit(f, backend=...)`` pins a policy
+returns) and ``auto`` (the default): calls run tier 0 at once, and once a signature has
+spent long enough executing (one slow call or many quick ones) XLA compiles it on a
+background thread; then calls alternate between the tiers and the signature keeps
+whichever measured faster. Functions too cheap to gain anything never pay for XLA. ``jit(f, backend=...)`` pins a policy
 per function; ``jaxlite.config.update("jaxlite_tier", ...)`` or ``JAXLITE_TIER`` globally.
 """
 from __future__ import annotations
 
-import concurrent.futures
+import atexit
+import queue
 import statistics
 import threading
 import time
@@ -63,18 +65,68 @@ def compile_xla(closed, name):
   return xla.compile(closed, name)
 
 
-_executor = None
-_executor_lock = threading.Lock()
+class _Worker:
+  """One daemon thread compiling in the background. At exit, queued compiles are dropped
+  and only the one in progress is waited for (never a crash inside the C library)."""
+
+  def __init__(self):
+    self.queue = queue.Queue()
+    self.stopping = False
+    self.thread = threading.Thread(target=self.loop, name="jaxlite-xla-compile", daemon=True)
+    self.thread.start()
+    atexit.register(self.stop)
+
+  def loop(self):
+    while True:
+      task = self.queue.get()
+      if task is None or self.stopping:
+        return
+      fn, args = task
+      fn(*args)
+
+  def stop(self):
+    self.stopping = True
+    self.queue.put(None)
+    self.thread.join()
+
+
+_worker = None
+_worker_lock = threading.Lock()
 
 
 def submit(fn, *args):
   """Run ``fn(*args)`` on the background compile thread."""
-  global _executor
-  with _executor_lock:
-    if _executor is None:
-      _executor = concurrent.futures.ThreadPoolExecutor(
-          max_workers=1, thread_name_prefix="jaxlite-xla-compile")
-  return _executor.submit(fn, *args)
+  global _worker
+  with _worker_lock:
+    if _worker is None:
+      _worker = _Worker()
+  _worker.queue.put((fn, args))
+
+
+class Probe:
+  """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile."""
+  SLOW_CALL = 2e-3      # one call this slow: compile now
+  BUDGET = 50e-3        # or this much execution time in total
+  MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
+
+  def __init__(self, entry, name, run):
+    self.entry, self.name, self.run = entry, name, run
+    self.total = 0.0
+    self.calls = 0
+
+  def __call__(self, *args):
+    t0 = time.perf_counter()
+    out = self.run(*args)
+    elapsed = time.perf_counter() - t0
+    self.total += elapsed
+    self.calls += 1
+    if self.entry.run is self:
+      if elapsed >= self.SLOW_CALL or self.total >= self.BUDGET:
+        self.entry.run = self.run
+        self.entry.start_xla(self.name, self.run)
+      elif self.calls >= self.MAX_CALLS:
+        self.entry.run = self.run
+    return out
 
 
 class Race:

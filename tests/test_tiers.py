@@ -1,0 +1,70 @@
+"""Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
+import time
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite._src import tiers
+
+needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
+
+
+def test_policy_resolution_and_bad_backend():
+  assert tiers.resolve_policy(None) is None and tiers.resolve_policy("cpu") == "xla"
+  assert jax.jit(lambda x: x, backend="numpy")._policy == "numpy"
+  with pytest.raises(ValueError, match="Unknown backend 'tpu'"):
+    jax.jit(lambda x: x, backend="tpu")
+
+
+def test_numpy_policy_never_compiles_xla():
+  f = jax.jit(lambda x: jnp.sin(x) * 2, backend="numpy")
+  for _ in range(3):
+    f(jnp.ones(1000))
+  row = f.stats()[0]
+  assert row["tier"] == "numpy" and list(row["compile_ms"]) == ["numpy"]
+
+
+def test_cheap_functions_are_never_sent_to_xla_under_auto():
+  f = jax.jit(lambda x: x + 1)
+  for _ in range(20):
+    f(jnp.ones(4))
+  assert list(f.stats()[0]["compile_ms"]) == ["numpy"]
+
+
+@needs_xla
+def test_xla_policy_agrees_with_numpy_policy():
+  def fn(x, w):
+    return jnp.tanh(x @ w).sum(axis=0) + jnp.max(w)
+  x = np.random.default_rng(0).standard_normal((8, 5)).astype(np.float32)
+  w = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+  xla_f = jax.jit(fn, backend="xla")
+  np.testing.assert_allclose(xla_f(x, w), jax.jit(fn, backend="numpy")(x, w), rtol=1e-5)
+  assert xla_f.stats()[0]["tier"] == "xla"
+  assert "stablehlo" in xla_f.lower(x, w).as_text()
+
+
+@needs_xla
+def test_auto_policy_probes_then_races_and_keeps_a_tier(monkeypatch):
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
+  f = jax.jit(lambda x: jnp.sin(x) * jnp.cos(x))
+  x = jnp.linspace(0, 1, 1000)
+  expected = np.sin(np.asarray(x)) * np.cos(np.asarray(x))
+  deadline = time.time() + 60
+  np.testing.assert_allclose(f(x), expected, rtol=1e-6)
+  while f.stats()[0]["tier_ms"] == {} and time.time() < deadline:
+    np.testing.assert_allclose(f(x), expected, rtol=1e-6)
+    time.sleep(0.01)
+  row = f.stats()[0]
+  assert set(row["tier_ms"]) == {"numpy", "xla"} and row["tier"] in ("numpy", "xla")
+  assert "xla" in row["compile_ms"]
+  np.testing.assert_allclose(f(x), expected, rtol=1e-6)
+
+
+def test_missing_plugin_gives_a_clear_error(monkeypatch):
+  monkeypatch.setitem(tiers._xla_state, "available", False)
+  monkeypatch.setitem(tiers._xla_state, "reason", "no plugin (pip install xla-cpu-pjrt)")
+  with pytest.raises(RuntimeError, match="pip install xla-cpu-pjrt"):
+    jax.jit(lambda x: x * 2, backend="xla")(1.0)
+  assert float(jax.jit(lambda x: x * 2)(1.0)) == 2.0   # auto falls back to tier 0
