@@ -179,6 +179,8 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
          + [s for i, s in enumerate(lhs_sub) if i not in lc + lb]
          + [s for i, s in enumerate(rhs_sub) if i not in rc + rb])
   dtype = preferred_element_type or lhs.dtype
+  if dtype != lhs.dtype and dtype.kind in "fc" and lhs.dtype.kind in "fc":
+    lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)   # accumulate in the wider type, as XLA
   spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
   if lhs.dtype == np.bool_:
     return np.einsum(spec, lhs.astype(np.int32), rhs.astype(np.int32)).astype(bool)

@@ -1,0 +1,151 @@
+"""Tier 1: jaxpr -> StableHLO text -> XLA executable, through the PJRT C API.
+
+The backend API that ``jit`` uses::
+
+  is_available() / unavailable_reason()
+  lower(closed, name) -> str            StableHLO text
+  compile(closed, name) -> XlaExecutable
+  devices(), platform()
+
+The PJRT client is created once per process, on first use, under a lock.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src.backends.xla import plugins
+from jaxlite._src.backends.xla import stablehlo
+from jaxlite._src.backends.xla.pjrt import XlaRuntimeError
+
+__all__ = ["XlaRuntimeError", "XlaExecutable", "is_available", "unavailable_reason",
+           "lower", "compile", "deserialize", "devices", "platform", "client"]
+
+_lock = threading.Lock()
+_client = None
+_client_error: str | None = None
+
+
+def _create_client():
+  from jaxlite._src.backends.xla import pjrt
+  # absl's INFO lines ("cpu_device_count set via create_options") are noise for users
+  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+  errors = []
+  preferred = plugins.find_plugin()
+  candidates = [preferred] if preferred else []
+  cpu = plugins.cpu_plugin()
+  if cpu and cpu not in candidates and not os.environ.get("JAXLITE_PLATFORM"):
+    candidates.append(cpu)  # a CUDA plugin without a GPU falls back to the CPU
+  for plugin in candidates:
+    try:
+      api = pjrt.load_api(plugin.path)
+      options = {"cpu_device_count": 1} if plugin.platform == "cpu" else {}
+      return pjrt.Client(api, options), None
+    except (OSError, XlaRuntimeError) as e:
+      errors.append(f"{plugin.package} ({plugin.path}): {e}")
+  if not candidates:
+    return None, plugins.missing_message(os.environ.get("JAXLITE_PLATFORM"))
+  return None, "No PJRT plugin could be loaded:\n  " + "\n  ".join(errors)
+
+
+def client():
+  """The process's PJRT client; raises RuntimeError if no plugin works."""
+  global _client, _client_error
+  c = _client
+  if c is not None:
+    return c
+  with _lock:
+    if _client is None and _client_error is None:
+      _client, _client_error = _create_client()
+  if _client is None:
+    raise RuntimeError(_client_error)
+  return _client
+
+
+def is_available() -> bool:
+  """Whether a PJRT plugin is installed and a client could be created."""
+  try:
+    client()
+    return True
+  except RuntimeError:
+    return False
+
+
+def unavailable_reason() -> str:
+  """Why the XLA backend is unavailable ('' when it is available)."""
+  return "" if is_available() else _client_error
+
+
+def devices() -> list:
+  return list(client().devices)
+
+
+def platform() -> str:
+  return client().platform
+
+
+def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
+  """The StableHLO text of ``closed`` (see ``stablehlo.lower``)."""
+  return stablehlo.lower(closed, name)
+
+
+class XlaExecutable:
+  """A compiled jaxpr. ``exe(*numpy_args)`` returns a list of NumPy arrays whose dtypes
+  are exactly the jaxpr's output dtypes.
+
+  Attributes
+  ----------
+  text : str
+    The StableHLO it was compiled from.
+  compile_time : float
+    Seconds spent in XLA's compiler (0 for a deserialized executable).
+  """
+
+  def __init__(self, loaded, text, in_avals, out_avals, compile_time=0.0):
+    self.loaded, self.text, self.compile_time = loaded, text, compile_time
+    self.in_avals, self.out_avals = list(in_avals), list(out_avals)
+    loaded.set_signature([(a.shape, a.dtype) for a in in_avals],
+                         [(a.shape, a.dtype) for a in out_avals])
+    self._execute = loaded.execute
+
+  def __call__(self, *args):
+    return self._execute(args)
+
+  def as_text(self) -> str:
+    return self.text
+
+  def serialize(self) -> bytes:
+    """Bytes that ``deserialize`` turns back into this executable (same plugin version)."""
+    return self.loaded.serialize()
+
+
+def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
+  """Lower ``closed`` and compile it with XLA for the first device.
+
+  Raises
+  ------
+  NotImplementedError
+    A primitive has no lowering rule.
+  XlaRuntimeError
+    XLA rejected the program (its message is kept).
+  """
+  text = lower(closed, name)
+  c = client()
+  t0 = time.perf_counter()
+  loaded = c.compile(text)
+  return XlaExecutable(loaded, text, closed.in_avals, closed.out_avals,
+                       time.perf_counter() - t0)
+
+
+def deserialize(data: bytes, closed_or_avals, text: str = "") -> XlaExecutable:
+  """An executable from ``XlaExecutable.serialize`` bytes; the signature comes from a
+  ClosedJaxpr or an ``(in_avals, out_avals)`` pair."""
+  if isinstance(closed_or_avals, core.ClosedJaxpr):
+    in_avals, out_avals = closed_or_avals.in_avals, closed_or_avals.out_avals
+  else:
+    in_avals, out_avals = closed_or_avals
+  return XlaExecutable(client().deserialize(data), text, in_avals, out_avals)

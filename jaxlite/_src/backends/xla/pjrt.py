@@ -1,0 +1,533 @@
+"""A focused ctypes binding of the PJRT C API (``pjrt_c_api.h``, version 0.x).
+
+Only what tier 1 needs: load a plugin, create one client, compile StableHLO text,
+move arrays between host and device, execute, serialize. Every ``*_Args`` struct carries
+``struct_size`` = offsetof(last field) + sizeof(last field) (the header's
+``PJRT_DEFINE_STRUCT_TRAITS``), not ``sizeof``. Some malformed inputs make a plugin
+abort the process instead of returning an error, so everything is validated here before
+it is handed over: argument shapes and dtypes (PJRT checks only byte counts), and the
+compile options are always the known-good serialized proto.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_void_p
+
+import ml_dtypes
+import numpy as np
+
+__all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "load_api"]
+
+
+class XlaRuntimeError(RuntimeError):
+  """An error reported by XLA through PJRT; the message is XLA's, prefixed by its code."""
+
+
+# ----------------------------------------------------------------------------- structs
+
+def _args(name, fields):
+  fields = [("struct_size", c_size_t), ("extension_start", c_void_p)] + fields
+  cls = type(name, (ctypes.Structure,), {"_fields_": fields})
+  last = getattr(cls, fields[-1][0])
+  cls.SIZE = last.offset + last.size
+  return cls
+
+
+def _new(cls, **kw):
+  s = cls(**kw)
+  s.struct_size = cls.SIZE
+  return s
+
+
+_P = c_void_p
+ErrorArgs = _args("PJRT_Error_Destroy_Args", [("error", _P)])
+ErrorMessageArgs = _args("PJRT_Error_Message_Args",
+                         [("error", _P), ("message", _P), ("message_size", c_size_t)])
+ErrorCodeArgs = _args("PJRT_Error_GetCode_Args", [("error", _P), ("code", c_int)])
+PluginInitArgs = _args("PJRT_Plugin_Initialize_Args", [])
+
+
+class _Union(ctypes.Union):
+  _fields_ = [("string_value", _P), ("int64_value", c_int64), ("float_value", ctypes.c_float),
+              ("bool_value", ctypes.c_bool)]
+
+
+NamedValue = _args("PJRT_NamedValue", [("name", _P), ("name_size", c_size_t), ("type", c_int),
+                                       ("value", _Union), ("value_size", c_size_t)])
+PluginAttributesArgs = _args("PJRT_Plugin_Attributes_Args",
+                             [("attributes", _P), ("num_attributes", c_size_t)])
+EventArgs = _args("PJRT_Event_Args", [("event", _P)])  # Destroy, Await, Error: same layout
+ClientCreateArgs = _args("PJRT_Client_Create_Args", [
+    ("create_options", _P), ("num_options", c_size_t), ("kv_get_callback", _P),
+    ("kv_get_user_arg", _P), ("kv_put_callback", _P), ("kv_put_user_arg", _P),
+    ("client", _P), ("kv_try_get_callback", _P), ("kv_try_get_user_arg", _P)])
+ClientArgs = _args("PJRT_Client_Destroy_Args", [("client", _P)])
+ClientStringArgs = _args("PJRT_Client_PlatformName_Args",
+                         [("client", _P), ("value", _P), ("value_size", c_size_t)])
+ClientDevicesArgs = _args("PJRT_Client_Devices_Args",
+                          [("client", _P), ("devices", _P), ("num_devices", c_size_t)])
+Program = _args("PJRT_Program", [("code", _P), ("code_size", c_size_t), ("format", _P),
+                                 ("format_size", c_size_t)])
+CompileArgs = _args("PJRT_Client_Compile_Args", [
+    ("client", _P), ("program", _P), ("compile_options", _P),
+    ("compile_options_size", c_size_t), ("executable", _P)])
+FromHostArgs = _args("PJRT_Client_BufferFromHostBuffer_Args", [
+    ("client", _P), ("data", _P), ("type", c_int), ("dims", _P), ("num_dims", c_size_t),
+    ("byte_strides", _P), ("num_byte_strides", c_size_t), ("host_buffer_semantics", c_int),
+    ("device", _P), ("memory", _P), ("device_layout", _P), ("done_with_host_buffer", _P),
+    ("buffer", _P)])
+DeviceDescriptionArgs = _args("PJRT_Device_GetDescription_Args",
+                              [("device", _P), ("device_description", _P)])
+DescriptionStringArgs = _args("PJRT_DeviceDescription_Kind_Args",
+                              [("device_description", _P), ("value", _P),
+                               ("value_size", c_size_t)])
+DescriptionIdArgs = _args("PJRT_DeviceDescription_Id_Args",
+                          [("device_description", _P), ("id", c_int)])
+ExecutableArgs = _args("PJRT_Executable_Destroy_Args", [("executable", _P)])
+GetExecutableArgs = _args("PJRT_LoadedExecutable_GetExecutable_Args",
+                          [("loaded_executable", _P), ("executable", _P)])
+NumOutputsArgs = _args("PJRT_Executable_NumOutputs_Args",
+                       [("executable", _P), ("num_outputs", c_size_t)])
+ExecuteOptions = _args("PJRT_ExecuteOptions", [
+    ("send_callbacks", _P), ("recv_callbacks", _P), ("num_send_ops", c_size_t),
+    ("num_recv_ops", c_size_t), ("launch_id", c_int), ("non_donatable_input_indices", _P),
+    ("num_non_donatable_input_indices", c_size_t), ("context", _P), ("call_location", _P),
+    ("num_tasks", c_size_t), ("task_ids", _P), ("incarnation_ids", _P)])
+ExecuteArgs = _args("PJRT_LoadedExecutable_Execute_Args", [
+    ("executable", _P), ("options", _P), ("argument_lists", _P), ("num_devices", c_size_t),
+    ("num_args", c_size_t), ("output_lists", _P), ("device_complete_events", _P),
+    ("execute_device", _P)])
+SerializeArgs = _args("PJRT_Executable_Serialize_Args", [
+    ("executable", _P), ("serialized_bytes", _P), ("serialized_bytes_size", c_size_t),
+    ("serialized_executable", _P), ("serialized_executable_deleter", _P)])
+DeserializeArgs = _args("PJRT_Executable_DeserializeAndLoad_Args", [
+    ("client", _P), ("serialized_executable", _P), ("serialized_executable_size", c_size_t),
+    ("loaded_executable", _P), ("overridden_serialized_compile_options", _P),
+    ("overridden_serialized_compile_options_size", c_size_t)])
+BufferArgs = _args("PJRT_Buffer_Destroy_Args", [("buffer", _P)])
+ReadyEventArgs = _args("PJRT_Buffer_ReadyEvent_Args", [("buffer", _P), ("event", _P)])
+UnsafePointerArgs = _args("PJRT_Buffer_UnsafePointer_Args",
+                          [("buffer", _P), ("buffer_pointer", ctypes.c_uint64)])
+ToHostArgs = _args("PJRT_Buffer_ToHostBuffer_Args", [
+    ("src", _P), ("host_layout", _P), ("dst", _P), ("dst_size", c_size_t), ("event", _P)])
+
+# The PJRT_Api function table, in the header's order (_PJRT_API_STRUCT_FIELD list).
+_API_SLOTS = """
+Error_Destroy Error_Message Error_GetCode Plugin_Initialize Plugin_Attributes
+Event_Destroy Event_IsReady Event_Error Event_Await Event_OnReady
+Client_Create Client_Destroy Client_PlatformName Client_ProcessIndex Client_PlatformVersion
+Client_Devices Client_AddressableDevices Client_LookupDevice Client_LookupAddressableDevice
+Client_AddressableMemories Client_Compile Client_DefaultDeviceAssignment
+Client_BufferFromHostBuffer DeviceDescription_Id DeviceDescription_ProcessIndex
+DeviceDescription_Attributes DeviceDescription_Kind DeviceDescription_DebugString
+DeviceDescription_ToString Device_GetDescription Device_IsAddressable
+Device_LocalHardwareId Device_AddressableMemories Device_DefaultMemory Device_MemoryStats
+Memory_Id Memory_Kind Memory_DebugString Memory_ToString Memory_AddressableByDevices
+Executable_Destroy Executable_Name Executable_NumReplicas Executable_NumPartitions
+Executable_NumOutputs Executable_SizeOfGeneratedCodeInBytes Executable_GetCostAnalysis
+Executable_OutputMemoryKinds Executable_OptimizedProgram Executable_Serialize
+LoadedExecutable_Destroy LoadedExecutable_GetExecutable LoadedExecutable_AddressableDevices
+LoadedExecutable_Delete LoadedExecutable_IsDeleted LoadedExecutable_Execute
+Executable_DeserializeAndLoad LoadedExecutable_Fingerprint Buffer_Destroy
+Buffer_ElementType Buffer_Dimensions Buffer_UnpaddedDimensions
+Buffer_DynamicDimensionIndices Buffer_GetMemoryLayout Buffer_OnDeviceSizeInBytes
+Buffer_Device Buffer_Memory Buffer_Delete Buffer_IsDeleted Buffer_CopyToDevice
+Buffer_ToHostBuffer Buffer_IsOnCpu Buffer_ReadyEvent Buffer_UnsafePointer
+""".split()
+_API_HEADER = 40  # struct_size, extension_start, PJRT_Api_Version (24 bytes)
+
+# PJRT_Buffer_Type enum values
+_BUFFER_TYPES = {
+    np.dtype(np.bool_): 1, np.dtype(np.int8): 2, np.dtype(np.int16): 3,
+    np.dtype(np.int32): 4, np.dtype(np.int64): 5, np.dtype(np.uint8): 6,
+    np.dtype(np.uint16): 7, np.dtype(np.uint32): 8, np.dtype(np.uint64): 9,
+    np.dtype(np.float16): 10, np.dtype(np.float32): 11, np.dtype(np.float64): 12,
+    np.dtype(ml_dtypes.bfloat16): 13, np.dtype(np.complex64): 14,
+    np.dtype(np.complex128): 15}
+
+_ERROR_CODES = ["CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+                "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+                "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL",
+                "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"]
+
+# xla.CompileOptionsProto{executable_build_options{num_replicas: 1, num_partitions: 1}}:
+# the smallest options that compile; leaving either field out aborts the process.
+COMPILE_OPTIONS = bytes([0x1A, 0x04, 0x20, 0x01, 0x28, 0x01])
+
+_HOST_ONLY_DURING_CALL = 0
+_HOST_ZERO_COPY = 2
+
+
+def buffer_type(dtype) -> int:
+  t = _BUFFER_TYPES.get(np.dtype(dtype))
+  if t is None:
+    raise TypeError(f"XLA backend: dtype {np.dtype(dtype).name} is not supported.")
+  return t
+
+
+# ----------------------------------------------------------------------------- the API
+
+class Api:
+  """A loaded plugin's function table. Plugins are never unloaded (PJRT forbids it)."""
+
+  def __init__(self, path: str):
+    self.path = path
+    lib = ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0))
+    get_api = lib.GetPjrtApi
+    get_api.restype, get_api.argtypes = c_void_p, []
+    base = get_api()
+    if not base:
+      raise XlaRuntimeError(f"GetPjrtApi returned NULL in {path}.")
+    self._lib, self._base = lib, base
+    size = ctypes.c_size_t.from_address(base).value
+    self.version = (c_int.from_address(base + 32).value, c_int.from_address(base + 36).value)
+    if self.version[0] != 0 or self.version[1] < 40:
+      raise XlaRuntimeError(f"The PJRT plugin {path} has C API version "
+                            f"{self.version[0]}.{self.version[1]}; jaxlite needs 0.40 or "
+                            "newer with major version 0.")
+    proto = ctypes.CFUNCTYPE(c_void_p, c_void_p)
+    for i, name in enumerate(_API_SLOTS):
+      offset = _API_HEADER + 8 * i
+      addr = c_void_p.from_address(base + offset).value if offset + 8 <= size else None
+      setattr(self, name, proto(addr) if addr else None)
+    for name in ("Error_Destroy", "Error_Message", "Error_GetCode", "Client_Create",
+                 "Client_Compile", "Client_BufferFromHostBuffer",
+                 "LoadedExecutable_Execute", "Buffer_Destroy", "Event_Await",
+                 "Event_Destroy", "Buffer_ToHostBuffer"):
+      if getattr(self, name) is None:
+        raise XlaRuntimeError(f"The PJRT plugin {path} lacks {name}.")
+    if self.Plugin_Initialize is not None:
+      self.check(self.Plugin_Initialize(ctypes.byref(_new(PluginInitArgs))))
+
+  def check(self, err):
+    """Raise ``XlaRuntimeError`` for a non-NULL ``PJRT_Error*`` (and destroy it)."""
+    if err:
+      raise self.error(err)
+
+  def error(self, err) -> XlaRuntimeError:
+    m = _new(ErrorMessageArgs, error=err)
+    self.Error_Message(ctypes.byref(m))
+    message = ctypes.string_at(m.message, m.message_size).decode("utf-8", "replace")
+    c = _new(ErrorCodeArgs, error=err)
+    code = None
+    if not self.Error_GetCode(ctypes.byref(c)):
+      code = _ERROR_CODES[c.code - 1] if 1 <= c.code <= len(_ERROR_CODES) else None
+    self.Error_Destroy(ctypes.byref(_new(ErrorArgs, error=err)))
+    return XlaRuntimeError(f"{code}: {message}" if code else message)
+
+  def attributes(self) -> dict:
+    if self.Plugin_Attributes is None:
+      return {}
+    a = _new(PluginAttributesArgs)
+    self.check(self.Plugin_Attributes(ctypes.byref(a)))
+    out = {}
+    for i in range(a.num_attributes):
+      nv = NamedValue.from_address(a.attributes + i * ctypes.sizeof(NamedValue))
+      name = ctypes.string_at(nv.name, nv.name_size).decode()
+      if nv.type == 0:
+        out[name] = ctypes.string_at(nv.value.string_value, nv.value_size).decode()
+      elif nv.type == 1:
+        out[name] = nv.value.int64_value
+      elif nv.type == 2:
+        out[name] = list((c_int64 * nv.value_size).from_address(nv.value.string_value))
+      elif nv.type == 3:
+        out[name] = nv.value.float_value
+      elif nv.type == 4:
+        out[name] = nv.value.bool_value
+    return out
+
+  def await_event(self, event):
+    """Wait for ``event``, destroy it, and raise if it carried an error."""
+    args = _new(EventArgs, event=event)
+    err = self.Event_Await(ctypes.byref(args))
+    self.Event_Destroy(ctypes.byref(args))
+    self.check(err)
+
+  def destroy_event(self, event):
+    self.Event_Destroy(ctypes.byref(_new(EventArgs, event=event)))
+
+
+_apis: dict = {}
+_apis_lock = threading.Lock()
+
+
+def load_api(path: str) -> Api:
+  """The function table of the plugin at ``path``, loaded once per process."""
+  with _apis_lock:
+    api = _apis.get(path)
+    if api is None:
+      api = _apis[path] = Api(path)
+    return api
+
+
+# ----------------------------------------------------------------------------- client
+
+def _string(api, fn, cls, **kw) -> str:
+  a = _new(cls, **kw)
+  api.check(fn(ctypes.byref(a)))
+  return ctypes.string_at(a.value, a.value_size).decode()
+
+
+class Device:
+  """A PJRT device of a client (only what ``jax.Device`` prints)."""
+
+  def __init__(self, client, handle):
+    api = client.api
+    d = _new(DeviceDescriptionArgs, device=handle)
+    api.check(api.Device_GetDescription(ctypes.byref(d)))
+    i = _new(DescriptionIdArgs, device_description=d.device_description)
+    api.check(api.DeviceDescription_Id(ctypes.byref(i)))
+    self.handle, self.id, self.platform = handle, i.id, client.platform
+    self.device_kind = _string(api, api.DeviceDescription_Kind, DescriptionStringArgs,
+                               device_description=d.device_description)
+
+  def __repr__(self):
+    return f"{type(self).__name__}(id={self.id}, platform={self.platform!r})"
+
+
+class Client:
+  """A PJRT client; its buffers and executables are destroyed before it is."""
+
+  def __init__(self, api: Api, options: dict | None = None):
+    self.api = api
+    keep, values = [], []
+    for name, value in (options or {}).items():
+      raw = name.encode()
+      keep.append(raw)
+      nv = _new(NamedValue, name=ctypes.cast(c_char_p(raw), c_void_p), name_size=len(raw))
+      if isinstance(value, bool):
+        nv.type, nv.value.bool_value, nv.value_size = 4, value, 1
+      elif isinstance(value, int):
+        nv.type, nv.value.int64_value, nv.value_size = 1, value, 1
+      else:
+        sval = str(value).encode()
+        keep.append(sval)
+        nv.type, nv.value_size = 0, len(sval)
+        nv.value.string_value = ctypes.cast(c_char_p(sval), c_void_p)
+      values.append(nv)
+    array = (NamedValue * len(values))(*values)
+    a = _new(ClientCreateArgs, create_options=ctypes.addressof(array),
+             num_options=len(values))
+    api.check(api.Client_Create(ctypes.byref(a)))
+    self.handle = a.client
+    self.platform = _string(api, api.Client_PlatformName, ClientStringArgs, client=a.client)
+    self.platform_version = _string(api, api.Client_PlatformVersion, ClientStringArgs,
+                                    client=a.client)
+    d = _new(ClientDevicesArgs, client=a.client)
+    api.check(api.Client_AddressableDevices(ctypes.byref(d)))
+    handles = (c_void_p * d.num_devices).from_address(d.devices)
+    self.devices = [Device(self, h) for h in handles]
+    self._finalizer = weakref.finalize(self, _destroy_client, api, a.client)
+
+  def compile(self, text: str, platform_hint: str = "") -> LoadedExecutable:
+    """Compile StableHLO ``text`` (an MLIR module) for device 0."""
+    code = text.encode()
+    fmt = b"mlir"
+    program = _new(Program, code=ctypes.cast(c_char_p(code), c_void_p), code_size=len(code),
+                   format=ctypes.cast(c_char_p(fmt), c_void_p), format_size=len(fmt))
+    options = ctypes.create_string_buffer(COMPILE_OPTIONS, len(COMPILE_OPTIONS))
+    a = _new(CompileArgs, client=self.handle, program=ctypes.addressof(program),
+             compile_options=ctypes.addressof(options),
+             compile_options_size=len(COMPILE_OPTIONS))
+    self.api.check(self.api.Client_Compile(ctypes.byref(a)))
+    return LoadedExecutable(self, a.executable)
+
+  def deserialize(self, data: bytes) -> LoadedExecutable:
+    """Load an executable written by ``LoadedExecutable.serialize`` (same plugin only)."""
+    if self.api.Executable_DeserializeAndLoad is None:
+      raise XlaRuntimeError("This PJRT plugin cannot deserialize executables.")
+    a = _new(DeserializeArgs, client=self.handle,
+             serialized_executable=ctypes.cast(c_char_p(data), c_void_p),
+             serialized_executable_size=len(data))
+    self.api.check(self.api.Executable_DeserializeAndLoad(ctypes.byref(a)))
+    return LoadedExecutable(self, a.loaded_executable)
+
+
+def _destroy_client(api, handle):
+  api.check(api.Client_Destroy(ctypes.byref(_new(ClientArgs, client=handle))))
+
+
+# ----------------------------------------------------------------------------- executables
+
+class LoadedExecutable:
+  """A compiled program on device 0 of a client.
+
+  ``execute`` takes and returns host NumPy arrays. The argument structs are built once
+  and reused, so a call costs a few C calls per argument and output; a second thread
+  calling the same executable concurrently gets fresh structs instead of waiting.
+  """
+
+  def __init__(self, client: Client, handle):
+    self.client, self.api, self.handle = client, client.api, handle
+    # Holding the client keeps it alive; the finalizer destroys this executable first.
+    self._finalizer = weakref.finalize(self, _destroy_loaded, client, handle)
+    self.in_specs = self.out_specs = None
+    self._lock = threading.Lock()
+
+  def _executable(self):
+    api = self.api
+    g = _new(GetExecutableArgs, loaded_executable=self.handle)
+    api.check(api.LoadedExecutable_GetExecutable(ctypes.byref(g)))
+    return g.executable
+
+  def num_outputs(self) -> int:
+    api, exe = self.api, self._executable()
+    try:
+      n = _new(NumOutputsArgs, executable=exe)
+      api.check(api.Executable_NumOutputs(ctypes.byref(n)))
+      return n.num_outputs
+    finally:
+      api.Executable_Destroy(ctypes.byref(_new(ExecutableArgs, executable=exe)))
+
+  def serialize(self) -> bytes:
+    api, exe = self.api, self._executable()
+    try:
+      s = _new(SerializeArgs, executable=exe)
+      api.check(api.Executable_Serialize(ctypes.byref(s)))
+      data = ctypes.string_at(s.serialized_bytes, s.serialized_bytes_size)
+      ctypes.CFUNCTYPE(None, c_void_p)(s.serialized_executable_deleter)(
+          s.serialized_executable)
+      return data
+    finally:
+      api.Executable_Destroy(ctypes.byref(_new(ExecutableArgs, executable=exe)))
+
+  def set_signature(self, in_specs, out_specs):
+    """Declare the (shape, dtype) of every argument and output; builds the call structs."""
+    self.in_specs = [(tuple(s), np.dtype(d)) for s, d in in_specs]
+    self.out_specs = [(tuple(s), np.dtype(d)) for s, d in out_specs]
+    n = self.num_outputs()
+    if n != len(self.out_specs):
+      raise XlaRuntimeError(f"The executable has {n} outputs, expected "
+                            f"{len(self.out_specs)}.")
+    for _, d in self.in_specs + self.out_specs:
+      buffer_type(d)
+    self._cpu = self.client.platform == "cpu" and self.api.Buffer_UnsafePointer is not None
+    self._structs = self._build_structs()
+
+  def _build_structs(self):
+    api, client = self.api, self.client
+    device = client.devices[0].handle
+    h2d = []
+    for shape, dtype in self.in_specs:
+      dims = (c_int64 * max(len(shape), 1))(*shape)
+      a = _new(FromHostArgs, client=client.handle, type=buffer_type(dtype),
+               dims=ctypes.addressof(dims), num_dims=len(shape),
+               host_buffer_semantics=_HOST_ZERO_COPY, device=device)
+      h2d.append((a, ctypes.byref(a), dims))
+    nin, nout = len(self.in_specs), len(self.out_specs)
+    arg_list = (c_void_p * max(nin, 1))()
+    arg_lists = (c_void_p * 1)(ctypes.addressof(arg_list))
+    out_list = (c_void_p * max(nout, 1))()
+    out_lists = (c_void_p * 1)(ctypes.addressof(out_list))
+    events = (c_void_p * 1)()
+    options = _new(ExecuteOptions)
+    ex = _new(ExecuteArgs, executable=self.handle, options=ctypes.addressof(options),
+              argument_lists=ctypes.addressof(arg_lists), num_devices=1, num_args=nin,
+              output_lists=ctypes.addressof(out_lists),
+              device_complete_events=ctypes.addressof(events))
+    event_args = _new(EventArgs)
+    buf_args = _new(BufferArgs)
+    ptr_args = _new(UnsafePointerArgs)
+    host_args = _new(ToHostArgs)
+    keep = (arg_lists, out_lists, options)
+    return (h2d, arg_list, out_list, events, ex, ctypes.byref(ex), event_args,
+            ctypes.byref(event_args), buf_args, ctypes.byref(buf_args), ptr_args,
+            ctypes.byref(ptr_args), host_args, ctypes.byref(host_args), keep)
+
+  def check_args(self, args):
+    """The arguments as C-contiguous arrays of the declared shapes and dtypes."""
+    specs = self.in_specs
+    if len(args) != len(specs):
+      raise TypeError(f"The compiled function takes {len(specs)} arguments, got "
+                      f"{len(args)}.")
+    out = list(args)
+    for i, (x, (shape, dtype)) in enumerate(zip(args, specs)):
+      if x.__class__ is not np.ndarray:
+        if isinstance(x, (bool, int, float, complex)) and not shape:
+          x = np.asarray(x, dtype)
+        else:
+          x = np.asarray(x)
+      if x.dtype != dtype or x.shape != shape:
+        got = f"{x.dtype.name}{list(x.shape)}"
+        raise TypeError(f"Argument {i} of the compiled function must be "
+                        f"{dtype.name}{list(shape)}, got {got}. Cast or reshape it (the "
+                        "XLA executable would reinterpret the bytes otherwise).")
+      if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)
+      out[i] = x
+    return out
+
+  def execute(self, args):
+    """Run on device 0: NumPy arrays in, NumPy arrays (declared shapes/dtypes) out."""
+    args = self.check_args(args)
+    if self._lock.acquire(False):
+      try:
+        return self._run(args, self._structs)
+      finally:
+        self._lock.release()
+    return self._run(args, self._build_structs())
+
+  def _run(self, args, structs):
+    api = self.api
+    (h2d, arg_list, out_list, events, ex, ex_ref, ev, ev_ref, ba, ba_ref, pa, pa_ref,
+     ha, ha_ref, _) = structs
+    from_host, destroy_event, destroy_buffer = (
+        api.Client_BufferFromHostBuffer, api.Event_Destroy, api.Buffer_Destroy)
+    n = 0
+    try:
+      for (a, a_ref, _), x in zip(h2d, args):
+        a.data = x.ctypes.data
+        err = from_host(a_ref)
+        if err:
+          raise api.error(err)
+        arg_list[n] = a.buffer
+        n += 1
+        if a.done_with_host_buffer:
+          ev.event = a.done_with_host_buffer
+          destroy_event(ev_ref)
+      err = api.LoadedExecutable_Execute(ex_ref)
+      if err:
+        raise api.error(err)
+    finally:
+      # The arrays stay referenced (zero-copy) until their buffers are gone.
+      for i in range(n):
+        ba.buffer = arg_list[i]
+        destroy_buffer(ba_ref)
+    outs = []
+    try:
+      if events[0]:
+        ev.event = events[0]
+        events[0] = None
+        err = api.Event_Await(ev_ref)
+        destroy_event(ev_ref)
+        if err:
+          raise api.error(err)
+      for i, (shape, dtype) in enumerate(self.out_specs):
+        out = np.empty(shape, dtype)
+        if out.nbytes:
+          if self._cpu:
+            pa.buffer = out_list[i]
+            api.check(api.Buffer_UnsafePointer(pa_ref))
+            ctypes.memmove(out.ctypes.data, pa.buffer_pointer, out.nbytes)
+          else:
+            self._to_host(out_list[i], out, ha, ha_ref)
+        outs.append(out)
+    finally:
+      for i in range(len(self.out_specs)):
+        ba.buffer = out_list[i]
+        destroy_buffer(ba_ref)
+    return outs
+
+  def _to_host(self, buffer, out, ha, ha_ref):
+    api = self.api
+    ha.src, ha.dst, ha.dst_size, ha.event = buffer, out.ctypes.data, out.nbytes, None
+    api.check(api.Buffer_ToHostBuffer(ha_ref))
+    api.await_event(ha.event)
+
+
+def _destroy_loaded(client, handle):
+  api = client.api
+  api.check(api.LoadedExecutable_Destroy(ctypes.byref(_new(ExecutableArgs,
+                                                           executable=handle))))

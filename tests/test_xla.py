@@ -1,0 +1,508 @@
+"""Tier 1 (XLA through PJRT) agrees with tier 0 (NumPy) on every lowered primitive."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from jaxlite._src.backends.xla import plugins
+
+if plugins.cpu_plugin() is None:
+  pytest.skip(f"the XLA CPU plugin is not installed ({plugins.INSTALL_CPU})",
+              allow_module_level=True)
+
+import ml_dtypes  # noqa: E402
+
+import jaxlite  # noqa: E402
+import jaxlite.numpy as jnp  # noqa: E402
+from jaxlite import lax  # noqa: E402
+from jaxlite._src import core  # noqa: E402
+from jaxlite._src import passes  # noqa: E402
+from jaxlite._src.backends import xla  # noqa: E402
+from jaxlite._src.backends.numpy import codegen  # noqa: E402
+from jaxlite._src.backends.xla import pjrt, stablehlo  # noqa: E402
+
+if not xla.is_available():
+  pytest.skip(f"the XLA backend is unavailable: {xla.unavailable_reason()}",
+              allow_module_level=True)
+
+_TOL = {np.dtype(np.float16): 2e-3, np.dtype(ml_dtypes.bfloat16): 2e-2,
+        np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12,
+        np.dtype(np.complex64): 2e-5, np.dtype(np.complex128): 1e-12}
+
+
+def _assert_same(got, want):
+  assert got.dtype == want.dtype, (got.dtype, want.dtype)
+  assert got.shape == want.shape, (got.shape, want.shape)
+  tol = _TOL.get(want.dtype)
+  if tol is None:
+    np.testing.assert_array_equal(got, want)
+  else:
+    np.testing.assert_allclose(got.astype(np.complex128 if want.dtype.kind == "c"
+                                          else np.float64),
+                               want.astype(np.complex128 if want.dtype.kind == "c"
+                                           else np.float64),
+                               rtol=tol, atol=tol, equal_nan=True)
+
+
+def check(f, *args, optimize=False, tol=None):
+  """Run ``f``'s jaxpr through both tiers and require agreement; returns the outputs."""
+  args = [np.asarray(a) for a in args]
+  closed = jaxlite.make_jaxpr(f)(*args)
+  if optimize:
+    closed = passes.optimize(closed)
+  want = codegen.compile_jaxpr(closed)[0](*args)
+  got = xla.compile(closed, "check")(*args)
+  assert len(got) == len(want)
+  for g, w in zip(got, want):
+    if tol is None:
+      _assert_same(g, w)
+    else:
+      np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+  return got
+
+
+def rand(shape, dtype, lo=-3, hi=3, seed=0):
+  rng = np.random.default_rng(seed)
+  dtype = np.dtype(dtype)
+  if dtype == np.bool_:
+    return rng.random(shape) < 0.5
+  if dtype.kind in "iu":
+    lo = max(lo, np.iinfo(dtype).min)
+    return rng.integers(lo, hi + 1, shape).astype(dtype)
+  if dtype.kind == "c":
+    return (rng.uniform(lo, hi, shape) + 1j * rng.uniform(lo, hi, shape)).astype(dtype)
+  return rng.uniform(lo, hi, shape).astype(dtype)
+
+
+FLOATS = [np.float32, np.float16, ml_dtypes.bfloat16]
+SHAPES = [(), (5,), (2, 3)]
+
+
+# ----------------------------------------------------------------------------- coverage
+
+def test_every_primitive_has_a_lowering_or_a_stated_reason():
+  # in a fresh process, so primitives that other tests define do not count
+  code = ("import jaxlite\nfrom jaxlite._src.backends.xla import stablehlo\n"
+          "print(sorted(k for k, v in stablehlo.check_rules().items() "
+          "if v == 'no lowering rule'))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.strip() == "[]", f"primitives without an XLA rule: {out.stdout}"
+
+
+def test_unsupported_primitive_raises_a_clear_error():
+  prim = next(iter(stablehlo.unsupported), None)
+  if prim is None:
+    pytest.skip("every primitive is lowered")
+  aval = core.ShapedArray((), np.float32)
+  x, y = core.Var(aval), core.Var(aval)
+  jaxpr = core.Jaxpr([], [x], [y], [core.JaxprEqn([x], [y], prim, {})])
+  with pytest.raises(NotImplementedError, match=prim.name):
+    xla.lower(core.ClosedJaxpr(jaxpr, []), "f")
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+UNARY_FLOAT = {
+    "neg": lax.neg, "sign": lax.sign, "floor": lax.floor, "ceil": lax.ceil,
+    "is_finite": lax.is_finite, "exp": lax.exp, "exp2": lax.exp2, "tanh": lax.tanh,
+    "logistic": lax.logistic, "sin": lax.sin, "cos": lax.cos, "tan": lax.tan,
+    "atan": lax.atan, "sinh": lax.sinh, "cosh": lax.cosh, "asinh": lax.asinh,
+    "cbrt": lax.cbrt, "abs": lax.abs, "square": lax.square, "expm1": lax.expm1,
+}
+UNARY_POSITIVE = {"log": lax.log, "log1p": lax.log1p, "sqrt": lax.sqrt, "rsqrt": lax.rsqrt,
+                  "acosh": lambda x: lax.acosh(x + 1)}
+UNARY_UNIT = {"asin": lax.asin, "acos": lax.acos, "atanh": lax.atanh}
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.float64])
+@pytest.mark.parametrize("name", sorted(UNARY_FLOAT) + sorted(UNARY_POSITIVE)
+                         + sorted(UNARY_UNIT))
+def test_unary_float(name, dtype, x64):
+  x64(dtype == np.float64)
+  fn = {**UNARY_FLOAT, **UNARY_POSITIVE, **UNARY_UNIT}[name]
+  lo, hi = (0.1, 3) if name in UNARY_POSITIVE else (-0.9, 0.9) if name in UNARY_UNIT \
+      else (-3, 3)
+  for shape in SHAPES:
+    check(fn, rand(shape, dtype, lo, hi))
+
+
+BINARY = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "div": lax.div, "rem": lax.rem,
+          "max": lax.max, "min": lax.min, "atan2": lax.atan2, "nextafter": lax.nextafter,
+          "pow": lambda x, y: lax.pow(lax.abs(x) + 0.5, y)}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_float(name, dtype):
+  for shape in SHAPES:
+    check(BINARY[name], rand(shape, dtype, seed=1), rand(shape, dtype, seed=2))
+
+
+def test_elementwise_broadcasting_of_size_one_and_scalar_operands():
+  x, y = rand((2, 1), np.float32), rand((1, 3), np.float32, seed=3)
+  check(lax.add, x, y)
+  check(lambda a: lax.mul(a, 3.0), x)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8, np.uint32])
+def test_integer_arithmetic(dtype):
+  x = rand((20,), dtype, -9, 9)
+  y = rand((20,), dtype, -4, 4, seed=5)
+  y = np.where(y == 0, 3, y).astype(dtype)
+  for f in (lax.add, lax.sub, lax.mul, lax.div, lax.rem, lax.max, lax.min,
+            lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor, lax.lt, lax.eq, lax.ge):
+    check(f, x, y)
+  for f in (lax.neg, lax.sign, lax.abs, lax.bitwise_not, lax.square,
+            lambda a: lax.integer_pow(a, 3), lambda a: lax.integer_pow(a, 0)):
+    check(f, x)
+
+
+def test_integer_division_truncates_and_division_by_zero_matches():
+  x = np.array([7, -7, 7, -7, 5, -5], np.int32)
+  y = np.array([2, 2, -2, -2, 0, 0], np.int32)
+  got = check(lax.div, x, y)[0]
+  np.testing.assert_array_equal(got[:4], [3, -3, -3, 3])
+  check(lax.rem, x, y)
+  check(lax.rem, np.array([5.5, -5.5], np.float32), np.array([2.0, 2.0], np.float32))
+
+
+def test_integer_pow_negative_exponent_and_bool_logic():
+  check(lambda a: lax.integer_pow(a, -3), rand((6,), np.float32, 0.5, 2))
+  check(lambda a: lax.integer_pow(a, 7), rand((6,), np.float32))
+  a, b = rand((8,), np.bool_), rand((8,), np.bool_, seed=9)
+  for f in (lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor, lax.max, lax.min, lax.eq,
+            lax.lt):
+    check(f, a, b)
+  check(lax.bitwise_not, a)
+
+
+def test_comparisons_and_select_clamp():
+  x, y = rand((3, 4), np.float32), rand((3, 4), np.float32, seed=4)
+  for f in (lax.eq, lax.ne, lax.lt, lax.le, lax.gt, lax.ge):
+    check(f, x, y)
+  check(lambda p, a, b: lax.select(p, a, b), x > 0, x, y)
+  which = np.array([[0, 1, 2, 5], [-1, 2, 1, 0], [2, 2, 0, 1]], np.int32)
+  check(lambda w, a, b: lax.select_n(w, a, b, a * b), which, x, y)
+  check(lambda a: lax.clamp(-1.0, a, 1.0), x)
+  check(lambda lo, a: lax.clamp(lo, a, lo + 1), y, x)
+
+
+def test_complex_arithmetic():
+  x, y = rand((4,), np.complex64), rand((4,), np.complex64, seed=3)
+  for f in (lax.add, lax.mul, lax.div, lax.eq, lax.sub):
+    check(f, x, y)
+  for f in (lax.exp, lax.abs, lax.neg, lax.sqrt, lax.tanh):
+    check(f, x)
+
+
+def test_convert_element_type_matches_numpy_tier():
+  x = np.array([0.5, -1.5, 3e9, -3e9, np.nan, np.inf, -np.inf, 255.7, -0.7], np.float32)
+  for dtype in (np.int32, np.int8, np.uint8, np.uint32, np.int64, np.bool_, np.float16,
+                ml_dtypes.bfloat16):
+    check(lambda a: lax.convert_element_type(a, dtype), x)
+  i = np.array([0, 1, -3, 300, 2**30], np.int32)
+  for dtype in (np.float32, np.int8, np.uint16, np.bool_):
+    check(lambda a: lax.convert_element_type(a, dtype), i)
+  check(lambda a: lax.convert_element_type(a, np.float32), rand((4,), np.bool_))
+  check(lambda a: lax.convert_element_type(a, np.float32), rand((4,), np.complex64))
+
+
+# ----------------------------------------------------------------------------- reductions
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.bool_, np.float16])
+def test_reductions(dtype):
+  x = rand((3, 4, 5), dtype, -4, 4)
+  for axes in [(0,), (1, 2), (0, 1, 2), ()]:
+    check(lambda a: lax.reduce_max(a, axes), x)
+    check(lambda a: lax.reduce_min(a, axes), x)
+    if dtype != np.float16:
+      check(lambda a: lax.reduce_sum(a, axes), x)
+    if dtype in (np.int32, np.uint8, np.bool_):
+      check(lambda a: lax.reduce_and(a, axes), x)
+      check(lambda a: lax.reduce_or(a, axes), x)
+      check(lambda a: lax.reduce_xor(a, axes), x)
+  check(lambda a: lax.reduce_prod(a, (1,)), rand((3, 4), dtype, 1, 2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_argmax_argmin_take_the_first_of_ties(dtype):
+  x = rand((4, 6), dtype, -2, 2)
+  x[1] = x[1, 0]  # a row of ties
+  for axis in (0, 1):
+    for index_dtype in (np.int32,):
+      check(lambda a: lax.argmax(a, axis, index_dtype), x)
+      check(lambda a: lax.argmin(a, axis, index_dtype), x)
+  if dtype == np.float32:
+    x[2, 3] = x[2, 1] = np.nan
+    check(lambda a: lax.argmax(a, 1, np.int32), x)
+    check(lambda a: lax.argmin(a, 1, np.int32), x)
+
+
+def test_dot_general():
+  a, b = rand((3, 4), np.float32), rand((4, 5), np.float32, seed=1)
+  check(jnp.dot, a, b)
+  x, y = rand((2, 3, 4), np.float32), rand((2, 4, 5), np.float32, seed=1)
+  check(lambda p, q: lax.dot_general(p, q, (((2,), (1,)), ((0,), (0,)))), x, y)
+  check(lambda p, q: lax.dot_general(p, q, (((1, 2), (2, 1)), ((0,), (0,)))), x,
+        rand((2, 4, 3), np.float32, seed=2))
+  i, j = rand((3, 4), np.int8), rand((4, 2), np.int8, seed=1)
+  check(lambda p, q: lax.dot_general(p, q, (((1,), (0,)), ((), ())),
+                                     preferred_element_type=np.int32), i, j)
+  check(lambda p, q: lax.dot_general(p, q, (((1,), (0,)), ((), ()))), i, j)
+  check(lambda p, q: lax.dot_general(p, q, (((1,), (0,)), ((), ())),
+                                     preferred_element_type=np.float32),
+        a.astype(np.float16), b.astype(np.float16), tol=1e-2)  # tier 0 accumulates in f16
+
+
+# ----------------------------------------------------------------------------- shapes
+
+def test_shape_primitives():
+  x = rand((2, 3, 4), np.float32)
+  check(lambda a: lax.broadcast_in_dim(a, (5, 2, 3, 4), (1, 2, 3)), x)
+  check(lambda a: lax.broadcast_in_dim(a[:, :1], (2, 7, 4), (0, 1, 2)), x)
+  check(lambda a: lax.reshape(a, (6, 4)), x)
+  check(lambda a: lax.transpose(a, (2, 0, 1)), x)
+  check(lambda a: lax.squeeze(a[:, :1], (1,)), x)
+  check(lambda a: lax.concatenate([a, a * 2, a[:, :1]], 1), x)
+  check(lambda a: lax.slice(a, (0, 1, 0), (2, 3, 4), (1, 1, 3)), x)
+  check(lambda a: lax.slice(a, (1, 0, 1), (2, 3, 3)), x)
+  check(lambda a: lax.rev(a, (0, 2)), x)
+  check(lambda: lax.iota(np.int32, 7))
+  check(lambda: lax.broadcasted_iota(np.float32, (3, 4), 1))
+  check(lambda a: lax.pad(a, 0.5, [(1, 2, 0), (-1, 1, 1), (0, -2, 2)]), x)
+
+
+def test_dynamic_slice_clamps_like_numpy_tier():
+  x = rand((5, 6), np.float32)
+  for i, j in [(1, 2), (4, 5), (-3, 1), (10, -10)]:
+    check(lambda a, p, q: lax.dynamic_slice(a, (p, q), (2, 3)), x, np.int32(i), np.int32(j))
+    check(lambda a, p, q: lax.dynamic_update_slice(a, jnp.ones((2, 3), np.float32), (p, q)),
+          x, np.int32(i), np.int32(j))
+
+
+def test_zero_size_arrays():
+  check(lambda a: (a * 2, lax.reduce_sum(a, (0,))), np.zeros((0, 3), np.float32))
+
+
+# ----------------------------------------------------------------------------- indexing
+
+def test_gather_from_numpy_style_indexing():
+  x = rand((5, 4), np.float32)
+  idx = np.array([0, 3, 4, 1], np.int32)
+  check(lambda a, i: a[i], x, idx)
+  check(lambda a, i: a[:, i[:2]], x, idx)
+  check(lambda a, i: a[i, i], rand((5, 5), np.float32), idx)
+  check(lambda a, i: a[i[0]], x, idx)
+  check(lambda a, i: a[i.reshape(2, 2), 1:3], x, idx)
+
+
+def test_gather_out_of_bounds_modes():
+  x = rand((5, 4), np.float32)
+  idx = np.array([0, 7, -9, 4], np.int32)
+  check(lambda a, i: a.at[i].get(mode="fill", fill_value=-1.0), x, idx)
+  check(lambda a, i: a.at[i].get(mode="fill"), x, idx)
+  check(lambda a, i: a.at[i].get(mode="clip"), x, idx)
+  check(lambda a, i: a.at[i].get(mode="promise_in_bounds"), x, idx)
+
+
+def test_scatter_from_at_updates():
+  x = rand((6, 3), np.float32)
+  idx = np.array([0, 2, 5], np.int32)
+  u = rand((3, 3), np.float32, seed=3)
+  check(lambda a, i, v: a.at[i].set(v), x, idx, u)
+  check(lambda a, i, v: a.at[i].add(v), x, idx, u)
+  check(lambda a, i, v: a.at[i].multiply(v), x, idx, u)
+  check(lambda a, i, v: a.at[i].min(v), x, idx, u)
+  check(lambda a, i, v: a.at[i].max(v), x, idx, u)
+  check(lambda a, i: a.at[i].add(1.0), x, np.array([1, 1, 4], np.int32))  # repeats add up
+  check(lambda a, i, v: a.at[i, 1].set(v[:, 0]), x, idx, u)
+  ints = rand((6,), np.int32)
+  check(lambda a, i: a.at[i].add(3), ints, idx)
+
+
+def test_scatter_out_of_bounds_modes():
+  x = rand((6, 3), np.float32)
+  idx = np.array([0, 9, -8], np.int32)
+  u = rand((3, 3), np.float32, seed=3)
+  check(lambda a, i, v: a.at[i].set(v, mode="drop"), x, idx, u)
+  check(lambda a, i, v: a.at[i].add(v, mode="drop"), x, idx, u)
+  check(lambda a, i, v: a.at[i].set(v, mode="clip"), x, np.array([1, 9, -8], np.int32), u)
+
+
+def test_scatter_apply():
+  x = rand((6,), np.float32)
+  check(lambda a, i: a.at[i].apply(lambda v: v * 2 + 1), x, np.array([1, 4], np.int32))
+
+
+# ----------------------------------------------------------------------------- control flow
+
+def test_cond_and_switch():
+  x = rand((3,), np.float32)
+  for p in (True, False):
+    check(lambda p, a: lax.cond(p, lambda v: jnp.sin(v) * 2, lambda v: v - 1, a),
+          np.bool_(p), x)
+  for k in (-1, 0, 1, 2, 5):
+    check(lambda k, a: lax.switch(k, [lambda v: v + 1, lambda v: v * 3, jnp.cos], a),
+          np.int32(k), x)
+  c = rand((3,), np.float32, seed=8)
+  check(lambda p, a: lax.cond(p, lambda v: (v * c, v.sum()), lambda v: (v, v.max()), a),
+        np.bool_(True), x)
+
+
+def test_while_loop_with_consts():
+  x = rand((3,), np.float32)
+  check(lambda a: lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 1.1 + a),
+                                 (0, a)), x)
+  check(lambda n, a: lax.fori_loop(0, n, lambda i, v: v + i * a, a), np.int32(5), x)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan(reverse):
+  xs = rand((6, 2), np.float32)
+  w = rand((2,), np.float32, seed=2)
+
+  def f(xs, c0):
+    def body(c, x):
+      c = c * 0.9 + x * w
+      return c, (c.sum(), x * 2)
+    return lax.scan(body, c0, xs, reverse=reverse)
+  check(f, xs, np.zeros(2, np.float32))
+  check(lambda c0: lax.scan(lambda c, _: (c + 1, c), c0, None, length=4, reverse=reverse),
+        np.int32(3))
+
+
+def test_nested_jit_is_inlined_and_optimized_jaxpr_lowers():
+  inner = jaxlite.jit(lambda a: jnp.tanh(a) * 2)
+  x = rand((4,), np.float32)
+  check(lambda a: inner(a) + inner(a + 1), x)
+  check(lambda a: inner(a) + inner(a + 1), x, optimize=True)
+
+
+def test_mlp_training_step_matches_numpy_tier():
+  rng = np.random.default_rng(0)
+  params = [(rng.normal(size=(8, 16)).astype(np.float32) * 0.3, np.zeros(16, np.float32)),
+            (rng.normal(size=(16, 4)).astype(np.float32) * 0.3, np.zeros(4, np.float32))]
+  x = rng.normal(size=(5, 8)).astype(np.float32)
+  y = np.eye(4, dtype=np.float32)[[0, 1, 2, 3, 1]]
+
+  def loss(params, x, y):
+    h = x
+    for i, (w, b) in enumerate(params):
+      h = jnp.dot(h, w) + b
+      if i < len(params) - 1:
+        h = jnp.tanh(h)
+    logits = h - lax.reduce_max(h, (1,))[:, None]
+    logp = logits - jnp.log(jnp.sum(jnp.exp(logits), axis=1, keepdims=True))
+    return -jnp.mean(jnp.sum(logp * y, axis=1))
+
+  def step(w1, b1, w2, b2, x, y):
+    ps = [(w1, b1), (w2, b2)]
+    l, g = jaxlite.value_and_grad(loss)(ps, x, y)
+    new = [(w - 0.1 * gw, b - 0.1 * gb) for (w, b), (gw, gb) in zip(ps, g)]
+    return (l,) + tuple(v for pair in new for v in pair)
+  check(step, *params[0], *params[1], x, y)
+  check(step, *params[0], *params[1], x, y, optimize=True)
+
+
+# ----------------------------------------------------------------------------- runtime API
+
+def test_executable_rejects_wrong_dtype_and_shape_before_running():
+  x = np.arange(4, dtype=np.float32)
+  exe = xla.compile(jaxlite.make_jaxpr(lambda a: a * 2 + 1)(x), "f")
+  np.testing.assert_array_equal(exe(x)[0], x * 2 + 1)
+  with pytest.raises(TypeError, match="float32"):
+    exe(x.astype(np.int32))
+  with pytest.raises(TypeError, match=r"\[4\]"):
+    exe(np.zeros(5, np.float32))
+  with pytest.raises(TypeError, match="takes 1 arguments"):
+    exe(x, x)
+  np.testing.assert_array_equal(exe(np.arange(8, dtype=np.float32)[::2])[0],
+                                np.arange(0, 8, 2) * 2 + 1)  # non-contiguous is copied
+
+
+def test_malformed_stablehlo_raises_xla_runtime_error():
+  with pytest.raises(xla.XlaRuntimeError, match="INVALID_ARGUMENT|UNKNOWN|error"):
+    xla.client().compile("module { func.func @main( }")
+  bad = ('module { func.func public @main(%a: tensor<4xf32>) -> (tensor<4xf32>) {\n'
+         '  %0 = "stablehlo.add"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> '
+         '(tensor<5xf32>)\n  "func.return"(%0) : (tensor<5xf32>) -> ()\n} }')
+  with pytest.raises(xla.XlaRuntimeError):
+    xla.client().compile(bad)
+
+
+def test_serialize_roundtrip_and_text():
+  x = rand((3,), np.float32)
+  closed = jaxlite.make_jaxpr(lambda a: jnp.sin(a) + 1)(x)
+  exe = xla.compile(closed, "f")
+  assert "func.func public @main" in exe.as_text()
+  again = xla.deserialize(exe.serialize(), closed)
+  np.testing.assert_array_equal(again(x)[0], exe(x)[0])
+
+
+def test_threads_share_one_executable():
+  import threading
+  x = rand((100,), np.float32)
+  exe = xla.compile(jaxlite.make_jaxpr(lambda a: jnp.cos(a) * a)(x), "f")
+  want = exe(x)[0]
+  bad = []
+
+  def work():
+    for _ in range(200):
+      if not np.array_equal(exe(x)[0], want):
+        bad.append(1)
+  threads = [threading.Thread(target=work) for _ in range(4)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  assert not bad
+
+
+def test_process_exits_cleanly_after_use():
+  code = textwrap.dedent("""
+    import numpy as np, jaxlite
+    from jaxlite._src.backends import xla
+    exe = xla.compile(jaxlite.make_jaxpr(lambda a: a + 1)(np.ones(3, np.float32)), "f")
+    print(exe(np.ones(3, np.float32))[0].sum())
+  """)
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.strip() == "6.0"
+
+
+def test_special_bits_and_cumulative_primitives():
+  x = rand((2, 5), np.float32, 0.2, 2)
+  for f in (lax.erf, lax.erfc, lax.lgamma, lax.digamma, lax.stop_gradient, lax.bessel_i1e,
+            lambda a: lax.erf_inv(a / 3), lax.round,
+            lambda a: lax.round(a * 2, lax.RoundingMethod.TO_NEAREST_EVEN),
+            lambda a: lax.reduce_precision(a, 5, 10),
+            lambda a: lax.bitcast_convert_type(a, np.int32)):
+    check(f, x)
+  for f in (lax.cumsum, lax.cumprod, lax.cummax, lax.cummin):
+    check(lambda a: f(a, axis=1), x)
+    check(lambda a: f(a, axis=0, reverse=True), x)
+  i = rand((6,), np.int32, 0, 1000)
+  s = np.array([0, 1, 3, 5, 2, 7], np.int32)
+  for f in (lax.shift_left, lax.shift_right_logical, lax.shift_right_arithmetic):
+    check(f, i, s)
+  check(lax.population_count, i)
+  check(lax.clz, i)
+  c = rand((3,), np.complex64)
+  for f in (lax.real, lax.imag, lax.conj):
+    check(f, c)
+  check(lax.complex, x[0], x[1])
+
+
+def test_custom_jvp_function_lowers_its_primal():
+  @jaxlite.custom_jvp
+  def f(a):
+    return jnp.sin(a) * 2
+
+  f.defjvp(lambda p, t: (f(p[0]), t[0] * 3))
+  check(lambda a: f(a) + 1, rand((4,), np.float32))
+  check(jaxlite.grad(lambda a: f(a).sum()), rand((4,), np.float32))
