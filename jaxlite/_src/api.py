@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -13,7 +14,7 @@ from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.core import ShapeDtypeStruct, Tracer
 from jaxlite._src.numpy.util import as_operand
-from jaxlite._src.transforms import staging
+from jaxlite._src.transforms import batching, staging
 
 
 def _abstractify(x):
@@ -94,7 +95,10 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
 
   @functools.wraps(fun)
   def make_jaxpr_f(*args, **kwargs):
-    closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
+    with contextlib.ExitStack() as names:  # axis_env binds names for collectives
+      for name, size in axis_env or ():
+        names.enter_context(batching.extend_axis_env(name, size))
+      closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
     if return_shape:
       shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
       return closed, tree.tree_unflatten(out_tree, shapes)

@@ -462,3 +462,123 @@ class checkpoint_policies:
   dots_saveable = checkpoint_dots = staticmethod(nothing_saveable)
   dots_with_no_batch_dims_saveable = staticmethod(nothing_saveable)
 
+
+
+# ----------------------------------------------------------------------------- batching
+# vmap batches the traced function once (batching.batch_jaxpr) and wraps the user's rules
+# in vmap, so a custom rule sees one example at a time, as the user wrote it. Batched
+# operands are moved to axis 0 and every output is batched along 0, so that the function
+# and its rules agree on where the batch axis is.
+import numpy as np  # noqa: E402
+
+from jaxlite._src.transforms import batching  # noqa: E402
+
+batching.defvectorized(stop_gradient_p)
+
+
+def _front(vals, dims):
+  vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+  return vals, [None if d is None else 0 for d in dims]
+
+
+def _per_example(x, d):
+  """A float0 tangent or cotangent (no values) of one example, else ``x`` as is."""
+  if _is_float0(x):
+    return np.zeros(x.shape[1:] if d == 0 else x.shape, dtypes.float0), None
+  return x, d
+
+
+def _vmapped_rule(rule, axis_data, in_dims):
+  """``rule`` (flat lists in, flat list out) mapped over axis 0 of the inputs whose dim
+  is 0; its outputs batched along 0 (None where it returns None)."""
+  def batched(*args):
+    pairs = [_per_example(x, d) for x, d in zip(args, in_dims)]
+    outs, dims = batching.vmap_flat(lambda *xs: list(rule(*xs)), [x for x, _ in pairs],
+                                    [d for _, d in pairs], axis_data.size, axis_data.name,
+                                    axis_data.spmd_name)
+    return [_batched_out(o, d, axis_data.size) for o, d in zip(outs, dims)]
+  return batched
+
+
+def _batched_out(x, d, size):
+  if x is None:
+    return None
+  if _is_float0(x):
+    return np.zeros((size,) + x.shape, dtypes.float0)
+  return batching.matchaxis(d, 0, size, x)
+
+
+def _is_float0(x):
+  return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
+
+
+def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
+                             symbolic_zeros, name):
+  vals, dims = _front(vals, dims)
+  n, n_out = len(vals), len(call_jaxpr.out_avals)
+  batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
+  # outside this vmap the tangent of an operand is batched as the operand is
+  flat = _vmapped_rule(lambda *xs: [*_concat(jvp(list(xs[:n]), list(xs[n:])))], axis_data,
+                       dims + dims)
+
+  def batched_jvp(primals, tangents):
+    outs = flat(*primals, *tangents)
+    return outs[:n_out], outs[n_out:]
+  batched_jvp.__name__ = jvp.__name__
+  outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched_call, jvp=batched_jvp,
+                                num_consts=num_consts, symbolic_zeros=symbolic_zeros,
+                                name=name)
+  return outs, [0] * n_out
+
+
+def _concat(pair):
+  return list(pair[0]) + list(pair[1])
+
+
+def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, symbolic_zeros,
+                             name):
+  vals, dims = _front(vals, dims)
+  n_out = len(call_jaxpr.out_avals)
+  batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
+  res_trees = []
+
+  def fwd_leaves(*primals):
+    outs, res = fwd(*primals)
+    res_leaves, res_tree = tree.tree_flatten(res)
+    res_trees.append(res_tree)
+    return list(outs) + [_as_operand(r) for r in res_leaves]
+  flat_fwd = _vmapped_rule(fwd_leaves, axis_data, dims)
+
+  def batched_fwd(*primals):
+    outs = flat_fwd(*primals)
+    return outs[:n_out], tree.tree_unflatten(res_trees[-1], outs[n_out:])
+
+  def batched_bwd(res, cts):
+    res_leaves = tree.tree_leaves(res)
+    flat_bwd = _vmapped_rule(
+        lambda *xs: bwd(tree.tree_unflatten(res_trees[-1], xs[:len(res_leaves)]),
+                        list(xs[len(res_leaves):])),
+        axis_data, [0] * (len(res_leaves) + len(cts)))
+    cts_in = flat_bwd(*res_leaves, *cts)
+    # an operand shared by every example gets the sum of the examples' cotangents
+    return [ct if ct is None or d is not None or _is_float0(ct) else _sum_batch(ct)
+            for ct, d in zip(cts_in, dims)]
+  batched_fwd.__name__, batched_bwd.__name__ = fwd.__name__, bwd.__name__
+  outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched_call, fwd=batched_fwd,
+                                bwd=batched_bwd, symbolic_zeros=symbolic_zeros, name=name)
+  return outs, [0] * n_out
+
+
+def _sum_batch(ct):
+  from jaxlite._src.lax.reductions import reduce_sum
+  return reduce_sum(ct, (0,))
+
+
+def _remat_batcher(axis_data, vals, dims, *, jaxpr, **params):
+  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+  return remat_p.bind(*vals, jaxpr=batched, **params), out_dims
+
+
+batching.axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batcher
+batching.axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batcher
+batching.axis_batching_rules[remat_p] = _remat_batcher

@@ -2,6 +2,7 @@
 from jaxlite._src import core
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 from jaxlite._src.backends.numpy import indexing as _numpy_indexing  # gather/scatter rows
+from jaxlite._src.backends.numpy import parallel as _numpy_parallel  # collectives' rows
 
 
 class Device:

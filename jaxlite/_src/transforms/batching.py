@@ -34,7 +34,14 @@ broadcasting an unbatched operand), ``broadcast`` (insert a new axis of a given 
 per-example axes to axes of the batched value), ``defvectorized`` (unary elementwise),
 ``defbroadcasting`` (n-ary elementwise with lax broadcasting), and ``batch_jaxpr``
 (batch a ClosedJaxpr, cached; what rules for ``jit`` and control flow call). ``vmap_flat``
-runs a flat function on a batch.
+runs a flat function on a batch. A control-flow rule typically moves batched operands to
+axis 0 and batches its bodies with ``batch_jaxpr(body, axis_data, dims, out_dims)``,
+forcing (``out_dims[i] = 0``) the outputs that must agree across branches or iterations;
+a loop carry that comes out batched although it went in unbatched is marked batched and
+the body batched again (a fixed point, as in JAX).
+
+Named axes: ``vmap(..., axis_name=n)`` binds ``n`` (``extend_axis_env``) while the
+function runs; ``axis_size(n)`` looks it up and raises JAX's NameError if it is unbound.
 """
 from __future__ import annotations
 
@@ -42,11 +49,11 @@ import threading
 import weakref
 from typing import Callable, NamedTuple
 
-import numpy as np
-
 from jaxlite._src import core
 from jaxlite._src import errors
 from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, Tracer, set_current_trace
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import staging
 
 batching_rules: dict[Primitive, Callable] = {}
 axis_batching_rules: dict[Primitive, Callable] = {}
@@ -250,7 +257,6 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, out_dims=None
     found.append(dims)
     return outs
 
-  from jaxlite._src.transforms import staging
   result = staging.trace_to_jaxpr(batched, in_avals), found[0]
   if not any(isinstance(c, Tracer) for c in result[0].consts):
     cache[key] = result  # consts that are tracers belong to one trace: never reuse them
@@ -322,6 +328,8 @@ def defbroadcasting(prim):
 
 
 def _broadcasting_rule(prim, vals, dims, params):
+  if len(vals) == 1:
+    return prim.bind(*vals, **params), dims[0]
   ndims = [core.get_aval(v).ndim for v in vals]
   batched = [(n, d) for n, d in zip(ndims, dims) if d is not None]
   n0, d0 = batched[0]
@@ -351,9 +359,6 @@ def _expand(x, axis):
 
 
 # -- add_any (ad's sum of tangents): operands of one shape, so the batch axes must agree
-from jaxlite._src.transforms import ad  # noqa: E402
-
-
 def _add_any_batcher(vals, dims):
   (x, y), (xd, yd) = vals, dims
   if xd != yd:

@@ -102,7 +102,7 @@ def _scatter_impl(ufunc):
   def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
            unique_indices, mode, update_jaxpr, update_consts):
     positions, values = _scatter_targets(operand, indices, updates, dimension_numbers, mode)
-    out = np.array(operand, copy=True)
+    out = np.array(operand, order="C", copy=True)  # C order: reshape(-1) must be a view
     flat = out.reshape(-1)
     if ufunc is None:
       flat[positions] = values   # where positions repeat, NumPy keeps the last value
@@ -126,7 +126,7 @@ def _scatter_apply(operand, indices, updates, jaxpr, consts, *, dimension_number
                    **_):
   """``x.at[idx].apply(f)``: f is applied once per occurrence of each position."""
   positions, _ = _scatter_targets(operand, indices, updates, dimension_numbers, mode)
-  out = np.array(operand, copy=True)
+  out = np.array(operand, order="C", copy=True)
   flat = out.reshape(-1)
   counts = np.bincount(positions, minlength=flat.size)
   for k in range(1, int(counts.max(initial=0)) + 1):

@@ -1,0 +1,484 @@
+"""The vectorization API: vmap, and the Jacobians built from it (jacfwd, jacrev, hessian).
+
+Argument handling only (in_axes / out_axes pytrees, sizes, checks with JAX's messages);
+the transformation itself lives in ``transforms/batching.py``.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+
+import numpy as np
+
+from jaxlite._src import api_util
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src import tree
+from jaxlite._src.array import Array
+from jaxlite._src.autodiff_api import jvp, vjp
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy.util import as_operand
+from jaxlite._src.transforms import batching
+
+
+def _check_callable(fun):
+  if not callable(fun):
+    raise TypeError(f"Expected a callable value, got {fun}")
+  if inspect.isgeneratorfunction(fun):
+    raise TypeError(f"Expected a function, got a generator function: {fun}")
+
+
+def _is_axis_spec(x) -> bool:
+  return x is None or type(x) is int
+
+
+class PytreeLeaf:
+  """Stands for one argument leaf when axis specs are matched against arguments."""
+
+  def __repr__(self):
+    return "*"
+
+
+def _flatten_axes(name, treedef, axis_tree, kws=False):
+  """One axis spec per leaf of ``treedef``, from the prefix tree ``axis_tree``."""
+  if _is_axis_spec(axis_tree):
+    return [axis_tree] * treedef.num_leaves
+  if kws and _is_axis_spec(axis_tree[0]):  # the common case: one spec for all args
+    n_args = treedef.children()[0].num_leaves
+    return [axis_tree[0]] * n_args + [axis_tree[1]] * (treedef.num_leaves - n_args)
+  is_none = lambda x: x is None
+  specs, spec_tree = tree.tree_flatten(axis_tree, is_leaf=is_none)
+  dummy = tree.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
+  try:
+    subtrees = spec_tree.flatten_up_to(dummy)
+  except ValueError:
+    if kws:  # only positional arguments have user-given specs; kwargs always map axis 0
+      dummy, axis_tree = dummy[0], axis_tree[0]
+    errors = tree.prefix_errors(axis_tree, dummy, is_leaf=is_none)
+    details = "\n  ".join(e(name).args[0] for e in errors)
+    raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                     f"value; \n  Mismatch details ({len(errors)} found):\n  {details}"
+                     ) from None
+  axes = []
+  for spec, sub in zip(specs, subtrees):
+    axes += [spec] * tree.tree_structure(sub).num_leaves
+  return axes
+
+
+def _type_of(x) -> str:
+  try:
+    return core.get_aval(x).str_short()
+  except TypeError:
+    return "unknown"
+
+
+def _inconsistent_sizes(fun, in_tree, leaves, in_dims, sizes, axis_size):
+  """JAX's message naming, for each distinct size, an argument mapped with that size."""
+  args, kwargs = tree.tree_unflatten(in_tree, leaves)
+  try:
+    params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
+  except (TypeError, ValueError):
+    params = None
+
+  def arg_name(path):
+    i = path[0].idx
+    if params is None or i >= len(params):
+      return f"args{tree.keystr(path)}"
+    return f"argument {params[i]}{tree.keystr(path[1:])}"
+
+  paths = [f"{arg_name(p)} of type {_type_of(x)}"
+           for p, x in tree.tree_flatten_with_path(args)[0]]
+  paths += [f"kwargs{tree.keystr(p)} of type {_type_of(x)}"
+            for p, x in tree.tree_flatten_with_path(kwargs)[0]]
+  counts = collections.Counter(s for s in sizes if s is not None).most_common()
+  lines = ["vmap got inconsistent sizes for array axes to be mapped:\n"]
+  if axis_size is not None:
+    lines.append(f"  * the `axis_size` argument was {axis_size};\n")
+  for k, (size, count) in enumerate(counts):
+    i = sizes.index(size)
+    where = f"axis {in_dims[i]} of {paths[i]}"
+    if count == 1:
+      lines.append(f"  * one axis had size {size}: {where};\n")
+    else:
+      which = "most" if k == 0 else "some"
+      lines.append(f"  * {which} axes ({count} of them) had size {size}, e.g. {where};\n")
+  return ValueError("".join(lines)[:-2])
+
+
+def _mapped_axis_size(fun, in_tree, leaves, in_dims, axis_size):
+  if not leaves:
+    if axis_size is not None:
+      return axis_size
+    args, kwargs = tree.tree_unflatten(in_tree, leaves)
+    raise ValueError("vmap wrapped function must be passed at least one argument "
+                     "containing an array or axis_size must be specified, got empty "
+                     f"*args={args} and **kwargs={kwargs}")
+  sizes = []
+  for x, d in zip(leaves, in_dims):
+    if d is None:
+      sizes.append(None)
+      continue
+    shape = np.shape(x)
+    if not -len(shape) <= d < len(shape):
+      min_rank = d + 1 if d >= 0 else -d
+      raise ValueError(f"vmap was requested to map its argument along axis {d}, which "
+                       f"implies that its rank should be at least {min_rank}, but is only "
+                       f"{len(shape)} (its shape is {shape})")
+    sizes.append(shape[d])
+  distinct = set(s for s in sizes if s is not None)
+  if axis_size is not None:
+    distinct.add(axis_size)
+  if len(distinct) == 1:
+    return distinct.pop()
+  if not distinct:
+    raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                     "must be specified")
+  raise _inconsistent_sizes(fun, in_tree, leaves, in_dims, sizes, axis_size)
+
+
+def _check_arg(x):
+  if isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+    return
+  raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def _to_out_axis(x, src, dst, size, axis_name, path):
+  """Output ``x`` (batch axis ``src``) with its batch axis at ``dst`` as out_axes asks.
+
+  ``path()`` gives the output's key path, for the error message.
+  """
+  if src == dst:
+    return x
+  if dst is None:
+    if axis_name is not None:
+      raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but out_axes is "
+                       f"{dst}")
+    raise ValueError(f"at vmap out_axes{tree.keystr(path())}, got axis spec {dst} but "
+                     f"output was batched on axis {src}")
+  if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
+    # float0 cotangents (of integer inputs) have no values to broadcast
+    dst = lax_shapes._canonical_axis(dst, x.ndim + 1)
+    return np.zeros(x.shape[:dst] + (size,) + x.shape[dst:], dtypes.float0)
+  ndim = core.get_aval(x).ndim
+  if src is None:
+    return batching.broadcast(x, size, lax_shapes._canonical_axis(dst, ndim + 1))
+  return batching.moveaxis(x, src, lax_shapes._canonical_axis(dst, ndim))
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+  """Vectorize ``fun``: map it over an axis of its inputs, as one batched computation.
+
+  Parameters
+  ----------
+  fun : callable
+    Function of pytrees of arrays.
+  in_axes : int, None or tuple
+    For each positional argument, the axis to map over (negative ints count from the
+    end), None to pass it unmapped to every example, or a pytree of those (a prefix of
+    the argument's structure: dicts, lists and tuples as in the argument). An int or
+    None applies to all arguments. Keyword arguments are always mapped over axis 0.
+  out_axes : int, None or pytree of them
+    Where the mapped axis goes in each output. None keeps an output unmapped (it must
+    then be the same for every example); an int for an unmapped output broadcasts it.
+  axis_name : hashable, optional
+    A name for the mapped axis, so that collectives (``lax.psum``, ``lax.pmean``,
+    ``lax.all_gather``, ``lax.axis_index``...) can refer to it.
+  axis_size : int, optional
+    The size of the mapped axis; required when no argument is mapped.
+  spmd_axis_name : optional
+    Accepted for compatibility; the NumPy backend has no devices to shard over.
+
+  Returns
+  -------
+  callable
+    The vectorized function. The batch is computed with whole-batch operations (a
+    ``make_jaxpr`` of it has as many equations for 2 examples as for 2000).
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.vmap(jnp.dot)(jnp.ones((3, 2)), jnp.arange(6.).reshape(3, 2))
+  Array([1., 5., 9.], dtype=float32)
+  >>> jax.vmap(lambda x, y: x + y, in_axes=(0, None))(jnp.arange(3.), 10.)
+  Array([10., 11., 12.], dtype=float32)
+  >>> jax.vmap(lambda d: d['a'] * d['b'], in_axes=({'a': 0, 'b': None},))(
+  ...     {'a': jnp.arange(3.), 'b': 2.})
+  Array([0., 2., 4.], dtype=float32)
+  """
+  _check_callable(fun)
+  if isinstance(in_axes, list):
+    in_axes = tuple(in_axes)
+  if not (in_axes is None or type(in_axes) in (int, tuple)):
+    raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                    "to the positional arguments passed to the function, but got "
+                    f"{in_axes}.")
+  if not all(map(_is_axis_spec, tree.tree_leaves(in_axes, is_leaf=lambda x: x is None))):
+    raise TypeError("vmap in_axes must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {in_axes}.")
+  if not all(map(_is_axis_spec, tree.tree_leaves(out_axes, is_leaf=lambda x: x is None))):
+    raise TypeError("vmap out_axes must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {out_axes}.")
+
+  @functools.wraps(fun)
+  def vmap_f(*args, **kwargs):
+    if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+      raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "
+                       "corresponding to the positional arguments passed to the function, "
+                       f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+    leaves, in_tree = tree.tree_flatten((args, kwargs))
+    in_dims = _flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+    for x, d in zip(leaves, in_dims):
+      if d is not None:  # unmapped leaves pass through untouched, whatever they are
+        _check_arg(x)
+    size = _mapped_axis_size(fun, in_tree, leaves, in_dims, axis_size)
+    in_dims = [None if d is None else d % np.ndim(x) for x, d in zip(leaves, in_dims)]
+    leaves = [x if d is None else as_operand(x) for x, d in zip(leaves, in_dims)]
+    flat_fun, out_tree = api_util.flatten_fun(fun, in_tree)
+    outs, dims = batching.vmap_flat(flat_fun, leaves, in_dims, size, axis_name,
+                                    spmd_axis_name)
+    out_tree = out_tree()
+    for x in outs:
+      if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
+                            complex)):
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                        "valid JAX type")
+    out_dims = _flatten_axes("vmap out_axes", out_tree, out_axes)
+    path = lambda i: lambda: tree.tree_flatten_with_path(
+        tree.tree_unflatten(out_tree, outs))[0][i][0]
+    outs = [_to_out_axis(x, src, dst, size, axis_name, path(i))
+            for i, (x, src, dst) in enumerate(zip(outs, dims, out_dims))]
+    return tree.tree_unflatten(out_tree, outs)
+
+  return vmap_f
+
+
+# ----------------------------------------------------------------------------- Jacobians
+
+def _argnums_partial(fun, argnums, args, kwargs):
+  """``fun`` as a function of ``args[argnums]`` only, and those arguments (a tuple)."""
+  nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+  for n in nums:
+    if n >= len(args):
+      raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                      f"least {n + 1} positional arguments to be passed by the caller, but "
+                      f"got only {len(args)} positional arguments.")
+  nums = api_util.normalize_argnums(argnums, len(args), api_util.fun_name(fun))
+
+  def partial_fun(*dyn):
+    full = list(args)
+    for i, a in zip(nums, dyn):
+      full[i] = a
+    return fun(*full, **kwargs)
+  return partial_fun, tuple(tree.tree_map(as_operand, args[i]) for i in nums)
+
+
+def _std_basis(pytree):
+  """The identity matrix, its columns shaped like the leaves of ``pytree``."""
+  leaves = tree.tree_leaves(pytree)
+  total = sum(core.get_aval(x).size for x in leaves)
+  dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+  eye = Array(np.eye(total, dtype=dtype))
+  return _unravel(pytree, 1, None, eye)
+
+
+def _unravel(pytree, axis, example, arr):
+  """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree`` there,
+  each cast to the dtype of ``example`` (or of its own leaf when ``example`` is None)."""
+  leaves, treedef = tree.tree_flatten(pytree)
+  shape = core.get_aval(arr).shape if not _is_float0(arr) else arr.shape
+  axis %= len(shape)
+  pieces, start = [], 0
+  for leaf in leaves:
+    leaf_aval = core.get_aval(leaf)
+    out_shape = shape[:axis] + leaf_aval.shape + shape[axis + 1:]
+    like = leaf if example is None else example
+    if _is_float0(arr):  # the Jacobian of an integer input (allow_int) is zero
+      like_aval = core.get_aval(like)
+      pieces.append(Array(np.zeros(out_shape, like_aval.dtype), like_aval.weak_type))
+    else:
+      piece = arr if len(leaves) == 1 else lax_shapes.slice_in_dim(
+          arr, start, start + leaf_aval.size, axis=axis)
+      pieces.append(_cast_like(lax_shapes.reshape(piece, out_shape), like))
+    start += leaf_aval.size
+  return tree.tree_unflatten(treedef, pieces)
+
+
+def _is_float0(x) -> bool:
+  return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
+
+
+def _cast_like(x, example):
+  # (a complex value cast to a real dtype keeps its real part, as JAX's downcast does)
+  aval = core.get_aval(example)
+  return lax_ew._convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def _check_input_dtype_jacfwd(holomorphic, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dtype):
+      raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, "
+                      f"but got {dtype.name}.")
+  elif not dtypes.is_floating(dtype):
+    raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex inputs or integer inputs, "
+                    "use jax.jvp directly.")
+
+
+def _check_output_dtype_jacfwd(holomorphic, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, but "
+                    f"got {dtype.name}.")
+
+
+def _check_input_dtype_jacrev(holomorphic, allow_int, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError("jacrev with holomorphic=True requires inputs with complex dtype, but "
+                    f"got {dtype.name}.")
+  if dtypes.is_integer(dtype) or dtype == np.bool_:
+    if not allow_int:
+      raise TypeError("jacrev requires real- or complex-valued inputs (input dtype that is "
+                      f"a sub-dtype of np.inexact), but got {dtype.name}. If you want to "
+                      "use Boolean- or integer-valued inputs, use vjp or set allow_int to "
+                      "True.")
+  elif not dtypes.is_inexact(dtype):
+    raise TypeError("jacrev requires numerical-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.bool_ or np.number), but got {dtype.name}.")
+
+
+def _check_output_dtype_jacrev(holomorphic, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dtype):
+      raise TypeError("jacrev with holomorphic=True requires outputs with complex dtype, "
+                      f"but got {dtype.name}.")
+  elif dtypes.is_complex(dtype):
+    raise TypeError("jacrev requires real-valued outputs (output dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex outputs, use jax.vjp "
+                    "directly.")
+  elif not dtypes.is_floating(dtype):
+    raise TypeError("jacrev requires real-valued outputs (output dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For differentiation of "
+                    "functions with integer outputs, use jax.vjp directly.")
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+  """The Jacobian of ``fun``, column by column with forward mode (vmap of jvp).
+
+  Parameters
+  ----------
+  fun : callable
+    Function of pytrees of arrays returning a pytree of arrays (or ``(out, aux)`` with
+    ``has_aux``).
+  argnums : int or tuple of int
+    The positional arguments to differentiate with respect to.
+  has_aux : bool
+    Whether ``fun`` returns auxiliary data; the result is then ``(jacobian, aux)``.
+  holomorphic : bool
+    Whether ``fun`` is holomorphic (complex inputs and outputs).
+
+  Returns
+  -------
+  callable
+    For each output leaf of shape ``out`` and input leaf of shape ``in``, an array of
+    shape ``out + in``, in the output's structure with the input's structure inside.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.jacfwd(lambda x: x ** 2)(jnp.array([1., 2.]))
+  Array([[2., 0.],
+         [0., 4.]], dtype=float32)
+  """
+  _check_callable(fun)
+
+  @functools.wraps(fun)
+  def jacfun(*args, **kwargs):
+    f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+    tree.tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
+    pushfwd = functools.partial(jvp, f_partial, dyn_args, has_aux=has_aux)
+    if has_aux:
+      y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(_std_basis(dyn_args))
+    else:
+      y, jac = vmap(pushfwd, out_axes=(None, -1))(_std_basis(dyn_args))
+    tree.tree_map(functools.partial(_check_output_dtype_jacfwd, holomorphic), y)
+    example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+    jac_tree = tree.tree_map(lambda y_leaf, j: _unravel(example_args, -1, y_leaf, j), y, jac)
+    return (jac_tree, aux) if has_aux else jac_tree
+
+  return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+  """The Jacobian of ``fun``, row by row with reverse mode (vmap of vjp).
+
+  Parameters
+  ----------
+  fun : callable
+    Function of pytrees of arrays returning a pytree of arrays (or ``(out, aux)`` with
+    ``has_aux``).
+  argnums : int or tuple of int
+    The positional arguments to differentiate with respect to.
+  has_aux : bool
+    Whether ``fun`` returns auxiliary data; the result is then ``(jacobian, aux)``.
+  holomorphic : bool
+    Whether ``fun`` is holomorphic (complex inputs and outputs).
+  allow_int : bool
+    Allow integer inputs; their Jacobian blocks have dtype float0.
+
+  Returns
+  -------
+  callable
+    Structured as ``jacfwd``'s result.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.jacrev(lambda x: jnp.sin(x[0]) * x)(jnp.array([0., 2.]))
+  Array([[0., 0.],
+         [2., 0.]], dtype=float32)
+  """
+  _check_callable(fun)
+
+  @functools.wraps(fun)
+  def jacfun(*args, **kwargs):
+    f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+    tree.tree_map(functools.partial(_check_input_dtype_jacrev, holomorphic, allow_int),
+                  dyn_args)
+    y, pullback, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+    tree.tree_map(functools.partial(_check_output_dtype_jacrev, holomorphic), y)
+    jac = vmap(pullback)(_std_basis(y))
+    jac = jac[0] if isinstance(argnums, int) else jac
+    example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+    jac_tree = tree.tree_map(lambda x_leaf, j: _unravel(y, 0, x_leaf, j), example_args, jac)
+    jac_tree = tree.tree_transpose(tree.tree_structure(example_args), tree.tree_structure(y),
+                                   jac_tree)
+    return (jac_tree, *aux) if has_aux else jac_tree
+
+  return jacfun
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+  """The Hessian of ``fun`` as a dense array (``jacfwd(jacrev(fun))``).
+
+  For an input leaf of shape ``in`` and an output leaf of shape ``out`` the block has
+  shape ``out + in + in``; pytrees nest as in ``jacfwd``.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.hessian(lambda x: jnp.sum(x ** 3))(jnp.array([1., 2.]))
+  Array([[ 6.,  0.],
+         [ 0., 12.]], dtype=float32)
+  """
+  return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                has_aux=has_aux, holomorphic=holomorphic)
