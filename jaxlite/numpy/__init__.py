@@ -34,6 +34,9 @@ dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger)
 inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
+from jaxlite._src.numpy.math import *  # noqa
+from jaxlite._src.numpy.sorting import *  # noqa
+from jaxlite._src.numpy.statistics import *  # noqa
 
 
 class _ScalarMeta(type):
@@ -61,3 +64,5 @@ bfloat16, float16, float32, float64, complex64, complex128 = map(_make_scalar_ty
     bfloat16, float16, float32, float64, complex64, complex128))
 bool = bool_
 float_, int_, complex_ = float64, int64, complex128
+from jaxlite._src.numpy.windows import *  # noqa
+from jaxlite._src.numpy.polynomial import *  # noqa

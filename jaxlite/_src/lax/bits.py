@@ -1,0 +1,175 @@
+"""Bit-level and representation primitives: shifts, bit counts, bitcasts, precision
+reduction, rounding, and the parts of complex numbers."""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.elementwise import _check_dtype, _complex, _float, _int, _inexact
+from jaxlite._src.lax.special import naryop
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import batching
+
+shift_left_p = naryop("shift_left", _int)
+shift_right_logical_p = naryop("shift_right_logical", _int)
+shift_right_arithmetic_p = naryop("shift_right_arithmetic", _int)
+population_count_p = naryop("population_count", _int)
+clz_p = naryop("clz", _int)
+round_p = naryop("round", _float)
+reduce_precision_p = naryop("reduce_precision", _float)
+
+_complex_of = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+real_p = naryop("real", _complex, ew._real_part)
+imag_p = naryop("imag", _complex, ew._real_part)
+complex_p = naryop("complex", (np.float32, np.float64), _complex_of.__getitem__)
+conj_p = Primitive("conj")
+
+
+@conj_p.def_abstract_eval
+def _conj_abstract_eval(x, *, input_dtype):
+  _check_dtype("conj", x.dtype, _inexact)
+  dtype = x.dtype if dtypes.is_complex(x.dtype) else _complex_of.get(x.dtype, np.complex64)
+  return ShapedArray(x.shape, dtype)
+
+
+class RoundingMethod(enum.IntEnum):
+  """How ``round`` breaks ties: away from zero (0) or to the nearest even number (1)."""
+  AWAY_FROM_ZERO = 0
+  TO_NEAREST_EVEN = 1
+
+  def __str__(self):  # jaxprs print the number, as JAX's do
+    return str(int(self))
+
+
+def shift_left(x, y):
+  """``x << y``; shifts of at least the bit width give 0."""
+  return shift_left_p.bind(x, y)
+
+
+def shift_right_logical(x, y):
+  """``x >> y`` filling with zeros; shifts of at least the bit width give 0."""
+  return shift_right_logical_p.bind(x, y)
+
+
+def shift_right_arithmetic(x, y):
+  """``x >> y`` filling with the sign bit; large shifts give 0 or -1."""
+  return shift_right_arithmetic_p.bind(x, y)
+
+
+def population_count(x):
+  """The number of set bits of each element."""
+  return population_count_p.bind(x)
+
+
+def clz(x):
+  """The number of leading zero bits of each element."""
+  return clz_p.bind(x)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+  """Round to the nearest integer; ties go away from zero or to even.
+
+  Parameters
+  ----------
+  x : floating array
+  rounding_method : RoundingMethod or int
+    ``0`` (``AWAY_FROM_ZERO``, the default) or ``1`` (``TO_NEAREST_EVEN``).
+  """
+  return round_p.bind(x, rounding_method=RoundingMethod(int(rounding_method)))
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+  """Round ``operand`` to the nearest value of a float format with the given bit counts,
+  keeping its dtype (e.g. ``(5, 10)`` emulates float16 inside float32)."""
+  return reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
+                                 mantissa_bits=int(mantissa_bits))
+
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+
+
+@bitcast_convert_type_p.def_abstract_eval
+def _bitcast_abstract_eval(operand, *, new_dtype):
+  old, new = operand.dtype.itemsize, np.dtype(new_dtype).itemsize
+  if operand.dtype == np.bool_ or new_dtype == np.bool_:
+    if operand.dtype != new_dtype:
+      raise TypeError("`bool` dtypes can only be bitcast to `bool`, got "
+                      f"{operand.dtype.name} -> {np.dtype(new_dtype).name}.")
+  if old == new:
+    shape = operand.shape
+  elif old > new:
+    shape = operand.shape + (old // new,)
+  else:
+    if not operand.shape or operand.shape[-1] != new // old:
+      raise TypeError(f"Attempting to convert array of shape {operand.shape} from "
+                      f"{operand.dtype.name} to {np.dtype(new_dtype).name}: the last "
+                      f"dimension must be {new // old}.")
+    shape = operand.shape[:-1]
+  return ShapedArray(shape, new_dtype)
+
+
+def bitcast_convert_type(operand, new_dtype):
+  """Reinterpret the bits of ``operand`` as ``new_dtype``. A narrower type adds a
+  trailing axis; a wider type consumes the trailing axis."""
+  return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
+
+
+def real(x):
+  """The real part of a complex array."""
+  return real_p.bind(x)
+
+
+def imag(x):
+  """The imaginary part of a complex array."""
+  return imag_p.bind(x)
+
+
+def complex(x, y):
+  """``x + 1j * y`` from two float arrays of one dtype."""
+  return complex_p.bind(x, y)
+
+
+def conj(x):
+  """The complex conjugate; a float array becomes complex."""
+  return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
+# -- derivatives
+for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, population_count_p,
+           clz_p, round_p, bitcast_convert_type_p):
+  ad.defzero(_p)
+
+
+def _zeros_like(x):
+  return ew.broadcast_like(ew._const(x, 0), x)
+
+
+ad.deflinear(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
+ad.deflinear(real_p, lambda ct, x: [complex(ct, _zeros_like(ct))])
+ad.deflinear(imag_p, lambda ct, x: [complex(_zeros_like(ct), ew.neg(ct))])
+ad.deflinear(complex_p, lambda ct, x, y: [real(ct) if ad.is_undefined(x) else None,
+                                          ew.neg(imag(ct)) if ad.is_undefined(y) else None])
+ad.deflinear(conj_p, lambda ct, x, *, input_dtype: [
+    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
+
+
+# -- batching
+for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, complex_p):
+  batching.defbroadcasting(_p)
+for _p in (population_count_p, clz_p, round_p, reduce_precision_p, real_p, imag_p, conj_p):
+  batching.defvectorized(_p)
+
+
+def _bitcast_batcher(vals, dims, *, new_dtype):
+  (x,), (d,) = vals, dims
+  x = batching.moveaxis(x, d, 0)  # the trailing axis may be created or consumed
+  return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), 0
+
+
+batching.batching_rules[bitcast_convert_type_p] = _bitcast_batcher

@@ -1,0 +1,105 @@
+"""Polynomials as 1-D coefficient arrays, highest power first (``numpy.polyval`` etc.)."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy import ufuncs
+from jaxlite._src.numpy.statistics import convolve
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, promote_dtypes,
+                                     promote_dtypes_inexact)
+
+__all__ = ["poly", "polyval", "polyadd", "polysub", "polymul", "polyder", "polyint"]
+
+
+def _coeffs(name, p):
+  check_arraylike(name, p)
+  p = as_operand(p)
+  if p.ndim != 1:
+    raise ValueError(f"jnp.{name}: the coefficients must be a 1-D array, got shape {p.shape}")
+  return p
+
+
+def polyval(p, x, *, unroll=16):
+  """``p[0] * x**(n-1) + ... + p[n-1]`` by Horner's rule (``unroll`` is accepted for
+  JAX compatibility; the loop is always unrolled)."""
+  p = _coeffs("polyval", p)
+  check_arraylike("polyval", x)
+  p, x = promote_dtypes(p, x)
+  y = ufuncs.multiply(x, 0)
+  for i in range(p.shape[0]):
+    y = ufuncs.add(ufuncs.multiply(y, x), p[i])
+  return y
+
+
+def _pad_front(p, n):
+  return lax_shapes.pad(p, lax._const(p, 0), [(n - p.shape[0], 0, 0)]) if p.shape[0] < n \
+      else p
+
+
+def polyadd(a1, a2):
+  """The sum of two polynomials."""
+  a1, a2 = promote_dtypes(_coeffs("polyadd", a1), _coeffs("polyadd", a2))
+  n = max(a1.shape[0], a2.shape[0])
+  return ufuncs.add(_pad_front(a1, n), _pad_front(a2, n))
+
+
+def polysub(a1, a2):
+  """The difference of two polynomials."""
+  a1, a2 = promote_dtypes(_coeffs("polysub", a1), _coeffs("polysub", a2))
+  n = max(a1.shape[0], a2.shape[0])
+  return ufuncs.subtract(_pad_front(a1, n), _pad_front(a2, n))
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+  """The product of two polynomials (a convolution of their coefficients)."""
+  a1, a2 = promote_dtypes_inexact(_coeffs("polymul", a1), _coeffs("polymul", a2))
+  if a1.shape[0] == 0 or a2.shape[0] == 0:
+    return ufuncs.multiply(a1[:0], 0)
+  return convolve(a1, a2)
+
+
+def polyder(p, m=1):
+  """The ``m``-th derivative of a polynomial."""
+  p = _coeffs("polyder", p)
+  m = core.concrete_or_error(int, m, "The order of jnp.polyder must be static.")
+  if m < 0:
+    raise ValueError("Order of derivative must be positive")
+  p, = promote_dtypes_inexact(p)
+  for _ in range(m):
+    n = p.shape[0]
+    if n <= 1:
+      return p[:0]
+    powers = as_operand(np.arange(n - 1, 0, -1).astype(p.dtype))
+    p = ufuncs.multiply(p[:-1], powers)
+  return p
+
+
+def polyint(p, m=1, k=None):
+  """The ``m``-th antiderivative of a polynomial, with integration constants ``k``
+  (a scalar or ``m`` values; zeros by default)."""
+  p = _coeffs("polyint", p)
+  m = core.concrete_or_error(int, m, "The order of jnp.polyint must be static.")
+  if m < 0:
+    raise ValueError("Order of integral must be positive (see polyder)")
+  p, = promote_dtypes_inexact(p)
+  ks = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k, np.float64), (m,))
+  for i in range(m):
+    n = p.shape[0]
+    powers = as_operand(np.arange(n, 0, -1).astype(p.dtype))
+    p = lax_shapes.concatenate([ufuncs.true_divide(p, powers),
+                                as_operand(np.array([ks[i]], p.dtype))], 0)
+  return p
+
+
+def poly(seq_of_zeros):
+  """The coefficients of the monic polynomial with the given roots (a 1-D array)."""
+  r = _coeffs("poly", seq_of_zeros)
+  r, = promote_dtypes_inexact(r)
+  out = as_operand(np.ones((1,), r.dtype))
+  for i in range(r.shape[0]):
+    out = convolve(out, lax_shapes.concatenate([as_operand(np.ones((1,), r.dtype)),
+                                                ufuncs.negative(r[i:i + 1])], 0))
+  return out

@@ -1,0 +1,516 @@
+"""Sorting, searching, set operations and selection in ``jaxlite.numpy``.
+
+Functions whose output size depends on the data (``nonzero``, ``unique``, the set
+operations, ``compress``) take a static ``size=``: they pad with ``fill_value`` or
+truncate to it. Without ``size`` they need concrete input, and under ``jit`` (or any
+staging) they raise a ``ConcretizationTypeError`` saying so, as JAX's do.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.array import Array
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax import sorting as lax_sort
+from jaxlite._src.numpy import lax_numpy
+from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
+                                     promote_dtypes)
+
+__all__ = [
+    "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "nonzero",
+    "argwhere", "flatnonzero", "unique", "union1d", "intersect1d", "setdiff1d", "setxor1d",
+    "isin", "extract", "select", "piecewise", "compress", "sort_complex",
+]
+
+_INT = np.int32
+
+
+def _iota(n, dtype=_INT):
+  return lax_shapes.iota(dtype, n)
+
+
+def _c(x, value):
+  return lax._const(x, value)
+
+
+def _flat(a):
+  return lax_shapes.reshape(a, (a.size,)) if a.ndim != 1 else a
+
+
+def _prepare_axis(name, a, axis):
+  check_arraylike(name, a)
+  a = as_operand(a)
+  if axis is None:
+    return _flat(a), 0
+  if a.ndim == 0:
+    raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension 0")
+  return a, canonicalize_axis(axis, a.ndim)
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+  """A sorted copy of ``a`` along ``axis`` (flattened when ``axis`` is None).
+
+  NaNs sort to the end. ``descending=True`` sorts from largest to smallest, keeping equal
+  elements in their original order when ``stable``. ``kind`` and ``order`` are not
+  supported (as in JAX).
+  """
+  if order is not None:
+    raise ValueError("'order' argument to sort is not supported.")
+  a, axis = _prepare_axis("sort", a, axis)
+  if descending:
+    return lax_shapes.rev(lax_sort.sort(lax_shapes.rev(a, (axis,)), axis, stable),
+                          (axis,))
+  return lax_sort.sort(a, axis, stable)
+
+
+def sort_complex(a):
+  """``a`` flattened along its last axis, sorted by real then imaginary part, as complex."""
+  check_arraylike("sort_complex", a)
+  a = as_operand(a)
+  out = sort(a, axis=0 if a.ndim else None)
+  if not dtypes.is_complex(out.dtype):
+    out = lax.convert_element_type(out, dtypes.default_complex_dtype())
+  return out
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
+            dtype=None):
+  """The indices that sort ``a`` along ``axis`` (int32 by default)."""
+  if order is not None:
+    raise ValueError("'order' argument to argsort is not supported.")
+  a, axis = _prepare_axis("argsort", a, axis)
+  index_dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_int_dtype())
+  n = a.shape[axis]
+  iota = lax_shapes.broadcasted_iota(index_dtype, a.shape, axis)
+  if descending:
+    _, perm = lax_sort.sort((lax_shapes.rev(a, (axis,)), iota), axis, stable, 1)
+    return lax.sub(as_operand(np.array(n - 1, index_dtype)), lax_shapes.rev(perm, (axis,)))
+  _, perm = lax_sort.sort((a, iota), axis, stable, 1)
+  return perm
+
+
+def lexsort(keys, axis=-1):
+  """The indices that sort by the last key, then the one before, and so on."""
+  keys = [as_operand(k) for k in keys]
+  if not keys:
+    raise TypeError("need sequence of keys with len > 0 in lexsort")
+  if len({k.shape for k in keys}) > 1:
+    raise ValueError("all keys need to be the same shape")
+  if keys[0].ndim == 0:
+    return as_operand(np.array(0, _INT))
+  axis = canonicalize_axis(axis, keys[0].ndim)
+  iota = lax_shapes.broadcasted_iota(_INT, keys[0].shape, axis)
+  return lax_sort.sort((*keys[::-1], iota), axis, True, len(keys))[-1]
+
+
+def partition(a, kth, axis=-1):
+  """``a`` with the element at ``kth`` where a full sort would put it, smaller ones
+  before and larger ones after (here: fully sorted, which satisfies that)."""
+  a, axis = _prepare_axis("partition", a, axis)
+  _check_kth(kth, a.shape[axis])
+  return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1):
+  """Indices that partition ``a`` around ``kth`` (here: the indices of a stable sort)."""
+  a, axis = _prepare_axis("argpartition", a, axis)
+  _check_kth(kth, a.shape[axis])
+  return argsort(a, axis)
+
+
+def _check_kth(kth, n):
+  kth = core.concrete_or_error(int, kth, "The kth argument of partition must be static.")
+  if not -n <= kth < n:
+    raise ValueError(f"kth={kth} out of bounds for axis of size {n}")
+
+
+def _nan_last_less(x, y, or_equal):
+  """``x < y`` (or ``<=``) in the order sort uses: NaN after every number."""
+  cmp = lax.le(x, y) if or_equal else lax.lt(x, y)
+  if not dtypes.is_inexact(x.dtype):
+    return cmp
+  x_nan, y_nan = lax.ne(x, x), lax.ne(y, y)
+  # NaN on the right: true unless the left is NaN too (then `<=` holds, `<` does not)
+  nan_case = lax.bitwise_and(y_nan, lax.bitwise_not(x_nan) if not or_equal else y_nan)
+  return lax.bitwise_or(cmp, nan_case)
+
+
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+  """Where ``v``'s elements would be inserted into sorted 1-D ``a`` to keep it sorted.
+
+  ``side='left'`` gives the first suitable index, ``'right'`` the last. The result has
+  ``v``'s shape and dtype int32. All ``method`` values compute the same answer here by
+  comparing every pair, which costs ``len(a) * v.size``.
+  """
+  check_arraylike("searchsorted", a, v)
+  if side not in ("left", "right"):
+    raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
+                     "['left', 'right'].")
+  if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+    raise ValueError(f"method={method!r} not recognized")
+  a, v = promote_dtypes(a, v)
+  if a.ndim != 1:
+    raise ValueError("a should be 1-dimensional")
+  if sorter is not None:
+    a = lax_sort.take_along_axis(a, as_operand(sorter).astype(_INT), 0)
+  if a.shape[0] == 0:
+    return lax.broadcast_like(as_operand(np.array(0, _INT)), v)
+  vv = lax_shapes.expand_dims(v, (v.ndim,))
+  aa = lax_shapes.reshape(a, (1,) * v.ndim + a.shape)
+  shape = v.shape + a.shape
+  vv, aa = (lax_shapes.broadcast_to_shape(t, shape) for t in (vv, aa))
+  before = _nan_last_less(aa, vv, or_equal=(side == "right"))
+  return lax_red.reduce_sum(lax.convert_element_type(before, _INT), (v.ndim,))
+
+
+def _static_size(name, count, size):
+  if size is not None:
+    return core.concrete_or_error(
+        int, size, f"The size argument of jnp.{name} must be a static integer.")
+  return core.concrete_or_error(
+      int, count, f"The size argument of jnp.{name} must be statically specified to use "
+      f"jnp.{name} within JAX transformations.")
+
+
+def _first_true(mask, size):
+  """Positions of the first ``size`` true entries of 1-D ``mask`` (in order), padded with
+  0, and how many there are."""
+  n = mask.shape[0]
+  order = lax_sort.sort((lax.convert_element_type(lax.bitwise_not(mask), np.int8),
+                         _iota(n)), 0, True, 1)[1]
+  if size > n:
+    order = lax_shapes.pad(order, as_operand(np.array(0, _INT)), [(0, size - n, 0)])
+  return lax_shapes.slice(order, (0,), (size,))
+
+
+def _count(mask):
+  return lax_red.reduce_sum(lax.convert_element_type(mask, _INT), (0,))
+
+
+def _to_bool(a):
+  return a if a.dtype == np.bool_ else lax.ne(a, _c(a, 0))
+
+
+def nonzero(a, *, size=None, fill_value=None):
+  """The indices of the nonzero elements, one int32 array per axis.
+
+  Parameters
+  ----------
+  a : array_like
+  size : int, optional
+    The static number of indices to return; needed under ``jit``. Missing entries are
+    ``fill_value`` (default 0); extra nonzeros are dropped.
+  fill_value : scalar or tuple of scalars, optional
+    The padding, for all axes or one per axis.
+  """
+  check_arraylike("nonzero", a)
+  a = as_operand(a)
+  if a.ndim == 0:
+    raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar)"
+                     ".nonzero() instead.")
+  mask = _flat(_to_bool(a))
+  count = _count(mask)
+  size = _static_size("nonzero", count, size)
+  flat_index = _first_true(mask, size)
+  valid = lax.lt(_iota(size), lax.broadcast_like(count, flat_index))
+  fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * a.ndim
+  if len(fills) != a.ndim:
+    raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got "
+                     f"{fill_value}")
+  out, stride = [], 1
+  for dim in reversed(a.shape):
+    coord = flat_index if dim == 0 else lax.rem(lax.div(flat_index, _c(flat_index, stride)),
+                                                _c(flat_index, dim))
+    out.append(coord)
+    stride *= builtins.max(dim, 1)
+  out = out[::-1]
+  return tuple(lax.select(valid, c, lax.broadcast_like(
+      lax.convert_element_type(as_operand(0 if f is None else f), _INT), c))
+               for c, f in zip(out, fills))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+  """The indices of the nonzero elements of ``ravel(a)``."""
+  check_arraylike("flatnonzero", a)
+  return nonzero(_flat(as_operand(a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+  """The indices of the nonzero elements, as an array of shape ``(count, a.ndim)``."""
+  check_arraylike("argwhere", a)
+  a = as_operand(a)
+  if a.ndim == 0:
+    result = argwhere(lax_shapes.reshape(a, (1,)), size=size, fill_value=fill_value)
+    return lax_shapes.slice(result, (0, 0), (result.shape[0], 0))
+  return lax_numpy.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
+
+
+def _isin_mask(element, test):
+  """For each entry of 1-D ``element``, whether it occurs in 1-D ``test``."""
+  if test.shape[0] == 0 or element.shape[0] == 0:
+    from jaxlite._src.numpy.creation import zeros
+    return zeros(element.shape, bool)
+  eq = lax.eq(lax_shapes.broadcast_in_dim(element, element.shape + test.shape, (0,)),
+              lax_shapes.broadcast_in_dim(test, element.shape + test.shape, (1,)))
+  return lax_red.reduce_or(eq, (1,))
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+  """Whether each element of ``element`` occurs in ``test_elements`` (``element``'s shape).
+
+  Every pair is compared, so the cost is ``element.size * test_elements.size``.
+  """
+  check_arraylike("isin", element, test_elements)
+  element, test = promote_dtypes(element, test_elements)
+  mask = lax_shapes.reshape(_isin_mask(_flat(element), _flat(test)), element.shape)
+  return lax.bitwise_not(mask) if invert else mask
+
+
+def _unique_sorted(values, keep, size, fill_value, default_fill, name, equal_nan=True):
+  """The sorted distinct entries of 1-D ``values`` where ``keep`` is true.
+
+  Returns ``(unique, first_index, inverse_in_sorted, perm, counts, new, sorted_values)``
+  where the extras serve ``unique``'s return_* options.
+  """
+  n = values.shape[0]
+  iota = _iota(n)
+  dropped = lax.convert_element_type(lax.bitwise_not(keep), np.int8)
+  _, s, perm = lax_sort.sort((dropped, values, iota), 0, True, 2)
+  kept = lax_sort.take_along_axis(keep, perm, 0) if n else keep
+  if n:
+    prev = lax_shapes.slice(s, (0,), (n - 1,))
+    cur = lax_shapes.slice(s, (1,), (n,))
+    differs = lax.ne(cur, prev)
+    if equal_nan and dtypes.is_inexact(s.dtype):
+      differs = lax.bitwise_and(differs, lax.bitwise_not(lax.bitwise_and(
+          lax.ne(cur, cur), lax.ne(prev, prev))))
+    start = lax_shapes.concatenate([as_operand(np.ones((1,), bool)), differs], 0)
+    new = lax.bitwise_and(start, kept)
+  else:
+    new = kept
+  count = _count(new)
+  size = _static_size(name, count, size)
+  idx = _first_true(new, size)
+  valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
+  if n:
+    uniq = lax_sort.take_along_axis(s, lax.select(valid, idx, lax.broadcast_like(
+        as_operand(np.array(0, _INT)), idx)), 0)
+  else:
+    uniq = lax.broadcast_like(_c(s, 0), idx) if size else lax.convert_element_type(idx, s.dtype)
+  if fill_value is not None:
+    fill = lax.convert_element_type(as_operand(fill_value), uniq.dtype)
+  elif default_fill == "min" and size and n:
+    fill = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
+  else:
+    fill = _c(uniq, 0)
+  uniq = lax.select(valid, uniq, lax.broadcast_like(fill, uniq))
+  return uniq, idx, valid, count, new, perm, n
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, size=None, fill_value=None, sorted=True):
+  """The sorted distinct elements of ``ar`` (flattened), and optionally where they are.
+
+  Parameters
+  ----------
+  ar : array_like
+  return_index : bool
+    Also return the index of the first occurrence of each unique value.
+  return_inverse : bool
+    Also return, for each element of ``ar``, the index of its value in the result
+    (shaped like ``ar``).
+  return_counts : bool
+    Also return how often each unique value occurs.
+  axis : None
+    Only None (flatten) is supported.
+  equal_nan : bool
+    Whether NaNs count as one value.
+  size : int, optional
+    The static length of the result (needed under ``jit``); missing entries are
+    ``fill_value`` (default: the smallest unique value), with count 0.
+  """
+  check_arraylike("unique", ar)
+  if axis is not None:
+    raise NotImplementedError("jnp.unique with axis= is not supported by jaxlite; "
+                              "flatten first or use axis=None.")
+  a = as_operand(ar)
+  flat = _flat(a)
+  n = flat.shape[0]
+  uniq, idx, valid, count, new, perm, _ = _unique_sorted(
+      flat, lax.broadcast_like(as_operand(np.array(True)), flat), size, fill_value, "min",
+      "unique", equal_nan)
+  if not (return_index or return_inverse or return_counts):
+    return uniq
+  out = [uniq]
+  size = uniq.shape[0]
+  zero_index = as_operand(np.array(0, _INT))
+  if return_index:
+    first = lax_sort.take_along_axis(perm, idx, 0) if n else idx
+    pad = lax_shapes.slice(first, (0,), (builtins.min(size, 1),))
+    pad = lax_shapes.reshape(pad, ()) if size else zero_index
+    out.append(lax.select(valid, first, lax.broadcast_like(pad, first)))
+  if return_inverse:
+    group = lax.sub(lax_sort.cumsum(lax.convert_element_type(new, _INT)), _c(zero_index, 1)) \
+        if n else perm
+    inverse_perm = lax_sort.sort((perm, _iota(n)), 0, True, 1)[1] if n else perm
+    inverse = lax_sort.take_along_axis(group, inverse_perm, 0) if n else perm
+    out.append(lax_shapes.reshape(inverse, a.shape))
+  if return_counts:
+    if n:
+      nxt = lax_shapes.concatenate([lax_shapes.slice(idx, (1,), (size,)),
+                                    as_operand(np.array([n], _INT))], 0) if size else idx
+      last = lax.lt(_iota(size), lax.broadcast_like(lax.sub(count, _c(count, 1)), idx))
+      ends = lax.select(last, nxt, lax.broadcast_like(as_operand(np.array(n, _INT)), idx))
+      counts = lax.select(valid, lax.sub(ends, idx), lax.broadcast_like(zero_index, idx))
+    else:
+      counts = idx
+    out.append(counts)
+  return tuple(out)
+
+
+def _set_op(name, values, keep, size, fill_value, default_fill):
+  return _unique_sorted(values, keep, size, fill_value, default_fill, name)[0]
+
+
+def _flat_pair(name, ar1, ar2):
+  check_arraylike(name, ar1, ar2)
+  a, b = promote_dtypes(ar1, ar2)
+  return _flat(a), _flat(b)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+  """The sorted distinct values found in either array."""
+  a, b = _flat_pair("union1d", ar1, ar2)
+  both = lax_shapes.concatenate([a, b], 0)
+  return _set_op("union1d", both, lax.broadcast_like(as_operand(np.array(True)), both), size,
+                 fill_value, "min")
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+  """The sorted distinct values found in both arrays."""
+  if return_indices:
+    raise NotImplementedError("jnp.intersect1d(return_indices=True) is not supported by "
+                              "jaxlite.")
+  a, b = _flat_pair("intersect1d", ar1, ar2)
+  return _set_op("intersect1d", a, _isin_mask(a, b), size, fill_value, "min")
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+  """The sorted distinct values of ``ar1`` that are not in ``ar2`` (padding: 0)."""
+  a, b = _flat_pair("setdiff1d", ar1, ar2)
+  return _set_op("setdiff1d", a, lax.bitwise_not(_isin_mask(a, b)), size, fill_value, "zero")
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+  """The sorted distinct values found in exactly one of the arrays."""
+  a, b = _flat_pair("setxor1d", ar1, ar2)
+  both = lax_shapes.concatenate([a, b], 0)
+  in_both = lax.bitwise_and(_isin_mask(both, a), _isin_mask(both, b))
+  return _set_op("setxor1d", both, lax.bitwise_not(in_both), size, fill_value, "min")
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+  """The slices of ``a`` along ``axis`` where 1-D ``condition`` is true (``a`` flattened
+  when ``axis`` is None); ``size`` pads with ``fill_value`` or truncates."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+  check_arraylike("compress", condition, a)
+  condition = _to_bool(as_operand(condition))
+  if condition.ndim != 1:
+    raise ValueError("condition must be a 1D array")
+  a, axis = _prepare_axis("compress", a, axis)
+  n = a.shape[axis]
+  if condition.shape[0] > n:
+    condition = lax_shapes.slice(condition, (0,), (n,))
+  elif condition.shape[0] < n:
+    condition = lax_shapes.pad(condition, as_operand(False), [(0, n - condition.shape[0], 0)])
+  count = _count(condition)
+  size = _static_size("compress", count, size)
+  idx = _first_true(condition, size)
+  valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
+  moved = lax_numpy.moveaxis(a, axis, 0)
+  if n == 0:
+    shape = (size,) + moved.shape[1:]
+    taken = lax.broadcast_like(lax.convert_element_type(as_operand(fill_value), a.dtype),
+                               lax_shapes.broadcast_to_shape(_c(moved, 0), shape))
+    return lax_numpy.moveaxis(taken, 0, axis)
+  from jaxlite._src.numpy.indexing import take
+  taken = take(moved, idx, axis=0, mode="clip")
+  mask = lax_shapes.broadcast_in_dim(valid, taken.shape, (0,))
+  fill = lax.broadcast_like(lax.convert_element_type(as_operand(fill_value), a.dtype), taken)
+  return lax_numpy.moveaxis(lax.select(mask, taken, fill), 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+  """The elements of ``arr`` where ``condition`` is true, flattened (``numpy.extract``)."""
+  check_arraylike("extract", condition, arr)
+  return compress(_flat(as_operand(condition)), _flat(as_operand(arr)), size=size,
+                  fill_value=fill_value)
+
+
+def select(condlist, choicelist, default=0):
+  """Pick, elementwise, from the first choice whose condition holds, else ``default``."""
+  if len(condlist) != len(choicelist):
+    raise ValueError("list of cases must be same length as list of conditions")
+  if not condlist:
+    raise ValueError("condlist must be non-empty")
+  choices = promote_dtypes(default, *choicelist)
+  conds = [as_operand(c) for c in condlist]
+  for c in conds:
+    if c.dtype != np.bool_:
+      raise TypeError(f"condlist must be boolean arrays, got dtype {c.dtype}")
+  result = choices[0]
+  for cond, choice in reversed(list(zip(conds, choices[1:]))):
+    result = lax_numpy.where(cond, choice, result)
+  return result
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+  """Evaluate ``funclist[i]`` where ``condlist[i]`` holds (a last extra function or
+  constant covers the rest); every function is evaluated on all of ``x``."""
+  check_arraylike("piecewise", x)
+  x = as_operand(x)
+  conds = condlist if isinstance(condlist, (list, tuple)) else (
+      [condlist] if as_operand(condlist).ndim == x.ndim else list(condlist))
+  conds = [_to_bool(as_operand(c)) for c in conds]
+  if len(funclist) not in (len(conds), len(conds) + 1):
+    raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or "
+                     f"{len(conds) + 1} functions are expected")
+  if len(funclist) == len(conds) + 1:
+    anything = conds[0]
+    for c in conds[1:]:
+      anything = lax.bitwise_or(anything, c)
+    conds = conds + [lax.bitwise_not(anything)]  # disjoint from the others
+
+  def value(f):
+    out = f(x, *args, **kw) if callable(f) else f
+    return lax.broadcast_like(lax.convert_element_type(as_operand(out), x.dtype), x) \
+        if as_operand(out).ndim == 0 else lax.convert_element_type(as_operand(out), x.dtype)
+
+  result = lax.broadcast_like(_c(x, 0), x)
+  for cond, f in zip(conds, funclist):
+    result = lax.select(lax_shapes.broadcast_to_shape(cond, x.shape), value(f), result)
+  return result
+
+
+# -- methods of Array and Tracer that belong to this module
+def _nonzero_method(self, *, size=None, fill_value=None):
+  return nonzero(self, size=size, fill_value=fill_value)
+
+
+def _searchsorted_method(self, v, side="left", sorter=None, *, method="scan"):
+  return searchsorted(self, v, side, sorter, method=method)
+
+
+for _cls in (Array, core.Tracer):
+  _cls.sort = sort
+  _cls.argsort = argsort
+  _cls.nonzero = _nonzero_method
+  _cls.searchsorted = _searchsorted_method

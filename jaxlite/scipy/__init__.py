@@ -1,0 +1,2 @@
+"""``jaxlite.scipy``: SciPy's API on jaxlite arrays (``jax.scipy``)."""
+from jaxlite.scipy import special, stats  # noqa: F401

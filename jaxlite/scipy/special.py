@@ -1,0 +1,2 @@
+"""``jaxlite.scipy.special`` (``jax.scipy.special``)."""
+from jaxlite._src.scipy.special import *  # noqa: F401,F403

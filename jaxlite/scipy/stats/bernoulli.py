@@ -1,0 +1,7 @@
+"""``jaxlite.scipy.stats.bernoulli`` (``jax.scipy.stats.bernoulli``)."""
+from jaxlite._src.scipy.stats import bernoulli as _d
+
+cdf = _d.cdf
+logpmf = _d.logpmf
+pmf = _d.pmf
+ppf = _d.ppf
