@@ -64,5 +64,8 @@ bfloat16, float16, float32, float64, complex64, complex128 = map(_make_scalar_ty
     bfloat16, float16, float32, float64, complex64, complex128))
 bool = bool_
 float_, int_, complex_ = float64, int64, complex128
+from jaxlite._src.numpy.array_ops import *  # noqa
+from jaxlite._src.numpy.einsum import *  # noqa
+from jaxlite.numpy import linalg, fft  # noqa
 from jaxlite._src.numpy.windows import *  # noqa
 from jaxlite._src.numpy.polynomial import *  # noqa

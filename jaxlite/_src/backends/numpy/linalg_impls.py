@@ -1,0 +1,224 @@
+"""Tier 0 implementations of the linalg, FFT, convolution and windowed primitives.
+
+Linear algebra maps over leading axes with NumPy's stacked routines; LU is written out
+(NumPy has none) as a loop over columns vectorised over the batch. Convolution extracts
+windows with ``sliding_window_view`` and contracts them with one ``einsum`` per call.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.lax import convolution as conv
+from jaxlite._src.lax import fft as lax_fft
+from jaxlite._src.lax import linalg as la
+from jaxlite._src.lax import windowed as win
+
+
+# ----------------------------------------------------------------------------- linalg
+
+def _cholesky(x):
+  # XLA returns NaNs for matrices that are not positive definite; NumPy raises
+  try:
+    return np.linalg.cholesky(x)
+  except np.linalg.LinAlgError:
+    flat = x.reshape((-1,) + x.shape[-2:])
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+      try:
+        out[i] = np.linalg.cholesky(m)
+      except np.linalg.LinAlgError:
+        out[i] = np.nan
+    return out.reshape(x.shape)
+
+
+def _triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+  n = a.shape[-1]
+  mask = np.tri(n, dtype=bool) if lower else np.tri(n, dtype=bool).T
+  a = np.where(mask, a, 0)
+  if unit_diagonal:
+    a = np.where(np.eye(n, dtype=bool), 1, a).astype(b.dtype)
+  if conjugate_a:
+    a = a.conj()
+  if transpose_a:
+    a = np.swapaxes(a, -1, -2)
+  if left_side:
+    return np.linalg.solve(a, b).astype(b.dtype)
+  # x a = b  <=>  a^T x^T = b^T
+  out = np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
+  return np.swapaxes(out, -1, -2).astype(b.dtype)
+
+
+def _lu(x):
+  *batch, m, n = x.shape
+  a = np.array(x.reshape((-1, m, n)), copy=True)
+  nb = a.shape[0]
+  k = min(m, n)
+  pivots = np.zeros((nb, k), np.int32)
+  perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
+  rows = np.arange(nb)
+  for j in range(k):
+    p = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+    pivots[:, j] = p
+    a[rows, j], a[rows, p] = a[rows, p], a[rows, j].copy()
+    perm[rows, j], perm[rows, p] = perm[rows, p], perm[rows, j].copy()
+    diag = a[:, j, j]
+    safe = np.where(diag == 0, 1, diag)
+    a[:, j + 1:, j] = np.where(diag[:, None] == 0, 0, a[:, j + 1:, j] / safe[:, None])
+    a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+  return [a.reshape(x.shape), pivots.reshape((*batch, k)), perm.reshape((*batch, m))]
+
+
+def _qr(x, *, pivoting, full_matrices, use_magma):
+  q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+  return [q.astype(x.dtype), r.astype(x.dtype)]
+
+
+def _svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+  real = la._real_dtype(x.dtype)
+  if not compute_uv:
+    return [np.linalg.svd(x, compute_uv=False).astype(real)]
+  u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+  return [s.astype(real), u.astype(x.dtype), vh.astype(x.dtype)]
+
+
+def _eigh(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+  w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+  return [v.astype(x.dtype), w.astype(la._real_dtype(x.dtype))]
+
+
+def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma):
+  ctype = np.complex128 if la._real_dtype(x.dtype) == np.float64 else np.complex64
+  w, vr = np.linalg.eig(x)
+  outs = [w.astype(ctype)]
+  if compute_left_eigenvectors:
+    # rows of vr^{-1} are left eigenvectors (y^H x = w y^H): conjugate, normalise columns
+    vl = np.swapaxes(np.linalg.inv(vr), -1, -2).conj()
+    vl = vl / np.linalg.norm(vl, axis=-2, keepdims=True)
+    outs.append(vl.astype(ctype))
+  if compute_right_eigenvectors:
+    outs.append(vr.astype(ctype))
+  return outs
+
+
+impl_rules.update({
+    la.cholesky_p: _cholesky,
+    la.triangular_solve_p: _triangular_solve,
+    la.lu_p: _lu,
+    la.qr_p: _qr,
+    la.svd_p: _svd,
+    la.eigh_p: _eigh,
+    la.eig_p: _eig,
+})
+
+
+# ----------------------------------------------------------------------------- fft
+
+def _fft(x, *, fft_type, fft_lengths):
+  axes = tuple(range(-len(fft_lengths), 0))
+  T = lax_fft.FftType
+  if fft_type == T.FFT:
+    out, dtype = np.fft.fftn(x, axes=axes), x.dtype
+  elif fft_type == T.IFFT:
+    out, dtype = np.fft.ifftn(x, axes=axes), x.dtype
+  elif fft_type == T.RFFT:
+    out, dtype = np.fft.rfftn(x, axes=axes), lax_fft._complex_dtype(x.dtype)
+  else:
+    out = np.fft.irfftn(x, s=fft_lengths, axes=axes)
+    dtype = lax_fft._real_dtype(x.dtype)
+  return np.asarray(out).astype(dtype, copy=False)
+
+
+impl_rules[lax_fft.fft_p] = _fft
+
+
+# ----------------------------------------------------------------------------- windows
+
+def _dilate_and_pad(x, fill, padding, dilation):
+  """``x`` with ``dilation - 1`` fills between elements and (low, high) padding (negative
+  padding crops), as lax.pad with interior padding."""
+  shape = [0 if d == 0 else (d - 1) * r + 1 for d, r in zip(x.shape, dilation)]
+  full = [max(lo, 0) + s + max(hi, 0) for s, (lo, hi) in zip(shape, padding)]
+  out = np.full(full, fill, dtype=x.dtype)
+  out[tuple(slice(max(lo, 0), max(lo, 0) + s, r)
+            for s, (lo, _), r in zip(shape, padding, dilation))] = x
+  return out[tuple(slice(-min(lo, 0), f + min(hi, 0)) for f, (lo, hi) in zip(full, padding))]
+
+
+def _window_view(x, window, strides, dilation, axes):
+  """Windows along ``axes``: ``x``'s axes (strided) then one axis per window axis."""
+  spans = [(w - 1) * d + 1 for w, d in zip(window, dilation)]
+  view = sliding_window_view(x, spans, axis=axes)
+  index = [slice(None)] * x.ndim + [slice(None, None, d) for d in dilation]
+  for a, s in zip(axes, strides):
+    index[a] = slice(None, None, s)
+  return view[tuple(index)]
+
+
+def _reduce_window(np_reduce, fill_of):
+  def impl(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    fill = fill_of(x.dtype)
+    padded = _dilate_and_pad(x, fill, padding, base_dilation)
+    out_shape = win._window_shape("reduce_window", _Aval(x.shape), window_dimensions,
+                                  window_strides, padding, base_dilation, window_dilation)
+    if any(n == 0 for n in out_shape) or any(
+        s < (w - 1) * d + 1 for s, w, d in zip(padded.shape, window_dimensions,
+                                                window_dilation)):
+      return np.full(out_shape, fill, x.dtype)
+    view = _window_view(padded, window_dimensions, window_strides, window_dilation,
+                        tuple(range(x.ndim)))
+    out = np_reduce(view, axis=tuple(range(x.ndim, 2 * x.ndim)))
+    return np.asarray(out).astype(x.dtype, copy=False)
+  return impl
+
+
+class _Aval:
+  def __init__(self, shape):
+    self.shape, self.ndim = shape, len(shape)
+
+
+impl_rules[win.reduce_window_sum_p] = _reduce_window(np.sum, lambda d: 0)
+impl_rules[win.reduce_window_max_p] = _reduce_window(np.max, win._lowest)
+impl_rules[win.reduce_window_min_p] = _reduce_window(np.min, win._highest)
+
+
+# ----------------------------------------------------------------------------- convolution
+
+def _conv(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+          dimension_numbers, feature_group_count, batch_group_count, precision,
+          preferred_element_type, out_sharding):
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  dtype = np.dtype(preferred_element_type or lhs.dtype)
+  compute = np.int64 if dtype.kind in "iub" else None
+  x = np.transpose(lhs, lhs_spec)   # N, C, spatial...
+  k = np.transpose(rhs, rhs_spec)   # O, I, spatial...
+  if compute is not None:
+    x, k = x.astype(compute), k.astype(compute)
+  n = x.ndim - 2
+  N, C = x.shape[:2]
+  O, I = k.shape[:2]
+  G, B = feature_group_count, batch_group_count
+  zero = np.zeros((), x.dtype)
+  x = _dilate_and_pad(x, zero, ((0, 0), (0, 0)) + tuple(padding), (1, 1) + tuple(lhs_dilation))
+  out_spatial = [
+      conv._window_out(lhs.shape[lhs_spec[i + 2]], rhs.shape[rhs_spec[i + 2]],
+                       window_strides[i], *padding[i], lhs_dilation[i], rhs_dilation[i])
+      for i in range(n)]
+  if any(o == 0 for o in out_spatial):
+    canon = np.zeros((N // B, O) + tuple(out_spatial), dtype)
+  else:
+    axes = tuple(range(2, 2 + n))
+    patches = _window_view(x, k.shape[2:], window_strides, rhs_dilation, axes)
+    patches = patches[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
+    sp = "".join(chr(ord("p") + i) for i in range(n))   # output spatial letters
+    kw = "".join(chr(ord("d") + i) for i in range(n))   # window letters
+    # patches: (N, C, out..., k...); groups are the major part of the split axes
+    patches = patches.reshape((B, N // B, G, C // G) + patches.shape[2:])
+    kernel = k.reshape((B * G, O // (B * G), I) + k.shape[2:])
+    kernel = kernel.reshape((B, G, O // (B * G), I) + k.shape[2:])
+    spec = f"bngc{sp}{kw},bgoc{kw}->nbgo{sp}"
+    canon = np.einsum(spec, patches, kernel, optimize=True)
+    canon = canon.reshape((N // B, O) + tuple(out_spatial))
+  return np.transpose(canon, np.argsort(out_spec)).astype(dtype, copy=False)
+
+
+impl_rules[conv.conv_general_dilated_p] = _conv

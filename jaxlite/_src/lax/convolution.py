@@ -1,0 +1,381 @@
+"""``conv_general_dilated``: N-d convolution with strides, padding, dilations and groups.
+
+The primitive is bilinear, so its JVP is a sum of two convolutions and reverse mode needs
+a transpose for each operand; both transposes are convolutions again (JAX's rules,
+including the reshapes that move feature groups and batch groups between axes).
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import shapes as sh
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import batching
+
+
+class ConvDimensionNumbers(NamedTuple):
+  """Axis positions: ``lhs_spec`` = (batch, feature, spatial...), ``rhs_spec`` = (out
+  feature, in feature, spatial...), ``out_spec`` = (batch, feature, spatial...)."""
+  lhs_spec: tuple
+  rhs_spec: tuple
+  out_spec: tuple
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+  """Canonicalise ``dimension_numbers`` (None, a ConvDimensionNumbers, or a triple of
+  strings such as ``('NCHW', 'OIHW', 'NCHW')``) for operands of these shapes."""
+  if isinstance(dimension_numbers, ConvDimensionNumbers):
+    return dimension_numbers
+  ndim = len(lhs_shape)
+  if len(rhs_shape) != ndim:
+    raise TypeError(f"convolution requires lhs and rhs ndim to be equal, got {len(lhs_shape)} "
+                    f"and {len(rhs_shape)}.")
+  if dimension_numbers is None:
+    iota = tuple(range(ndim))
+    return ConvDimensionNumbers(iota, iota, iota)
+  if not (isinstance(dimension_numbers, (tuple, list)) and len(dimension_numbers) == 3):
+    raise TypeError("dimension_numbers must be None, a ConvDimensionNumbers or a tuple of "
+                    f"three strings, got {dimension_numbers!r}.")
+  specs = tuple(dimension_numbers)
+  if all(isinstance(s, str) for s in specs):
+    for s in specs:
+      if len(s) != ndim:
+        raise TypeError(f"convolution dimension_numbers {specs} must have one letter per "
+                        f"operand axis ({ndim}).")
+    return ConvDimensionNumbers(*_conv_general_permutations(specs))
+  return ConvDimensionNumbers(*(tuple(operator.index(i) for i in s) for s in specs))
+
+
+def _conv_general_permutations(specs):
+  lhs, rhs, out = specs
+  for spec, chars, name in ((lhs, "NC", "lhs"), (rhs, "OI", "rhs"), (out, "NC", "out")):
+    for c in chars:
+      if spec.count(c) != 1:
+        raise TypeError(f"convolution {name} spec {spec!r} must contain '{c}' once.")
+  if set(lhs) - set("NC") != set(rhs) - set("OI") or set(out) - set("NC") != set(rhs) - set(
+      "OI"):
+    raise TypeError(f"convolution dimension_numbers {specs}: the spatial letters of lhs, "
+                    "rhs and out must be the same.")
+  # spatial axes are ordered as they appear in the rhs spec
+  def perm(spec, chars):
+    spatial = sorted((i for i, c in enumerate(spec) if c not in chars),
+                     key=lambda i: rhs.index(spec[i]))
+    return (spec.index(chars[0]), spec.index(chars[1])) + tuple(spatial)
+  return perm(lhs, "NC"), perm(rhs, "OI"), perm(out, "NC")
+
+
+def dilate_shape(shape, dilation):
+  return tuple(0 if d == 0 else 1 + r * (d - 1) for d, r in zip(shape, dilation))
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+  """Explicit (low, high) pairs for ``'SAME'``, ``'SAME_LOWER'`` or ``'VALID'``."""
+  kind = padding.upper()
+  if kind == "VALID":
+    return [(0, 0)] * len(in_shape)
+  if kind in ("SAME", "SAME_LOWER"):
+    out = [-(-d // s) for d, s in zip(in_shape, window_strides)]
+    sizes = [max((o - 1) * s + w - d, 0)
+             for o, s, w, d in zip(out, window_strides, window_shape, in_shape)]
+    if kind == "SAME":
+      return [(p // 2, p - p // 2) for p in sizes]
+    return [(p - p // 2, p // 2) for p in sizes]
+  raise RuntimeError(f"Unrecognized padding type: expected 'VALID' or 'SAME', got {padding}.")
+
+
+def _window_out(in_size, window, stride, lo, hi, base_dil, win_dil):
+  padded = dilate_shape((in_size,), (base_dil,))[0] + lo + hi
+  w = dilate_shape((window,), (win_dil,))[0]
+  return 0 if padded < w else (padded - w) // stride + 1
+
+
+# ----------------------------------------------------------------------------- the primitive
+conv_general_dilated_p = Primitive("conv_general_dilated")
+
+
+@conv_general_dilated_p.def_abstract_eval
+def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count, precision,
+               preferred_element_type, out_sharding):
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  if lhs.dtype != rhs.dtype:
+    raise TypeError(f"conv_general_dilated requires operands of one dtype, got "
+                    f"{lhs.dtype.name} and {rhs.dtype.name}.")
+  n = lhs.ndim - 2
+  for name, v in (("window_strides", window_strides), ("padding", padding),
+                  ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
+    if len(v) != n:
+      raise TypeError(f"conv_general_dilated {name} must have one entry per spatial axis "
+                      f"({n}), got {v}.")
+  G, B = feature_group_count, batch_group_count
+  if G > 1 and B > 1:
+    raise ValueError("At most one of feature_group_count and batch_group_count may be > 1, "
+                     f"got feature_group_count={G} and batch_group_count={B}")
+  lhs_feat, rhs_in = lhs.shape[lhs_spec[1]], rhs.shape[rhs_spec[1]]
+  if lhs_feat % G or lhs_feat // G != rhs_in:
+    raise TypeError(f"conv_general_dilated lhs feature dimension size divided by "
+                    f"feature_group_count must equal the rhs input feature dimension size, "
+                    f"but {lhs_feat} // {G} != {rhs_in}.")
+  out_feat = rhs.shape[rhs_spec[0]]
+  if out_feat % G or out_feat % B:
+    raise ValueError(f"conv_general_dilated rhs output feature dimension size {out_feat} must "
+                     f"be a multiple of feature_group_count={G} and batch_group_count={B}.")
+  batch = lhs.shape[lhs_spec[0]]
+  if batch % B:
+    raise ValueError(f"conv_general_dilated lhs batch dimension size {batch} must be a "
+                     f"multiple of batch_group_count={B}.")
+  spatial = [_window_out(lhs.shape[lhs_spec[i + 2]], rhs.shape[rhs_spec[i + 2]],
+                         window_strides[i], *padding[i], lhs_dilation[i], rhs_dilation[i])
+             for i in range(n)]
+  canonical = [batch // B, out_feat] + spatial
+  shape = [0] * lhs.ndim
+  for i, axis in enumerate(out_spec):
+    shape[axis] = canonical[i]
+  return ShapedArray(shape, preferred_element_type or lhs.dtype)
+
+
+core.param_printers[(conv_general_dilated_p, "padding")] = lambda v: str(
+    tuple(tuple(int(x) for x in p) for p in v))
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None):
+  """General dilated convolution (``jax.lax.conv_general_dilated``).
+
+  Parameters
+  ----------
+  lhs, rhs : arrays
+    Input and kernel, laid out as ``dimension_numbers`` says (default NC... / OI...).
+  window_strides : sequence of int
+  padding : 'SAME', 'SAME_LOWER', 'VALID' or a sequence of (low, high) pairs
+  lhs_dilation, rhs_dilation : sequence of int, optional
+    Input dilation (transposed convolution) and kernel (atrous) dilation.
+  dimension_numbers : None, ConvDimensionNumbers or (lhs, rhs, out) strings
+  feature_group_count, batch_group_count : int
+  preferred_element_type : dtype, optional
+
+  Returns
+  -------
+  array laid out as ``dimension_numbers``' output spec.
+  """
+  lhs_shape, rhs_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
+  dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+  n = len(lhs_shape) - 2
+  lhs_dilation = (1,) * n if lhs_dilation is None else tuple(map(int, lhs_dilation))
+  rhs_dilation = (1,) * n if rhs_dilation is None else tuple(map(int, rhs_dilation))
+  window_strides = tuple(map(int, window_strides))
+  if isinstance(padding, str):
+    if padding.upper() != "VALID" and any(d != 1 for d in lhs_dilation):
+      raise ValueError("String padding is not implemented for transposed convolution "
+                       "using this op. Please either exactly specify the required padding "
+                       "or use conv_transpose.")
+    rhs_spatial = [rhs_shape[i] for i in dnums.rhs_spec[2:]]
+    effective = dilate_shape(rhs_spatial, rhs_dilation)
+    padding = padtype_to_pads([lhs_shape[i] for i in dnums.lhs_spec[2:]], effective,
+                              window_strides, padding)
+  padding = tuple((int(lo), int(hi)) for lo, hi in padding)
+  pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
+      preferred_element_type)
+  return conv_general_dilated_p.bind(
+      lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+      rhs_dilation=rhs_dilation, dimension_numbers=dnums,
+      feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
+      precision=precision, preferred_element_type=pref, out_sharding=None)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+  """Convolution with NC.../OI... layouts and no dilation (``jax.lax.conv``)."""
+  return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=None, preferred_element_type=None):
+  """Convolution with explicit padding and dilations, NC.../OI... layouts."""
+  return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _reshape_axis_into(src, dst, x):
+  # `dst` counts axes after `src` is removed; `src` becomes the major part of `dst`
+  shape = core.get_aval(x).shape
+  perm = [i for i in range(len(shape)) if i != src]
+  perm.insert(dst, src)
+  new_shape = [shape[i] for i in range(len(shape)) if i != src]
+  new_shape[dst] *= shape[src]
+  return sh.reshape(x, new_shape, perm)
+
+
+def _reshape_axis_out_of(src, size1, x):
+  shape = list(core.get_aval(x).shape)
+  size2, ragged = divmod(shape[src], size1)
+  assert not ragged
+  shape[src:src + 1] = [size1, size2]
+  return sh.reshape(x, shape)
+
+
+def _spec_transpose(spec):
+  return (spec[1], spec[0]) + tuple(spec[2:])
+
+
+def _vjp_lhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs_dil):
+  lhs_d = dilate_shape(in_shape, lhs_dil)
+  rhs_d = dilate_shape(window, rhs_dil)
+  out_d = dilate_shape(out_shape, strides)
+  before = [r - lo - 1 for r, (lo, _) in zip(rhs_d, padding)]
+  after = [l + r - 1 - o - b for l, r, o, b in zip(lhs_d, rhs_d, out_d, before)]
+  return tuple(zip(before, after))
+
+
+def _vjp_rhs_padding(in_shape, window, strides, out_shape, padding, lhs_dil, rhs_dil):
+  lhs_d = dilate_shape(in_shape, lhs_dil)
+  rhs_d = dilate_shape(window, rhs_dil)
+  out_d = dilate_shape(out_shape, strides)
+  los = [lo for lo, _ in padding]
+  his = [o - l + r - lo - 1 for o, l, r, lo in zip(out_d, lhs_d, rhs_d, los)]
+  return tuple(zip(los, his))
+
+
+def _take(shape, idx):
+  return [shape[i] for i in idx]
+
+
+# ----------------------------------------------------------------------------- differentiation
+
+def _conv_jvp(primals, tangents, **params):
+  (x, y), (tx, ty) = primals, tangents
+  out = conv_general_dilated_p.bind(x, y, **params)
+  t = ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  if type(tx) is not ad.Zero:
+    t = ad.add_tangents(t, conv_general_dilated_p.bind(tx, y, **params))
+  if type(ty) is not ad.Zero:
+    t = ad.add_tangents(t, conv_general_dilated_p.bind(x, ty, **params))
+  return out, t
+
+
+def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   preferred_element_type):
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  t_rhs_spec = _spec_transpose(rhs_spec)
+  if feature_group_count > 1:
+    # the feature groups move from the kernel's output features to its input features
+    rhs = _reshape_axis_out_of(rhs_spec[0], feature_group_count, rhs)
+    rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+  elif batch_group_count > 1:
+    rhs = _reshape_axis_out_of(rhs_spec[0], batch_group_count, rhs)
+    rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+    feature_group_count = batch_group_count
+  rhs_shape = core.get_aval(rhs).shape
+  trans_dnums = ConvDimensionNumbers(out_spec, t_rhs_spec, lhs_spec)
+  pads = _vjp_lhs_padding(_take(lhs_aval.shape, lhs_spec[2:]), _take(rhs_shape, rhs_spec[2:]),
+                          window_strides, _take(core.get_aval(g).shape, out_spec[2:]),
+                          padding, lhs_dilation, rhs_dilation)
+  revd = sh.rev(rhs, tuple(rhs_spec[2:]))
+  out = conv_general_dilated(g, revd, window_strides=lhs_dilation, padding=pads,
+                             lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
+                             dimension_numbers=trans_dnums,
+                             feature_group_count=feature_group_count, batch_group_count=1,
+                             precision=precision, preferred_element_type=preferred_element_type)
+  if batch_group_count > 1:
+    out = _reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
+    out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
+  return out
+
+
+def _transpose_rhs(g, lhs, rhs_aval, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   preferred_element_type):
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  lhs_trans, rhs_trans, out_trans = map(_spec_transpose, dimension_numbers)
+  if batch_group_count > 1:
+    feature_group_count, batch_group_count = batch_group_count, 1
+  elif feature_group_count > 1:
+    batch_group_count, feature_group_count = feature_group_count, 1
+  trans_dnums = ConvDimensionNumbers(lhs_trans, out_trans, rhs_trans)
+  pads = _vjp_rhs_padding(_take(core.get_aval(lhs).shape, lhs_spec[2:]),
+                          _take(rhs_aval.shape, rhs_spec[2:]), window_strides,
+                          _take(core.get_aval(g).shape, out_spec[2:]), padding, lhs_dilation,
+                          rhs_dilation)
+  return conv_general_dilated(lhs, g, window_strides=rhs_dilation, padding=pads,
+                              lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
+                              dimension_numbers=trans_dnums,
+                              feature_group_count=feature_group_count,
+                              batch_group_count=batch_group_count, precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+def _conv_transpose(ct, lhs, rhs, *, out_sharding, **params):
+  if type(ct) is ad.Zero:
+    return [None if not ad.is_undefined(v) else ad.Zero(v.aval) for v in (lhs, rhs)]
+  pref = params.pop("preferred_element_type")
+  if ad.is_undefined(lhs):
+    out = _transpose_lhs(ct, lhs.aval, rhs, preferred_element_type=pref and lhs.aval.dtype,
+                         **params)
+    return [out, None]
+  if core.get_aval(ct).size == 0:
+    return [None, ad.Zero(rhs.aval)]
+  out = _transpose_rhs(ct, lhs, rhs.aval, preferred_element_type=pref and rhs.aval.dtype,
+                       **params)
+  return [None, out]
+
+
+ad.jvp_rules[conv_general_dilated_p] = _conv_jvp
+ad.transpose_rules[conv_general_dilated_p] = _conv_transpose
+
+
+# ----------------------------------------------------------------------------- batching
+
+def _conv_batcher(vals, dims, **params):
+  (lhs, rhs), (ld, rd) = vals, dims
+  lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+  G, B = params["feature_group_count"], params["batch_group_count"]
+  bind = lambda l, r, **kw: conv_general_dilated_p.bind(l, r, **{**params, **kw})
+  if ld is not None and rd is not None:
+    size = core.get_aval(lhs).shape[ld]
+    if B > 1:
+      new_lhs = _reshape_axis_into(ld, lhs_spec[0], lhs)
+      kw = dict(batch_group_count=B * size)
+    else:
+      new_lhs = _reshape_axis_into(ld, lhs_spec[1], lhs)
+      kw = dict(feature_group_count=G * size)
+    new_rhs = _reshape_axis_into(rd, rhs_spec[0], rhs)
+    out = bind(new_lhs, new_rhs, **kw)
+    return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+  if ld is not None:
+    size = core.get_aval(lhs).shape[ld]
+    if B == 1:
+      new_lhs = _reshape_axis_into(ld, lhs_spec[0], lhs)
+    else:
+      # batch groups stay outermost in the batch axis; the vmapped axis goes inside them
+      new_lhs = _reshape_axis_out_of(lhs_spec[0] + int(ld <= lhs_spec[0]), B, lhs)
+      new_lhs = _reshape_axis_into(ld + int(lhs_spec[0] < ld), lhs_spec[0] + 1, new_lhs)
+      new_lhs = _reshape_axis_into(lhs_spec[0], lhs_spec[0], new_lhs)
+    out = bind(new_lhs, rhs)
+    return _reshape_axis_out_of(out_spec[0], size, out), out_spec[0]
+  size = core.get_aval(rhs).shape[rd]
+  if G == 1 and B == 1:
+    new_rhs = _reshape_axis_into(rd, rhs_spec[0], rhs)
+    out = bind(lhs, new_rhs)
+    return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+  groups = G if G > 1 else B
+  new_rhs = _reshape_axis_out_of(rhs_spec[0] + int(rd <= rhs_spec[0]), groups, rhs)
+  new_rhs = _reshape_axis_into(rd + int(rhs_spec[0] < rd), rhs_spec[0] + 1, new_rhs)
+  new_rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[0], new_rhs)
+  out = bind(lhs, new_rhs)
+  out = _reshape_axis_out_of(out_spec[1], groups, out)
+  out = _reshape_axis_out_of(out_spec[1] + 1, size, out)
+  return _reshape_axis_into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
+
+
+batching.batching_rules[conv_general_dilated_p] = _conv_batcher

@@ -1,0 +1,549 @@
+"""Matrix decompositions and triangular solves (``jax.lax.linalg``).
+
+Every primitive acts on the trailing two axes and maps over any leading (batch) axes, so
+the batching rules only move the vmapped axis to the front. The JVP rules are the usual
+matrix-calculus identities, written as JAX writes them, in lax ops that transpose.
+Complex inputs run forward; their derivatives need ``conj``, which lax lacks, so the
+rules refuse them with a clear error.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import reductions as red
+from jaxlite._src.lax import shapes as sh
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import batching
+
+
+def _aval(x):
+  return core.get_aval(x)
+
+
+def _check_matrix(name, a, square=True):
+  if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]):
+    what = "square matrices" if square else "matrices"
+    raise ValueError(f"{name} requires {what} (arrays with ndim >= 2 whose trailing two "
+                     f"axes are the matrix), got shape {a.shape}.")
+  if not dtypes.is_inexact(a.dtype):
+    raise TypeError(f"{name} requires a floating or complex dtype, got {a.dtype.name}.")
+
+
+def _real_dtype(dtype):
+  return np.finfo(dtype).dtype if dtypes.is_complex(dtype) else np.dtype(dtype)
+
+
+def _no_complex(name, x):
+  if dtypes.is_complex(_aval(x).dtype):
+    raise NotImplementedError(f"Differentiation of {name} for complex inputs is not "
+                              "supported yet (jaxlite.lax has no conj primitive).")
+
+
+# -- helpers in lax ops: batched matrix algebra over the trailing two axes
+
+def _T(x):
+  n = _aval(x).ndim
+  return sh.transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _mm(a, b):
+  """Batched ``a @ b``; the leading axes of both operands must agree."""
+  nb = _aval(a).ndim - 2
+  batch = tuple(range(nb))
+  return red.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)))
+
+
+def _scalar(value, dtype):
+  from jaxlite._src.array import Array
+  return Array(np.array(value, dtype))
+
+
+def _tri_mask(shape, k, lower):
+  """Boolean mask of ``shape``: True on and below (lower) or above diagonal ``k``."""
+  m, n = shape[-2:]
+  rows = ew.add(sh.broadcasted_iota(np.int32, (m, n), 0), _scalar(k, np.int32))
+  cols = sh.broadcasted_iota(np.int32, (m, n), 1)
+  mask = ew.ge(rows, cols) if lower else ew.le(rows, cols)
+  return sh.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+
+
+def _tril(x, k=0):
+  aval = _aval(x)
+  mask = _tri_mask(aval.shape, k, True)
+  return ew.select_n(mask, sh.broadcast_in_dim(_scalar(0, aval.dtype), aval.shape, ()), x)
+
+
+def _triu(x, k=0):
+  aval = _aval(x)
+  mask = _tri_mask(aval.shape, k, False)
+  return ew.select_n(mask, sh.broadcast_in_dim(_scalar(0, aval.dtype), aval.shape, ()), x)
+
+
+def _eye(dtype, shape):
+  """The identity in the trailing two axes, broadcast to ``shape``."""
+  m, n = shape[-2:]
+  eq = ew.eq(sh.broadcasted_iota(np.int32, (m, n), 0), sh.broadcasted_iota(np.int32, (m, n), 1))
+  eye = ew.convert_element_type(eq, dtype)
+  return sh.broadcast_in_dim(eye, shape, (len(shape) - 2, len(shape) - 1))
+
+
+def _diagonal(x):
+  """The main diagonal of the trailing two axes (square): a masked sum, so it transposes."""
+  aval = _aval(x)
+  return red.reduce_sum(ew.mul(x, _eye(aval.dtype, aval.shape)), (aval.ndim - 1,))
+
+
+def _batch_front(name, vals, dims):
+  size = batching.batch_size(vals, dims)
+  return [batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+
+
+def _leading_batcher(prim):
+  """The primitive already maps over leading axes: move the vmapped one to the front."""
+  def rule(vals, dims, **params):
+    args = _batch_front(prim.name, vals, dims)
+    out = prim.bind(*args, **params)
+    return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
+  batching.batching_rules[prim] = rule
+
+
+# ----------------------------------------------------------------------------- cholesky
+cholesky_p = Primitive("cholesky")
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_rule(operand):
+  _check_matrix("cholesky", operand)
+  return operand.strip_weak_type()
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+  """Cholesky factor ``L`` (lower triangular) of Hermitian positive definite ``x``.
+
+  Parameters
+  ----------
+  x : array (..., n, n)
+  symmetrize_input : bool
+    Use ``(x + x^H) / 2`` instead of ``x``, so that the result does not depend on
+    which triangle holds the data and gradients are symmetric.
+
+  Returns
+  -------
+  array (..., n, n), lower triangular; NaNs where ``x`` is not positive definite.
+  """
+  if symmetrize_input:
+    x = symmetrize(x)
+  return _tril(cholesky_p.bind(x))
+
+
+def symmetrize(x):
+  """``(x + x^H) / 2``."""
+  if dtypes.is_complex(_aval(x).dtype):
+    raise NotImplementedError("symmetrize of complex matrices needs conj, which jaxlite.lax "
+                              "lacks; pass symmetrize_input=False.")
+  return ew.div(ew.add(x, _T(x)), _scalar(2, _aval(x).dtype))
+
+
+def _cholesky_jvp(primals, tangents):
+  (x,), (sigma_dot,) = primals, tangents
+  L = _tril(cholesky_p.bind(x))
+  _no_complex("cholesky", x)
+  # L_dot = L phi(L^{-1} sigma_dot L^{-H}), phi taking the lower triangle with a halved
+  # diagonal (Murray 2016, as JAX).
+  sigma_dot = symmetrize(sigma_dot)
+  tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, lower=True)
+  inner = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
+  aval = _aval(x)
+  half = ew.sub(_scalar(1, aval.dtype), ew.div(_eye(aval.dtype, aval.shape),
+                                               _scalar(2, aval.dtype)))
+  return L, _mm(L, ew.mul(_tril(inner), half))
+
+
+ad.jvp_rules[cholesky_p] = _cholesky_jvp
+_leading_batcher(cholesky_p)
+
+
+# ----------------------------------------------------------------------------- triangular_solve
+triangular_solve_p = Primitive("triangular_solve")
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_rule(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                           unit_diagonal):
+  _check_matrix("triangular_solve", a)
+  if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2]:
+    raise TypeError(f"triangular_solve requires a and b to have equal batch dimensions, "
+                    f"got a {a.shape} and b {b.shape}.")
+  if a.dtype != b.dtype:
+    raise TypeError(f"triangular_solve requires a and b of one dtype, got {a.dtype.name} "
+                    f"and {b.dtype.name}.")
+  common = b.shape[-2] if left_side else b.shape[-1]
+  if common != a.shape[-1]:
+    side = "left" if left_side else "right"
+    raise TypeError(f"triangular_solve with left_side={left_side} requires b's "
+                    f"{'second-to-last' if left_side else 'last'} axis to match a: got a "
+                    f"{a.shape} and b {b.shape} ({side} side).")
+  return b.strip_weak_type()
+
+
+core.param_order[triangular_solve_p] = ("conjugate_a", "left_side", "lower", "transpose_a",
+                                        "unit_diagonal")
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):
+  """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for triangular ``a``.
+
+  ``op(a)`` is ``a``, its transpose (``transpose_a``) and/or its conjugate
+  (``conjugate_a``); only the ``lower`` (or upper) triangle of ``a`` is read, and its
+  diagonal is taken to be ones if ``unit_diagonal``.
+  """
+  if conjugate_a and not dtypes.is_complex(_aval(a).dtype):
+    conjugate_a = False
+  return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                 transpose_a=bool(transpose_a),
+                                 conjugate_a=bool(conjugate_a),
+                                 unit_diagonal=bool(unit_diagonal))
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+  (a, b), (ta, tb) = primals, tangents
+  ans = triangular_solve_p.bind(a, b, **params)
+  out = ad.Zero(ad.tangent_aval(_aval(ans)))
+  if type(tb) is not ad.Zero:
+    out = ad.add_tangents(out, triangular_solve_p.bind(a, tb, **params))
+  if type(ta) is not ad.Zero:
+    out = ad.add_tangents(out, _triangular_solve_jvp_a(ta, ans, a, **params))
+  return ans, out
+
+
+def _triangular_solve_jvp_a(g_a, ans, a, *, left_side, lower, transpose_a, conjugate_a,
+                            unit_diagonal):
+  # d(op(a)^{-1} b) = -op(a)^{-1} op(da) x, with da restricted to the triangle read.
+  _no_complex("triangular_solve", a)
+  k = 1 if unit_diagonal else 0
+  g_a = _tril(g_a, -k) if lower else _triu(g_a, k)
+  g_a = ew.neg(g_a)
+  g_a = _T(g_a) if transpose_a else g_a
+  params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
+                conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+  solve = lambda rhs: triangular_solve_p.bind(a, rhs, **params)
+  m, n = _aval(ans).shape[-2:]
+  # a solve costs about a product: order the two to keep the intermediate small
+  if left_side:
+    return solve(_mm(g_a, ans)) if m > n else _mm(solve(g_a), ans)
+  return solve(_mm(ans, g_a)) if m < n else _mm(ans, solve(g_a))
+
+
+def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                unit_diagonal):
+  # linear in b only: (op(a)^{-1})^T = (op(a)^T)^{-1}
+  if ad.is_undefined(a):
+    raise NotImplementedError("triangular_solve is not linear in a: it cannot be "
+                              "transposed with respect to a.")
+  if type(ct) is ad.Zero:
+    return [None, ad.Zero(b.aval)]
+  ct_b = triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                 transpose_a=not transpose_a, conjugate_a=conjugate_a,
+                                 unit_diagonal=unit_diagonal)
+  return [None, ct_b]
+
+
+ad.jvp_rules[triangular_solve_p] = _triangular_solve_jvp
+ad.transpose_rules[triangular_solve_p] = _triangular_solve_transpose
+_leading_batcher(triangular_solve_p)
+
+
+# ----------------------------------------------------------------------------- lu
+lu_p = Primitive("lu")
+lu_p.multiple_results = True
+
+
+@lu_p.def_abstract_eval
+def _lu_rule(operand):
+  _check_matrix("lu", operand, square=False)
+  *batch, m, n = operand.shape
+  return [operand.strip_weak_type(), ShapedArray((*batch, min(m, n)), np.int32),
+          ShapedArray((*batch, m), np.int32)]
+
+
+def lu(x):
+  """LU decomposition with partial pivoting: ``x[..., perm, :] = L @ U``.
+
+  Returns
+  -------
+  lu : array (..., m, n)
+    ``L`` (unit diagonal, strictly below the diagonal) and ``U`` packed together.
+  pivots : int32 array (..., min(m, n))
+    Row ``i`` was swapped with row ``pivots[i]`` (LAPACK's convention, 0-based).
+  permutation : int32 array (..., m)
+    The permutation those swaps compose to.
+  """
+  return tuple(lu_p.bind(x))
+
+
+def _lu_jvp(primals, tangents):
+  (a,), (a_dot,) = primals, tangents
+  lu_, pivots, perm = lu_p.bind(a)
+  _no_complex("lu", a)
+  aval = _aval(a)
+  *batch, m, n = aval.shape
+  k = min(m, n)
+  nd = aval.ndim
+  dtype = aval.dtype
+  zero = _scalar(0, dtype)
+  # rows of a_dot permuted as the factorisation did: a one-hot matrix product (linear)
+  rows = sh.broadcasted_iota(np.int32, (*batch, m, m), nd - 1)
+  onehot = ew.convert_element_type(
+      ew.eq(sh.broadcast_in_dim(perm, (*batch, m, m), tuple(range(nd - 1))), rows), dtype)
+  x = _mm(onehot, a_dot)
+  l_cfg = [(0, 0, 0)] * nd
+  l_cfg[-1] = (0, m - k, 0)
+  l = sh.pad(_tril(sh.slice(lu_, (0,) * nd, (*batch, m, k)), -1), zero, l_cfg)
+  l = ew.add(l, _eye(dtype, (*batch, m, m)))
+  u_cfg = [(0, 0, 0)] * nd
+  u_cfg[-2] = (0, n - k, 0)
+  u = sh.pad(_triu(sh.slice(lu_, (0,) * nd, (*batch, k, n))), zero, u_cfg)
+  if n > k:
+    u_eye = sh.pad(_eye(dtype, (n - k, n - k)), zero, ((k, 0, 0), (k, 0, 0)))
+    u = ew.add(u, sh.broadcast_in_dim(u_eye, (*batch, n, n), (nd - 2, nd - 1)))
+  la = triangular_solve(l, x, left_side=True, lower=True, unit_diagonal=True)
+  lau = triangular_solve(u, la, left_side=False, lower=False)
+  lu_dot = ew.add(_mm(l, _tril(lau, -1)), _mm(_triu(lau), u))
+  int_zero = lambda v: ad.Zero(ad.tangent_aval(_aval(v)))
+  return [lu_, pivots, perm], [lu_dot, int_zero(pivots), int_zero(perm)]
+
+
+ad.jvp_rules[lu_p] = _lu_jvp
+_leading_batcher(lu_p)
+
+
+# ----------------------------------------------------------------------------- qr
+qr_p = Primitive("qr")
+qr_p.multiple_results = True
+
+
+@qr_p.def_abstract_eval
+def _qr_rule(operand, *, pivoting, full_matrices, use_magma):
+  _check_matrix("qr", operand, square=False)
+  if pivoting:
+    raise NotImplementedError("qr with pivoting=True is not supported by jaxlite.")
+  *batch, m, n = operand.shape
+  k = m if full_matrices else min(m, n)
+  dtype = operand.dtype
+  return [ShapedArray((*batch, m, k), dtype), ShapedArray((*batch, k, n), dtype)]
+
+
+core.param_order[qr_p] = ("full_matrices", "pivoting", "use_magma")
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+  """QR decomposition ``x = q @ r`` with orthonormal ``q`` and upper-triangular ``r``.
+
+  With ``full_matrices`` (the default), ``q`` is (..., m, m) and ``r`` (..., m, n);
+  otherwise they are (..., m, k) and (..., k, n) with ``k = min(m, n)``.
+  """
+  q, r = qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                   use_magma=use_magma)
+  return q, r
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+  (x,), (dx,) = primals, tangents
+  q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+  _no_complex("qr", x)
+  *_, m, n = _aval(x).shape
+  if m < n or (full_matrices and m != n):
+    raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+  dx_rinv = triangular_solve(r, dx)  # dx r^{-1}
+  qt_dx_rinv = _mm(_T(q), dx_rinv)
+  lower = _tril(qt_dx_rinv, -1)
+  do = ew.sub(lower, _T(lower))  # skew-symmetric
+  dq = ew.add(_mm(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
+  dr = _mm(ew.sub(qt_dx_rinv, do), r)
+  return [q, r], [dq, dr]
+
+
+ad.jvp_rules[qr_p] = _qr_jvp
+_leading_batcher(qr_p)
+
+
+# ----------------------------------------------------------------------------- svd
+svd_p = Primitive("svd")
+svd_p.multiple_results = True
+
+
+@svd_p.def_abstract_eval
+def _svd_rule(operand, *, full_matrices, compute_uv, subset_by_index, algorithm):
+  _check_matrix("svd", operand, square=False)
+  if subset_by_index is not None:
+    raise NotImplementedError("svd with subset_by_index is not supported by jaxlite.")
+  *batch, m, n = operand.shape
+  k = min(m, n)
+  s = ShapedArray((*batch, k), _real_dtype(operand.dtype))
+  if not compute_uv:
+    return [s]
+  ku, kv = (m, n) if full_matrices else (k, k)
+  return [s, ShapedArray((*batch, m, ku), operand.dtype),
+          ShapedArray((*batch, kv, n), operand.dtype)]
+
+
+core.param_order[svd_p] = ("algorithm", "compute_uv", "full_matrices", "subset_by_index")
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
+  """Singular value decomposition ``x = u @ diag(s) @ vh``.
+
+  Returns ``(u, s, vh)`` if ``compute_uv`` else ``s``; singular values descend.
+  """
+  outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                    subset_by_index=subset_by_index, algorithm=algorithm)
+  if compute_uv:
+    s, u, vh = outs
+    return u, s, vh
+  return outs[0]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
+  (A,), (dA,) = primals, tangents
+  _no_complex("svd", A)
+  if compute_uv and full_matrices:
+    raise NotImplementedError(
+        "Singular value decomposition JVP not implemented for full matrices")
+  s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True,
+                        subset_by_index=subset_by_index, algorithm=algorithm)
+  aval = _aval(A)
+  dtype = aval.dtype
+  *batch, m, n = aval.shape
+  k = _aval(s).shape[-1]
+  nd = aval.ndim
+  Ut, V = _T(U), _T(Vt)
+  dS = _mm(_mm(Ut, dA), V)
+  ds = _diagonal(dS)
+  if not compute_uv:
+    return [s], [ds]
+  kk = (*batch, k, k)
+  s_row = sh.broadcast_in_dim(s, kk, tuple(range(nd - 2)) + (nd - 1,))  # s[..., None, :]
+  s_col = sh.broadcast_in_dim(s, kk, tuple(range(nd - 1)))              # s[..., :, None]
+  eye = _eye(dtype, kk)
+  one = _scalar(1, dtype)
+  s_diffs = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))
+  F = ew.sub(ew.div(one, ew.add(s_diffs, eye)), eye)
+  dSS = ew.mul(s_row, dS)
+  SdS = ew.mul(s_col, dS)
+  s_zero = ew.convert_element_type(ew.eq(s, _scalar(0, dtype)), dtype)
+  s_inv = ew.sub(ew.div(one, ew.add(s, s_zero)), s_zero)
+  s_inv_mat = ew.mul(sh.broadcast_in_dim(s_inv, kk, tuple(range(nd - 2)) + (nd - 1,)), eye)
+  half = _scalar(0.5, dtype)
+  dUdV_diag = ew.mul(ew.mul(half, ew.sub(dS, _T(dS))), s_inv_mat)
+  dU = _mm(U, ew.add(ew.mul(F, ew.add(dSS, _T(dSS))), dUdV_diag))
+  dV = _mm(V, ew.mul(F, ew.add(SdS, _T(SdS))))
+  if m > n:
+    dAV = _mm(dA, V)
+    s_u = sh.broadcast_in_dim(s, (*batch, m, k), tuple(range(nd - 2)) + (nd - 1,))
+    dU = ew.add(dU, ew.div(ew.sub(dAV, _mm(U, _mm(Ut, dAV))), s_u))
+  if n > m:
+    dAHU = _mm(_T(dA), U)
+    s_v = sh.broadcast_in_dim(s, (*batch, n, k), tuple(range(nd - 2)) + (nd - 1,))
+    dV = ew.add(dV, ew.div(ew.sub(dAHU, _mm(V, _mm(Vt, dAHU))), s_v))
+  return [s, U, Vt], [ds, dU, _T(dV)]
+
+
+ad.jvp_rules[svd_p] = _svd_jvp
+_leading_batcher(svd_p)
+
+
+# ----------------------------------------------------------------------------- eigh
+eigh_p = Primitive("eigh")
+eigh_p.multiple_results = True
+
+
+@eigh_p.def_abstract_eval
+def _eigh_rule(operand, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+  _check_matrix("eigh", operand)
+  if subset_by_index is not None:
+    raise NotImplementedError("eigh with subset_by_index is not supported by jaxlite.")
+  return [operand.strip_weak_type(),
+          ShapedArray(operand.shape[:-1], _real_dtype(operand.dtype))]
+
+
+core.param_order[eigh_p] = ("algorithm", "lower", "sort_eigenvalues", "subset_by_index")
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index=None):
+  """Eigendecomposition of a Hermitian matrix: ``x @ v = v * w``.
+
+  Returns ``(v, w)``: eigenvectors as columns of ``v`` and real eigenvalues ``w``
+  (ascending if ``sort_eigenvalues``). Only the ``lower`` (or upper) triangle is read,
+  unless ``symmetrize_input`` first replaces ``x`` by ``(x + x^H) / 2``.
+  """
+  if symmetrize_input:
+    x = symmetrize(x)
+  v, w = eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                     subset_by_index=subset_by_index, algorithm=None)
+  return v, w
+
+
+def _eigh_jvp(primals, tangents, **params):
+  (a,), (a_dot,) = primals, tangents
+  v, w = eigh_p.bind(a, **params)
+  _no_complex("eigh", a)
+  aval = _aval(a)
+  nd, n = aval.ndim, aval.shape[-1]
+  eye = _eye(aval.dtype, aval.shape)
+  w_row = sh.broadcast_in_dim(w, aval.shape, tuple(range(nd - 2)) + (nd - 1,))
+  w_col = sh.broadcast_in_dim(w, aval.shape, tuple(range(nd - 1)))
+  # 1 / (w_j - w_i) off the diagonal, 0 on it, without dividing by zero
+  Fmat = ew.sub(ew.integer_pow(ew.add(eye, ew.sub(w_row, w_col)), -1), eye)
+  vt_adot_v = _mm(_mm(_T(v), a_dot), v)
+  dv = _mm(v, ew.mul(Fmat, vt_adot_v))
+  dw = _diagonal(vt_adot_v)
+  return [v, w], [dv, dw]
+
+
+ad.jvp_rules[eigh_p] = _eigh_jvp
+_leading_batcher(eigh_p)
+
+
+# ----------------------------------------------------------------------------- eig
+eig_p = Primitive("eig")
+eig_p.multiple_results = True
+
+
+@eig_p.def_abstract_eval
+def _eig_rule(operand, *, compute_left_eigenvectors, compute_right_eigenvectors,
+              use_magma):
+  _check_matrix("eig", operand)
+  dtype = np.dtype(np.complex128 if _real_dtype(operand.dtype) == np.float64
+                   else np.complex64)
+  w = ShapedArray(operand.shape[:-1], dtype)
+  vs = [ShapedArray(operand.shape, dtype)] * (int(compute_left_eigenvectors)
+                                               + int(compute_right_eigenvectors))
+  return [w] + vs
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        use_magma=None):
+  """Eigendecomposition of a general square matrix (complex results; no derivative).
+
+  Returns ``w``, then the left eigenvectors if requested, then the right ones.
+  """
+  return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                    compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                    use_magma=use_magma)
+
+
+def _eig_jvp(primals, tangents, **params):
+  raise NotImplementedError("Differentiation of eig (non-symmetric eigendecomposition) is "
+                            "not supported by jaxlite; for symmetric matrices use eigh.")
+
+
+ad.jvp_rules[eig_p] = _eig_jvp
+_leading_batcher(eig_p)

@@ -1,0 +1,859 @@
+"""Array construction and rearrangement helpers of ``jaxlite.numpy`` (tile, pad, split...).
+
+Everything is composed from lax primitives through the other ``jaxlite.numpy`` modules,
+so it traces, differentiates and batches. Sizes must be static, as in JAX: counts,
+shifts used as shapes, split points and pad widths are Python values.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import dtypes
+from jaxlite._src.array import Array
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy import creation
+from jaxlite._src.numpy import lax_numpy as lnp
+from jaxlite._src.numpy import reductions as red
+from jaxlite._src.numpy import ufuncs
+from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, canonicalize_axes,
+                                     check_arraylike, promote_dtypes)
+
+__all__ = [
+    "tile", "repeat", "roll", "flip", "fliplr", "flipud", "rot90", "tril", "triu", "tri",
+    "diag", "diagonal", "diagflat", "trace", "kron", "meshgrid", "indices", "split",
+    "array_split", "hsplit", "vsplit", "dsplit", "column_stack", "dstack", "block", "append",
+    "insert", "delete", "resize", "pad", "cross", "tensordot", "logspace", "geomspace",
+    "copy", "ravel_multi_index", "unravel_index", "atleast_3d", "vander", "apply_along_axis",
+    "tril_indices", "triu_indices", "diag_indices",
+]
+
+
+def _static_int(x, what):
+  return core.concrete_or_error(operator.index, x, f"The {what} must be static.")
+
+
+def _axes_arg(axis, ndim):
+  return canonicalize_axes(axis, ndim) if axis is not None else tuple(range(ndim))
+
+
+# ----------------------------------------------------------------------------- repetition
+
+def tile(A, reps):
+  """Repeat ``A`` ``reps`` times along each axis (``numpy.tile``)."""
+  check_arraylike("tile", A)
+  A = as_operand(A)
+  reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+  reps = tuple(_static_int(r, "tile reps") for r in reps)
+  ndim = builtins.max(len(reps), A.ndim)
+  reps = (1,) * (ndim - len(reps)) + reps
+  shape = (1,) * (ndim - A.ndim) + A.shape
+  A = lax_shapes.reshape(A, shape)
+  big = tuple(x for r, s in zip(reps, shape) for x in (r, s))
+  out = lax_shapes.broadcast_in_dim(A, big, tuple(range(1, 2 * ndim, 2)))
+  return lax_shapes.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+  """Repeat each element of ``a`` (``numpy.repeat``); ``repeats`` must be static."""
+  check_arraylike("repeat", a)
+  a = as_operand(a)
+  if axis is None:
+    a, axis = lnp.ravel(a), 0
+  axis = canonicalize_axis(axis, a.ndim)
+  reps = np.asarray(core.concrete_or_error(
+      np.asarray, repeats, "jnp.repeat requires static repeats (a traced total_repeat_length "
+      "is not supported)."))
+  n = a.shape[axis]
+  if reps.ndim == 0:
+    r = int(reps)
+    shape = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
+    dims = tuple(i for i in range(a.ndim + 1) if i != axis + 1)
+    out = lax_shapes.broadcast_in_dim(a, shape, dims)
+    out = lax_shapes.reshape(out, a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
+  else:
+    idx = np.repeat(np.arange(n), np.broadcast_to(reps, (n,)))
+    out = _take_static(a, idx, axis)
+  if total_repeat_length is not None and out.shape[axis] != total_repeat_length:
+    m = out.shape[axis]
+    idx = np.minimum(np.arange(total_repeat_length), m - 1) if m else None
+    if idx is None:
+      raise ValueError("total_repeat_length given for an empty result")
+    out = _take_static(out, idx, axis)
+  return out
+
+
+def _take_static(a, idx, axis):
+  """``a`` indexed along ``axis`` by static integer indices (slices where possible)."""
+  idx = np.asarray(idx, np.int64)
+  if idx.size and np.all(np.diff(idx) == 1):
+    return lax_shapes.slice_in_dim(a, int(idx[0]), int(idx[-1]) + 1, axis=axis)
+  from jaxlite._src.numpy.indexing import take
+  return take(a, Array(idx.astype(np.int32)), axis=axis, mode="clip")
+
+
+def roll(a, shift, axis=None):
+  """Roll elements along ``axis`` (``numpy.roll``); ``shift`` may be traced."""
+  check_arraylike("roll", a)
+  a = as_operand(a)
+  if axis is None:
+    return lnp.reshape(roll(lnp.ravel(a), shift, 0), a.shape)
+  axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+  shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+  if len(shifts) != len(axes):
+    shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+  for s, ax in zip(shifts, axes):
+    ax = canonicalize_axis(ax, a.ndim)
+    n = a.shape[ax]
+    if n == 0:
+      continue
+    if isinstance(s, Tracer):
+      # traced shift: a dynamic window of the array written twice
+      from jaxlite._src.lax.indexing import dynamic_slice_in_dim
+      s = as_operand(s)
+      start = ufuncs.remainder(ufuncs.subtract(n, ufuncs.remainder(s, n)), n)
+      a = dynamic_slice_in_dim(lnp.concatenate([a, a], ax), start, n, ax)
+    else:
+      k = int(s) % n
+      if k:
+        a = lax_shapes.concatenate([lax_shapes.slice_in_dim(a, n - k, n, axis=ax),
+                                    lax_shapes.slice_in_dim(a, 0, n - k, axis=ax)], ax)
+  return a
+
+
+def flip(m, axis=None):
+  """Reverse the order of elements along ``axis`` (all axes if None)."""
+  check_arraylike("flip", m)
+  m = as_operand(m)
+  return lax_shapes.rev(m, _axes_arg(axis, m.ndim))
+
+
+def fliplr(m):
+  """Reverse along axis 1."""
+  m = as_operand(m)
+  if m.ndim < 2:
+    raise ValueError("Input must be >= 2-d.")
+  return flip(m, 1)
+
+
+def flipud(m):
+  """Reverse along axis 0."""
+  m = as_operand(m)
+  if m.ndim < 1:
+    raise ValueError("Input must be >= 1-d.")
+  return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+  """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
+  check_arraylike("rot90", m)
+  m = as_operand(m)
+  ax1, ax2 = (canonicalize_axis(a, m.ndim) for a in axes)
+  if ax1 == ax2:
+    raise ValueError("Axes must be different")
+  k = _static_int(k, "rot90 k") % 4
+  if k == 0:
+    return m
+  if k == 2:
+    return flip(flip(m, ax1), ax2)
+  perm = list(range(m.ndim))
+  perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+  if k == 1:
+    return lax_shapes.transpose(flip(m, ax2), perm)
+  return flip(lax_shapes.transpose(m, perm), ax2)
+
+
+# ----------------------------------------------------------------------------- triangles, diagonals
+
+def tri(N, M=None, k=0, dtype=None):
+  """Ones at and below diagonal ``k`` of an N x M array."""
+  M = N if M is None else M
+  want = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.default_float_dtype()
+  return lax_ew._convert_element_type(_tri_mask(N, M, k), want)
+
+
+def _tri_mask(N, M, k):
+  rows = lax_shapes.broadcasted_iota(np.int32, (N, M), 0)
+  cols = lax_shapes.broadcasted_iota(np.int32, (N, M), 1)
+  return lax_ew.ge(lax_ew.add(rows, Array(np.int32(k))), cols)
+
+
+def _masked(m, keep):
+  m = as_operand(m)
+  if m.ndim < 2:
+    raise ValueError("tril/triu require an array of at least 2 dimensions")
+  mask = lax_shapes.broadcast_in_dim(keep, m.shape, (m.ndim - 2, m.ndim - 1))
+  zero = lax_shapes.broadcast_in_dim(Array(np.zeros((), m.dtype), m.weak_type), m.shape, ())
+  return lax_ew.select_n(mask, zero, m)
+
+
+def tril(m, k=0):
+  """The lower triangle of the trailing two axes (zeros above diagonal ``k``)."""
+  check_arraylike("tril", m)
+  m = as_operand(m)
+  if m.ndim < 2:
+    raise ValueError("tril requires an array of at least 2 dimensions")
+  return _masked(m, _tri_mask(*m.shape[-2:], k))
+
+
+def triu(m, k=0):
+  """The upper triangle of the trailing two axes (zeros below diagonal ``k``)."""
+  check_arraylike("triu", m)
+  m = as_operand(m)
+  if m.ndim < 2:
+    raise ValueError("triu requires an array of at least 2 dimensions")
+  return _masked(m, lax_ew.not_p.bind(_tri_mask(*m.shape[-2:], k - 1)))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+  """The diagonal ``offset`` of the plane of ``axis1`` and ``axis2``, as the last axis."""
+  check_arraylike("diagonal", a)
+  a = as_operand(a)
+  ax1, ax2 = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
+  if ax1 == ax2:
+    raise ValueError("axis1 and axis2 must not be equal")
+  a = lnp.moveaxis(a, (ax1, ax2), (-2, -1))
+  offset = _static_int(offset, "diagonal offset")
+  n, m = a.shape[-2:]
+  if offset >= 0:
+    a = lax_shapes.slice_in_dim(a, builtins.min(offset, m), m, axis=a.ndim - 1)
+  else:
+    a = lax_shapes.slice_in_dim(a, builtins.min(-offset, n), n, axis=a.ndim - 2)
+  L = builtins.min(a.shape[-2:])
+  batch = a.shape[:-2]
+  if L == 0:
+    return creation.zeros(batch + (0,), a.dtype)
+  a = lax_shapes.slice(a, (0,) * a.ndim, batch + (L, L))
+  # the diagonal of an L x L block is every (L + 1)-th element of its flattening
+  flat = lax_shapes.reshape(a, batch + (L * L,))
+  return lax_shapes.slice_in_dim(flat, 0, L * L, L + 1, axis=len(batch))
+
+
+def diag(v, k=0):
+  """The ``k``-th diagonal of a 2-d ``v``, or a 2-d array with 1-d ``v`` on it."""
+  check_arraylike("diag", v)
+  v = as_operand(v)
+  k = _static_int(k, "diag k")
+  if v.ndim == 2:
+    return diagonal(v, k)
+  if v.ndim != 1:
+    raise ValueError("diag input must be 1d or 2d")
+  n = v.shape[0] + builtins.abs(k)
+  padded = lax_shapes.pad(v, Array(np.zeros((), v.dtype)), [(0, builtins.abs(k), 0)])
+  along = (0,) if k >= 0 else (1,)
+  full = lax_shapes.broadcast_in_dim(padded, (n, n), along)
+  rows = lax_shapes.broadcasted_iota(np.int32, (n, n), 0)
+  cols = lax_shapes.broadcasted_iota(np.int32, (n, n), 1)
+  on = lax_ew.eq(lax_ew.add(rows, Array(np.int32(k))), cols)
+  zero = lax_shapes.broadcast_in_dim(Array(np.zeros((), v.dtype), v.weak_type), (n, n), ())
+  return lax_ew.select_n(on, zero, full)
+
+
+def diagflat(v, k=0):
+  """A 2-d array with the flattened ``v`` on diagonal ``k``."""
+  return diag(lnp.ravel(v), k)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+  """Sum along a diagonal (``numpy.trace``)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+  return red.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def tril_indices(n, k=0, m=None):
+  """Row and column indices of the lower triangle (static)."""
+  r, c = np.tril_indices(n, k, m)
+  return Array(r.astype(np.int32)), Array(c.astype(np.int32))
+
+
+def triu_indices(n, k=0, m=None):
+  """Row and column indices of the upper triangle (static)."""
+  r, c = np.triu_indices(n, k, m)
+  return Array(r.astype(np.int32)), Array(c.astype(np.int32))
+
+
+def diag_indices(n, ndim=2):
+  """Indices of the main diagonal of an ``ndim``-d array of side ``n``."""
+  return (Array(np.arange(n, dtype=np.int32)),) * ndim
+
+
+# ----------------------------------------------------------------------------- products
+
+def kron(a, b):
+  """Kronecker product."""
+  check_arraylike("kron", a, b)
+  a, b = promote_dtypes(a, b)
+  nd = builtins.max(a.ndim, b.ndim)
+  a = lax_shapes.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+  b = lax_shapes.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+  shape = tuple(x for p in zip(a.shape, b.shape) for x in p)
+  a2 = lax_shapes.broadcast_in_dim(a, shape, tuple(range(0, 2 * nd, 2)))
+  b2 = lax_shapes.broadcast_in_dim(b, shape, tuple(range(1, 2 * nd, 2)))
+  out = ufuncs.multiply(a2, b2)
+  return lax_shapes.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape)))
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+  """Contract ``axes`` of ``a`` with those of ``b`` (``numpy.tensordot``)."""
+  check_arraylike("tensordot", a, b)
+  a, b = promote_dtypes(a, b)
+  if isinstance(axes, (int, np.integer)):
+    n = int(axes)
+    if n > builtins.min(a.ndim, b.ndim) or n < 0:
+      raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks ({a.shape} "
+                      f"and {b.shape})")
+    ca, cb = tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
+  else:
+    if len(axes) != 2:
+      raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of "
+                      f"lists/tuples of ints, got {axes}.")
+    ax_a, ax_b = axes
+    ax_a = (ax_a,) if isinstance(ax_a, (int, np.integer)) else tuple(ax_a)
+    ax_b = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
+    if len(ax_a) != len(ax_b):
+      raise TypeError("tensordot requires axes lists to have equal length, got "
+                      f"{ax_a} and {ax_b}.")
+    ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
+    cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
+  return lax_red.dot_general(a, b, ((ca, cb), ((), ())), precision,
+                             preferred_element_type or a.dtype)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+  """Cross product of 2- or 3-vectors along the given axes (``numpy.cross``)."""
+  check_arraylike("cross", a, b)
+  a, b = promote_dtypes(a, b)
+  if axis is not None:
+    axisa = axisb = axisc = axis
+  a = lnp.moveaxis(a, axisa, -1)
+  b = lnp.moveaxis(b, axisb, -1)
+  if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+    raise ValueError("Dimension must be either 2 or 3 for cross product")
+  comp = lambda x, i: lax_shapes.squeeze(lax_shapes.slice_in_dim(x, i, i + 1, axis=x.ndim - 1),
+                                         (x.ndim - 1,))
+  a0, a1 = comp(a, 0), comp(a, 1)
+  b0, b1 = comp(b, 0), comp(b, 1)
+  a2 = comp(a, 2) if a.shape[-1] == 3 else None
+  b2 = comp(b, 2) if b.shape[-1] == 3 else None
+  mul, sub = ufuncs.multiply, ufuncs.subtract
+  if a2 is None and b2 is None:
+    return sub(mul(a0, b1), mul(a1, b0))
+  zero = lambda like: ufuncs.multiply(like, 0)
+  a2 = zero(a0) if a2 is None else a2
+  b2 = zero(b0) if b2 is None else b2
+  c = lnp.stack([sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
+                 sub(mul(a0, b1), mul(a1, b0))], -1)
+  return lnp.moveaxis(c, -1, axisc)
+
+
+def vander(x, N=None, increasing=False):
+  """Vandermonde matrix: columns are powers of ``x``."""
+  check_arraylike("vander", x)
+  x = as_operand(x)
+  if x.ndim != 1:
+    raise ValueError("x must be a one-dimensional array")
+  N = x.shape[0] if N is None else _static_int(N, "vander N")
+  powers = creation.arange(N, dtype=dtypes.default_int_dtype())
+  if not increasing:
+    powers = flip(powers)
+  return ufuncs.power(lnp.expand_dims(x, 1), powers)
+
+
+# ----------------------------------------------------------------------------- grids
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+  """Coordinate matrices from coordinate vectors (``numpy.meshgrid``)."""
+  check_arraylike("meshgrid", *xi)
+  if indexing not in ("xy", "ij"):
+    raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+  args = [as_operand(x) for x in xi]
+  for x in args:
+    if x.ndim != 1:
+      raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape {x.shape}")
+  shape = tuple(x.shape[0] for x in args)
+  out = []
+  for i, x in enumerate(args):
+    if sparse:
+      s = [1] * len(args)
+      s[i] = x.shape[0]
+      out.append(lax_shapes.reshape(x, s))
+    else:
+      out.append(lax_shapes.broadcast_in_dim(x, shape, (i,)))
+  if indexing == "xy" and len(args) >= 2:
+    # Cartesian indexing is matrix indexing with the first two axes swapped
+    out = [lnp.swapaxes(o, 0, 1) for o in out]
+  return out
+
+
+def indices(dimensions, dtype=None, sparse=False):
+  """An array of index grids (``numpy.indices``)."""
+  dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_int_dtype())
+  dimensions = tuple(_static_int(d, "indices dimensions") for d in dimensions)
+  n = len(dimensions)
+  grids = []
+  for i, d in enumerate(dimensions):
+    if sparse:
+      s = [1] * n
+      s[i] = d
+      grids.append(lax_shapes.broadcasted_iota(dtype, s, i))
+    else:
+      grids.append(lax_shapes.broadcasted_iota(dtype, dimensions, i))
+  if sparse:
+    return tuple(grids)
+  if not grids:
+    return creation.zeros((0,), dtype)
+  return lnp.stack(grids, 0)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+  """Numbers spaced evenly on a log scale: ``base ** linspace(start, stop)``."""
+  want = dtypes.canonicalize_dtype(dtype) if dtype is not None else None
+  lin = creation.linspace(start, stop, num, endpoint=endpoint, axis=axis)
+  out = ufuncs.power(base, lin)
+  return out if want is None else lax_ew._convert_element_type(out, want)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+  """Numbers spaced evenly on a log scale between ``start`` and ``stop``."""
+  start, stop = as_operand(start), as_operand(stop)
+  sign = ufuncs.sign(start)
+  lo = ufuncs.log10(ufuncs.abs(start))
+  hi = ufuncs.log10(ufuncs.abs(stop))
+  out = ufuncs.multiply(sign, logspace(lo, hi, num, endpoint=endpoint, axis=axis))
+  # the ends are exact, as NumPy makes them
+  if num > 0:
+    ax = canonicalize_axis(axis, out.ndim)
+    pieces = [lnp.expand_dims(lnp.broadcast_to(start, out.shape[:ax] + out.shape[ax + 1:]), ax)]
+    middle = lax_shapes.slice_in_dim(out, 1, num - 1 if endpoint else num, axis=ax)
+    pieces.append(middle)
+    if endpoint and num > 1:
+      pieces.append(lnp.expand_dims(lnp.broadcast_to(stop, out.shape[:ax] + out.shape[ax + 1:]),
+                                    ax))
+    out = lnp.concatenate(pieces, ax)
+  want = dtypes.canonicalize_dtype(dtype) if dtype is not None else None
+  return out if want is None else lax_ew._convert_element_type(out, want)
+
+
+# ----------------------------------------------------------------------------- splitting, joining
+
+def _split(name, ary, indices_or_sections, axis, strict):
+  check_arraylike(name, ary)
+  ary = as_operand(ary)
+  axis = canonicalize_axis(axis, ary.ndim)
+  n = ary.shape[axis]
+  if isinstance(indices_or_sections, (int, np.integer)) or (
+      isinstance(indices_or_sections, (np.ndarray, Array)) and np.ndim(indices_or_sections) == 0):
+    k = int(indices_or_sections)
+    if k <= 0:
+      raise ValueError("number sections must be larger than 0.")
+    if strict and n % k:
+      raise ValueError(f"array split does not result in an equal division: {n} % {k} != 0")
+    q, r = divmod(n, k)
+    sizes = [q + 1] * r + [q] * (k - r)
+    points = np.cumsum([0] + sizes)
+  else:
+    idx = [int(i) if i >= 0 else int(i) + n for i in np.asarray(indices_or_sections).tolist()]
+    points = [0] + [builtins.min(builtins.max(i, 0), n) for i in idx] + [n]
+  return [lax_shapes.slice_in_dim(ary, int(lo), int(builtins.max(lo, hi)), axis=axis)
+          for lo, hi in zip(points[:-1], points[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+  """Split into equal sections or at the given indices (``numpy.split``)."""
+  return _split("split", ary, indices_or_sections, axis, strict=True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+  """As ``split``, allowing unequal sections."""
+  return _split("array_split", ary, indices_or_sections, axis, strict=False)
+
+
+def hsplit(ary, indices_or_sections):
+  """Split along axis 1 (axis 0 for 1-d arrays)."""
+  ary = as_operand(ary)
+  return split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+  """Split along axis 0."""
+  ary = as_operand(ary)
+  if ary.ndim < 2:
+    raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+  return split(ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+  """Split along axis 2."""
+  ary = as_operand(ary)
+  if ary.ndim < 3:
+    raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+  return split(ary, indices_or_sections, 2)
+
+
+def atleast_3d(*arys):
+  """Views with at least three dimensions (``numpy.atleast_3d``)."""
+  out = []
+  for a in arys:
+    a = as_operand(a)
+    if a.ndim == 0:
+      a = lax_shapes.reshape(a, (1, 1, 1))
+    elif a.ndim == 1:
+      a = lax_shapes.reshape(a, (1, a.shape[0], 1))
+    elif a.ndim == 2:
+      a = lax_shapes.reshape(a, a.shape + (1,))
+    out.append(a)
+  return out[0] if len(out) == 1 else out
+
+
+def column_stack(tup):
+  """Stack 1-d arrays as columns (2-d arrays as they are)."""
+  arrs = [as_operand(a) for a in tup]
+  arrs = [lax_shapes.reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrs]
+  return lnp.concatenate(arrs, 1)
+
+
+def dstack(tup, dtype=None):
+  """Stack along the third axis."""
+  arrs = atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(tup[0])]
+  return lnp.concatenate(arrs, 2, dtype)
+
+
+def block(arrays):
+  """Assemble an array from nested lists of blocks (``numpy.block``)."""
+  def depth(x):
+    return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+  list_depth = depth(arrays)
+
+  def max_ndim(x):
+    return builtins.max(max_ndim(y) for y in x) if isinstance(x, list) else np.ndim(
+        x) if not isinstance(x, (Array, Tracer)) else x.ndim
+  nd = builtins.max(list_depth, max_ndim(arrays))
+
+  def rec(x, level):
+    if isinstance(x, list):
+      if not x:
+        raise ValueError("Lists cannot be empty")
+      parts = [rec(y, level + 1) for y in x]
+      return lnp.concatenate(parts, axis=-(list_depth - level))
+    if isinstance(x, tuple):
+      raise TypeError("jnp.block does not accept tuples; use lists.")
+    x = as_operand(x)
+    return lax_shapes.reshape(x, (1,) * (nd - x.ndim) + x.shape)
+  return rec(arrays, 0)
+
+
+def append(arr, values, axis=None):
+  """``arr`` with ``values`` appended along ``axis`` (flattened if None)."""
+  if axis is None:
+    return lnp.concatenate([lnp.ravel(arr), lnp.ravel(values)], 0)
+  return lnp.concatenate([arr, values], axis)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+  """``arr`` without the entries ``obj`` (static indices or slice) along ``axis``."""
+  check_arraylike("delete", arr)
+  arr = as_operand(arr)
+  if axis is None:
+    arr, axis = lnp.ravel(arr), 0
+  axis = canonicalize_axis(axis, arr.ndim)
+  n = arr.shape[axis]
+  if isinstance(obj, slice):
+    drop = np.arange(n)[obj]
+  else:
+    drop = np.asarray(core.concrete_or_error(np.asarray, obj, "jnp.delete requires static "
+                                             "indices."))
+    if drop.dtype == np.bool_:
+      drop = np.nonzero(drop)[0]
+    drop = np.where(drop < 0, drop + n, drop)
+  keep = np.setdiff1d(np.arange(n), drop)
+  return _take_static(arr, keep, axis) if keep.size else lax_shapes.slice_in_dim(
+      arr, 0, 0, axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+  """``arr`` with ``values`` inserted before the static index (or indices) ``obj``."""
+  check_arraylike("insert", arr)
+  arr = as_operand(arr)
+  if axis is None:
+    arr, axis = lnp.ravel(arr), 0
+  axis = canonicalize_axis(axis, arr.ndim)
+  n = arr.shape[axis]
+  idx = np.asarray(core.concrete_or_error(np.asarray, obj if not isinstance(obj, slice)
+                                          else np.arange(n)[obj],
+                                          "jnp.insert requires static indices."))
+  scalar = idx.ndim == 0
+  idx = np.atleast_1d(np.where(idx < 0, idx + n, idx))
+  values = lnp.astype(as_operand(np.asarray(values)) if isinstance(values, (list, tuple))
+                      else as_operand(values), arr.dtype)
+  if scalar:
+    values = lnp.moveaxis(lnp.expand_dims(values, 0) if values.ndim < arr.ndim else values,
+                          0, axis) if values.ndim else values
+  shape = list(arr.shape)
+  shape[axis] = len(idx) if not scalar else (values.shape[axis] if values.ndim == arr.ndim
+                                             else 1)
+  vals = lnp.broadcast_to(values, tuple(shape))
+  m = shape[axis]
+  pos = np.repeat(idx, m // len(idx)) if scalar else idx
+  # order of the output: original rows and inserted rows merged by position
+  keys = np.concatenate([np.arange(n), pos])
+  order = np.argsort(keys + np.concatenate([np.zeros(n), -0.5 * np.ones(m)]), kind="stable")
+  joined = lnp.concatenate([arr, vals], axis)
+  return _take_static(joined, order, axis)
+
+
+def resize(a, new_shape):
+  """``a`` repeated or cut to ``new_shape`` (``numpy.resize``)."""
+  a = lnp.ravel(a)
+  new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+  total = int(np.prod(new_shape, dtype=np.int64))
+  reps = -(-total // a.size) if a.size else 0
+  flat = tile(a, reps) if reps else creation.zeros((total,), a.dtype)
+  return lax_shapes.reshape(lax_shapes.slice_in_dim(flat, 0, total), new_shape)
+
+
+def copy(a, order=None):
+  """A copy of ``a`` (arrays are immutable, so the value itself)."""
+  check_arraylike("copy", a)
+  return creation.array(a, copy=True)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``)."""
+  if order != "C":
+    raise NotImplementedError("ravel_multi_index supports order='C' only.")
+  if mode == "raise":
+    for idx in multi_index:
+      if isinstance(idx, Tracer):
+        raise core.errors.ConcretizationTypeError(
+            idx, "The error occurred in jnp.ravel_multi_index with mode='raise'; use "
+            "mode='wrap' or mode='clip' with traced indices.\n")
+  dims = tuple(int(d) for d in dims)
+  out = None
+  stride = 1
+  for idx, d in reversed(list(zip(multi_index, dims))):
+    idx = as_operand(idx)
+    if mode == "wrap":
+      idx = ufuncs.remainder(idx, d)
+    elif mode == "clip":
+      idx = ufuncs.clip(idx, 0, d - 1)
+    elif mode == "raise" and np.any((np.asarray(idx) < 0) | (np.asarray(idx) >= d)):
+      raise ValueError("invalid entry in coordinates array")
+    term = ufuncs.multiply(idx, stride)
+    out = term if out is None else ufuncs.add(out, term)
+    stride *= d
+  return out
+
+
+def unravel_index(indices, shape):
+  """Index arrays from flat indices (``numpy.unravel_index``); out-of-range indices clip."""
+  indices = as_operand(indices)
+  shape = tuple(int(d) for d in shape)
+  total = int(np.prod(shape, dtype=np.int64))
+  wrapped = lnp.where(ufuncs.less(indices, 0), ufuncs.add(indices, total), indices)
+  indices = ufuncs.clip(wrapped, 0, builtins.max(total - 1, 0))
+  out = []
+  for d in reversed(shape):
+    out.append(ufuncs.remainder(indices, d))
+    indices = ufuncs.floor_divide(indices, d)
+  return tuple(reversed(out))
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+  """Apply ``func1d`` to 1-d slices along ``axis`` (via ``vmap`` over the other axes)."""
+  from jaxlite._src.vmap_api import vmap
+  arr = as_operand(arr)
+  axis = canonicalize_axis(axis, arr.ndim)
+  fun = lambda x: func1d(x, *args, **kwargs)
+  for i in range(1, arr.ndim - axis):
+    fun = vmap(fun, in_axes=i, out_axes=-1)
+  for _ in range(axis):
+    fun = vmap(fun, in_axes=0, out_axes=0)
+  return fun(arr)
+
+
+# ----------------------------------------------------------------------------- pad
+
+def _pad_widths(pad_width, ndim):
+  pw = np.asarray(core.concrete_or_error(np.asarray, pad_width,
+                                         "jnp.pad requires static pad_width."))
+  if pw.dtype.kind not in "iu":
+    raise TypeError(f"`pad_width` must be of integral type, got {pad_width!r}.")
+  pw = np.broadcast_to(pw, (ndim, 2)) if pw.size else np.zeros((ndim, 2), int)
+  if np.any(pw < 0):
+    raise ValueError("index can't contain negative values")
+  return [(int(lo), int(hi)) for lo, hi in pw]
+
+
+def _per_axis(values, ndim, name):
+  if values is None:
+    return [(None, None)] * ndim
+  v = np.asarray(core.concrete_or_error(np.asarray, values, f"jnp.pad {name} must be static."))
+  v = np.broadcast_to(v, (ndim, 2))
+  return [(v[i, 0], v[i, 1]) for i in range(ndim)]
+
+
+def _slice_axis(x, lo, hi, axis, step=1):
+  return lax_shapes.slice_in_dim(x, lo, hi, step, axis=axis)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+  """Pad an array (``numpy.pad``).
+
+  Parameters
+  ----------
+  array : array_like
+  pad_width : int or sequence of (before, after)
+    Static widths per axis.
+  mode : str
+    'constant' (``constant_values``), 'edge', 'reflect' and 'symmetric' (``reflect_type``),
+    'wrap', 'linear_ramp' (``end_values``), 'maximum', 'minimum', 'mean', 'median'
+    (``stat_length``) or 'empty'. Callable modes are not supported.
+  """
+  check_arraylike("pad", array)
+  array = as_operand(array)
+  widths = _pad_widths(pad_width, array.ndim)
+  if callable(mode):
+    raise NotImplementedError("jnp.pad with a callable mode is not supported by jaxlite.")
+  allowed = {"constant": {"constant_values"}, "edge": set(), "reflect": {"reflect_type"},
+             "symmetric": {"reflect_type"}, "wrap": set(), "linear_ramp": {"end_values"},
+             "maximum": {"stat_length"}, "minimum": {"stat_length"}, "mean": {"stat_length"},
+             "median": {"stat_length"}, "empty": set()}
+  if mode not in allowed:
+    raise ValueError(f"Unimplemented padding mode '{mode}' for np.pad.")
+  extra = set(kwargs) - allowed[mode]
+  if extra:
+    raise ValueError(f"unsupported keyword arguments for mode '{mode}': {extra}")
+  if mode in ("constant", "empty"):
+    return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+  out = array
+  for axis, (lo, hi) in enumerate(widths):
+    if lo == 0 and hi == 0:
+      continue
+    n = out.shape[axis]
+    if n == 0:
+      raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' "
+                       "or 'empty'")
+    if mode == "edge":
+      before = _repeat_edge(out, 0, lo, axis)
+      after = _repeat_edge(out, n - 1, hi, axis)
+    elif mode in ("reflect", "symmetric", "wrap"):
+      before, after = _reflect_like(out, lo, hi, axis, mode, kwargs.get("reflect_type", "even"))
+    elif mode == "linear_ramp":
+      ends = _per_axis(kwargs.get("end_values", 0), array.ndim, "end_values")[axis]
+      before = _ramp(out, 0, lo, ends[0], axis, reverse=False)
+      after = _ramp(out, n - 1, hi, ends[1], axis, reverse=True)
+    else:
+      stat = _per_axis(kwargs.get("stat_length"), array.ndim, "stat_length")[axis]
+      before = _stat(out, mode, 0, stat[0], lo, axis, head=True)
+      after = _stat(out, mode, n, stat[1], hi, axis, head=False)
+    out = lnp.concatenate([before, out, after], axis)
+  return out
+
+
+def _pad_constant(array, widths, values):
+  values = np.asarray(values) if not isinstance(values, (Array, Tracer)) else values
+  if isinstance(values, np.ndarray) and values.size == 1:
+    value = lnp.astype(as_operand(values.reshape(())), array.dtype)
+    return lax_shapes.pad(array, value, [(lo, hi, 0) for lo, hi in widths])
+  per = _per_axis(values, array.ndim, "constant_values")
+  out = array
+  for axis, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, per)):
+    zero = [(0, 0, 0)] * out.ndim
+    cfg = list(zero)
+    cfg[axis] = (lo, 0, 0)
+    out = lax_shapes.pad(out, lnp.astype(as_operand(vlo), array.dtype), cfg)
+    cfg[axis] = (0, hi, 0)
+    out = lax_shapes.pad(out, lnp.astype(as_operand(vhi), array.dtype), cfg)
+  return out
+
+
+def _repeat_edge(x, i, count, axis):
+  edge = _slice_axis(x, i, i + 1, axis)
+  shape = list(x.shape)
+  shape[axis] = count
+  return lnp.broadcast_to(edge, tuple(shape))
+
+
+def _reflect_like(x, lo, hi, axis, mode, reflect_type):
+  """The ``lo`` values before and ``hi`` after ``x`` along ``axis`` in its periodic
+  extension: blocks alternate between ``x`` and its mirror image (always ``x`` for wrap)."""
+  n = x.shape[axis]
+  if mode == "reflect" and n == 1:
+    return _repeat_edge(x, 0, lo, axis), _repeat_edge(x, 0, hi, axis)
+  if mode == "wrap":
+    near_l = near_r = far_l = far_r = x
+  elif mode == "symmetric":
+    near_l = near_r = flip(x, axis)
+    far_l = far_r = x
+  else:  # reflect: the edge element is not repeated, so each block has n - 1 values
+    near_l = flip(_slice_axis(x, 1, n, axis), axis)
+    far_l = _slice_axis(x, 0, n - 1, axis)
+    near_r = flip(_slice_axis(x, 0, n - 1, axis), axis)
+    far_r = _slice_axis(x, 1, n, axis)
+  period = near_l.shape[axis]
+  if reflect_type == "odd" and mode != "wrap" and builtins.max(lo, hi) > period:
+    raise NotImplementedError("jnp.pad with reflect_type='odd' supports pad widths up to "
+                              "one period of the array in jaxlite.")
+  blocks = -(-builtins.max(lo, hi) // period)
+  left = [near_l if k % 2 == 0 else far_l for k in range(blocks)][::-1]
+  right = [near_r if k % 2 == 0 else far_r for k in range(blocks)]
+  before = lnp.concatenate(left, axis) if left else _slice_axis(x, 0, 0, axis)
+  after = lnp.concatenate(right, axis) if right else _slice_axis(x, 0, 0, axis)
+  m = before.shape[axis]
+  before = _slice_axis(before, m - lo, m, axis)
+  after = _slice_axis(after, 0, hi, axis)
+  if reflect_type == "odd" and mode != "wrap":
+    # odd reflection mirrors the values through the edge: 2 * edge - even reflection
+    first, last = _slice_axis(x, 0, 1, axis), _slice_axis(x, n - 1, n, axis)
+    before = ufuncs.subtract(ufuncs.multiply(2, first), before)
+    after = ufuncs.subtract(ufuncs.multiply(2, last), after)
+  return before, after
+
+
+def _ramp(x, i, count, end, axis, reverse):
+  """NumPy's ramp: ``linspace(end, edge, count, endpoint=False)``, mirrored after ``x``."""
+  edge = lnp.astype(_slice_axis(x, i, i + 1, axis), dtypes.default_float_dtype()) if \
+      dtypes.issubdtype(x.dtype, np.integer) else _slice_axis(x, i, i + 1, axis)
+  shape = [1] * x.ndim
+  shape[axis] = count
+  t = np.arange(count, dtype=np.float64) / builtins.max(count, 1)
+  if reverse:
+    t = t[::-1].copy()
+  tt = lnp.astype(Array(t.reshape(shape)), edge.dtype)
+  val = ufuncs.add(end, ufuncs.multiply(ufuncs.subtract(edge, end), tt))
+  if dtypes.issubdtype(x.dtype, np.integer):
+    val = ufuncs.floor(val)
+  full = list(x.shape)
+  full[axis] = count
+  return lnp.astype(lnp.broadcast_to(val, tuple(full)), x.dtype)
+
+
+def _stat(x, mode, edge, length, count, axis, head):
+  n = x.shape[axis]
+  length = n if length is None else builtins.max(1, builtins.min(int(length), n))
+  part = _slice_axis(x, 0, length, axis) if head else _slice_axis(x, n - length, n, axis)
+  if mode == "maximum":
+    v = red.max(part, axis=axis, keepdims=True)
+  elif mode == "minimum":
+    v = red.min(part, axis=axis, keepdims=True)
+  elif mode == "mean":
+    v = red.mean(part, axis=axis, keepdims=True)
+  else:
+    from jaxlite._src.numpy import reductions as r2
+    median = getattr(r2, "median", None)
+    if median is None:
+      raise NotImplementedError("jnp.pad mode='median' needs jnp.median.")
+    v = median(part, axis=axis, keepdims=True)
+  if dtypes.issubdtype(x.dtype, np.integer) and mode in ("mean", "median"):
+    v = ufuncs.round(v)
+  v = lnp.astype(v, x.dtype)
+  shape = list(x.shape)
+  shape[axis] = count
+  return lnp.broadcast_to(v, tuple(shape))

@@ -1,0 +1,336 @@
+"""jaxlite.numpy.linalg and jaxlite.lax.linalg against NumPy/SciPy, with gradients."""
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import jaxlite
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite._src.test_util import check_grads
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.fixture(autouse=True)
+def _x64():
+  # the oracles are float64: compare in float64 (float32 cases ask for it explicitly)
+  old = jaxlite.config.jax_enable_x64
+  jaxlite.config.update("jax_enable_x64", True)
+  yield
+  jaxlite.config.update("jax_enable_x64", old)
+
+
+def _spd(n, batch=(), dtype=np.float64):
+  a = RNG.standard_normal(batch + (n, n))
+  return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def _mat(shape, dtype=np.float64):
+  return RNG.standard_normal(shape).astype(dtype)
+
+
+TOL = {np.float32: 2e-4, np.float64: 1e-10}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
+def test_cholesky_matches_numpy(dtype, batch):
+  a = _spd(4, batch, dtype)
+  out = jnp.linalg.cholesky(a)
+  assert out.dtype == dtype
+  np.testing.assert_allclose(out, np.linalg.cholesky(a), rtol=TOL[dtype] * 10, atol=TOL[dtype])
+
+
+def test_cholesky_of_indefinite_matrix_is_nan():
+  out = jnp.linalg.cholesky(np.array([[1.0, 2.0], [2.0, 1.0]], np.float32))
+  assert np.isnan(np.asarray(out)).any()
+
+
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose_a", [True, False])
+@pytest.mark.parametrize("unit_diagonal", [True, False])
+def test_triangular_solve_matches_scipy(left_side, lower, transpose_a, unit_diagonal):
+  a = _mat((4, 4)) + 4 * np.eye(4)
+  b = _mat((4, 3) if left_side else (3, 4))
+  out = lax.linalg.triangular_solve(a, b, left_side=left_side, lower=lower,
+                                    transpose_a=transpose_a, unit_diagonal=unit_diagonal)
+  if left_side:
+    want = scipy.linalg.solve_triangular(a, b, lower=lower, trans=int(transpose_a),
+                                         unit_diagonal=unit_diagonal)
+  else:
+    want = scipy.linalg.solve_triangular(a, b.T, lower=lower, trans=int(not transpose_a),
+                                         unit_diagonal=unit_diagonal).T
+  np.testing.assert_allclose(out, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 4)])
+def test_lu_reconstructs_and_matches_scipy(shape):
+  a = _mat(shape)
+  lu, piv, perm = lax.linalg.lu(a)
+  assert piv.dtype == np.int32 and perm.dtype == np.int32
+  m, n = shape[-2:]
+  k = min(m, n)
+  lu = np.asarray(lu)
+  L = np.tril(lu, -1)[..., :, :k] + np.eye(m, k)
+  U = np.triu(lu)[..., :k, :]
+  np.testing.assert_allclose(L @ U, np.take_along_axis(a, np.asarray(perm)[..., None], -2),
+                             rtol=1e-10, atol=1e-12)
+  if len(shape) == 2:
+    ref_lu, ref_piv = scipy.linalg.lu_factor(a)
+    np.testing.assert_allclose(lu, ref_lu, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(piv, ref_piv)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_solve_inv_det_slogdet(dtype, batch):
+  a = _mat(batch + (4, 4), dtype) + 2 * np.eye(4, dtype=dtype)
+  b = _mat(batch + (4, 2), dtype)
+  tol = TOL[dtype] * 10
+  np.testing.assert_allclose(jnp.linalg.solve(a, b), np.linalg.solve(a, b), rtol=tol, atol=tol)
+  np.testing.assert_allclose(jnp.linalg.inv(a), np.linalg.inv(a), rtol=tol, atol=tol)
+  np.testing.assert_allclose(jnp.linalg.det(a), np.linalg.det(a), rtol=tol)
+  sign, logdet = jnp.linalg.slogdet(a)
+  ref = np.linalg.slogdet(a)
+  np.testing.assert_allclose(sign, ref.sign)
+  np.testing.assert_allclose(logdet, ref.logabsdet, rtol=tol, atol=tol)
+
+
+def test_solve_with_vector_rhs_and_singular_det():
+  a = _mat((3, 3)) + 3 * np.eye(3)
+  v = _mat((3,))
+  np.testing.assert_allclose(jnp.linalg.solve(a, v), np.linalg.solve(a, v), rtol=1e-10)
+  assert float(jnp.linalg.det(np.ones((3, 3)))) == 0.0
+  assert float(jnp.linalg.slogdet(np.ones((3, 3)))[1]) == -np.inf
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_reconstructs(shape, mode):
+  a = _mat(shape)
+  q, r = jnp.linalg.qr(a, mode=mode)
+  rq, rr = np.linalg.qr(a, mode=mode)
+  assert q.shape == rq.shape and r.shape == rr.shape
+  np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-10)
+  np.testing.assert_allclose(np.abs(r), np.abs(rr), atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd_matches_numpy(shape, full_matrices):
+  a = _mat(shape)
+  u, s, vh = jnp.linalg.svd(a, full_matrices=full_matrices)
+  ru, rs, rvh = np.linalg.svd(a, full_matrices=full_matrices)
+  assert u.shape == ru.shape and vh.shape == rvh.shape
+  np.testing.assert_allclose(s, rs, rtol=1e-10)
+  k = min(shape[-2:])
+  recon = (np.asarray(u)[..., :, :k] * np.asarray(s)[..., None, :]) @ np.asarray(vh)[..., :k, :]
+  np.testing.assert_allclose(recon, a, atol=1e-10)
+  np.testing.assert_allclose(jnp.linalg.svdvals(a), rs, rtol=1e-10)
+
+
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_eigh_matches_numpy(batch):
+  a = _spd(4, batch)
+  w, v = jnp.linalg.eigh(a)
+  rw, _ = np.linalg.eigh(a)
+  np.testing.assert_allclose(w, rw, rtol=1e-10)
+  np.testing.assert_allclose(a @ np.asarray(v), np.asarray(v) * np.asarray(w)[..., None, :],
+                             atol=1e-9)
+  np.testing.assert_allclose(jnp.linalg.eigvalsh(a), rw, rtol=1e-10)
+
+
+def test_eig_and_eigvals():
+  a = _mat((4, 4))
+  w, v = jnp.linalg.eig(a)
+  np.testing.assert_allclose(a @ np.asarray(v), np.asarray(v) * np.asarray(w)[None, :],
+                             atol=1e-9)
+  np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.linalg.eigvals(a))),
+                             np.sort_complex(np.linalg.eigvals(a)), atol=1e-10)
+  assert w.dtype == np.complex64 or w.dtype == np.complex128
+
+
+@pytest.mark.parametrize("ord,axis", [(None, None), ("fro", None), (1, None), (2, None),
+                                      (np.inf, None), (-np.inf, None), ("nuc", None),
+                                      (-1, None), (-2, None), (None, 0), (1, 1), (3, 0),
+                                      (0, 1), (np.inf, 1), (None, (0, 1))])
+def test_norm_matches_numpy(ord, axis):
+  x = _mat((4, 3))
+  np.testing.assert_allclose(jnp.linalg.norm(x, ord, axis), np.linalg.norm(x, ord, axis),
+                             rtol=1e-10)
+  np.testing.assert_allclose(jnp.linalg.norm(x, ord, axis, keepdims=True),
+                             np.linalg.norm(x, ord, axis, keepdims=True), rtol=1e-10)
+
+
+def test_vector_and_matrix_norm():
+  x = _mat((2, 4, 3))
+  np.testing.assert_allclose(jnp.linalg.vector_norm(x), np.linalg.norm(x.ravel()))
+  np.testing.assert_allclose(jnp.linalg.matrix_norm(x), np.linalg.norm(x, axis=(-2, -1)))
+
+
+def test_lstsq_pinv_rank_power_multidot():
+  a, b = _mat((6, 3)), _mat((6, 2))
+  x, resid, rank, s = jnp.linalg.lstsq(a, b)
+  rx, rresid, rrank, rs = np.linalg.lstsq(a, b, rcond=None)
+  np.testing.assert_allclose(x, rx, atol=1e-10)
+  np.testing.assert_allclose(resid, rresid, rtol=1e-8)
+  assert int(rank) == rrank
+  np.testing.assert_allclose(jnp.linalg.pinv(a), np.linalg.pinv(a), atol=1e-10)
+  low_rank = _mat((5, 2)) @ _mat((2, 5))
+  assert int(jnp.linalg.matrix_rank(low_rank)) == 2
+  m = _mat((3, 3))
+  for n in (0, 1, 2, 5, -2):
+    np.testing.assert_allclose(jnp.linalg.matrix_power(m, n), np.linalg.matrix_power(m, n),
+                               rtol=1e-8, atol=1e-10)
+  arrays = [_mat((2, 5)), _mat((5, 4)), _mat((4, 3)), _mat((3,))]
+  np.testing.assert_allclose(jnp.linalg.multi_dot(arrays), np.linalg.multi_dot(arrays),
+                             rtol=1e-10)
+
+
+def test_tensorsolve_tensorinv_cond():
+  a = _mat((6, 2, 3)) + 0.0
+  a = (a.reshape(6, 6) + 4 * np.eye(6)).reshape(6, 2, 3)
+  b = _mat((6,))
+  np.testing.assert_allclose(jnp.linalg.tensorsolve(a, b), np.linalg.tensorsolve(a, b),
+                             atol=1e-10)
+  t = (_mat((4, 6)) + 0).reshape(4, 6)
+  t = (np.eye(4 * 6)[:24, :24].reshape(4, 6, 24) + 0.1 * _mat((4, 6, 24))).reshape(4, 6, 4, 6)
+  np.testing.assert_allclose(jnp.linalg.tensorinv(t), np.linalg.tensorinv(t), atol=1e-8)
+  m = _mat((4, 4))
+  np.testing.assert_allclose(jnp.linalg.cond(m), np.linalg.cond(m), rtol=1e-8)
+
+
+# ----------------------------------------------------------------------------- gradients
+
+def test_cholesky_gradients():
+  a = _spd(3)
+  check_grads(lambda x: jnp.linalg.cholesky(x), (a,), order=2)
+
+
+def test_solve_inv_det_gradients():
+  a = _mat((3, 3)) + 3 * np.eye(3)
+  b = _mat((3, 2))
+  check_grads(jnp.linalg.solve, (a, b), order=2)
+  check_grads(jnp.linalg.inv, (a,), order=2)
+  check_grads(jnp.linalg.det, (a,), order=1)
+  check_grads(lambda x: jnp.linalg.slogdet(x)[1], (a,), order=1)
+
+
+def test_triangular_solve_gradients():
+  a = _mat((3, 3)) + 3 * np.eye(3)
+  for left in (True, False):
+    b = _mat((3, 2) if left else (2, 3))
+    for lower in (True, False):
+      for trans in (True, False):
+        f = lambda a, b: lax.linalg.triangular_solve(a, b, left_side=left, lower=lower,
+                                                     transpose_a=trans)
+        check_grads(f, (a, b), order=1)
+
+
+def test_eigh_gradients():
+  a = _spd(3) + np.diag([0.0, 3.0, 7.0])
+  check_grads(lambda x: jnp.linalg.eigh(x)[0], (a,), order=2)
+  # eigenvectors are defined up to sign: check a sign-invariant function of them
+  check_grads(lambda x: jnp.linalg.eigh(x)[1] ** 2, (a,), order=1)
+
+
+def test_svd_gradients():
+  a = np.diag([5.0, 3.0, 1.0]) + 0.1 * _mat((3, 3))
+  check_grads(lambda x: jnp.linalg.svd(x, compute_uv=False), (a,), order=2)
+
+  def uv(x):
+    u, s, vh = jnp.linalg.svd(x, full_matrices=False)
+    return jnp.matmul(u * s, vh), u[:, 0] * vh[0, :]
+  check_grads(uv, (a,), order=1)
+  tall = np.concatenate([np.diag([5.0, 3.0, 1.0]), 0.1 * _mat((2, 3))]) + 0.05 * _mat((5, 3))
+  check_grads(lambda x: jnp.abs(jnp.linalg.svd(x, full_matrices=False)[0]), (tall,), order=1)
+  check_grads(lambda x: jnp.abs(jnp.linalg.svd(x, full_matrices=False)[2]), (tall.T,), order=1)
+
+
+def test_qr_gradients():
+  a = _mat((4, 3))
+  check_grads(lambda x: jnp.linalg.qr(x), (a,), order=1)
+  check_grads(lambda x: jnp.linalg.qr(x), (_mat((3, 3)),), order=2)
+
+
+def test_lu_gradient():
+  a = _mat((4, 4)) + 2 * np.eye(4)
+  check_grads(lambda x: lax.linalg.lu(x)[0], (a,), order=1)
+  check_grads(lambda x: lax.linalg.lu(x)[0], (_mat((4, 3)),), order=1)
+
+
+def test_norm_gradients():
+  x = _mat((3, 4))
+  check_grads(lambda v: jnp.linalg.norm(v), (x,), order=2)
+  check_grads(lambda v: jnp.linalg.norm(v, "nuc"), (x,), order=1)
+  check_grads(lambda v: jnp.linalg.norm(v, 3, axis=1), (x,), order=1)
+
+
+# ----------------------------------------------------------------------------- transformations
+
+def test_linalg_under_vmap_and_jit_matches_batched():
+  a = _spd(3, (4,))
+  b = _mat((4, 3, 2))
+  np.testing.assert_allclose(jaxlite.vmap(jnp.linalg.cholesky)(a), np.linalg.cholesky(a),
+                             rtol=1e-10)
+  np.testing.assert_allclose(jaxlite.vmap(jnp.linalg.solve)(a, b), np.linalg.solve(a, b),
+                             rtol=1e-10)
+  np.testing.assert_allclose(jaxlite.vmap(jnp.linalg.solve, (None, 0))(a[0], b),
+                             np.linalg.solve(a[0], b), rtol=1e-10)
+  np.testing.assert_allclose(jaxlite.vmap(jnp.linalg.eigvalsh)(a), np.linalg.eigvalsh(a),
+                             rtol=1e-10)
+  np.testing.assert_allclose(jaxlite.jit(jnp.linalg.det)(a), np.linalg.det(a), rtol=1e-10)
+  np.testing.assert_allclose(jaxlite.vmap(jnp.linalg.svdvals, 1)(np.moveaxis(a, 0, 1)),
+                             np.linalg.svd(a, compute_uv=False), rtol=1e-10)
+  g = jaxlite.vmap(jaxlite.grad(lambda x: jnp.linalg.det(x)))(a)
+  np.testing.assert_allclose(g, np.linalg.det(a)[:, None, None] *
+                             np.swapaxes(np.linalg.inv(a), -1, -2), rtol=1e-8)
+
+
+def test_linalg_primitives_trace_into_jaxprs():
+  a = _spd(3).astype(np.float32)
+  text = str(jaxlite.make_jaxpr(jnp.linalg.solve)(a, a))
+  assert "lu" in text and "triangular_solve" in text
+
+
+JAX_PYTHON = "/work/jaxref/bin/python"
+
+JAXPR_CASES = {
+    "cholesky": "lax.linalg.cholesky",
+    "tri": "lambda a: lax.linalg.triangular_solve(a, a, left_side=True, lower=True)",
+    "lu": "lax.linalg.lu",
+    "qr": "lax.linalg.qr",
+    "svd": "lax.linalg.svd",
+    "eigh": "lax.linalg.eigh",
+}
+
+
+def _jax_jaxprs():
+  import os
+  if not os.path.exists(JAX_PYTHON):
+    pytest.skip("reference JAX is not installed")
+  lines = ["import jax, numpy as np", "from jax import lax",
+           "x = np.ones((3, 3), np.float32)"]
+  for name, expr in JAXPR_CASES.items():
+    lines.append(f"print('##{name}'); print(jax.make_jaxpr({expr})(x))")
+  out = subprocess.run([JAX_PYTHON, "-c", "\n".join(lines)], capture_output=True, text=True,
+                       timeout=120)
+  if out.returncode:
+    pytest.skip(f"reference JAX failed: {out.stderr[-300:]}")
+  found = {}
+  for chunk in out.stdout.split("##")[1:]:
+    name, _, body = chunk.partition("\n")
+    found[name] = body.strip()
+  return found
+
+
+def test_linalg_jaxprs_print_like_jax():
+  from jaxlite import lax  # noqa: F811  (names in JAXPR_CASES refer to it)
+  want = _jax_jaxprs()
+  x = np.ones((3, 3), np.float32)
+  for name, expr in JAXPR_CASES.items():
+    fun = eval(expr, {"lax": lax})
+    assert str(jaxlite.make_jaxpr(fun)(x)).strip() == want[name], name
