@@ -39,3 +39,4 @@ def clear_caches():
 
 
 del _backends, _array_methods
+from jaxlite import random, nn  # noqa

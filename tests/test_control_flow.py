@@ -212,3 +212,39 @@ def test_scan_stays_a_loop_in_the_jaxpr_and_in_tier0():
   for _ in range(2000):
     expected = np.sin(expected) + np.float32(0.01) * expected
   np.testing.assert_allclose(jax.jit(lambda x: scanned(x, 2000))(x), expected, rtol=1e-5)
+
+
+def test_vmap_of_cond_with_batched_predicate_becomes_select():
+  f = lambda x: lax.cond(x > 1.5, lambda x: x * 10, lambda x: x - 1, x)
+  xs = jnp.arange(4.0)
+  np.testing.assert_allclose(jax.vmap(f)(xs), [f(x) for x in xs])
+  text = str(jax.make_jaxpr(jax.vmap(f))(xs))
+  assert "select_n" in text and "cond" not in text
+  g = lambda p, x: lax.cond(p, lambda x: x * 10, lambda x: x - 1, x)
+  np.testing.assert_allclose(jax.vmap(g, in_axes=(None, 0))(True, xs), xs * 10)
+  assert "cond[" in str(jax.make_jaxpr(jax.vmap(g, in_axes=(None, 0)))(True, xs))
+
+
+def test_vmap_of_while_with_batched_predicate_runs_until_every_lane_is_done():
+  w = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
+  xs = jnp.array([1.0, 3.0, 11.0, 0.5])
+  np.testing.assert_allclose(jax.vmap(w)(xs), [w(x) for x in xs])
+  counted = jax.vmap(lambda n: lax.fori_loop(0, n, lambda i, c: c + i, 0))(jnp.array([3, 5]))
+  assert counted.tolist() == [3, 10]
+
+
+def test_vmap_of_scan_matches_a_python_loop():
+  s = lambda x, ys: lax.scan(lambda c, y: (c * y + 1, c), x, ys)
+  x, ys = jnp.arange(3.0), jnp.arange(12.0).reshape(3, 4) / 10
+  carry, stacked = jax.vmap(s)(x, ys)
+  for i in range(3):
+    c_i, y_i = s(x[i], ys[i])
+    np.testing.assert_allclose(carry[i], c_i, rtol=1e-6)
+    np.testing.assert_allclose(stacked[i], y_i, rtol=1e-6)
+  carry2, _ = jax.vmap(s, in_axes=(0, None))(x, ys[0])
+  np.testing.assert_allclose(carry2, [s(v, ys[0])[0] for v in x], rtol=1e-6)
+
+
+def test_per_example_gradients_through_loops():
+  f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0)
+  np.testing.assert_allclose(jax.vmap(jax.grad(f))(jnp.arange(1.0, 4.0)), [3, 12, 27])

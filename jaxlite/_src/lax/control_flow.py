@@ -806,3 +806,118 @@ def map(f, xs, *, batch_size=None):
     return ys
   _, ys = scan(lambda _, x: (None, f(x)), None, xs)
   return ys
+
+
+# ----------------------------------------------------------------------------- batching
+from jaxlite._src.transforms import batching  # noqa: E402
+
+
+def _at_front(vals, dims):
+  """Batched values moved to axis 0; their in_dims become 0."""
+  moved = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(vals, dims)]
+  return moved, [None if d is None else 0 for d in dims]
+
+
+def _cond_batch(axis_data, vals, dims, *, branches):
+  (index, *ops), (index_dim, *op_dims) = vals, dims
+  ops, op_dims = _at_front(ops, op_dims)
+  n_out = len(branches[0].out_avals)
+  batched = [batching.batch_jaxpr(b, axis_data, op_dims, [0] * n_out)[0] for b in branches]
+  if index_dim is None:
+    return cond_p.bind(index, *ops, branches=tuple(batched)), [0] * n_out
+  # A batched predicate picks per example: run every branch, then select (as JAX does).
+  index = batching.bdim_at_front(index, index_dim, axis_data.size)
+  results = [core.eval_jaxpr(b.jaxpr, b.consts, *ops) for b in batched]
+  outs = []
+  for k in range(n_out):
+    cases = [r[k] for r in results]
+    which = shapes.broadcast_in_dim(index, core.get_aval(cases[0]).shape, (0,))
+    outs.append(ew.select_n(which, *cases))
+  return outs, [0] * n_out
+
+
+def _carry_batched(body, axis_data, in_dims_of, carry_bat, n_carry):
+  """Fixed point: a carry is batched if its initial value or its update is."""
+  while True:
+    _, out_dims = batching.batch_jaxpr(body, axis_data, in_dims_of(carry_bat))
+    new = [b or d is not None for b, d in zip(carry_bat, out_dims[:n_carry])]
+    if new == carry_bat:
+      return carry_bat
+    carry_bat = new
+
+
+def _while_batch(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  size = axis_data.size
+  vals, dims = _at_front(vals, dims)
+  nc, nb = cond_nconsts, body_nconsts
+  cconsts, bconsts, carry = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
+  cdims, bdims, carry_dims = dims[:nc], dims[nc:nc + nb], dims[nc + nb:]
+  n_carry = len(carry)
+  carry_bat = _carry_batched(body_jaxpr, axis_data,
+                             lambda bat: bdims + [0 if b else None for b in bat],
+                             [d is not None for d in carry_dims], n_carry)
+  _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, axis_data,
+                                        cdims + [0 if b else None for b in carry_bat])
+  if pred_dim is not None:
+    carry_bat = [True] * n_carry   # lanes finish at different times: every carry is masked
+  carry_in_dims = [0 if b else None for b in carry_bat]
+  carry = [batching.bdim_at_front(x, d, size) if b and d is None else x
+           for x, d, b in zip(carry, carry_dims, carry_bat)]
+  cond_b, _ = batching.batch_jaxpr(cond_jaxpr, axis_data, cdims + carry_in_dims,
+                                   [0 if pred_dim is not None else None])
+  body_b, _ = batching.batch_jaxpr(body_jaxpr, axis_data, bdims + carry_in_dims,
+                                   carry_in_dims)
+  if pred_dim is None:
+    outs = while_p.bind(*cconsts, *bconsts, *carry, cond_jaxpr=cond_b, body_jaxpr=body_b,
+                        cond_nconsts=nc, body_nconsts=nb)
+    return outs, carry_in_dims
+  # Batched predicate: loop while any lane runs; finished lanes keep their values.
+  from jaxlite._src.lax import reductions
+
+  def any_running(*args):
+    pred, = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)
+    return [reductions.reduce_or(pred, (0,))]
+
+  def masked_body(*args):
+    cc, bc, c = args[:nc], args[nc:nc + nb], args[nc + nb:]
+    pred, = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *cc, *c)
+    new = core.eval_jaxpr(body_b.jaxpr, body_b.consts, *bc, *c)
+    return [ew.select_n(shapes.broadcast_in_dim(pred, core.get_aval(o).shape, (0,)), o, n)
+            for o, n in zip(c, new)]
+  carry_avals = _avals_of(carry)
+  new_cond = trace_to_jaxpr(any_running, list(cond_b.in_avals))
+  new_body = trace_to_jaxpr(masked_body, list(cond_b.in_avals[:nc])
+                            + list(body_b.in_avals[:nb]) + carry_avals)
+  outs = while_p.bind(*cconsts, *cconsts, *bconsts, *carry, cond_jaxpr=new_cond,
+                      body_jaxpr=new_body, cond_nconsts=nc, body_nconsts=nc + nb)
+  return outs, [0] * n_carry
+
+
+def _scan_batch(axis_data, vals, dims, *, jaxpr, length, reverse, num_consts, num_carry,
+                unroll, linear):
+  size = axis_data.size
+  nc, ncar = num_consts, num_carry
+  consts, cdims = _at_front(vals[:nc], dims[:nc])
+  carry, carry_dims = vals[nc:nc + ncar], dims[nc:nc + ncar]
+  # scanned values keep the loop axis first; their batch axis goes to 1
+  xs = [x if d is None else batching.moveaxis(x, d, 1) for x, d in
+        zip(vals[nc + ncar:], dims[nc + ncar:])]
+  x_dims = [None if d is None else 0 for d in dims[nc + ncar:]]
+  carry_bat = _carry_batched(jaxpr, axis_data,
+                             lambda bat: cdims + [0 if b else None for b in bat] + x_dims,
+                             [d is not None for d in carry_dims], ncar)
+  carry_in_dims = [0 if b else None for b in carry_bat]
+  carry = [batching.bdim_at_front(x, d, size) if b else x
+           for x, d, b in zip(carry, carry_dims, carry_bat)]
+  n_ys = len(jaxpr.out_avals) - ncar
+  body, _ = batching.batch_jaxpr(jaxpr, axis_data, cdims + carry_in_dims + x_dims,
+                                 carry_in_dims + [0] * n_ys)
+  outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
+                     num_consts=nc, num_carry=ncar, unroll=unroll,
+                     linear=(False,) * (nc + ncar + len(xs)))
+  return outs, carry_in_dims + [1] * n_ys
+
+
+batching.axis_batching_rules[cond_p] = _cond_batch
+batching.axis_batching_rules[while_p] = _while_batch
+batching.axis_batching_rules[scan_p] = _scan_batch

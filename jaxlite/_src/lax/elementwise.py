@@ -299,7 +299,16 @@ ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_square(x)))
 ad.defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(_const(x, 2), ans)))
 ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
 ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_const(x, 3), mul(ans, ans))))
-ad.defjvp(abs_p, lambda g, x: mul(g, sign(x)))
+def _abs_jvp(g, ans, x):
+  if not dtypes.is_complex(core.get_aval(x).dtype):
+    return mul(g, sign(x))
+  # d|z| = Re(conj(z) dz) / |z|, and 0 at z = 0
+  from jaxlite._src.lax import bits
+  safe = select(eq(ans, _const(ans, 0)), broadcast_like(_const(ans, 1), ans), ans)
+  return div(bits.real(mul(bits.conj(x), g)), safe)
+
+
+ad.defjvp2(abs_p, _abs_jvp)
 ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
 ad.defjvp(integer_pow_p, lambda g, x, *, y: (
     mul(g, _const(x, 0)) if y == 0 else

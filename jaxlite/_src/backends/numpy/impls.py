@@ -33,8 +33,12 @@ def _logistic(x):
 
 def _div(x, y):
   if x.dtype.kind in "iu":  # C-style integer division truncates toward zero, as XLA
-    q = np.trunc(np.true_divide(x, np.where(y == 0, 1, y)))
-    return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max, q).astype(x.dtype)
+    safe = np.where(y == 0, 1, y).astype(x.dtype)
+    q = np.floor_divide(x, safe)
+    if x.dtype.kind == "i":   # floor -> toward zero where the signs differ and it is inexact
+      q = q + ((np.remainder(x, safe) != 0) & ((x < 0) != (safe < 0)))
+    return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max,
+                    q).astype(x.dtype)
   return np.true_divide(x, y)
 
 

@@ -1,0 +1,1 @@
+"""Small reference libraries built on jaxlite, as ``jax.example_libraries``."""

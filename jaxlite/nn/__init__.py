@@ -1,0 +1,6 @@
+"""``jaxlite.nn``: activation functions and helpers for neural networks (``jax.nn``)."""
+from jaxlite._src.nn.functions import (
+    relu, relu6, gelu, silu, swish, sigmoid, log_sigmoid, softplus, soft_sign, elu, selu,
+    celu, leaky_relu, hard_tanh, hard_sigmoid, hard_silu, hard_swish, glu, softmax,
+    log_softmax, logsumexp, standardize, one_hot)
+from jaxlite.nn import initializers

@@ -1,0 +1,6 @@
+"""``jaxlite.random``: JAX's threefry2x32 pseudo-random numbers (``jax.random``)."""
+from jaxlite._src.random import (
+    PRNGKey, key, key_data, wrap_key_data, key_impl, split, fold_in, bits, uniform,
+    randint, normal, truncated_normal, bernoulli, exponential, laplace, logistic, cauchy,
+    gumbel, categorical, permutation, shuffle, choice, gamma, loggamma, beta, dirichlet,
+    poisson, multivariate_normal, orthogonal)

@@ -1,0 +1,237 @@
+"""jaxlite.random against draws recorded from JAX 0.10 (tests/data/random_reference.json,
+made by tests/data/make_random_reference.py), plus moments, shapes, dtypes and errors."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import random
+
+with open(os.path.join(os.path.dirname(__file__), "data", "random_reference.json")) as f:
+  REF = json.load(f)
+
+K, K42 = random.PRNGKey(0), random.PRNGKey(42)
+P = jnp.array([0.1, 0.2, 0.3, 0.4])
+# The same calls as the recording script, keyed by its case names.
+CASES = {
+    "PRNGKey(0)": lambda: random.PRNGKey(0),
+    "PRNGKey(42)": lambda: K42,
+    "PRNGKey(-1)": lambda: random.PRNGKey(-1),
+    "PRNGKey(2**40+3)": lambda: random.PRNGKey(2**40 + 3),
+    "key_data(key(7))": lambda: random.key_data(random.key(7)),
+    "split(k42)": lambda: random.split(K42),
+    "split(k42,5)": lambda: random.split(K42, 5),
+    "split(k42,(2,3))": lambda: random.split(K42, (2, 3)),
+    "fold_in(k42,3)": lambda: random.fold_in(K42, 3),
+    "fold_in(k42,2**31+5)": lambda: random.fold_in(K42, 2**31 + 5),
+    "bits(k42,(5,))": lambda: random.bits(K42, (5,)),
+    "bits(k42,(3,),uint8)": lambda: random.bits(K42, (3,), jnp.uint8),
+    "bits(k42,(3,),uint16)": lambda: random.bits(K42, (3,), jnp.uint16),
+    "uniform(k42,(7,))": lambda: random.uniform(K42, (7,)),
+    "uniform(k,(2,3),-2,5)": lambda: random.uniform(K, (2, 3), minval=-2., maxval=5.),
+    "uniform(k42,(4,),float16)": lambda: random.uniform(K42, (4,), jnp.float16),
+    "uniform(k42,(4,),bfloat16)": lambda: random.uniform(K42, (4,), jnp.bfloat16),
+    "normal(k42,(8,))": lambda: random.normal(K42, (8,)),
+    "normal(k,(3,2))": lambda: random.normal(K, (3, 2)),
+    "randint(k42,(10,),0,10)": lambda: random.randint(K42, (10,), 0, 10),
+    "randint(k,(6,),-5,5)": lambda: random.randint(K, (6,), -5, 5),
+    "randint(k,(6,),0,256,uint8)": lambda: random.randint(K, (6,), 0, 256, jnp.uint8),
+    "bernoulli(k42,0.3,(10,))": lambda: random.bernoulli(K42, 0.3, (10,)),
+    "permutation(k42,10)": lambda: random.permutation(K42, 10),
+    "permutation(k,arange(12).reshape(4,3))": lambda: random.permutation(
+        K, jnp.arange(12).reshape(4, 3)),
+    "permutation(k,arange(12).reshape(4,3),axis=1,independent=True)": lambda: (
+        random.permutation(K, jnp.arange(12).reshape(4, 3), axis=1, independent=True)),
+    "choice(k42,10,(4,))": lambda: random.choice(K42, 10, (4,)),
+    "choice(k42,10,(4,),replace=False)": lambda: random.choice(K42, 10, (4,), replace=False),
+    "choice(k42,4,(6,),p=p)": lambda: random.choice(K42, 4, (6,), p=P),
+    "choice(k42,4,(3,),replace=False,p=p)": lambda: random.choice(K42, 4, (3,), False, P),
+    "gamma(k42,[0.5,1,3,10])": lambda: random.gamma(K42, jnp.array([0.5, 1., 3., 10.])),
+    "gamma(k,2.,(5,))": lambda: random.gamma(K, 2., (5,)),
+    "beta(k42,2.,3.,(4,))": lambda: random.beta(K42, 2., 3., (4,)),
+    "dirichlet(k42,[1,2,3])": lambda: random.dirichlet(K42, jnp.array([1., 2., 3.])),
+    "exponential(k42,(5,))": lambda: random.exponential(K42, (5,)),
+    "laplace(k42,(5,))": lambda: random.laplace(K42, (5,)),
+    "logistic(k42,(5,))": lambda: random.logistic(K42, (5,)),
+    "cauchy(k42,(5,))": lambda: random.cauchy(K42, (5,)),
+    "gumbel(k42,(5,))": lambda: random.gumbel(K42, (5,)),
+    "categorical(k42,log(p),shape=(6,))": lambda: random.categorical(
+        K42, jnp.log(P), shape=(6,)),
+    "truncated_normal(k42,-1.,2.,(6,))": lambda: random.truncated_normal(K42, -1., 2., (6,)),
+    "poisson(k42,3.,(6,))": lambda: random.poisson(K42, 3., (6,)),
+    "poisson(k42,30.,(4,))": lambda: random.poisson(K42, 30., (4,)),
+}
+# Integer and bit outputs, and floats produced without transcendental functions, match
+# JAX bit for bit. Floats through erf_inv/log/tan/... match to float32 rounding (XLA's
+# and NumPy's math libraries differ in the last ulp); uniform with bounds other than
+# [0, 1) too, because XLA fuses its scale-and-shift into one fused multiply-add.
+APPROXIMATE = {"uniform(k,(2,3),-2,5)", "normal(k42,(8,))", "normal(k,(3,2))",
+               "gamma(k42,[0.5,1,3,10])", "gamma(k,2.,(5,))", "beta(k42,2.,3.,(4,))",
+               "dirichlet(k42,[1,2,3])", "laplace(k42,(5,))", "cauchy(k42,(5,))",
+               "gumbel(k42,(5,))", "truncated_normal(k42,-1.,2.,(6,))"}
+
+
+def _expected(case):
+  dtype = np.dtype(jnp.bfloat16 if case["dtype"] == "bfloat16" else case["dtype"])
+  if dtype.kind == "f":  # recorded as float64, which holds every narrower float exactly
+    return np.array(case["values"], np.float64).astype(dtype).reshape(case["shape"])
+  return np.array(case["values"], dtype).reshape(case["shape"])
+
+
+def test_reference_covers_every_case():
+  assert set(CASES) == set(REF["x32"])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_jax_reference_draw(name):
+  want = _expected(REF["x32"][name])
+  got = np.asarray(CASES[name]())
+  assert got.dtype == want.dtype and got.shape == want.shape
+  if name in APPROXIMATE:
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+  else:
+    np.testing.assert_array_equal(got, want)
+
+
+X64_CASES = {
+    "PRNGKey(2**40+3)": lambda: random.PRNGKey(2**40 + 3),
+    "bits(k42,(3,))": lambda: random.bits(random.PRNGKey(42), (3,)),
+    "uniform(k42,(5,))": lambda: random.uniform(random.PRNGKey(42), (5,)),
+    "normal(k42,(5,))": lambda: random.normal(random.PRNGKey(42), (5,)),
+    "randint(k42,(6,),0,100)": lambda: random.randint(random.PRNGKey(42), (6,), 0, 100),
+}
+
+
+@pytest.mark.parametrize("name", sorted(X64_CASES))
+def test_matches_jax_reference_draw_with_x64(name):
+  want = _expected(REF["x64"][name])
+  with jax.config.override("jax_enable_x64", True):
+    got = np.asarray(X64_CASES[name]())
+  assert got.dtype == want.dtype and got.shape == want.shape
+  if name.startswith("normal"):
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+  else:
+    np.testing.assert_array_equal(got, want)
+
+
+def test_jit_and_eager_draws_agree():
+  f = jax.jit(lambda k: (random.uniform(k, (5,)), random.randint(k, (4,), 0, 9),
+                         random.split(k, 3)))
+  for a, b in zip(f(K42), (random.uniform(K42, (5,)), random.randint(K42, (4,), 0, 9),
+                           random.split(K42, 3))):
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_vmap_over_keys_matches_a_loop():
+  keys = random.split(K42, 4)
+  batched = jax.vmap(lambda k: random.normal(k, (3,)))(keys)
+  for i in range(4):
+    np.testing.assert_array_equal(np.asarray(batched[i]),
+                                  np.asarray(random.normal(keys[i], (3,))))
+
+
+def test_threefry_primitive_is_elementwise_over_counts():
+  from jaxlite._src.random import threefry2x32_numpy
+  k1, k2 = np.uint32(13), np.uint32(7)
+  x1, x2 = np.arange(6, dtype=np.uint32), np.arange(6, 12, dtype=np.uint32)
+  full = threefry2x32_numpy(k1, k2, x1, x2)
+  for i in range(6):
+    one = threefry2x32_numpy(k1, k2, x1[i:i + 1], x2[i:i + 1])
+    assert full[0][i] == one[0][0] and full[1][i] == one[1][0]
+
+
+@pytest.mark.parametrize("sampler, mean, var", [
+    (lambda k, n: random.uniform(k, (n,)), 0.5, 1 / 12),
+    (lambda k, n: random.normal(k, (n,)), 0., 1.),
+    (lambda k, n: random.exponential(k, (n,)), 1., 1.),
+    (lambda k, n: random.laplace(k, (n,)), 0., 2.),
+    (lambda k, n: random.logistic(k, (n,)), 0., np.pi ** 2 / 3),
+    (lambda k, n: random.gumbel(k, (n,)), np.euler_gamma, np.pi ** 2 / 6),
+    (lambda k, n: random.gamma(k, 3., (n,)), 3., 3.),
+    (lambda k, n: random.gamma(k, 0.5, (n,)), 0.5, 0.5),
+    (lambda k, n: random.beta(k, 2., 3., (n,)), 0.4, 0.04),
+    (lambda k, n: random.poisson(k, 4., (n,)).astype(jnp.float32), 4., 4.),
+    (lambda k, n: random.poisson(k, 25., (n,)).astype(jnp.float32), 25., 25.),
+    (lambda k, n: random.bernoulli(k, 0.3, (n,)).astype(jnp.float32), 0.3, 0.21),
+    (lambda k, n: random.randint(k, (n,), 0, 10).astype(jnp.float32), 4.5, 8.25),
+], ids=["uniform", "normal", "exponential", "laplace", "logistic", "gumbel", "gamma3",
+        "gamma_half", "beta", "poisson4", "poisson25", "bernoulli", "randint"])
+def test_sample_moments(sampler, mean, var):
+  n = 4000
+  x = np.asarray(sampler(random.PRNGKey(1), n), np.float64)
+  assert abs(x.mean() - mean) < 5 * np.sqrt(var / n)
+  assert abs(x.var() - var) < 0.15 * var
+
+
+def test_truncated_normal_stays_in_bounds():
+  x = np.asarray(random.truncated_normal(K, -0.5, 1.5, (2000,)))
+  assert x.min() > -0.5 and x.max() < 1.5
+
+
+def test_dirichlet_rows_sum_to_one():
+  x = random.dirichlet(K, jnp.array([1., 2., 3.]), (5,))
+  assert x.shape == (5, 3)
+  np.testing.assert_allclose(np.asarray(x).sum(-1), 1., rtol=1e-5)
+
+
+def test_categorical_frequencies_follow_the_logits():
+  x = np.asarray(random.categorical(K, jnp.log(P), shape=(4000,)))
+  np.testing.assert_allclose(np.bincount(x, minlength=4) / 4000, P, atol=0.03)
+
+
+def test_choice_without_replacement_has_no_repeats():
+  x = np.asarray(random.choice(K, 20, (20,), replace=False))
+  assert sorted(x.tolist()) == list(range(20))
+  y = np.asarray(random.choice(K, jnp.arange(10) * 10, (5,), replace=False, p=jnp.ones(10)))
+  assert len(set(y.tolist())) == 5
+
+
+def test_permutation_of_a_large_range_uses_several_rounds_and_is_a_permutation():
+  x = np.asarray(random.permutation(K, 2000))
+  assert sorted(x.tolist()) == list(range(2000)) and (x != np.arange(2000)).any()
+
+
+def test_multivariate_normal_covariance():
+  cov = jnp.array([[2., 0.5], [0.5, 1.]])
+  try:
+    x = np.asarray(random.multivariate_normal(K, jnp.zeros(2), cov, (4000,)))
+  except (TypeError, NotImplementedError) as e:
+    pytest.skip(f"lax.linalg.cholesky is not available yet: {e}")
+  np.testing.assert_allclose(np.cov(x.T), cov, atol=0.15)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16, jnp.float32])
+def test_float_samplers_keep_the_requested_dtype(dtype):
+  for f in (random.uniform, random.normal, random.exponential, random.gumbel):
+    assert f(K, (3,), dtype).dtype == dtype
+
+
+def test_default_dtypes_follow_x64():
+  assert random.uniform(K).dtype == jnp.float32
+  assert random.randint(K, (), 0, 3).dtype == jnp.int32
+  with jax.config.override("jax_enable_x64", True):
+    assert random.uniform(K).dtype == np.float64
+    assert random.bits(K).dtype == np.uint64
+
+
+def test_bad_key_shapes_raise_like_jax():
+  with pytest.raises(TypeError, match="expected key_data.shape to end with"):
+    random.uniform(jnp.zeros(3, jnp.uint32))
+  with pytest.raises(TypeError, match="expected key_data.dtype = uint32"):
+    random.uniform(jnp.zeros(2, jnp.int32))
+  with pytest.raises(ValueError, match="accepts a single key"):
+    random.normal(random.split(K, 3))
+  with pytest.raises(TypeError, match="scalar seed"):
+    random.PRNGKey(jnp.arange(2))
+
+
+def test_bad_arguments_raise():
+  with pytest.raises(ValueError, match="must be a float dtype"):
+    random.uniform(K, (2,), jnp.int32)
+  with pytest.raises(ValueError, match="larger sample"):
+    random.choice(K, 3, (5,), replace=False)
+  with pytest.raises(ValueError, match="broadcast-compatible"):
+    random.uniform(K, (3,), minval=jnp.zeros((2, 3)))
