@@ -68,3 +68,20 @@ def test_missing_plugin_gives_a_clear_error(monkeypatch):
   with pytest.raises(RuntimeError, match="pip install xla-cpu-pjrt"):
     jax.jit(lambda x: x * 2, backend="xla")(1.0)
   assert float(jax.jit(lambda x: x * 2)(1.0)) == 2.0   # auto falls back to tier 0
+
+
+@needs_xla
+def test_exiting_while_a_background_compile_runs_is_clean():
+  import subprocess
+  import sys
+  code = ("import jaxlite as jax, jaxlite.numpy as jnp\n"
+          "from jaxlite._src import tiers\n"
+          "tiers.Probe.BUDGET = 0.0\n"
+          "f = jax.jit(lambda x: jnp.sin(x) * jnp.cos(x) + jnp.tanh(x))\n"
+          "f(jnp.ones(1000))\n"
+          "print('exiting')\n")
+  for _ in range(2):
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "exiting"

@@ -320,6 +320,9 @@ class Client:
     handles = (c_void_p * d.num_devices).from_address(d.devices)
     self.devices = [Device(self, h) for h in handles]
     self._finalizer = weakref.finalize(self, _destroy_client, api, a.client)
+    # Not at interpreter exit: a background compile may still be using the client then,
+    # and the process's teardown releases it anyway.
+    self._finalizer.atexit = False
 
   def compile(self, text: str, platform_hint: str = "") -> LoadedExecutable:
     """Compile StableHLO ``text`` (an MLIR module) for device 0."""
@@ -363,6 +366,7 @@ class LoadedExecutable:
     self.client, self.api, self.handle = client, client.api, handle
     # Holding the client keeps it alive; the finalizer destroys this executable first.
     self._finalizer = weakref.finalize(self, _destroy_loaded, client, handle)
+    self._finalizer.atexit = False
     self.in_specs = self.out_specs = None
     self._lock = threading.Lock()
 
