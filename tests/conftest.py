@@ -3,6 +3,16 @@ import pytest
 from jaxlite import config
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_compile_cache(tmp_path_factory):
+  """Tests never read or write the user's persistent compile cache."""
+  import jaxlite._src.backends.xla.cache  # noqa: F401  (defines the flag)
+  old = config.jaxlite_cache_dir
+  config.update("jaxlite_cache_dir", str(tmp_path_factory.mktemp("xla-cache")))
+  yield
+  config.update("jaxlite_cache_dir", old)
+
+
 @pytest.fixture
 def x64():
   """Call ``x64(True)`` to run the test with 64-bit types; restored afterwards."""

@@ -153,6 +153,8 @@ class _Entry:
     t0 = time.perf_counter()
     executable = tiers.compile_xla(self.optimized, name)
     self._record_compile("xla", name, t0)
+    if executable.from_disk_cache:
+      self.tier_note = "xla executable loaded from the persistent compile cache"
     self.xla_text = executable.as_text()
     return executable
 

@@ -11,6 +11,7 @@ The PJRT client is created once per process, on first use, under a lock.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -18,6 +19,8 @@ import time
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src.backends.xla import cache
+from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
 from jaxlite._src.backends.xla import stablehlo
 from jaxlite._src.backends.xla.pjrt import XlaRuntimeError
@@ -25,6 +28,7 @@ from jaxlite._src.backends.xla.pjrt import XlaRuntimeError
 __all__ = ["XlaRuntimeError", "XlaExecutable", "is_available", "unavailable_reason",
            "lower", "compile", "deserialize", "devices", "platform", "client"]
 
+logger = logging.getLogger("jaxlite")
 _lock = threading.Lock()
 _client = None
 _client_error: str | None = None
@@ -105,6 +109,8 @@ class XlaExecutable:
     Seconds spent in XLA's compiler (0 for a deserialized executable).
   """
 
+  from_disk_cache = False
+
   def __init__(self, loaded, text, in_avals, out_avals, compile_time=0.0):
     self.loaded, self.text, self.compile_time = loaded, text, compile_time
     self.in_avals, self.out_avals = list(in_avals), list(out_avals)
@@ -135,10 +141,25 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
   """
   text = lower(closed, name)
   c = client()
+  entry_key = cache.key(text, c.api.attributes().get("xla_version"), pjrt.COMPILE_OPTIONS,
+                        c.devices[0].device_kind)
+  stored = cache.get(entry_key)
+  if stored is not None:
+    try:
+      exe = XlaExecutable(c.deserialize(stored), text, closed.in_avals, closed.out_avals)
+      exe.from_disk_cache = True
+      return exe
+    except XlaRuntimeError as e:   # e.g. written by another plugin build: recompile
+      logger.warning("persistent compile cache: entry rejected by XLA (%s); recompiling", e)
   t0 = time.perf_counter()
   loaded = c.compile(text)
-  return XlaExecutable(loaded, text, closed.in_avals, closed.out_avals,
-                       time.perf_counter() - t0)
+  exe = XlaExecutable(loaded, text, closed.in_avals, closed.out_avals,
+                      time.perf_counter() - t0)
+  try:
+    cache.put(entry_key, exe.serialize())
+  except XlaRuntimeError as e:
+    logger.debug("executable not serializable, not cached: %s", e)
+  return exe
 
 
 def deserialize(data: bytes, closed_or_avals, text: str = "") -> XlaExecutable:

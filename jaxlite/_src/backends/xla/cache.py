@@ -1,0 +1,152 @@
+"""A persistent on-disk cache of compiled XLA executables.
+
+A second process running the same program skips XLA's compiler. The cache is a trust
+boundary: whoever can write an entry can make this process run code. So the directory is
+created user-only (0700), entries are written atomically with user-only permissions, an
+entry is refused unless it is owned by this user and not writable by others, and its
+checksum is verified before it reaches the plugin. A corrupt or foreign entry is dropped
+and recompiled. Entries are keyed by the sha256 of the StableHLO text, the plugin's XLA
+version, the compile options and the device kind; the directory is kept under a size
+bound by evicting the least recently used entries.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import stat
+import tempfile
+
+from jaxlite._src.config import config
+
+logger = logging.getLogger("jaxlite")
+
+_MAGIC = b"JAXLITE-XLA-CACHE-1\n"
+_DIGEST = 32
+
+config.define("jaxlite_persistent_cache", True,
+              "Keep compiled XLA executables on disk so later processes skip compiling.",
+              env_var="JAXLITE_PERSISTENT_CACHE")
+config.define("jaxlite_cache_dir", None, "Directory of the persistent compile cache "
+              "(default: $XDG_CACHE_HOME/jaxlite/xla or ~/.cache/jaxlite/xla).",
+              env_var="JAXLITE_CACHE_DIR", parse=str)
+config.define("jaxlite_cache_max_bytes", 1 << 30, "Size bound of the persistent cache.",
+              env_var="JAXLITE_CACHE_MAX_BYTES", parse=int)
+
+
+def cache_dir() -> str:
+  if config.jaxlite_cache_dir:
+    return config.jaxlite_cache_dir
+  base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+  return os.path.join(base, "jaxlite", "xla")
+
+
+def key(text: str, xla_version, compile_options: bytes, device_kind: str) -> str:
+  h = hashlib.sha256()
+  for part in (text.encode(), repr(xla_version).encode(), compile_options,
+               device_kind.encode()):
+    h.update(len(part).to_bytes(8, "little"))
+    h.update(part)
+  return h.hexdigest()
+
+
+def _trusted_dir(path: str) -> bool:
+  """Create ``path`` user-only if missing; refuse it if another user could write it."""
+  try:
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    st = os.stat(path)
+  except OSError as e:
+    logger.warning("persistent compile cache disabled: cannot use %s (%s)", path, e)
+    return False
+  if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    logger.warning("persistent compile cache disabled: %s is not owned by this user or is "
+                   "writable by others; fix its permissions (chmod 700) to enable it", path)
+    return False
+  return True
+
+
+def _trusted_file(path: str) -> bool:
+  st = os.lstat(path)
+  return (stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
+          and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def get(entry_key: str) -> bytes | None:
+  """The serialized executable stored under ``entry_key``, or None (missing, foreign or
+  corrupt entries are dropped)."""
+  if not config.jaxlite_persistent_cache:
+    return None
+  directory = cache_dir()
+  path = os.path.join(directory, entry_key + ".bin")
+  if not os.path.exists(path) or not _trusted_dir(directory):
+    return None
+  try:
+    if not _trusted_file(path):
+      logger.warning("persistent compile cache: ignoring %s (not owned by this user or "
+                     "writable by others)", path)
+      return None
+    with open(path, "rb") as f:
+      blob = f.read()
+  except OSError:
+    return None
+  header = len(_MAGIC) + _DIGEST
+  payload = blob[header:]
+  if blob[:len(_MAGIC)] != _MAGIC or hashlib.sha256(payload).digest() != \
+      blob[len(_MAGIC):header]:
+    logger.warning("persistent compile cache: dropping corrupt entry %s", path)
+    _remove(path)
+    return None
+  try:
+    os.utime(path)   # recently used: evicted last
+  except OSError:
+    pass
+  return payload
+
+
+def put(entry_key: str, payload: bytes) -> None:
+  """Store ``payload`` atomically (a reader never sees half an entry)."""
+  if not config.jaxlite_persistent_cache:
+    return
+  directory = cache_dir()
+  if not _trusted_dir(directory):
+    return
+  try:
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as f:   # mkstemp creates the file with mode 0600
+      f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+    os.replace(tmp, os.path.join(directory, entry_key + ".bin"))
+  except OSError as e:
+    logger.warning("persistent compile cache: could not write an entry (%s)", e)
+    return
+  _evict(directory)
+
+
+def _remove(path):
+  try:
+    os.remove(path)
+  except OSError:
+    pass
+
+
+def _evict(directory):
+  try:
+    entries = [os.path.join(directory, n) for n in os.listdir(directory) if n.endswith(".bin")]
+    sized = sorted(((os.stat(p).st_mtime, os.stat(p).st_size, p) for p in entries))
+  except OSError:
+    return
+  total = sum(size for _, size, _ in sized)
+  limit = config.jaxlite_cache_max_bytes
+  for _, size, path in sized:
+    if total <= limit:
+      break
+    _remove(path)
+    total -= size
+
+
+def clear() -> None:
+  """Remove every entry of the persistent cache."""
+  directory = cache_dir()
+  if os.path.isdir(directory):
+    for name in os.listdir(directory):
+      if name.endswith(".bin"):
+        _remove(os.path.join(directory, name))
