@@ -9,14 +9,23 @@ from jaxlite._src import backends as _backends
 from jaxlite._src.array import Array
 from jaxlite._src.core import ShapeDtypeStruct
 from jaxlite._src.numpy import array_methods as _array_methods
-from jaxlite._src.api import (make_jaxpr, eval_shape, device_put, device_get,
-                              block_until_ready)
+from jaxlite._src.api import (
+    make_jaxpr, eval_shape, device_put, device_get, block_until_ready, disable_jit,
+    enable_x64, log_compiles, explain_cache_misses, numpy_dtype_promotion,
+    default_matmul_precision, numpy_rank_promotion, transfer_guard,
+    transfer_guard_host_to_device, transfer_guard_device_to_host,
+    transfer_guard_device_to_device, checking_leaks, enable_checks, ensure_compile_time_eval,
+    typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
+    print_environment_info, named_call, named_scope, linear_transpose, closure_convert)
+from jaxlite._src.dtypes import float0
+from jaxlite._src.backends import default_device
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
 from jaxlite._src.jit import jit
 from jaxlite._src.debugging import pure_callback
 from jaxlite._src.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
                                              checkpoint_policies)
 from jaxlite._src.vmap_api import vmap, jacfwd, jacrev, hessian
+from jaxlite._src.vmap_api import jacrev as jacobian
 from jaxlite._src.backends import devices, default_backend, Device
 from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
                      debug)

@@ -134,3 +134,160 @@ def block_until_ready(x):
     if isinstance(leaf, Array):
       leaf.block_until_ready()
   return x
+
+
+# ----------------------------------------------------------------------------- more of `jax.*`
+
+import contextlib  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+
+from jaxlite._src.config import config  # noqa: E402
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+  """Run jitted functions eagerly, op by op, inside the ``with`` block (for debugging)."""
+  with config.override("jax_disable_jit", disable):
+    yield
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True):
+  """Enable (or disable) 64-bit types inside the ``with`` block."""
+  with config.override("jax_enable_x64", new_val):
+    yield
+
+
+@contextlib.contextmanager
+def log_compiles(enable: bool = True):
+  """Log every compilation inside the ``with`` block."""
+  with config.override("jax_log_compiles", enable):
+    yield
+
+
+@contextlib.contextmanager
+def explain_cache_misses(enable: bool = True):
+  """Report retraces as warnings inside the ``with`` block."""
+  with config.override("jax_explain_cache_misses", enable):
+    yield
+
+
+@contextlib.contextmanager
+def numpy_dtype_promotion(mode: str):
+  """Use ``'standard'`` or ``'strict'`` type promotion inside the ``with`` block."""
+  if mode not in ("standard", "strict"):
+    raise ValueError(f"jax_numpy_dtype_promotion must be 'standard' or 'strict', got {mode!r}")
+  with config.override("jax_numpy_dtype_promotion", mode):
+    yield
+
+
+@contextlib.contextmanager
+def _accepted_setting(*args, **kwargs):
+  """A JAX setting that has nothing to change in jaxlite (one device, no sharding)."""
+  yield
+
+
+default_matmul_precision = numpy_rank_promotion = transfer_guard = _accepted_setting
+transfer_guard_host_to_device = transfer_guard_device_to_host = _accepted_setting
+transfer_guard_device_to_device = checking_leaks = enable_checks = _accepted_setting
+
+
+def ensure_compile_time_eval():
+  """Evaluate the block's operations eagerly, even while tracing (``jax.ensure_compile_time_eval``)."""
+  return core.set_current_trace(core.eval_trace)
+
+
+def typeof(x):
+  """The abstract value (``ShapedArray``) of ``x``."""
+  return core.get_aval(x)
+
+
+def effects_barrier():
+  """Wait for every pending computation (tier 0 computes synchronously)."""
+
+
+def process_count(backend=None) -> int:
+  return 1
+
+
+def process_index(backend=None) -> int:
+  return 0
+
+
+host_count, host_id = process_count, process_index
+
+
+def live_arrays(platform=None):
+  """The live Arrays (jaxlite does not track them: always an empty list)."""
+  return []
+
+
+def print_environment_info(return_string: bool = False):
+  """Print versions of jaxlite, Python, NumPy and the XLA plugin."""
+  import numpy
+  from jaxlite import __version__
+  from jaxlite._src import tiers
+  lines = [f"jaxlite:  {__version__}", f"numpy:    {numpy.__version__}",
+           f"python:   {sys.version.split()[0]}", f"platform: {platform.platform()}",
+           f"xla tier: {'available' if tiers.xla_available() else 'not available'}"]
+  text = "\n".join(lines)
+  if return_string:
+    return text
+  print(text)
+
+
+def named_call(fun, *, name=None):
+  """``fun`` unchanged (the name would only label profiler traces)."""
+  return fun
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+  """A profiler scope: accepted and ignored."""
+  if not isinstance(name, str):
+    raise TypeError("named_scope name argument must be a string.")
+  yield
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+  """The transpose of the linear function ``fun`` at the shapes of ``primals``.
+
+  Returns a function mapping output cotangents to a tuple of input cotangents.
+  """
+  from jaxlite._src.transforms import ad
+  leaves, in_tree = tree.tree_flatten(primals)
+  avals = [core.get_aval(as_operand(x)) for x in leaves]
+  flat_fun, out_tree = api_util.flatten_fun(fun, in_tree, with_kwargs=False)
+  closed = staging.trace_to_jaxpr(flat_fun, avals)
+  out_tree = out_tree()
+
+  def transposed(*cotangents):
+    ct_leaves, ct_tree = tree.tree_flatten(cotangents[0] if len(cotangents) == 1
+                                           else cotangents)
+    if ct_tree != out_tree:
+      raise TypeError(f"cotangent tree does not match function output, expected "
+                      f"{out_tree} but got {ct_tree}")
+    cts = ad.backward_pass(closed.jaxpr, closed.consts,
+                           [ad.UndefinedPrimal(a) for a in avals],
+                           [as_operand(c) for c in ct_leaves])
+    return tree.tree_unflatten(in_tree, [ad.instantiate(c) if type(c) is ad.Zero else c
+                                         for c, a in zip(cts, avals)])
+  return transposed
+
+
+def closure_convert(fun, *example_args):
+  """``(converted, consts)``: ``fun`` with its closed-over arrays as explicit arguments
+  (``converted(*args, *consts)``)."""
+  leaves, in_tree = tree.tree_flatten(example_args)
+  flat_fun, out_tree = api_util.flatten_fun(fun, in_tree, with_kwargs=False)
+  closed = staging.trace_to_jaxpr(flat_fun, [core.get_aval(as_operand(x)) for x in leaves])
+  out_tree = out_tree()
+  consts = list(closed.consts)
+
+  def converted(*args):
+    n = len(args) - len(consts)
+    arg_leaves = tree.tree_leaves(args[:n])
+    outs = core.eval_jaxpr(closed.jaxpr, list(args[n:]), *arg_leaves)
+    return tree.tree_unflatten(out_tree, outs)
+  return converted, consts

@@ -1,0 +1,42 @@
+"""Smaller parts of the top-level API: context managers, linear_transpose, closure_convert."""
+import numpy as np
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+
+
+def test_disable_jit_context_runs_the_python_function():
+  seen = []
+  f = jax.jit(lambda x: seen.append(type(x).__name__) or x * 2)
+  with jax.disable_jit():
+    assert float(f(jnp.ones(()))) == 2.0
+  f(jnp.ones(()))
+  assert seen == ["Array", "JitTracer"]
+
+
+def test_enable_x64_context_is_restored():
+  with jax.enable_x64():
+    assert jnp.arange(2).dtype == np.int64
+  assert jnp.arange(2).dtype == np.int32
+
+
+def test_linear_transpose_matches_the_adjoint():
+  a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+  f = lambda x: jnp.asarray(a) @ x
+  ct, = jax.linear_transpose(f, jnp.ones(3))(jnp.array([1.0, 2.0]))
+  np.testing.assert_allclose(ct, a.T @ np.array([1.0, 2.0]))
+
+
+def test_closure_convert_exposes_the_closed_over_arrays():
+  w = jnp.arange(3.0)
+  converted, consts = jax.closure_convert(lambda x: x * w, 1.0)
+  assert len(consts) == 1
+  np.testing.assert_allclose(converted(2.0, *consts), [0, 2, 4])
+
+
+def test_typeof_and_environment():
+  assert str(jax.typeof(jnp.ones((2, 3)))) == "float32[2,3]"
+  assert "jaxlite" in jax.print_environment_info(return_string=True)
+  assert jax.process_count() == 1 and jax.process_index() == 0
+  np.testing.assert_allclose(jax.jacobian(lambda x: x ** 2)(jnp.arange(3.0)),
+                             np.diag([0.0, 2.0, 4.0]))
