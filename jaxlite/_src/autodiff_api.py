@@ -82,17 +82,8 @@ def linearize(fun, *primals, has_aux=False):
   Returns ``(primals_out, f_jvp)`` (and ``aux`` if ``has_aux``); ``f_jvp`` is backed by a
   jaxpr that ``make_jaxpr`` can show.
   """
-  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
-  p_leaves = [as_operand(p) for p in p_leaves]
-  aux_box = []
-
-  def fun_main(*args):
-    out, aux = _split_aux(fun(*args), has_aux, "linearize")
-    aux_box.append(aux)
-    return out
-  flat_fun, out_tree = api_util.flatten_fun(fun_main, p_tree, with_kwargs=False)
-  out_p, linear = ad.linearize_flat(flat_fun, p_leaves)
-  out_tree = out_tree()
+  p_leaves, p_tree, out_p, linear, out_tree, aux = _linearize(fun, primals, has_aux,
+                                                               "linearize")
 
   def f_jvp(*tangents):
     t_leaves, t_tree = tree.tree_flatten(tangents)
@@ -103,7 +94,23 @@ def linearize(fun, *primals, has_aux=False):
     return tree.tree_unflatten(out_tree, outs)
 
   result = tree.tree_unflatten(out_tree, out_p), f_jvp
-  return result + (_primal_aux(aux_box[0]),) if has_aux else result
+  return result + (aux,) if has_aux else result
+
+
+def _linearize(fun, primals, has_aux, name):
+  """Flatten ``primals``, linearize ``fun`` there; the shared first half of linearize / vjp."""
+  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
+  p_leaves = [as_operand(p) for p in p_leaves]
+  aux_box = []
+
+  def fun_main(*args):
+    out, aux = _split_aux(fun(*args), has_aux, name)
+    aux_box.append(aux)
+    return out
+  flat_fun, out_tree = api_util.flatten_fun(fun_main, p_tree, with_kwargs=False)
+  out_p, linear = ad.linearize_flat(flat_fun, p_leaves)
+  aux = _primal_aux(aux_box[0]) if has_aux else None
+  return p_leaves, p_tree, out_p, linear, out_tree(), aux
 
 
 def vjp(fun, *primals, has_aux=False):
@@ -112,18 +119,8 @@ def vjp(fun, *primals, has_aux=False):
   Returns ``(primals_out, f_vjp)`` (and ``aux`` if ``has_aux``); ``f_vjp(ct)`` returns a
   tuple with one cotangent per positional primal.
   """
-  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
-  p_leaves = [as_operand(p) for p in p_leaves]
+  p_leaves, p_tree, out_p, linear, out_tree, aux = _linearize(fun, primals, has_aux, "vjp")
   p_avals = [core.get_aval(p) for p in p_leaves]
-  aux_box = []
-
-  def fun_main(*args):
-    out, aux = _split_aux(fun(*args), has_aux, "vjp")
-    aux_box.append(aux)
-    return out
-  flat_fun, out_tree = api_util.flatten_fun(fun_main, p_tree, with_kwargs=False)
-  out_p, linear = ad.linearize_flat(flat_fun, p_leaves)
-  out_tree = out_tree()
   out_avals = [core.get_aval(o) for o in out_p]
 
   def f_vjp(cotangent):
@@ -132,12 +129,10 @@ def vjp(fun, *primals, has_aux=False):
       raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
                       f"structure of primal output {out_tree}.")
     for ct, aval in zip(ct_leaves, out_avals):
-      ct_aval = core.get_aval(ct) if not isinstance(ct, np.ndarray) else ct
       if tuple(np.shape(ct)) != aval.shape:
         raise ValueError(f"Shape of cotangent input to vjp pullback function "
                          f"{np.shape(ct)} must be the same as the shape of corresponding "
                          f"primal input {aval.shape}.")
-      del ct_aval
     cts = ad.backward_pass(linear.jaxpr, linear.consts,
                            [ad.UndefinedPrimal(v.aval) for v in linear.jaxpr.invars],
                            [as_operand(c) if not _is_float0(c) else ad.Zero(a)
@@ -146,7 +141,7 @@ def vjp(fun, *primals, has_aux=False):
     return tree.tree_unflatten(p_tree, cts)
 
   result = tree.tree_unflatten(out_tree, out_p), f_vjp
-  return result + (_primal_aux(aux_box[0]),) if has_aux else result
+  return result + (aux,) if has_aux else result
 
 
 def _is_float0(x):

@@ -77,7 +77,33 @@ core.param_order[custom_jvp_call_p] = ("name", "call_jaxpr", "jvp", "symbolic_ze
 core.param_printers[(custom_jvp_call_p, "jvp")] = lambda f: getattr(f, "__name__", str(f))
 
 
-class custom_jvp:
+class _CustomRuleFunction:
+  """What custom_jvp and custom_vjp share: the wrapped function, its non-differentiable
+  arguments, and tracing a call into a jaxpr."""
+
+  def __init__(self, fun, nondiff_argnums=()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.symbolic_zeros = False
+
+  def __get__(self, instance, owner=None):
+    return self if instance is None else functools.partial(self, instance)
+
+  def _trace(self, args, kwargs):
+    """Returns (static values, dynamic args, their leaves and treedef, the call jaxpr,
+    its consts, the output treedef)."""
+    args = _resolve_args(self.fun, args, kwargs)
+    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
+    dyn_leaves = [_as_operand(x) for x in dyn_leaves]
+    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
+                                               len(args))
+    static_vals = [static[i] for i in sorted(static)]
+    return static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree
+
+
+class custom_jvp(_CustomRuleFunction):
   """A function with a custom JVP rule (``jax.custom_jvp``).
 
   Examples
@@ -95,11 +121,8 @@ class custom_jvp:
   """
 
   def __init__(self, fun, nondiff_argnums=()):
-    functools.update_wrapper(self, fun)
-    self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    super().__init__(fun, nondiff_argnums)
     self.jvp = None
-    self.symbolic_zeros = False
 
   def defjvp(self, jvp, symbolic_zeros=False):
     """Set the JVP rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``."""
@@ -119,21 +142,13 @@ class custom_jvp:
       return out, total
     self.defjvp(jvp)
 
-  def __get__(self, instance, owner=None):
-    return self if instance is None else functools.partial(self, instance)
-
   def __call__(self, *args, **kwargs):
     if self.jvp is None:
       raise AttributeError(f"No JVP defined for custom_jvp function "
                            f"{api_util.fun_name(self.fun)} using defjvp.")
-    args = _resolve_args(self.fun, args, kwargs)
-    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
-    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
-    dyn_leaves = [_as_operand(x) for x in dyn_leaves]
-    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
-                                               len(args))
+    static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
+        args, kwargs)
     user_jvp, n_consts = self.jvp, len(consts)
-    static_vals = [static[i] for i in sorted(static)]
 
     def jvp_flat(primals, tangents):
       # flat lists (consts first) in, flat (outputs, output tangents) out; the user's
@@ -193,7 +208,7 @@ custom_lin_p.multiple_results = True
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 
 
-class custom_vjp:
+class custom_vjp(_CustomRuleFunction):
   """A function with a custom VJP rule (``jax.custom_vjp``): ``defvjp(fwd, bwd)`` with
   ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, ct_out) -> ct_args``.
 
@@ -209,30 +224,21 @@ class custom_vjp:
   """
 
   def __init__(self, fun, nondiff_argnums=()):
-    functools.update_wrapper(self, fun)
-    self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    super().__init__(fun, nondiff_argnums)
     self.fwd = self.bwd = None
-    self.symbolic_zeros = False
 
   def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
     self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
-
-  def __get__(self, instance, owner=None):
-    return self if instance is None else functools.partial(self, instance)
 
   def __call__(self, *args, **kwargs):
     if self.fwd is None:
       raise AttributeError(f"No VJP defined for custom_vjp function "
                            f"{api_util.fun_name(self.fun)} using defvjp.")
-    args = _resolve_args(self.fun, args, kwargs)
-    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
-    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
-    dyn_leaves = [_as_operand(x) for x in dyn_leaves]
-    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
-                                               len(args))
-    fwd, bwd, n = self.fwd, self.bwd, len(args)
-    static_vals = [static[i] for i in sorted(static)]
+    static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
+        args, kwargs)
+    fwd, bwd = self.fwd, self.bwd
+    n = len(static_vals) + len(dynamic)
+    static = dict(zip(sorted(self.nondiff_argnums), static_vals))
     n_consts = len(consts)
 
     def fwd_flat(*primals):

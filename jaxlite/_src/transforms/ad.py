@@ -272,31 +272,24 @@ def is_undefined(x) -> bool:
 
 # -- rule helpers: the tables are filled beside each primitive in lax/
 
-def defjvp(prim, *jvp_fns):
-  """Per-operand JVP rules: ``jvp_fns[i](g, *primals, **params)`` is operand i's term."""
+def defjvp(prim, *jvp_fns, pass_ans=False):
+  """Per-operand JVP rules: ``jvp_fns[i](g, *primals, **params)`` is operand i's term
+  (``fn(g, ans, *primals)`` with ``pass_ans``, where ``ans`` is the primal output)."""
   def rule(primals, tangents, **params):
     primal_out = prim.bind(*primals, **params)
     aval = tangent_aval(core.get_aval(primal_out))
+    leading = (primal_out,) + tuple(primals) if pass_ans else tuple(primals)
     tangent_out = Zero(aval)
     for fn, t in zip(jvp_fns, tangents):
       if fn is not None and type(t) is not Zero:
-        tangent_out = add_tangents(tangent_out, _term(fn, t, aval, *primals, **params))
+        tangent_out = add_tangents(tangent_out, _term(fn, t, aval, *leading, **params))
     return primal_out, tangent_out
   jvp_rules[prim] = rule
 
 
 def defjvp2(prim, *jvp_fns):
   """As ``defjvp``, but each term also receives the primal output: ``fn(g, ans, *primals)``."""
-  def rule(primals, tangents, **params):
-    primal_out = prim.bind(*primals, **params)
-    aval = tangent_aval(core.get_aval(primal_out))
-    tangent_out = Zero(aval)
-    for fn, t in zip(jvp_fns, tangents):
-      if fn is not None and type(t) is not Zero:
-        tangent_out = add_tangents(tangent_out,
-                                   _term(fn, t, aval, primal_out, *primals, **params))
-    return primal_out, tangent_out
-  jvp_rules[prim] = rule
+  defjvp(prim, *jvp_fns, pass_ans=True)
 
 
 def defzero(prim):
