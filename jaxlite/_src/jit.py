@@ -31,7 +31,7 @@ from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
 from jaxlite._src.core import Primitive, Tracer
-from jaxlite._src.transforms import ad, staging
+from jaxlite._src.transforms import ad, batching, staging
 from jaxlite._src import passes
 from jaxlite._src.passes import inline as inline_pass
 
@@ -238,7 +238,7 @@ class Jitted:
     if core._context.trace is not core.eval_trace:
       return self._bind(args, kwargs, leaves, in_tree, static_key)
     sigs = tuple(map(_leaf_signature, leaves))
-    key = (in_tree, sigs, static_key, config.jax_enable_x64)
+    key = (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key())
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -359,7 +359,7 @@ class Jitted:
   def _bind(self, args, kwargs, leaves, in_tree, static_key):
     """Inside another trace: stage (or inline) a call of the traced jaxpr."""
     sigs = tuple(map(_leaf_signature, leaves))
-    key = (in_tree, sigs, static_key, config.jax_enable_x64)
+    key = (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key())
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -391,7 +391,7 @@ class Jitted:
       static_key = ()
     leaves, in_tree = tree.tree_flatten((args, kwargs))
     sigs = tuple(map(_leaf_signature, leaves))
-    key = (in_tree, sigs, static_key, config.jax_enable_x64)
+    key = (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     return stages.Traced(self, entry, self._arg_names(args, kwargs))
 
@@ -433,6 +433,8 @@ def _difference(old, new, names, param_names):
   changes = []
   if old[3] != new[3]:
     changes.append(f"jax_enable_x64 changed {old[3]} -> {new[3]}")
+  if old[4] != new[4]:
+    changes.append(f"the named vmap axes changed {old[4]} -> {new[4]}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
     if v_old != v_new or k_old != k_new:
       label = (k_new if isinstance(k_new, str) else param_names[k_new]
