@@ -415,6 +415,9 @@ class Jaxpr:
 
   __repr__ = __str__
 
+  def pretty_print(self, **kwargs) -> str:
+    return pp_jaxpr(self)
+
 
 class ClosedJaxpr:
   """A jaxpr together with the values of its constvars."""
@@ -435,6 +438,9 @@ class ClosedJaxpr:
     return pp_jaxpr(self.jaxpr)
 
   __repr__ = __str__
+
+  def pretty_print(self, **kwargs) -> str:
+    return pp_jaxpr(self.jaxpr)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
