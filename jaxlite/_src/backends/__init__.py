@@ -25,22 +25,43 @@ class Device:
 
 
 _CPU = Device(0, "cpu", "cpu")
+_NAMES = {"cuda": "gpu", "rocm": "gpu"}
+
+
+def _plugin_devices() -> list:
+  """The devices the XLA plugin offers (a GPU plugin's GPUs), else the host CPU."""
+  from jaxlite._src import tiers
+  if not tiers.xla_available():
+    return [_CPU]
+  from jaxlite._src.backends import xla
+  platform = _NAMES.get(xla.platform(), xla.platform())
+  if platform == "cpu":
+    return [_CPU]
+  # JAX names GPU devices CudaDevice(id=...)
+  return [Device(d.id, "cuda" if platform == "gpu" else platform, d.device_kind)
+          for d in xla.devices()]
 
 
 def default_device() -> Device:
-  return _CPU
+  return devices()[0]
 
 
 def devices(backend=None) -> list:
-  """The devices of ``backend`` (default: the default backend)."""
-  if backend not in (None, "cpu", "numpy"):
-    raise RuntimeError(f"Unknown backend {backend!r}: the available backends are 'cpu'.")
-  return [_CPU]
+  """The devices of ``backend`` (default: the default backend), as the plugins offer them."""
+  if backend in ("cpu", "numpy"):
+    return [_CPU]
+  if backend not in (None, "gpu", "cuda"):
+    raise RuntimeError(f"Unknown backend {backend!r}: use 'cpu' or 'gpu'.")
+  found = _plugin_devices()
+  if backend in ("gpu", "cuda") and found[0].platform == "cpu":
+    raise RuntimeError("Unknown backend: 'gpu' requested, but no GPU plugin works here. "
+                       "Install one with pip install -e '.[cuda]' on a machine with a GPU.")
+  return found
 
 
 def default_backend() -> str:
-  """The platform name of the default backend ('cpu')."""
-  return "cpu"
+  """The platform of the default backend: 'gpu' when a GPU plugin works, else 'cpu'."""
+  return "gpu" if devices()[0].platform != "cpu" else "cpu"
 
 
 core.EvalTrace.impls = numpy_impl_rules
