@@ -846,10 +846,7 @@ def _stat(x, mode, edge, length, count, axis, head):
   elif mode == "mean":
     v = red.mean(part, axis=axis, keepdims=True)
   else:
-    from jaxlite._src.numpy import reductions as r2
-    median = getattr(r2, "median", None)
-    if median is None:
-      raise NotImplementedError("jnp.pad mode='median' needs jnp.median.")
+    from jaxlite._src.numpy.statistics import median
     v = median(part, axis=axis, keepdims=True)
   if dtypes.issubdtype(x.dtype, np.integer) and mode in ("mean", "median"):
     v = ufuncs.round(v)
