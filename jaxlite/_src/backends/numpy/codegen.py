@@ -62,39 +62,73 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[
       return em.constant(_literal_value(v), "_l")
     return names[v]
 
-  for eqn in jaxpr.eqns:
+  # Free each intermediate after its last use: large arrays are then recycled by the
+  # allocator instead of all living until the function returns.
+  last_use = {}
+  for i, eqn in enumerate(jaxpr.eqns):
+    for v in eqn.invars:
+      if type(v) is core.Var:
+        last_use[v] = i
+  keep = set(jaxpr.outvars) | set(jaxpr.constvars) | set(jaxpr.invars)
+  fresh = set()   # variables holding arrays that this function allocated (never views)
+  for i, eqn in enumerate(jaxpr.eqns):
     args = [read(v) for v in eqn.invars]
-    outs = [f"v{next(em.counter)}" for _ in eqn.outvars]
+    dying = [v for v in eqn.invars
+             if type(v) is core.Var and v not in keep and last_use[v] == i]
+    expr, in_place = _expression(em, eqn, args, indent, _reusable(eqn, dying, fresh, names))
+    outs = [in_place or f"v{next(em.counter)}"] if in_place else [
+        f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
       names[v] = n
-    expr = _expression(em, eqn, args, indent)
+    if eqn.primitive in _DIRECT or eqn.primitive in _DIRECT_IF_FLOAT:
+      fresh.update(v for v in eqn.outvars if v.aval.shape)
     if eqn.primitive.multiple_results:
       target = ", ".join(outs) + ("," if len(outs) == 1 else "")
       em.lines.append(f"{indent}{target} = {expr}" if outs else f"{indent}{expr}")
     else:
       em.lines.append(f"{indent}{outs[0]} = {expr}")
+    dead = sorted({names[v] for v in dying} - {in_place})
+    if dead:
+      em.lines.append(f"{indent}del {', '.join(dead)}")
   return [read(v) for v in jaxpr.outvars]
 
 
-def _expression(em, eqn, args, indent):
+def _reusable(eqn, dying, fresh, names):
+  """A dying operand whose buffer the (elementwise) output can be written into."""
+  if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
+    return None
+  out = eqn.outvars[0].aval
+  for v in dying:
+    if v in fresh and v.aval.shape == out.shape and v.aval.dtype == out.dtype:
+      return names[v]
+  return None
+
+
+def _expression(em, eqn, args, indent, reusable=None):
+  """The Python expression computing ``eqn``, and the operand name it writes into (or
+  None): a direct ufunc call may reuse a dying operand's buffer with ``out=``."""
   prim = eqn.primitive
   rule = codegen_rules.get(prim)
   if rule is not None:
-    return rule(em, eqn, args, indent)
+    return rule(em, eqn, args, indent), None
   if prim is ew.integer_pow_p and 1 <= eqn.params["y"] <= 4:
     # small powers as products, the fastest NumPy spelling (dtype is preserved)
-    return "_np.multiply(" * (eqn.params["y"] - 1) + args[0] + "".join(
-        f", {args[0]})" for _ in range(eqn.params["y"] - 1)) if eqn.params["y"] > 1 else args[0]
+    y = eqn.params["y"]
+    return ("_np.multiply(" * (y - 1) + args[0] + "".join(
+        f", {args[0]})" for _ in range(y - 1)) if y > 1 else args[0]), None
   template = _DIRECT.get(prim)
   if template is None and eqn.invars and eqn.invars[0].aval.dtype.kind in "fc":
     template = _DIRECT_IF_FLOAT.get(prim)
   if template is not None:
-    return template.format(*args)
+    expr = template.format(*args)
+    if reusable is not None:
+      return f"{expr[:-1]}, out={reusable})", reusable
+    return expr, None
   impl = impl_rules.get(prim)
   if impl is None:
     raise NotImplementedError(f"The NumPy backend has no implementation of '{prim.name}'.")
   fn = em.constant(functools.partial(impl, **eqn.params) if eqn.params else impl, "_f")
-  return f"{fn}({', '.join(args)})"
+  return f"{fn}({', '.join(args)})", None
 
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
