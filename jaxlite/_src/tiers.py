@@ -65,6 +65,19 @@ def compile_xla(closed, name):
   return xla.compile(closed, name)
 
 
+def settled() -> bool:
+  """Whether every jitted signature has chosen its tier: no compile queued or running, and
+  no signature still probing or racing. Benchmarks warm up until this holds."""
+  from jaxlite._src import jit
+  if _worker is not None and (_worker.queue.unfinished_tasks or _worker.busy):
+    return False
+  for f in jit.all_jitted():
+    for entry in list(f._cache.values()):
+      if isinstance(entry.run, (Probe, Race)):
+        return False
+  return True
+
+
 class _Worker:
   """One daemon thread compiling in the background. At exit, queued compiles are dropped
   and only the one in progress is waited for (never a crash inside the C library)."""
@@ -72,6 +85,7 @@ class _Worker:
   def __init__(self):
     self.queue = queue.Queue()
     self.stopping = False
+    self.busy = False
     self.thread = threading.Thread(target=self.loop, name="jaxlite-xla-compile", daemon=True)
     self.thread.start()
     atexit.register(self.stop)
@@ -82,7 +96,12 @@ class _Worker:
       if task is None or self.stopping:
         return
       fn, args = task
-      fn(*args)
+      self.busy = True
+      try:
+        fn(*args)
+      finally:
+        self.busy = False
+        self.queue.task_done()
 
   def stop(self):
     self.stopping = True

@@ -1,0 +1,138 @@
+"""What every worker shares: the job table, timing helpers and the JSON-line protocol.
+
+A worker runs one job in a fresh process and prints one JSON object per line on stdout:
+``{"metric": id, "value": seconds}`` or ``{"metric": id, "unavailable": reason}``, plus one
+``{"versions": {...}}`` line. Everything else it prints is ignored by ``run.py``. This
+module imports only the standard library, so that a worker can time its own library's
+import before anything else is loaded.
+"""
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+import traceback
+
+# job -> the metrics it emits, in the order it emits them. Every job also emits "import".
+# A job is one fresh process, so its first metric is always a first call in a fresh process.
+JOBS = {
+  "small": ["w1_eager_sin", "w2_jit_cached"],
+  "heavy": ["w3_heavy_first", "w4_heavy_steady"],
+  "mlp": ["w5_mlp_first", "w5_mlp_steady"],
+  "loops": ["w6_loop200_first", "w6_scan200_first", "w6_scan2000_first",
+            "w6_loop2000_first"],
+  "transforms": ["w7_vmap_grad_first", "w7_vmap_grad_steady", "w8_hessian_first",
+                 "w8_hessian_steady"],
+  "shapes": ["w9_call1_100", "w9_call2_200", "w9_call3_100", "w9_call4_200",
+             "w9_call5_300"],
+}
+
+SHAPES = [(100,), (200,), (100,), (200,), (300,)]  # the tutorial's W9 sequence
+HEAVY_SIZE = 1_000_000
+MLP_SIZES = (784, 512, 512, 10)
+MLP_BATCH = 128
+LR = 0.01
+
+
+class Worker:
+  """Runs one job: parses the common arguments and keeps track of what was emitted."""
+
+  def __init__(self):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--job", required=True, choices=sorted(JOBS))
+    p.add_argument("--quick", action="store_true", help="fewer repetitions")
+    p.add_argument("--lib", default="jax", help="jax_api.py: jax or jaxlite")
+    p.add_argument("--backend", default="auto", help="jax_api.py: jaxlite's jit tier")
+    p.add_argument("--mode", default="eager", help="torch_api.py: eager or compile")
+    self.args = p.parse_args()
+    self.job = self.args.job
+    self.repeat = 3 if self.args.quick else 5
+    self.emitted = set()
+
+  def emit(self, metric, value=None, unavailable=None):
+    """Print one measurement (seconds) or the reason it could not be taken."""
+    rec = {"metric": metric}
+    if unavailable is None:
+      rec["value"] = value
+    else:
+      rec["unavailable"] = unavailable
+    self.emitted.add(metric)
+    print(json.dumps(rec), flush=True)
+
+  def versions(self, **libs):
+    print(json.dumps({"versions": {"python": platform.python_version(), **libs}}),
+          flush=True)
+
+  def unavailable(self, reason, metrics=None):
+    """Mark every metric of this job not yet emitted as unavailable."""
+    for m in metrics or JOBS[self.job]:
+      if m not in self.emitted:
+        self.emit(m, unavailable=reason)
+
+  def run(self, jobs):
+    """Call ``jobs[self.job]()``; an exception marks the metrics it did not reach."""
+    try:
+      jobs[self.job]()
+    except Exception as e:  # a workload a system cannot run is a result, not a crash
+      traceback.print_exc(file=sys.stderr)
+      self.unavailable(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+
+  def steady(self, fn, number=1, warmup=2):
+    """Median seconds per call of ``fn``, over ``repeat`` timings of ``number`` calls."""
+    for _ in range(warmup):
+      fn()
+    times = []
+    for _ in range(self.repeat):
+      t0 = time.perf_counter()
+      for _ in range(number):
+        fn()
+      times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def once(fn):
+  """Seconds taken by one call of ``fn``."""
+  t0 = time.perf_counter()
+  fn()
+  return time.perf_counter() - t0
+
+
+def timed_import(worker, *names):
+  """Import ``names`` (the first is the library), emit the seconds it took as "import"."""
+  import importlib
+  t0 = time.perf_counter()
+  try:
+    mods = [importlib.import_module(n) for n in names]
+  except Exception as e:
+    why = f"cannot import {names[0]}: {type(e).__name__}: {e}"
+    worker.emit("import", unavailable=why)
+    worker.unavailable(why)
+    sys.exit(0)
+  worker.emit("import", time.perf_counter() - t0)
+  return mods
+
+
+def mlp_data(np):
+  """The MLP's parameters and batch, identical for every system (float32, seeded)."""
+  rng = np.random.default_rng(0)
+  params = [(rng.standard_normal((m, n), np.float32) / np.float32(np.sqrt(m)),
+             np.zeros(n, np.float32)) for m, n in zip(MLP_SIZES[:-1], MLP_SIZES[1:])]
+  x = rng.standard_normal((MLP_BATCH, MLP_SIZES[0]), np.float32)
+  y = np.eye(MLP_SIZES[-1], dtype=np.float32)[rng.integers(0, MLP_SIZES[-1], MLP_BATCH)]
+  return params, x, y
+
+
+def small_mlp_data(np):
+  """W7's 32-64-1 MLP and 256 examples (float32, seeded)."""
+  rng = np.random.default_rng(1)
+  params = (rng.standard_normal((32, 64), np.float32) / np.float32(np.sqrt(32)),
+            np.zeros(64, np.float32),
+            rng.standard_normal((64, 1), np.float32) / np.float32(8.0),
+            np.zeros(1, np.float32))
+  return params, rng.standard_normal((256, 32), np.float32), rng.standard_normal(256, np.float32)
+
+
+def hessian_input(np):
+  """W8's input: 100 points in [-1, 1]."""
+  return np.linspace(-1.0, 1.0, 100, dtype=np.float32)

@@ -1,0 +1,142 @@
+"""Benchmark worker for JAX and for jaxlite, which share one API and so one workload code.
+
+    python jax_api.py --lib jax --job heavy
+    python jax_api.py --lib jaxlite --backend numpy|xla|auto --job heavy
+
+``--backend`` is jaxlite's jit tier: ``auto`` passes no ``backend=`` (the default policy);
+any other value is passed as ``jax.jit(f, backend=...)``. A tier that jit rejects makes
+every metric of the job "unavailable" with jit's error message.
+"""
+import functools
+import os
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, mlp_data,
+                     small_mlp_data, hessian_input)
+
+w = Worker()
+lib = w.args.lib
+jax, jnp, lax = timed_import(w, lib, f"{lib}.numpy", f"{lib}.lax")
+import numpy as np  # noqa: E402 (after the timed import)
+
+w.versions(**{lib: jax.__version__, "numpy": np.__version__})
+pinned = lib == "jaxlite" and w.args.backend != "auto"
+jit = functools.partial(jax.jit, backend=w.args.backend) if pinned else jax.jit
+try:
+  jit(lambda x: x)  # a tier that jit rejects fails here, before any timing
+except Exception as e:
+  w.unavailable(f"{type(e).__name__}: {e}")
+  raise SystemExit(0)
+block = jax.block_until_ready
+settles = lib == "jaxlite" and not pinned
+
+
+def steady(fn, **kwargs):
+  """Steady-state time. jaxlite's auto policy first settles: calls repeat until every
+  signature has chosen its tier (the XLA compile and the tier race are warm-up too)."""
+  if settles:
+    from jaxlite._src import tiers
+    deadline = time.perf_counter() + 30
+    while not tiers.settled() and time.perf_counter() < deadline:
+      fn()
+      time.sleep(0.001)
+  return w.steady(fn, **kwargs)
+
+
+def warm_up():
+  """Pay the library's one-time costs (first jit in the process) outside the timings."""
+  block(jit(lambda v: v + 1)(jnp.ones(7, jnp.float32)))
+
+
+def job_small():
+  x = jnp.arange(4, dtype=jnp.float32)
+  w.emit("w1_eager_sin", steady(lambda: block(jnp.sin(x)), number=200))
+  f = jit(lambda x: x ** 2 + 1)
+  w.emit("w2_jit_cached", steady(lambda: block(f(x)), number=200))
+
+
+def heavy(x):
+  y = x
+  for _ in range(20):
+    y = jnp.sin(y) * jnp.cos(y) + jnp.tanh(y)
+  return y
+
+
+def job_heavy():
+  x = block(jnp.arange(HEAVY_SIZE, dtype=jnp.float32))
+  f = jit(heavy)
+  w.emit("w3_heavy_first", once(lambda: block(f(x))))
+  w.emit("w4_heavy_steady", steady(lambda: block(f(x)), warmup=1))
+
+
+def mlp_loss(params, x, y):
+  h = x
+  for W, b in params[:-1]:
+    h = jnp.tanh(h @ W + b)
+  W, b = params[-1]
+  logits = h @ W + b
+  m = jnp.max(logits, axis=1, keepdims=True)
+  logp = logits - m - jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True))
+  return -jnp.mean(jnp.sum(logp * y, axis=1))
+
+
+def sgd_step(params, x, y):
+  grads = jax.grad(mlp_loss)(params, x, y)
+  return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+
+
+def job_mlp():
+  params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
+  step = jit(sgd_step)
+  w.emit("w5_mlp_first", once(lambda: block(step(params, x, y))))
+  w.emit("w5_mlp_steady", steady(lambda: block(step(params, x, y))))
+
+
+def job_loops():
+  x = jnp.ones((1024,), dtype=jnp.float32)
+  warm_up()
+  for n, kind in [(200, "loop"), (200, "scan"), (2000, "scan"), (2000, "loop")]:
+    def python_loop(y):
+      for _ in range(n):
+        y = jnp.sin(y) + 0.01 * y
+      return y
+
+    def scan_loop(y):
+      return lax.scan(lambda y, _: (jnp.sin(y) + 0.01 * y, None), y, xs=None, length=n)[0]
+
+    f = jit(python_loop if kind == "loop" else scan_loop)
+    w.emit(f"w6_{kind}{n}_first", once(lambda: block(f(x))))
+
+
+def per_example_loss(p, x, y):
+  h = jnp.tanh(x @ p[0] + p[1])
+  return ((h @ p[2] + p[3])[0] - y) ** 2
+
+
+def job_transforms():
+  warm_up()
+  try:
+    params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
+    f = jit(jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)))
+    w.emit("w7_vmap_grad_first", once(lambda: block(f(params, xs, ys))))
+    w.emit("w7_vmap_grad_steady", steady(lambda: block(f(params, xs, ys))))
+  except Exception as e:
+    w.unavailable(f"{type(e).__name__}: {e}", ["w7_vmap_grad_first", "w7_vmap_grad_steady"])
+  x = jnp.asarray(hessian_input(np))
+  h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)))
+  w.emit("w8_hessian_first", once(lambda: block(h(x))))
+  w.emit("w8_hessian_steady", steady(lambda: block(h(x))))
+
+
+def job_shapes():
+  warm_up()
+  f = jit(lambda x: jnp.sum(x ** 2))
+  for i, s in enumerate(SHAPES):
+    x = block(jnp.ones(s, dtype=jnp.float32))
+    w.emit(f"w9_call{i + 1}_{s[0]}", once(lambda: block(f(x))))
+
+
+w.run({"small": job_small, "heavy": job_heavy, "mlp": job_mlp, "loops": job_loops,
+       "transforms": job_transforms, "shapes": job_shapes})
