@@ -5,6 +5,8 @@ same functions users call), so this module holds storage, conversion and printin
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jaxlite._src import core
@@ -17,24 +19,64 @@ class Array:
 
   Unlike ``numpy.ndarray`` it cannot be changed in place: use ``x.at[idx].set(y)`` for
   a functional update that returns a new array.
+
+  Storage: ``_value`` is a NumPy array or scalar. An array computed by the XLA tier holds
+  a device buffer (``_buf``) instead and leaves ``_value`` unset until something reads
+  it: ``__getattr__`` then waits for the buffer, converts it once and stores it, so every
+  code path that reads ``x._value`` works unchanged (and pays nothing when it is set).
+  Shape and dtype come from the buffer without a transfer.
   """
-  __slots__ = ("_value", "weak_type", "__weakref__")
+  __slots__ = ("_value", "weak_type", "_buf", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False):
     self._value = value          # np.ndarray or np.generic, never written to
     self.weak_type = weak_type
+    self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None
+
+  def __getattr__(self, name):
+    # Only called when normal lookup fails: an unset slot or a missing attribute.
+    if name == "_value":
+      buf = self._buf
+      if buf is not None:
+        value = buf.to_numpy()
+        if not value.shape:
+          value = value[()]      # 0-d results are NumPy scalars, as tier 0 makes them
+        self._value = value
+        return value
+    elif name == "_buf":
+      return None
+    raise AttributeError(f"'Array' object has no attribute {name!r}")
 
   @property
   def aval(self) -> ShapedArray:
-    return ShapedArray(self._value.shape, self._value.dtype, self.weak_type)
+    return ShapedArray(self.shape, self.dtype, self.weak_type)
 
-  shape = property(lambda self: self._value.shape)
-  dtype = property(lambda self: self._value.dtype)
-  ndim = property(lambda self: self._value.ndim)
-  size = property(lambda self: self._value.size)
-  nbytes = property(lambda self: self._value.nbytes)
-  itemsize = property(lambda self: self._value.itemsize)
+  @property
+  def shape(self):
+    buf = self._buf
+    return self._value.shape if buf is None else buf.spec[0]
+
+  @property
+  def dtype(self):
+    buf = self._buf
+    return self._value.dtype if buf is None else buf.spec[1]
+
+  ndim = property(lambda self: len(self.shape))
+  size = property(lambda self: math.prod(self.shape))
+  nbytes = property(lambda self: math.prod(self.shape) * self.dtype.itemsize)
+  itemsize = property(lambda self: self.dtype.itemsize)
+
+  @property
+  def _on_device(self) -> bool:
+    """Whether the value lives only on the device so far (``_value`` not yet set)."""
+    if self._buf is None:
+      return False
+    try:
+      object.__getattribute__(self, "_value")
+      return False
+    except AttributeError:
+      return True
 
   # -- conversion to Python and NumPy
   def __array__(self, dtype=None, copy=None):
@@ -71,9 +113,10 @@ class Array:
     return self._value.tolist()
 
   def __len__(self):
-    if not self._value.shape:
+    shape = self.shape
+    if not shape:
       raise TypeError("len() of unsized object")
-    return self._value.shape[0]
+    return shape[0]
 
   def __iter__(self):
     if not self._value.shape:
@@ -90,15 +133,20 @@ class Array:
   def __reduce__(self):
     return (_reconstruct, (np.asarray(self._value), self.weak_type))
 
-  # -- devices and asynchrony (the NumPy backend computes synchronously)
+  # -- devices and asynchrony: XLA-tier results are computed asynchronously
   def block_until_ready(self):
+    """Wait until the value is computed (without copying it to the host); returns self."""
+    buf = self._buf
+    if buf is not None:
+      buf.block_until_ready()
     return self
 
   def copy_to_host_async(self):
     return None
 
   def is_ready(self):
-    return True
+    buf = self._buf
+    return buf is None or buf.is_ready()
 
   @property
   def device(self):
@@ -123,6 +171,17 @@ class Array:
     if not self._value.shape:
       return format(self._value.item(), spec)
     return format(str(self), spec)
+
+
+_new_array = object.__new__
+
+
+def from_device(buf, weak_type: bool = False) -> Array:
+  """An Array backed by device buffer ``buf`` (a ``pjrt.DeviceBuffer``), not yet read."""
+  a = _new_array(Array)
+  a.weak_type = weak_type
+  a._buf = buf
+  return a
 
 
 def _reconstruct(value, weak_type):

@@ -26,7 +26,7 @@ from jaxlite._src import api_util
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import Array
+from jaxlite._src.array import Array, from_device
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
@@ -52,8 +52,7 @@ def _leaf_signature(x):
   """What of an argument leaf enters the cache key: shape, dtype, weak type."""
   t = type(x)
   if t is Array:
-    v = x._value
-    return (v.shape, v.dtype, x.weak_type)
+    return (x.shape, x.dtype, x.weak_type)   # no transfer for a device-backed array
   if t is np.ndarray or isinstance(x, np.generic):
     return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
   if t in (float, int, bool, complex):
@@ -82,6 +81,31 @@ def _leaf_value(x):
   # a copy: an output may alias this input, and the caller may mutate their NumPy array
   value = np.asarray(x)
   return np.array(value, dtypes.canonicalize_dtype(value.dtype))
+
+
+def _leaf_device_value(x):
+  """What the XLA tier receives for an argument leaf: a device-backed Array's buffer
+  as it is (no host round trip), else the NumPy value."""
+  if type(x) is Array:
+    buf = x._buf
+    return x._value if buf is None else buf
+  return _leaf_value(x)
+
+
+class _XlaDispatch:
+  """The XLA tier serving a signature. The jit call paths use ``execute_device``:
+  buffers of device-backed arguments go in as they are and the outputs come back as
+  device buffers, not waited for (asynchronous dispatch). Called with NumPy values it
+  runs synchronously and returns NumPy arrays (``Compiled``, the tier race: the race
+  times XLA including the wait for its results and their transfer)."""
+  __slots__ = ("executable", "execute_device")
+
+  def __init__(self, executable):
+    self.executable = executable
+    self.execute_device = executable.execute_device
+
+  def __call__(self, *values):
+    return self.executable(*values)
 
 
 def _ordinal(n):
@@ -156,7 +180,7 @@ class _Entry:
     if executable.from_disk_cache:
       self.tier_note = "xla executable loaded from the persistent compile cache"
     self.xla_text = executable.as_text()
-    return executable
+    return _XlaDispatch(executable)
 
   def start_xla(self, name, numpy_run):
     tiers.submit(self._background_xla, name, numpy_run)
@@ -210,8 +234,9 @@ class Jitted:
     # Hot path: positional Array arguments only, a signature seen before, eager context.
     if not kwargs and not self._has_static and core._context.trace is core.eval_trace:
       try:
-        key = tuple([(a._value.shape, a._value.dtype, a.weak_type) for a in args
-                     if type(a) is Array])
+        # shape and dtype of a device-backed array come from its buffer (no transfer)
+        key = tuple([(a._value.shape, a._value.dtype, a.weak_type) if a._buf is None
+                     else (*a._buf.spec, a.weak_type) for a in args if type(a) is Array])
         entry = self._fast_cache.get(key) if len(key) == len(args) else None
       except AttributeError:
         entry = None
@@ -219,8 +244,16 @@ class Jitted:
           config.jax_enable_x64:
         entry.hits += 1
         entry.calls += 1
+        run = entry.run
         t0 = time.perf_counter()
-        outs = entry.run(*[a._value for a in args])
+        if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
+          outs = run.execute_device([a._value if a._buf is None else a._buf for a in args])
+          entry.exec_s.append(time.perf_counter() - t0)
+          if entry.single_output:
+            return from_device(outs[0], entry.out_weak[0])
+          return tree.tree_unflatten(entry.out_tree,
+                                     list(map(from_device, outs, entry.out_weak)))
+        outs = run(*[a._value for a in args])
         entry.exec_s.append(time.perf_counter() - t0)
         if entry.single_output:
           return Array(outs[0], entry.out_weak[0])
@@ -247,9 +280,12 @@ class Jitted:
     entry.calls += 1
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
     if not kwargs and not static_key and all(type(a) is Array for a in args):
-      self._fast_cache[tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args)] \
-          = entry
+      self._fast_cache[tuple((a.shape, a.dtype, a.weak_type) for a in args)] = entry
     t0 = time.perf_counter()
+    if run.__class__ is _XlaDispatch:
+      outs = run.execute_device(list(map(_leaf_device_value, leaves)))
+      entry.exec_s.append(time.perf_counter() - t0)
+      return tree.tree_unflatten(entry.out_tree, list(map(from_device, outs, entry.out_weak)))
     outs = run(*map(_leaf_value, leaves))
     entry.exec_s.append(time.perf_counter() - t0)
     return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))

@@ -23,9 +23,9 @@ from jaxlite._src.backends.xla import cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
 from jaxlite._src.backends.xla import stablehlo
-from jaxlite._src.backends.xla.pjrt import XlaRuntimeError
+from jaxlite._src.backends.xla.pjrt import DeviceBuffer, XlaRuntimeError, live_buffers
 
-__all__ = ["XlaRuntimeError", "XlaExecutable", "is_available", "unavailable_reason",
+__all__ = ["XlaRuntimeError", "XlaExecutable", "DeviceBuffer", "live_buffers", "is_available", "unavailable_reason",
            "lower", "compile", "deserialize", "devices", "platform", "client"]
 
 logger = logging.getLogger("jaxlite")
@@ -99,7 +99,8 @@ def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
 
 class XlaExecutable:
   """A compiled jaxpr. ``exe(*numpy_args)`` returns a list of NumPy arrays whose dtypes
-  are exactly the jaxpr's output dtypes.
+  are exactly the jaxpr's output dtypes (synchronously); ``exe.execute_device(args)``
+  takes DeviceBuffers or NumPy values and returns DeviceBuffers without waiting.
 
   Attributes
   ----------
@@ -117,9 +118,14 @@ class XlaExecutable:
     loaded.set_signature([(a.shape, a.dtype) for a in in_avals],
                          [(a.shape, a.dtype) for a in out_avals])
     self._execute = loaded.execute
+    self.execute_device = loaded.execute_device
 
   def __call__(self, *args):
     return self._execute(args)
+
+  # execute_device(args) -> list[DeviceBuffer]: asynchronous dispatch. Each argument is a
+  # DeviceBuffer (used in place, no host round trip) or a NumPy value (transferred); the
+  # outputs are not waited for (see ``pjrt.LoadedExecutable.execute_device``).
 
   def as_text(self) -> str:
     return self.text

@@ -10,7 +10,10 @@ compile options are always the known-good serialized proto.
 """
 from __future__ import annotations
 
+import atexit
+import collections
 import ctypes
+import itertools
 import threading
 import weakref
 from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_void_p
@@ -18,7 +21,8 @@ from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_void_p
 import ml_dtypes
 import numpy as np
 
-__all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "load_api"]
+__all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "DeviceBuffer", "load_api",
+           "live_buffers"]
 
 
 class XlaRuntimeError(RuntimeError):
@@ -59,6 +63,7 @@ NamedValue = _args("PJRT_NamedValue", [("name", _P), ("name_size", c_size_t), ("
 PluginAttributesArgs = _args("PJRT_Plugin_Attributes_Args",
                              [("attributes", _P), ("num_attributes", c_size_t)])
 EventArgs = _args("PJRT_Event_Args", [("event", _P)])  # Destroy, Await, Error: same layout
+IsReadyArgs = _args("PJRT_Event_IsReady_Args", [("event", _P), ("is_ready", ctypes.c_bool)])
 ClientCreateArgs = _args("PJRT_Client_Create_Args", [
     ("create_options", _P), ("num_options", c_size_t), ("kv_get_callback", _P),
     ("kv_get_user_arg", _P), ("kv_put_callback", _P), ("kv_put_user_arg", _P),
@@ -319,6 +324,8 @@ class Client:
     api.check(api.Client_AddressableDevices(ctypes.byref(d)))
     handles = (c_void_p * d.num_devices).from_address(d.devices)
     self.devices = [Device(self, h) for h in handles]
+    # On CPU a ready buffer's memory is host memory: read it directly (no copy thread).
+    self.direct_read = self.platform == "cpu" and api.Buffer_UnsafePointer is not None
     self._finalizer = weakref.finalize(self, _destroy_client, api, a.client)
     # Not at interpreter exit: a background compile may still be using the client then,
     # and the process's teardown releases it anyway.
@@ -440,6 +447,91 @@ class LoadedExecutable:
             ctypes.byref(event_args), buf_args, ctypes.byref(buf_args), ptr_args,
             ctypes.byref(ptr_args), host_args, ctypes.byref(host_args), keep)
 
+  def execute_device(self, args):
+    """Dispatch on device 0 without waiting: each argument a ``DeviceBuffer`` of this
+    client (used in place) or a NumPy value (transferred); returns one ``DeviceBuffer``
+    per output, ready later (``DeviceBuffer.block_until_ready``).
+
+    NumPy arguments may be aliased by the device (zero copy) until the computation is
+    done with them: they are kept alive by the outputs and must not be mutated.
+    """
+    specs = self.in_specs
+    if len(args) != len(specs):
+      raise TypeError(f"The compiled function takes {len(specs)} arguments, got "
+                      f"{len(args)}.")
+    args = list(args)
+    for i, spec in enumerate(specs):
+      x = args[i]
+      if x.__class__ is DeviceBuffer:
+        if x.spec is not spec and x.spec != spec:
+          shape, dtype = spec
+          raise TypeError(f"Argument {i} of the compiled function must be "
+                          f"{dtype.name}{list(shape)}, got {x.dtype.name}{list(x.shape)}.")
+        if x.client is not self.client:
+          raise ValueError(f"Argument {i} of the compiled function lives on another "
+                           "PJRT client.")
+      else:
+        args[i] = _host_arg(i, x, spec)
+    if self._lock.acquire(False):
+      try:
+        return self._dispatch(args, self._structs)
+      finally:
+        self._lock.release()
+    return self._dispatch(args, self._build_structs())
+
+  def _dispatch(self, args, structs):
+    api, client = self.api, self.client
+    (h2d, arg_list, out_list, events, _, ex_ref, _, _, ba, ba_ref, _, _, _, _, _) = structs
+    from_host, destroy_buffer = api.Client_BufferFromHostBuffer, api.Buffer_Destroy
+    transferred, host, host_events = [], [], []
+    ok = False
+    try:
+      for i, x in enumerate(args):
+        if x.__class__ is DeviceBuffer:
+          arg_list[i] = x.handle
+          continue
+        a, a_ref, _ = h2d[i]
+        a.data = x.ctypes.data
+        a.done_with_host_buffer = None
+        err = from_host(a_ref)
+        if err:
+          raise api.error(err)
+        arg_list[i] = a.buffer
+        transferred.append(a.buffer)
+        host.append(x)
+        if a.done_with_host_buffer:
+          host_events.append(a.done_with_host_buffer)
+      events[0] = None
+      err = api.LoadedExecutable_Execute(ex_ref)
+      if err:
+        raise api.error(err)
+      ok = True
+    finally:
+      # PJRT keeps an argument's memory until the computation is done with it; the
+      # host arrays it may alias are released once their done events fire.
+      for b in transferred:
+        ba.buffer = b
+        destroy_buffer(ba_ref)
+      if not ok:
+        _Flight(api, None, host, host_events).wait()
+    flight = _Flight(api, events[0], host, host_events)
+    events[0] = None
+    outs = []
+    spec_list = self.out_specs
+    for i in range(len(spec_list)):
+      b = _new_object(DeviceBuffer)
+      b.handle, b.api, b.client, b.spec, b._flight = (out_list[i], api, client,
+                                                      spec_list[i], flight)
+      next(_created)
+      outs.append(b)
+    if flight.event is None:   # no completion event from this plugin: synchronous
+      for b in outs:
+        b._await_ready_event()
+      flight.wait()
+    else:
+      _track(flight)
+    return outs
+
   def check_args(self, args):
     """The arguments as C-contiguous arrays of the declared shapes and dtypes."""
     specs = self.in_specs
@@ -535,3 +627,262 @@ def _destroy_loaded(client, handle):
   api = client.api
   api.check(api.LoadedExecutable_Destroy(ctypes.byref(_new(ExecutableArgs,
                                                            executable=handle))))
+
+
+def _host_arg(i, x, spec):
+  """A host argument as a C-contiguous array of the declared shape and dtype."""
+  shape, dtype = spec
+  if x.__class__ is not np.ndarray:
+    if isinstance(x, (bool, int, float, complex)) and not shape:
+      x = np.asarray(x, dtype)
+    else:
+      x = np.asarray(x)
+  if x.dtype != dtype or x.shape != shape:
+    raise TypeError(f"Argument {i} of the compiled function must be "
+                    f"{dtype.name}{list(shape)}, got {x.dtype.name}{list(x.shape)}. Cast or "
+                    "reshape it (the XLA executable would reinterpret the bytes otherwise).")
+  if not x.flags.c_contiguous:
+    x = np.ascontiguousarray(x)
+  return x
+
+
+# ----------------------------------------------------------------------------- buffers
+
+_new_object = object.__new__
+_created = itertools.count()
+_destroyed = itertools.count()
+_state = {"exiting": False}
+# Reading a ready CPU buffer aliases its memory from this size on (copies below it).
+ALIAS_MIN_BYTES = 1 << 16
+
+
+def _peek(counter) -> int:
+  return int(repr(counter)[6:-1])
+
+
+def live_buffers() -> int:
+  """How many ``DeviceBuffer`` objects exist (created and not yet destroyed)."""
+  return _peek(_created) - _peek(_destroyed)
+
+
+@atexit.register
+def _at_exit():
+  # Wait for work in flight, then stop destroying buffers: the process's teardown releases
+  # device memory, and destroying buffers while modules are torn down could crash.
+  wait_all()
+  _state["exiting"] = True
+
+
+class _Flight:
+  """One asynchronous dispatch: its completion event, shared by its outputs, and the
+  host arrays it transferred (the device may alias them, zero copy), kept alive until
+  the computation and their done events let go of them."""
+  __slots__ = ("api", "event", "host", "host_events", "lock", "error")
+
+  def __init__(self, api, event, host, host_events):
+    self.api, self.event, self.host, self.host_events = api, event, host, host_events
+    self.lock = threading.Lock()
+    self.error = None
+
+  def is_ready(self) -> bool:
+    if self.event is None:
+      return True
+    with self.lock:
+      event = self.event
+      if event is None:
+        return True
+      a = _new(IsReadyArgs, event=event)
+      self.api.check(self.api.Event_IsReady(ctypes.byref(a)))
+      return a.is_ready
+
+  def wait(self):
+    """Wait for the computation; release the host arrays; raise its error if any."""
+    if self.event is not None or self.host is not None:
+      with self.lock:
+        self._finish()
+    if self.error is not None:
+      raise XlaRuntimeError(self.error)
+
+  def _finish(self):
+    api = self.api
+    if self.event is not None:
+      a = _new(EventArgs, event=self.event)
+      err = api.Event_Await(ctypes.byref(a))
+      api.Event_Destroy(ctypes.byref(a))
+      self.event = None
+      if err:
+        self.error = str(api.error(err))
+    if self.host is not None:
+      for event in self.host_events:
+        a = _new(EventArgs, event=event)
+        err = api.Event_Await(ctypes.byref(a))
+        api.Event_Destroy(ctypes.byref(a))
+        if err:
+          api.error(err)  # destroys it; the computation's own error is what matters
+      self.host_events, self.host = (), None
+
+  def __del__(self):
+    # A flight leaves the tracking deque once finished; its outputs may all be gone
+    # before anyone waited: destroy the event, release the host arrays.
+    try:
+      if (self.event is not None or self.host is not None) and not _state["exiting"]:
+        self._finish()
+    except Exception:  # never raise from a finalizer
+      pass
+
+
+# Dispatches not known to be finished, oldest first. Bounded by pruning finished ones at
+# each dispatch; at exit every one is waited for: the process must not tear the plugin
+# down under a running computation (that crashes), whoever still holds its outputs.
+_flights = collections.deque()
+_prune_lock = threading.Lock()
+_KEEP_FLIGHTS = 8
+
+
+_ready_args = _new(IsReadyArgs)
+_ready_ref = ctypes.byref(_ready_args)
+
+
+def _track(flight):
+  _flights.append(flight)
+  if len(_flights) > _KEEP_FLIGHTS and _prune_lock.acquire(False):
+    try:
+      # Forget the oldest dispatches once finished (one C call each; their events are
+      # destroyed when waited for or when their outputs are gone).
+      while len(_flights) > _KEEP_FLIGHTS:
+        oldest = _flights[0]
+        if not oldest.lock.acquire(False):
+          break       # someone is waiting for it
+        try:
+          event = oldest.event
+          if event is not None:
+            _ready_args.event = event
+            err = oldest.api.Event_IsReady(_ready_ref)
+            if err:
+              oldest.api.error(err)   # destroyed; whoever waits sees the real error
+              break
+            if not _ready_args.is_ready:
+              break
+        finally:
+          oldest.lock.release()
+        _flights.popleft()
+    finally:
+      _prune_lock.release()
+
+
+def pending_dispatches() -> int:
+  """How many dispatches are tracked as possibly still running."""
+  return len(_flights)
+
+
+def wait_all():
+  """Wait for every computation dispatched so far (errors are left to their outputs)."""
+  while _flights:
+    try:
+      flight = _flights.popleft()
+    except IndexError:
+      break
+    try:
+      flight.wait()
+    except XlaRuntimeError:
+      pass
+
+
+class _HostView:
+  """Exposes a ready CPU buffer's memory to NumPy; keeps the buffer alive."""
+  __slots__ = ("__array_interface__", "owner")
+
+  def __init__(self, owner, pointer, nbytes):
+    self.owner = owner
+    self.__array_interface__ = {"version": 3, "shape": (nbytes,), "typestr": "|u1",
+                                "data": (pointer, True)}
+
+
+class DeviceBuffer:
+  """A PJRT buffer on device 0 owned by Python: destroyed when collected.
+
+  ``shape`` and ``dtype`` are known without touching the device; ``to_numpy`` waits for
+  the computation that produces it and reads it (on CPU large buffers are aliased: the
+  NumPy array keeps this buffer alive).
+  """
+  __slots__ = ("handle", "api", "client", "spec", "_flight", "__weakref__")
+
+  shape = property(lambda self: self.spec[0])
+  dtype = property(lambda self: self.spec[1])
+
+  @property
+  def nbytes(self) -> int:
+    shape, dtype = self.spec
+    n = dtype.itemsize
+    for d in shape:
+      n *= d
+    return n
+
+  @property
+  def ready(self) -> bool:
+    """Whether the buffer is known to be computed (no C call; see ``is_ready``)."""
+    f = self._flight
+    return f is None or f.event is None and f.error is None
+
+  def is_ready(self) -> bool:
+    """Whether the computation producing this buffer has finished (does not wait)."""
+    f = self._flight
+    return f is None or f.is_ready()
+
+  def block_until_ready(self):
+    """Wait for the computation producing this buffer; raise its error, if any."""
+    f = self._flight
+    if f is not None:
+      f.wait()
+      self._flight = None
+    return self
+
+  def _await_ready_event(self):
+    api = self.api
+    if api.Buffer_ReadyEvent is None:
+      raise XlaRuntimeError("This PJRT plugin has no completion events.")
+    r = _new(ReadyEventArgs, buffer=self.handle)
+    api.check(api.Buffer_ReadyEvent(ctypes.byref(r)))
+    api.await_event(r.event)
+
+  def to_numpy(self) -> np.ndarray:
+    """The value as a NumPy array (waits for it; do not write to the result)."""
+    self.block_until_ready()
+    shape, dtype = self.spec
+    nbytes = self.nbytes
+    if not nbytes:
+      return np.empty(shape, dtype)
+    api = self.api
+    if self.client.direct_read:
+      pa = _new(UnsafePointerArgs, buffer=self.handle)
+      api.check(api.Buffer_UnsafePointer(ctypes.byref(pa)))
+      if nbytes >= ALIAS_MIN_BYTES:
+        view = np.asarray(_HostView(self, pa.buffer_pointer, nbytes))
+        return view.view(dtype).reshape(shape)
+      return np.frombuffer(ctypes.string_at(pa.buffer_pointer, nbytes), dtype).reshape(shape)
+    out = np.empty(shape, dtype)
+    ha = _new(ToHostArgs, src=self.handle, dst=out.ctypes.data, dst_size=nbytes)
+    api.check(api.Buffer_ToHostBuffer(ctypes.byref(ha)))
+    api.await_event(ha.event)
+    return out
+
+  def __array__(self, dtype=None, copy=None):
+    value = self.to_numpy()
+    return value if dtype is None else value.astype(dtype)
+
+  def __repr__(self):
+    shape, dtype = self.spec
+    return f"DeviceBuffer({dtype.name}{list(shape)}, {'ready' if self.ready else 'pending'})"
+
+  def __del__(self):
+    try:
+      handle = self.handle
+    except AttributeError:   # construction failed
+      return
+    try:
+      if handle and not _state["exiting"]:
+        self.handle = None
+        self.api.Buffer_Destroy(ctypes.byref(_new(BufferArgs, buffer=handle)))
+      next(_destroyed)
+    except Exception:  # interpreter teardown: the process releases the memory
+      pass

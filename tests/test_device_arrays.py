@@ -1,0 +1,243 @@
+"""Device-resident Arrays: outputs of the XLA tier stay on the device until read."""
+import gc
+import pickle
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+from jaxlite._src import tiers
+
+if not tiers.xla_available():
+  pytest.skip("no XLA plugin", allow_module_level=True)
+
+import jaxlite as jax  # noqa: E402
+import jaxlite.numpy as jnp  # noqa: E402
+from jaxlite._src.array import Array  # noqa: E402
+from jaxlite._src.backends.xla import pjrt  # noqa: E402
+
+
+def xla_jit(f, **kw):
+  return jax.jit(f, backend="xla", **kw)
+
+
+def on_device(x):
+  return x._on_device
+
+
+def test_outputs_are_device_backed_until_read():
+  f = xla_jit(lambda x: x * 2 + 1)
+  y = f(jnp.arange(4.0))
+  assert type(y) is Array and on_device(y)
+  assert y.shape == (4,) and y.dtype == np.float32 and y.ndim == 1 and y.size == 4
+  assert y.aval.shape == (4,) and not y.weak_type
+  assert on_device(y)                       # shape and dtype did not transfer
+  np.testing.assert_array_equal(y._value, [1, 3, 5, 7])
+  assert not on_device(y)                   # converted once, stored
+  np.testing.assert_array_equal(np.asarray(y), [1, 3, 5, 7])
+
+
+def test_values_after_lazy_conversion_many_dtypes():
+  f = xla_jit(lambda x, y: (x + y, x * y, (x > y).astype(jnp.int32), x.sum()))
+  x = jnp.asarray(np.linspace(-2, 3, 12, dtype=np.float32).reshape(3, 4))
+  y = jnp.asarray(np.linspace(1, 2, 12, dtype=np.float32).reshape(3, 4))
+  s, p, g, t = f(x, y)
+  xn, yn = np.asarray(x), np.asarray(y)
+  np.testing.assert_allclose(s, xn + yn, rtol=1e-6)
+  np.testing.assert_allclose(p, xn * yn, rtol=1e-6)
+  np.testing.assert_array_equal(g, (xn > yn).astype(np.int32))
+  assert g.dtype == np.int32
+  assert t.shape == () and abs(float(t) - xn.sum()) < 1e-4
+  assert repr(t).startswith("Array(")
+
+
+def test_large_output_aliases_device_memory_safely():
+  n = pjrt.ALIAS_MIN_BYTES // 4 * 2
+  f = xla_jit(lambda x: x + 1)
+  y = f(jnp.zeros((n,)))
+  v = np.asarray(y)
+  assert not v.flags.writeable
+  del y
+  gc.collect()
+  np.testing.assert_array_equal(v[:5], np.ones(5))   # the view keeps the buffer alive
+  assert v.sum() == n
+
+
+def test_chaining_keeps_data_on_device():
+  f = xla_jit(lambda x: x * 2 + 1)
+  x = jnp.arange(4.0)
+  ys = [f(x)]
+  for _ in range(5):
+    ys.append(f(ys[-1]))
+  assert all(on_device(y) for y in ys)
+  expected = np.arange(4.0)
+  for _ in range(6):
+    expected = expected * 2 + 1
+  np.testing.assert_array_equal(ys[-1], expected)
+  assert all(on_device(y) for y in ys[:-1])   # intermediates were never read
+
+
+def test_device_argument_passes_its_buffer(monkeypatch):
+  f = xla_jit(lambda x: x + 1)
+  y = f(jnp.arange(3.0))
+  calls = []
+  original = pjrt.DeviceBuffer.to_numpy
+
+  def spy(self):
+    calls.append(self)
+    return original(self)
+  monkeypatch.setattr(pjrt.DeviceBuffer, "to_numpy", spy)
+  z = f(y)
+  z = f(z)
+  assert calls == []
+  np.testing.assert_array_equal(z, [3, 4, 5])
+  assert len(calls) == 1
+
+
+def test_block_until_ready_waits_and_returns_the_array():
+  f = xla_jit(lambda x: jnp.tanh(x @ x) @ x)
+  x = jnp.ones((256, 256)) * 0.01
+  y = f(x)
+  assert y.block_until_ready() is y
+  assert y.is_ready() and y._buf.ready
+  assert on_device(y)                        # waiting did not transfer
+  out = jax.block_until_ready({"a": y, "b": [f(y)]})
+  assert out["a"] is y and out["b"][0].is_ready()
+  # NumPy-backed arrays are always ready
+  assert jnp.ones(3).is_ready() and jnp.ones(3).block_until_ready() is not None
+
+
+def test_eager_ops_and_tier0_accept_device_arrays():
+  f = xla_jit(lambda x: x * 2)
+  y = f(jnp.arange(4.0))
+  np.testing.assert_array_equal(y + 1, [1, 3, 5, 7])
+  np.testing.assert_allclose(jnp.sin(f(jnp.arange(4.0))), np.sin(np.arange(4.0) * 2), rtol=1e-6)
+  g0 = jax.jit(lambda a, b: a * b, backend="numpy")
+  np.testing.assert_array_equal(g0(f(jnp.arange(4.0)), f(jnp.ones(4))), [0, 4, 8, 12])
+  np.testing.assert_array_equal(f(jnp.arange(4.0))[1:3], [2, 4])
+  assert f(jnp.arange(4.0)).sum() == 12
+  # grad and vmap read the values of device-backed arrays too
+  z = f(jnp.arange(3.0))
+  np.testing.assert_allclose(jax.grad(lambda v: (v ** 2).sum())(z), 2 * np.asarray(z))
+  np.testing.assert_allclose(jax.vmap(lambda v: v * 3)(f(jnp.arange(3.0))), [0, 6, 12])
+  # Python conversions
+  s = xla_jit(lambda x: x.sum())(jnp.arange(4.0))
+  assert float(s) == 6.0 and int(s) == 6 and bool(s) and f"{s:.1f}" == "6.0"
+  assert len(f(jnp.arange(4.0))) == 4
+  assert [float(v) for v in f(jnp.arange(2.0))] == [0.0, 2.0]
+  i = xla_jit(lambda x: x + 1)(jnp.asarray(2))
+  assert [10, 20, 30, 40][i] == 40
+
+
+def test_pytree_outputs_and_jit_slow_path():
+  f = xla_jit(lambda d, s: {"a": d["x"] * s, "b": d["x"] + s})
+  out = f({"x": jnp.arange(3.0)}, 2.0)
+  assert on_device(out["a"]) and on_device(out["b"])
+  out2 = f({"x": out["a"]}, 1.0)
+  assert on_device(out2["a"]) and on_device(out["a"])
+  np.testing.assert_array_equal(out2["b"], [1, 3, 5])
+  # static arguments take the general path as well
+  g = xla_jit(lambda x, n: x * n, static_argnums=1)
+  np.testing.assert_array_equal(g(out["a"], 3), [0, 6, 12])
+  assert on_device(out["a"])
+
+
+def test_buffers_are_freed_when_arrays_are_collected():
+  f = xla_jit(lambda x: (x + 1, x * 2))
+  x = jnp.arange(8.0)
+  f(x)
+  gc.collect()
+  before = pjrt.live_buffers()
+  outs = [f(x) for _ in range(10)]
+  assert pjrt.live_buffers() == before + 20
+  np.asarray(outs[0][0])                    # read ones keep their buffer too
+  assert pjrt.live_buffers() == before + 20
+  del outs
+  gc.collect()
+  assert pjrt.live_buffers() == before
+  y = f(x)[0]
+  z = f(y)[1]
+  del y
+  gc.collect()
+  np.testing.assert_array_equal(z, (np.arange(8.0) + 1) * 2)
+  del z
+  gc.collect()
+  assert pjrt.live_buffers() == before
+
+
+def test_pickle_print_and_numpy_conversion():
+  f = xla_jit(lambda x: x * 2)
+  y = f(jnp.arange(3.0))
+  assert repr(y) == "Array([0., 2., 4.], dtype=float32)"
+  y = f(jnp.arange(3.0))
+  assert str(y) == "[0. 2. 4.]"
+  y = f(jnp.arange(3.0))
+  z = pickle.loads(pickle.dumps(y))
+  assert type(z) is Array and not on_device(z)
+  np.testing.assert_array_equal(z, [0, 2, 4])
+  y = f(jnp.arange(3.0))
+  a = np.asarray(y)
+  assert a.dtype == np.float32 and a.tolist() == [0.0, 2.0, 4.0]
+  assert y.tolist() == [0.0, 2.0, 4.0] and y.item(1) == 2.0
+  assert np.array(f(jnp.arange(3.0)), dtype=np.int64).tolist() == [0, 2, 4]
+  w = xla_jit(lambda x: x * 2)(2.0)
+  assert w.weak_type and repr(w) == "Array(4., dtype=float32, weak_type=True)"
+
+
+def test_shape_mismatch_still_checked():
+  f = xla_jit(lambda x: x + 1)
+  y = f(jnp.arange(3.0))
+  exe = next(iter(f._cache.values())).run.executable
+  with pytest.raises(TypeError, match="float32"):
+    exe.execute_device([np.arange(3, dtype=np.int32)])
+  g = xla_jit(lambda x: x + 1)
+  w = g(jnp.arange(4.0))
+  with pytest.raises(TypeError, match=r"float32\[3\]"):
+    exe.execute_device([w._buf])
+  np.testing.assert_array_equal(f(y), [2, 3, 4])
+
+
+def test_threads_calling_concurrently():
+  f = xla_jit(lambda x, y: x @ y + 1)
+  a = jnp.asarray(np.random.default_rng(0).normal(size=(32, 32)).astype(np.float32))
+  expected = np.asarray(a) @ np.asarray(a) + 1
+  errors = []
+
+  def work():
+    try:
+      for _ in range(50):
+        y = f(a, a)
+        z = f(y, a)      # device argument
+        np.testing.assert_allclose(y, expected, rtol=1e-4)
+        z.block_until_ready()
+    except Exception as e:  # pragma: no cover - reported below
+      errors.append(e)
+  threads = [threading.Thread(target=work) for _ in range(4)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  assert not errors, errors
+
+
+def test_process_exits_cleanly_with_live_device_arrays():
+  code = textwrap.dedent("""
+    import jaxlite as jax, jaxlite.numpy as jnp
+    f = jax.jit(lambda x: jnp.tanh(x @ x) @ x, backend="xla")
+    x = f(jnp.ones((1024, 1024)) * 0.001)
+    x.block_until_ready()
+    ys = [f(x) for _ in range(10)]   # still running at exit, held
+    for _ in range(10):
+      f(x)                           # still running at exit, dropped
+    read = f(x); read._value
+    g = jax.jit(lambda x: x + 1, backend="xla")
+    host_in = g(jnp.ones((1 << 16,)))   # a host argument kept alive for the device
+    print("ok")
+  """)
+  r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                     timeout=120)
+  assert r.returncode == 0, r.stderr
+  assert r.stdout.strip() == "ok"
