@@ -207,30 +207,23 @@ def test_unary_float_ops_match_numpy(data, op, a, on, shape):
     dtype = _canonical(a, on)
     got = UNARY[op][0](x)
     assert got.dtype == dtype
-    want = UNARY[op][1](x.astype(np.float64)).astype(dtype)
+    # the reference sees the input as jaxlite does: cast to the computation dtype first
+    want = UNARY[op][1](x.astype(dtype).astype(np.float64)).astype(dtype)
     _close(got, want, dtype, scale=8)
 
 
 # -- reductions
 
 # (dtype, reduction, x64) where jaxlite's result dtype differs from JAX's
-KNOWN_DTYPE_GAPS = {("int32", "sum", True), ("int32", "prod", True), ("bool", "mean", True),
-                    ("int8", "mean", True), ("uint8", "mean", True), ("int32", "mean", True)}
+KNOWN_DTYPE_GAPS = set()
 
 
-@pytest.mark.xfail(strict=True, reason="with x64 on, jnp.sum / jnp.prod of int32 stay int32; "
-                   "JAX accumulates in int64: jax.config.update('jax_enable_x64', True); "
-                   "jnp.sum(jnp.ones(3, jnp.int32)).dtype")
 @pytest.mark.parametrize("op", ["sum", "prod"])
 def test_int32_sum_and_prod_widen_to_int64_under_x64(op):
   with x64(True):
     assert getattr(jnp, op)(jnp.ones(3, jnp.int32)).dtype == np.int64
 
 
-@pytest.mark.xfail(strict=True, reason="with x64 on, jnp.mean of bool / int8 / uint8 / int32 "
-                   "is float64; JAX gives float32 (to_inexact_dtype keeps the width): "
-                   "jax.config.update('jax_enable_x64', True); jnp.mean(jnp.ones(3, jnp.int32))"
-                   ".dtype")
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32"])
 def test_mean_of_narrow_integers_is_float32_under_x64(dtype):
   with x64(True):

@@ -166,7 +166,7 @@ def _check_input_dtype(x, holomorphic, allow_int, name):
                     "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
 
 
-def _check_scalar_output(out, name, has_aux):
+def _check_scalar_output(out, name, has_aux, holomorphic=False):
   try:
     aval = core.get_aval(out)
   except TypeError:
@@ -182,9 +182,15 @@ def _check_scalar_output(out, name, has_aux):
     hint = ("" if has_aux or not isinstance(out, (tuple, list)) else
             " If the function returns (loss, auxiliary data), use has_aux=True.")
     raise TypeError(f"Gradient only defined for scalar-output functions. {detail}{hint}")
-  if not dtypes.is_inexact(aval.dtype):
+  if holomorphic and not dtypes.is_complex(aval.dtype):
+    raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, but "
+                    f"got {aval.dtype.name}.")
+  if not holomorphic and not dtypes.is_floating(aval.dtype):
+    advice = (" For holomorphic differentiation, pass holomorphic=True. For differentiating "
+              "non-holomorphic functions involving complex outputs, use jax.vjp directly."
+              if dtypes.is_complex(aval.dtype) else "")
     raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
-                    f"of np.floating), but got {aval.dtype.name}.")
+                    f"of np.floating), but got {aval.dtype.name}.{advice}")
 
 
 def _describe_leaf(x):
@@ -222,7 +228,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         full[i] = a
       out = fun(*full, **kwargs)
       value, aux = _split_aux(out, has_aux, "grad")
-      _check_scalar_output(value, "grad", has_aux)
+      _check_scalar_output(value, "grad", has_aux, holomorphic)
       return (value, aux) if has_aux else value
 
     if has_aux:

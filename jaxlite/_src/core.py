@@ -293,9 +293,14 @@ class Tracer:
   def _concrete_scalar(self, convert, name):
     value = self.to_concrete_value()
     if value is None:
-      advice = (f"The problem arose with the `{name}` function. If trying to convert the "
-                f"data type of a value, try using `x.astype({name})` or "
-                f"`jnp.array(x, {name})` instead.\n")
+      if name in ("int", "float", "complex", "bool"):
+        advice = (f"The problem arose with the `{name}` function. If trying to convert the "
+                  f"data type of a value, try using `x.astype({name})` or "
+                  f"`jnp.array(x, {name})` instead.\n")
+      else:
+        advice = (f"The problem arose with the `{name}` method, which needs the value. "
+                  f"Return the array from the traced function and call `.{name}()` "
+                  "outside of it.\n")
       raise errors.ConcretizationTypeError(self, advice)
     return convert(value)
 
@@ -334,6 +339,9 @@ class Tracer:
 
   def item(self):
     return self._concrete_scalar(lambda v: np.asarray(v).item(), "item")
+
+  def tolist(self):
+    return self._concrete_scalar(lambda v: np.asarray(v).tolist(), "tolist")
 
   def __repr__(self):
     return f"{type(self).__name__}({self.aval})"

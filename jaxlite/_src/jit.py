@@ -408,7 +408,8 @@ class Jitted:
 
   # -- explanations
   def _explain(self, key, args, kwargs):
-    previous = max(self._order, key=lambda k: _similarity(k, key))
+    # the closest of the recent signatures (all of them would make n misses cost O(n^2))
+    previous = max(self._order[-16:], key=lambda k: _similarity(k, key))
     reason = _difference(previous, key, self._arg_names(args, kwargs), self._param_names)
     message = (f"{self._name} ({self._location}) retraced: {reason}; "
                f"{_ordinal(len(self._order) + 1)} signature")
@@ -506,6 +507,10 @@ def _resolve_static(fun, static_argnums, static_argnames):
     return tuple(sorted(nums)), names
   positional = [p.name for p in params
                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+  takes_varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
+  if not takes_varargs and any(n >= len(positional) or n < -len(positional) for n in nums):
+    raise ValueError(f"jitted function has static_argnums={nums}, but only accepts "
+                     f"{len(positional)} positional arguments.")
   nums = tuple(sorted(n % len(positional) if n < 0 and positional else n for n in nums))
   extra_names = tuple(positional[n] for n in nums if n < len(positional)
                       and params[n].kind is not params[n].POSITIONAL_ONLY)
@@ -610,6 +615,7 @@ def clear_caches():
   for f in list(_all_jitted):
     f.clear_cache()
   _compiled_calls.clear()
+  tiers.cancel_pending()
 
 
 def all_jitted():

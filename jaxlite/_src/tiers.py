@@ -122,6 +122,18 @@ def submit(fn, *args):
   _worker.queue.put((fn, args))
 
 
+def cancel_pending():
+  """Drop the queued background compiles (the one running finishes)."""
+  if _worker is None:
+    return
+  while True:
+    try:
+      _worker.queue.get_nowait()
+    except queue.Empty:
+      return
+    _worker.queue.task_done()
+
+
 class Probe:
   """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile."""
   SLOW_CALL = 2e-3      # one call this slow: compile now

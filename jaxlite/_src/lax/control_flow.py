@@ -369,7 +369,10 @@ def _promote_weak_carry(leaves, out_avals):
   new, changed = [], False
   for x, b in zip(leaves, out_avals):
     a = core.get_aval(x)
-    if a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type):
+    # only where promotion would give the body's type (a weak 0 may become float32, a
+    # weak 1.0 may not become int32: that is a type error, as in JAX)
+    if (a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type)
+        and dtypes.result_type(x, b.dtype) == b.dtype):
       x, changed = ew._convert_element_type(x, b.dtype, b.weak_type), True
     new.append(x)
   return new if changed else None
@@ -490,6 +493,12 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
   With concrete bounds it is a ``scan`` (so reverse-mode differentiation works); with
   traced bounds a ``while_loop``.
   """
+  for bound in (lower, upper):
+    kind = np.dtype(dtypes.dtype(bound)).kind
+    if kind not in "iu":
+      raise TypeError(f"lower and upper arguments to fori_loop must have equal types (and "
+                      f"be integers), got {dtypes.dtype(lower)} and {dtypes.dtype(upper)}. "
+                      "Use Python ints or integer arrays for the loop bounds.")
   lo, hi = _concrete_int(lower), _concrete_int(upper)
   index_dtype = dtypes.canonicalize_dtype(dtypes.result_type(lower, upper))
   if lo is not None and hi is not None:

@@ -36,7 +36,13 @@ __all__ = [
 
 
 def _static_int(x, what):
-  return core.concrete_or_error(operator.index, x, f"The {what} must be static.")
+  def to_int(value):
+    try:
+      return operator.index(value)
+    except TypeError:
+      raise TypeError(f"The {what} must be integers, got {value!r} of type "
+                      f"{type(value).__name__}.") from None
+  return core.concrete_or_error(to_int, x, f"The {what} must be static.")
 
 
 def _axes_arg(axis, ndim):
@@ -49,7 +55,8 @@ def tile(A, reps):
   """Repeat ``A`` ``reps`` times along each axis (``numpy.tile``)."""
   check_arraylike("tile", A)
   A = as_operand(A)
-  reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+  if not isinstance(reps, (tuple, list)) and np.ndim(reps) == 0:
+    reps = (reps,)
   reps = tuple(_static_int(r, "tile reps") for r in reps)
   ndim = builtins.max(len(reps), A.ndim)
   reps = (1,) * (ndim - len(reps)) + reps

@@ -65,7 +65,8 @@ def _from_python_or_numpy(obj, want):
     value = np.asarray(obj) if want is None else np.asarray(obj, dtype=want)
   except ValueError as e:
     raise ValueError(f"jnp.array could not build an array from {obj!r}: {e}") from None
-  if value.dtype == object or value.dtype.kind in "USVMm":
+  if value.dtype == object or value.dtype.kind in "USMm" or (
+      value.dtype.kind == "V" and value.dtype not in dtypes._NUMERIC):
     raise TypeError(f"Value {obj!r} with dtype {value.dtype} is not a valid JAX array type. "
                     "Only arrays of numeric types are supported by JAX.")
   if want is None:

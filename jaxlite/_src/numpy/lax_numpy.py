@@ -45,8 +45,8 @@ def reshape(a, shape=None, order="C", *, copy=None):
   if order != "C":
     raise NotImplementedError(f"jnp.reshape: order={order!r} is not supported; use 'C'.")
   a = as_operand(a)
-  if isinstance(shape, (int, np.integer)):
-    shape = (shape,)
+  if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
+    shape = (shape,)   # a scalar size (a traced one fails below with a clear error)
   shape = tuple(operator.index(d) for d in shape)
   if shape.count(-1) > 1:
     raise ValueError("can only specify one unknown dimension")

@@ -37,7 +37,8 @@ def _reduction(a, name, lax_reduce, axis, dtype, keepdims, initial, where, promo
 
 
 def _to_int_if_bool(a):
-  if a.dtype == np.bool_ or (dtypes.is_integer(a.dtype) and a.dtype.itemsize < 4):
+  if a.dtype == np.bool_ or (dtypes.is_integer(a.dtype) and
+                             a.dtype.itemsize < dtypes.default_int_dtype().itemsize):
     # NumPy sums small integers and booleans in the default integer type
     target = (dtypes.default_uint_dtype() if dtypes.issubdtype(a.dtype, np.unsignedinteger)
               else dtypes.default_int_dtype())
@@ -103,6 +104,13 @@ def _no_out(name, out):
                               "arrays are immutable; use the returned array.")
 
 
+def _inexact_dtype(dtype):
+  """The floating type integers average in: float64 only for 64-bit integers (as JAX)."""
+  if dtypes.is_inexact(dtype):
+    return dtype
+  return dtypes.canonicalize_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
+
+
 def _count(a, axes):
   return int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
 
@@ -114,7 +122,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   a = as_operand(a)
   axes = util.canonicalize_axes(axis, a.ndim)
   if dtype is None:
-    dtype = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float_dtype()
+    dtype = _inexact_dtype(a.dtype)
   total = sum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
   n = _count(a, axes)
   return lax_ew.div(total, as_operand(np.array(n, total.dtype)))
@@ -128,7 +136,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     ddof = correction
   a = as_operand(a)
   axes = util.canonicalize_axes(axis, a.ndim)
-  compute = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float_dtype()
+  compute = _inexact_dtype(a.dtype)
   a = lax_ew._convert_element_type(a, compute)
   centered = lax_ew.sub(a, mean(a, axis, keepdims=True))
   if dtypes.is_complex(compute):

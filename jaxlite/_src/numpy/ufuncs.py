@@ -175,7 +175,9 @@ def floor_divide(x, y, /):
     adjust = lax.bitwise_and(lax.ne(lax.rem(x, y), _zero(x)),
                              lax.ne(lax.lt(x, _zero(x)), lax.lt(y, _zero(y))))
     return lax.select(adjust, lax.sub(quotient, as_operand(np.ones((), x.dtype))), quotient)
-  return lax.floor(lax.div(lax.sub(x, _float_rem(x, y)), y))
+  from jaxlite._src.numpy.lax_numpy import where
+  quotient = lax.floor(lax.div(lax.sub(x, _float_rem(x, y)), y))
+  return where(lax.eq(y, _zero(y)), lax.div(x, y), quotient)  # x // 0 is +-inf, as in JAX
 
 
 def divmod(x, y, /):

@@ -134,7 +134,8 @@ def canonicalize_axis(axis, ndim: int) -> int:
   except AttributeError:
     raise TypeError(f"axis must be an integer, got {axis!r}") from None
   if not -ndim <= axis < ndim:
-    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    # NumPy's AxisError is both the IndexError JAX raises and the ValueError NumPy does
+    raise np.exceptions.AxisError(axis, ndim)
   return axis % ndim
 
 

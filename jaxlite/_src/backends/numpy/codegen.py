@@ -39,7 +39,9 @@ class _Emitter:
   """Accumulates source lines and the namespace they refer to."""
 
   def __init__(self):
-    self.namespace = {"_np": np}
+    # generated code belongs to the backend's package, so its NumPy floating-point
+    # warnings fall under the backend's warning filter
+    self.namespace = {"_np": np, "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
 

@@ -48,6 +48,17 @@ def _rem(x, y):
   return np.fmod(x, y)
 
 
+def _pow(x, y):
+  out = np.power(x, y)
+  if x.dtype.kind == "f":
+    neg_inf = np.isneginf(x)
+    if neg_inf.any():  # C's pow (XLA's): (-inf)**y is +-inf or +-0, never NaN
+      odd = np.mod(y, 2) == 1
+      fix = np.where(y > 0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
+      out = np.where(neg_inf, fix, out)
+  return out
+
+
 def _integer_pow(x, *, y):
   if y == 0:
     return np.ones_like(x)
@@ -82,7 +93,7 @@ _UNARY = {
 }
 _BINARY = {
     ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: _div,
-    ew.rem_p: _rem, ew.pow_p: np.power, ew.max_p: np.maximum, ew.min_p: np.minimum,
+    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: np.maximum, ew.min_p: np.minimum,
     ew.atan2_p: np.arctan2, ew.nextafter_p: np.nextafter,
     ew.and_p: _bitwise(np.logical_and, np.bitwise_and),
     ew.or_p: _bitwise(np.logical_or, np.bitwise_or),
@@ -135,10 +146,14 @@ def _reduce(np_fn):
   return lambda x, *, axes, **_: np.asarray(np_fn(x, axis=axes)).astype(x.dtype, copy=False)
 
 
-impl_rules[red.reduce_sum_p] = _reduce(np.sum)
-impl_rules[red.reduce_prod_p] = _reduce(np.prod)
-impl_rules[red.reduce_max_p] = lambda x, *, axes: np.max(x, axis=axes, initial=_lowest(x.dtype))
-impl_rules[red.reduce_min_p] = lambda x, *, axes: np.min(x, axis=axes, initial=_highest(x.dtype))
+# ufunc.reduce directly (not np.sum): NumPy's floating-point warnings are then raised
+# from this module, where the filter above silences them as XLA would.
+impl_rules[red.reduce_sum_p] = _reduce(np.add.reduce)
+impl_rules[red.reduce_prod_p] = _reduce(np.multiply.reduce)
+impl_rules[red.reduce_max_p] = lambda x, *, axes: np.maximum.reduce(
+    x, axis=axes, initial=_lowest(x.dtype))
+impl_rules[red.reduce_min_p] = lambda x, *, axes: np.minimum.reduce(
+    x, axis=axes, initial=_highest(x.dtype))
 impl_rules[red.reduce_and_p] = lambda x, *, axes: (
     np.all(x, axis=axes) if x.dtype == np.bool_ else np.bitwise_and.reduce(x, axis=axes))
 impl_rules[red.reduce_or_p] = lambda x, *, axes: (
@@ -151,13 +166,13 @@ impl_rules[red.reduce_xor_p] = lambda x, *, axes: (
 def _lowest(dtype):
   if dtype == np.bool_:
     return False
-  return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+  return -np.inf if dtype.kind in "fc" or dtype.kind == "V" else np.iinfo(dtype).min
 
 
 def _highest(dtype):
   if dtype == np.bool_:
     return True
-  return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+  return np.inf if dtype.kind in "fc" or dtype.kind == "V" else np.iinfo(dtype).max
 
 
 def _arg_reduce(np_fn):

@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src import dtypes
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
@@ -236,7 +237,7 @@ for _prim, _dir in {ew.eq_p: "EQ", ew.ne_p: "NE", ew.lt_p: "LT", ew.le_p: "LE",
 def _minmax_rule(b, eqn, x, y):
   name = "maximum" if eqn.primitive is ew.max_p else "minimum"
   if x.dtype.kind != "c":
-    return binary(b, name, x, y)
+    return _nan_propagating(b, name, x, y)
   # complex: lexicographic on (real, imag), as NumPy and JAX order complex numbers
   part = lambda v, p: b.op1(f"stablehlo.{p}", [v], v.shape, np.finfo(v.dtype).dtype)
   d = "GT" if name == "maximum" else "LT"
@@ -348,13 +349,13 @@ lowering_rules.update({
 def _lowest(dtype):
   if dtype == np.bool_:
     return False
-  return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
+  return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min
 
 
 def _highest(dtype):
   if dtype == np.bool_:
     return True
-  return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
+  return np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).max
 
 
 def reduce(b: Builder, operands, inits, axes, body) -> list[V]:
@@ -367,10 +368,20 @@ def reduce(b: Builder, operands, inits, axes, body) -> list[V]:
               [(shape, x.dtype) for x in operands], f"dimensions = {_i64s(axes)}", [region])
 
 
+def _nan_propagating(b, op, x, y):
+  """``maximum``/``minimum`` that return NaN when either side is NaN: XLA's CPU backend
+  may drop NaNs inside reductions, while JAX (and tier 0) propagate them."""
+  out = binary(b, op, x, y)
+  if op not in ("maximum", "minimum") or not dtypes.is_floating(x.dtype):
+    return out
+  return select(b, compare(b, x, x, "NE"), x, select(b, compare(b, y, y, "NE"), y, out))
+
+
 def _monoid_rule(op, init_fn):
   def rule(b, eqn, x, *, axes, **_):
     init = constant(b, init_fn(x.dtype), x.dtype)
-    return reduce(b, [x], [init], axes, lambda b, a, c: [binary(b, op, a[0], c[0])])
+    return reduce(b, [x], [init], axes,
+                  lambda b, a, c: [_nan_propagating(b, op, a[0], c[0])])
   return rule
 
 
