@@ -4,3 +4,4 @@ from jaxlite._src.random import (
     randint, normal, truncated_normal, bernoulli, exponential, laplace, logistic, cauchy,
     gumbel, categorical, permutation, shuffle, choice, gamma, loggamma, beta, dirichlet,
     poisson, multivariate_normal, orthogonal)
+from jaxlite._src.random_extra import *  # noqa

@@ -6,8 +6,10 @@ has it (the names were recorded from JAX by record_jax_names.py).
 import importlib
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repository's jaxlite
 
 
 def main():

@@ -46,3 +46,4 @@ from jaxlite._src.lax.fft import fft, fft_p, FftType  # noqa
 from jaxlite._src.lax.convolution import conv_general_dilated, conv, conv_with_general_padding, conv_dimension_numbers, ConvDimensionNumbers, conv_general_dilated_p, padtype_to_pads  # noqa
 from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p  # noqa
 from jaxlite.lax import linalg  # noqa
+from jaxlite._src.lax.extra import *  # noqa

@@ -4,3 +4,4 @@ from jaxlite._src.nn.functions import (
     celu, leaky_relu, hard_tanh, hard_sigmoid, hard_silu, hard_swish, glu, softmax,
     log_softmax, logsumexp, standardize, one_hot)
 from jaxlite.nn import initializers
+from jaxlite._src.nn.extra import *  # noqa

@@ -69,3 +69,4 @@ from jaxlite._src.numpy.einsum import *  # noqa
 from jaxlite.numpy import linalg, fft  # noqa
 from jaxlite._src.numpy.windows import *  # noqa
 from jaxlite._src.numpy.polynomial import *  # noqa
+from jaxlite._src.numpy.extras import *  # noqa

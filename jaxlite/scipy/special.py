@@ -1,2 +1,3 @@
 """``jaxlite.scipy.special`` (``jax.scipy.special``)."""
 from jaxlite._src.scipy.special import *  # noqa: F401,F403
+from jaxlite._src.scipy.special_extra import *  # noqa

@@ -119,7 +119,7 @@ def moveaxis(a, source, destination):
 def expand_dims(a, axis):
   """Insert size-1 axes at ``axis`` (an int or a tuple)."""
   check_arraylike("expand_dims", a)
-  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  axes = tuple(axis) if isinstance(axis, (tuple, list, range)) else (axis,)
   return lax_shapes.expand_dims(as_operand(a), axes)
 
 
@@ -165,7 +165,8 @@ def atleast_1d(*arys):
 
 
 def atleast_2d(*arys):
-  out = [expand_dims(a, range(2 - ndim(a))) if ndim(a) < 2 else as_operand(a) for a in arys]
+  out = [expand_dims(a, tuple(range(2 - ndim(a)))) if ndim(a) < 2 else as_operand(a)
+         for a in arys]
   return out[0] if len(out) == 1 else out
 
 
