@@ -81,3 +81,13 @@ def normalize_argnums(argnums, nargs: int, fun_description: str, what="argnums")
                       f"{nargs} positional argument{'s' if nargs != 1 else ''}.")
     out.append(n % nargs)
   return tuple(out)
+
+
+def diff_argnums(argnums, nargs: int, fun) -> tuple:
+  """The positional arguments to differentiate, with JAX's error when too few were passed."""
+  for n in ((argnums,) if isinstance(argnums, int) else tuple(argnums)):
+    if n >= nargs:
+      raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                      f"least {n + 1} positional arguments to be passed by the caller, but "
+                      f"got only {nargs} positional arguments.")
+  return normalize_argnums(argnums, nargs, fun_name(fun))

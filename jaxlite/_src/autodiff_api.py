@@ -211,13 +211,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
   @functools.wraps(fun)
   def value_and_grad_f(*args, **kwargs):
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for n in nums:
-      if n >= len(args):
-        raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
-                        f"least {n + 1} positional arguments to be passed by the caller, but "
-                        f"got only {len(args)} positional arguments.")
-    nums = api_util.normalize_argnums(argnums, len(args), api_util.fun_name(fun))
+    nums = api_util.diff_argnums(argnums, len(args), fun)
     diff_args = tuple(args[i] for i in nums)
     for leaf in tree.tree_leaves(diff_args):
       _check_input_dtype(leaf, holomorphic, allow_int, "grad")

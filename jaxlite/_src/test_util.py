@@ -62,13 +62,16 @@ def _assert_close(actual, expected, atol, rtol, what):
                                e, atol=atol, rtol=rtol, err_msg=what)
 
 
+def _tolerances(args, atol, rtol, eps):
+  """Defaults for the narrowest inexact dtype among ``args``."""
+  dtype = _leaves_dtype(args)
+  return atol or _DEFAULT_TOL[dtype], rtol or _DEFAULT_TOL[dtype], eps or _DEFAULT_EPS[dtype]
+
+
 def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=None, rng=None):
   """Check ``f_jvp(args, tangents)`` against finite differences of ``f``."""
   rng = rng or np.random.default_rng(0)
-  dtype = _leaves_dtype(args)
-  atol = atol or _DEFAULT_TOL[dtype]
-  rtol = rtol or _DEFAULT_TOL[dtype]
-  eps = eps or _DEFAULT_EPS[dtype]
+  atol, rtol, eps = _tolerances(args, atol, rtol, eps)
   tangents = _random_like(rng, args)
   out, t_out = f_jvp(args, tangents)
   _assert_close(out, tree.tree_map(np.asarray, f(*args)), atol, rtol, "jvp primal output")
@@ -79,10 +82,7 @@ def check_jvp(f, f_jvp, args, atol=None, rtol=None, eps=None, rng=None):
 def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=None, rng=None):
   """Check ``f_vjp`` through ``<ct, J t> == <J^T ct, t>`` with ``J t`` numerical."""
   rng = rng or np.random.default_rng(1)
-  dtype = _leaves_dtype(args)
-  atol = atol or _DEFAULT_TOL[dtype]
-  rtol = rtol or _DEFAULT_TOL[dtype]
-  eps = eps or _DEFAULT_EPS[dtype]
+  atol, rtol, eps = _tolerances(args, atol, rtol, eps)
   out, vjp_fun = f_vjp(*args)
   tangents = _random_like(rng, args)
   t_out = numerical_jvp(f, args, tangents, eps)

@@ -259,13 +259,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
 
 def _argnums_partial(fun, argnums, args, kwargs):
   """``fun`` as a function of ``args[argnums]`` only, and those arguments (a tuple)."""
-  nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-  for n in nums:
-    if n >= len(args):
-      raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
-                      f"least {n + 1} positional arguments to be passed by the caller, but "
-                      f"got only {len(args)} positional arguments.")
-  nums = api_util.normalize_argnums(argnums, len(args), api_util.fun_name(fun))
+  nums = api_util.diff_argnums(argnums, len(args), fun)
 
   def partial_fun(*dyn):
     full = list(args)
