@@ -148,3 +148,10 @@ def test_long_dot_product_like_the_tutorial():
   expected = np.dot(np.arange(int(1e5), dtype=np.int64), np.arange(int(1e5))) % 2**32
   got = int(jnp.dot(v, v).block_until_ready()) % 2**32
   assert got == expected   # int32 wraps around, as in JAX
+
+
+def test_array_api_namespace():
+  x = jnp.ones(3)
+  xp = x.__array_namespace__()
+  assert xp is jnp and float(xp.sum(x)) == 3.0
+  assert float(jax.jit(lambda v: v.__array_namespace__().sum(v))(x)) == 3.0

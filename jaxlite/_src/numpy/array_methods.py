@@ -58,6 +58,17 @@ _METHODS = {
     "copy": lambda self: lax_numpy.astype(self, self.dtype),
     "__getitem__": indexing.getitem,
 }
+def _array_namespace(self, /, *, api_version=None):
+  """The Array API namespace of these arrays: ``jaxlite.numpy``."""
+  if api_version not in (None, "2023.12", "2024.12"):
+    raise ValueError(f"Unrecognized array API version {api_version!r}; jaxlite.numpy follows "
+                     "2023.12.")
+  import jaxlite.numpy
+  return jaxlite.numpy
+
+
+_METHODS["__array_namespace__"] = _array_namespace
+
 _PROPERTIES = {
     "T": lambda self: lax_numpy.transpose(self),
     "mT": lambda self: lax_numpy.matrix_transpose(self),
