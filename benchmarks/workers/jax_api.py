@@ -33,13 +33,13 @@ block = jax.block_until_ready
 settles = lib == "jaxlite" and not pinned
 
 
-def steady(fn, **kwargs):
-  """Steady-state time. jaxlite's auto policy first settles: calls repeat until every
-  signature has chosen its tier (the XLA compile and the tier race are warm-up too)."""
-  if settles:
+def steady(fn, jitted=(), **kwargs):
+  """Steady-state time. jaxlite's auto policy first settles: calls repeat until the
+  ``jitted`` functions have chosen their tiers (XLA compile and tier race are warm-up)."""
+  if settles and jitted:
     from jaxlite._src import tiers
     deadline = time.perf_counter() + 30
-    while not tiers.settled() and time.perf_counter() < deadline:
+    while not tiers.settled(*jitted) and time.perf_counter() < deadline:
       fn()
       time.sleep(0.001)
   return w.steady(fn, **kwargs)
@@ -54,7 +54,7 @@ def job_small():
   x = jnp.arange(4, dtype=jnp.float32)
   w.emit("w1_eager_sin", steady(lambda: block(jnp.sin(x)), number=200))
   f = jit(lambda x: x ** 2 + 1)
-  w.emit("w2_jit_cached", steady(lambda: block(f(x)), number=200))
+  w.emit("w2_jit_cached", steady(lambda: block(f(x)), (f,), number=200))
 
 
 def heavy(x):
@@ -68,7 +68,7 @@ def job_heavy():
   x = block(jnp.arange(HEAVY_SIZE, dtype=jnp.float32))
   f = jit(heavy)
   w.emit("w3_heavy_first", once(lambda: block(f(x))))
-  w.emit("w4_heavy_steady", steady(lambda: block(f(x)), warmup=1))
+  w.emit("w4_heavy_steady", steady(lambda: block(f(x)), (f,), warmup=1))
 
 
 def mlp_loss(params, x, y):
@@ -91,7 +91,7 @@ def job_mlp():
   params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
   step = jit(sgd_step)
   w.emit("w5_mlp_first", once(lambda: block(step(params, x, y))))
-  w.emit("w5_mlp_steady", steady(lambda: block(step(params, x, y))))
+  w.emit("w5_mlp_steady", steady(lambda: block(step(params, x, y)), (step,)))
 
 
 def job_loops():
@@ -121,13 +121,13 @@ def job_transforms():
     params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
     f = jit(jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)))
     w.emit("w7_vmap_grad_first", once(lambda: block(f(params, xs, ys))))
-    w.emit("w7_vmap_grad_steady", steady(lambda: block(f(params, xs, ys))))
+    w.emit("w7_vmap_grad_steady", steady(lambda: block(f(params, xs, ys)), (f,)))
   except Exception as e:
     w.unavailable(f"{type(e).__name__}: {e}", ["w7_vmap_grad_first", "w7_vmap_grad_steady"])
   x = jnp.asarray(hessian_input(np))
   h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)))
   w.emit("w8_hessian_first", once(lambda: block(h(x))))
-  w.emit("w8_hessian_steady", steady(lambda: block(h(x))))
+  w.emit("w8_hessian_steady", steady(lambda: block(h(x)), (h,)))
 
 
 def job_shapes():

@@ -122,7 +122,7 @@ class _Entry:
   """One signature of one jitted function: its jaxpr, executable and statistics."""
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock", "x64",
-               "single_output", "xla_text", "tier_note", "tier_ms")
+               "single_output", "xla_text", "tier_note", "tier_ms", "compiling")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
@@ -144,6 +144,7 @@ class _Entry:
     self.xla_text = None
     self.tier_note = None
     self.tier_ms = {}   # tier -> median ms measured while choosing between tiers
+    self.compiling = False   # a background XLA compile is queued or running
 
   def executable(self, name, policy="numpy"):
     """The function the hot path calls, preparing the tiers ``policy`` asks for."""
@@ -183,9 +184,16 @@ class _Entry:
     return _XlaDispatch(executable)
 
   def start_xla(self, name, numpy_run):
+    self.compiling = True
     tiers.submit(self._background_xla, name, numpy_run)
 
   def _background_xla(self, name, numpy_run):
+    try:
+      self._race_with_xla(name, numpy_run)
+    finally:
+      self.compiling = False
+
+  def _race_with_xla(self, name, numpy_run):
     if not tiers.xla_available():
       self.tier_note = "no XLA plugin: the NumPy tier only"
       return

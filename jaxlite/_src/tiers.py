@@ -65,15 +65,13 @@ def compile_xla(closed, name):
   return xla.compile(closed, name)
 
 
-def settled() -> bool:
-  """Whether every jitted signature has chosen its tier: no compile queued or running, and
-  no signature still probing or racing. Benchmarks warm up until this holds."""
+def settled(*functions) -> bool:
+  """Whether the signatures of ``functions`` (default: every jitted function) have chosen
+  their tier: none probing, compiling or racing. Benchmarks warm up until this holds."""
   from jaxlite._src import jit
-  if _worker is not None and (_worker.queue.unfinished_tasks or _worker.busy):
-    return False
-  for f in jit.all_jitted():
+  for f in functions or jit.all_jitted():
     for entry in list(f._cache.values()):
-      if isinstance(entry.run, (Probe, Race)):
+      if entry.compiling or isinstance(entry.run, (Probe, Race)):
         return False
   return True
 
@@ -128,9 +126,14 @@ def cancel_pending():
     return
   while True:
     try:
-      _worker.queue.get_nowait()
+      fn, _ = _worker.queue.get_nowait()
     except queue.Empty:
       return
+    except TypeError:   # the stop sentinel
+      return
+    entry = getattr(fn, "__self__", None)
+    if entry is not None:
+      entry.compiling = False
     _worker.queue.task_done()
 
 
