@@ -45,10 +45,16 @@ def jvp(fun, primals, tangents, has_aux=False):
               else t for t in t_leaves]
   for p, t in zip(p_leaves, t_leaves):
     expected = ad.tangent_aval(core.get_aval(p))
-    if core.get_aval(t).shape != expected.shape or np.dtype(t.dtype) != expected.dtype:
-      raise ValueError(f"jvp called with different primal and tangent shapes or dtypes: "
-                       f"primal {core.get_aval(p).str_short()}, tangent "
-                       f"{core.get_aval(t).str_short()} (expected {expected.str_short()}).")
+    if np.dtype(t.dtype) != expected.dtype:
+      raise TypeError(
+          "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
+          "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
+          f"{core.get_aval(p).dtype.name} and so expected tangent dtype "
+          f"{expected.dtype.name}, but got tangent dtype {np.dtype(t.dtype).name} instead.")
+    if core.get_aval(t).shape != expected.shape:
+      raise ValueError(f"jvp called with different primal and tangent shapes: primal "
+                       f"{core.get_aval(p).str_short()}, tangent "
+                       f"{core.get_aval(t).str_short()}.")
   flat_fun, out_tree = api_util.flatten_fun(fun, p_tree, with_kwargs=False)
   out_p, out_t = ad.jvp_flat(flat_fun, p_leaves, t_leaves)
   out_tree = out_tree()

@@ -37,6 +37,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     raise NotImplementedError(f"jnp.array: order={order!r} is not supported; JAX arrays "
                               "are always in C order.")
   want = _requested_dtype(dtype, "array")
+  if object is None:
+    raise ValueError("None is not a valid value for jnp.array")
   if hasattr(object, "__jax_array__"):
     object = object.__jax_array__()
   if isinstance(object, (Array, Tracer)):
@@ -102,7 +104,7 @@ def _shape(shape, fun_name):
     raise TypeError(f"{fun_name}: shape must be a sequence of static integers, got {shape!r}"
                     ". Shapes cannot depend on traced values.") from None
   if any(d < 0 for d in shape):
-    raise ValueError(f"{fun_name}: negative dimensions are not allowed, got shape {shape}")
+    raise TypeError(f"{fun_name}: shape must have every element be nonnegative, got {shape}.")
   return shape
 
 

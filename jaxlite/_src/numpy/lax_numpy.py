@@ -49,7 +49,7 @@ def reshape(a, shape=None, order="C", *, copy=None):
     shape = (shape,)   # a scalar size (a traced one fails below with a clear error)
   shape = tuple(operator.index(d) for d in shape)
   if shape.count(-1) > 1:
-    raise ValueError("can only specify one unknown dimension")
+    raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {shape}")
   if -1 in shape:
     known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
     if known == 0 or a.size % known:
@@ -74,7 +74,8 @@ def transpose(a, axes=None):
   axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(
       canonicalize_axis(i, a.ndim) for i in axes)
   if sorted(axes) != list(range(a.ndim)):
-    raise ValueError(f"axes {axes} don't match array of dimension {a.ndim}")
+    raise TypeError(f"transpose permutation isn't a permutation of operand dimensions, got "
+                    f"permutation {axes} for operand shape {a.shape}.")
   return lax_shapes.transpose(a, axes)
 
 
@@ -143,10 +144,18 @@ def broadcast_to(array, shape):
   check_arraylike("broadcast_to", array)
   array = as_operand(array)
   shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-  if len(shape) < array.ndim or util.broadcast_shapes(
-      "broadcast_to", array.shape, shape) != shape:
-    raise ValueError(f"Incompatible shapes for broadcasting: {array.shape} and requested "
-                     f"shape {shape}")
+  if len(shape) < array.ndim:
+    raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape="
+                     f"{array.shape} shape={shape}")
+  try:
+    compatible = util.broadcast_shapes(
+        "broadcast_to", array.shape, shape) == shape
+  except ValueError:
+    compatible = False
+  if not compatible:
+    raise ValueError(f"Incompatible types for broadcasting: input type="
+                     f"{array.aval.str_short()} and requested type="
+                     f"{array.aval.update(shape=shape).str_short()}")
   lead = len(shape) - array.ndim
   keep = [i for i, d in enumerate(array.shape) if d != 1 or shape[lead + i] == 1]
   squeezed = lax_shapes.squeeze(array, [i for i in range(array.ndim) if i not in keep])
@@ -186,8 +195,8 @@ def concatenate(arrays, axis=0, dtype=None):
   if 0 in ranks:
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")
   if len(ranks) > 1:
-    raise ValueError("All input arrays must have the same number of dimensions, got "
-                     + ", ".join(str(a.shape) for a in arrays))
+    raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                    + ", ".join(str(a.shape) for a in arrays) + ".")
   axis = canonicalize_axis(axis, arrays[0].ndim)
   for a in arrays:
     if any(x != y for i, (x, y) in enumerate(zip(a.shape, arrays[0].shape)) if i != axis):
@@ -277,10 +286,13 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
   a = expand_dims(a, 0) if a_vec else a
   b = expand_dims(b, 1) if b_vec else b
   if a.shape[-1] != b.shape[-2]:
-    raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
-                     f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b.shape[-2]} is "
-                     f"different from {a.shape[-1]})")
-  batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                    f"got {(a.shape[-1],)} and {(b.shape[-2],)}.")
+  try:
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  except ValueError:
+    raise ValueError(f"Incompatible types for matmul arguments: {a.aval.str_short()} and "
+                     f"{b.aval.str_short()}") from None
   a = broadcast_to(a, batch + a.shape[-2:])
   b = broadcast_to(b, batch + b.shape[-2:])
   nb = len(batch)

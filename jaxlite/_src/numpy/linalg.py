@@ -148,6 +148,10 @@ def solve(a, b):
     b = lnp.expand_dims(b, -1)
   else:
     vector = False
+  if b.shape[-2] != a.shape[-1]:
+    raise ValueError(f"inconsistent size for core dimension 'm': {b.shape[-2]} vs "
+                     f"{a.shape[-1]} in jnp.linalg.solve of a {a.shape} by b "
+                     f"{b.shape[:-1] if vector else b.shape}.")
   batch = lnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
   a = lnp.broadcast_to(a, batch + a.shape[-2:])
   b = lnp.broadcast_to(b, batch + b.shape[-2:])

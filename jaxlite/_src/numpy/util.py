@@ -86,7 +86,8 @@ def promote_shapes(fun_name, *args):
     return list(args)
   shapes = [np.shape(x) if not isinstance(x, (Array, Tracer)) else x.shape for x in args]
   ndim = max(len(s) for s in shapes)
-  broadcast_shapes(fun_name, *shapes)  # raises the clear error on incompatible shapes
+  if len({len(s) for s in shapes if s}) > 1:
+    broadcast_shapes(fun_name, *shapes)  # ranks differ: NumPy's rules (same ranks: lax's)
   out = []
   for x, s in zip(args, shapes):
     if len(s) == ndim or not s:
@@ -105,8 +106,8 @@ def broadcast_shapes(fun_name, *shapes):
     sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0}
     big = sizes - {1}
     if len(big) > 1:
-      raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
-                      f"{', '.join(str(tuple(s)) for s in shapes)}.")
+      raise ValueError(f"Incompatible shapes for broadcasting: "
+                       f"shapes={[tuple(s) for s in shapes]}")
     result.append(big.pop() if big else 1)
   return tuple(result)
 
