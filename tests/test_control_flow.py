@@ -248,3 +248,24 @@ def test_vmap_of_scan_matches_a_python_loop():
 def test_per_example_gradients_through_loops():
   f = lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0)
   np.testing.assert_allclose(jax.vmap(jax.grad(f))(jnp.arange(1.0, 4.0)), [3, 12, 27])
+
+
+def test_associative_scan_matches_sequential_scans():
+  x = rng.standard_normal((3, 7)).astype(np.float32)
+  np.testing.assert_allclose(lax.associative_scan(jnp.add, x, axis=1), np.cumsum(x, 1),
+                             rtol=1e-5)
+  np.testing.assert_allclose(lax.associative_scan(jnp.add, x, reverse=True),
+                             np.cumsum(x[::-1], 0)[::-1], rtol=1e-5)
+  np.testing.assert_allclose(lax.associative_scan(jnp.maximum, x, axis=1),
+                             np.maximum.accumulate(x, 1))
+  prods, sums = lax.associative_scan(lambda a, b: (a[0] * b[0], a[1] + b[1]),
+                                     (jnp.arange(1.0, 6.0), jnp.ones(5)))
+  assert prods.tolist() == [1, 2, 6, 24, 120] and sums.tolist() == [1, 2, 3, 4, 5]
+  check_grads(lambda v: lax.associative_scan(jnp.multiply, v), (x[0] / 2,), order=1)
+  assert jax.jit(lambda v: lax.associative_scan(jnp.add, v))(jnp.arange(7)).tolist() == \
+      np.cumsum(np.arange(7)).tolist()
+
+
+def test_map_with_batch_size_matches_map():
+  xs = jnp.arange(7.0)
+  np.testing.assert_allclose(lax.map(lambda x: x ** 2, xs, batch_size=3), np.arange(7.0) ** 2)

@@ -15,7 +15,8 @@ from jaxlite._src.lax.indexing import (
     index_in_dim, dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_slice_in_dim,
     dynamic_update_index_in_dim)
 from jaxlite._src.lax.control_flow import (
-    cond, switch, while_loop, fori_loop, scan, map, cond_p, while_p, scan_p)
+    cond, switch, while_loop, fori_loop, scan, map, associative_scan, cond_p, while_p,
+    scan_p)
 from jaxlite._src.lax.reductions import (
     reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor,
     argmax, argmin, dot_general, dot)
@@ -41,7 +42,7 @@ from jaxlite._src.lax.parallel import (
 from jaxlite._src.custom_derivatives import stop_gradient, stop_gradient_p
 from jaxlite._src.lax.special import (erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma, igammac, igamma_grad_a, bessel_i0e, bessel_i1e, erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, polygamma_p, igamma_p, igammac_p, igamma_grad_a_p, bessel_i0e_p, bessel_i1e_p)  # noqa
 from jaxlite._src.lax.bits import (RoundingMethod, shift_left, shift_right_logical, shift_right_arithmetic, population_count, clz, round, reduce_precision, bitcast_convert_type, real, imag, complex, conj, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, population_count_p, clz_p, round_p, reduce_precision_p, bitcast_convert_type_p, real_p, imag_p, complex_p, conj_p)  # noqa
-from jaxlite._src.lax.sorting import (sort, sort_key_val, top_k, cumsum, cumprod, cummax, cummin, cumlogsumexp, associative_scan, sort_p, top_k_p, cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p)  # noqa
+from jaxlite._src.lax.sorting import (sort, sort_key_val, top_k, cumsum, cumprod, cummax, cummin, cumlogsumexp, sort_p, top_k_p, cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p)  # noqa
 from jaxlite._src.lax.fft import fft, fft_p, FftType  # noqa
 from jaxlite._src.lax.convolution import conv_general_dilated, conv, conv_with_general_padding, conv_dimension_numbers, ConvDimensionNumbers, conv_general_dilated_p, padtype_to_pads  # noqa
 from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p  # noqa

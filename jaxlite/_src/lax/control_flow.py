@@ -930,3 +930,71 @@ def _scan_batch(axis_data, vals, dims, *, jaxpr, length, reverse, num_consts, nu
 batching.axis_batching_rules[cond_p] = _cond_batch
 batching.axis_batching_rules[while_p] = _while_batch
 batching.axis_batching_rules[scan_p] = _scan_batch
+
+
+# ----------------------------------------------------------------------------- associative_scan
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+  """Inclusive scan of pytree ``elems`` along ``axis`` with the associative ``fn``, in
+  O(log n) parallel steps (Blelloch's even/odd recursion, as ``jax.lax.associative_scan``).
+
+  ``fn(a, b)`` must combine two pytrees of arrays elementwise (batched along ``axis``).
+  """
+  leaves, treedef = tree.tree_flatten(elems)
+  leaves = [_as_operand(x) for x in leaves]
+  if not leaves:
+    return elems
+  ndim = leaves[0].ndim
+  axis = shapes._canonical_axis(axis, ndim)
+  n = leaves[0].shape[axis]
+  if any(x.shape[axis] != n for x in leaves):
+    raise ValueError("Array inputs to associative_scan must have the same first dimension. "
+                     f"(saw: {[x.shape for x in leaves]})")
+  if reverse:
+    leaves = [shapes.rev(x, (axis,)) for x in leaves]
+
+  def combine(a, b):
+    out = fn(tree.tree_unflatten(treedef, a), tree.tree_unflatten(treedef, b))
+    out_leaves, out_tree = tree.tree_flatten(out)
+    if out_tree != treedef:
+      raise ValueError(f"associative_scan: fn must return the structure of elems "
+                       f"{treedef}, got {out_tree}.")
+    return [_as_operand(x) for x in out_leaves]
+
+  def part(xs, start, stop=None):
+    return [shapes.slice_in_dim(x, start, stop if stop is not None else x.shape[axis], 2, axis)
+            for x in xs]
+
+  def interleave(evens, odds):
+    out = []
+    for e, o in zip(evens, odds):
+      zero = Array(np.zeros((), core.get_aval(e).dtype))
+      ne, no = e.shape[axis], o.shape[axis]
+      total = ne + no
+      cfg_e = [(0, 0, 0)] * ndim
+      cfg_o = [(0, 0, 0)] * ndim
+      cfg_e[axis] = (0, total - (2 * ne - 1), 1)
+      cfg_o[axis] = (1, total - 2 * no, 1)
+      pe_, po = shapes.pad(e, zero, cfg_e), shapes.pad(o, zero, cfg_o)
+      out.append(ew.bitwise_or(pe_, po) if e.dtype == np.bool_ else ew.add(pe_, po))
+    return out
+
+  def scan(xs):
+    size = xs[0].shape[axis]
+    if size < 2:
+      return xs
+    reduced = combine(part(xs, 0, size - 1), part(xs, 1))
+    odds = scan(reduced)
+    if size % 2 == 0:
+      evens = combine([shapes.slice_in_dim(o, 0, o.shape[axis] - 1, 1, axis) for o in odds],
+                      part(xs, 2))
+    else:
+      evens = combine(odds, part(xs, 2))
+    evens = [shapes.concatenate([shapes.slice_in_dim(x, 0, 1, 1, axis), e], axis)
+             for x, e in zip(xs, evens)]
+    return interleave(evens, odds)
+
+  out = scan(leaves)
+  if reverse:
+    out = [shapes.rev(x, (axis,)) for x in out]
+  return tree.tree_unflatten(treedef, out)
