@@ -98,8 +98,8 @@ reduce_window_max = _binder(reduce_window_max_p)
 reduce_window_min = _binder(reduce_window_min_p)
 
 
-def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
-                  padding, base_dilation=None, window_dilation=None):
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
+                  padding="VALID", base_dilation=None, window_dilation=None):
   """Reduce each window of ``operand`` with ``computation`` (``jax.lax.reduce_window``).
 
   Parameters
@@ -120,6 +120,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   from jaxlite._src.numpy.util import as_operand
   operand = as_operand(operand)
   dtype = operand.dtype
+  if window_strides is None:
+    window_strides = (1,) * operand.ndim
   init = np.asarray(core.concrete_or_error(np.asarray, init_value,
                                           "reduce_window requires a concrete init_value."))
   name = getattr(computation, "__name__", None)
