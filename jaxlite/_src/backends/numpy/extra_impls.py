@@ -66,7 +66,7 @@ def _erf_inv(x):
     for lo, hi in zip(_ERF_INV_W_LT_5[1:], _ERF_INV_W_GE_5[1:]):
       p = (np.where(small, lo, hi) + p * w).astype(np.float32).astype(np.float64)  # one rounding
     out = (p.astype(np.float32) * x32).astype(np.float32)
-  out = np.where(np.abs(x32) == 1, x32 * np.float32(np.inf), out)
+    out = np.where(np.abs(x32) == 1, x32 * np.float32(np.inf), out)
   return out.astype(x.dtype)
 
 
