@@ -452,7 +452,9 @@ def _uniform(key, shape, dtype, minval, maxval):
   floats = lax.mul(lax.convert_element_type(mant, dtype), _const(np.zeros((), dtype),
                                                                    2.0 ** -nmant))
   minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
-  return jnp.maximum(minval, floats * (maxval - minval) + minval)
+  scale, shift = (jnp.broadcast_to(v, shape) for v in (maxval - minval, minval))
+  # one rounding, as XLA fuses JAX's `floats * (maxval - minval) + minval`
+  return jnp.maximum(minval, lax.fma(floats, scale, shift))  # jaxlite-internal primitive
 
 
 def randint(key, shape, minval, maxval, dtype=None):

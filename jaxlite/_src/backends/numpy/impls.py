@@ -296,3 +296,15 @@ impl_rules[debugging.debug_callback_p] = debugging._debug_callback_impl
 impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
 from jaxlite._src.backends.numpy import extra_impls  # noqa: E402,F401
 from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
+
+
+def _fma(x, y, z):
+  if x.dtype == np.float64 or x.dtype.kind == "c":
+    return np.add(np.multiply(x, y), z)
+  # float32 and narrower: the product is exact in float64, so one rounding to the
+  # result type reproduces a fused multiply-add
+  wide = np.add(np.multiply(x.astype(np.float64), y.astype(np.float64)), z.astype(np.float64))
+  return wide.astype(x.dtype)
+
+
+impl_rules[ew.fma_p] = _fma
