@@ -6,6 +6,7 @@ import pytest
 import scipy.linalg
 
 import jaxlite
+import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src.test_util import check_grads
@@ -334,3 +335,18 @@ def test_linalg_jaxprs_print_like_jax():
   for name, expr in JAXPR_CASES.items():
     fun = eval(expr, {"lax": lax})
     assert str(jaxlite.make_jaxpr(fun)(x)).strip() == want[name], name
+
+
+def test_cholesky_jvp_of_hermitian_complex_matrices(x64):
+  x64(True)
+  from jaxlite import lax
+  rng = np.random.default_rng(0)
+  b = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  a = b @ b.conj().T + 3 * np.eye(3)
+  d = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  d = d + d.conj().T
+  _, dl = jax.jvp(lax.linalg.cholesky, (jnp.asarray(a),), (jnp.asarray(d),))
+  eps = 1e-6
+  numeric = (np.linalg.cholesky(a + eps * d) - np.linalg.cholesky(a - eps * d)) / (2 * eps)
+  np.testing.assert_allclose(np.asarray(dl), numeric, atol=1e-7)
+  np.testing.assert_allclose(lax.linalg.symmetrize(jnp.asarray(b)), (b + b.conj().T) / 2)

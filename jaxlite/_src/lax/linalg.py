@@ -140,22 +140,27 @@ def cholesky(x, *, symmetrize_input: bool = True):
   return _tril(cholesky_p.bind(x))
 
 
+def _H(x):
+  """The conjugate transpose of the trailing two axes."""
+  if dtypes.is_complex(_aval(x).dtype):
+    from jaxlite._src.lax import bits
+    return bits.conj(_T(x))
+  return _T(x)
+
+
 def symmetrize(x):
   """``(x + x^H) / 2``."""
-  if dtypes.is_complex(_aval(x).dtype):
-    raise NotImplementedError("symmetrize of complex matrices needs conj, which jaxlite.lax "
-                              "lacks; pass symmetrize_input=False.")
-  return ew.div(ew.add(x, _T(x)), _scalar(2, _aval(x).dtype))
+  return ew.div(ew.add(x, _H(x)), _scalar(2, _aval(x).dtype))
 
 
 def _cholesky_jvp(primals, tangents):
   (x,), (sigma_dot,) = primals, tangents
   L = _tril(cholesky_p.bind(x))
-  _no_complex("cholesky", x)
   # L_dot = L phi(L^{-1} sigma_dot L^{-H}), phi taking the lower triangle with a halved
   # diagonal (Murray 2016, as JAX).
   sigma_dot = symmetrize(sigma_dot)
-  tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, lower=True)
+  tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, lower=True,
+                         conjugate_a=dtypes.is_complex(_aval(x).dtype))
   inner = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
   aval = _aval(x)
   half = ew.sub(_scalar(1, aval.dtype), ew.div(_eye(aval.dtype, aval.shape),
