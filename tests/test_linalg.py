@@ -350,3 +350,32 @@ def test_cholesky_jvp_of_hermitian_complex_matrices(x64):
   numeric = (np.linalg.cholesky(a + eps * d) - np.linalg.cholesky(a - eps * d)) / (2 * eps)
   np.testing.assert_allclose(np.asarray(dl), numeric, atol=1e-7)
   np.testing.assert_allclose(lax.linalg.symmetrize(jnp.asarray(b)), (b + b.conj().T) / 2)
+
+
+def test_eigh_and_triangular_solve_jvps_of_complex_matrices(x64):
+  x64(True)
+  from jaxlite import lax
+  rng = np.random.default_rng(1)
+  b = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  a = b + b.conj().T + np.diag([0.0, 3.0, 7.0])
+  d = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  d = d + d.conj().T
+  (v, w), (dv, dw) = jax.jvp(lax.linalg.eigh, (jnp.asarray(a),), (jnp.asarray(d),))
+  eps = 1e-6
+  numeric_w = (np.linalg.eigvalsh(a + eps * d) - np.linalg.eigvalsh(a - eps * d)) / (2 * eps)
+  np.testing.assert_allclose(np.asarray(dw), numeric_w, atol=1e-7)
+  v, w, dv, dw = map(np.asarray, (v, w, dv, dw))
+  rebuilt = (dv @ np.diag(w) @ v.conj().T + v @ np.diag(dw) @ v.conj().T
+             + v @ np.diag(w) @ dv.conj().T)
+  np.testing.assert_allclose(rebuilt, d, atol=1e-9)
+  lo = np.tril(b) + 3 * np.eye(3)
+  rhs = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+  dlo = np.tril(rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)))
+  for transpose_a, conjugate_a in [(False, False), (True, False), (True, True)]:
+    f = lambda m: lax.linalg.triangular_solve(m, jnp.asarray(rhs), left_side=True, lower=True,
+                                              transpose_a=transpose_a,
+                                              conjugate_a=conjugate_a)
+    _, t = jax.jvp(f, (jnp.asarray(lo),), (jnp.asarray(dlo),))
+    numeric = (np.asarray(f(jnp.asarray(lo + eps * dlo)))
+               - np.asarray(f(jnp.asarray(lo - eps * dlo)))) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(t), numeric, atol=1e-7)

@@ -230,11 +230,13 @@ def _triangular_solve_jvp(primals, tangents, **params):
 def _triangular_solve_jvp_a(g_a, ans, a, *, left_side, lower, transpose_a, conjugate_a,
                             unit_diagonal):
   # d(op(a)^{-1} b) = -op(a)^{-1} op(da) x, with da restricted to the triangle read.
-  _no_complex("triangular_solve", a)
   k = 1 if unit_diagonal else 0
   g_a = _tril(g_a, -k) if lower else _triu(g_a, k)
   g_a = ew.neg(g_a)
   g_a = _T(g_a) if transpose_a else g_a
+  if conjugate_a and dtypes.is_complex(_aval(g_a).dtype):
+    from jaxlite._src.lax import bits
+    g_a = bits.conj(g_a)
   params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
                 conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
   solve = lambda rhs: triangular_solve_p.bind(a, rhs, **params)
@@ -499,17 +501,22 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
 def _eigh_jvp(primals, tangents, **params):
   (a,), (a_dot,) = primals, tangents
   v, w = eigh_p.bind(a, **params)
-  _no_complex("eigh", a)
   aval = _aval(a)
+  is_complex = dtypes.is_complex(aval.dtype)
   nd, n = aval.ndim, aval.shape[-1]
-  eye = _eye(aval.dtype, aval.shape)
+  eye = _eye(_real_dtype(aval.dtype), aval.shape)
   w_row = sh.broadcast_in_dim(w, aval.shape, tuple(range(nd - 2)) + (nd - 1,))
   w_col = sh.broadcast_in_dim(w, aval.shape, tuple(range(nd - 1)))
   # 1 / (w_j - w_i) off the diagonal, 0 on it, without dividing by zero
   Fmat = ew.sub(ew.integer_pow(ew.add(eye, ew.sub(w_row, w_col)), -1), eye)
-  vt_adot_v = _mm(_mm(_T(v), a_dot), v)
-  dv = _mm(v, ew.mul(Fmat, vt_adot_v))
-  dw = _diagonal(vt_adot_v)
+  if is_complex:
+    Fmat = ew.convert_element_type(Fmat, aval.dtype)
+  vh_adot_v = _mm(_mm(_H(v), a_dot), v)
+  dv = _mm(v, ew.mul(Fmat, vh_adot_v))
+  dw = _diagonal(vh_adot_v)
+  if is_complex:   # eigenvalues of a Hermitian matrix are real
+    from jaxlite._src.lax import bits
+    dw = bits.real(dw)
   return [v, w], [dv, dw]
 
 
