@@ -379,3 +379,17 @@ def test_eigh_and_triangular_solve_jvps_of_complex_matrices(x64):
     numeric = (np.asarray(f(jnp.asarray(lo + eps * dlo)))
                - np.asarray(f(jnp.asarray(lo - eps * dlo)))) / (2 * eps)
     np.testing.assert_allclose(np.asarray(t), numeric, atol=1e-7)
+
+
+def test_lu_jvp_of_complex_matrices(x64):
+  x64(True)
+  from jaxlite import lax
+  rng = np.random.default_rng(2)
+  a = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+  d = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+  f = lambda m: lax.linalg.lu(m)[0]
+  _, t = jax.jvp(f, (jnp.asarray(a),), (jnp.asarray(d),))
+  eps = 1e-6
+  numeric = (np.asarray(f(jnp.asarray(a + eps * d)))
+             - np.asarray(f(jnp.asarray(a - eps * d)))) / (2 * eps)
+  np.testing.assert_allclose(np.asarray(t), numeric, atol=1e-7)
