@@ -393,3 +393,20 @@ def test_lu_jvp_of_complex_matrices(x64):
   numeric = (np.asarray(f(jnp.asarray(a + eps * d)))
              - np.asarray(f(jnp.asarray(a - eps * d)))) / (2 * eps)
   np.testing.assert_allclose(np.asarray(t), numeric, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (2, 4, 3)])
+def test_qr_jvp_of_complex_matrices(x64, shape):
+  x64(True)
+  from jaxlite import lax
+  rng = np.random.default_rng(3)
+  a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  d = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  f = lambda m: lax.linalg.qr(m, full_matrices=False)
+  (q, r), (dq, dr) = jax.jvp(f, (jnp.asarray(a),), (jnp.asarray(d),))
+  assert np.allclose(np.diagonal(np.asarray(r), axis1=-2, axis2=-1).imag, 0)
+  eps = 1e-6
+  plus, minus = f(jnp.asarray(a + eps * d)), f(jnp.asarray(a - eps * d))
+  for tangent, p, m in zip((dq, dr), plus, minus):
+    numeric = (np.asarray(p) - np.asarray(m)) / (2 * eps)
+    np.testing.assert_allclose(np.asarray(tangent), numeric, atol=1e-7)

@@ -362,14 +362,19 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
   (x,), (dx,) = primals, tangents
   q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
-  _no_complex("qr", x)
-  *_, m, n = _aval(x).shape
+  aval = _aval(x)
+  *_, m, n = aval.shape
   if m < n or (full_matrices and m != n):
     raise NotImplementedError("Unimplemented case of QR decomposition derivative")
   dx_rinv = triangular_solve(r, dx)  # dx r^{-1}
-  qt_dx_rinv = _mm(_T(q), dx_rinv)
+  qt_dx_rinv = _mm(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
-  do = ew.sub(lower, _T(lower))  # skew-symmetric
+  do = ew.sub(lower, _H(lower))  # skew-Hermitian
+  if dtypes.is_complex(aval.dtype):
+    # R's diagonal stays real, so the imaginary part of the diagonal rotates into Q.
+    from jaxlite._src.lax import bits
+    imag_part = ew.sub(qt_dx_rinv, ew.convert_element_type(bits.real(qt_dx_rinv), aval.dtype))
+    do = ew.add(do, ew.mul(_eye(aval.dtype, _aval(qt_dx_rinv).shape), imag_part))
   dq = ew.add(_mm(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
   dr = _mm(ew.sub(qt_dx_rinv, do), r)
   return [q, r], [dq, dr]
