@@ -410,3 +410,30 @@ def test_qr_jvp_of_complex_matrices(x64, shape):
   for tangent, p, m in zip((dq, dr), plus, minus):
     numeric = (np.asarray(p) - np.asarray(m)) / (2 * eps)
     np.testing.assert_allclose(np.asarray(tangent), numeric, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 3)])
+def test_svd_jvp_of_complex_matrices(x64, shape):
+  # U and V of a complex SVD are defined up to a phase per column, so check what is
+  # gauge-free: the singular values' tangent, the rebuilt dA, and U^H dU skew-Hermitian.
+  x64(True)
+  from jaxlite import lax
+  rng = np.random.default_rng(4)
+  a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  d = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  f = lambda m: lax.linalg.svd(m, full_matrices=False)
+  (u, s, vt), (du, ds, dvt) = map(lambda t: map(np.asarray, t),
+                                  jax.jvp(f, (jnp.asarray(a),), (jnp.asarray(d),)))
+  assert ds.dtype == np.float64
+  eps = 1e-6
+  numeric = (np.linalg.svd(a + eps * d, compute_uv=False)
+             - np.linalg.svd(a - eps * d, compute_uv=False)) / (2 * eps)
+  np.testing.assert_allclose(ds, numeric, atol=1e-7)
+  diag = lambda v: v[..., None, :] * np.eye(v.shape[-1])
+  np.testing.assert_allclose(du @ diag(s) @ vt + u @ diag(ds) @ vt + u @ diag(s) @ dvt, d,
+                             atol=1e-12)
+  uh_du = np.swapaxes(u.conj(), -1, -2) @ du
+  np.testing.assert_allclose(uh_du, -np.swapaxes(uh_du.conj(), -1, -2), atol=1e-12)
+  frobenius = jax.grad(lambda m: jnp.sum(jnp.linalg.svd(m, compute_uv=False) ** 2))
+  np.testing.assert_allclose(frobenius(jnp.asarray(a)),
+                             jax.grad(lambda m: jnp.sum(jnp.abs(m) ** 2))(jnp.asarray(a)))

@@ -13,6 +13,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import bits
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
@@ -35,12 +36,6 @@ def _check_matrix(name, a, square=True):
 
 def _real_dtype(dtype):
   return np.finfo(dtype).dtype if dtypes.is_complex(dtype) else np.dtype(dtype)
-
-
-def _no_complex(name, x):
-  if dtypes.is_complex(_aval(x).dtype):
-    raise NotImplementedError(f"Differentiation of {name} for complex inputs is not "
-                              "supported yet (jaxlite.lax has no conj primitive).")
 
 
 # -- helpers in lax ops: batched matrix algebra over the trailing two axes
@@ -143,7 +138,6 @@ def cholesky(x, *, symmetrize_input: bool = True):
 def _H(x):
   """The conjugate transpose of the trailing two axes."""
   if dtypes.is_complex(_aval(x).dtype):
-    from jaxlite._src.lax import bits
     return bits.conj(_T(x))
   return _T(x)
 
@@ -235,7 +229,6 @@ def _triangular_solve_jvp_a(g_a, ans, a, *, left_side, lower, transpose_a, conju
   g_a = ew.neg(g_a)
   g_a = _T(g_a) if transpose_a else g_a
   if conjugate_a and dtypes.is_complex(_aval(g_a).dtype):
-    from jaxlite._src.lax import bits
     g_a = bits.conj(g_a)
   params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
                 conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
@@ -372,7 +365,6 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
   do = ew.sub(lower, _H(lower))  # skew-Hermitian
   if dtypes.is_complex(aval.dtype):
     # R's diagonal stays real, so the imaginary part of the diagonal rotates into Q.
-    from jaxlite._src.lax import bits
     imag_part = ew.sub(qt_dx_rinv, ew.convert_element_type(bits.real(qt_dx_rinv), aval.dtype))
     do = ew.add(do, ew.mul(_eye(aval.dtype, _aval(qt_dx_rinv).shape), imag_part))
   dq = ew.add(_mm(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
@@ -423,47 +415,47 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
   (A,), (dA,) = primals, tangents
-  _no_complex("svd", A)
   if compute_uv and full_matrices:
     raise NotImplementedError(
         "Singular value decomposition JVP not implemented for full matrices")
   s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True,
                         subset_by_index=subset_by_index, algorithm=algorithm)
   aval = _aval(A)
-  dtype = aval.dtype
+  dtype, real = aval.dtype, _real_dtype(aval.dtype)
   *batch, m, n = aval.shape
   k = _aval(s).shape[-1]
   nd = aval.ndim
-  Ut, V = _T(U), _T(Vt)
+  as_a = lambda x: ew.convert_element_type(x, dtype) if dtype != real else x
+  Ut, V = _H(U), _H(Vt)
   dS = _mm(_mm(Ut, dA), V)
-  ds = _diagonal(dS)
+  ds = _diagonal(bits.real(dS) if dtype != real else dS)
   if not compute_uv:
     return [s], [ds]
   kk = (*batch, k, k)
   s_row = sh.broadcast_in_dim(s, kk, tuple(range(nd - 2)) + (nd - 1,))  # s[..., None, :]
   s_col = sh.broadcast_in_dim(s, kk, tuple(range(nd - 1)))              # s[..., :, None]
-  eye = _eye(dtype, kk)
-  one = _scalar(1, dtype)
+  eye = _eye(real, kk)
+  one = _scalar(1, real)
   s_diffs = ew.mul(ew.add(s_row, s_col), ew.sub(s_row, s_col))
-  F = ew.sub(ew.div(one, ew.add(s_diffs, eye)), eye)
-  dSS = ew.mul(s_row, dS)
-  SdS = ew.mul(s_col, dS)
-  s_zero = ew.convert_element_type(ew.eq(s, _scalar(0, dtype)), dtype)
+  F = as_a(ew.sub(ew.div(one, ew.add(s_diffs, eye)), eye))
+  dSS = ew.mul(as_a(s_row), dS)
+  SdS = ew.mul(as_a(s_col), dS)
+  s_zero = ew.convert_element_type(ew.eq(s, _scalar(0, real)), real)
   s_inv = ew.sub(ew.div(one, ew.add(s, s_zero)), s_zero)
   s_inv_mat = ew.mul(sh.broadcast_in_dim(s_inv, kk, tuple(range(nd - 2)) + (nd - 1,)), eye)
-  half = _scalar(0.5, dtype)
-  dUdV_diag = ew.mul(ew.mul(half, ew.sub(dS, _T(dS))), s_inv_mat)
-  dU = _mm(U, ew.add(ew.mul(F, ew.add(dSS, _T(dSS))), dUdV_diag))
-  dV = _mm(V, ew.mul(F, ew.add(SdS, _T(SdS))))
+  # For complex inputs the imaginary diagonal of U^H dU is a free phase; it goes into dU.
+  dUdV_diag = ew.mul(ew.mul(_scalar(0.5, dtype), ew.sub(dS, _H(dS))), as_a(s_inv_mat))
+  dU = _mm(U, ew.add(ew.mul(F, ew.add(dSS, _H(dSS))), dUdV_diag))
+  dV = _mm(V, ew.mul(F, ew.add(SdS, _H(SdS))))
   if m > n:
     dAV = _mm(dA, V)
-    s_u = sh.broadcast_in_dim(s, (*batch, m, k), tuple(range(nd - 2)) + (nd - 1,))
+    s_u = as_a(sh.broadcast_in_dim(s, (*batch, m, k), tuple(range(nd - 2)) + (nd - 1,)))
     dU = ew.add(dU, ew.div(ew.sub(dAV, _mm(U, _mm(Ut, dAV))), s_u))
   if n > m:
-    dAHU = _mm(_T(dA), U)
-    s_v = sh.broadcast_in_dim(s, (*batch, n, k), tuple(range(nd - 2)) + (nd - 1,))
+    dAHU = _mm(_H(dA), U)
+    s_v = as_a(sh.broadcast_in_dim(s, (*batch, n, k), tuple(range(nd - 2)) + (nd - 1,)))
     dV = ew.add(dV, ew.div(ew.sub(dAHU, _mm(V, _mm(Vt, dAHU))), s_v))
-  return [s, U, Vt], [ds, dU, _T(dV)]
+  return [s, U, Vt], [ds, dU, _H(dV)]
 
 
 ad.jvp_rules[svd_p] = _svd_jvp
@@ -519,7 +511,6 @@ def _eigh_jvp(primals, tangents, **params):
   dv = _mm(v, ew.mul(Fmat, vh_adot_v))
   dw = _diagonal(vh_adot_v)
   if is_complex:   # eigenvalues of a Hermitian matrix are real
-    from jaxlite._src.lax import bits
     dw = bits.real(dw)
   return [v, w], [dv, dw]
 
