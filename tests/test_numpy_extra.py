@@ -175,6 +175,28 @@ def test_unique_with_all_outputs_and_size():
     jaxlite.jit(jnp.unique)(x)
 
 
+@pytest.mark.parametrize("shape,axis", [((6, 3), 0), ((6, 3), 1), ((4, 5, 2), 1),
+                                        ((3, 2, 4), -1), ((0, 3), 0), ((5,), 0)])
+def test_unique_along_an_axis_matches_numpy(shape, axis):
+  rng = np.random.default_rng(sum(shape))
+  x = rng.integers(0, 2, shape)   # few distinct values, so slices repeat
+  got = jnp.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+  want = np.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+  for g, w in zip(got, want):
+    np.testing.assert_array_equal(g, w.reshape(-1) if w is want[2] else w)
+  assert got[2].ndim == 1   # as JAX: the inverse of an axis-wise unique is 1-D
+  f = np.array([[1.5, np.nan], [0.5, 2.0], [1.5, np.nan]], np.float32)
+  np.testing.assert_array_equal(jnp.unique(f, axis=0), [[0.5, 2.0], [1.5, np.nan]])
+  # padded with the first unique slice, counted 0, and usable under jit with size=
+  padded, counts = jaxlite.jit(lambda v: jnp.unique(v, axis=0, size=4, return_counts=True))(
+      np.array([[1, 2], [0, 5], [1, 2]]))
+  np.testing.assert_array_equal(padded, [[0, 5], [1, 2], [0, 5], [0, 5]])
+  assert counts.tolist() == [1, 2, 0, 0]
+  assert jnp.unique(np.zeros((3, 0)), axis=0).shape == (1, 0)
+  with pytest.raises(np.exceptions.AxisError):
+    jnp.unique(x, axis=len(shape))
+
+
 def test_set_operations_match_numpy():
   a, b = np.array([5, 1, 2, 3, 3]), np.array([2, 3, 4, 4])
   for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):

@@ -272,24 +272,28 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
   return lax.bitwise_not(mask) if invert else mask
 
 
-def _unique_sorted(values, keep, size, fill_value, default_fill, name, equal_nan=True):
-  """The sorted distinct entries of 1-D ``values`` where ``keep`` is true.
+def _unique_sorted(columns, keep, size, fill_value, default_fill, name, equal_nan=True):
+  """The sorted distinct rows of the 1-D ``columns`` (one array per key) where ``keep`` is true.
 
-  Returns ``(unique, first_index, inverse_in_sorted, perm, counts, new, sorted_values)``
-  where the extras serve ``unique``'s return_* options.
+  Rows compare lexicographically, column by column. Returns
+  ``(unique_columns, first_index, valid, count, new, perm, n)`` where the extras serve
+  ``unique``'s return_* options.
   """
-  n = values.shape[0]
+  n = columns[0].shape[0]
   iota = _iota(n)
   dropped = lax.convert_element_type(lax.bitwise_not(keep), np.int8)
-  _, s, perm = lax_sort.sort((dropped, values, iota), 0, True, 2)
+  _, *cols, perm = lax_sort.sort((dropped, *columns, iota), 0, True, 1 + len(columns))
   kept = lax_sort.take_along_axis(keep, perm, 0) if n else keep
   if n:
-    prev = lax_shapes.slice(s, (0,), (n - 1,))
-    cur = lax_shapes.slice(s, (1,), (n,))
-    differs = lax.ne(cur, prev)
-    if equal_nan and dtypes.is_inexact(s.dtype):
-      differs = lax.bitwise_and(differs, lax.bitwise_not(lax.bitwise_and(
-          lax.ne(cur, cur), lax.ne(prev, prev))))
+    differs = None
+    for col in cols:
+      prev = lax_shapes.slice(col, (0,), (n - 1,))
+      cur = lax_shapes.slice(col, (1,), (n,))
+      col_differs = lax.ne(cur, prev)
+      if equal_nan and dtypes.is_inexact(col.dtype):
+        col_differs = lax.bitwise_and(col_differs, lax.bitwise_not(lax.bitwise_and(
+            lax.ne(cur, cur), lax.ne(prev, prev))))
+      differs = col_differs if differs is None else lax.bitwise_or(differs, col_differs)
     start = lax_shapes.concatenate([as_operand(np.ones((1,), bool)), differs], 0)
     new = lax.bitwise_and(start, kept)
   else:
@@ -298,24 +302,27 @@ def _unique_sorted(values, keep, size, fill_value, default_fill, name, equal_nan
   size = _static_size(name, count, size)
   idx = _first_true(new, size)
   valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
-  if n:
-    uniq = lax_sort.take_along_axis(s, lax.select(valid, idx, lax.broadcast_like(
-        as_operand(np.array(0, _INT)), idx)), 0)
-  else:
-    uniq = lax.broadcast_like(_c(s, 0), idx) if size else lax.convert_element_type(idx, s.dtype)
-  if fill_value is not None:
-    fill = lax.convert_element_type(as_operand(fill_value), uniq.dtype)
-  elif default_fill == "min" and size and n:
-    fill = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
-  else:
-    fill = _c(uniq, 0)
-  uniq = lax.select(valid, uniq, lax.broadcast_like(fill, uniq))
-  return uniq, idx, valid, count, new, perm, n
+  uniq_cols = []
+  for col in cols:
+    if n:
+      uniq = lax_sort.take_along_axis(col, lax.select(valid, idx, lax.broadcast_like(
+          as_operand(np.array(0, _INT)), idx)), 0)
+    else:
+      uniq = (lax.broadcast_like(_c(col, 0), idx) if size
+              else lax.convert_element_type(idx, col.dtype))
+    if fill_value is not None:
+      fill = lax.convert_element_type(as_operand(fill_value), uniq.dtype)
+    elif default_fill == "min" and size and n:
+      fill = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
+    else:
+      fill = _c(uniq, 0)
+    uniq_cols.append(lax.select(valid, uniq, lax.broadcast_like(fill, uniq)))
+  return tuple(uniq_cols), idx, valid, count, new, perm, n
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):
-  """The sorted distinct elements of ``ar`` (flattened), and optionally where they are.
+  """The sorted distinct elements (or slices along ``axis``) of ``ar``, optionally where they are.
 
   Parameters
   ----------
@@ -327,8 +334,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     (shaped like ``ar``).
   return_counts : bool
     Also return how often each unique value occurs.
-  axis : None
-    Only None (flatten) is supported.
+  axis : int, optional
+    Find unique slices along this axis (compared lexicographically) instead of unique
+    elements of the flattened array; the inverse is then 1-D.
   equal_nan : bool
     Whether NaNs count as one value.
   size : int, optional
@@ -336,19 +344,37 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ``fill_value`` (default: the smallest unique value), with count 0.
   """
   check_arraylike("unique", ar)
-  if axis is not None:
-    raise NotImplementedError("jnp.unique with axis= is not supported by jaxlite; "
-                              "flatten first or use axis=None.")
   a = as_operand(ar)
-  flat = _flat(a)
-  n = flat.shape[0]
-  uniq, idx, valid, count, new, perm, _ = _unique_sorted(
-      flat, lax.broadcast_like(as_operand(np.array(True)), flat), size, fill_value, "min",
-      "unique", equal_nan)
+  if axis is None:
+    columns, inverse_shape = (_flat(a),), a.shape
+  else:
+    # Unique slices along ``axis``: each slice is a row of keys compared lexicographically.
+    axis = canonicalize_axis(axis, a.ndim)
+    moved = lax_numpy.moveaxis(a, axis, 0)
+    slice_shape = moved.shape[1:]
+    width = int(np.prod(slice_shape))
+    rows = lax_shapes.reshape(moved, (moved.shape[0], width))
+    columns = tuple(lax_shapes.reshape(lax_shapes.slice(rows, (0, j), (rows.shape[0], j + 1)),
+                                       (rows.shape[0],)) for j in range(width))
+    columns = columns or (lax_shapes.broadcast_in_dim(as_operand(np.array(0, _INT)),
+                                                       (rows.shape[0],), ()),)
+    inverse_shape = (moved.shape[0],)
+  n = columns[0].shape[0]
+  uniq_cols, idx, valid, count, new, perm, _ = _unique_sorted(
+      columns, lax.broadcast_like(as_operand(np.array(True)), columns[0]), size, fill_value,
+      "min", "unique", equal_nan)
+  if axis is None:
+    uniq = uniq_cols[0]
+  elif width:
+    uniq = lax_numpy.moveaxis(lax_shapes.reshape(lax_numpy.stack(uniq_cols, axis=1),
+                                                 (idx.shape[0], *slice_shape)), 0, axis)
+  else:
+    uniq = lax_numpy.moveaxis(lax_shapes.broadcast_in_dim(
+        _c(a, 0), (idx.shape[0], *slice_shape), ()), 0, axis)
   if not (return_index or return_inverse or return_counts):
     return uniq
   out = [uniq]
-  size = uniq.shape[0]
+  size = idx.shape[0]
   zero_index = as_operand(np.array(0, _INT))
   if return_index:
     first = lax_sort.take_along_axis(perm, idx, 0) if n else idx
@@ -360,7 +386,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if n else perm
     inverse_perm = lax_sort.sort((perm, _iota(n)), 0, True, 1)[1] if n else perm
     inverse = lax_sort.take_along_axis(group, inverse_perm, 0) if n else perm
-    out.append(lax_shapes.reshape(inverse, a.shape))
+    out.append(lax_shapes.reshape(inverse, inverse_shape))
   if return_counts:
     if n:
       nxt = lax_shapes.concatenate([lax_shapes.slice(idx, (1,), (size,)),
@@ -375,7 +401,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def _set_op(name, values, keep, size, fill_value, default_fill):
-  return _unique_sorted(values, keep, size, fill_value, default_fill, name)[0]
+  return _unique_sorted((values,), keep, size, fill_value, default_fill, name)[0][0]
 
 
 def _flat_pair(name, ar1, ar2):
