@@ -102,6 +102,10 @@ def test_sph_harm_y_vs_scipy(x64, use_x64):
   got = jsp.sph_harm_y(jnp.asarray(n), jnp.asarray(m), theta.astype(dt), phi.astype(dt))
   assert got.dtype == (np.complex128 if use_x64 else np.complex64)
   np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 if use_x64 else 2e-5)
+  # as JAX: the result is complex128 whenever x64 is on, even for float32 angles
+  got32 = jsp.sph_harm_y(jnp.asarray(n), jnp.asarray(m), theta.astype(np.float32),
+                         phi.astype(np.float32))
+  assert got32.dtype == (np.complex128 if use_x64 else np.complex64)
 
 
 def test_sph_harm_y_poles_and_nmax(x64):

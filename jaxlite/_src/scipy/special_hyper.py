@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 import jaxlite.numpy as jnp
+from jaxlite._src import dtypes
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy.util import promote_args_inexact
@@ -141,6 +142,9 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     raise NotImplementedError(
         "The 'diff_n' argument to sph_harm_y is not supported.")
   theta, phi = promote_args_inexact("sph_harm_y", theta, phi)
+  # JAX returns complex128 whenever x64 is on, whatever the angles' dtype: compute at that
+  # precision too, so the extra digits are real ones
+  theta, phi = (v.astype(dtypes.default_float_dtype()) for v in (theta, phi))
   if n_max is None:
     try:
       n_max = int(np.max(np.asarray(n)))
@@ -177,5 +181,5 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     out = jnp.where(upd & (n == ell), p1, out)
 
   out = jnp.where((m < 0) & (jnp.mod(mm, 2) == 1), -out, out)
-  cdtype = jnp.result_type(theta.dtype, np.complex64)
+  cdtype = dtypes.default_complex_dtype()
   return out.astype(cdtype) * jnp.exp(1j * (m * phi).astype(cdtype))
