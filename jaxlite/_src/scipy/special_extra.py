@@ -30,12 +30,20 @@ def _inexact(name, *xs):
   return promote_args_inexact(name, *xs)
 
 
+def _gamma_ratio(num, den):
+  """``prod(gamma(num)) / prod(gamma(den))`` with its sign, through ``lgamma``."""
+  sign, log_value = 1.0, 0.0
+  for v in num:
+    sign, log_value = sign * gammasgn(v), log_value + lax_special.lgamma(v)
+  for v in den:
+    sign, log_value = sign * gammasgn(v), log_value - lax_special.lgamma(v)
+  return sign * jnp.exp(log_value)
+
+
 def beta(a, b):
   """The beta function ``gamma(a) gamma(b) / gamma(a + b)``, with its sign."""
   a, b = _inexact("beta", a, b)
-  sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
-  return sign * jnp.exp(lax_special.lgamma(a) + lax_special.lgamma(b)
-                        - lax_special.lgamma(a + b))
+  return _gamma_ratio([a, b], [a + b])
 
 
 def betainc(a, b, x):
@@ -141,9 +149,7 @@ def multigammaln(a, d):
 def poch(z, m):
   """The Pochhammer symbol (rising factorial) ``gamma(z + m) / gamma(z)``."""
   z, m = _inexact("poch", z, m)
-  sign = gammasgn(z + m) * gammasgn(z)
-  return jnp.where(m == 0, 1.0, sign * jnp.exp(lax_special.lgamma(z + m)
-                                               - lax_special.lgamma(z)))
+  return jnp.where(m == 0, 1.0, _gamma_ratio([z + m], [z]))
 
 
 def zeta(x, q=None):

@@ -34,9 +34,8 @@ import numpy as np
 import jaxlite.numpy as jnp
 from jaxlite._src import dtypes
 from jaxlite._src.lax import control_flow
-from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy.util import promote_args_inexact
-from jaxlite._src.scipy.special_extra import gammasgn
+from jaxlite._src.scipy.special_extra import _gamma_ratio
 
 __all__ = ["hyp2f1", "sph_harm_y"]
 
@@ -54,18 +53,6 @@ def _series(a, b, c, z):
   one = jnp.ones_like(z)
   _, total = control_flow.fori_loop(0, _N_TERMS, body, (one, one))
   return total
-
-
-def _gamma_ratio(num, den):
-  """``prod(gamma(num)) / prod(gamma(den))`` with its sign (0 at poles of ``den``)."""
-  sign, logv = 1.0, 0.0
-  for v in num:
-    sign = sign * gammasgn(v)
-    logv = logv + lax_special.lgamma(v)
-  for v in den:
-    sign = sign * gammasgn(v)
-    logv = logv - lax_special.lgamma(v)
-  return sign * jnp.exp(logv)
 
 
 def _connection(a, b, c, w):
