@@ -735,11 +735,11 @@ def test_bessel_i0e(dtype, x64):
 
 def test_unsupported_reasons_are_readable():
   missing = stablehlo.check_rules()
-  for name in ("pure_callback", "debug_callback", "igamma_grad_a", "lu", "qr"):
+  for name in ("pure_callback", "debug_callback", "igamma_grad_a", "eig"):
     assert name in missing and "backend=" in missing[name], missing.get(name)
   for name in ("sort", "top_k", "cumlogsumexp", "conv_general_dilated", "fft",
                "reduce_window_sum", "threefry2x32", "bessel_i0e", "cholesky",
-               "triangular_solve", "igamma", "igammac"):
+               "triangular_solve", "igamma", "igammac", "lu", "qr", "svd", "eigh"):
     assert name not in missing
 
 
@@ -794,6 +794,142 @@ def test_linalg_solve_built_on_cholesky_under_jit():
     return lax.linalg.triangular_solve(L, z, left_side=True, lower=True, transpose_a=True)
   got = jaxlite.jit(f, backend="xla")(x, y)
   np.testing.assert_allclose(np.asarray(got), np.linalg.solve(x, y), rtol=1e-4, atol=1e-4)
+
+
+# ----------------------------------------------------------------------------- decompositions
+# eigh and qr lower to XLA's own expanders, svd and lu to functions of other primitives.
+# Eigenvectors and singular vectors are unique only up to phase, so those are checked
+# through what is unique: values, reconstructions, orthonormality, projectors.
+
+_DECOMP_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def _decomp_tol(dtype):
+  return 2e-5 if np.dtype(dtype).itemsize <= 8 and np.dtype(dtype) != np.float64 else 1e-12
+
+
+def _H(m):
+  return np.conj(np.swapaxes(m, -1, -2))
+
+
+def _assert_orthonormal_columns(q, tol):
+  k = q.shape[-1]
+  np.testing.assert_allclose(_H(q) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)),
+                             atol=tol)
+
+
+def _on_both_tiers(f, *args):
+  closed = jaxlite.make_jaxpr(f)(*args)
+  want = [np.asarray(w) for w in codegen.compile_jaxpr(closed)[0](*args)]
+  got = [np.asarray(g) for g in xla.compile(closed, "decomposition")(*args)]
+  for g, w in zip(got, want):
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+  return got, want
+
+
+@pytest.mark.parametrize("dtype", _DECOMP_DTYPES)
+def test_eigh_lowering(dtype, x64):
+  x64(np.dtype(dtype).itemsize == 16 or dtype == np.float64)
+  tol = _decomp_tol(dtype)
+  for batch, n, scale in [((), 1, 1.), ((), 6, 1.), ((3,), 5, 1.), ((), 4, 1e-9),
+                          ((), 4, 1e9), ((2,), 0, 1.)]:
+    a = rand(batch + (n, n), dtype, seed=n)
+    a = (a + _H(a)) * scale
+    for lower in (True, False):
+      messy = a.copy()   # the other triangle is not read
+      if n > 1:
+        i, j = (0, 1) if lower else (1, 0)
+        messy[..., i, j] += 100
+      (v, w), (_, w0) = _on_both_tiers(lambda m: lax.linalg.eigh(
+          m, lower=lower, symmetrize_input=False), messy)
+      np.testing.assert_allclose(w, w0, atol=tol * scale * n, rtol=tol)
+      np.testing.assert_allclose((v * w[..., None, :]) @ _H(v), a, atol=tol * scale * n)
+      _assert_orthonormal_columns(v, tol * n)
+
+
+def test_eigh_lowering_is_differentiable_and_scales():
+  a = _spd((), 5, np.float32)
+  g = jaxlite.jit(jaxlite.grad(lambda m: jnp.linalg.eigvalsh(m)[-1]), backend="xla")(a)
+  w, v = np.linalg.eigh(a)
+  np.testing.assert_allclose(np.asarray(g), np.outer(v[:, -1], v[:, -1]), atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", _DECOMP_DTYPES)
+def test_qr_lowering(dtype, x64):
+  x64(np.dtype(dtype).itemsize == 16 or dtype == np.float64)
+  tol = _decomp_tol(dtype)
+  for shape in [(5, 5), (6, 4), (4, 6), (2, 6, 3), (0, 3), (3, 0), (1, 1)]:
+    a = rand(shape, dtype, seed=sum(shape))
+    for full in (True, False):
+      (q, r), (q0, r0) = _on_both_tiers(
+          lambda m: lax.linalg.qr(m, full_matrices=full), a)
+      # Householder QR with LAPACK's sign convention: both tiers give the same factors.
+      np.testing.assert_allclose(q, q0, atol=tol * 10)
+      np.testing.assert_allclose(r, r0, atol=tol * 10)
+      np.testing.assert_allclose(q @ r, a, atol=tol * 10)
+      np.testing.assert_array_equal(r, np.triu(r))
+      _assert_orthonormal_columns(q, tol * 10)
+
+
+@pytest.mark.parametrize("dtype", _DECOMP_DTYPES)
+def test_svd_lowering(dtype, x64):
+  x64(np.dtype(dtype).itemsize == 16 or dtype == np.float64)
+  tol = _decomp_tol(dtype)
+  rng = np.random.default_rng(0)
+  rank2 = (rng.normal(size=(5, 2)) @ rng.normal(size=(2, 4))).astype(dtype)
+  cases = [rand((5, 5), dtype), rand((6, 4), dtype, seed=1), rand((4, 6), dtype, seed=2),
+           rand((2, 7, 3), dtype, seed=3), rank2, np.zeros((3, 3), dtype),
+           rand((3, 3), dtype, seed=4) * 1e-8, np.zeros((3, 0), dtype)]
+  for i, a in enumerate(cases):
+    k = min(a.shape[-2:])
+    size = max(1., float(np.abs(a).max(initial=0)))
+    # full_matrices only changes rectangular results; the first case checks both
+    for full in ((True, False) if i == 0 else (a.shape[-1] != a.shape[-2],)):
+      (u, s, vh), (_, s0, _) = _on_both_tiers(
+          lambda m: lax.linalg.svd(m, full_matrices=full), a)
+      np.testing.assert_allclose(s, s0, atol=tol * size * 10)
+      assert (np.diff(s, axis=-1) <= 0).all() and (s >= 0).all()
+      np.testing.assert_allclose((u[..., :k] * s[..., None, :].astype(dtype)) @ vh[..., :k, :],
+                                 a, atol=tol * size * 10)
+      _assert_orthonormal_columns(u, tol * 10)
+      _assert_orthonormal_columns(_H(vh), tol * 10)
+  (s,), (s0,) = _on_both_tiers(lambda m: [lax.linalg.svd(m, compute_uv=False)], cases[1])
+  np.testing.assert_allclose(s, s0, atol=tol * 10)
+
+
+@pytest.mark.parametrize("dtype", _DECOMP_DTYPES)
+def test_lu_lowering(dtype, x64):
+  x64(np.dtype(dtype).itemsize == 16 or dtype == np.float64)
+  tol = _decomp_tol(dtype)
+  singular = np.array([[0, 0, 1], [0, 0, 2], [1, 2, 3]], dtype)
+  for a in [rand((5, 5), dtype), rand((6, 4), dtype, seed=1), rand((4, 6), dtype, seed=2),
+            rand((2, 3, 3), dtype, seed=3), singular, np.zeros((3, 3), dtype),
+            np.zeros((0, 2), dtype)]:
+    (lu, piv, perm), (lu0, piv0, perm0) = _on_both_tiers(lax.linalg.lu, a)
+    np.testing.assert_array_equal(piv, piv0)      # the same pivots: the same algorithm
+    np.testing.assert_array_equal(perm, perm0)
+    np.testing.assert_allclose(lu, lu0, atol=tol * 10)
+
+
+def test_linalg_functions_compile_on_xla(x64):
+  x64(True)
+  a = rand((4, 4), np.float64, seed=5) + 4 * np.eye(4)
+  b = rand((4, 2), np.float64, seed=6)
+  tall = rand((6, 3), np.float64, seed=7)
+
+  def f(a, b, tall):
+    sign, logdet = jnp.linalg.slogdet(a)
+    return (jnp.linalg.det(a), sign, logdet, jnp.linalg.inv(a), jnp.linalg.solve(a, b),
+            jnp.linalg.pinv(tall), jnp.linalg.lstsq(tall, tall[:, :1])[0],
+            jnp.linalg.matrix_rank(tall), jnp.linalg.norm(a, 2), jnp.linalg.eigvalsh(a @ a.T),
+            jnp.linalg.cond(a))
+  got = jaxlite.jit(f, backend="xla")(a, b, tall)
+  want = (np.linalg.det(a), *np.linalg.slogdet(a), np.linalg.inv(a), np.linalg.solve(a, b),
+          np.linalg.pinv(tall), np.linalg.lstsq(tall, tall[:, :1], rcond=None)[0],
+          np.linalg.matrix_rank(tall), np.linalg.norm(a, 2), np.linalg.eigvalsh(a @ a.T),
+          np.linalg.cond(a))
+  for g, w in zip(got, want):
+    np.testing.assert_allclose(np.asarray(g), w, rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])

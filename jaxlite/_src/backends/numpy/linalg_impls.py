@@ -50,7 +50,7 @@ def _triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_
 
 def _lu(x):
   *batch, m, n = x.shape
-  a = np.array(x.reshape((-1, m, n)), copy=True)
+  a = np.array(x.reshape((int(np.prod(batch)), m, n)), copy=True)   # -1 fails when empty
   nb = a.shape[0]
   k = min(m, n)
   pivots = np.zeros((nb, k), np.int32)

@@ -900,7 +900,7 @@ def _threefry2x32_rule(b, eqn, k1, k2, x1, x2):
   return [x0, x1]
 
 
-# -- linear algebra as explicit loops (XLA's CPU linalg needs LAPACK custom calls)
+# -- linear algebra as explicit loops (the other decompositions are in linalg.py)
 
 def _batched(b, x: V):
   """``x`` (..., r, c) as (B, r, c), and how to restore the batch shape."""
@@ -1220,21 +1220,21 @@ _UNSUPPORTED_BY_NAME = {
             "one has an unbound axis name",
     "debug_print": _CALLBACK, "debug_callback": _CALLBACK, "pure_callback": _CALLBACK,
     "custom_lin": "it exists only inside linearize, before a jaxpr is compiled",
-    "lu": "XLA reaches CPU linear algebra through LAPACK custom calls, which this "
-          "plugin-only backend does not provide; " + _TIER0,
+    "eig": "JAX computes non-symmetric eigendecompositions with LAPACK's geev, which the "
+           "plugin does not carry, and XLA has no expander for it; " + _TIER0,
     "igamma_grad_a": "the XLA plugin has no chlo op for the derivative of the incomplete "
                      "gamma function in a, and it is not written out here; " + _TIER0,
 }
 for _name in ("pmax", "pmin", "all_gather", "axis_index"):
   _UNSUPPORTED_BY_NAME[_name] = _UNSUPPORTED_BY_NAME["psum"]
-for _name in ("qr", "svd", "eigh", "eig"):
-  _UNSUPPORTED_BY_NAME[_name] = _UNSUPPORTED_BY_NAME["lu"]
 _UNSUPPORTED_BY_NAME["random_gamma_grad"] = _UNSUPPORTED_BY_NAME["igamma_grad_a"]
 
 
 def _register_late():
   from jaxlite._src import jit as jit_mod
+  from jaxlite._src.backends.xla import linalg
   lowering_rules[jit_mod.jit_p] = _jit_rule
+  _BY_NAME.update(linalg.rules)
   for prim in list(core.abstract_eval_rules):
     if prim in lowering_rules:
       continue
