@@ -19,6 +19,9 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
+from jaxlite._src.backends.numpy import xla_math
+from jaxlite._src.config import config
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
@@ -605,6 +608,23 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   return _uniform(key, shape, p.dtype, 0., 1.) < p
 
 
+def _as_xla_computes(name):
+  """``lax.<name>``, except that an eager float32 operand is computed as XLA's CPU backend
+  computes it (its own polynomials, the C library's tanf; see backends/numpy/xla_math.py),
+  so the samplers below give JAX's bits for the same key. NumPy's float32 math differs in
+  the last ulp for 15-40% of inputs. Traced operands bind the primitive as usual."""
+  primitive, exact = getattr(lax, name), getattr(xla_math, name)
+
+  def fn(x):
+    if type(x) is Array and x.dtype == np.float32 and config.jaxlite_bit_exact_random:
+      return Array(exact(np.asarray(x)))
+    return primitive(x)
+  return fn
+
+
+_log, _log1p, _tan = map(_as_xla_computes, ("log", "log1p", "tan"))
+
+
 def exponential(key, shape=(), dtype=None):
   """Standard exponential random values, ``-log1p(-u)``."""
   key = _check_prng_key("exponential", key)
@@ -614,7 +634,7 @@ def exponential(key, shape=(), dtype=None):
 
 def _exponential(key, shape, dtype):
   u = _uniform(key, shape, dtype, 0., 1.)
-  return lax.neg(lax.log1p(lax.neg(u)))
+  return lax.neg(_log1p(lax.neg(u)))
 
 
 def laplace(key, shape=(), dtype=None):
@@ -622,7 +642,7 @@ def laplace(key, shape=(), dtype=None):
   key = _check_prng_key("laplace", key)
   dtype = _float_dtype("laplace", dtype)
   u = _uniform(key, _canonical_shape(shape), dtype, -1. + float(dtypes.finfo(dtype).epsneg), 1.)
-  return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+  return lax.mul(lax.sign(u), _log1p(lax.neg(lax.abs(u))))
 
 
 def logistic(key, shape=(), dtype=None):
@@ -630,7 +650,7 @@ def logistic(key, shape=(), dtype=None):
   key = _check_prng_key("logistic", key)
   dtype = _float_dtype("logistic", dtype)
   x = _uniform(key, _canonical_shape(shape), dtype, dtypes.finfo(dtype).tiny, 1.)
-  return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+  return lax.sub(_log(x), _log1p(lax.neg(x)))
 
 
 def cauchy(key, shape=(), dtype=None):
@@ -638,7 +658,7 @@ def cauchy(key, shape=(), dtype=None):
   key = _check_prng_key("cauchy", key)
   dtype = _float_dtype("cauchy", dtype)
   u = _uniform(key, _canonical_shape(shape), dtype, dtypes.finfo(dtype).eps, 1.)
-  return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
+  return _tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
 def gumbel(key, shape=(), dtype=None, mode=None):
@@ -658,8 +678,8 @@ def _gumbel(key, shape, dtype, mode):
     high, low = _uniform(key, (2,) + shape, dtype, 0., 1.)
     x = jnp.where(high >= 0.5, high, high + _convert(2.0 ** -info.nmant, dtype) * low
                   + _convert(info.tiny, dtype))
-    return -jnp.log(-jnp.log1p(-x))
-  return -jnp.log(-jnp.log(_uniform(key, shape, dtype, info.tiny, 1.)))
+    return lax.neg(_log(lax.neg(_log1p(lax.neg(x)))))
+  return lax.neg(_log(lax.neg(_log(_uniform(key, shape, dtype, info.tiny, 1.)))))
 
 
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):

@@ -77,6 +77,18 @@ def x64_cases(random):
   }
 
 
+# Samplers through log / log1p / tan, over sizes that take every vector-lane path of XLA.
+SWEEP_SAMPLERS = ("gumbel", "laplace", "cauchy", "exponential", "logistic")
+SWEEP_SHAPES = ((1,), (3,), (5,), (7,), (16,), (33,), (1000,), (2, 3))
+
+
+def shape_sweep(random):
+  """``{"<sampler>_<shape>": float32 draws}`` for random_reference_shapes.npz."""
+  key = random.PRNGKey(42)
+  return {f"{name}_{'x'.join(map(str, shape))}": np.asarray(getattr(random, name)(key, shape))
+          for name in SWEEP_SAMPLERS for shape in SWEEP_SHAPES}
+
+
 def encode(values):
   out = {}
   for name, v in values.items():
@@ -94,3 +106,6 @@ if __name__ == "__main__":
   with open(path, "w") as f:  # one case per line keeps diffs readable
     f.write(json.dumps(data).replace('}, "', '},\n "') + "\n")
   print(f"wrote {len(data['x32']) + len(data['x64'])} cases to {path}")
+  jax.config.update("jax_enable_x64", False)
+  np.savez_compressed(path.replace(".json", "_shapes.npz"), **shape_sweep(jax.random))
+
