@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 
 import numpy as np
 
@@ -204,7 +205,11 @@ def typeof(x):
 
 
 def effects_barrier():
-  """Wait for every pending computation (tier 0 computes synchronously)."""
+  """Wait for every pending computation, so that the host callbacks (``debug.print``,
+  ``debug.callback``) they make have run; tier 0 computes synchronously."""
+  pjrt = sys.modules.get("jaxlite._src.backends.xla.pjrt")   # never loads a plugin
+  if pjrt is not None:
+    pjrt.wait_all()
 
 
 def process_count(backend=None) -> int:

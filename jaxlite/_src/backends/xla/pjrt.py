@@ -267,6 +267,18 @@ def load_api(path: str) -> Api:
     return api
 
 
+def extension(api: Api, ext_type: int):
+  """The address of the plugin's extension struct whose ``PJRT_Extension_Type`` is
+  ``ext_type`` (e.g. 5, FFI), or None: the chain starts at ``PJRT_Api.extension_start``
+  and each ``PJRT_Extension_Base`` is {size_t struct_size; int type; next*}."""
+  ext = c_void_p.from_address(api._base + 8).value
+  while ext:
+    if c_int.from_address(ext + 8).value == ext_type:
+      return ext
+    ext = c_void_p.from_address(ext + 16).value
+  return None
+
+
 # ----------------------------------------------------------------------------- client
 
 def _string(api, fn, cls, **kw) -> str:

@@ -1233,12 +1233,9 @@ _BY_NAME = {
 }
 _TIER0 = ("under jit's default backend='auto' the function keeps running on the NumPy "
           "tier; backend='xla' cannot compile it")
-_CALLBACK = ("it calls back into Python on the host, which needs PJRT's FFI callbacks, and "
-             "this binding does not drive them; " + _TIER0)
 _UNSUPPORTED_BY_NAME = {
     "psum": "collectives over named axes are resolved by vmap; a jaxpr that still holds "
             "one has an unbound axis name",
-    "debug_print": _CALLBACK, "debug_callback": _CALLBACK, "pure_callback": _CALLBACK,
     "custom_lin": "it exists only inside linearize, before a jaxpr is compiled",
     "eig": "JAX computes non-symmetric eigendecompositions with LAPACK's geev, which the "
            "plugin does not carry, and XLA has no expander for it; " + _TIER0,
@@ -1249,9 +1246,10 @@ for _name in ("pmax", "pmin", "all_gather", "axis_index"):
 
 def _register_late():
   from jaxlite._src import jit as jit_mod
-  from jaxlite._src.backends.xla import linalg
+  from jaxlite._src.backends.xla import callbacks, linalg
   lowering_rules[jit_mod.jit_p] = _jit_rule
   _BY_NAME.update(linalg.rules)
+  _BY_NAME.update(callbacks.rules)   # host callbacks: custom calls to an FFI handler
   for prim in list(core.abstract_eval_rules):
     if prim in lowering_rules:
       continue
