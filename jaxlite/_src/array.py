@@ -67,6 +67,20 @@ class Array:
   nbytes = property(lambda self: math.prod(self.shape) * self.dtype.itemsize)
   itemsize = property(lambda self: self.dtype.itemsize)
 
+  def _to_device(self):
+    """The device buffer the XLA tier reads this array from: made from ``_value`` on
+    first use and kept, since an Array never changes (JAX's arrays live on the device
+    too); later calls pass it without a transfer. When the buffer shares host memory
+    (CPU, large arrays), ``_value`` becomes that memory, so the value is held once."""
+    from jaxlite._src.backends import xla
+    value = self._value
+    buf = xla.device_put(value)
+    host = buf.host
+    if host is not None and host is not value:
+      self._value = host   # an aligned copy of the same contents
+    self._buf = buf
+    return buf
+
   @property
   def _on_device(self) -> bool:
     """Whether the value lives only on the device so far (``_value`` not yet set)."""

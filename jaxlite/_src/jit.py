@@ -84,11 +84,11 @@ def _leaf_value(x):
 
 
 def _leaf_device_value(x):
-  """What the XLA tier receives for an argument leaf: a device-backed Array's buffer
-  as it is (no host round trip), else the NumPy value."""
+  """What the XLA tier receives for an argument leaf: an Array's device buffer (made
+  once and kept by the Array: no transfer on later calls), else the NumPy value."""
   if type(x) is Array:
     buf = x._buf
-    return x._value if buf is None else buf
+    return x._to_device() if buf is None else buf
   return _leaf_value(x)
 
 
@@ -255,7 +255,8 @@ class Jitted:
         run = entry.run
         t0 = time.perf_counter()
         if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
-          outs = run.execute_device([a._value if a._buf is None else a._buf for a in args])
+          outs = run.execute_device([a._to_device() if a._buf is None else a._buf
+                                     for a in args])
           entry.exec_s.append(time.perf_counter() - t0)
           if entry.single_output:
             return from_device(outs[0], entry.out_weak[0])

@@ -26,7 +26,7 @@ from jaxlite._src.backends.xla import stablehlo
 from jaxlite._src.backends.xla.pjrt import DeviceBuffer, XlaRuntimeError, live_buffers
 
 __all__ = ["XlaRuntimeError", "XlaExecutable", "DeviceBuffer", "live_buffers", "is_available", "unavailable_reason",
-           "lower", "compile", "deserialize", "devices", "platform", "client"]
+           "lower", "compile", "deserialize", "devices", "platform", "client", "device_put"]
 
 logger = logging.getLogger("jaxlite")
 _lock = threading.Lock()
@@ -92,6 +92,12 @@ def platform() -> str:
   return client().platform
 
 
+def device_put(value) -> DeviceBuffer:
+  """A device buffer holding NumPy ``value`` (see ``pjrt.Client.put``: on CPU a large
+  value is shared with the buffer's ``host`` array instead of copied)."""
+  return client().put(value)
+
+
 def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
   """The StableHLO text of ``closed`` (see ``stablehlo.lower``)."""
   return stablehlo.lower(closed, name)
@@ -147,7 +153,10 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
   """
   text = lower(closed, name)
   c = client()
-  entry_key = cache.key(text, c.api.attributes().get("xla_version"), pjrt.COMPILE_OPTIONS,
+  # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key:
+  # an executable compiled under other flags must not be loaded.
+  entry_key = cache.key(text, c.api.attributes().get("xla_version"),
+                        pjrt.COMPILE_OPTIONS + os.environ.get("XLA_FLAGS", "").encode(),
                         c.devices[0].device_kind)
   stored = cache.get(entry_key)
   if stored is not None:

@@ -1,0 +1,52 @@
+"""Probe: cached jit call (x*2+1 on a device-resident f32[4]) and the MLP step, pinned to XLA.
+
+    python benchmarks/probes/xla_dispatch.py jaxlite|jax small|mlp
+
+Run jaxlite and JAX alternately in the same time window; compare medians."""
+import os, sys, time, statistics
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
+lib, job = sys.argv[1], sys.argv[2]
+import importlib
+jax = importlib.import_module(lib); jnp = importlib.import_module(lib + ".numpy")
+import numpy as np
+from _common import mlp_data, LR
+jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
+block = jax.block_until_ready
+
+def med(fn, number, repeat):
+  for _ in range(number): fn()
+  ts = []
+  for _ in range(repeat):
+    t0 = time.perf_counter()
+    for _ in range(number): fn()
+    ts.append((time.perf_counter() - t0) / number)
+  ts.sort()
+  global P10
+  P10 = ts[len(ts) // 10]
+  return statistics.median(ts)
+
+if job == "small":
+  f = jit(lambda x: x * 2 + 1)
+  x = block(f(jnp.arange(4, dtype=jnp.float32)))
+  m = med(lambda: block(f(x)), 200, 101)
+  print(f"{lib} small_cached_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
+  m = med(lambda: f(x), 200, 101)
+  print(f"{lib} small_nowait_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
+else:
+  def mlp_loss(params, x, y):
+    h = x
+    for W, b in params[:-1]:
+      h = jnp.tanh(h @ W + b)
+    W, b = params[-1]
+    logits = h @ W + b
+    m = jnp.max(logits, axis=1, keepdims=True)
+    logp = logits - m - jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True))
+    return -jnp.mean(jnp.sum(logp * y, axis=1))
+  def sgd_step(params, x, y):
+    grads = jax.grad(mlp_loss)(params, x, y)
+    return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+  params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
+  step = jit(sgd_step)
+  block(step(params, x, y))
+  print(f"{lib} mlp_ms {med(lambda: block(step(params, x, y)), 5, int(sys.argv[3]) if len(sys.argv)>3 else 41)*1e3:.3f}")
