@@ -131,6 +131,8 @@ def device_get(x):
 
 def block_until_ready(x):
   """Wait until every array in pytree ``x`` is computed; returns ``x``."""
+  if type(x) is Array:   # the common case, without a pytree walk
+    return x.block_until_ready()
   for leaf in tree.tree_leaves(x):
     if isinstance(leaf, Array):
       leaf.block_until_ready()
@@ -139,9 +141,7 @@ def block_until_ready(x):
 
 # ----------------------------------------------------------------------------- more of `jax.*`
 
-import contextlib  # noqa: E402
 import platform  # noqa: E402
-import sys  # noqa: E402
 
 from jaxlite._src.config import config  # noqa: E402
 
