@@ -92,8 +92,9 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
   outs = [w.astype(ctype)]
   if compute_left_eigenvectors:
     # rows of vr^{-1} are left eigenvectors (y^H x = w y^H): conjugate, normalise columns
-    vl = np.swapaxes(np.linalg.inv(vr), -1, -2).conj()
-    vl = vl / np.linalg.norm(vl, axis=-2, keepdims=True)
+    with np.errstate(all="ignore"):   # a defective matrix: V is (nearly) singular
+      vl = np.swapaxes(np.linalg.inv(vr), -1, -2).conj()
+      vl = vl / np.linalg.norm(vl, axis=-2, keepdims=True)
     outs.append(vl.astype(ctype))
   if compute_right_eigenvectors:
     outs.append(vr.astype(ctype))

@@ -1,11 +1,11 @@
-"""Lowerings for the decompositions that XLA's CPU plugin reaches without LAPACK.
+"""Lowerings for the decompositions, which XLA's CPU plugin must compute without LAPACK.
 
 JAX's CPU backend calls LAPACK through custom calls that jaxlib registers; the PJRT
 plugin alone has none of them. What the plugin's compiler does have are its own
 expanders for two custom calls: ``Eigh`` (a Jacobi eigensolver) and ``Qr`` with
 ``ProductOfElementaryHouseholderReflectors`` (Householder QR). ``eigh`` and ``qr`` lower
-to those. ``svd`` and ``lu`` are written with other primitives and lowered as functions
-(JAX's ``mlir.lower_fun`` idea):
+to those. ``svd``, ``lu`` and ``eig`` are written with other primitives and lowered as
+functions (JAX's ``mlir.lower_fun`` idea):
 
 * SVD: the Hermitian matrix ``[[0, A], [A^H, 0]]`` has eigenpairs ``(+-s, [u; +-v]/sqrt2)``,
   so one eigendecomposition gives the singular values and the right singular vectors
@@ -13,6 +13,8 @@ to those. ``svd`` and ``lu`` are written with other primitives and lowered as fu
   those vectors, which also completes the basis when singular values are zero, and the
   left vectors come from a QR of ``A V``. A tall matrix is first reduced by a QR.
 * LU: the unblocked partial-pivoting loop of LAPACK's ``getf2``, which tier 0 runs too.
+* eig: what LAPACK's ``geev`` does, in complex arithmetic: Hessenberg reduction, implicit
+  single-shift QR to the Schur form, back-substitution for the eigenvectors.
 """
 from __future__ import annotations
 
@@ -228,6 +230,161 @@ def _lu(a):
   return list(cf.fori_loop(0, k, step, init) if k else init)
 
 
+# ----------------------------------------------------------------------------- eig
+# LAPACK's geev, written out: Householder reduction to Hessenberg form, the complex Schur
+# form by single-shift implicit QR with deflation (Wilkinson shifts, an exceptional shift
+# when a block stalls), eigenvectors of the triangular factor by back-substitution.
+
+def _hessenberg(a):
+  """a (n, n) complex -> (h, q) with a = q h q^H, h upper Hessenberg (Householder)."""
+  jnp = _jnp()
+  n = a.shape[-1]
+  rows = jnp.arange(n)
+
+  def step(k, state):
+    h, q = state
+    x = jnp.where(rows > k, h[:, k], 0)
+    alpha = jnp.sum(jnp.where(rows == k + 1, x, 0))
+    norm = jnp.sqrt(jnp.sum(jnp.abs(x) ** 2))
+    mag = jnp.abs(alpha)
+    phase = jnp.where(mag == 0, 1, alpha / jnp.where(mag == 0, 1, mag))
+    v = x + jnp.where(rows == k + 1, phase * norm, 0)
+    vv = jnp.sum(jnp.abs(v) ** 2)
+    tau = jnp.where(vv == 0, 0, 2 / jnp.where(vv == 0, 1, vv)).astype(h.dtype)
+    vc = jnp.conj(v)
+    h = h - tau * v[:, None] * (vc @ h)[None, :]
+    h = h - tau * (h @ v)[:, None] * vc[None, :]
+    q = q - tau * (q @ v)[:, None] * vc[None, :]
+    return h, q
+  return cf.fori_loop(0, max(n - 2, 0), step, (a, jnp.eye(n, dtype=a.dtype)))
+
+
+def _givens(x, y):
+  """(c, s) with [[c, s], [-conj(s), c]] @ [x, y] = [r, 0], c real."""
+  jnp = _jnp()
+  ax, ay = jnp.abs(x), jnp.abs(y)
+  r = jnp.sqrt(ax * ax + ay * ay)
+  safe_r = jnp.where(r == 0, 1, r)
+  phase = jnp.where(ax == 0, 1, x / jnp.where(ax == 0, 1, ax).astype(x.dtype))
+  c = jnp.where(r == 0, 1, ax / safe_r)
+  s = jnp.where(r == 0, 0, phase * jnp.conj(y) / safe_r.astype(x.dtype))
+  return c.astype(x.dtype), s
+
+
+def _schur(h, q, eps):
+  """Complex Schur form of Hessenberg h by single-shift implicit QR with deflation."""
+  jnp = _jnp()
+  n = h.shape[-1]
+  rows, ks = jnp.arange(n), jnp.arange(n - 1)
+
+  def rotate(h, q, k, c, s):
+    # rows k, k+1 of h by G = [[c, s], [-conj(s), c]]; columns k, k+1 of h and q by G^H
+    hk, hk1 = h[k], h[k + 1]
+    h = h.at[k].set(c * hk + s * hk1).at[k + 1].set(-jnp.conj(s) * hk + c * hk1)
+    hk, hk1 = h[:, k], h[:, k + 1]
+    h = h.at[:, k].set(c * hk + jnp.conj(s) * hk1).at[:, k + 1].set(-s * hk + c * hk1)
+    qk, qk1 = q[:, k], q[:, k + 1]
+    q = q.at[:, k].set(c * qk + jnp.conj(s) * qk1).at[:, k + 1].set(-s * qk + c * qk1)
+    return h, q
+
+  def cond(state):
+    h, q, hi, it, stall = state
+    return (hi > 0) & (it < 60 * n)
+
+  def body(state):
+    h, q, hi, it, stall = state
+    # a subdiagonal entry negligible against its diagonal neighbours splits the matrix
+    d = jnp.abs(jnp.diagonal(h))
+    split = (jnp.abs(jnp.diagonal(h, -1)) <= eps * (d[:-1] + d[1:])) & (ks + 1 <= hi)
+    h = jnp.where((rows[:, None] == rows[None, :] + 1)
+                  & jnp.concatenate([split, jnp.zeros(1, bool)])[None, :], 0, h)
+    # the unreduced block ends at row hi and starts at lo; a 1x1 block has converged
+    lo = jnp.max(jnp.where(split, ks + 1, 0))
+    converged = lo == hi
+    # Wilkinson shift from the trailing 2x2 of the block; an exceptional one when stalled
+    a11, a12 = h[hi - 1, hi - 1], h[hi - 1, hi]
+    a21, a22 = h[hi, hi - 1], h[hi, hi]
+    disc = jnp.sqrt((a11 - a22) ** 2 / 4 + a12 * a21)
+    m1, m2 = (a11 + a22) / 2 + disc, (a11 + a22) / 2 - disc
+    mu = jnp.where(jnp.abs(m1 - a22) < jnp.abs(m2 - a22), m1, m2)
+    mu = jnp.where(stall % 11 == 10, a22 + jnp.abs(a21) * 0.75, mu)
+
+    def sweep(k, hq):   # the implicit QR step: rotations chase the bulge down the block
+      h, q = hq
+      first = k == lo
+      x = jnp.where(first, h[k, k] - mu, h[k, jnp.maximum(k - 1, 0)])
+      y = jnp.where(first, h[k + 1, k], h[k + 1, jnp.maximum(k - 1, 0)])
+      c, s = _givens(x, y)
+      active = (k >= lo) & (k < hi) & ~converged
+      c = jnp.where(active, c, 1)
+      s = jnp.where(active, s, 0)
+      return rotate(h, q, k, c, s)
+    h, q = cf.fori_loop(0, n - 1, sweep, (h, q))
+    hi = jnp.where(converged, hi - 1, hi)
+    stall = jnp.where(converged, 0, stall + 1)
+    return h, q, hi, it + 1, stall
+
+  h, q, *_ = cf.while_loop(cond, body, (h, q, jnp.int32(n - 1), jnp.int32(0), jnp.int32(0)))
+  return h, q
+
+
+def _triangular_eigenvectors(t, eps):
+  """Eigenvectors of upper-triangular t as columns of an upper-triangular y (y[k,k] = 1)."""
+  jnp = _jnp()
+  n = t.shape[-1]
+  lam = jnp.diagonal(t)
+  rows = jnp.arange(n)
+  smin = eps * jnp.max(jnp.abs(t))
+  smin = jnp.where(smin == 0, 1, smin)
+
+  def step(i, y):
+    j = n - 1 - i                        # solve row j for every column k > j
+    denom = t[j, j] - lam                # (n,) over k
+    denom = jnp.where(jnp.abs(denom) < smin, smin.astype(t.dtype), denom)
+    acc = t[j] @ y                       # sum_m t[j, m] y[m, k] (y zero below its diag)
+    yj = jnp.where(rows > j, -acc / denom, y[j])
+    return y.at[j].set(yj)
+  return cf.fori_loop(0, n, step, jnp.eye(n, dtype=t.dtype))
+
+
+def _normalize(v):
+  jnp = _jnp()
+  v = v / jnp.sqrt(jnp.sum(jnp.abs(v) ** 2, axis=0, keepdims=True)).astype(v.dtype)
+  # LAPACK's convention: the component of largest magnitude is real
+  i = jnp.argmax(jnp.abs(v), axis=0)
+  big = jnp.take_along_axis(v, i[None, :], axis=0)
+  return v * (jnp.conj(big) / jnp.abs(big).astype(v.dtype))
+
+
+def _eig_one(a, eps):
+  jnp = _jnp()
+  if a.shape[-1] <= 1:   # also the empty matrix
+    return jnp.diagonal(a), jnp.ones_like(a)
+  h, q = _hessenberg(a)
+  t, q = _schur(h, q, eps)
+  return jnp.diagonal(t), _normalize(q @ _triangular_eigenvectors(jnp.triu(t), eps))
+
+
+def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma):
+  """Eigenvalues and (right, left) eigenvectors; the left ones as tier 0 computes them, the
+  conjugate rows of V^-1, normalised."""
+  jnp = _jnp()
+  from jaxlite._src.vmap_api import vmap
+  real = la._real_dtype(x.dtype)
+  ctype = np.dtype(np.complex128 if real == np.float64 else np.complex64)
+  *batch, n, _ = x.shape
+  a = x.astype(ctype).reshape((int(np.prod(batch)), n, n))   # -1 fails when empty
+  w, vr = vmap(lambda m: _eig_one(m, float(np.finfo(ctype).eps)))(a)
+  outs = [w.reshape((*batch, n))]
+  if compute_left_eigenvectors:
+    vl = la._H(jnp.linalg.inv(vr))
+    outs.append((vl / jnp.linalg.norm(vl, axis=-2, keepdims=True).astype(ctype))
+                .reshape(x.shape))
+  if compute_right_eigenvectors:
+    outs.append(vr.reshape(x.shape))
+  return outs
+
+
 _eigh_lowered = lowered_function(_eigh)
 rules = {"eigh": _eigh_rule, "qr": _qr_rule, "svd": lowered_function(_svd),
-         "lu": lowered_function(_lu)}
+         "lu": lowered_function(_lu), "eig": lowered_function(_eig)}

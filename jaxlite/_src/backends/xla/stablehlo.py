@@ -1231,14 +1231,10 @@ _BY_NAME = {
     "igamma": _igamma_rule(False), "igammac": _igamma_rule(True),
     "igamma_grad_a": _igamma_grad_a_rule,
 }
-_TIER0 = ("under jit's default backend='auto' the function keeps running on the NumPy "
-          "tier; backend='xla' cannot compile it")
 _UNSUPPORTED_BY_NAME = {
     "psum": "collectives over named axes are resolved by vmap; a jaxpr that still holds "
             "one has an unbound axis name",
     "custom_lin": "it exists only inside linearize, before a jaxpr is compiled",
-    "eig": "JAX computes non-symmetric eigendecompositions with LAPACK's geev, which the "
-           "plugin does not carry, and XLA has no expander for it; " + _TIER0,
 }
 for _name in ("pmax", "pmin", "all_gather", "axis_index"):
   _UNSUPPORTED_BY_NAME[_name] = _UNSUPPORTED_BY_NAME["psum"]
