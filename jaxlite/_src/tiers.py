@@ -164,22 +164,28 @@ class Probe:
 
 
 class Race:
-  """Alternates two tiers on real calls, then installs the faster one as ``entry.run``."""
+  """Alternates two tiers on real calls, then installs the faster one as ``entry.run``.
+
+  ``tiers`` maps a tier's name to ``(run, call)``: ``run`` is what the entry serves once
+  that tier has won, ``call(leaves)`` runs it on the call's argument leaves the way it will
+  run then (XLA on device-resident inputs) and returns the output Arrays once they are
+  computed, so that both tiers are timed to completion."""
   TRIALS = 3
 
-  def __init__(self, entry, numpy_run, xla_run):
+  def __init__(self, entry, tiers):
     self.entry = entry
-    self.runs = {"numpy": numpy_run, "xla": xla_run}
-    self.times = {"numpy": [], "xla": []}
+    self.tiers = tiers
+    self.order = tuple(tiers)
+    self.times = {t: [] for t in tiers}
     self.calls = 0
     self.lock = threading.Lock()
 
-  def __call__(self, *args):
+  def __call__(self, leaves):
     with self.lock:
-      tier = ("numpy", "xla")[self.calls % 2]
+      tier = self.order[self.calls % len(self.order)]
       self.calls += 1
     t0 = time.perf_counter()
-    out = self.runs[tier](*args)
+    outs = self.tiers[tier][1](leaves)
     elapsed = time.perf_counter() - t0
     with self.lock:
       self.times[tier].append(elapsed)
@@ -188,5 +194,5 @@ class Race:
         best = min(medians, key=medians.get)
         self.entry.tier_ms = {t: m * 1e3 for t, m in medians.items()}
         self.entry.tier = best
-        self.entry.run = self.runs[best]
-    return out
+        self.entry.run = self.tiers[best][0]
+    return outs
