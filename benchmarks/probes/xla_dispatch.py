@@ -10,7 +10,7 @@ lib, job = sys.argv[1], sys.argv[2]
 import importlib
 jax = importlib.import_module(lib); jnp = importlib.import_module(lib + ".numpy")
 import numpy as np
-from _common import mlp_data, LR
+from _common import mlp_data, mlp_loss_fn, LR
 jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
 block = jax.block_until_ready
 
@@ -34,15 +34,8 @@ if job == "small":
   m = med(lambda: f(x), 200, 101)
   print(f"{lib} small_nowait_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
 else:
-  def mlp_loss(params, x, y):
-    h = x
-    for W, b in params[:-1]:
-      h = jnp.tanh(h @ W + b)
-    W, b = params[-1]
-    logits = h @ W + b
-    m = jnp.max(logits, axis=1, keepdims=True)
-    logp = logits - m - jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True))
-    return -jnp.mean(jnp.sum(logp * y, axis=1))
+  mlp_loss = mlp_loss_fn(jnp)
+
   def sgd_step(params, x, y):
     grads = jax.grad(mlp_loss)(params, x, y)
     return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)

@@ -123,6 +123,21 @@ def mlp_data(np):
   return params, x, y
 
 
+def mlp_loss_fn(jnp):
+  """W5's loss (tanh MLP, mean softmax cross-entropy) written against ``jnp``: JAX's or
+  jaxlite's NumPy API, which share this code."""
+  def mlp_loss(params, x, y):
+    h = x
+    for W, b in params[:-1]:
+      h = jnp.tanh(h @ W + b)
+    W, b = params[-1]
+    logits = h @ W + b
+    m = jnp.max(logits, axis=1, keepdims=True)
+    logp = logits - m - jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True))
+    return -jnp.mean(jnp.sum(logp * y, axis=1))
+  return mlp_loss
+
+
 def small_mlp_data(np):
   """W7's 32-64-1 MLP and 256 examples (float32, seeded)."""
   rng = np.random.default_rng(1)

@@ -14,7 +14,7 @@ import time
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, mlp_data,
-                     small_mlp_data, hessian_input)
+                     mlp_loss_fn, small_mlp_data, hessian_input)
 
 w = Worker()
 lib = w.args.lib
@@ -71,15 +71,7 @@ def job_heavy():
   w.emit("w4_heavy_steady", steady(lambda: block(f(x)), (f,), warmup=1))
 
 
-def mlp_loss(params, x, y):
-  h = x
-  for W, b in params[:-1]:
-    h = jnp.tanh(h @ W + b)
-  W, b = params[-1]
-  logits = h @ W + b
-  m = jnp.max(logits, axis=1, keepdims=True)
-  logp = logits - m - jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True))
-  return -jnp.mean(jnp.sum(logp * y, axis=1))
+mlp_loss = mlp_loss_fn(jnp)
 
 
 def sgd_step(params, x, y):

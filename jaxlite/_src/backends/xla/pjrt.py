@@ -809,12 +809,17 @@ _event_args: list = []
 _buffer_args: list = []
 
 
-def _destroy_buffer(api, handle):
+def _borrow(pool, cls):
+  """An (args struct, byref) pair from ``pool``, or a new one; give it back when done."""
   try:
-    a, ref = _buffer_args.pop()
+    return pool.pop()
   except IndexError:
-    a = _new(BufferArgs)
-    ref = ctypes.byref(a)
+    a = _new(cls)
+    return a, ctypes.byref(a)
+
+
+def _destroy_buffer(api, handle):
+  a, ref = _borrow(_buffer_args, BufferArgs)
   a.buffer = handle
   api.Buffer_Destroy(ref)
   _buffer_args.append((a, ref))
@@ -822,11 +827,7 @@ def _destroy_buffer(api, handle):
 
 def _await_event(api, event):
   """Wait for ``event`` and destroy it; returns its ``PJRT_Error*`` (None: no error)."""
-  try:
-    a, ref = _event_args.pop()
-  except IndexError:
-    a = _new(EventArgs)
-    ref = ctypes.byref(a)
+  a, ref = _borrow(_event_args, EventArgs)
   a.event = event
   err = api.Event_Await(ref)
   api.Event_Destroy(ref)
