@@ -254,3 +254,41 @@ def test_bad_arguments_raise():
     random.choice(K, 3, (5,), replace=False)
   with pytest.raises(ValueError, match="broadcast-compatible"):
     random.uniform(K, (3,), minval=jnp.zeros((2, 3)))
+
+
+# ----------------------------------------------------------------------------- gamma as a primitive
+
+def test_gamma_is_one_primitive_in_jaxprs():
+  text = str(jax.make_jaxpr(lambda k, a: random.gamma(k, a, (3,)))(K, 2.))
+  assert "random_gamma[log_space=False]" in text and "while" not in text
+
+
+def test_gamma_gradient_in_a_matches_jax_and_the_mean():
+  # values from JAX 0.10.2: jax.grad(lambda a: jax.random.gamma(PRNGKey(0), a, (3,)).sum())
+  for a, want in [(2.0, 2.7869484), (0.3, 4.746428)]:
+    got = jax.grad(lambda a: random.gamma(K, a, (3,)).sum())(a)
+    np.testing.assert_allclose(float(got), want, rtol=1e-5)
+  # E[x] = a for Gamma(a, 1), so the mean derivative of the samples is 1
+  for a in (0.5, 3.0):
+    g = jax.grad(lambda a: random.gamma(K42, a, (20000,)).mean())(a)
+    assert abs(float(g) - 1) < 0.05, g
+  g = jax.grad(lambda a: random.loggamma(K42, a, (20000,)).mean())(4.0)
+  np.testing.assert_allclose(float(g), 0.2840, rtol=0.05)   # digamma'(4) = 0.2838
+
+
+def test_gamma_vmaps_over_keys_and_alphas():
+  keys = random.split(K42, 3)
+  alphas = jnp.array([0.5, 2.0, 7.0])
+  got = jax.vmap(lambda k, a: random.gamma(k, a, (4,)))(keys, alphas)
+  want = jnp.stack([random.gamma(k, a, (4,)) for k, a in zip(keys, alphas)])
+  np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_gamma_under_jit_on_both_tiers():
+  f = lambda k: (random.gamma(k, jnp.array([0.3, 1.0, 4.0])), random.beta(k, 2., 3., (3,)),
+                 random.dirichlet(k, jnp.array([1., 2., 3.])))
+  eager = f(K42)
+  from jaxlite._src import tiers
+  for backend in ("numpy", "xla") if tiers.xla_available() else ("numpy",):
+    for got, want in zip(jax.jit(f, backend=backend)(K42), eager):
+      np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-6)

@@ -861,16 +861,74 @@ def _gamma(key, a, shape, dtype, log_space=False):
   else:
     _check_shape("gamma", shape, np.shape(a))
   a = jnp.broadcast_to(_convert(a, dtype), shape)
-  keys = _split(key, (math.prod(shape),))
-  samples = lcf.map(lambda ka: _gamma_one(ka[0], ka[1], log_space), (keys, a.ravel()))
-  return jnp.reshape(samples, shape)
+  return random_gamma_p.bind(key, a, log_space=bool(log_space))
+
+
+# As in JAX, gamma is one primitive: one equation in a jaxpr, batched by moving the batch
+# axes in front, differentiable in ``a`` by implicit reparameterization. Every tier runs
+# the rejection sampler above vectorised over the elements (a masked while loop), which
+# gives the same numbers as sampling them one at a time.
+random_gamma_p = Primitive("random_gamma")
+
+
+@random_gamma_p.def_abstract_eval
+def _random_gamma_abstract_eval(key, a, *, log_space):
+  if key.dtype != np.uint32 or key.shape[-1:] != (2,) or \
+      a.shape[:key.ndim - 1] != key.shape[:-1]:
+    raise TypeError(f"random_gamma takes uint32 keys (*batch, 2) and alphas (*batch, ...), "
+                    f"got {key.str_short()} and {a.str_short()}.")
+  return a.strip_weak_type()
+
+
+def _gamma_impl(key, a, *, log_space):
+  """Gamma samples for the keys ``key`` (*batch, 2), each split into one key per element
+  of the matching slice of ``a``."""
+  from jaxlite._src.vmap_api import vmap
+  jnp = _jnp()
+  if a.size == 0:
+    return jnp.zeros(a.shape, a.dtype)
+  count = math.prod(a.shape[key.ndim - 1:])
+  keys = vmap(lambda k: _split(k, (count,)))(jnp.reshape(key, (-1, 2)))
+  samples = vmap(lambda k, alpha: _gamma_one(k, alpha, log_space))(
+      jnp.reshape(keys, (-1, 2)), jnp.ravel(a))
+  return jnp.reshape(samples, a.shape)
+
+
+def _gamma_grad(sample, a, *, log_space):
+  """d sample / d a, by implicit reparameterization (``lax.random_gamma_grad``)."""
+  from jaxlite._src.lax.extra import random_gamma_grad
+  if not log_space:
+    return random_gamma_grad(a, sample)
+  # d log(x) = dx / x; exp(log x) may round to 0, which is replaced by the smallest normal
+  x = lax.exp(sample)
+  x = _jnp().where(x == 0, _const(x, dtypes.finfo(x.dtype).tiny), x)
+  return lax.div(random_gamma_grad(a, x), x)
+
+
+def _random_gamma_batcher(vals, dims, *, log_space):
+  size = batching.batch_size(vals, dims)
+  key, a = (batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims))
+  return random_gamma_p.bind(key, a, log_space=log_space), 0
+
+
+ad.defjvp2(random_gamma_p, None, lambda g, ans, key, a, *, log_space: lax.mul(
+    g, _gamma_grad(ans, a, log_space=log_space)))
+batching.batching_rules[random_gamma_p] = _random_gamma_batcher
+
+
+def _register_gamma_impl():
+  from jaxlite._src.array import Array
+  from jaxlite._src.backends.numpy.impls import impl_rules
+  impl_rules[random_gamma_p] = lambda key, a, *, log_space: np.asarray(
+      _gamma_impl(Array(key), Array(a), log_space=log_space))
+
+
+_register_gamma_impl()
 
 
 def gamma(key, a, shape=None, dtype=None):
-  """Gamma random values of shape parameter ``a`` (unit scale).
-
-  Not differentiable with respect to ``a`` in jaxlite (JAX's implicit reparameterisation
-  gradient is not implemented).
+  """Gamma random values of shape parameter ``a`` (unit scale); differentiable in ``a``
+  (implicit reparameterization, as JAX).
 
   Examples
   --------

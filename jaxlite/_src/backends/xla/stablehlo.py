@@ -1242,9 +1242,12 @@ for _name in ("pmax", "pmin", "all_gather", "axis_index"):
 
 def _register_late():
   from jaxlite._src import jit as jit_mod
+  from jaxlite._src import random as random_mod
   from jaxlite._src.backends.xla import callbacks, linalg
   lowering_rules[jit_mod.jit_p] = _jit_rule
   _BY_NAME.update(linalg.rules)
+  _BY_NAME["random_gamma"] = linalg.lowered_function(   # the sampler, vectorised
+      lambda key, a, *, log_space: [random_mod._gamma_impl(key, a, log_space=log_space)])
   _BY_NAME.update(callbacks.rules)   # host callbacks: custom calls to an FFI handler
   for prim in list(core.abstract_eval_rules):
     if prim in lowering_rules:
