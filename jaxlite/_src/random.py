@@ -622,7 +622,7 @@ def _as_xla_computes(name):
   return fn
 
 
-_log, _log1p, _tan = map(_as_xla_computes, ("log", "log1p", "tan"))
+_log, _log1p, _tan, _exp = map(_as_xla_computes, ("log", "log1p", "tan", "exp"))
 
 
 def exponential(key, shape=(), dtype=None):
@@ -916,11 +916,19 @@ ad.defjvp2(random_gamma_p, None, lambda g, ans, key, a, *, log_space: lax.mul(
 batching.batching_rules[random_gamma_p] = _random_gamma_batcher
 
 
+def _gamma_numpy(key, a, *, log_space):
+  """Tier 0: float32 draws as XLA's CPU backend computes them, bit for bit with JAX
+  (backends/numpy/gamma_sampler.py); other dtypes, or with jaxlite_bit_exact_random off,
+  the sampler above."""
+  if a.dtype == np.float32 and config.jaxlite_bit_exact_random:
+    from jaxlite._src.backends.numpy import gamma_sampler
+    return gamma_sampler.gamma(key, a, log_space)
+  return np.asarray(_gamma_impl(Array(key), Array(a), log_space=log_space))
+
+
 def _register_gamma_impl():
-  from jaxlite._src.array import Array
   from jaxlite._src.backends.numpy.impls import impl_rules
-  impl_rules[random_gamma_p] = lambda key, a, *, log_space: np.asarray(
-      _gamma_impl(Array(key), Array(a), log_space=log_space))
+  impl_rules[random_gamma_p] = _gamma_numpy
 
 
 _register_gamma_impl()
@@ -962,7 +970,7 @@ def beta(key, a, b, shape=None, dtype=None):
   log_ga = _gamma(key_a, a, shape, dtype, True)
   log_gb = _gamma(key_b, b, shape, dtype, True)
   log_max = jnp.maximum(log_ga, log_gb)
-  ga, gb = jnp.exp(log_ga - log_max), jnp.exp(log_gb - log_max)
+  ga, gb = _exp(log_ga - log_max), _exp(log_gb - log_max)
   return ga / (ga + gb)
 
 
@@ -975,8 +983,15 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   shape = np.shape(alpha)[:-1] if shape is None else _canonical_shape(shape)
   _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
   log_g = _gamma(key, _convert(alpha, dtype), shape + np.shape(alpha)[-1:], dtype, True)
-  from jaxlite._src.nn.functions import softmax
-  return softmax(log_g, -1)
+  # JAX's own softmax here (not jax.nn.softmax), with exp as XLA computes it
+  from jaxlite._src.custom_derivatives import stop_gradient
+  jnp = _jnp()
+  unnormalized = _exp(log_g - stop_gradient(jnp.max(log_g, -1, keepdims=True)))
+  total = unnormalized.sum(-1, keepdims=True)
+  if type(total) is Array and total.dtype == np.float32 and config.jaxlite_bit_exact_random:
+    # XLA's simplifier divides by a broadcast value as a multiply by its reciprocal
+    return unnormalized * (1 / total)
+  return unnormalized / total
 
 
 def poisson(key, lam, shape=None, dtype=None):

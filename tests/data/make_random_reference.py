@@ -82,11 +82,25 @@ SWEEP_SAMPLERS = ("gumbel", "laplace", "cauchy", "exponential", "logistic")
 SWEEP_SHAPES = ((1,), (3,), (5,), (7,), (16,), (33,), (1000,), (2, 3))
 
 
+# The gamma family (shape parameter after "@"), whose samplers XLA fuses into rejection loops.
+SWEEP_ALPHAS = (0.3, 2.5)
+
+
 def shape_sweep(random):
-  """``{"<sampler>_<shape>": float32 draws}`` for random_reference_shapes.npz."""
+  """``{"<sampler>[@<alpha>]_<shape>": float32 draws}`` for random_reference_shapes.npz."""
+  import jax.numpy as jnp
   key = random.PRNGKey(42)
-  return {f"{name}_{'x'.join(map(str, shape))}": np.asarray(getattr(random, name)(key, shape))
-          for name in SWEEP_SAMPLERS for shape in SWEEP_SHAPES}
+  out = {f"{name}_{'x'.join(map(str, shape))}": np.asarray(getattr(random, name)(key, shape))
+         for name in SWEEP_SAMPLERS for shape in SWEEP_SHAPES}
+  for a in SWEEP_ALPHAS:
+    for shape in SWEEP_SHAPES:
+      tag = f"@{a}_{'x'.join(map(str, shape))}"
+      out["gamma" + tag] = np.asarray(random.gamma(key, a, shape))
+      out["loggamma" + tag] = np.asarray(random.loggamma(key, a, shape))
+      out["beta" + tag] = np.asarray(random.beta(key, a, 2.0, shape))
+    out[f"dirichlet@{a}_6"] = np.asarray(random.dirichlet(key, jnp.array([a, 1.0, 2.0, 0.5]),
+                                                          (6,)))
+  return out
 
 
 def encode(values):
