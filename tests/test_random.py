@@ -123,6 +123,19 @@ def test_numpy_math_for_samplers_is_close_but_not_bit_exact(case):
     assert (got != want).mean() > 0.05   # NumPy's float32 log is not XLA's
 
 
+MVN_MEAN = jnp.array([1., -2., 0.5])
+MVN_COV = jnp.array([[2., 0.3, 0.1], [0.3, 1., -0.2], [0.1, -0.2, 0.5]])
+
+
+@pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
+def test_multivariate_normal_matches_jax_to_rounding(method):
+  # not bit for bit: the factorization (jaxlib's LAPACK vs NumPy's) and XLA's dot order differ
+  want = _expected(REF["x32_rounding"][f"multivariate_normal(k42,{method},(4,))"])
+  got = np.asarray(random.multivariate_normal(K42, MVN_MEAN, MVN_COV, (4,), method=method))
+  assert got.dtype == want.dtype and got.shape == want.shape
+  np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
+
+
 X64_CASES = {
     "PRNGKey(2**40+3)": lambda: random.PRNGKey(2**40 + 3),
     "bits(k42,(3,))": lambda: random.bits(random.PRNGKey(42), (3,)),

@@ -66,6 +66,18 @@ def cases(random):
   }
 
 
+def rounding_cases(random):
+  """Draws that match JAX only to float32 rounding: multivariate_normal's factorizations
+  (LAPACK in jaxlib, NumPy's on tier 0) and matrix-vector product (XLA's dot) differ in
+  the last bits."""
+  import jax.numpy as jnp
+  k42 = random.PRNGKey(42)
+  mean = jnp.array([1., -2., 0.5])
+  cov = jnp.array([[2., 0.3, 0.1], [0.3, 1., -0.2], [0.1, -0.2, 0.5]])
+  return {f"multivariate_normal(k42,{m},(4,))": random.multivariate_normal(
+      k42, mean, cov, (4,), method=m) for m in ("cholesky", "eigh", "svd")}
+
+
 def x64_cases(random):
   k42 = random.PRNGKey(42)
   return {
@@ -113,7 +125,8 @@ def encode(values):
 
 
 if __name__ == "__main__":
-  data = {"jax_version": jax.__version__, "x32": encode(cases(jax.random))}
+  data = {"jax_version": jax.__version__, "x32": encode(cases(jax.random)),
+          "x32_rounding": encode(rounding_cases(jax.random))}
   jax.config.update("jax_enable_x64", True)
   data["x64"] = encode(x64_cases(jax.random))
   path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "random_reference.json")
