@@ -94,7 +94,7 @@ SHAPES_REF = np.load(os.path.join(os.path.dirname(__file__), "data",
 
 
 def _sweep_draw(case):
-  name, shape = case.split("_")
+  name, shape = case.rsplit("_", 1)
   shape = tuple(map(int, shape.split("x")))
   name, _, alpha = name.partition("@")
   if not alpha:
@@ -104,6 +104,8 @@ def _sweep_draw(case):
     return random.dirichlet(K42, jnp.array([a, 1.0, 2.0, 0.5]), shape)
   if name == "beta":
     return random.beta(K42, a, 2.0, shape)
+  if name == "truncated_normal":
+    return random.truncated_normal(K42, -a, 2.0, shape)
   return getattr(random, name)(K42, a, shape)
 
 

@@ -18,7 +18,7 @@ def _assert_bits_equal(got, want):
   assert bad.size == 0, f"{bad.size} differ, e.g. at {bad[:5]}: {got[bad[:5]]} vs {want[bad[:5]]}"
 
 
-@pytest.mark.parametrize("name", ["exp", "log", "log1p", "tan"])
+@pytest.mark.parametrize("name", ["exp", "log", "log1p", "tan", "erf"])
 def test_unary_matches_xla_bit_for_bit(name):
   x = REF[f"{name}_x"]
   with warnings.catch_warnings():
@@ -34,7 +34,7 @@ def test_pow_matches_xla_bit_for_bit():
   _assert_bits_equal(got, REF["pow_out"])
 
 
-@pytest.mark.parametrize("name", ["exp", "log", "log1p", "tan"])
+@pytest.mark.parametrize("name", ["exp", "log", "log1p", "tan", "erf"])
 def test_zero_dim_and_empty(name):
   fn = getattr(xla_math, name)
   x = REF[f"{name}_x"][7]

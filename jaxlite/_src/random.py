@@ -573,7 +573,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   jnp = _jnp()
   sqrt2 = _convert(np.sqrt(2), dtype)
   lower, upper = _convert(lower, dtype), _convert(upper, dtype)
-  a, b = special.erf(lower / sqrt2), special.erf(upper / sqrt2)
+  a, b = special.erf(_divide_as_xla(lower, sqrt2)), special.erf(_divide_as_xla(upper, sqrt2))
   u = _uniform(key, shape, dtype, a, b)
   out = sqrt2 * special.erf_inv(u)
   from jaxlite._src.custom_derivatives import stop_gradient
@@ -623,6 +623,14 @@ def _as_xla_computes(name):
 
 
 _log, _log1p, _tan, _exp = map(_as_xla_computes, ("log", "log1p", "tan", "exp"))
+
+
+def _divide_as_xla(x, y):
+  """``x / y`` for a constant or broadcast ``y``, which XLA's simplifier computes as
+  ``x * (1 / y)``; eager float32 operands do the same, traced ones stay a ``div``."""
+  if type(x) is Array and x.dtype == np.float32 and config.jaxlite_bit_exact_random:
+    return x * (1 / y)
+  return x / y
 
 
 def exponential(key, shape=(), dtype=None):
@@ -987,11 +995,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   from jaxlite._src.custom_derivatives import stop_gradient
   jnp = _jnp()
   unnormalized = _exp(log_g - stop_gradient(jnp.max(log_g, -1, keepdims=True)))
-  total = unnormalized.sum(-1, keepdims=True)
-  if type(total) is Array and total.dtype == np.float32 and config.jaxlite_bit_exact_random:
-    # XLA's simplifier divides by a broadcast value as a multiply by its reciprocal
-    return unnormalized * (1 / total)
-  return unnormalized / total
+  return _divide_as_xla(unnormalized, unnormalized.sum(-1, keepdims=True))
 
 
 def poisson(key, lam, shape=None, dtype=None):

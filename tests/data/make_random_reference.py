@@ -90,7 +90,7 @@ def x64_cases(random):
 
 
 # Samplers through log / log1p / tan, over sizes that take every vector-lane path of XLA.
-SWEEP_SAMPLERS = ("gumbel", "laplace", "cauchy", "exponential", "logistic")
+SWEEP_SAMPLERS = ("gumbel", "laplace", "cauchy", "exponential", "logistic", "normal")
 SWEEP_SHAPES = ((1,), (3,), (5,), (7,), (16,), (33,), (1000,), (2, 3))
 
 
@@ -110,6 +110,8 @@ def shape_sweep(random):
       out["gamma" + tag] = np.asarray(random.gamma(key, a, shape))
       out["loggamma" + tag] = np.asarray(random.loggamma(key, a, shape))
       out["beta" + tag] = np.asarray(random.beta(key, a, 2.0, shape))
+    out[f"truncated_normal@{a}_1000"] = np.asarray(random.truncated_normal(key, -a, 2.0,
+                                                                          (1000,)))
     out[f"dirichlet@{a}_6"] = np.asarray(random.dirichlet(key, jnp.array([a, 1.0, 2.0, 0.5]),
                                                           (6,)))
   return out

@@ -1,4 +1,4 @@
-"""Record JAX's (XLA CPU's) float32 exp, log, log1p, tan and pow for jaxlite's bit-exactness
+"""Record JAX's (XLA CPU's) float32 exp, log, log1p, tan, erf and pow for jaxlite's bit-exactness
 tests, so they can run without JAX:
 
   /work/jaxref/bin/python tests/data/make_xla_math_reference.py
@@ -28,6 +28,7 @@ def sample(rng, name):
     "log1p": [u(-1, 1, 1000), -1 + e(-17, 0, 300), e(-30, 0, 300), e(0, 88.7, 300)],
     "tan": [u(-np.pi / 2, np.pi / 2, 1200), u(-119.9, 119.9, 400),
             e(np.log(120), np.log(3e38), 300) * rng.choice([-1, 1], 300)],
+    "erf": [u(-5, 5, 1400), u(-1e-3, 1e-3, 200), e(-80, 1.5, 400) * rng.choice([-1, 1], 400)],
   }[name]
   x = np.concatenate([np.asarray(p, np.float64).ravel() for p in parts])
   return np.concatenate([x[:2000 - len(SPECIAL)], SPECIAL]).astype(F32)
@@ -36,9 +37,10 @@ def sample(rng, name):
 def main():
   rng = np.random.default_rng(2024)
   data = {}
-  for name in ["exp", "log", "log1p", "tan"]:
+  for name in ["exp", "log", "log1p", "tan", "erf"]:
     x = sample(rng, name)
-    data[f"{name}_x"], data[f"{name}_out"] = x, np.asarray(jax.jit(getattr(jnp, name))(x))
+    fn = jax.lax.erf if name == "erf" else getattr(jnp, name)
+    data[f"{name}_x"], data[f"{name}_out"] = x, np.asarray(jax.jit(fn)(x))
   sp = np.array(SPECIAL + [3, -3, 127, -150], F32)
   a, b = (v.ravel() for v in np.meshgrid(sp, sp))
   n = 2000 - a.size

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.special as sps
 
 from jaxlite._src import dtypes
+from jaxlite._src.backends.numpy import xla_math
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import bits
 from jaxlite._src.lax import sorting
@@ -22,6 +23,13 @@ def _in_float32(f):
     with np.errstate(all="ignore"):
       return np.asarray(f(*wide)).astype(dtype, copy=False)
   return impl
+
+
+def _erf(x):
+  # XLA's float32 erf (Eigen's rational approximation, also for narrower floats): JAX's bits
+  if x.dtype == np.float64:
+    return sps.erf(x)
+  return xla_math.erf(x.astype(np.float32)).astype(x.dtype, copy=False)
 
 
 def _digamma(x):
@@ -43,15 +51,16 @@ def _igamma_grad_a(a, x):
   return (8 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12 * h)
 
 
-# XLA's single-precision erf_inv (Giles' polynomial, evaluated with fused multiply-adds):
-# reproducing it makes jax.random.normal's float32 draws match JAX's bit for bit almost
-# always (scipy's correctly rounded erfinv differs in the last bit a third of the time).
+# XLA's single-precision erf_inv (Giles' polynomial on XLA's own float32 log1p, evaluated
+# with fused multiply-adds): reproducing it makes jax.random.normal's float32 draws match
+# JAX's bit for bit (scipy's correctly rounded erfinv differs in the last bit a third of the
+# time).
 _ERF_INV_W_LT_5 = np.array([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
                             0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
-                            1.50140941], np.float64)
+                            1.50140941], np.float32).astype(np.float64)   # XLA's float32 constants
 _ERF_INV_W_GE_5 = np.array([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                             0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
-                            2.83297682], np.float64)
+                            2.83297682], np.float32).astype(np.float64)
 
 
 def _erf_inv(x):
@@ -59,7 +68,7 @@ def _erf_inv(x):
     return sps.erfinv(x)
   x32 = x.astype(np.float32)
   with np.errstate(all="ignore"):
-    w = (-np.log1p(-(x32 * x32).astype(np.float64))).astype(np.float32)
+    w = -xla_math.log1p(-(x32 * x32))   # XLA's float32 log1p, as its erf_inv calls it
     small = w < np.float32(5)
     w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3)).astype(np.float64)
     p = np.where(small, _ERF_INV_W_LT_5[0], _ERF_INV_W_GE_5[0])
@@ -71,7 +80,7 @@ def _erf_inv(x):
 
 
 impl_rules.update({
-    special.erf_p: _in_float32(sps.erf),
+    special.erf_p: _erf,
     special.erfc_p: _in_float32(sps.erfc),
     special.erf_inv_p: _erf_inv,
     special.lgamma_p: _in_float32(sps.gammaln),
