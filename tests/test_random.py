@@ -102,6 +102,8 @@ def _sweep_draw(case):
   a = float(alpha)
   if name == "dirichlet":
     return random.dirichlet(K42, jnp.array([a, 1.0, 2.0, 0.5]), shape)
+  if name == "dirichlet10":
+    return random.dirichlet(K42, jnp.arange(1, 11, dtype=jnp.float32) * a, shape)
   if name == "beta":
     return random.beta(K42, a, 2.0, shape)
   if name == "truncated_normal":

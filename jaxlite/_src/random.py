@@ -625,6 +625,15 @@ def _as_xla_computes(name):
 _log, _log1p, _tan, _exp = map(_as_xla_computes, ("log", "log1p", "tan", "exp"))
 
 
+def _sum_last_as_xla(x):
+  """``x.sum(-1, keepdims=True)``, adding in order along the axis as XLA's CPU row reduction
+  does for eager float32 operands (NumPy's sum is pairwise); traced ones reduce as usual."""
+  if type(x) is Array and x.dtype == np.float32 and x.shape[-1] and \
+      config.jaxlite_bit_exact_random:
+    return Array(np.add.accumulate(np.asarray(x), axis=-1)[..., -1:])
+  return x.sum(-1, keepdims=True)
+
+
 def _divide_as_xla(x, y):
   """``x / y`` for a constant or broadcast ``y``, which XLA's simplifier computes as
   ``x * (1 / y)``; eager float32 operands do the same, traced ones stay a ``div``."""
@@ -995,7 +1004,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   from jaxlite._src.custom_derivatives import stop_gradient
   jnp = _jnp()
   unnormalized = _exp(log_g - stop_gradient(jnp.max(log_g, -1, keepdims=True)))
-  return _divide_as_xla(unnormalized, unnormalized.sum(-1, keepdims=True))
+  return _divide_as_xla(unnormalized, _sum_last_as_xla(unnormalized))
 
 
 def poisson(key, lam, shape=None, dtype=None):

@@ -112,6 +112,8 @@ def shape_sweep(random):
       out["beta" + tag] = np.asarray(random.beta(key, a, 2.0, shape))
     out[f"truncated_normal@{a}_1000"] = np.asarray(random.truncated_normal(key, -a, 2.0,
                                                                           (1000,)))
+    out[f"dirichlet10@{a}_50"] = np.asarray(random.dirichlet(
+        key, jnp.arange(1, 11, dtype=jnp.float32) * a, (50,)))
     out[f"dirichlet@{a}_6"] = np.asarray(random.dirichlet(key, jnp.array([a, 1.0, 2.0, 0.5]),
                                                           (6,)))
   return out
