@@ -44,6 +44,14 @@ def test_zero_dim_and_empty(name):
   assert fn(np.zeros((0, 3), np.float32)).shape == (0, 3)
 
 
+def test_erf_is_within_6_ulp_of_correctly_rounded():
+  from scipy import special
+  x = np.random.default_rng(0).uniform(-4, 4, 100_000).astype(np.float32)
+  want = special.erf(x.astype(np.float64))
+  ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+  assert (np.abs(xla_math.erf(x) - want) <= 6 * ulp).all()
+
+
 @pytest.mark.parametrize("name", ["exp", "log", "log1p", "tan"])
 def test_close_to_correctly_rounded(name):
   # an independent sanity check of the recorded data: within 3 ulp of float64 math
