@@ -174,6 +174,20 @@ def is_inexact(dtype):
   return _kind(dtype) in ("f", "c")
 
 
+def lowest(dtype):
+  """The identity of ``max`` over ``dtype``: False, -inf or the integer minimum."""
+  if dtype == np.bool_:
+    return False
+  return -np.inf if is_inexact(dtype) else np.iinfo(dtype).min
+
+
+def highest(dtype):
+  """The identity of ``min`` over ``dtype``: True, inf or the integer maximum."""
+  if dtype == np.bool_:
+    return True
+  return np.inf if is_inexact(dtype) else np.iinfo(dtype).max
+
+
 def short_name(dtype):
   """The spelling of ``dtype`` in printed jaxprs: ``f32``, ``i8``, ``bool``, ...
 

@@ -125,8 +125,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   init = np.asarray(core.concrete_or_error(np.asarray, init_value,
                                           "reduce_window requires a concrete init_value."))
   name = getattr(computation, "__name__", None)
-  identities = {"add": (0, reduce_window_sum), "max": (_lowest(dtype), reduce_window_max),
-                "min": (_highest(dtype), reduce_window_min)}
+  identities = {"add": (0, reduce_window_sum), "max": (dtypes.lowest(dtype), reduce_window_max),
+                "min": (dtypes.highest(dtype), reduce_window_min)}
   if computation not in (ew.add, ew.max, ew.min) or name not in identities:
     raise NotImplementedError("jaxlite's reduce_window supports computation=lax.add, "
                               "lax.max or lax.min only.")
@@ -143,16 +143,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   return (ew.max if name == "max" else ew.min)(out, bound)
 
 
-def _lowest(dtype):
-  if dtype == np.bool_:
-    return False
-  return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-  if dtype == np.bool_:
-    return True
-  return np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).max
 
 
 # ----------------------------------------------------------------------------- differentiation
@@ -216,8 +206,8 @@ def _chooser_jvp(prim, fill_of):
   ad.jvp_rules[prim] = jvp
 
 
-_chooser_jvp(reduce_window_max_p, _lowest)
-_chooser_jvp(reduce_window_min_p, _highest)
+_chooser_jvp(reduce_window_max_p, dtypes.lowest)
+_chooser_jvp(reduce_window_min_p, dtypes.highest)
 
 
 # ----------------------------------------------------------------------------- batching

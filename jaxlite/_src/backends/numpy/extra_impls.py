@@ -99,22 +99,21 @@ def _unsigned(dtype):
   return np.dtype(f"u{dtype.itemsize}")
 
 
-def _shift_left(x, y):
-  nbits = 8 * x.dtype.itemsize
-  amount = y.astype(_unsigned(y.dtype))  # negative shifts are huge unsigned ones, as XLA
-  big = amount >= nbits
-  out = np.left_shift(x.view(_unsigned(x.dtype)), np.where(big, 0, amount).astype(
-      _unsigned(x.dtype))).view(x.dtype)
-  return np.where(big, 0, out).astype(x.dtype)
+def _logical_shift(np_shift):
+  """``np_shift`` on the bits as unsigned, with shifts of the bit width or more (negative
+  ones are huge unsigned shifts, as in XLA) giving 0."""
+  def impl(x, y):
+    nbits = 8 * x.dtype.itemsize
+    amount = y.astype(_unsigned(y.dtype))
+    big = amount >= nbits
+    out = np_shift(x.view(_unsigned(x.dtype)), np.where(big, 0, amount).astype(
+        _unsigned(x.dtype))).view(x.dtype)
+    return np.where(big, 0, out).astype(x.dtype)
+  return impl
 
 
-def _shift_right_logical(x, y):
-  nbits = 8 * x.dtype.itemsize
-  amount = y.astype(_unsigned(y.dtype))
-  big = amount >= nbits
-  out = np.right_shift(x.view(_unsigned(x.dtype)), np.where(big, 0, amount).astype(
-      _unsigned(x.dtype))).view(x.dtype)
-  return np.where(big, 0, out).astype(x.dtype)
+_shift_left = _logical_shift(np.left_shift)
+_shift_right_logical = _logical_shift(np.right_shift)
 
 
 def _shift_right_arithmetic(x, y):

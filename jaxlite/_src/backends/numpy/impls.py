@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from jaxlite._src import dtypes
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
@@ -151,9 +152,9 @@ def _reduce(np_fn):
 impl_rules[red.reduce_sum_p] = _reduce(np.add.reduce)
 impl_rules[red.reduce_prod_p] = _reduce(np.multiply.reduce)
 impl_rules[red.reduce_max_p] = lambda x, *, axes: np.maximum.reduce(
-    x, axis=axes, initial=_lowest(x.dtype))
+    x, axis=axes, initial=dtypes.lowest(x.dtype))
 impl_rules[red.reduce_min_p] = lambda x, *, axes: np.minimum.reduce(
-    x, axis=axes, initial=_highest(x.dtype))
+    x, axis=axes, initial=dtypes.highest(x.dtype))
 impl_rules[red.reduce_and_p] = lambda x, *, axes: (
     np.all(x, axis=axes) if x.dtype == np.bool_ else np.bitwise_and.reduce(x, axis=axes))
 impl_rules[red.reduce_or_p] = lambda x, *, axes: (
@@ -163,16 +164,6 @@ impl_rules[red.reduce_xor_p] = lambda x, *, axes: (
     else np.bitwise_xor.reduce(x, axis=axes))
 
 
-def _lowest(dtype):
-  if dtype == np.bool_:
-    return False
-  return -np.inf if dtype.kind in "fc" or dtype.kind == "V" else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-  if dtype == np.bool_:
-    return True
-  return np.inf if dtype.kind in "fc" or dtype.kind == "V" else np.iinfo(dtype).max
 
 
 def _arg_reduce(np_fn):

@@ -7,6 +7,7 @@ windows with ``sliding_window_view`` and contracts them with one ``einsum`` per 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import convolution as conv
 from jaxlite._src.lax import fft as lax_fft
@@ -178,8 +179,8 @@ class _Aval:
 
 
 impl_rules[win.reduce_window_sum_p] = _reduce_window(np.sum, lambda d: 0)
-impl_rules[win.reduce_window_max_p] = _reduce_window(np.max, win._lowest)
-impl_rules[win.reduce_window_min_p] = _reduce_window(np.min, win._highest)
+impl_rules[win.reduce_window_max_p] = _reduce_window(np.max, dtypes.lowest)
+impl_rules[win.reduce_window_min_p] = _reduce_window(np.min, dtypes.highest)
 
 
 # ----------------------------------------------------------------------------- convolution

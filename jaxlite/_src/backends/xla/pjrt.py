@@ -646,22 +646,7 @@ class LoadedExecutable:
     if len(args) != len(specs):
       raise TypeError(f"The compiled function takes {len(specs)} arguments, got "
                       f"{len(args)}.")
-    out = list(args)
-    for i, (x, (shape, dtype)) in enumerate(zip(args, specs)):
-      if x.__class__ is not np.ndarray:
-        if isinstance(x, (bool, int, float, complex)) and not shape:
-          x = np.asarray(x, dtype)
-        else:
-          x = np.asarray(x)
-      if x.dtype != dtype or x.shape != shape:
-        got = f"{x.dtype.name}{list(x.shape)}"
-        raise TypeError(f"Argument {i} of the compiled function must be "
-                        f"{dtype.name}{list(shape)}, got {got}. Cast or reshape it (the "
-                        "XLA executable would reinterpret the bytes otherwise).")
-      if not x.flags.c_contiguous:
-        x = np.ascontiguousarray(x)
-      out[i] = x
-    return out
+    return [_host_arg(i, x, spec) for i, (x, spec) in enumerate(zip(args, specs))]
 
   def execute(self, args):
     """Run on device 0: NumPy arrays in, NumPy arrays (declared shapes/dtypes) out."""

@@ -350,16 +350,6 @@ lowering_rules.update({
 
 # -- reductions
 
-def _lowest(dtype):
-  if dtype == np.bool_:
-    return False
-  return -np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).min
-
-
-def _highest(dtype):
-  if dtype == np.bool_:
-    return True
-  return np.inf if dtypes.is_inexact(dtype) else np.iinfo(dtype).max
 
 
 def reduce(b: Builder, operands, inits, axes, body) -> list[V]:
@@ -392,8 +382,8 @@ def _monoid_rule(op, init_fn):
 lowering_rules.update({
     red.reduce_sum_p: _monoid_rule("add", lambda d: 0),
     red.reduce_prod_p: _monoid_rule("multiply", lambda d: 1),
-    red.reduce_max_p: _monoid_rule("maximum", _lowest),
-    red.reduce_min_p: _monoid_rule("minimum", _highest),
+    red.reduce_max_p: _monoid_rule("maximum", dtypes.lowest),
+    red.reduce_min_p: _monoid_rule("minimum", dtypes.highest),
     red.reduce_and_p: _monoid_rule("and", lambda d: (  # all bits set
         True if d == np.bool_ else -1 if d.kind == "i" else np.iinfo(d).max)),
     red.reduce_or_p: _monoid_rule("or", lambda d: 0),
@@ -405,7 +395,7 @@ def _arg_reduce_rule(direction):
   def rule(b, eqn, x, *, axes, index_dtype):
     (axis,) = axes
     index = b.op1("stablehlo.iota", [], x.shape, index_dtype, f"iota_dimension = {axis} : i64")
-    init = _lowest(x.dtype) if direction == "GT" else _highest(x.dtype)
+    init = dtypes.lowest(x.dtype) if direction == "GT" else dtypes.highest(x.dtype)
 
     def body(b, acc, new):
       (a, ia), (c, ic) = acc, new
@@ -1218,12 +1208,12 @@ _BY_NAME = {
         "stablehlo.bitcast_convert", [x], *_out(eqn)),
     "cumsum": _cumulative_rule("add", lambda d: 0),
     "cumprod": _cumulative_rule("multiply", lambda d: 1),
-    "cummax": _cumulative_rule("maximum", _lowest),
-    "cummin": _cumulative_rule("minimum", _highest),
-    "cumlogsumexp": _cumulative_rule(_logaddexp, _lowest, wide=True),
+    "cummax": _cumulative_rule("maximum", dtypes.lowest),
+    "cummin": _cumulative_rule("minimum", dtypes.highest),
+    "cumlogsumexp": _cumulative_rule(_logaddexp, dtypes.lowest, wide=True),
     "reduce_window_sum": _reduce_window_rule("add", lambda d: 0),
-    "reduce_window_max": _reduce_window_rule("maximum", _lowest),
-    "reduce_window_min": _reduce_window_rule("minimum", _highest),
+    "reduce_window_max": _reduce_window_rule("maximum", dtypes.lowest),
+    "reduce_window_min": _reduce_window_rule("minimum", dtypes.highest),
     "sort": _sort_rule, "top_k": _top_k_rule,
     "conv_general_dilated": _conv_rule, "fft": _fft_rule,
     "threefry2x32": _threefry2x32_rule, "bessel_i0e": _bessel_i0e_rule,
