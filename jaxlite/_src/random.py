@@ -608,6 +608,12 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   return _uniform(key, shape, p.dtype, 0., 1.) < p
 
 
+def _emulates_xla(x) -> bool:
+  """Whether ``x`` is an eager float32 value whose math the samplers compute as XLA's CPU
+  backend does (``jaxlite_bit_exact_random``); traced values bind primitives as usual."""
+  return type(x) is Array and x.dtype == np.float32 and config.jaxlite_bit_exact_random
+
+
 def _as_xla_computes(name):
   """``lax.<name>``, except that an eager float32 operand is computed as XLA's CPU backend
   computes it (its own polynomials, the C library's tanf; see backends/numpy/xla_math.py),
@@ -616,7 +622,7 @@ def _as_xla_computes(name):
   primitive, exact = getattr(lax, name), getattr(xla_math, name)
 
   def fn(x):
-    if type(x) is Array and x.dtype == np.float32 and config.jaxlite_bit_exact_random:
+    if _emulates_xla(x):
       return Array(exact(np.asarray(x)))
     return primitive(x)
   return fn
@@ -628,8 +634,7 @@ _log, _log1p, _tan, _exp = map(_as_xla_computes, ("log", "log1p", "tan", "exp"))
 def _sum_last_as_xla(x):
   """``x.sum(-1, keepdims=True)``, adding in order along the axis as XLA's CPU row reduction
   does for eager float32 operands (NumPy's sum is pairwise); traced ones reduce as usual."""
-  if type(x) is Array and x.dtype == np.float32 and x.shape[-1] and \
-      config.jaxlite_bit_exact_random:
+  if _emulates_xla(x) and x.shape[-1]:
     return Array(np.add.accumulate(np.asarray(x), axis=-1)[..., -1:])
   return x.sum(-1, keepdims=True)
 
@@ -637,7 +642,7 @@ def _sum_last_as_xla(x):
 def _divide_as_xla(x, y):
   """``x / y`` for a constant or broadcast ``y``, which XLA's simplifier computes as
   ``x * (1 / y)``; eager float32 operands do the same, traced ones stay a ``div``."""
-  if type(x) is Array and x.dtype == np.float32 and config.jaxlite_bit_exact_random:
+  if _emulates_xla(x):
     return x * (1 / y)
   return x / y
 
