@@ -1,4 +1,5 @@
 """jaxlite.numpy.linalg and jaxlite.lax.linalg against NumPy/SciPy, with gradients."""
+import os
 import subprocess
 
 import numpy as np
@@ -437,3 +438,39 @@ def test_svd_jvp_of_complex_matrices(x64, shape):
   frobenius = jax.grad(lambda m: jnp.sum(jnp.linalg.svd(m, compute_uv=False) ** 2))
   np.testing.assert_allclose(frobenius(jnp.asarray(a)),
                              jax.grad(lambda m: jnp.sum(jnp.abs(m) ** 2))(jnp.asarray(a)))
+
+
+LINALG_REF = np.load(os.path.join(os.path.dirname(__file__), "data", "linalg_reference.npz"))
+_SAME_LAPACK = str(LINALG_REF["scipy_version"]) == scipy.__version__
+
+
+def _linalg_cases():
+  return sorted({k.split("|")[0] for k in LINALG_REF.files if "|" in k})
+
+
+@pytest.mark.parametrize("tag", _linalg_cases())
+def test_cholesky_eigh_svd_give_jax_bits(tag):
+  """Tier 0 calls the LAPACK routines jaxlib calls (SciPy's), so results are JAX's bits:
+  exact when SciPy is the version the data was recorded with, to rounding otherwise."""
+  ref = {k.split("|")[1]: LINALG_REF[k] for k in LINALG_REF.files if k.startswith(tag + "|")}
+  x64 = ref["a"].dtype in (np.float64, np.complex128)
+  with jax.config.override("jax_enable_x64", x64):
+    got = {"svdvals": jnp.linalg.svd(ref["a"], compute_uv=False)}
+    for full in (True, False):
+      for i, t in enumerate(jnp.linalg.svd(ref["a"], full_matrices=full)):
+        got[f"svd{int(full)}{i}"] = t
+    if "spd" in ref:
+      got["cholesky"] = jnp.linalg.cholesky(ref["spd"])
+      n = ref["a"].shape[-1]
+      shifted = ref["a"] - 5 * np.eye(n, dtype=ref["a"].dtype)
+      got["cholesky_indefinite"] = jnp.linalg.cholesky(shifted)
+      got.update({f"eigh{i}": t for i, t in enumerate(jnp.linalg.eigh(ref["spd"]))})
+      got.update({f"eigh_nonsym{i}": t for i, t in enumerate(jnp.linalg.eigh(ref["a"]))})
+  assert set(got) == set(ref) - {"a", "spd"}
+  for name, value in got.items():
+    value, want = np.asarray(value), ref[name]
+    assert value.dtype == want.dtype and value.shape == want.shape, name
+    if _SAME_LAPACK:
+      np.testing.assert_array_equal(value, want, err_msg=name)
+    elif not name.startswith(("svd0", "svd1", "eigh1", "eigh_nonsym1")):  # vectors: sign-free
+      np.testing.assert_allclose(value, want, rtol=1e-4, atol=1e-4, err_msg=name)

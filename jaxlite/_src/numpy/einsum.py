@@ -195,11 +195,15 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     shared = [c for c in sa if c in sb]
     batch = [c for c in shared if c in later]
     contract = [c for c in shared if c not in later]
+    free_a = "".join(c for c in sa if c not in shared)
+    free_b = "".join(c for c in sb if c not in shared)
+    if not rest and "".join(batch) + free_b + free_a == out_s:
+      # as JAX does: swap the operands when that order needs no transpose afterwards
+      (a, sa), (b, sb), free_a, free_b = (b, sb), (a, sa), free_b, free_a
     dn = ((tuple(sa.index(c) for c in contract), tuple(sb.index(c) for c in contract)),
           (tuple(sa.index(c) for c in batch), tuple(sb.index(c) for c in batch)))
     res = lax_red.dot_general(a, b, dn, precision, pref)
-    s = "".join(batch) + "".join(c for c in sa if c not in shared) + "".join(
-        c for c in sb if c not in shared)
+    s = "".join(batch) + free_a + free_b
     res, s = _sum_out(res, s, later)
     terms = rest + [(res, s)]
   (x, s), = terms
