@@ -1087,10 +1087,8 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
   if method not in {"svd", "eigh", "cholesky"}:
     raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
   jnp = _jnp()
-  mean, cov = jnp.asarray(mean), jnp.asarray(cov)
-  if not dtypes.issubdtype(mean.dtype, np.inexact):
-    mean = mean.astype(dtypes.default_float_dtype())
-  cov = cov.astype(mean.dtype)
+  from jaxlite._src.numpy.util import promote_dtypes_inexact
+  mean, cov = promote_dtypes_inexact(mean, cov)
   dtype = mean.dtype if dtype is None else _float_dtype("multivariate_normal", dtype)
   if mean.ndim < 1:
     raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {mean.ndim}")
@@ -1114,8 +1112,71 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     factor = v * jnp.sqrt(w[..., None, :])
   else:
     factor = linalg.cholesky(cov)
+  if n == 1 and _emulates_xla(factor) and np.dtype(dtype) == np.float32:
+    return _mvn_1d_as_xla(key, mean, factor, shape, dtype)
   z = _normal(key, shape + mean.shape[-1:], dtype)
-  return mean + jnp.sum(factor * z[..., None, :], axis=-1)
+  return mean + _mvn_product(factor, z)
+
+
+def _mvn_1d_as_xla(key, mean, factor, shape, dtype):
+  """n = 1 as XLA computes it: the 1x1 dot becomes a multiply fused with the add into an
+  FMA; a single factor is folded into the sampler's constant, ``erf_inv(u) * (L sqrt 2)``."""
+  if factor.size == 1:   # JAX's einsum squeezes broadcast size-1 axes
+    factor = factor.reshape(1, 1)
+  if factor.ndim == 2:
+    lo = float(np.nextafter(np.float32(-1), np.float32(0)))
+    x = special.erf_inv(_uniform(key, shape + (1,), dtype, lo, 1.))
+    scale = factor[..., 0] * _convert(np.sqrt(2), dtype)
+  else:
+    x, scale = _normal(key, shape + (1,), dtype), factor[..., 0]
+  x, scale = np.broadcast_arrays(np.asarray(x), np.asarray(scale))
+  return Array(xla_math.fma_f32(x, scale, np.asarray(mean)))
+
+
+def _mvn_product(factor, z):
+  """``einsum('...ij,...j->...i', factor, z)``; for eager float32 values, summed in the
+  order XLA's CPU backend sums JAX's jitted sampler, so draws are JAX's bits.
+
+  XLA sends a dot with both output dimensions >= 2 and some dimension >= 8 to YNNPACK,
+  emulated in backends/numpy/ynn_dot.py; other dots (one draw, a batch of covariances,
+  small sizes) take XLA's own loops, which jaxlite's XLA CPU backend compiles the same way.
+  Traced values, or without an XLA CPU plugin, contract with NumPy's order.
+  """
+  if _emulates_xla(z) and _emulates_xla(factor) and _xla_cpu_einsum() is not None:
+    n, batch = z.shape[-1], factor.shape[:-2]
+    if batch and math.prod(batch) == 1:   # JAX's einsum squeezes broadcast size-1 axes
+      factor, batch = factor.reshape(n, n), ()
+    draws = z.shape[:z.ndim - 1 - len(batch)]   # z's leading axes: rows of each dot
+    m = math.prod(draws)
+    if z.shape[len(draws):-1] != batch:   # a partly broadcast batch: not modelled
+      return _jnp().einsum("...ij,...j->...i", factor, z)
+    if m >= 2 and max(m, n) >= 8:
+      from jaxlite._src.backends.numpy.ynn_dot import ynn_dot_f32
+      zs, fs = np.asarray(z), np.asarray(factor)
+      out = np.empty(z.shape, np.float32)
+      for i in np.ndindex(batch):
+        rows = zs[(..., *i, slice(None))]
+        out[(..., *i, slice(None))] = ynn_dot_f32(rows.reshape(m, n), fs[i]).reshape(rows.shape)
+      return Array(out)
+    return _xla_cpu_einsum()(factor, z)
+  return _jnp().einsum("...ij,...j->...i", factor, z)
+
+
+def _xla_cpu_einsum():
+  """The sampler's contraction compiled by the XLA CPU backend (None when it is absent)."""
+  if "einsum" not in _XLA_CPU:
+    from jaxlite._src import tiers
+    from jaxlite._src.jit import jit
+    ok = tiers.xla_available()
+    if ok:
+      from jaxlite._src.backends import xla
+      ok = xla.platform() == "cpu"
+    _XLA_CPU["einsum"] = jit(lambda f, z: _jnp().einsum("...ij,...j->...i", f, z),
+                             backend="cpu") if ok else None
+  return _XLA_CPU["einsum"]
+
+
+_XLA_CPU = {}
 
 
 

@@ -12,6 +12,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import mvn_cases
+
 
 def cases(random):
   k = random.PRNGKey(0)
@@ -66,18 +68,6 @@ def cases(random):
   }
 
 
-def rounding_cases(random):
-  """Draws that match JAX only to float32 rounding: multivariate_normal's factorizations
-  (LAPACK in jaxlib, NumPy's on tier 0) and matrix-vector product (XLA's dot) differ in
-  the last bits."""
-  import jax.numpy as jnp
-  k42 = random.PRNGKey(42)
-  mean = jnp.array([1., -2., 0.5])
-  cov = jnp.array([[2., 0.3, 0.1], [0.3, 1., -0.2], [0.1, -0.2, 0.5]])
-  return {f"multivariate_normal(k42,{m},(4,))": random.multivariate_normal(
-      k42, mean, cov, (4,), method=m) for m in ("cholesky", "eigh", "svd")}
-
-
 def x64_cases(random):
   k42 = random.PRNGKey(42)
   return {
@@ -119,6 +109,14 @@ def shape_sweep(random):
   return out
 
 
+def mvn_sweep(random):
+  """``{"mvn@<method>@<n>@<cov batch>_<shape>": float32 draws}`` (see mvn_cases.py)."""
+  key = random.PRNGKey(42)
+  return {name: np.asarray(random.multivariate_normal(key, *mvn_cases.inputs(n, batch), shape,
+                                                      method=method))
+          for name, (method, n, batch, shape) in mvn_cases.CASES.items()}
+
+
 def encode(values):
   out = {}
   for name, v in values.items():
@@ -129,8 +127,7 @@ def encode(values):
 
 
 if __name__ == "__main__":
-  data = {"jax_version": jax.__version__, "x32": encode(cases(jax.random)),
-          "x32_rounding": encode(rounding_cases(jax.random))}
+  data = {"jax_version": jax.__version__, "x32": encode(cases(jax.random))}
   jax.config.update("jax_enable_x64", True)
   data["x64"] = encode(x64_cases(jax.random))
   path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "random_reference.json")
@@ -138,5 +135,7 @@ if __name__ == "__main__":
     f.write(json.dumps(data).replace('}, "', '},\n "') + "\n")
   print(f"wrote {len(data['x32']) + len(data['x64'])} cases to {path}")
   jax.config.update("jax_enable_x64", False)
-  np.savez_compressed(path.replace(".json", "_shapes.npz"), **shape_sweep(jax.random))
+  import scipy   # multivariate_normal's factorizations come from SciPy's LAPACK
+  np.savez_compressed(path.replace(".json", "_shapes.npz"), **shape_sweep(jax.random),
+                      **mvn_sweep(jax.random), scipy_version=np.array(scipy.__version__))
 

@@ -37,6 +37,24 @@ def _fma(a, b, c, out):
   return np.add(p, c, out=out, dtype=F64, casting="unsafe")
 
 
+def fma_f32(a, b, c):
+  """Correctly rounded float32 ``a * b + c`` (the CPU's FMA instruction), elementwise.
+
+  The float32 product is exact in float64; the float64 sum is rounded to odd (nudged one
+  ulp toward its rounding error when inexact and even), which makes the final rounding to
+  float32 correct: a plain float64 sum can round twice.
+  """
+  p = np.multiply(a, b, dtype=F64)
+  c = np.asarray(c, F64)
+  s = p + c
+  t = s - p
+  err = (p - (s - t)) + (c - t)
+  bits = s.view(np.int64)
+  fix = (err != 0) & np.isfinite(s) & ((bits & 1) == 0)
+  s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+  return s.astype(np.float32)
+
+
 def _horner(x, coeffs, out):
   """``out = (...(c0 * x + c1) * x + ...) + cn`` with one FMA per step."""
   np.copyto(out, coeffs[0])
