@@ -204,6 +204,26 @@ def test_lax_builders_match_numpy():
   close(lax.optimization_barrier((1., jnp.ones(2))), (1., np.ones(2)))
 
 
+def test_optimization_barrier_is_one_equation_through_every_transformation():
+  # the printed forms are JAX 0.10's for the same functions
+  assert str(jaxlite.make_jaxpr(lambda x, y: lax.optimization_barrier((x, y * 2)))(
+      jnp.ones(3), 1.)) == (
+      "{ lambda ; a:f32[3] b:f32[]. let\n    c:f32[] = mul b 2.0:f32[]\n"
+      "    d:f32[3] e:f32[] = optimization_barrier a c\n  in (d, e) }")
+  grad_jaxpr = str(jaxlite.make_jaxpr(jaxlite.grad(
+      lambda x: lax.optimization_barrier(x * x)))(1.))
+  assert "_:f32[] = optimization_barrier b" in grad_jaxpr
+  assert "c:f32[] = optimization_barrier 1.0:f32[]" in grad_jaxpr
+  assert str(jaxlite.make_jaxpr(jaxlite.vmap(lax.optimization_barrier))(jnp.ones(3))) == (
+      "{ lambda ; a:f32[3]. let b:f32[3] = optimization_barrier a in (b,) }")
+  f = lambda x: jnp.sin(lax.optimization_barrier(x * x))
+  close(jaxlite.grad(f)(1.5), np.cos(2.25) * 3.0)
+  for backend in ("numpy", "cpu"):
+    close(jaxlite.jit(f, backend=backend)(jnp.arange(3.)), np.sin(np.arange(3.) ** 2))
+    close(jaxlite.jit(jaxlite.vmap(jaxlite.grad(f)), backend=backend)(jnp.arange(3.)),
+          np.cos(np.arange(3.) ** 2) * 2 * np.arange(3.))
+
+
 def test_lax_reduce_uses_monoids_and_folds_other_computations():
   close(lax.reduce(A34, 0., lax.add, (0,)), A34.sum(0))
   close(lax.reduce(A34, -np.inf, lax.max, (0, 1)), A34.max())

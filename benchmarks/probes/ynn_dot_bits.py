@@ -52,7 +52,7 @@ def record(path):
 
 
 def compare(path):
-  from jaxlite._src.backends.numpy.ynn_dot import ynn_dot_f32, _tile_k
+  from jaxlite._src.ynn_dot import ynn_dot_f32, _tile_k
   data = np.load(path)
   keys = sorted({k.rsplit('_', 1)[0] for k in data.files},
                 key=lambda s: tuple(map(int, s.split('_'))))

@@ -1138,7 +1138,7 @@ def _mvn_product(factor, z):
   order XLA's CPU backend sums JAX's jitted sampler, so draws are JAX's bits.
 
   XLA sends a dot with both output dimensions >= 2 and some dimension >= 8 to YNNPACK,
-  emulated in backends/numpy/ynn_dot.py; other dots (one draw, a batch of covariances,
+  replayed by _src/ynn_dot.py; other dots (one draw, a batch of covariances,
   small sizes) take XLA's own loops, which jaxlite's XLA CPU backend compiles the same way.
   Traced values, or without an XLA CPU plugin, contract with NumPy's order.
   """
@@ -1151,7 +1151,7 @@ def _mvn_product(factor, z):
     if z.shape[len(draws):-1] != batch:   # a partly broadcast batch: not modelled
       return _jnp().einsum("...ij,...j->...i", factor, z)
     if m >= 2 and max(m, n) >= 8:
-      from jaxlite._src.backends.numpy.ynn_dot import ynn_dot_f32
+      from jaxlite._src.ynn_dot import ynn_dot_f32
       zs, fs = np.asarray(z), np.asarray(factor)
       out = np.empty(z.shape, np.float32)
       for i in np.ndindex(batch):

@@ -32,6 +32,7 @@ from jaxlite._src.lax import shapes
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 from jaxlite._src.lax.convolution import ConvDimensionNumbers
+from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
 __all__ = [
@@ -398,11 +399,25 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
 
 
 # -- identities and staging ---------------------------------------------------------------
+optimization_barrier_p = core.Primitive("optimization_barrier")
+optimization_barrier_p.multiple_results = True
+optimization_barrier_p.def_abstract_eval(lambda *avals: list(avals))
+ad.deflinear(optimization_barrier_p, lambda cts, *_: optimization_barrier_p.bind(
+    *[ad.instantiate(ct) for ct in cts]))
+batching.batching_rules[optimization_barrier_p] = lambda vals, dims: (
+    optimization_barrier_p.bind(*vals), list(dims))
+
+
 def optimization_barrier(operand, /):
-  """The identity on a pytree of arrays. XLA uses it to stop moving computation across
-  it; jaxlite's passes never move work across a function boundary, so no primitive is
-  needed."""
-  return tree.tree_map(_operand, operand)
+  """The identity on a pytree of arrays, staged as one ``optimization_barrier`` equation.
+
+  As in JAX, it keeps XLA from moving computation across it (what ``checkpoint`` relies
+  on to stop common-subexpression elimination from undoing rematerialisation). XLA's CPU
+  compiler turns it into scheduling constraints before fusion, so it does not stop, e.g.,
+  ``a * b`` and ``+ c`` from contracting into one FMA. Tier 0 returns the operands.
+  """
+  leaves, treedef = tree.tree_flatten(operand)
+  return tree.tree_unflatten(treedef, optimization_barrier_p.bind(*map(_operand, leaves)))
 
 
 def with_sharding_constraint(x, shardings):

@@ -11,6 +11,7 @@ from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy import xla_math
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import bits
+from jaxlite._src.lax import extra
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 
@@ -202,6 +203,7 @@ def _conj(x, *, input_dtype):
 
 
 impl_rules.update({
+    extra.optimization_barrier_p: lambda *operands: list(operands),
     bits.shift_left_p: _shift_left,
     bits.shift_right_logical_p: _shift_right_logical,
     bits.shift_right_arithmetic_p: _shift_right_arithmetic,

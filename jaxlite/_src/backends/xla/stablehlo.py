@@ -1201,6 +1201,8 @@ _BY_NAME = {
     "clz": _simple("stablehlo.count_leading_zeros"), "round": _round_rule,
     "real": _simple("stablehlo.real"), "imag": _simple("stablehlo.imag"),
     "complex": _simple("stablehlo.complex"), "conj": _conj_rule,
+    "optimization_barrier": lambda b, eqn, *xs: b.op(
+        "stablehlo.optimization_barrier", list(xs), [(x.shape, x.dtype) for x in xs]),
     "reduce_precision": lambda b, eqn, x, *, exponent_bits, mantissa_bits: b.op1(
         "stablehlo.reduce_precision", [x], x.shape, x.dtype,
         f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32"),
