@@ -3,6 +3,8 @@ recorded from JAX 0.10.2 (tests/data/make_xla_math_reference.py): bit for bit.""
 import os
 import warnings
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -64,3 +66,24 @@ def test_close_to_correctly_rounded(name):
   ok = np.isfinite(want) & (np.abs(want) > 1e-30)
   ulp = np.spacing(np.abs(want[ok]).astype(np.float32)).astype(np.float64)
   assert (np.abs(got[ok] - want[ok]) <= 3 * ulp).all()
+
+
+def test_fma_rounds_once_where_float64_would_round_twice():
+  # a * b = 2^-24 + 4688 * 2^-70: 1 + a * b is just above the float32 tie 1 + 2^-24, but its
+  # float64 rounding lands exactly on the tie, which then rounds to even (1.0)
+  a = np.float32((2 ** 23 + 2896) * 2.0 ** -35)
+  b = np.float32((2 ** 23 - 2895) * 2.0 ** -35)
+  assert np.float32(np.float64(a) * np.float64(b) + 1.0) == 1.0
+  want = np.float32(1 + 2 ** -23)
+  assert xla_math.fma(a, b, np.float32(1)) == want
+  out = np.ones(3, np.float32)
+  assert (xla_math.fma(np.full(3, a), b, out, out=out) == want).all() and out[0] == want
+  # correctly rounded: no float32 neighbour of the result is nearer the exact value
+  rng = np.random.default_rng(0)
+  x, y = (rng.standard_normal(3000).astype(np.float32) for _ in range(2))
+  z = (rng.standard_normal(3000) * 10.0 ** rng.integers(-12, 12, 3000)).astype(np.float32)
+  for g, p, q, r in zip(xla_math.fma(x, y, z), x, y, z):
+    exact = Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))
+    err = abs(Fraction(float(g)) - exact)
+    for side in (-np.inf, np.inf):
+      assert err <= abs(Fraction(float(np.nextafter(g, np.float32(side)))) - exact)

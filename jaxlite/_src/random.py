@@ -1130,7 +1130,7 @@ def _mvn_1d_as_xla(key, mean, factor, shape, dtype):
   else:
     x, scale = _normal(key, shape + (1,), dtype), factor[..., 0]
   x, scale = np.broadcast_arrays(np.asarray(x), np.asarray(scale))
-  return Array(xla_math.fma_f32(x, scale, np.asarray(mean)))
+  return Array(xla_math.fma(x, scale, np.asarray(mean)))
 
 
 def _mvn_product(factor, z):

@@ -19,7 +19,7 @@ which is not modelled.
 
 The accumulation loop runs on jaxlite's XLA CPU backend, which contracts ``acc + a * b``
 into one FMA as YNNPACK's kernels do: replayed in NumPy, every product needs a correctly
-rounded FMA (``xla_math.fma_f32``), 50-100x slower.
+rounded FMA (``xla_math.fma``), 50-100x slower.
 """
 import functools
 

@@ -58,10 +58,10 @@ def _igamma_grad_a(a, x):
 # time).
 _ERF_INV_W_LT_5 = np.array([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
                             0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
-                            1.50140941], np.float32).astype(np.float64)   # XLA's float32 constants
+                            1.50140941], np.float32)   # XLA's float32 constants
 _ERF_INV_W_GE_5 = np.array([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                             0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
-                            2.83297682], np.float32).astype(np.float64)
+                            2.83297682], np.float32)
 
 
 def _erf_inv(x):
@@ -71,11 +71,11 @@ def _erf_inv(x):
   with np.errstate(all="ignore"):
     w = -xla_math.log1p(-(x32 * x32))   # XLA's float32 log1p, as its erf_inv calls it
     small = w < np.float32(5)
-    w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3)).astype(np.float64)
+    w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
     p = np.where(small, _ERF_INV_W_LT_5[0], _ERF_INV_W_GE_5[0])
     for lo, hi in zip(_ERF_INV_W_LT_5[1:], _ERF_INV_W_GE_5[1:]):
-      p = (np.where(small, lo, hi) + p * w).astype(np.float32).astype(np.float64)  # one rounding
-    out = (p.astype(np.float32) * x32).astype(np.float32)
+      p = xla_math.fma(p, w, np.where(small, lo, hi))
+    out = p * x32
     out = np.where(np.abs(x32) == 1, x32 * np.float32(np.inf), out)
   return out.astype(x.dtype)
 

@@ -292,10 +292,8 @@ from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
 def _fma(x, y, z):
   if x.dtype == np.float64 or x.dtype.kind == "c":
     return np.add(np.multiply(x, y), z)
-  # float32 and narrower: the product is exact in float64, so one rounding to the
-  # result type reproduces a fused multiply-add
-  wide = np.add(np.multiply(x.astype(np.float64), y.astype(np.float64)), z.astype(np.float64))
-  return wide.astype(x.dtype)
+  from jaxlite._src.backends.numpy import xla_math   # float32 and narrower: exact
+  return xla_math.fma(x, y, z, x.dtype)
 
 
 impl_rules[ew.fma_p] = _fma

@@ -9,12 +9,10 @@ functions are partly computed in double precision. NumPy's own float32 functions
 all of these in the last bit for 14-70% of inputs, which is enough to make samplers built
 on them (``jaxlite.random.gamma``, ``cauchy``, ...) drift from JAX.
 
-Every function below re-runs the same sequence of float32 operations. A float32 FMA is
-emulated in float64: the product of two float32 numbers is exact there, so only the sum is
-rounded twice (to 53 bits, then to 24), which differs from a single rounding only when the
-float64 sum lands exactly on a float32 tie -- not seen in the 400k-input probe
-(benchmarks/probes/xla_math_f32.py). XLA runs with denormals flushed to zero; the functions
-reproduce that where it shows in the results.
+Every function below re-runs the same sequence of float32 operations, with each FMA
+rounded once (``fma``: float64 arithmetic, with the rare float32 ties redone exactly). XLA
+runs with denormals flushed to zero; the functions reproduce that where it shows in the
+results.
 
 Caveat, measured with JAX 0.10.2: XLA swaps in its polynomials only for vectors of 1, 2, 4, 8
 or 16 lanes. A 1-D array of fewer than 16 elements whose size mod 8 is 3, 5, 6 or 7 leaves
@@ -24,35 +22,59 @@ Inside larger fused computations (the samplers), LLVM may also contract across o
 
 The functions take and return float32 arrays (0-d included) and never warn.
 """
+import sys
+
 import numpy as np
+
+from jaxlite._src import dtypes
 
 F32 = np.float32
 F64 = np.float64
 _TINY = F32(1.17549435e-38)     # smallest normal float32
 
 
-def _fma(a, b, c, out):
-  """``out = float32(a * b + c)``, the product exact in float64; two NumPy calls."""
-  p = np.multiply(a, b, dtype=F64)
-  return np.add(p, c, out=out, dtype=F64, casting="unsafe")
+def fma(a, b, c, dtype=F32, out=None):
+  """``a * b + c`` rounded once to ``dtype`` (float32 or narrower), as an FMA instruction.
 
-
-def fma_f32(a, b, c):
-  """Correctly rounded float32 ``a * b + c`` (the CPU's FMA instruction), elementwise.
-
-  The float32 product is exact in float64; the float64 sum is rounded to odd (nudged one
-  ulp toward its rounding error when inexact and even), which makes the final rounding to
-  float32 correct: a plain float64 sum can round twice.
+  The product of two such values is exact in float64, so the float64 sum is the only other
+  rounding; it changes the final result only where the sum lands exactly halfway between
+  two neighbours in ``dtype``. Those rare elements are redone with the sum rounded to odd,
+  which makes the last rounding correct. (Below ``dtype``'s normal range the neighbours are
+  coarser and this test misses ties; XLA flushes such results to zero anyway.) Writes into
+  ``out`` when given.
   """
-  p = np.multiply(a, b, dtype=F64)
-  c = np.asarray(c, F64)
+  s = np.asarray(np.add(np.multiply(a, b, dtype=F64), c, dtype=F64))
+  low = 52 - int(dtypes.finfo(dtype).nmant)    # float64 fraction bits that ``dtype`` drops
+  halfway = np.equal(np.bitwise_and(_low_word(s) if low <= 32 else s.view(np.int64),
+                                    (1 << low) - 1), 1 << (low - 1)).reshape(s.shape)
+  if halfway.any():   # (before writing: ``out`` may be one of the operands)
+    a, b, c = (np.broadcast_to(np.asarray(v), s.shape)[halfway] for v in (a, b, c))
+    s[halfway] = _sum_rounded_to_odd(np.multiply(a, b, dtype=F64), c.astype(F64))
+  if out is None:
+    return s.astype(dtype)
+  np.copyto(out, s, casting="unsafe")
+  return out
+
+
+def _low_word(s):
+  """The low 32 bits of each float64 of ``s`` (contiguous), a view: half the memory
+  traffic of testing them as int64."""
+  words = s.reshape(-1).view(np.uint32)
+  return words[0::2] if sys.byteorder == "little" else words[1::2]
+
+
+def _sum_rounded_to_odd(p, c):
+  """``p + c`` in float64 with round-to-odd: nudged one ulp toward the rounding error when
+  inexact and even, so that rounding it again to 51 bits or fewer rounds as once."""
   s = p + c
   t = s - p
   err = (p - (s - t)) + (c - t)
-  bits = s.view(np.int64)
-  fix = (err != 0) & np.isfinite(s) & ((bits & 1) == 0)
-  s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-  return s.astype(np.float32)
+  fix = (err != 0) & np.isfinite(s) & ((s.view(np.int64) & 1) == 0)
+  return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+
+
+def _fma(a, b, c, out):
+  return fma(a, b, c, F32, out)
 
 
 def _horner(x, coeffs, out):
