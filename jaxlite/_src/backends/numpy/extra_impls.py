@@ -70,11 +70,11 @@ def _erf_inv(x):
   x32 = x.astype(np.float32)
   with np.errstate(all="ignore"):
     w = -xla_math.log1p(-(x32 * x32))   # XLA's float32 log1p, as its erf_inv calls it
-    small = w < np.float32(5)
-    w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
-    p = np.where(small, _ERF_INV_W_LT_5[0], _ERF_INV_W_GE_5[0])
-    for lo, hi in zip(_ERF_INV_W_LT_5[1:], _ERF_INV_W_GE_5[1:]):
-      p = xla_math.fma(p, w, np.where(small, lo, hi))
+    p = xla_math._horner(w - np.float32(2.5), _ERF_INV_W_LT_5, np.empty_like(w))
+    tail = ~(w < np.float32(5))   # |x| > 0.9966, rare: the other polynomial, on those only
+    if tail.any():
+      wt = np.sqrt(w[tail]) - np.float32(3)
+      p[tail] = xla_math._horner(wt, _ERF_INV_W_GE_5, np.empty_like(wt))
     out = p * x32
     out = np.where(np.abs(x32) == 1, x32 * np.float32(np.inf), out)
   return out.astype(x.dtype)
