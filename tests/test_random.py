@@ -282,6 +282,20 @@ def test_multivariate_normal_promotes_like_jax_and_traces():
     np.testing.assert_allclose(traced, eager, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("n", [1, 9])
+def test_multivariate_normal_differentiates_and_batches_on_every_path(n):
+  # the eager bit-exact paths (n = 1's fused FMA, YNNPACK's order) must step aside for
+  # tracers: d(sum of draws)/d(mean) counts the draws; vmap over keys gives each key's draws
+  mean, cov = mvn_cases.inputs(n)
+  grad = jax.grad(lambda m: random.multivariate_normal(K42, m, cov, (10,)).sum())(mean)
+  np.testing.assert_array_equal(grad, np.full(n, 10.0))
+  keys = random.split(K42, 3)
+  batched = jax.vmap(lambda k: random.multivariate_normal(k, mean, cov, (10,)))(keys)
+  for k, draws in zip(keys, batched):
+    np.testing.assert_allclose(draws, random.multivariate_normal(k, mean, cov, (10,)),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_multivariate_normal_covariance():
   cov = jnp.array([[2., 0.5], [0.5, 1.]])
   x = np.asarray(random.multivariate_normal(K, jnp.zeros(2), cov, (4000,)))

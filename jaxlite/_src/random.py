@@ -1112,7 +1112,8 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     factor = v * jnp.sqrt(w[..., None, :])
   else:
     factor = linalg.cholesky(cov)
-  if n == 1 and _emulates_xla(factor) and np.dtype(dtype) == np.float32:
+  if (n == 1 and _emulates_xla(factor) and _emulates_xla(mean) and type(key) is Array
+      and np.dtype(dtype) == np.float32):
     return _mvn_1d_as_xla(key, mean, factor, shape, dtype)
   z = _normal(key, shape + mean.shape[-1:], dtype)
   return mean + _mvn_product(factor, z)
