@@ -12,6 +12,7 @@ data through.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -548,9 +549,14 @@ def _normal(key, shape, dtype):
 
 
 def _normal_real(key, shape, dtype):
+  return lax.mul(_convert(np.sqrt(2), dtype), _erf_inv_of_uniform(key, shape, dtype))
+
+
+def _erf_inv_of_uniform(key, shape, dtype):
+  """``erf_inv(u)`` for u uniform on (-1, 1): a standard normal draw over sqrt(2)."""
   lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
   u = _uniform(key, shape, dtype, float(lo), 1.)  # float(): exact, and jnp takes it
-  return lax.mul(_convert(np.sqrt(2), dtype), special.erf_inv(u))
+  return special.erf_inv(u)
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -1125,13 +1131,15 @@ def _mvn_1d_as_xla(key, mean, factor, shape, dtype):
   if factor.size == 1:   # JAX's einsum squeezes broadcast size-1 axes
     factor = factor.reshape(1, 1)
   if factor.ndim == 2:
-    lo = float(np.nextafter(np.float32(-1), np.float32(0)))
-    x = special.erf_inv(_uniform(key, shape + (1,), dtype, lo, 1.))
+    x = _erf_inv_of_uniform(key, shape + (1,), dtype)
     scale = factor[..., 0] * _convert(np.sqrt(2), dtype)
   else:
     x, scale = _normal(key, shape + (1,), dtype), factor[..., 0]
   x, scale = np.broadcast_arrays(np.asarray(x), np.asarray(scale))
   return Array(xla_math.fma(x, scale, np.asarray(mean)))
+
+
+_MVN_SUBSCRIPTS = "...ij,...j->...i"   # JAX's: the dot_general (and its order) follows
 
 
 def _mvn_product(factor, z):
@@ -1143,14 +1151,15 @@ def _mvn_product(factor, z):
   small sizes) take XLA's own loops, which jaxlite's XLA CPU backend compiles the same way.
   Traced values, or without an XLA CPU plugin, contract with NumPy's order.
   """
-  if _emulates_xla(z) and _emulates_xla(factor) and _xla_cpu_einsum() is not None:
+  contract = functools.partial(_jnp().einsum, _MVN_SUBSCRIPTS)
+  if _emulates_xla(z) and _emulates_xla(factor) and _xla_cpu_contract() is not None:
     n, batch = z.shape[-1], factor.shape[:-2]
     if batch and math.prod(batch) == 1:   # JAX's einsum squeezes broadcast size-1 axes
       factor, batch = factor.reshape(n, n), ()
     draws = z.shape[:z.ndim - 1 - len(batch)]   # z's leading axes: rows of each dot
     m = math.prod(draws)
     if z.shape[len(draws):-1] != batch:   # a partly broadcast batch: not modelled
-      return _jnp().einsum("...ij,...j->...i", factor, z)
+      return contract(factor, z)
     if m >= 2 and max(m, n) >= 8:
       from jaxlite._src.ynn_dot import ynn_dot_f32
       zs, fs = np.asarray(z), np.asarray(factor)
@@ -1159,25 +1168,21 @@ def _mvn_product(factor, z):
         rows = zs[(..., *i, slice(None))]
         out[(..., *i, slice(None))] = ynn_dot_f32(rows.reshape(m, n), fs[i]).reshape(rows.shape)
       return Array(out)
-    return _xla_cpu_einsum()(factor, z)
-  return _jnp().einsum("...ij,...j->...i", factor, z)
+    return _xla_cpu_contract()(factor, z)
+  return contract(factor, z)
 
 
-def _xla_cpu_einsum():
+@functools.cache
+def _xla_cpu_contract():
   """The sampler's contraction compiled by the XLA CPU backend (None when it is absent)."""
-  if "einsum" not in _XLA_CPU:
-    from jaxlite._src import tiers
-    from jaxlite._src.jit import jit
-    ok = tiers.xla_available()
-    if ok:
-      from jaxlite._src.backends import xla
-      ok = xla.platform() == "cpu"
-    _XLA_CPU["einsum"] = jit(lambda f, z: _jnp().einsum("...ij,...j->...i", f, z),
-                             backend="cpu") if ok else None
-  return _XLA_CPU["einsum"]
-
-
-_XLA_CPU = {}
+  from jaxlite._src import tiers
+  from jaxlite._src.jit import jit
+  if not tiers.xla_available():
+    return None
+  from jaxlite._src.backends import xla
+  if xla.platform() != "cpu":
+    return None
+  return jit(lambda f, z: _jnp().einsum(_MVN_SUBSCRIPTS, f, z), backend="cpu")
 
 
 
