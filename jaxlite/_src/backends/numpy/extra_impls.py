@@ -52,32 +52,12 @@ def _igamma_grad_a(a, x):
   return (8 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12 * h)
 
 
-# XLA's single-precision erf_inv (Giles' polynomial on XLA's own float32 log1p, evaluated
-# with fused multiply-adds): reproducing it makes jax.random.normal's float32 draws match
-# JAX's bit for bit (scipy's correctly rounded erfinv differs in the last bit a third of the
-# time).
-_ERF_INV_W_LT_5 = np.array([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                            0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
-                            1.50140941], np.float32)   # XLA's float32 constants
-_ERF_INV_W_GE_5 = np.array([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                            0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
-                            2.83297682], np.float32)
-
-
 def _erf_inv(x):
+  # float32: XLA's polynomials (xla_math.erf_inv), which jax.random.normal's bits rest on;
+  # SciPy's correctly rounded erfinv differs in the last bit a third of the time
   if x.dtype == np.float64:
     return sps.erfinv(x)
-  x32 = x.astype(np.float32)
-  with np.errstate(all="ignore"):
-    w = -xla_math.log1p(-(x32 * x32))   # XLA's float32 log1p, as its erf_inv calls it
-    p = xla_math._horner(w - np.float32(2.5), _ERF_INV_W_LT_5, np.empty_like(w))
-    tail = ~(w < np.float32(5))   # |x| > 0.9966, rare: the other polynomial, on those only
-    if tail.any():
-      wt = np.sqrt(w[tail]) - np.float32(3)
-      p[tail] = xla_math._horner(wt, _ERF_INV_W_GE_5, np.empty_like(wt))
-    out = p * x32
-    out = np.where(np.abs(x32) == 1, x32 * np.float32(np.inf), out)
-  return out.astype(x.dtype)
+  return xla_math.erf_inv(x).astype(x.dtype)
 
 
 impl_rules.update({

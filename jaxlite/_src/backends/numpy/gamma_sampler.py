@@ -23,7 +23,7 @@ import numpy as np
 
 from jaxlite._src.random import threefry2x32_numpy
 from jaxlite._src.backends.numpy import xla_math
-from jaxlite._src.backends.numpy.xla_math import _fma, _POW_INVC_HI, _POW_INVC_LO, _hex
+from jaxlite._src.backends.numpy.xla_math import fma, _POW_INVC_HI, _POW_INVC_LO, _hex
 
 F32, F64, U32 = np.float32, np.float64, np.uint32
 
@@ -53,8 +53,8 @@ def _rsqrt(d):
   t = np.empty_like(dn)
   for _ in range(2):
     h = y * F32(-0.5)
-    _fma(dn * y, y, F32(-1), t)
-    y = _fma(h, t, y, np.empty_like(dn))
+    fma(dn * y, y, F32(-1), t)
+    y = fma(h, t, y, np.empty_like(dn))
   # what the hardware estimate gives outside the positive normals (denormals read as 0)
   special = np.where(d > F32(1.17549435e-38), F32(0), np.where(d >= 0, F32(np.inf), F32(np.nan)))
   return np.where(normal, y, special).astype(F32)
@@ -113,27 +113,13 @@ def _unit(k0, k1):
   return ((_bits(k0, k1) >> U32(9)) | U32(0x3f800000)).view(F32) - F32(1)
 
 
-_ERF_LT5 = tuple(F32(c) for c in (2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
-                                   -4.39150654e-06, 0.00021858087, -0.00125372503,
-                                   -0.00417768164, 0.246640727, 1.50140941))
-_ERF_GE5 = tuple(F32(c) for c in (-0.000200214257, 0.000100950558, 0.00134934322,
-                                   -0.00367342844, 0.00573950773, -0.0076224613,
-                                   0.00943887047, 1.00167406, 2.83297682))
 _LO = F32(-0.99999994)
 
 
 def _normal(k0, k1):
   """jax.random.normal(key, ()) as XLA computes it inside the gamma loop."""
   u = np.maximum(_LO, _unit(k0, k1) * F32(2) + _LO)
-  w = -xla_math.log1p(-(u * u))
-  small = w < F32(5)
-  ww = np.where(small, w - F32(2.5), np.sqrt(w) - F32(3))
-  p = np.where(small, _ERF_LT5[0], _ERF_GE5[0]).astype(F32)
-  for lo, hi in zip(_ERF_LT5[1:], _ERF_GE5[1:]):
-    p = _fma(p, ww, np.where(small, lo, hi), np.empty_like(p))
-  e = p * u
-  e = np.where(np.abs(u) == 1, u * F32(np.inf), e)
-  return e * F32(1.41421354)
+  return xla_math.erf_inv(u) * F32(1.41421354)
 
 
 # ---- the sampler ------------------------------------------------------------------------------------
@@ -186,14 +172,14 @@ def gamma(key_data, alphas, log_space=False):
         xk0[inner], xk1[inner] = _split(a0, a1, 0)
         xi = _normal(s0, s1)
         x[inner] = xi
-        v[inner] = _fma(xi, cc[inner], F32(1), np.empty_like(xi))
+        v[inner] = fma(xi, cc[inner], F32(1), np.empty_like(xi))
         inner = inner[v[inner] <= 0]
       Xa = x * x
       Va = (v * v) * v
       Ua = np.maximum(F32(0), _unit(uk0, uk1))
       X[active], V[active], U[active] = Xa, Va, Ua
       # keep the lanes whose sample is rejected
-      c1 = Ua >= _fma(-(Xa * Xa), F32(0.0331), F32(1), np.empty_like(Xa))
+      c1 = Ua >= fma(-(Xa * Xa), F32(0.0331), F32(1), np.empty_like(Xa))
       again = c1 & _accept_test(Xa, Va, Ua, dd, log)
       if log is not xla_math.log:
         # the loop's own condition (any lane still rejecting) is a fusion with XLA's inline

@@ -293,7 +293,7 @@ def _fma(x, y, z):
   if x.dtype == np.float64 or x.dtype.kind == "c":
     return np.add(np.multiply(x, y), z)
   from jaxlite._src.backends.numpy import xla_math   # float32 and narrower: exact
-  return xla_math.fma(x, y, z, x.dtype)
+  return xla_math.fma(x, y, z, dtype=x.dtype)
 
 
 impl_rules[ew.fma_p] = _fma

@@ -33,7 +33,7 @@ F64 = np.float64
 _TINY = F32(1.17549435e-38)     # smallest normal float32
 
 
-def fma(a, b, c, dtype=F32, out=None):
+def fma(a, b, c, out=None, dtype=F32):
   """``a * b + c`` rounded once to ``dtype`` (float32 or narrower), as an FMA instruction.
 
   The product of two such values is exact in float64, so the float64 sum is the only other
@@ -73,15 +73,11 @@ def _sum_rounded_to_odd(p, c):
   return np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
 
 
-def _fma(a, b, c, out):
-  return fma(a, b, c, F32, out)
-
-
 def _horner(x, coeffs, out):
   """``out = (...(c0 * x + c1) * x + ...) + cn`` with one FMA per step."""
   np.copyto(out, coeffs[0])
   for c in coeffs[1:]:
-    _fma(out, x, c, out)
+    fma(out, x, c, out)
   return out
 
 
@@ -116,14 +112,14 @@ def exp(x):
   # clamp first (NaN passes); n = floor(x log2e + 1/2), itself clamped to [-127, 127]
   x = np.minimum(np.maximum(x, F32(-87.8)), F32(88.8))
   n = np.empty_like(x)
-  np.floor(_fma(x, _LOG2E, F32(0.5), n), out=n)
+  np.floor(fma(x, _LOG2E, F32(0.5), n), out=n)
   np.clip(n, F32(-127), F32(127), out=n)
   # r = x - n ln2 in two FMAs; both are exact in float64 before their one rounding
   r = np.empty_like(x)
   np.subtract(x, np.multiply(n, _LN2_HI, dtype=F64), out=r, dtype=F64, casting="unsafe")
   np.subtract(r, np.multiply(n, _LN2_LO, dtype=F64), out=r, dtype=F64, casting="unsafe")
   y = _horner(r, _EXP_P, np.empty_like(x))
-  _fma(y, r * r, r, y)
+  fma(y, r * r, r, y)
   y += F32(1)
   # 2**n built from its bits: n = -127 gives the bit pattern of +0, so exp underflows to 0
   scale = ((n.astype(np.int32) + 127) << 23).view(F32)
@@ -158,14 +154,14 @@ def _log_poly(t, e):
   t2 = t * t
   t3 = t2 * t
   y0, y1, y2 = (np.empty_like(t) for _ in range(3))
-  _fma(t, _LOG_P[0], _LOG_P[1], y0)
-  _fma(t, _LOG_P[3], _LOG_P[4], y1)
-  _fma(t, _LOG_P[6], _LOG_P[7], y2)
-  _fma(y0, t, _LOG_P[2], y0)
-  _fma(y1, t, _LOG_P[5], y1)
-  _fma(y2, t, _LOG_P[8], y2)
-  _fma(_fma(y0, t3, y1, y0), t3, y2, y0)
-  _fma(y0, t3, e * _LN2_LO, y0)
+  fma(t, _LOG_P[0], _LOG_P[1], y0)
+  fma(t, _LOG_P[3], _LOG_P[4], y1)
+  fma(t, _LOG_P[6], _LOG_P[7], y2)
+  fma(y0, t, _LOG_P[2], y0)
+  fma(y1, t, _LOG_P[5], y1)
+  fma(y2, t, _LOG_P[8], y2)
+  fma(fma(y0, t3, y1, y0), t3, y2, y0)
+  fma(y0, t3, e * _LN2_LO, y0)
   # t - t2/2 and e * ln2_hi are exact products, so fused or not they round the same
   y = t - t2 * F32(0.5)
   y += y0
@@ -455,3 +451,23 @@ def erf(x):
   p *= x
   p /= _horner(x2, _ERF_Q, np.empty_like(x))
   return np.where(np.abs(x) >= _ERF_SATURATES, np.sign(x), p).astype(F32)
+
+
+# ---- erf_inv: Giles' single-precision polynomials on XLA's log1p ----------------------------
+
+_ERF_INV_W_LT_5 = _f32(2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                       0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_W_GE_5 = _f32(-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                       0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+@_elementwise
+def erf_inv(x):
+  # w = -log1p(-x^2) with XLA's log1p; one polynomial below w = 5, another in sqrt(w) above
+  w = -log1p(-(x * x))
+  p = _horner(w - F32(2.5), _ERF_INV_W_LT_5, np.empty_like(w))
+  tail = ~(w < F32(5))   # |x| > 0.9966, rare: the other polynomial, on those only
+  if tail.any():
+    wt = np.sqrt(w[tail]) - F32(3)
+    p[tail] = _horner(wt, _ERF_INV_W_GE_5, np.empty_like(wt))
+  return np.where(np.abs(x) == 1, x * F32(np.inf), p * x).astype(F32)
