@@ -338,13 +338,23 @@ def test_linalg_jaxprs_print_like_jax():
     assert str(jaxlite.make_jaxpr(fun)(x)).strip() == want[name], name
 
 
+def _complex_normal(rng, shape):
+  return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _central_difference(f, a, d, eps):
+  """(f(a + eps d) - f(a - eps d)) / (2 eps): the directional derivative, numerically."""
+  return (np.asarray(f(jnp.asarray(a + eps * d)))
+          - np.asarray(f(jnp.asarray(a - eps * d)))) / (2 * eps)
+
+
 def test_cholesky_jvp_of_hermitian_complex_matrices(x64):
   x64(True)
   from jaxlite import lax
   rng = np.random.default_rng(0)
-  b = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  b = _complex_normal(rng, (3, 3))
   a = b @ b.conj().T + 3 * np.eye(3)
-  d = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  d = _complex_normal(rng, (3, 3))
   d = d + d.conj().T
   _, dl = jax.jvp(lax.linalg.cholesky, (jnp.asarray(a),), (jnp.asarray(d),))
   eps = 1e-6
@@ -357,9 +367,9 @@ def test_eigh_and_triangular_solve_jvps_of_complex_matrices(x64):
   x64(True)
   from jaxlite import lax
   rng = np.random.default_rng(1)
-  b = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  b = _complex_normal(rng, (3, 3))
   a = b + b.conj().T + np.diag([0.0, 3.0, 7.0])
-  d = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+  d = _complex_normal(rng, (3, 3))
   d = d + d.conj().T
   (v, w), (dv, dw) = jax.jvp(lax.linalg.eigh, (jnp.asarray(a),), (jnp.asarray(d),))
   eps = 1e-6
@@ -370,15 +380,14 @@ def test_eigh_and_triangular_solve_jvps_of_complex_matrices(x64):
              + v @ np.diag(w) @ dv.conj().T)
   np.testing.assert_allclose(rebuilt, d, atol=1e-9)
   lo = np.tril(b) + 3 * np.eye(3)
-  rhs = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
-  dlo = np.tril(rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)))
+  rhs = _complex_normal(rng, (3, 2))
+  dlo = np.tril(_complex_normal(rng, (3, 3)))
   for transpose_a, conjugate_a in [(False, False), (True, False), (True, True)]:
     f = lambda m: lax.linalg.triangular_solve(m, jnp.asarray(rhs), left_side=True, lower=True,
                                               transpose_a=transpose_a,
                                               conjugate_a=conjugate_a)
     _, t = jax.jvp(f, (jnp.asarray(lo),), (jnp.asarray(dlo),))
-    numeric = (np.asarray(f(jnp.asarray(lo + eps * dlo)))
-               - np.asarray(f(jnp.asarray(lo - eps * dlo)))) / (2 * eps)
+    numeric = _central_difference(f, lo, dlo, eps)
     np.testing.assert_allclose(np.asarray(t), numeric, atol=1e-7)
 
 
@@ -386,13 +395,12 @@ def test_lu_jvp_of_complex_matrices(x64):
   x64(True)
   from jaxlite import lax
   rng = np.random.default_rng(2)
-  a = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
-  d = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+  a = _complex_normal(rng, (4, 4))
+  d = _complex_normal(rng, (4, 4))
   f = lambda m: lax.linalg.lu(m)[0]
   _, t = jax.jvp(f, (jnp.asarray(a),), (jnp.asarray(d),))
   eps = 1e-6
-  numeric = (np.asarray(f(jnp.asarray(a + eps * d)))
-             - np.asarray(f(jnp.asarray(a - eps * d)))) / (2 * eps)
+  numeric = _central_difference(f, a, d, eps)
   np.testing.assert_allclose(np.asarray(t), numeric, atol=1e-7)
 
 
@@ -401,8 +409,8 @@ def test_qr_jvp_of_complex_matrices(x64, shape):
   x64(True)
   from jaxlite import lax
   rng = np.random.default_rng(3)
-  a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-  d = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  a = _complex_normal(rng, shape)
+  d = _complex_normal(rng, shape)
   f = lambda m: lax.linalg.qr(m, full_matrices=False)
   (q, r), (dq, dr) = jax.jvp(f, (jnp.asarray(a),), (jnp.asarray(d),))
   assert np.allclose(np.diagonal(np.asarray(r), axis1=-2, axis2=-1).imag, 0)
@@ -420,8 +428,8 @@ def test_svd_jvp_of_complex_matrices(x64, shape):
   x64(True)
   from jaxlite import lax
   rng = np.random.default_rng(4)
-  a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-  d = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+  a = _complex_normal(rng, shape)
+  d = _complex_normal(rng, shape)
   f = lambda m: lax.linalg.svd(m, full_matrices=False)
   (u, s, vt), (du, ds, dvt) = map(lambda t: map(np.asarray, t),
                                   jax.jvp(f, (jnp.asarray(a),), (jnp.asarray(d),)))
