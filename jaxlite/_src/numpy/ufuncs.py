@@ -11,6 +11,11 @@ from jaxlite._src.numpy.util import (check_arraylike, promote_args, promote_args
 
 
 _INEXACT_DTYPES = frozenset(d for d in dtypes._NUMERIC if dtypes.is_inexact(d))
+_ACCEPTED_WITHOUT_PROMOTION = {
+    promote_args: frozenset(dtypes._NUMERIC),
+    promote_args_inexact: _INEXACT_DTYPES,
+    promote_args_numeric: frozenset(d for d in dtypes._NUMERIC if d != np.bool_),
+}
 
 
 # A Python scalar of this type joins an array of these dtype kinds without changing its
@@ -38,21 +43,36 @@ def _unary(name, lax_fn, doc, promote=promote_args):
 
 
 def _binary(name, lax_fn, doc, promote=promote_args):
+  # The hot path skips the promotion function only where it would change nothing: two
+  # Arrays of one dtype, weak type and shape, or an Array and a Python scalar of a kind the
+  # array's dtype absorbs. A promotion that changes dtypes (to inexact for true_divide and
+  # arctan2, to numeric for booleans) always runs.
+  accepted = _ACCEPTED_WITHOUT_PROMOTION[promote]
+
   def fun(x, y, /):
-    if type(x) is Array:   # hot paths: two arrays of one type, or an array and a scalar
+    if type(x) is Array and x._value.dtype in accepted:
       if type(y) is Array:
-        if (x._value.dtype != y._value.dtype or x.weak_type != y.weak_type
-            or x._value.shape != y._value.shape):
-          x, y = promote(name, x, y)
-        return lax_fn(x, y)
-      y_kind = _SCALAR_KINDS.get(type(y))
-      if y_kind is not None and x._value.dtype.kind in y_kind and promote is promote_args:
-        return lax_fn(x, Array(np.asarray(y, x._value.dtype), True))
+        if (x._value.dtype == y._value.dtype and x.weak_type == y.weak_type
+            and x._value.shape == y._value.shape):
+          return lax_fn(x, y)
+      else:
+        y_kind = _SCALAR_KINDS.get(type(y))
+        if y_kind is not None and x._value.dtype.kind in y_kind and _fits(y, x._value.dtype):
+          return lax_fn(x, Array(np.asarray(y, x._value.dtype), True))
     x, y = promote(name, x, y)
     return lax_fn(x, y)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"{doc}, elementwise with broadcasting (``numpy.{name}``)."
   return fun
+
+
+def _fits(y, dtype) -> bool:
+  """Whether the Python int ``y`` is representable in the integer ``dtype`` (a float or
+  complex scalar always converts); out-of-range ints take the slow path, which wraps."""
+  if type(y) is not int or dtype.kind not in "iu":
+    return True
+  info = np.iinfo(dtype)
+  return info.min <= y <= info.max
 
 
 sin = _inexact_unary("sin", lax.sin, "Sine")

@@ -57,7 +57,10 @@ def promote_dtypes(*args):
 
 def _cast(x, dtype, weak):
   if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
-    return Array(np.asarray(x, dtype), weak)
+    # as JAX: the scalar becomes its weak default type (an int too big for it raises
+    # OverflowError), then converts to ``dtype`` as convert_element_type does (ints wrap)
+    with np.errstate(over="ignore"):
+      return Array(np.asarray(x, dtypes.python_scalar_dtype(x)).astype(dtype), weak)
   x = as_operand(x)
   if x.dtype == dtype and x.weak_type == weak:
     return x

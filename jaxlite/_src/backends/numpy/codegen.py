@@ -72,18 +72,21 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[
       if type(v) is core.Var:
         last_use[v] = i
   keep = set(jaxpr.outvars) | set(jaxpr.constvars) | set(jaxpr.invars)
-  fresh = set()   # variables holding arrays that this function allocated (never views)
+  buffers = _BufferOwners()
   for i, eqn in enumerate(jaxpr.eqns):
     args = [read(v) for v in eqn.invars]
     dying = [v for v in eqn.invars
              if type(v) is core.Var and v not in keep and last_use[v] == i]
-    expr, in_place = _expression(em, eqn, args, indent, _reusable(eqn, dying, fresh, names))
+    reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
+    expr, in_place = _expression(em, eqn, args, indent, reusable)
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
         f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
       names[v] = n
-    if eqn.primitive in _DIRECT or eqn.primitive in _DIRECT_IF_FLOAT:
-      fresh.update(v for v in eqn.outvars if v.aval.shape)
+    if _allocates(eqn):
+      buffers.allocate(v for v in eqn.outvars if v.aval.shape)
+    else:
+      buffers.may_alias(eqn.outvars, [v for v in eqn.invars if type(v) is core.Var])
     if eqn.primitive.multiple_results:
       target = ", ".join(outs) + ("," if len(outs) == 1 else "")
       em.lines.append(f"{indent}{target} = {expr}" if outs else f"{indent}{expr}")
@@ -95,13 +98,60 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[
   return [read(v) for v in jaxpr.outvars]
 
 
-def _reusable(eqn, dying, fresh, names):
-  """A dying operand whose buffer the (elementwise) output can be written into."""
+class _BufferOwners:
+  """Which variables may share memory. A direct ufunc call allocates a new buffer that its
+  output alone owns; any other implementation may return a view of (or the very object
+  of) an operand: reshape, transpose, slicing, broadcast_to, a same-dtype conversion. Such
+  outputs join their operands' group, so a buffer is overwritten only when every variable
+  that may see it is dead."""
+
+  def __init__(self):
+    self.owners = set()   # vars holding a buffer that this function allocated
+    self.group = {}       # var -> the set of vars that may share its memory
+
+  def allocate(self, outvars):
+    for v in outvars:
+      self.owners.add(v)
+      self.group[v] = {v}
+
+  def may_alias(self, outvars, invars):
+    merged = set(outvars)
+    for v in invars:
+      merged |= self.group.get(v, {v})
+    for v in merged:
+      self.group[v] = merged
+
+  def sole_owner_dies(self, v, keep, last_use, i) -> bool:
+    """Whether ``v`` owns its buffer and every sharer of it dies by equation ``i``."""
+    return v in self.owners and all(
+        u not in keep and last_use.get(u, -1) <= i for u in self.group[v])
+
+
+def _template(eqn):
+  """The direct NumPy ufunc template computing ``eqn`` (its output is a new buffer), or
+  None when another rule computes it."""
+  prim = eqn.primitive
+  if prim in codegen_rules:
+    return None
+  template = _DIRECT.get(prim)
+  if template is None and eqn.invars and eqn.invars[0].aval.dtype.kind in "fc":
+    template = _DIRECT_IF_FLOAT.get(prim)
+  return template
+
+
+def _allocates(eqn) -> bool:
+  return _template(eqn) is not None
+
+
+def _reusable(eqn, dying, buffers, names, keep, last_use, i):
+  """A dying operand whose buffer the (elementwise) output can be written into: one that
+  holds memory no live variable can see."""
   if eqn.primitive.multiple_results or len(eqn.outvars) != 1:
     return None
   out = eqn.outvars[0].aval
   for v in dying:
-    if v in fresh and v.aval.shape == out.shape and v.aval.dtype == out.dtype:
+    if (v.aval.shape == out.shape and v.aval.dtype == out.dtype
+        and buffers.sole_owner_dies(v, keep, last_use, i)):
       return names[v]
   return None
 
@@ -118,9 +168,7 @@ def _expression(em, eqn, args, indent, reusable=None):
     y = eqn.params["y"]
     return ("_np.multiply(" * (y - 1) + args[0] + "".join(
         f", {args[0]})" for _ in range(y - 1)) if y > 1 else args[0]), None
-  template = _DIRECT.get(prim)
-  if template is None and eqn.invars and eqn.invars[0].aval.dtype.kind in "fc":
-    template = _DIRECT_IF_FLOAT.get(prim)
+  template = _template(eqn)
   if template is not None:
     expr = template.format(*args)
     if reusable is not None:
