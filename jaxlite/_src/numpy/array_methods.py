@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
-from jaxlite._src.numpy import indexing, lax_numpy, reductions, ufuncs
+from jaxlite._src.numpy import indexing, lax_numpy, math, reductions, ufuncs
 from jaxlite._src.numpy.util import _ARRAYLIKE
 
 
@@ -28,6 +28,7 @@ _BINARY = {
     "truediv": ufuncs.true_divide, "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder,
     "divmod": ufuncs.divmod, "pow": ufuncs.power, "matmul": lax_numpy.matmul,
     "and": ufuncs.bitwise_and, "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor,
+    "lshift": math.left_shift, "rshift": math.right_shift,
 }
 _COMPARE = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater,
             "ge": ufuncs.greater_equal, "eq": ufuncs.equal, "ne": ufuncs.not_equal}

@@ -163,7 +163,9 @@ def _reduce_precision(x, *, exponent_bits, mantissa_bits):
 
 
 def _bitcast_convert_type(x, *, new_dtype):
-  x = np.ascontiguousarray(x)
+  x = np.asarray(x)
+  if not x.flags.c_contiguous:   # (np.ascontiguousarray would make a 0-d array 1-d)
+    x = x.copy()
   new_dtype = np.dtype(new_dtype)
   if x.dtype.itemsize >= new_dtype.itemsize:
     out = x.reshape(x.shape + (1,)).view(new_dtype)
