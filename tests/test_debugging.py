@@ -126,3 +126,18 @@ def test_effects_inside_control_flow_are_kept_when_results_are_unused(capsys):
   jax.jit(f, backend="numpy")(jnp.float32(1))
   assert capsys.readouterr().out == "it 0\nit 1\nit 0\nit 1\npos\n"
   assert len(seen) == 3
+
+
+def test_a_value_a_callback_kept_is_not_overwritten_by_tier_0():
+  # tier 0 writes results into the buffers of values that die; a callback may keep one
+  seen = []
+
+  def f(x):
+    y = x * 2
+    jax.debug.callback(seen.append, y)
+    z = jax.pure_callback(lambda v: (seen.append(v), v)[1],
+                          jax.ShapeDtypeStruct(y.shape, y.dtype), y * 3)
+    return z + 1
+  np.testing.assert_array_equal(jax.jit(f, backend="numpy")(jnp.ones(4)), [7, 7, 7, 7])
+  np.testing.assert_array_equal(seen[0], [2, 2, 2, 2])
+  np.testing.assert_array_equal(seen[1], [6, 6, 6, 6])
