@@ -1,2 +1,3 @@
 """Run-time debugging inside transformed functions (``jax.debug``)."""
-from jaxlite._src.debugging import debug_print as print, debug_callback as callback
+from jaxlite._src.debugging import (debug_print as print, debug_callback as callback,
+                                    debug_log as log, DebugEffect, OrderedDebugEffect)

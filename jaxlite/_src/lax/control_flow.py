@@ -541,6 +541,13 @@ def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, un
 core.hidden_params[scan_p] = lambda k, v, params: k == "linear"
 
 
+def _unroll_count(unroll, length) -> int:
+  # JAX: unroll=True unrolls the whole loop, False is no unrolling.
+  if isinstance(unroll, bool):
+    return max(length, 1) if unroll else 1
+  return int(unroll)
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
   """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns
   ``(final carry, stacked ys)``.
@@ -599,8 +606,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
   closed, consts = _closure_convert(jaxpr)
   outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, jaxpr=closed, length=length,
                      reverse=bool(reverse), num_consts=len(consts),
-                     num_carry=len(carry_leaves), unroll=int(unroll) if not isinstance(
-                         unroll, bool) else int(unroll),
+                     num_carry=len(carry_leaves), unroll=_unroll_count(unroll, length),
                      linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)))
   n = len(carry_leaves)
   return tree.tree_unflatten(carry_tree, outs[:n]), tree.tree_unflatten(y_tree, outs[n:])

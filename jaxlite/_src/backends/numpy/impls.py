@@ -285,6 +285,7 @@ from jaxlite._src import debugging  # noqa: E402
 impl_rules[debugging.debug_print_p] = debugging._debug_print_impl
 impl_rules[debugging.debug_callback_p] = debugging._debug_callback_impl
 impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
+impl_rules[debugging.io_callback_p] = debugging._io_callback_impl
 from jaxlite._src.backends.numpy import extra_impls  # noqa: E402,F401
 from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
 

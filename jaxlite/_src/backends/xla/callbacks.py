@@ -1,18 +1,20 @@
-"""Host callbacks on the XLA tier: ``pure_callback``, ``debug_callback``, ``debug_print``.
+"""Host callbacks on the XLA tier: ``pure_callback``, ``io_callback``, ``debug_callback``,
+``debug_print``.
 
 Each call site lowers to a ``stablehlo.custom_call`` (``api_version = 4``, XLA's typed
 FFI) to one handler, ``jaxlite_host_callback``, registered once per process through the
 plugin's PJRT FFI extension (``PJRT_FFI_Register_Handler``). The handler is a ctypes
 function: XLA calls it with an ``XLA_FFI_CallFrame``; it reads the call site's
-``callback_id`` attribute, copies the argument buffers into NumPy arrays, runs the same
+``callback_id`` attribute, copies the argument buffers into ``Array``s, runs the same
 implementation tier 0 runs (``jaxlite._src.debugging``), checks the results and copies
-them into the result buffers. A Python exception becomes an ``XLA_FFI_Error`` carrying its
+them into the result buffers. Ordered effects also pass along a scalar that orders them
+(``_lowering``). A Python exception becomes an ``XLA_FFI_Error`` carrying its
 type and message, which PJRT reports to the caller as an ``XlaRuntimeError``.
 
 The structs below follow ``xla/ffi/api/c_api.h`` (XLA FFI API 0.x) and
 ``xla/pjrt/c/pjrt_c_api_ffi_extension.h``. Only the CPU plugin is driven: there the
-buffers are host memory. The debug callbacks are marked ``has_side_effect`` so that XLA
-keeps them although they have no results.
+buffers are host memory. ``io_callback`` and the debug callbacks are marked
+``has_side_effect`` so that XLA keeps them even when nothing reads their results.
 """
 from __future__ import annotations
 
@@ -141,16 +143,26 @@ _DTYPES = {
 # ----------------------------------------------------------------------------- registry
 
 class _Site:
-  """What one custom call runs: a tier-0 implementation and the equation's params."""
-  __slots__ = ("impl", "params", "name")
+  """What one custom call runs: a tier-0 implementation and the equation's params;
+  an ``ordered`` one also takes and returns the ``_ORDER`` value (see ``_lowering``)."""
+  __slots__ = ("impl", "params", "name", "ordered")
 
   def __init__(self, impl, params, name):
     self.impl, self.params, self.name = impl, params, name
+    self.ordered = _ORDERED[name](params)
 
 
 _IMPLS = {"pure_callback": debugging._pure_callback_impl,
+          "io_callback": debugging._io_callback_impl,
           "debug_callback": debugging._debug_callback_impl,
           "debug_print": debugging._debug_print_impl}
+# primitive name -> params -> whether the call is an ordered effect
+_ORDERED = {"pure_callback": lambda params: False,
+            "io_callback": lambda params: params["ordered"],
+            "debug_callback": lambda params: isinstance(params["effect"],
+                                                        debugging.OrderedDebugEffect),
+            "debug_print": lambda params: params["ordered"]}
+_ORDER = np.dtype(np.int8)     # the dtype of the value chaining ordered callbacks
 _sites: dict[int, _Site] = {}
 _site_ids: dict = {}           # (name, params) -> id, so a re-lowering emits the same text
 _ids = itertools.count()
@@ -172,7 +184,8 @@ def register_site(name: str, params: dict) -> int:
   Parameters
   ----------
   name : str
-    The primitive's name: ``pure_callback``, ``debug_callback`` or ``debug_print``.
+    The primitive's name: ``pure_callback``, ``io_callback``, ``debug_callback`` or
+    ``debug_print``.
   params : dict
     The equation's params (the callback and its result types or format).
 
@@ -238,6 +251,8 @@ def _buffer_spec(ptr):
 
 
 def _read_args(args: _Operands) -> list:
+  """The argument buffers as ``Array``s (what the callbacks receive) of fresh copies."""
+  from jaxlite._src.array import Array
   values = []
   for i in range(args.size):
     if args.types[i] != _BUFFER or _Buffer.from_address(args.items[i]).dtype == _TOKEN:
@@ -246,7 +261,7 @@ def _read_args(args: _Operands) -> list:
     value = np.empty(shape, dtype)
     if value.nbytes:   # a copy: XLA reuses the buffer once the handler returns
       ctypes.memmove(value.ctypes.data, buf.data, value.nbytes)
-    values.append(value)
+    values.append(Array(value))
   return values
 
 
@@ -272,7 +287,12 @@ def _execute(frame: _CallFrame) -> str | None:
     return None
   site = _sites[_callback_id(frame.attrs)]
   try:
-    results = site.impl(*_read_args(frame.args), **site.params)
+    args = _read_args(frame.args)
+    if site.ordered:
+      args = args[1:]
+    results = site.impl(*args, **site.params)
+    if site.ordered:
+      results = [np.zeros((), _ORDER), *results]
     _write_results(site, frame.rets, results)
   except BaseException as e:  # noqa: BLE001  (KeyboardInterrupt too: report, not crash)
     return f"{site.name} on the host raised {type(e).__name__}: {e}"
@@ -365,23 +385,41 @@ def _layout(rank: int) -> str:
   return f"dense<[{dims}]> : tensor<{rank}xindex>" if rank else "dense<> : tensor<0xindex>"
 
 
+def _order_value(b):
+  """The value that orders the next ordered callback in ``b``'s current block."""
+  if b.effect_order is None:
+    b.effect_order = b.op1("stablehlo.constant", [], (), _ORDER,
+                           "value = dense<0> : tensor<i8>")
+  return b.effect_order
+
+
 def _lowering(name: str, side_effect: bool):
+  # XLA may run independent side-effecting calls in any order (JAX's unordered effects);
+  # an ordered call takes the value the previous one returned, a data dependency that
+  # keeps them in program order within a block (not across control-flow regions).
   def rule(b, eqn, *args, **params):
     reason = _unavailable()
     if reason is not None:
       raise NotImplementedError(f"The XLA backend cannot lower '{name}': {reason}.")
     cid = register_site(name, params)
     outs = [(v.aval.shape, v.aval.dtype) for v in eqn.outvars]
+    ordered = _ORDERED[name](params)
+    if ordered:
+      args, outs = (_order_value(b), *args), [((), _ORDER), *outs]
     attrs = (f'api_version = 4 : i32, backend_config = {{callback_id = {cid} : i64}}, '
              f'call_target_name = "{TARGET}", '
              f'has_side_effect = {"true" if side_effect else "false"}, '
              f'operand_layouts = [{", ".join(_layout(len(a.shape)) for a in args)}], '
              f'result_layouts = [{", ".join(_layout(len(s)) for s, _ in outs)}]')
-    return b.op("stablehlo.custom_call", list(args), outs, attrs)
+    results = b.op("stablehlo.custom_call", list(args), outs, attrs)
+    if ordered:
+      b.effect_order, *results = results
+    return results
   return rule
 
 
 # primitive name -> lowering rule (stablehlo's table picks these up by name)
 rules = {"pure_callback": _lowering("pure_callback", side_effect=False),
+         "io_callback": _lowering("io_callback", side_effect=True),
          "debug_callback": _lowering("debug_callback", side_effect=True),
          "debug_print": _lowering("debug_print", side_effect=True)}

@@ -68,6 +68,9 @@ class Builder:
     self.lines: list[str] = []
     self.indent = "    "
     self.counter = itertools.count()
+    # The value that orders the next ordered host callback of the current block (each
+    # returns the next one: see callbacks.py); a region starts its own chain.
+    self.effect_order = None
 
   def op(self, name, args, outs, attrs=None, regions=()) -> list[V]:
     """Emit ``name``; ``outs`` are (shape, dtype) pairs; regions are emitted by callables."""
@@ -99,9 +102,10 @@ class Builder:
       if args:
         self.lines.append(f"{outer}^bb0({', '.join(f'{a.name}: {a.type}' for a in args)}):")
       self.indent = outer + "  "
+      order, self.effect_order = self.effect_order, None
       results = body(self, args)
       self.op("stablehlo.return", results, [])
-      self.indent = outer
+      self.indent, self.effect_order = outer, order
     return emit
 
   def op1(self, name, args, shape, dtype, attrs=None) -> V:
