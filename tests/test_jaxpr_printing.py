@@ -4,6 +4,7 @@ The oracle is tests/data/jaxpr_prints.json: ``str(jax.make_jaxpr(f)(*args))`` re
 from real JAX by tests/data/make_jaxpr_prints.py for the programs of
 tests/data/jaxpr_print_cases.py.
 """
+import doctest
 import json
 import os
 import re
@@ -258,3 +259,8 @@ def test_join_and_nil():
   assert pp.format(pp.join(pp.text(", "), [])) == ""
   assert pp.format(pp.join(pp.text(", "), [pp.text("x")])) == "x"
   assert pp.format(pp.nil() + pp.text("y")) == "y"
+
+
+def test_printer_docstring_examples():
+  failures, _ = doctest.testmod(pp)
+  assert failures == 0

@@ -523,6 +523,13 @@ class _PrintContext:
     self.shared_names = set()
     self.print_shapes = print_shapes
     self._counter = itertools.count()
+    self._types = {}               # aval -> its short type, `f32[3]`
+
+  def type_of(self, aval) -> str:
+    text = self._types.get(aval)
+    if text is None:
+      text = self._types[aval] = aval.str_short(short_dtypes=True)
+    return text
 
   def __call__(self, v) -> str:
     if type(v) is Literal:
@@ -573,10 +580,17 @@ def _pp_vars(atoms, ctx: _PrintContext, sep: str = "", shapes: bool = False) -> 
   """Variables separated by ``sep`` and a space that becomes a newline when the line is
   full; with ``shapes``, each is annotated with its type (``a:f32[3]``)."""
   if shapes:
-    docs = [pp.text(f"{ctx(v)}:{v.aval.str_short(short_dtypes=True)}") for v in atoms]
+    docs = [pp.text(f"{ctx(v)}:{ctx.type_of(v.aval)}") for v in atoms]
   else:
     docs = [pp.text(ctx(v)) for v in atoms]
-  return pp.nest(2, pp.group(pp.join(pp.text(sep) + pp.group(pp.brk()), docs)))
+  if len(docs) == 1:  # no break to place: the nest and group would change nothing
+    return docs[0]
+  return pp.nest(2, pp.group(pp.join(_VAR_SEPARATORS[sep], docs)))
+
+
+# Separators of variable lists; documents are immutable, so one object serves every list.
+_VAR_SEPARATORS = {"": pp.group(pp.brk()), ",": pp.text(",") + pp.group(pp.brk())}
+_EQUALS, _SPACE = pp.text(" = "), pp.text(" ")
 
 
 def _bracketed(open_: str, close: str, docs) -> pp.Doc:
@@ -631,8 +645,8 @@ def _pp_eqn(eqn: JaxprEqn, ctx: _PrintContext) -> pp.Doc:
             for k, v in _printed_params(eqn)]
   # JAX writes the space before the operands even when there are none (iota)
   rhs = [pp.text(eqn.primitive.name), _bracketed("[", "]", params) if params else pp.nil(),
-         pp.text(" ") + _pp_vars(eqn.invars, ctx)]
-  return pp.concat([lhs, pp.text(" = "), *rhs] if eqn.outvars else rhs)
+         _SPACE, _pp_vars(eqn.invars, ctx)]
+  return pp.concat([lhs, _EQUALS, *rhs] if eqn.outvars else rhs)
 
 
 def _pp_jaxpr(jaxpr: Jaxpr, ctx: _PrintContext) -> pp.Doc:
