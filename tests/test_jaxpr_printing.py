@@ -221,6 +221,7 @@ def test_equation_prints_alone():
   # each equation alone names its binders first, as JAX's repr does
   assert [str(e) for e in closed.eqns] == ["a:f32[3] = sin b", "a:f32[3] = mul b 2.0:f32[]"]
   assert repr(closed.eqns[0]) == "a:f32[3] = sin b"
+  assert repr(closed.eqns[1].invars[1]) == "Literal(2.0)"
 
 
 # ----------------------------------------------------------------------------- the printer

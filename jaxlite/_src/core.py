@@ -393,7 +393,7 @@ class Literal:
     self.aval = aval
 
   def __repr__(self):
-    return f"Literal({_format_scalar(self.val)})"
+    return f"Literal({_literal_value(self)})"
 
 
 class JaxprEqn(NamedTuple):
@@ -568,12 +568,15 @@ def _encode_name(n: int) -> str:
       return letters
 
 
-def _format_literal(v: Literal) -> str:
+def _literal_value(v: Literal) -> str:
   if np.shape(v.val):
-    return f"[...]:{v.aval.str_short(short_dtypes=True)}"
+    return "[...]"
   # JAX holds literals in their dtype: 0.1 in a float32 jaxpr prints as 0.10000000149...
-  value = np.asarray(v.val, v.aval.dtype).item()
-  return f"{value}:{v.aval.str_short(short_dtypes=True)}"
+  return str(np.asarray(v.val, v.aval.dtype).item())
+
+
+def _format_literal(v: Literal) -> str:
+  return f"{_literal_value(v)}:{v.aval.str_short(short_dtypes=True)}"
 
 
 def _pp_vars(atoms, ctx: _PrintContext, sep: str = "", shapes: bool = False) -> pp.Doc:
