@@ -8,7 +8,9 @@ to; a value that belongs to another trace is lifted to a constant of this one.
 """
 from __future__ import annotations
 
+import collections
 import itertools
+import re
 import threading
 from typing import Any, Callable, NamedTuple
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from jaxlite._src import dtypes
 from jaxlite._src import errors
+from jaxlite._src import pretty_printer as pp
 
 
 # ----------------------------------------------------------------------------- avals
@@ -390,7 +393,7 @@ class Literal:
     self.aval = aval
 
   def __repr__(self):
-    return f"Literal({_format_scalar(self.val)})"
+    return f"Literal({_literal_value(self)})"
 
 
 class JaxprEqn(NamedTuple):
@@ -400,8 +403,10 @@ class JaxprEqn(NamedTuple):
   params: dict
   source_info: Any = None
 
-  def __str__(self):
-    return pp_eqn(self, _Namer(), 0)
+  def __repr__(self):
+    return pp.format(_pp_eqn(self, _PrintContext({}, print_shapes=True))).rstrip()
+
+  __str__ = __repr__
 
 
 class Jaxpr:
@@ -419,12 +424,30 @@ class Jaxpr:
   out_avals = property(lambda self: [v.aval for v in self.outvars])
 
   def __str__(self):
-    return pp_jaxpr(self)
+    return pretty_print_jaxpr(self)
 
   __repr__ = __str__
 
-  def pretty_print(self, **kwargs) -> str:
-    return pp_jaxpr(self)
+  def pretty_print(self, *, print_shapes: bool = True, width: int = 80,
+                   use_color: bool | None = None) -> str:
+    """This jaxpr as JAX prints it, laid out for lines of ``width`` columns.
+
+    Parameters
+    ----------
+    print_shapes : bool
+      Annotate each binder with its type (``a:f32[3]``), as ``str`` does.
+    width : int
+      The line width. A jaxpr, an equation's parameters or a list of variables that
+      fits in it prints on one line; one that does not breaks as JAX breaks it.
+    use_color : bool, optional
+      Only ``None`` or ``False``: jaxlite prints without ANSI colors.
+
+    Returns
+    -------
+    str
+    """
+    return pretty_print_jaxpr(self, print_shapes=print_shapes, width=width,
+                              use_color=use_color)
 
 
 class ClosedJaxpr:
@@ -443,12 +466,15 @@ class ClosedJaxpr:
     return eval_jaxpr(self.jaxpr, self.consts, *args)
 
   def __str__(self):
-    return pp_jaxpr(self.jaxpr)
+    return pretty_print_jaxpr(self.jaxpr)
 
   __repr__ = __str__
 
-  def pretty_print(self, **kwargs) -> str:
-    return pp_jaxpr(self.jaxpr)
+  def pretty_print(self, *, print_shapes: bool = True, width: int = 80,
+                   use_color: bool | None = None) -> str:
+    """The jaxpr as JAX prints it; see ``Jaxpr.pretty_print``."""
+    return self.jaxpr.pretty_print(print_shapes=print_shapes, width=width,
+                                   use_color=use_color)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
@@ -476,28 +502,61 @@ def jaxpr_as_fun(closed: ClosedJaxpr):
 
 
 # ----------------------------------------------------------------------------- printing
+#
+# Jaxprs print as JAX prints them: a document of the pretty printer laid out at a width
+# of 80, so a jaxpr that fits prints on one line. The groups are JAX's: a jaxpr is one
+# group (its equations break all together), each equation's parameter list is a group,
+# each break in a list of variables is a group of its own (so long lists wrap like
+# text), and a tuple of jaxprs (cond's branches) is a group.
 
-class _Namer:
-  """Names variables a, b, ..., z, ba, bb, ... in order of first appearance."""
 
-  def __init__(self):
-    self.names = {}
-    self.counter = itertools.count()
-    self.hoisted = {}  # id(jaxpr) -> the name it is printed under in a `let` prefix
+class _PrintContext:
+  """Names of variables and of shared jaxprs while one jaxpr is printed.
+
+  Names are handed out a, b, ..., z, ba, bb, ... as the document is built, skipping the
+  names of shared jaxprs (a function named ``f`` hoisted into ``let f = ...``).
+  """
+
+  def __init__(self, names: dict, print_shapes: bool):
+    self.names = names             # Var -> its printed name
+    self.shared = {}               # id(Jaxpr) -> the name it is printed under in a `let`
+    self.shared_names = set()
+    self.print_shapes = print_shapes
+    self._counter = itertools.count()
+    self._types = {}               # aval -> its short type, `f32[3]`
+
+  def type_of(self, aval) -> str:
+    text = self._types.get(aval)
+    if text is None:
+      text = self._types[aval] = aval.str_short(short_dtypes=True)
+    return text
 
   def __call__(self, v) -> str:
     if type(v) is Literal:
-      return f"{_format_scalar(v.val)}:{v.aval.str_short(short_dtypes=True)}"
+      return _format_literal(v)
     if type(v) is DropVar:
       return "_"
     name = self.names.get(v)
     if name is None:
-      name = self.names[v] = _encode_name(next(self.counter))
+      name = self.names[v] = self._fresh()
     return name
 
-  def binder(self, v, used=None) -> str:
-    name = "_" if used is not None and v not in used else self(v)
-    return f"{name}:{v.aval.str_short(short_dtypes=True)}"
+  def _fresh(self) -> str:
+    while True:
+      name = _encode_name(next(self._counter))
+      if name not in self.shared_names:
+        return name
+
+  def alias(self, inner_vars, outer_atoms):
+    """Name a call's inner variables after the outer values bound to them (as JAX does)."""
+    if len(inner_vars) != len(outer_atoms):
+      return
+    taken = set()
+    for v, outer in zip(inner_vars, outer_atoms):
+      if (isinstance(outer, Var) and outer not in taken and isinstance(v, Var)
+          and v not in self.names):
+        taken.add(outer)
+        self.names[v] = self(outer)
 
 
 def _encode_name(n: int) -> str:
@@ -509,121 +568,179 @@ def _encode_name(n: int) -> str:
       return letters
 
 
-def _format_scalar(val) -> str:
-  value = np.asarray(val)
-  if value.dtype == np.bool_:
-    return str(bool(value))
-  if np.issubdtype(value.dtype, np.integer):
-    return str(int(value))
-  if np.issubdtype(value.dtype, np.complexfloating):
-    return repr(complex(value))
-  return repr(float(value))
+def _literal_value(v: Literal) -> str:
+  if np.shape(v.val):
+    return "[...]"
+  # JAX holds literals in their dtype: 0.1 in a float32 jaxpr prints as 0.10000000149...
+  return str(np.asarray(v.val, v.aval.dtype).item())
 
 
-_LINE_WIDTH = 80
+def _format_literal(v: Literal) -> str:
+  return f"{_literal_value(v)}:{v.aval.str_short(short_dtypes=True)}"
 
 
-def _format_param(prim, name, value, namer, indent) -> str:
+def _pp_vars(atoms, ctx: _PrintContext, sep: str = "", shapes: bool = False) -> pp.Doc:
+  """Variables separated by ``sep`` and a space that becomes a newline when the line is
+  full; with ``shapes``, each is annotated with its type (``a:f32[3]``)."""
+  if shapes:
+    docs = [pp.text(f"{ctx(v)}:{ctx.type_of(v.aval)}") for v in atoms]
+  else:
+    docs = [pp.text(ctx(v)) for v in atoms]
+  if len(docs) == 1:  # no break to place: the nest and group would change nothing
+    return docs[0]
+  return pp.nest(2, pp.group(pp.join(_VAR_SEPARATORS[sep], docs)))
+
+
+# Separators of variable lists; documents are immutable, so one object serves every list.
+_VAR_SEPARATORS = {"": pp.group(pp.brk()), ",": pp.text(",") + pp.group(pp.brk())}
+_EQUALS, _SPACE = pp.text(" = "), pp.text(" ")
+
+
+def _bracketed(open_: str, close: str, docs) -> pp.Doc:
+  """``[a b c]`` on one line if it fits, else one item a line indented under the opener."""
+  return pp.group(pp.nest(2, pp.concat([pp.text(open_), pp.brk(""), pp.join(pp.brk(), docs)]))
+                  + pp.brk("") + pp.text(close))
+
+
+# a function's address changes from run to run; JAX prints it as X's
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
+
+
+def _pp_param(prim, name, value, ctx: _PrintContext) -> pp.Doc:
   printer = param_printers.get((prim, name))
   if printer is not None:
-    return printer(value)
+    return pp.text(printer(value))
   if isinstance(value, (Jaxpr, ClosedJaxpr)):
-    jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-    hoisted = namer.hoisted.get(id(jaxpr))
-    return hoisted if hoisted is not None else pp_jaxpr(jaxpr, namer, indent + 2)
-  if isinstance(value, tuple) and value and all(
-      isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
-    pad = " " * (indent + 2)
-    items = "".join(f"\n{pad}  {_format_param(prim, name, v, namer, indent + 2)}"
-                    for v in value)
-    return f"({items}\n{pad})"
+    return _pp_jaxpr(_open(value), ctx)
+  if type(value) is tuple and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+    return _bracketed("(", ")", [_pp_jaxpr(_open(v), ctx) for v in value])
   if isinstance(value, np.dtype):
-    return value.name
+    return pp.text(value.name)
   if isinstance(value, type) and issubclass(value, np.generic):
-    return np.dtype(value).name
-  return str(value)
+    return pp.text(np.dtype(value).name)
+  if isinstance(value, frozenset):
+    return pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})")
+  return pp.text(_ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(value)))
 
 
-def pp_eqn(eqn: JaxprEqn, namer: _Namer, indent: int, used=None) -> str:
-  pad = " " * indent
-  lhs = " ".join(namer.binder(v, used) for v in eqn.outvars)
-  args = " ".join(namer(v) for v in eqn.invars)
-  _alias_call_jaxpr(eqn, namer)
+def _open(jaxpr) -> Jaxpr:
+  return jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+
+
+def _printed_params(eqn: JaxprEqn) -> list:
+  """The (name, value) pairs JAX prints for ``eqn``, in its order (default: sorted)."""
   hide = hidden_params.get(eqn.primitive)
   order = param_order.get(eqn.primitive)
-  ordered = ([(k, eqn.params[k]) for k in order] if order is not None
-             else sorted(eqn.params.items()))
-  items = [(k, v) for k, v in ordered if hide is None or not hide(k, v, eqn.params)]
-  params = [f"{k}={_format_param(eqn.primitive, k, v, namer, indent)}" for k, v in items]
-  name = eqn.primitive.name
-  # JAX writes the space before the arguments even when there are none (iota).
-  lhs = f"{lhs} = " if lhs else ""   # effects with no outputs print no binder
-  one_line = f"{pad}{lhs}{name}{'[' + ' '.join(params) + ']' if params else ''} {args}"
-  if "\n" not in one_line and len(one_line) - indent <= _LINE_WIDTH:
-    return one_line
-  inner = "".join(f"\n{pad}  {p}" for p in params)
-  return f"{pad}{lhs}{name}[{inner}\n{pad}] {args}"
+  items = ([(k, eqn.params[k]) for k in order] if order is not None
+           else sorted(eqn.params.items()))
+  return [(k, v) for k, v in items if hide is None or not hide(k, v, eqn.params)]
 
 
-def _alias_call_jaxpr(eqn, namer):
-  """A call's inner jaxpr reuses the names of the values passed in and out (as JAX)."""
-  if not eqn.primitive.is_call:
-    return
-  inner = eqn.params.get("jaxpr")
-  inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
-  if not isinstance(inner, Jaxpr) or id(inner) in namer.hoisted or len(
-      inner.invars) != len(eqn.invars):
-    return
-  for v, outer in zip(inner.invars, eqn.invars):
-    if type(outer) is Var and v not in namer.names:
-      namer.names[v] = namer(outer)
-  for v, outer in zip(inner.outvars, eqn.outvars):
-    if type(v) is Var and type(outer) is Var and v not in namer.names:
-      namer.names[v] = namer(outer)
+def _pp_eqn(eqn: JaxprEqn, ctx: _PrintContext) -> pp.Doc:
+  if eqn.primitive.is_call:
+    inner = _open(eqn.params.get("jaxpr"))
+    if isinstance(inner, Jaxpr) and id(inner) not in ctx.shared:
+      ctx.alias(inner.invars, eqn.invars)
+      ctx.alias(inner.outvars, eqn.outvars)
+  # the binders are named before the parameters' jaxprs, and those before the operands
+  lhs = _pp_vars(eqn.outvars, ctx, shapes=ctx.print_shapes)
+  params = [pp.text(f"{k}=") + _pp_param(eqn.primitive, k, v, ctx)
+            for k, v in _printed_params(eqn)]
+  # JAX writes the space before the operands even when there are none (iota)
+  rhs = [pp.text(eqn.primitive.name), _bracketed("[", "]", params) if params else pp.nil(),
+         _SPACE, _pp_vars(eqn.invars, ctx)]
+  return pp.concat([lhs, _EQUALS, *rhs] if eqn.outvars else rhs)
 
 
-def _count_subjaxprs(jaxpr, counts, names):
-  for eqn in jaxpr.eqns:
-    for value in eqn.params.values():
-      if isinstance(value, (Jaxpr, ClosedJaxpr)):
-        inner = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-        counts[id(inner)] = counts.get(id(inner), 0) + 1
-        names[id(inner)] = (eqn.params.get("name", "jaxpr"), inner)
-        if counts[id(inner)] == 1:
-          _count_subjaxprs(inner, counts, names)
+def _pp_jaxpr(jaxpr: Jaxpr, ctx: _PrintContext) -> pp.Doc:
+  shared = ctx.shared.get(id(jaxpr))
+  return pp.text(shared) if shared is not None else _pp_jaxpr_body(jaxpr, ctx)
 
 
-def pp_jaxpr(jaxpr: Jaxpr, namer: _Namer | None = None, indent: int = 0) -> str:
-  """Print ``jaxpr`` in JAX's text format; jaxprs used twice are hoisted into a ``let``."""
-  if namer is None:
-    namer = _Namer()
-    counts, found = {}, {}
-    _count_subjaxprs(jaxpr, counts, found)
-    prefix = ""
-    for key, n in counts.items():
-      if n > 1:
-        name, inner = found[key]
-        prefix += f"let {name} = {pp_jaxpr(inner, namer)} in\n"
-        namer.hoisted[key] = name
-    return prefix + _pp_jaxpr_body(jaxpr, namer, indent)
-  return _pp_jaxpr_body(jaxpr, namer, indent)
+def _pp_jaxpr_body(jaxpr: Jaxpr, ctx: _PrintContext) -> pp.Doc:
+  shapes = ctx.print_shapes
+  constvars = _pp_vars(jaxpr.constvars, ctx, shapes=shapes)
+  invars = _pp_vars(jaxpr.invars, ctx, shapes=shapes)
+  eqns = pp.join(pp.brk("; "), [_pp_eqn(e, ctx) for e in jaxpr.eqns])
+  outvars = pp.concat([pp.text("("), _pp_vars(jaxpr.outvars, ctx, sep=","),
+                       pp.text(",)" if len(jaxpr.outvars) == 1 else ")")])
+  return pp.group(pp.nest(2, pp.concat([
+      pp.text("{ lambda "), constvars, pp.text("; "), invars, pp.text(". let"),
+      pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outvars,
+  ])) + pp.text(" }"))
 
 
-def _pp_jaxpr_body(jaxpr: Jaxpr, namer: _Namer, indent: int) -> str:
-  consts = " ".join(namer.binder(v) for v in jaxpr.constvars)
-  ins = " ".join(namer.binder(v) for v in jaxpr.invars)
-  head = f"{{ lambda {consts}; {ins}. let"
-  # outputs nobody reads print as `_`, as JAX's printer does
-  used = {v for e in jaxpr.eqns for v in e.invars if type(v) is Var}
-  used.update(v for v in jaxpr.outvars if type(v) is Var)
-  eqns = [pp_eqn(e, namer, indent + 4, used) for e in jaxpr.eqns]
-  outs = ", ".join(namer(v) for v in jaxpr.outvars)
-  tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
-  if len(eqns) == 1 and "\n" not in eqns[0]:
-    flat = f"{head} {eqns[0].strip()} {tail}"
-    if len(flat) + indent <= _LINE_WIDTH:
-      return flat
-  if not eqns:
-    return f"{head}  {tail}"
-  pad = " " * (indent + 2)
-  return f"{head}\n" + "\n".join(eqns) + f"\n{pad}{tail}"
+def _dropvar_names(jaxpr: Jaxpr) -> dict:
+  """Outputs of the top-level jaxpr that nothing reads print as ``_`` (as in JAX)."""
+  names = {}
+  used = {v for v in jaxpr.outvars if type(v) is not Literal}
+  for eqn in reversed(jaxpr.eqns):
+    for v in eqn.outvars:
+      if v not in used:
+        names[v] = "_"
+    used.update(v for v in eqn.invars if type(v) is not Literal)
+  return names
+
+
+def _subjaxprs(eqn: JaxprEqn):
+  for value in eqn.params.values():
+    for v in value if type(value) is tuple else (value,):
+      if isinstance(v, (Jaxpr, ClosedJaxpr)):
+        yield _open(v)
+
+
+def _find_shared(top: Jaxpr) -> list:
+  """The sub-jaxprs JAX prints once in a ``let`` ahead of the jaxpr, with their names.
+
+  Those are the ones reached more than once (each visit of a jaxpr visits its
+  sub-jaxprs again) and the ones with more than 10 equations. A call's sub-jaxpr is
+  named after the call (``<lambda>`` as ``lambda``), any other ``jaxpr``; a name that
+  repeats gets a number.
+  """
+  counts, names, found = {}, {}, {}
+  queue = collections.deque([top])
+  while queue:
+    jaxpr = queue.popleft()
+    key = id(jaxpr)
+    found[key] = jaxpr
+    counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10
+                                        else 1)
+    for eqn in jaxpr.eqns:
+      name = eqn.params.get("name") if eqn.primitive.is_call else None
+      for sub in _subjaxprs(eqn):
+        queue.append(sub)
+        if name is not None:
+          names.setdefault(id(sub), str(name).strip("<>"))
+  taken = collections.Counter()
+  shared = []
+  for key, n in counts.items():
+    if n == 1:
+      continue
+    name = names.get(key, "jaxpr")
+    repeats = taken[name]
+    taken[name] += 1
+    if repeats:
+      name += str(repeats)
+      taken[name] += 1
+    shared.append((name, found[key]))
+  return shared
+
+
+def pp_toplevel_jaxpr(jaxpr: Jaxpr, print_shapes: bool = True) -> pp.Doc:
+  """The document of ``jaxpr``, its shared sub-jaxprs first, each in a ``let``."""
+  ctx = _PrintContext(_dropvar_names(jaxpr), print_shapes)
+  shared = _find_shared(jaxpr)
+  for name, sub in shared:
+    ctx.shared_names.add(name)
+    ctx.shared[id(sub)] = name
+  docs = [pp.concat([pp.text(f"let {name} = "), _pp_jaxpr_body(sub, ctx), pp.text(" in"),
+                     pp.brk()]) for name, sub in shared]
+  return pp.concat(docs + [_pp_jaxpr_body(jaxpr, ctx)])
+
+
+def pretty_print_jaxpr(jaxpr: Jaxpr, *, print_shapes: bool = True, width: int = 80,
+                       use_color: bool | None = None) -> str:
+  """``jaxpr`` as JAX prints it, laid out for lines of ``width`` columns."""
+  if use_color:
+    raise ValueError("jaxlite prints jaxprs without color; pass use_color=False.")
+  return pp.format(pp_toplevel_jaxpr(jaxpr, print_shapes), width)

@@ -1,6 +1,8 @@
 """Reduction primitives over static axes, and ``dot_general``."""
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from jaxlite._src import core
@@ -130,9 +132,17 @@ def _format_dimension_numbers(dn):
   return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
 
 
+def _format_precision(precision):
+  # JAX holds a precision as a pair (lhs, rhs) and prints it as one
+  pair = precision if isinstance(precision, tuple) else (precision, precision)
+  return "(" + ", ".join(f"{type(p).__name__}.{p.name}" if isinstance(p, enum.Enum)
+                         else str(p) for p in pair) + ")"
+
+
 core.param_printers[(dot_general_p, "dimension_numbers")] = _format_dimension_numbers
-core.hidden_params[dot_general_p] = (
-    lambda k, v, params: k in ("precision", "out_sharding") and v is None)
+core.param_printers[(dot_general_p, "precision")] = _format_precision
+# JAX leaves out the params that are None, and the sharding the binder's type implies
+core.hidden_params[dot_general_p] = lambda k, v, params: v is None or k == "out_sharding"
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
@@ -221,7 +231,8 @@ def _dot_general_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False,
   ans_y = tuple(range(start, start + len(y_kept)))
   dims = ((ans_y, tuple(y_kept)), (tuple(range(nb)), tuple(y_batch)))
   out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=params["precision"],
-                           preferred_element_type=None, out_sharding=None)
+                           preferred_element_type=params["preferred_element_type"],
+                           out_sharding=None)
   # out's axes: batch, x's kept dims (in order), then y's contracted dims (in y_contract order)
   sorted_contract = [x_contract[i] for i in np.argsort(y_contract)]
   produced = list(x_batch) + x_kept + sorted_contract
@@ -234,11 +245,12 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_
                            out_sharding):
   (xc, yc), (xb, yb) = dimension_numbers
   if ad.is_undefined(x):
-    return [_dot_general_transpose_lhs(ct, x.aval, y, dimension_numbers, precision=precision),
-            None]
+    return [_dot_general_transpose_lhs(ct, x.aval, y, dimension_numbers, precision=precision,
+                                       preferred_element_type=preferred_element_type), None]
   swapped = ((yc, xc), (yb, xb))
   return [None, _dot_general_transpose_lhs(ct, y.aval, x, swapped, swap_ans=True,
-                                           precision=precision)]
+                                           precision=precision,
+                                           preferred_element_type=preferred_element_type)]
 
 
 ad.jvp_rules[dot_general_p] = _dot_general_jvp
