@@ -199,14 +199,14 @@ core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and
 # -- the user-facing lax functions
 def _unary(prim):
   fun = lambda x: prim.bind(x)
-  fun.__name__ = prim.name
+  fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
   return fun
 
 
 def _binary(prim):
   fun = lambda x, y: prim.bind(x, y)
-  fun.__name__ = prim.name
+  fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
   return fun
 
