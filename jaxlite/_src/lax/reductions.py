@@ -502,27 +502,54 @@ def apply_elementwise(closed, args):
   return core.eval_jaxpr(batched.jaxpr, batched.consts, *args)
 
 
-def tree_reduce_rows(closed, rows):
+def _pair_rows(x, half, m):
+  """Rows 0, 2, 4, ... and rows 1, 3, 5, ... of the first ``2 * half`` rows of ``x``."""
+  return (shapes.slice(x, (0, 0), (2 * half - 1, m), (2, 1)),
+          shapes.slice(x, (1, 0), (2 * half, m), (2, 1)))
+
+
+def _with_odd_row(combined, x, n, m):
+  """``combined`` with the last row of ``x`` appended when ``n`` is odd: the row left
+  out of the pairs joins the next level at the end, which keeps the order."""
+  if n % 2 == 0:
+    return combined
+  return shapes.concatenate([combined, shapes.slice(x, (n - 1, 0), (n, m))], 0)
+
+
+def tree_reduce_rows(closed, rows, valid=None):
   """Reduce 2-D arrays ``rows`` (n, m) over their first axis with the scalar
   computation ``closed``: adjacent rows are combined pairwise, level by level, so the
-  order of the operands is kept and the depth is log2(n). Returns arrays of shape (m,)."""
+  order of the operands is kept and the depth is log2(n). Where the boolean (n, m)
+  ``valid`` is false an element is skipped (padding in reduce_window, which XLA skips);
+  the first row must be valid. Returns arrays of shape (m,)."""
   n, m = core.get_aval(rows[0]).shape
   while n > 1:
     half = n // 2
-    firsts = [shapes.slice(r, (0, 0), (2 * half - 1, m), (2, 1)) for r in rows]
-    seconds = [shapes.slice(r, (1, 0), (2 * half, m), (2, 1)) for r in rows]
-    flat = [shapes.reshape(v, (half * m,)) for v in firsts + seconds]
+    pairs = [_pair_rows(r, half, m) for r in rows]
+    flat = [shapes.reshape(v, (half * m,)) for v in [p[0] for p in pairs] +
+            [p[1] for p in pairs]]
     combined = [shapes.reshape(v, (half, m)) for v in apply_elementwise(closed, flat)]
-    if n % 2:   # the odd row out joins the next level at the end, keeping the order
-      combined = [shapes.concatenate([c, shapes.slice(r, (n - 1, 0), (n, m))], 0)
-                  for c, r in zip(combined, rows)]
-    rows, n = combined, half + n % 2
+    if valid is not None:
+      first, second = _pair_rows(valid, half, m)
+      both = ew.bitwise_and(first, second)
+      combined = [ew.select_n(both, ew.select_n(first, b, a), c)
+                  for (a, b), c in zip(pairs, combined)]
+      valid = _with_odd_row(ew.bitwise_or(first, second), valid, n, m)
+    rows = [_with_odd_row(c, r, n, m) for c, r in zip(combined, rows)]
+    n = half + n % 2
   return [shapes.reshape(r, (m,)) for r in rows]
 
 
-def _reduce_by_tree(closed, dimensions, *args):
+def _as_rows(x, dimensions, kept, n, m):
+  return shapes.reshape(shapes.transpose(x, tuple(dimensions) + kept), (n, m))
+
+
+def _reduce_by_tree(closed, dimensions, masked, *args):
   """``reduce`` written with other primitives: the reduced elements of each operand as
-  rows (after one row of its init value, which XLA also applies once), then a tree."""
+  rows (after one row of its init value, which XLA also applies once), then a tree. With
+  ``masked``, a last boolean argument of the operands' shape marks the elements to use."""
+  if masked:
+    *args, mask = args
   operands, inits = _split_half(args)
   shape = core.get_aval(operands[0]).shape
   kept = tuple(d for d in range(len(shape)) if d not in dimensions)
@@ -531,26 +558,31 @@ def _reduce_by_tree(closed, dimensions, *args):
   m = int(np.prod(out_shape, dtype=np.int64))
   if m == 0:
     return [shapes.broadcast_in_dim(i, out_shape, ()) for i in inits]
-  rows = [shapes.concatenate([shapes.broadcast_in_dim(i, (1, m), ()), shapes.reshape(
-      shapes.transpose(x, tuple(dimensions) + kept), (n, m))], 0)
-      for x, i in zip(operands, inits)]
-  return [shapes.reshape(r, out_shape) for r in tree_reduce_rows(closed, rows)]
+  rows = [shapes.concatenate([shapes.broadcast_in_dim(i, (1, m), ()),
+                              _as_rows(x, dimensions, kept, n, m)], 0)
+          for x, i in zip(operands, inits)]
+  valid = None
+  if masked:
+    from jaxlite._src.array import Array
+    first = shapes.broadcast_in_dim(Array(np.bool_(True)), (1, m), ())
+    valid = shapes.concatenate([first, _as_rows(mask, dimensions, kept, n, m)], 0)
+  return [shapes.reshape(r, out_shape) for r in tree_reduce_rows(closed, rows, valid)]
 
 
-# computation jaxpr -> {(avals, dimensions): the tree as a jaxpr}
+# computation jaxpr -> {(avals, dimensions, masked): the tree as a jaxpr}
 _tree_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def reduce_as_tree_jaxpr(avals, jaxpr: core.Jaxpr, consts, dimensions):
+def reduce_as_tree_jaxpr(avals, jaxpr: core.Jaxpr, consts, dimensions, masked=False):
   """``reduce`` with the computation ``jaxpr`` (and its ``consts``) over operands and
-  inits of ``avals``, as a jaxpr of other primitives for tier 0 to compile; cached per
-  computation."""
+  inits of ``avals`` (and, if ``masked``, a boolean mask of the elements to use), as a
+  jaxpr of other primitives for tier 0 to compile; cached per computation."""
   cache = _tree_jaxprs.setdefault(jaxpr, {})
-  key = (tuple(avals), tuple(dimensions))
+  key = (tuple(avals), tuple(dimensions), masked)
   if key not in cache:
     closed = core.ClosedJaxpr(jaxpr, consts)
     cache[key] = staging.trace_to_jaxpr(
-        functools.partial(_reduce_by_tree, closed, dimensions), list(avals))
+        functools.partial(_reduce_by_tree, closed, dimensions, masked), list(avals))
   return cache[key]
 
 
@@ -559,8 +591,9 @@ def _differentiable(aval):
 
 
 def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
-  outs, out_tangents = ad.jvp_flat(functools.partial(_reduce_by_tree, jaxpr, dimensions),
-                                   list(primals), list(tangents))
+  outs, out_tangents = ad.jvp_flat(
+      functools.partial(_reduce_by_tree, jaxpr, dimensions, False), list(primals),
+      list(tangents))
   return outs, [t if _differentiable(core.get_aval(o)) else
                 ad.Zero(ad.tangent_aval(core.get_aval(o)))
                 for o, t in zip(outs, out_tangents)]

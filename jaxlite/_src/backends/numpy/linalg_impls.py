@@ -269,16 +269,21 @@ def _window_rows(x, init, *, window_dimensions, window_strides, padding, base_di
 
 def _reduce_window_computation(*args, jaxpr, consts, **params):
   # the windows' elements as rows, then the tree reduction that the reduce primitive
-  # uses on tier 0, with the init value applied once per window (as XLA's CPU backend)
+  # uses on tier 0: the init value applied once per window and padding skipped, as
+  # XLA's CPU backend does (it differs only where init_value is not an identity)
   n = len(args) // 2
-  operands, inits = args[:n], [np.asarray(i) for i in args[n:]]
-  out_shape = win._window_shape("reduce_window", _Aval(np.shape(operands[0])), **params)
+  operands, inits = [np.asarray(x) for x in args[:n]], [np.asarray(i) for i in args[n:]]
+  out_shape = win._window_shape("reduce_window", _Aval(operands[0].shape), **params)
   if 0 in out_shape:
     return [np.full(out_shape, i, i.dtype) for i in inits]
-  rows = [_window_rows(np.asarray(x), i, **params) for x, i in zip(operands, inits)]
-  avals = [core.ShapedArray(v.shape, v.dtype) for v in rows + inits]
-  tree = red.reduce_as_tree_jaxpr(avals, jaxpr, consts, (0,))
-  return [np.asarray(o).reshape(out_shape) for o in cf._compiled_fn(tree)(*rows, *inits)]
+  rows = [_window_rows(x, i, **params) for x, i in zip(operands, inits)]
+  padded = any(p != (0, 0) for p in params["padding"]) or any(
+      d != 1 for d in params["base_dilation"])
+  mask = [_window_rows(np.ones(operands[0].shape, bool), False, **params)] if padded else []
+  avals = [core.ShapedArray(v.shape, v.dtype) for v in rows + inits + mask]
+  tree = red.reduce_as_tree_jaxpr(avals, jaxpr, consts, (0,), masked=padded)
+  outs = cf._compiled_fn(tree)(*rows, *inits, *mask)
+  return [np.asarray(o).reshape(out_shape) for o in outs]
 
 
 impl_rules[win.reduce_window_p] = _reduce_window_computation
