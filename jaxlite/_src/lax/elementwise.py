@@ -222,6 +222,10 @@ def _binary(prim):
      add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
      or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p])
 
+for _fun, _name in ((bitwise_not, "bitwise_not"), (bitwise_and, "bitwise_and"),
+                    (bitwise_or, "bitwise_or"), (bitwise_xor, "bitwise_xor")):
+  _fun.__name__ = _fun.__qualname__ = _name   # the primitives are not, and, or, xor
+
 
 def integer_pow(x, y: int):
   """``x ** y`` for a static Python integer ``y``."""
