@@ -51,9 +51,12 @@ def main():
   out = {name: {mode: record(case, mode) for mode in unpack(case)[2]}
          for name, case in cases(jax, jnp, lax, ops).items()}
   path = os.path.join(os.path.dirname(__file__), "missing_behaviour.json")
+  lines = [f"{json.dumps(name)}: {json.dumps(out[name], sort_keys=True)}"
+           for name in sorted(out)]   # one line per case
   with open(path, "w") as f:
-    json.dump({"jax_version": jax.__version__, "results": out}, f, indent=0, sort_keys=True)
-    f.write("\n")
+    f.write(f'{{"jax_version": {json.dumps(jax.__version__)}, "results": {{\n')
+    f.write(",\n".join(lines))
+    f.write("\n}}\n")
 
 
 if __name__ == "__main__":

@@ -430,7 +430,12 @@ def reduction_jaxpr(computation, flat_inits, init_tree, what):
   """The computation of ``lax.reduce`` / ``reduce_window`` as a ClosedJaxpr on scalars,
   checked to return values of the init values' structure and types."""
   avals = tuple(core.get_aval(x) for x in flat_inits)
-  closed, out_tree = _computation_jaxpr(computation, avals, init_tree)
+  try:
+    closed, out_tree = _computation_jaxpr(computation, avals, init_tree)
+  except TypeError as e:   # an unhashable callable: trace it without the cache
+    if "unhashable" not in str(e):
+      raise
+    closed, out_tree = _computation_jaxpr.__wrapped__(computation, avals, init_tree)
   if out_tree != init_tree:
     raise ValueError(f"{what} output must have the same tree structure as the operands "
                      f"{init_tree} vs. {out_tree}")
@@ -474,10 +479,12 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
   if op_tree != init_tree:
     raise ValueError("Operands must have the same tree structure as init_values: "
                      f"{op_tree} vs. {init_tree}")
+  if not flat_ops:
+    raise ValueError("reduce must have at least one operand.")
   flat_ops = [_operand(x) for x in flat_ops]
   flat_inits = [_operand(x) for x in flat_inits]
-  dims = tuple(sorted(shapes._canonical_axis(d, core.get_aval(flat_ops[0]).ndim)
-                      for d in dimensions)) if flat_ops else tuple(dimensions)
+  ndim = core.get_aval(flat_ops[0]).ndim
+  dims = tuple(sorted(shapes._canonical_axis(d, ndim) for d in dimensions))
   if len(flat_ops) == 1:
     reducer = monoid_reducer(_identity_reducers, computation, flat_inits[0])
     if reducer is not None:

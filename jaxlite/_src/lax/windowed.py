@@ -140,7 +140,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   ----------
   operand : array or pytree of arrays of one shape
   init_value : scalar or pytree of scalars with the structure of ``operand``
-    The start of every window's reduction; it also fills padding and base dilation.
+    The start of every window's reduction (applied once per window). Elements from
+    padding or base dilation take no part, as on XLA's CPU backend.
   computation : callable ``(xs, ys) -> zs`` on pytrees of scalars
     Associative, with ``init_value`` as its identity (XLA may assume both). ``lax.add``,
     ``lax.max`` and ``lax.min`` with their identities become ``reduce_window_sum`` /
