@@ -1,8 +1,9 @@
-"""The pre-2021 functional-update API (``jax.ops.index_update`` and friends).
-
-Kept because the tutorials use it; each function warns and forwards to ``x.at[idx]``.
-"""
+"""``jaxlite.ops``: segment reductions (``jax.ops``), and the pre-2021 functional-update
+API (``jax.ops.index_update`` and friends, kept because the tutorials use it; each
+function warns and forwards to ``x.at[idx]``)."""
 import warnings
+
+from jaxlite._src.ops import segment_max, segment_min, segment_prod, segment_sum  # noqa: F401
 
 
 def _deprecated(name, method):

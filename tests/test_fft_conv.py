@@ -288,8 +288,12 @@ def test_reduce_window_matches_loops_and_differentiates(case, kind):
 
 def test_reduce_window_integer_and_init_value():
   x = RNG.integers(-9, 9, (4, 6)).astype(np.int32)
-  out = lax.reduce_window(x, np.iinfo(np.int32).min, lax.max, (2, 3), (2, 3), "VALID")
+  # init values have the operand's dtype: Python ints are int64 under x64 (as JAX, this
+  # module's tests run with x64), and reduce_window rejects them for int32 operands
+  out = lax.reduce_window(x, np.int32(np.iinfo(np.int32).min), lax.max, (2, 3), (2, 3),
+                          "VALID")
   np.testing.assert_array_equal(out, x.reshape(2, 2, 2, 3).max(axis=(1, 3)))
-  clipped = lax.reduce_window(x, 5, lax.max, (2, 3), (2, 3), "VALID")
+  # an init value that is not the identity stages the general reduce_window
+  clipped = lax.reduce_window(x, np.int32(5), lax.max, (2, 3), (2, 3), "VALID")
   np.testing.assert_array_equal(clipped, np.maximum(x.reshape(2, 2, 2, 3).max(axis=(1, 3)), 5))
   assert lax.reduce_window(x, 0, lax.add, (2, 3), (2, 3), "VALID").dtype == np.int32

@@ -411,7 +411,7 @@ class JaxprEqn(NamedTuple):
 
 class Jaxpr:
   """A typed, first-order program: constvars, invars, equations, outvars."""
-  __slots__ = ("constvars", "invars", "outvars", "eqns", "debug_info")
+  __slots__ = ("constvars", "invars", "outvars", "eqns", "debug_info", "__weakref__")
 
   def __init__(self, constvars, invars, outvars, eqns, debug_info=None):
     self.constvars = list(constvars)

@@ -19,7 +19,7 @@ from jaxlite._src.lax.control_flow import (
     scan_p)
 from jaxlite._src.lax.reductions import (
     reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_and, reduce_or, reduce_xor,
-    argmax, argmin, dot_general, dot)
+    argmax, argmin, dot_general, dot, reduce, reduce_p)
 from jaxlite._src.lax.elementwise import (
     neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p, expm1_p,
     tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
@@ -45,6 +45,6 @@ from jaxlite._src.lax.bits import (RoundingMethod, shift_left, shift_right_logic
 from jaxlite._src.lax.sorting import (sort, sort_key_val, top_k, cumsum, cumprod, cummax, cummin, cumlogsumexp, sort_p, top_k_p, cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p)  # noqa
 from jaxlite._src.lax.fft import fft, fft_p, FftType  # noqa
 from jaxlite._src.lax.convolution import conv_general_dilated, conv, conv_with_general_padding, conv_dimension_numbers, ConvDimensionNumbers, conv_general_dilated_p, padtype_to_pads  # noqa
-from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p  # noqa
+from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p, reduce_window_p  # noqa
 from jaxlite.lax import linalg  # noqa
 from jaxlite._src.lax.extra import *  # noqa

@@ -199,14 +199,14 @@ core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and
 # -- the user-facing lax functions
 def _unary(prim):
   fun = lambda x: prim.bind(x)
-  fun.__name__ = prim.name
+  fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
   return fun
 
 
 def _binary(prim):
   fun = lambda x, y: prim.bind(x, y)
-  fun.__name__ = prim.name
+  fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
   return fun
 
@@ -221,6 +221,10 @@ def _binary(prim):
  bitwise_xor, eq, ne, lt, le, gt, ge) = map(_binary, [
      add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
      or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p])
+
+for _fun, _name in ((bitwise_not, "bitwise_not"), (bitwise_and, "bitwise_and"),
+                    (bitwise_or, "bitwise_or"), (bitwise_xor, "bitwise_xor")):
+  _fun.__name__ = _fun.__qualname__ = _name   # the primitives are not, and, or, xor
 
 
 def integer_pow(x, y: int):

@@ -329,73 +329,8 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
   return _approx_k(operand, k, reduction_dimension, False)
 
 
-# -- reduce with a Python computation -----------------------------------------------------
-_MONOIDS = {"add": red.reduce_sum, "mul": red.reduce_prod, "max": red.reduce_max,
-            "min": red.reduce_min, "and": red.reduce_and, "or": red.reduce_or,
-            "xor": red.reduce_xor}
-
-
-def _monoid(computation, operand, init):
-  # A computation that is exactly one monoid primitive of its two arguments becomes
-  # that reduction, as in JAX's _get_monoid_reducer.
-  from jaxlite._src.api import make_jaxpr
-  scalar = core.ShapeDtypeStruct((), _aval(operand).dtype)
-  try:
-    closed = make_jaxpr(computation)(scalar, scalar)
-  except Exception:  # a computation that cannot be traced on scalars: use the fold
-    return None
-  jaxpr = closed.jaxpr
-  if len(jaxpr.eqns) != 1 or len(jaxpr.outvars) != 1:
-    return None
-  eqn = jaxpr.eqns[0]
-  if (eqn.primitive.name not in _MONOIDS or list(eqn.invars) != list(jaxpr.invars)
-      or eqn.outvars[0] is not jaxpr.outvars[0]):
-    return None
-  return _MONOIDS[eqn.primitive.name], eqn.primitive
-
-
-def reduce(operands, init_values, computation, dimensions, out_sharding=None):
-  """Reduce ``operands`` over ``dimensions`` with the binary ``computation``, starting
-  from ``init_values`` (pytrees of matching structure).
-
-  A computation that is one of ``lax.add``, ``mul``, ``max``, ``min``, ``bitwise_and``,
-  ``bitwise_or`` or ``bitwise_xor`` becomes that reduction primitive. Any other (it must
-  be elementwise over arrays, as XLA's scalar computations are) is folded left to right
-  with ``scan`` over the reduced elements, combined with ``init_values`` once.
-  """
-  flat_ops, treedef = tree.tree_flatten(operands)
-  flat_init, init_tree = tree.tree_flatten(init_values)
-  if treedef != init_tree:
-    raise ValueError("Operands must have the same tree structure as init_values: "
-                     f"{treedef} vs. {init_tree}")
-  flat_ops = [_operand(x) for x in flat_ops]
-  flat_init = [_operand(x) for x in flat_init]
-  dims = tuple(sorted(shapes._canonical_axis(d, _aval(flat_ops[0]).ndim)
-                      for d in dimensions))
-  if len(flat_ops) == 1:
-    found = _monoid(computation, flat_ops[0], flat_init[0])
-    if found is not None:
-      reducer, prim = found
-      out = reducer(flat_ops[0], dims)
-      return tree.tree_unflatten(treedef, [prim.bind(out, ew.convert_element_type(
-          flat_init[0], _aval(out).dtype))])
-  shape = _aval(flat_ops[0]).shape
-  kept = tuple(i for i in range(len(shape)) if i not in dims)
-  n = math.prod(shape[d] for d in dims)
-  kept_shape = tuple(shape[i] for i in kept)
-
-  def rows(x):  # the reduced elements along a new leading axis
-    x = shapes.transpose(x, dims + kept)
-    return shapes.reshape(x, (n,) + kept_shape)
-
-  carry0 = [shapes.broadcast_in_dim(i, kept_shape, ()) for i in flat_init]
-
-  def body(carry, xs):
-    out = computation(tree.tree_unflatten(treedef, carry), tree.tree_unflatten(treedef, xs))
-    return [_operand(o) for o in tree.tree_leaves(out)], None
-
-  result, _ = cf.scan(body, carry0, [rows(x) for x in flat_ops])
-  return tree.tree_unflatten(treedef, result)
+# -- reduce with a Python computation: defined beside the reduction primitives
+reduce = red.reduce
 
 
 # -- identities and staging ---------------------------------------------------------------

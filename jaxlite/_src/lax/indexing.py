@@ -315,16 +315,25 @@ def _scatter_rule(operand, indices, updates, *, dimension_numbers, indices_are_s
   return operand.update(weak_type=operand.weak_type and updates.weak_type)
 
 
-def _scatter_prim(name) -> Primitive:
+def _scatter_prim(name, arithmetic=None) -> Primitive:
+  """A scatter primitive; one that combines with ``arithmetic`` rejects booleans, as
+  that lax operation does (JAX's message)."""
   prim = Primitive(name)
-  prim.def_abstract_eval(_scatter_rule)
+
+  def rule(operand, *args, **params):
+    if arithmetic is not None and operand.dtype == np.bool_:
+      raise TypeError(f"{arithmetic} does not accept dtype bool at position 0. Accepted "
+                      "dtypes at position 0 are subtypes of integer, floating, "
+                      "complexfloating.")
+    return _scatter_rule(operand, *args, **params)
+  prim.def_abstract_eval(rule)
   return prim
 
 
 scatter_p = _scatter_prim("scatter")
-scatter_add_p = _scatter_prim("scatter-add")
-scatter_sub_p = _scatter_prim("scatter-sub")
-scatter_mul_p = _scatter_prim("scatter-mul")
+scatter_add_p = _scatter_prim("scatter-add", "add")
+scatter_sub_p = _scatter_prim("scatter-sub", "sub")
+scatter_mul_p = _scatter_prim("scatter-mul", "mul")
 scatter_min_p = _scatter_prim("scatter-min")
 scatter_max_p = _scatter_prim("scatter-max")
 

@@ -343,3 +343,295 @@ def _dot_general_batcher(vals, dims, *, dimension_numbers, **params):
 
 
 batching.batching_rules[dot_general_p] = _dot_general_batcher
+
+
+# -- reduce with a computation (``lax.reduce``)
+#
+# A computation that is exactly lax.add / mul / max / min / bitwise_and / or / xor with its
+# identity as init_value becomes the dedicated reduction primitive (as JAX's
+# _get_monoid_reducer). Any other becomes ``reduce``, which holds the computation traced
+# on scalars. XLA lowers it to stablehlo.reduce with that jaxpr as its region; tier 0 and
+# the JVP evaluate it as a balanced tree of adjacent pairs, each level one vectorised
+# application of the computation (valid for associative computations, as XLA assumes).
+import functools  # noqa: E402
+import re  # noqa: E402
+import weakref  # noqa: E402
+
+from jaxlite._src import tree  # noqa: E402
+from jaxlite._src.transforms import staging  # noqa: E402
+
+reduce_p = Primitive("reduce")
+reduce_p.multiple_results = True
+
+
+def _split_half(seq):
+  n = len(seq) // 2
+  return list(seq[:n]), list(seq[n:])
+
+
+@reduce_p.def_abstract_eval
+def _reduce_abstract_eval(*avals, computation, jaxpr, dimensions):
+  operands, inits = _split_half(avals)
+  if any(a.shape != () for a in inits):
+    raise ValueError(f"reduce found non-scalar initial value: {[a.shape for a in inits]}")
+  if [a.dtype for a in operands] != [a.dtype for a in inits]:
+    raise TypeError("reduce operand dtypes should match corresponding initial value dtypes, "
+                    f"got operands={list(operands)} and initial_values={list(inits)}")
+  if len({a.shape for a in operands}) > 1:
+    raise ValueError(f"reduce operands must all have the same shape, got "
+                     f"{[a.shape for a in operands]}.")
+  shape = _reduced_shape("reduce", operands[0], dimensions)
+  return [ShapedArray(shape, x.dtype, x.weak_type and i.weak_type)
+          for x, i in zip(operands, inits)]
+
+
+def _function_repr(fun):
+  # JAX prints the computation with its address masked, so jaxprs compare as text
+  return re.sub(r" at 0x[0-9a-fA-F]+>", " at 0xXXXXXXXXXXXX>", repr(fun))
+
+
+core.param_printers[(reduce_p, "computation")] = _function_repr
+
+
+def _identity_reducers(dtype):
+  """``{computation: (identity, reducer)}`` that JAX turns into reduction primitives."""
+  table = {ew.add: (0, reduce_sum), ew.mul: (1, reduce_prod),
+           ew.max: (dtypes.lowest(dtype), reduce_max),
+           ew.min: (dtypes.highest(dtype), reduce_min)}
+  if dtype == np.bool_ or dtypes.issubdtype(dtype, np.integer):
+    table.update({ew.bitwise_or: (0, reduce_or), ew.bitwise_xor: (0, reduce_xor),
+                  ew.bitwise_and: (np.array(-1).astype(dtype), reduce_and)})
+  return table
+
+
+def _concrete_scalar(x):
+  """The NumPy value of a scalar known at trace time, else None."""
+  value = x.to_concrete_value() if isinstance(x, core.Tracer) else np.asarray(x)
+  return None if value is None or np.shape(value) != () else value
+
+
+def monoid_reducer(table, computation, init):
+  """The reducer ``table(dtype)`` gives ``computation`` when ``init`` is known at trace
+  time and is its identity, else None (JAX then stages the general primitive)."""
+  value = _concrete_scalar(init)
+  if value is None:
+    return None
+  dtype = core.get_aval(init).dtype
+  try:
+    identity, reducer = table(dtype)[computation]
+  except (KeyError, TypeError):   # TypeError: an unhashable callable
+    return None
+  return reducer if np.equal(value, np.asarray(identity, dtype)) else None
+
+
+@functools.lru_cache(maxsize=512)
+def _computation_jaxpr(computation, avals, in_tree):
+  """``computation(xs, ys)`` traced on two copies of the scalar ``avals`` (flat leaves of
+  ``in_tree``): a ClosedJaxpr and the output tree."""
+  from jaxlite._src.lax import control_flow as cf
+  flat_tree = tree.tree_structure((tree.tree_unflatten(in_tree, avals),) * 2)
+  closed, out_tree = cf._trace_flat(computation, flat_tree, list(avals) * 2,
+                                    "the reduction computation")
+  if any(isinstance(c, core.Tracer) for c in closed.consts):
+    raise NotImplementedError("Reduction computations can't close over Tracers: pass the "
+                              "traced value as an operand instead.")
+  return closed, out_tree
+
+
+def reduction_jaxpr(computation, flat_inits, init_tree, what):
+  """The computation of ``lax.reduce`` / ``reduce_window`` as a ClosedJaxpr on scalars,
+  checked to return values of the init values' structure and types."""
+  avals = tuple(core.get_aval(x) for x in flat_inits)
+  try:
+    closed, out_tree = _computation_jaxpr(computation, avals, init_tree)
+  except TypeError as e:   # an unhashable callable: trace it without the cache
+    if "unhashable" not in str(e):
+      raise
+    closed, out_tree = _computation_jaxpr.__wrapped__(computation, avals, init_tree)
+  if out_tree != init_tree:
+    raise ValueError(f"{what} output must have the same tree structure as the operands "
+                     f"{init_tree} vs. {out_tree}")
+  for a, b in zip(avals, closed.out_avals):
+    if a.shape != b.shape or a.dtype != b.dtype:
+      raise TypeError(f"{what}: the computation must return values of the init values' "
+                      f"types {[x.str_short() for x in avals]}, got "
+                      f"{[x.str_short() for x in closed.out_avals]}.")
+  return closed
+
+
+def reduce(operands, init_values, computation, dimensions, out_sharding=None):
+  """Reduce ``operands`` over ``dimensions`` with ``computation`` (``jax.lax.reduce``).
+
+  Parameters
+  ----------
+  operands : array or pytree of arrays of one shape
+  init_values : scalar or pytree of scalars with the structure of ``operands``
+    Together with ``computation`` it must form a monoid: ``init_values`` an identity of
+    an associative ``computation``. XLA may exploit both (and tier 0 reduces as a
+    balanced tree), so the result of anything else is undefined.
+  computation : callable ``(xs, ys) -> zs`` on pytrees of scalars
+    ``lax.add``, ``mul``, ``max``, ``min``, ``bitwise_and``, ``bitwise_or`` or
+    ``bitwise_xor`` with its identity as init value becomes that reduction primitive.
+  dimensions : sequence of int
+
+  Returns
+  -------
+  The reduced arrays, in the structure of ``operands``.
+
+  Examples
+  --------
+  >>> import jaxlite.numpy as jnp
+  >>> from jaxlite import lax
+  >>> lax.reduce(jnp.arange(6.).reshape(2, 3), 0., lax.add, (1,))
+  Array([ 3., 12.], dtype=float32)
+  """
+  from jaxlite._src.lax.parallel import _operand
+  flat_ops, op_tree = tree.tree_flatten(operands)
+  flat_inits, init_tree = tree.tree_flatten(init_values)
+  if op_tree != init_tree:
+    raise ValueError("Operands must have the same tree structure as init_values: "
+                     f"{op_tree} vs. {init_tree}")
+  if not flat_ops:
+    raise ValueError("reduce must have at least one operand.")
+  flat_ops = [_operand(x) for x in flat_ops]
+  flat_inits = [_operand(x) for x in flat_inits]
+  ndim = core.get_aval(flat_ops[0]).ndim
+  dims = tuple(sorted(shapes._canonical_axis(d, ndim) for d in dimensions))
+  if len(flat_ops) == 1:
+    reducer = monoid_reducer(_identity_reducers, computation, flat_inits[0])
+    if reducer is not None:
+      x = flat_ops[0]
+      out = reducer(x, dims)
+      weak = core.get_aval(x).weak_type and core.get_aval(flat_inits[0]).weak_type
+      return tree.tree_unflatten(op_tree, [ew._convert_element_type(
+          out, core.get_aval(out).dtype, weak)])
+  closed = reduction_jaxpr(computation, flat_inits, init_tree, "reduce")
+  outs = reduce_p.bind(*flat_ops, *flat_inits, computation=computation, jaxpr=closed,
+                       dimensions=dims)
+  return tree.tree_unflatten(op_tree, outs)
+
+
+def apply_elementwise(closed, args):
+  """The scalar computation ``closed`` applied to each position of the equal-length 1-D
+  arrays ``args`` (the computation vectorised by batching its jaxpr)."""
+  size = core.get_aval(args[0]).shape[0]
+  n_out = len(closed.out_avals)
+  batched, _ = batching.batch_jaxpr(closed, batching.AxisData(None, size),
+                                    (0,) * len(args), (0,) * n_out)
+  return core.eval_jaxpr(batched.jaxpr, batched.consts, *args)
+
+
+def _pair_rows(x, half, m):
+  """Rows 0, 2, 4, ... and rows 1, 3, 5, ... of the first ``2 * half`` rows of ``x``."""
+  return (shapes.slice(x, (0, 0), (2 * half - 1, m), (2, 1)),
+          shapes.slice(x, (1, 0), (2 * half, m), (2, 1)))
+
+
+def _with_odd_row(combined, x, n, m):
+  """``combined`` with the last row of ``x`` appended when ``n`` is odd: the row left
+  out of the pairs joins the next level at the end, which keeps the order."""
+  if n % 2 == 0:
+    return combined
+  return shapes.concatenate([combined, shapes.slice(x, (n - 1, 0), (n, m))], 0)
+
+
+def tree_reduce_rows(closed, rows, valid=None):
+  """Reduce 2-D arrays ``rows`` (n, m) over their first axis with the scalar
+  computation ``closed``: adjacent rows are combined pairwise, level by level, so the
+  order of the operands is kept and the depth is log2(n). Where the boolean (n, m)
+  ``valid`` is false an element is skipped (padding in reduce_window, which XLA skips);
+  the first row must be valid. Returns arrays of shape (m,)."""
+  n, m = core.get_aval(rows[0]).shape
+  while n > 1:
+    half = n // 2
+    pairs = [_pair_rows(r, half, m) for r in rows]
+    flat = [shapes.reshape(v, (half * m,)) for v in [p[0] for p in pairs] +
+            [p[1] for p in pairs]]
+    combined = [shapes.reshape(v, (half, m)) for v in apply_elementwise(closed, flat)]
+    if valid is not None:
+      first, second = _pair_rows(valid, half, m)
+      both = ew.bitwise_and(first, second)
+      combined = [ew.select_n(both, ew.select_n(first, b, a), c)
+                  for (a, b), c in zip(pairs, combined)]
+      valid = _with_odd_row(ew.bitwise_or(first, second), valid, n, m)
+    rows = [_with_odd_row(c, r, n, m) for c, r in zip(combined, rows)]
+    n = half + n % 2
+  return [shapes.reshape(r, (m,)) for r in rows]
+
+
+def _as_rows(x, dimensions, kept, n, m):
+  return shapes.reshape(shapes.transpose(x, tuple(dimensions) + kept), (n, m))
+
+
+def _reduce_by_tree(closed, dimensions, masked, *args):
+  """``reduce`` written with other primitives: the reduced elements of each operand as
+  rows (after one row of its init value, which XLA also applies once), then a tree. With
+  ``masked``, a last boolean argument of the operands' shape marks the elements to use."""
+  if masked:
+    *args, mask = args
+  operands, inits = _split_half(args)
+  shape = core.get_aval(operands[0]).shape
+  kept = tuple(d for d in range(len(shape)) if d not in dimensions)
+  out_shape = tuple(shape[d] for d in kept)
+  n = int(np.prod([shape[d] for d in dimensions], dtype=np.int64))
+  m = int(np.prod(out_shape, dtype=np.int64))
+  if m == 0:
+    return [shapes.broadcast_in_dim(i, out_shape, ()) for i in inits]
+  rows = [shapes.concatenate([shapes.broadcast_in_dim(i, (1, m), ()),
+                              _as_rows(x, dimensions, kept, n, m)], 0)
+          for x, i in zip(operands, inits)]
+  valid = None
+  if masked:
+    from jaxlite._src.array import Array
+    first = shapes.broadcast_in_dim(Array(np.bool_(True)), (1, m), ())
+    valid = shapes.concatenate([first, _as_rows(mask, dimensions, kept, n, m)], 0)
+  return [shapes.reshape(r, out_shape) for r in tree_reduce_rows(closed, rows, valid)]
+
+
+# computation jaxpr -> {(avals, dimensions, masked): the tree as a jaxpr}
+_tree_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def reduce_as_tree_jaxpr(avals, jaxpr: core.Jaxpr, consts, dimensions, masked=False):
+  """``reduce`` with the computation ``jaxpr`` (and its ``consts``) over operands and
+  inits of ``avals`` (and, if ``masked``, a boolean mask of the elements to use), as a
+  jaxpr of other primitives for tier 0 to compile; cached per computation."""
+  cache = _tree_jaxprs.setdefault(jaxpr, {})
+  key = (tuple(avals), tuple(dimensions), masked)
+  if key not in cache:
+    closed = core.ClosedJaxpr(jaxpr, consts)
+    cache[key] = staging.trace_to_jaxpr(
+        functools.partial(_reduce_by_tree, closed, dimensions, masked), list(avals))
+  return cache[key]
+
+
+def _differentiable(aval):
+  return dtypes.is_inexact(aval.dtype)
+
+
+def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+  outs, out_tangents = ad.jvp_flat(
+      functools.partial(_reduce_by_tree, jaxpr, dimensions, False), list(primals),
+      list(tangents))
+  return outs, [t if _differentiable(core.get_aval(o)) else
+                ad.Zero(ad.tangent_aval(core.get_aval(o)))
+                for o, t in zip(outs, out_tangents)]
+
+
+ad.jvp_rules[reduce_p] = _reduce_jvp
+
+
+def _reduce_batcher(vals, dims, *, computation, jaxpr, dimensions):
+  operands, inits = _split_half(vals)
+  op_dims, init_dims = _split_half(dims)
+  if any(d is not None for d in init_dims):
+    raise NotImplementedError("vmap of lax.reduce over batched init_values is not "
+                              "supported (nor in JAX): close over one init value.")
+  size = batching.batch_size(vals, dims)
+  operands = [batching.bdim_at_front(x, d, size) for x, d in zip(operands, op_dims)]
+  outs = reduce_p.bind(*operands, *inits, computation=computation, jaxpr=jaxpr,
+                       dimensions=tuple(d + 1 for d in dimensions))
+  return outs, [0] * len(outs)
+
+
+batching.batching_rules[reduce_p] = _reduce_batcher

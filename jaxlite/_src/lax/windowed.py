@@ -1,4 +1,5 @@
-"""Windowed reductions: ``reduce_window_sum`` / ``_max`` / ``_min`` and ``reduce_window``.
+"""Windowed reductions: ``reduce_window_sum`` / ``_max`` / ``_min``, and ``reduce_window``
+with any computation (the ``reduce_window`` primitive, as JAX's).
 
 The sum is linear; its transpose pads the cotangent (interior padding undoes the
 strides) and sums windows again, as JAX's rule does. For max and min the tangent is the
@@ -14,6 +15,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import tree
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import reductions as red
@@ -21,6 +23,7 @@ from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
+from jaxlite._src.transforms import staging
 
 _PARAMS = ("base_dilation", "padding", "window_dilation", "window_dimensions",
            "window_strides")
@@ -70,12 +73,12 @@ def _canonical_params(operand, window_dimensions, window_strides, padding, base_
                       window_dilation):
   n = core.get_aval(operand).ndim
   window_dimensions = tuple(int(w) for w in window_dimensions)
-  window_strides = tuple(int(s) for s in window_strides)
+  window_strides = (1,) * n if window_strides is None else tuple(map(int, window_strides))
   base_dilation = (1,) * n if base_dilation is None else tuple(map(int, base_dilation))
   window_dilation = (1,) * n if window_dilation is None else tuple(map(int, window_dilation))
   if isinstance(padding, str):
-    shape = core.get_aval(operand).shape
-    padding = padtype_to_pads(dilate_shape(shape, base_dilation),
+    # as JAX: the pads come from the undilated operand shape
+    padding = padtype_to_pads(core.get_aval(operand).shape,
                               dilate_shape(window_dimensions, window_dilation),
                               window_strides, padding)
   padding = tuple((int(lo), int(hi)) for lo, hi in padding)
@@ -98,51 +101,88 @@ reduce_window_max = _binder(reduce_window_max_p)
 reduce_window_min = _binder(reduce_window_min_p)
 
 
+# ----------------------------------------------------------------------------- any monoid
+
+reduce_window_p = Primitive("reduce_window")
+reduce_window_p.multiple_results = True
+core.param_printers[(reduce_window_p, "padding")] = core.param_printers[
+    (reduce_window_sum_p, "padding")]
+
+
+@reduce_window_p.def_abstract_eval
+def _reduce_window_abstract_eval(*avals, jaxpr, consts, **params):
+  operands, inits = red._split_half(avals)
+  if [o.dtype for o in operands] != [i.dtype for i in inits]:
+    raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: got "
+                    f"operand dtypes {[o.dtype.name for o in operands]} and init_value "
+                    f"dtypes {[i.dtype.name for i in inits]}.")
+  if any(i.shape != () for i in inits):
+    raise TypeError("reduce_window expected init_values to be scalars but init_values have "
+                    f"shapes {[i.shape for i in inits]}.")
+  if len({o.shape for o in operands}) > 1:
+    raise TypeError(f"reduce_window operands must all have the same shape, got "
+                    f"{[o.shape for o in operands]}.")
+  shape = _window_shape("reduce_window", operands[0], **params)
+  return [ShapedArray(shape, o.dtype) for o in operands]
+
+
+def _window_monoids(dtype):
+  """``{computation: (identity, reducer)}`` that JAX turns into windowed primitives."""
+  return {ew.add: (0, reduce_window_sum), ew.max: (dtypes.lowest(dtype), reduce_window_max),
+          ew.min: (dtypes.highest(dtype), reduce_window_min)}
+
+
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
                   padding="VALID", base_dilation=None, window_dilation=None):
   """Reduce each window of ``operand`` with ``computation`` (``jax.lax.reduce_window``).
 
   Parameters
   ----------
-  operand : array
-  init_value : scalar
-    Start of every window's reduction; it also fills padding and base dilation.
-  computation : callable
-    ``lax.add``, ``lax.max`` or ``lax.min`` (other monoids are not supported).
-  window_dimensions, window_strides : sequence of int, one per axis
-  padding : 'SAME', 'VALID' or a sequence of (low, high) pairs
+  operand : array or pytree of arrays of one shape
+  init_value : scalar or pytree of scalars with the structure of ``operand``
+    The start of every window's reduction (applied once per window). Elements from
+    padding or base dilation take no part, as on XLA's CPU backend.
+  computation : callable ``(xs, ys) -> zs`` on pytrees of scalars
+    Associative, with ``init_value`` as its identity (XLA may assume both). ``lax.add``,
+    ``lax.max`` and ``lax.min`` with their identities become ``reduce_window_sum`` /
+    ``_max`` / ``_min``, which are differentiable; any other computation is forward-mode
+    differentiable only, as in JAX.
+  window_dimensions : sequence of int, one per axis
+  window_strides : sequence of int, optional (default: all 1)
+  padding : 'SAME', 'SAME_LOWER', 'VALID' or a sequence of (low, high) pairs
   base_dilation, window_dilation : sequence of int, optional
 
   Returns
   -------
-  array of the reduced windows.
+  The reduced windows, in the structure of ``operand``.
+
+  Examples
+  --------
+  >>> import jaxlite.numpy as jnp
+  >>> from jaxlite import lax
+  >>> lax.reduce_window(jnp.arange(5.), 1., lax.mul, (2,))
+  Array([ 0.,  2.,  6., 12.], dtype=float32)
   """
-  from jaxlite._src.numpy.util import as_operand
-  operand = as_operand(operand)
-  dtype = operand.dtype
-  if window_strides is None:
-    window_strides = (1,) * operand.ndim
-  init = np.asarray(core.concrete_or_error(np.asarray, init_value,
-                                          "reduce_window requires a concrete init_value."))
-  name = getattr(computation, "__name__", None)
-  identities = {"add": (0, reduce_window_sum), "max": (dtypes.lowest(dtype), reduce_window_max),
-                "min": (dtypes.highest(dtype), reduce_window_min)}
-  if computation not in (ew.add, ew.max, ew.min) or name not in identities:
-    raise NotImplementedError("jaxlite's reduce_window supports computation=lax.add, "
-                              "lax.max or lax.min only.")
-  identity, fun = identities[name]
-  out = fun(operand, window_dimensions, window_strides, padding, base_dilation,
-            window_dilation)
-  if init == identity:
-    return out
-  if name == "add":
-    raise NotImplementedError("reduce_window with lax.add requires init_value 0 in jaxlite.")
-  # max/min with another init: padding with it changes nothing beyond a final max/min
-  from jaxlite._src.array import Array
-  bound = sh.broadcast_in_dim(Array(np.asarray(init, dtype)), core.get_aval(out).shape, ())
-  return (ew.max if name == "max" else ew.min)(out, bound)
-
-
+  from jaxlite._src.lax.parallel import _operand
+  flat_ops, op_tree = tree.tree_flatten(operand)
+  flat_inits, init_tree = tree.tree_flatten(init_value)
+  if op_tree != init_tree:
+    raise ValueError("Operands must have the same tree structure as init_values: "
+                     f"{op_tree} vs. {init_tree}")
+  if not flat_ops:
+    raise ValueError("reduce_window must have at least one operand.")
+  flat_ops = [_operand(x) for x in flat_ops]
+  flat_inits = [_operand(x) for x in flat_inits]
+  params = _canonical_params(flat_ops[0], window_dimensions, window_strides, padding,
+                             base_dilation, window_dilation)
+  if len(flat_ops) == 1:
+    reducer = red.monoid_reducer(_window_monoids, computation, flat_inits[0])
+    if reducer is not None:
+      return tree.tree_unflatten(op_tree, [reducer(flat_ops[0], **params)])
+  closed = red.reduction_jaxpr(computation, flat_inits, init_tree, "reduce_window")
+  outs = reduce_window_p.bind(*flat_ops, *flat_inits, jaxpr=closed.jaxpr,
+                              consts=tuple(closed.consts), **params)
+  return tree.tree_unflatten(op_tree, outs)
 
 
 # ----------------------------------------------------------------------------- differentiation
@@ -223,3 +263,52 @@ def _reduce_window_batcher(prim):
 
 for _p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
   _reduce_window_batcher(_p)
+
+
+# ----------------------------------------------------------------------------- any monoid: rules
+
+def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
+  # As JAX: one reduce_window over primals and tangents together, whose computation is
+  # the JVP of the user's. It is not linear in the tangents, so (as in JAX) reverse mode
+  # is available for the recognised monoids only.
+  from jaxlite._src.lax import control_flow as cf
+  operands, inits = red._split_half(primals)
+  op_tangents, init_tangents = red._split_half(tangents)
+  if any(type(t) is not ad.Zero for t in init_tangents):
+    raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+  diff = [dtypes.is_inexact(core.get_aval(x).dtype) for x in operands]
+  jvp = cf._jvp_jaxpr(core.ClosedJaxpr(jaxpr, consts), diff + diff)
+  n, k = len(operands), sum(diff)
+
+  def computation(*args):   # (acc, acc tangents, x, x tangents) in the jvp's order
+    acc, tacc, x, tx = args[:n], args[n:n + k], args[n + k:2 * n + k], args[2 * n + k:]
+    return core.eval_jaxpr(jvp.jaxpr, jvp.consts, *acc, *x, *tacc, *tx)
+  avals = [core.get_aval(x) for x in inits]
+  t_avals = [ad.tangent_aval(a) for a, d in zip(avals, diff) if d]
+  closed = staging.trace_to_jaxpr(computation, (avals + t_avals) * 2)
+  t_ops = [ad.instantiate(t) for t, d in zip(op_tangents, diff) if d]
+  t_inits = [_scalar(0, a.dtype) for a in t_avals]
+  outs = reduce_window_p.bind(*operands, *t_ops, *inits, *t_inits, jaxpr=closed.jaxpr,
+                              consts=tuple(closed.consts), **params)
+  out_tangents = iter(outs[n:])
+  return outs[:n], [next(out_tangents) if d else ad.Zero(ad.tangent_aval(core.get_aval(o)))
+                    for o, d in zip(outs[:n], diff)]
+
+
+ad.jvp_rules[reduce_window_p] = _reduce_window_jvp
+
+
+def _reduce_window_any_batcher(vals, dims, *, jaxpr, consts, **params):
+  operands, inits = red._split_half(vals)
+  op_dims, init_dims = red._split_half(dims)
+  if any(d is not None for d in init_dims):
+    raise NotImplementedError("reduce_window batching is not implemented for initial "
+                              "values (nor in JAX): close over one init value.")
+  size = batching.batch_size(vals, dims)
+  operands = [batching.bdim_at_front(x, d, size) for x, d in zip(operands, op_dims)]
+  new = {k: ((0, 0) if k == "padding" else 1,) + tuple(params[k]) for k in _PARAMS}
+  outs = reduce_window_p.bind(*operands, *inits, jaxpr=jaxpr, consts=consts, **new)
+  return outs, [0] * len(outs)
+
+
+batching.batching_rules[reduce_window_p] = _reduce_window_any_batcher

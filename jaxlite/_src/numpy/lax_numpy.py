@@ -39,12 +39,8 @@ def broadcast_shapes(*shapes):
   return util.broadcast_shapes("broadcast_shapes", *[tuple(s) for s in shapes])
 
 
-def reshape(a, shape=None, order="C", *, copy=None):
-  """Give ``a`` a new shape with the same number of elements; one size may be -1."""
-  check_arraylike("reshape", a)
-  if order != "C":
-    raise NotImplementedError(f"jnp.reshape: order={order!r} is not supported; use 'C'.")
-  a = as_operand(a)
+def _new_shape(a, shape):
+  """``shape`` as a tuple of ints, its one -1 (if any) resolved against ``a.size``."""
   if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
     shape = (shape,)   # a scalar size (a traced one fails below with a clear error)
   shape = tuple(operator.index(d) for d in shape)
@@ -59,11 +55,51 @@ def reshape(a, shape=None, order="C", *, copy=None):
   if int(np.prod(shape, dtype=np.int64)) != a.size:
     raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
                     f"{shape} (size {int(np.prod(shape, dtype=np.int64))})")
-  return lax_shapes.reshape(a, shape)
+  return shape
+
+
+def reshape(a, shape, order="C", *, copy=None):
+  """Give ``a`` a new shape with the same number of elements; one size may be -1.
+
+  Parameters
+  ----------
+  a : array_like
+  shape : int or sequence of int
+  order : {'C', 'F'}
+    Read and write the elements in row-major ('C') or column-major ('F') order. JAX
+    arrays have no memory layout of their own, so 'A' is not supported (as in JAX).
+  copy : bool, optional
+    Ignored: the result is always a new array, as in JAX.
+
+  Examples
+  --------
+  >>> import jaxlite.numpy as jnp
+  >>> jnp.reshape(jnp.arange(6).reshape(2, 3), (3, 2), order="F")
+  Array([[0, 4],
+         [3, 2],
+         [1, 5]], dtype=int32)
+  """
+  check_arraylike("reshape", a)
+  a = as_operand(a)
+  shape = _new_shape(a, shape)
+  if order == "C":
+    return lax_shapes.reshape(a, shape)
+  if order == "F":
+    # column-major: reverse the axes, reshape row-major to the reversed shape, reverse
+    reversed_axes = tuple(range(a.ndim))[::-1]
+    out = lax_shapes.reshape(a, shape[::-1], reversed_axes)
+    return lax_shapes.transpose(out, tuple(range(len(shape)))[::-1])
+  if order == "A":
+    raise NotImplementedError("np.reshape order=A is not implemented.")
+  raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
 def ravel(a, order="C"):
-  """The elements of ``a`` as a 1-d array."""
+  """The elements of ``a`` as a 1-d array, read in row-major ('C') or column-major ('F')
+  order."""
+  check_arraylike("ravel", a)
+  if order == "K":
+    raise NotImplementedError("Ravel not implemented for order='K'.")
   return reshape(a, (-1,), order)
 
 
@@ -230,18 +266,29 @@ def vstack(tup, dtype=None):
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-  """``x`` where ``condition`` else ``y``, elementwise with broadcasting.
+  """``x`` where ``condition`` else ``y``, elementwise with broadcasting; with one
+  argument, the indices of the nonzero elements of ``condition`` (``jnp.nonzero``).
 
   Both ``x`` and ``y`` are always computed; under ``grad`` a NaN in the branch not taken
   still reaches the gradient (see the sharp-bits docs for the double-``where`` fix).
+
+  Parameters
+  ----------
+  condition : array_like
+  x, y : array_like, optional
+    Both or neither.
+  size, fill_value : optional
+    One-argument form only: the static number of indices (needed under ``jit``) and the
+    padding beyond the nonzero count, as in ``jnp.nonzero``.
   """
   if x is None and y is None:
-    raise NotImplementedError("jnp.where(condition) with one argument needs a static output "
-                              "size: use jnp.nonzero(condition, size=...) instead.")
-  if x is None or y is None:
-    raise ValueError("Either both or neither of the x and y arguments should be provided "
-                     "to jax.numpy.where.")
+    from jaxlite._src.numpy.sorting import nonzero
+    check_arraylike("where", condition)
+    return nonzero(condition, size=size, fill_value=fill_value)
   check_arraylike("where", condition, x, y)
+  if size is not None or fill_value is not None:
+    raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                     "function.")
   x, y = promote_dtypes(x, y)
   condition = as_operand(condition)
   if condition.dtype != np.bool_:

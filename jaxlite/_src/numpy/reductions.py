@@ -13,24 +13,60 @@ from jaxlite._src.numpy import util
 from jaxlite._src.numpy.util import as_operand, check_arraylike
 
 
-def _reduction(a, name, lax_reduce, axis, dtype, keepdims, initial, where, promote, identity):
+def check_where(name, where):
+  """``where`` as a boolean array (or None); JAX rejects masks of other dtypes."""
+  if where is None:
+    return None
+  check_arraylike(name, where)
+  where = as_operand(where)
+  if where.dtype != np.bool_:
+    raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
+                     f"where.dtype={where.dtype!r}.")
+  return where
+
+
+def _fill_value(dtype, identity):
+  """The reduction's ``identity`` (0, 1 or +-inf) in ``dtype``: where a ``where`` mask is
+  false, the element is replaced by it. Infinities become the integer extremes."""
+  if dtype == np.bool_:
+    return np.array(identity > 0, np.bool_)
+  if np.isinf(identity) and not dtypes.is_inexact(dtype):
+    info = np.iinfo(dtype)
+    return np.array(info.min if identity < 0 else info.max, dtype)
+  return np.array(identity, dtype)
+
+
+def _masked(a, where, identity):
+  """``a`` with the elements ``where`` excludes replaced by the reduction's identity."""
+  from jaxlite._src.numpy.lax_numpy import where as select
+  return select(where, a, as_operand(_fill_value(a.dtype, identity)))
+
+
+def _reduction(a, name, lax_reduce, axis, dtype, keepdims, initial, where, promote,
+               identity, has_identity=True):
   check_arraylike(name, a)
   a = as_operand(a)
-  if where is not None:
-    raise NotImplementedError(f"jnp.{name}: the `where` argument is not supported yet; "
-                              "mask the input with jnp.where(mask, x, identity) first.")
+  where = check_where(name, where)
+  if initial is None and not has_identity and where is not None:
+    raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                     "where mask one has to specify 'initial'")
   axes = util.canonicalize_axes(axis, a.ndim)
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, name)
     a = lax_ew._convert_element_type(a, dtypes.canonicalize_dtype(dtype), a.weak_type)
   else:
     a = promote(a)
-  if identity is None and builtins.any(a.shape[i] == 0 for i in axes):
+  if initial is None and not has_identity and builtins.any(a.shape[i] == 0 for i in axes):
     raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+  if where is not None:
+    a = _masked(a, where, identity)
+    axes = util.canonicalize_axes(axis, a.ndim)   # the mask may broadcast a up
   out = lax_reduce(a, axes)
   if initial is not None:
     init = lax_ew._convert_element_type(as_operand(initial), out.dtype, out.weak_type)
-    out = _COMBINE[name](out, init)
+    if init.ndim:
+      raise ValueError(f"initial value must be a scalar. Got array of shape {init.shape}")
+    out = _COMBINE[name](init, out)
   if keepdims:
     out = lax_shapes.expand_dims(out, axes)
   return out
@@ -53,7 +89,8 @@ _COMBINE = {"sum": lax_ew.add, "prod": lax_ew.mul, "max": lax_ew.max, "min": lax
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
-  """Sum of elements over ``axis`` (``numpy.sum``); bools and small ints sum as int32."""
+  """Sum of elements over ``axis`` (``numpy.sum``); bools and small ints sum as int32.
+  Elements where the boolean ``where`` is false count as 0."""
   _no_out("sum", out)
   return _reduction(a, "sum", lax_red.reduce_sum, axis, dtype, keepdims, initial, where,
                     _to_int_if_bool if promote_integers else _same, 0)
@@ -61,38 +98,41 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
-  """Product of elements over ``axis`` (``numpy.prod``)."""
+  """Product of elements over ``axis`` (``numpy.prod``); elements where the boolean
+  ``where`` is false count as 1."""
   _no_out("prod", out)
   return _reduction(a, "prod", lax_red.reduce_prod, axis, dtype, keepdims, initial, where,
                     _to_int_if_bool if promote_integers else _same, 1)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-  """Maximum over ``axis`` (``numpy.max``); NaN propagates."""
+  """Maximum over ``axis`` (``numpy.max``); NaN propagates. A ``where`` mask needs an
+  ``initial`` value, the result for slices the mask leaves empty."""
   _no_out("max", out)
   return _reduction(a, "max", lax_red.reduce_max, axis, None, keepdims, initial, where,
-                    _same, None if initial is None else initial)
+                    _same, -np.inf, has_identity=False)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-  """Minimum over ``axis`` (``numpy.min``); NaN propagates."""
+  """Minimum over ``axis`` (``numpy.min``); NaN propagates. A ``where`` mask needs an
+  ``initial`` value, the result for slices the mask leaves empty."""
   _no_out("min", out)
   return _reduction(a, "min", lax_red.reduce_min, axis, None, keepdims, initial, where,
-                    _same, None if initial is None else initial)
+                    _same, np.inf, has_identity=False)
 
 
 amax, amin = max, min
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
-  """Whether all elements over ``axis`` are true."""
+  """Whether all elements over ``axis`` (where the boolean ``where`` holds) are true."""
   _no_out("all", out)
   return _reduction(a, "all", lax_red.reduce_and, axis, None, keepdims, None, where,
                     _to_bool, True)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
-  """Whether any element over ``axis`` is true."""
+  """Whether any element over ``axis`` (where the boolean ``where`` holds) is true."""
   _no_out("any", out)
   return _reduction(a, "any", lax_red.reduce_or, axis, None, keepdims, None, where,
                     _to_bool, False)
@@ -111,49 +151,111 @@ def _inexact_dtype(dtype):
   return dtypes.canonicalize_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
 
 
-def _count(a, axes):
-  return int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+def _upcast_f16(dtype):
+  """Half-precision floats accumulate in float32, as in JAX."""
+  return np.dtype(np.float32) if dtype in (np.float16, dtypes.bfloat16) else dtype
+
+
+def _user_dtype(dtype, name):
+  dtypes.check_user_dtype_supported(dtype, name)
+  return dtypes.canonicalize_dtype(dtype)
+
+
+def _count(a, axis, keepdims, where, dtype):
+  """The number of elements each reduction over ``axis`` sees, in ``dtype``."""
+  if where is None:
+    axes = util.canonicalize_axes(axis, a.ndim)
+    n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
+    return as_operand(np.array(n, dtype))
+  from jaxlite._src.numpy.lax_numpy import broadcast_to
+  return sum(broadcast_to(where, a.shape), axis, dtype=dtype, keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-  """Arithmetic mean over ``axis``; integers average in the default float type."""
+  """Arithmetic mean over ``axis`` (of the elements where the boolean ``where`` holds);
+  integers average in the default float type."""
   _no_out("mean", out)
   check_arraylike("mean", a)
   a = as_operand(a)
-  axes = util.canonicalize_axes(axis, a.ndim)
-  if dtype is None:
-    dtype = _inexact_dtype(a.dtype)
-  total = sum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
-  n = _count(a, axes)
-  return lax_ew.div(total, as_operand(np.array(n, total.dtype)))
+  where = check_where("mean", where)
+  result_dtype = _inexact_dtype(a.dtype) if dtype is None else _user_dtype(dtype, "mean")
+  compute = _upcast_f16(result_dtype) if dtypes.is_inexact(result_dtype) else result_dtype
+  total = sum(a, axis, dtype=compute, keepdims=keepdims, where=where)
+  count = _count(a, axis, keepdims, where, compute)
+  return lax_ew.convert_element_type(lax_ew.div(total, count), result_dtype)
+
+
+_mean = mean   # ``var`` and ``std`` take a ``mean`` argument
+
+
+def _var_dtypes(a_dtype, dtype):
+  """The dtype variance is computed in and the dtype it is returned in."""
+  if dtype is not None:
+    if not dtypes.is_complex(dtype) and dtypes.is_complex(a_dtype):
+      raise ValueError("jax.numpy.var does not yet support real dtype parameters when "
+                       "computing the variance of an array of complex values.")
+    return _upcast_f16(dtype), dtype
+  if not dtypes.is_inexact(a_dtype):
+    dtype = _inexact_dtype(a_dtype)
+    return dtype, dtype
+  return _upcast_f16(a_dtype), np.array(0, a_dtype).real.dtype
+
+
+def _correction(ddof, correction):
+  if correction is None:
+    return ddof
+  if not isinstance(ddof, int) or ddof != 0:
+    raise ValueError("ddof and correction can't be provided simultaneously.")
+  return correction
+
+
+def squared_magnitude(centered):
+  """``|centered|**2``, real also for complex input."""
+  if dtypes.is_complex(centered.dtype):
+    from jaxlite._src.lax import bits
+    return bits.real(lax_ew.mul(centered, bits.conj(centered)))
+  return lax_ew.mul(centered, centered)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
-  """Variance over ``axis``, dividing by ``N - ddof``."""
+        mean=None, correction=None):
+  """Variance over ``axis``: squared deviations from ``mean`` (computed if not given)
+  summed and divided by ``N - correction`` (``ddof``); NaN where that is not positive.
+  A boolean ``where`` restricts both the mean and the sum to the elements it selects."""
+  correction = _correction(ddof, correction)
   _no_out("var", out)
-  if correction is not None:
-    ddof = correction
+  check_arraylike("var", a)
   a = as_operand(a)
-  axes = util.canonicalize_axes(axis, a.ndim)
-  compute = _inexact_dtype(a.dtype)
-  a = lax_ew._convert_element_type(a, compute)
-  centered = lax_ew.sub(a, mean(a, axis, keepdims=True))
-  if dtypes.is_complex(compute):
-    centered = lax_ew.abs(centered)  # |z|^2, real, as NumPy's var of complex input
-  squared = lax_ew.mul(centered, centered)
-  n = _count(a, axes) - ddof
-  total = sum(squared, axis, keepdims=keepdims)
-  divisor = as_operand(np.array(n if n > 0 else np.nan, total.dtype))
-  out = lax_ew.div(total, divisor)
-  return out if dtype is None else lax_ew.convert_element_type(out, dtype)
+  where = check_where("var", where)
+  if dtype is not None:
+    dtype = _user_dtype(dtype, "var")
+  compute, dtype = _var_dtypes(a.dtype, dtype)
+  a = lax_ew.convert_element_type(a, compute)
+  if mean is None:
+    mean = _mean(a, axis, dtype=compute, keepdims=True, where=where)
+  else:
+    check_arraylike("var", mean)
+    mean = lax_ew.convert_element_type(as_operand(mean), compute)
+  squared = squared_magnitude(lax_ew.sub(a, mean))
+  count = _count(a, axis, keepdims, where, squared.dtype)
+  count = lax_ew.sub(count, lax_ew.convert_element_type(as_operand(correction), count.dtype))
+  total = sum(squared, axis, dtype=squared.dtype, keepdims=keepdims, where=where)
+  out = lax_ew.convert_element_type(lax_ew.div(total, count), dtype)
+  from jaxlite._src.numpy.lax_numpy import where as select
+  return select(lax_ew.gt(count, lax_ew._const(count, 0)), out, lax_ew._const(out, np.nan))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
-  """Standard deviation over ``axis``."""
-  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
-                         correction=correction))
+        mean=None, correction=None):
+  """Standard deviation over ``axis``: the square root of ``var``."""
+  correction = _correction(ddof, correction)
+  if dtype is not None:
+    dtype = _user_dtype(dtype, "std")
+    if not dtypes.is_inexact(dtype):
+      raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
+  _no_out("std", out)
+  return lax_ew.sqrt(var(a, axis, dtype, correction=correction, keepdims=keepdims,
+                         where=where, mean=mean))
 
 
 def _arg_reduce(name, lax_fn, a, axis, keepdims):

@@ -220,7 +220,7 @@ def nonzero(a, *, size=None, fill_value=None):
   flat_index = _first_true(mask, size)
   valid = lax.lt(_iota(size), lax.broadcast_like(count, flat_index))
   fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * a.ndim
-  if len(fills) != a.ndim:
+  if len(fills) != a.ndim or builtins.any(np.shape(f) != () for f in fills):
     raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got "
                      f"{fill_value}")
   out, stride = [], 1
@@ -230,9 +230,10 @@ def nonzero(a, *, size=None, fill_value=None):
     out.append(coord)
     stride *= builtins.max(dim, 1)
   out = out[::-1]
-  return tuple(lax.select(valid, c, lax.broadcast_like(
-      lax.convert_element_type(as_operand(0 if f is None else f), _INT), c))
-               for c, f in zip(out, fills))
+  if fill_value is None:   # the padding is index 0
+    return tuple(lax.select(valid, c, lax.broadcast_like(_c(c, 0), c)) for c in out)
+  # as jnp.where(valid, index, fill): a float fill gives float indices, as in JAX
+  return tuple(lax_numpy.where(valid, c, f) for c, f in zip(out, fills))
 
 
 def flatnonzero(a, *, size=None, fill_value=None):

@@ -299,46 +299,45 @@ def _no_weights(name, weights):
 
 
 # -- NaN-ignoring reductions
-def _replace_nan(name, a, value):
+def _nan_reduction(name, reduce, identity, nan_if_all_nan, a, axis, keepdims, where,
+                   **kwargs):
+  """``reduce`` with NaNs replaced by its ``identity``; optionally NaN where a whole
+  slice is NaN (the mask ``where`` does not enter that test, as in JAX)."""
   check_arraylike(name, a)
   a = as_operand(a)
+  where = reductions.check_where(name, where)
   if not dtypes.is_inexact(a.dtype):
-    return a, None
-  mask = _isnan(a)
-  return _where(mask, _c(a, value), a), mask
+    return reduce(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
+  filled = _where(_isnan(a), as_operand(reductions._fill_value(a.dtype, identity)), a)
+  out = reduce(filled, axis=axis, keepdims=keepdims, where=where, **kwargs)
+  if not nan_if_all_nan:
+    return out
+  all_nan = reductions.all(_isnan(a), axis, keepdims=keepdims)
+  return _where(all_nan, _c(out, np.nan), out)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   """``sum`` with NaNs counted as zero."""
-  a, _ = _replace_nan("nansum", a, 0)
-  return reductions.sum(a, axis, dtype, out, keepdims, initial, where)
+  return _nan_reduction("nansum", reductions.sum, 0, False, a, axis, keepdims, where,
+                        dtype=dtype, out=out, initial=initial)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   """``prod`` with NaNs counted as one."""
-  a, _ = _replace_nan("nanprod", a, 1)
-  return reductions.prod(a, axis, dtype, out, keepdims, initial, where)
-
-
-def _nan_extremum(name, reduce, fill, a, axis, out, keepdims, initial, where):
-  filled, mask = _replace_nan(name, a, fill)
-  result = reduce(filled, axis, out, keepdims, initial, where)
-  if mask is None:
-    return result
-  all_nan = reductions.all(mask, axis, keepdims=keepdims)
-  return _where(all_nan, _c(result, np.nan), result)
+  return _nan_reduction("nanprod", reductions.prod, 1, False, a, axis, keepdims, where,
+                        dtype=dtype, out=out, initial=initial)
 
 
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-  """``max`` ignoring NaNs (NaN for all-NaN slices)."""
-  return _nan_extremum("nanmax", reductions.max, -np.inf, a, axis, out, keepdims, initial,
-                       where)
+  """``max`` ignoring NaNs (NaN for all-NaN slices unless ``initial`` is given)."""
+  return _nan_reduction("nanmax", reductions.max, -np.inf, initial is None, a, axis,
+                        keepdims, where, out=out, initial=initial)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-  """``min`` ignoring NaNs (NaN for all-NaN slices)."""
-  return _nan_extremum("nanmin", reductions.min, np.inf, a, axis, out, keepdims, initial,
-                       where)
+  """``min`` ignoring NaNs (NaN for all-NaN slices unless ``initial`` is given)."""
+  return _nan_reduction("nanmin", reductions.min, np.inf, initial is None, a, axis,
+                        keepdims, where, out=out, initial=initial)
 
 
 def _nan_arg(name, arg_reduce, fill, a, axis, out, keepdims):
@@ -348,6 +347,15 @@ def _nan_arg(name, arg_reduce, fill, a, axis, out, keepdims):
     return result
   all_nan = reductions.all(mask, axis, keepdims=bool(keepdims))
   return _where(all_nan, _c(result, -1), result)
+
+
+def _replace_nan(name, a, value):
+  check_arraylike(name, a)
+  a = as_operand(a)
+  if not dtypes.is_inexact(a.dtype):
+    return a, None
+  mask = _isnan(a)
+  return _where(mask, _c(a, value), a), mask
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
@@ -360,48 +368,52 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
   return _nan_arg("nanargmin", reductions.argmin, np.inf, a, axis, out, keepdims)
 
 
-def _nan_count(mask, a, axis, keepdims):
-  if mask is None:
-    axes = canonicalize_axes(axis, a.ndim)
-    n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
-    return n
-  return reductions.sum(lax.bitwise_not(mask), axis, keepdims=keepdims)
-
-
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-  """``mean`` ignoring NaNs (NaN for all-NaN slices)."""
+  """``mean`` of the non-NaN elements (NaN for all-NaN slices)."""
   _no_out("nanmean", out)
   check_arraylike("nanmean", a)
   a = as_operand(a)
+  where = reductions.check_where("nanmean", where)
   if not dtypes.is_inexact(a.dtype):
     return reductions.mean(a, axis, dtype, keepdims=keepdims, where=where)
-  filled, mask = _replace_nan("nanmean", a, 0)
-  total = reductions.sum(filled, axis, dtype, keepdims=keepdims, where=where)
-  count = _nan_count(mask, a, axis, keepdims)
-  return ufuncs.true_divide(total, lax.convert_element_type(count, total.dtype))
+  dtype = a.dtype if dtype is None else reductions._user_dtype(dtype, "nanmean")
+  count = reductions.sum(lax.bitwise_not(_isnan(a)), axis, dtype=dtype, keepdims=keepdims,
+                         where=where)
+  total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
+  return lax.div(total, count)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-  """``var`` ignoring NaNs."""
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+  """``var`` of the non-NaN elements (NaN where fewer than ``ddof + 1`` remain)."""
   _no_out("nanvar", out)
   check_arraylike("nanvar", a)
   a = as_operand(a)
-  if not dtypes.is_inexact(a.dtype):
-    return reductions.var(a, axis, dtype, ddof=ddof, keepdims=keepdims, where=where)
-  mean = nanmean(a, axis, dtype, keepdims=True)
-  filled, mask = _replace_nan("nanvar", a, 0)
-  dev = _where(mask, _c(a, 0), ufuncs.subtract(a, mean))
-  sq = _bits.real(lax.mul(dev, _bits.conj(dev))) if dtypes.is_complex(dev.dtype) else \
-      lax.mul(dev, dev)
-  total = reductions.sum(sq, axis, keepdims=keepdims)
-  count = lax.convert_element_type(_nan_count(mask, a, axis, keepdims), total.dtype)
-  denom = lax.max(lax.sub(count, _c(count, ddof)), _c(count, 0))
-  return lax.div(total, denom)
+  where = reductions.check_where("nanvar", where)
+  if dtype is not None:
+    dtype = reductions._user_dtype(dtype, "nanvar")
+  compute, dtype = reductions._var_dtypes(a.dtype, dtype)
+  a = lax.convert_element_type(a, compute)
+  if mean is None:
+    mean = nanmean(a, axis, dtype=compute, keepdims=True, where=where)
+  else:
+    check_arraylike("nanvar", mean)
+    mean = lax.convert_element_type(as_operand(mean), compute)
+  nan = _isnan(a)
+  squared = reductions.squared_magnitude(_where(nan, _c(a, 0), lax.sub(a, mean)))
+  count = reductions.sum(lax.bitwise_not(nan), axis, keepdims=keepdims, where=where)
+  count = lax.sub(count, _c(count, ddof))
+  empty = lax.le(count, _c(count, 0))
+  total = reductions.sum(squared, axis, keepdims=keepdims, where=where)
+  total = _where(empty, _c(total, np.nan), total)
+  divisor = lax.convert_element_type(_where(empty, _c(count, 1), count), total.dtype)
+  return lax.convert_element_type(lax.div(total, divisor), dtype)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-  """``std`` ignoring NaNs."""
-  return ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+  """``std`` of the non-NaN elements: the square root of ``nanvar``."""
+  return ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 # -- weighted statistics

@@ -185,6 +185,13 @@ def linearize_flat(flat_fun, primals, debug_info=None):
     with set_current_trace(trace):
       outs = flat_fun(*tracers)
     pairs = [trace.to_primal_tangent(x) for x in outs]
+    if any(isinstance(p, Tracer) and p._trace is tangent_trace for p, _ in pairs):
+      # a primitive whose JVP computes primal outputs from tangents (as reduce_window
+      # with a general computation): reverse mode cannot split it
+      raise ValueError("Linearization failed to produce known values for all output "
+                       "primals. This is typically caused by attempting to differentiate "
+                       "a function uses an operation that does not support reverse-mode "
+                       "autodiff.")
     with set_current_trace(tangent_trace):
       tangents_out = [instantiate(t) for _, t in pairs]
     linear = tangent_trace.to_closed_jaxpr(tangents_out)

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import reductions as red
@@ -272,6 +273,17 @@ impl_rules[cf.cond_p] = cf._cond_impl
 impl_rules[cf.while_p] = cf._while_impl
 impl_rules[cf.scan_p] = cf._scan_impl
 
+
+def _reduce_computation(*args, computation, jaxpr, dimensions):
+  # reduced as a tree of vectorised applications of the computation, compiled once per
+  # computation and shapes
+  avals = [core.ShapedArray(np.shape(x), np.asarray(x).dtype) for x in args]
+  tree = red.reduce_as_tree_jaxpr(avals, jaxpr.jaxpr, jaxpr.consts, dimensions)
+  return cf._compiled_fn(tree)(*args)
+
+
+impl_rules[red.reduce_p] = _reduce_computation
+
 from jaxlite._src import custom_derivatives as cd  # noqa: E402
 
 impl_rules[cd.custom_jvp_call_p] = cd._custom_jvp_call_impl
@@ -298,3 +310,4 @@ def _fma(x, y, z):
 
 
 impl_rules[ew.fma_p] = _fma
+

@@ -9,11 +9,14 @@ windows with ``sliding_window_view`` and contracts them with one ``einsum`` per 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import convolution as conv
 from jaxlite._src.lax import fft as lax_fft
 from jaxlite._src.lax import linalg as la
+from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import windowed as win
 
 
@@ -251,6 +254,39 @@ class _Aval:
 impl_rules[win.reduce_window_sum_p] = _reduce_window(np.sum, lambda d: 0)
 impl_rules[win.reduce_window_max_p] = _reduce_window(np.max, dtypes.lowest)
 impl_rules[win.reduce_window_min_p] = _reduce_window(np.min, dtypes.highest)
+
+
+def _window_rows(x, init, *, window_dimensions, window_strides, padding, base_dilation,
+                 window_dilation):
+  """The elements of every window of ``x`` (padded with ``init``) as a (window size,
+  number of windows) array: row i holds the i-th element of each window."""
+  padded = _dilate_and_pad(x, init, padding, base_dilation)
+  view = _window_view(padded, window_dimensions, window_strides, window_dilation,
+                      tuple(range(x.ndim)))
+  count = int(np.prod(view.shape[:x.ndim], dtype=np.int64))
+  return np.ascontiguousarray(view.reshape(count, -1).T)
+
+
+def _reduce_window_computation(*args, jaxpr, consts, **params):
+  # the windows' elements as rows, then the tree reduction that the reduce primitive
+  # uses on tier 0: the init value applied once per window and padding skipped, as
+  # XLA's CPU backend does (it differs only where init_value is not an identity)
+  n = len(args) // 2
+  operands, inits = [np.asarray(x) for x in args[:n]], [np.asarray(i) for i in args[n:]]
+  out_shape = win._window_shape("reduce_window", _Aval(operands[0].shape), **params)
+  if 0 in out_shape:
+    return [np.full(out_shape, i, i.dtype) for i in inits]
+  rows = [_window_rows(x, i, **params) for x, i in zip(operands, inits)]
+  padded = any(p != (0, 0) for p in params["padding"]) or any(
+      d != 1 for d in params["base_dilation"])
+  mask = [_window_rows(np.ones(operands[0].shape, bool), False, **params)] if padded else []
+  avals = [core.ShapedArray(v.shape, v.dtype) for v in rows + inits + mask]
+  tree = red.reduce_as_tree_jaxpr(avals, jaxpr, consts, (0,), masked=padded)
+  outs = cf._compiled_fn(tree)(*rows, *inits, *mask)
+  return [np.asarray(o).reshape(out_shape) for o in outs]
+
+
+impl_rules[win.reduce_window_p] = _reduce_window_computation
 
 
 # ----------------------------------------------------------------------------- convolution

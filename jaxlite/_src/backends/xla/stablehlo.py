@@ -395,6 +395,16 @@ lowering_rules.update({
 })
 
 
+def _reduce_computation_rule(b, eqn, *args, computation, jaxpr, dimensions):
+  # the computation traced on scalars is the region of one stablehlo.reduce
+  n = len(args) // 2
+  return reduce(b, list(args[:n]), list(args[n:]), dimensions,
+                lambda b, accs, xs: lower_closed(b, jaxpr, list(accs) + list(xs)))
+
+
+lowering_rules[red.reduce_p] = _reduce_computation_rule
+
+
 def _arg_reduce_rule(direction):
   def rule(b, eqn, x, *, axes, index_dtype):
     (axis,) = axes
@@ -675,39 +685,48 @@ def _pads_attr(pads) -> str:
 
 def reduce_window(b: Builder, x: V, init: V, body, window, strides=None, padding=None,
                   base_dilation=None, window_dilation=None) -> V:
-  """``stablehlo.reduce_window`` of one operand; ``body(b, acc, x)`` combines scalars.
+  """``stablehlo.reduce_window`` of one operand; ``body(b, acc, x)`` combines scalars."""
+  return reduce_windows(b, [x], [init], lambda b, a, c: [body(b, a[0], c[0])], window,
+                        strides, padding, base_dilation, window_dilation)[0]
+
+
+def reduce_windows(b: Builder, xs, inits, body, window, strides=None, padding=None,
+                   base_dilation=None, window_dilation=None) -> list[V]:
+  """``stablehlo.reduce_window`` of operands ``xs`` of one shape; ``body(b, accs, xs)``
+  combines lists of scalars.
 
   Negative padding (a crop) is applied by a ``stablehlo.pad`` first, together with the
   base dilation, since reduce_window itself takes only non-negative padding.
   """
-  n = len(x.shape)
+  n = len(xs[0].shape)
   strides = tuple(strides or (1,) * n)
   padding = tuple(tuple(p) for p in (padding or ((0, 0),) * n))
   base_dilation = tuple(base_dilation or (1,) * n)
   window_dilation = tuple(window_dilation or (1,) * n)
   if any(lo < 0 or hi < 0 for lo, hi in padding):
     shape = tuple(max(0, (d - 1) * r + 1 if d else 0) + lo + hi
-                  for d, r, (lo, hi) in zip(x.shape, base_dilation, padding))
-    x = b.op1("stablehlo.pad", [x, init], shape, x.dtype,
-              f"edge_padding_high = {_i64s([hi for _, hi in padding])}, "
-              f"edge_padding_low = {_i64s([lo for lo, _ in padding])}, "
-              f"interior_padding = {_i64s([r - 1 for r in base_dilation])}")
+                  for d, r, (lo, hi) in zip(xs[0].shape, base_dilation, padding))
+    attr = (f"edge_padding_high = {_i64s([hi for _, hi in padding])}, "
+            f"edge_padding_low = {_i64s([lo for lo, _ in padding])}, "
+            f"interior_padding = {_i64s([r - 1 for r in base_dilation])}")
+    xs = [b.op1("stablehlo.pad", [x, i], shape, x.dtype, attr) for x, i in zip(xs, inits)]
     padding, base_dilation = ((0, 0),) * n, (1,) * n
   out_shape = []
-  for d, w, s, (lo, hi), bd, wd in zip(x.shape, window, strides, padding, base_dilation,
+  for d, w, s, (lo, hi), bd, wd in zip(xs[0].shape, window, strides, padding, base_dilation,
                                        window_dilation):
     size = (0 if d == 0 else (d - 1) * bd + 1) + lo + hi
     span = (w - 1) * wd + 1
     out_shape.append(0 if size < span else (size - span) // s + 1)
   out_shape = tuple(out_shape)
-  if 0 in out_shape or 0 in x.shape:
-    return broadcast(b, init, out_shape)
-  region = b.region([((), x.dtype)] * 2, lambda b, a: [body(b, a[0], a[1])])
+  if 0 in out_shape or 0 in xs[0].shape:
+    return [broadcast(b, i, out_shape) for i in inits]
+  k = len(xs)
+  region = b.region([((), x.dtype) for x in xs] * 2, lambda b, a: body(b, a[:k], a[k:]))
   attr = (f"base_dilations = {_i64s(base_dilation)}, padding = {_pads_attr(padding)}, "
           f"window_dilations = {_i64s(window_dilation)}, "
           f"window_dimensions = {_i64s(window)}, window_strides = {_i64s(strides)}")
-  return b.op("stablehlo.reduce_window", [x, init], [(out_shape, x.dtype)], attr,
-              [region])[0]
+  return b.op("stablehlo.reduce_window", list(xs) + list(inits),
+              [(out_shape, x.dtype) for x in xs], attr, [region])
 
 
 def _logaddexp(b, x, y):
@@ -746,6 +765,16 @@ def _reduce_window_rule(op, init_fn):
     return reduce_window(b, x, init, lambda b, a, c: binary(b, op, a, c), window_dimensions,
                          window_strides, padding, base_dilation, window_dilation)
   return rule
+
+
+def _reduce_window_computation_rule(b, eqn, *args, jaxpr, consts, window_dimensions,
+                                    window_strides, padding, base_dilation, window_dilation):
+  n = len(args) // 2
+  closed = core.ClosedJaxpr(jaxpr, consts)
+  return reduce_windows(b, list(args[:n]), list(args[n:]),
+                        lambda b, accs, xs: lower_closed(b, closed, list(accs) + list(xs)),
+                        window_dimensions, window_strides, padding, base_dilation,
+                        window_dilation)
 
 
 # -- sorting
@@ -1220,6 +1249,7 @@ _BY_NAME = {
     "reduce_window_sum": _reduce_window_rule("add", lambda d: 0),
     "reduce_window_max": _reduce_window_rule("maximum", dtypes.lowest),
     "reduce_window_min": _reduce_window_rule("minimum", dtypes.highest),
+    "reduce_window": _reduce_window_computation_rule,
     "sort": _sort_rule, "top_k": _top_k_rule,
     "conv_general_dilated": _conv_rule, "fft": _fft_rule,
     "threefry2x32": _threefry2x32_rule, "bessel_i0e": _bessel_i0e_rule,
