@@ -5,12 +5,30 @@ from jaxlite._src import core
 effectful_primitives: set = set()
 
 
+def has_effects(eqn) -> bool:
+  """Whether running ``eqn`` has side effects: its primitive has, or a jaxpr among its
+  params (a cond branch, a loop body, a custom rule's function) holds such an equation.
+  Passes never drop, merge or evaluate early such an equation."""
+  return eqn.primitive in effectful_primitives or any(
+      has_effects(e) for jaxpr in _sub_jaxprs(eqn.params.values()) for e in jaxpr.eqns)
+
+
+def _sub_jaxprs(values):
+  for value in values:
+    if isinstance(value, core.ClosedJaxpr):
+      yield value.jaxpr
+    elif isinstance(value, core.Jaxpr):
+      yield value
+    elif isinstance(value, (tuple, list)):
+      yield from _sub_jaxprs(value)
+
+
 def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   jaxpr = closed.jaxpr
   live = {v for v in jaxpr.outvars if type(v) is core.Var}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if eqn.primitive in effectful_primitives or any(v in live for v in eqn.outvars):
+    if any(v in live for v in eqn.outvars) or has_effects(eqn):
       kept.append(eqn)
       live.update(v for v in eqn.invars if type(v) is core.Var)
   if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):
