@@ -19,6 +19,7 @@ import sys
 
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import jaxlite as jax
@@ -603,6 +604,7 @@ def check_program(program):
                    f"{name}, output {k} after the inputs changed")
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy's nan/inf, as XLA's
 @SETTINGS
 @given(programs())
 def test_random_programs_agree_with_numpy_on_every_tier(program):
