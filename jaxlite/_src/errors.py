@@ -34,7 +34,7 @@ class ConcretizationTypeError(JAXTypeError):
   def __init__(self, tracer, context: str = ""):
     super().__init__(
         f"Abstract tracer value encountered where concrete value is expected: "
-        f"traced array with shape {tracer.aval}\n{context}{_tracer_origin(tracer)}\n")
+        f"traced array with shape {tracer.aval.str_short()}\n{context}{_tracer_origin(tracer)}\n")
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
@@ -43,7 +43,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
   def __init__(self, tracer):
     JAXTypeError.__init__(
         self,
-        f"Attempted boolean conversion of traced array with shape {tracer.aval}.\n"
+        f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
         f"{_tracer_origin(tracer)}\n"
         "Python control flow cannot branch on a traced value. Express the choice as data "
         "with jnp.where(pred, x, y), or as structured control flow with "
@@ -56,7 +56,7 @@ class TracerIntegerConversionError(JAXTypeError):
 
   def __init__(self, tracer):
     super().__init__(
-        f"The __index__() method was called on traced array with shape {tracer.aval}.\n"
+        f"The __index__() method was called on traced array with shape {tracer.aval.str_short()}.\n"
         f"{_tracer_origin(tracer)}\n"
         "A traced value cannot index a Python sequence or size a range. Keep the value "
         "static (static_argnums) or use jnp / lax indexing instead.")
@@ -68,7 +68,7 @@ class TracerArrayConversionError(JAXTypeError):
   def __init__(self, tracer):
     super().__init__(
         f"The numpy.ndarray conversion method __array__() was called on traced array "
-        f"with shape {tracer.aval}.\n{_tracer_origin(tracer)}\n"
+        f"with shape {tracer.aval.str_short()}.\n{_tracer_origin(tracer)}\n"
         "NumPy functions cannot run on traced values: use the jax.numpy equivalent "
         "(import jaxlite.numpy as jnp) inside transformed functions.")
 

@@ -65,6 +65,14 @@ def _leaf_signature(x):
   return None
 
 
+def _cache_key(in_tree, sigs, static_key):
+  """The signature a call is cached under: argument structure and leaves, static values,
+  and the flags that change what tracing produces (x64, the promotion mode, the named
+  vmap axes), as JAX's cache key includes its trace context."""
+  return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
+          config.jax_numpy_dtype_promotion)
+
+
 def _signature_aval(sig):
   if isinstance(sig, tuple):
     return core.ShapedArray(*sig)
@@ -122,11 +130,13 @@ class _Entry:
   """One signature of one jitted function: its jaxpr, executable and statistics."""
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock", "x64",
+               "promotion",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
     self.x64 = key[3]
+    self.promotion = key[5]
     self.single_output = out_tree.num_leaves == 1 and out_tree == _LEAF
     self.jaxpr = jaxpr
     self.out_tree = out_tree
@@ -259,8 +269,9 @@ class Jitted:
         entry = self._fast_cache.get(key) if len(key) == len(args) else None
       except AttributeError:
         entry = None
-      if entry is not None and not config.jax_disable_jit and entry.x64 is \
-          config.jax_enable_x64:
+      if (entry is not None and not config.jax_disable_jit
+          and entry.x64 is config.jax_enable_x64
+          and entry.promotion == config.jax_numpy_dtype_promotion):
         entry.hits += 1
         entry.calls += 1
         run = entry.run
@@ -293,7 +304,7 @@ class Jitted:
     if core._context.trace is not core.eval_trace:
       return self._bind(args, kwargs, leaves, in_tree, static_key)
     sigs = tuple(map(_leaf_signature, leaves))
-    key = (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key())
+    key = _cache_key(in_tree, sigs, static_key)
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -425,7 +436,7 @@ class Jitted:
   def _bind(self, args, kwargs, leaves, in_tree, static_key):
     """Inside another trace: stage (or inline) a call of the traced jaxpr."""
     sigs = tuple(map(_leaf_signature, leaves))
-    key = (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key())
+    key = _cache_key(in_tree, sigs, static_key)
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -458,7 +469,7 @@ class Jitted:
       static_key = ()
     leaves, in_tree = tree.tree_flatten((args, kwargs))
     sigs = tuple(map(_leaf_signature, leaves))
-    key = (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key())
+    key = _cache_key(in_tree, sigs, static_key)
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     return stages.Traced(self, entry, self._arg_names(args, kwargs))
 
@@ -502,6 +513,8 @@ def _difference(old, new, names, param_names):
     changes.append(f"jax_enable_x64 changed {old[3]} -> {new[3]}")
   if old[4] != new[4]:
     changes.append(f"the named vmap axes changed {old[4]} -> {new[4]}")
+  if old[5] != new[5]:
+    changes.append(f"jax_numpy_dtype_promotion changed {old[5]} -> {new[5]}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
     if v_old != v_new or k_old != k_new:
       label = (k_new if isinstance(k_new, str) else param_names[k_new]

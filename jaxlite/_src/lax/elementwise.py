@@ -64,9 +64,10 @@ def naryop_abstract_eval(name, accepted, result_dtype=None):
                       "promotion on inputs).")
     shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(
         name, [a.shape for a in avals])
-    if result_dtype is not None:
-      return ShapedArray(shape, result_dtype(first))
-    return ShapedArray(shape, first, all(a.weak_type for a in avals))
+    # as JAX: weak when every operand is, whatever the result dtype (x < 1 of a weak x
+    # is a weak bool)
+    out = first if result_dtype is None else result_dtype(first)
+    return ShapedArray(shape, out, all(a.weak_type for a in avals))
   return rule
 
 
@@ -77,9 +78,8 @@ elementwise_primitives: dict[str, Primitive] = {}
 def naryop(name, accepted, result_dtype=None) -> Primitive:
   prim = Primitive(name)
   prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
-  prim.elementwise_dtypes = {
-      d: ((result_dtype or (lambda t: t))(d), result_dtype is None)
-      for d in dtypes._NUMERIC if any(dtypes.issubdtype(d, c) for c in accepted)}
+  prim.elementwise_dtypes = frozenset(
+      d for d in dtypes._NUMERIC if any(dtypes.issubdtype(d, c) for c in accepted))
   elementwise_primitives[name] = prim
   return prim
 

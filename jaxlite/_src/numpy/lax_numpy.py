@@ -302,7 +302,11 @@ def astype(x, dtype, /, *, copy=False, device=None):
   """``x`` converted to ``dtype``."""
   check_arraylike("astype", x)
   dtypes.check_user_dtype_supported(dtype, "astype")
-  return lax_ew.convert_element_type(as_operand(x), dtype)
+  x = as_operand(x)
+  if dtypes.is_complex(x.dtype) and np.dtype(dtype) == np.bool_:
+    # as JAX: nonzero, imaginary part included (a conversion would drop it)
+    return lax_ew.ne(x, as_operand(np.zeros((), x.dtype)))
+  return lax_ew.convert_element_type(x, dtype)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None):

@@ -5,6 +5,7 @@ import numpy as np
 
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
+from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
                                      promote_args_numeric, as_operand)
@@ -19,8 +20,11 @@ _ACCEPTED_WITHOUT_PROMOTION = {
 
 
 # A Python scalar of this type joins an array of these dtype kinds without changing its
-# dtype (weak typing), so the array's dtype is the result's.
+# dtype (weak typing), so the array's dtype is the result's. That holds for a weakly typed
+# array only if its dtype is a default one: a weak int8 plus 3 is a weak int32 in JAX.
 _SCALAR_KINDS = {int: "iufc", float: "fc", complex: "c"}
+_WEAK_DEFAULTS = {x64: frozenset(map(np.dtype, names)) for x64, names in [
+    (False, ["int32", "float32", "complex64"]), (True, ["int64", "float64", "complex128"])]}
 
 
 def _inexact_unary(name, lax_fn, doc):
@@ -46,18 +50,21 @@ def _binary(name, lax_fn, doc, promote=promote_args):
   # The hot path skips the promotion function only where it would change nothing: two
   # Arrays of one dtype, weak type and shape, or an Array and a Python scalar of a kind the
   # array's dtype absorbs. A promotion that changes dtypes (to inexact for true_divide and
-  # arctan2, to numeric for booleans) always runs.
+  # arctan2, to numeric for booleans) always runs, and so does one that makes a weak bool
+  # (a comparison of weak values) strong: bool has no weak form in JAX's lattice.
   accepted = _ACCEPTED_WITHOUT_PROMOTION[promote]
+  accepted_weak = accepted - {np.dtype(np.bool_)}
 
   def fun(x, y, /):
-    if type(x) is Array and x._value.dtype in accepted:
+    if type(x) is Array and x._value.dtype in (accepted_weak if x.weak_type else accepted):
       if type(y) is Array:
         if (x._value.dtype == y._value.dtype and x.weak_type == y.weak_type
             and x._value.shape == y._value.shape):
           return lax_fn(x, y)
-      else:
+      elif not x.weak_type or x._value.dtype in _WEAK_DEFAULTS[config.jax_enable_x64]:
         y_kind = _SCALAR_KINDS.get(type(y))
-        if y_kind is not None and x._value.dtype.kind in y_kind and _fits(y, x._value.dtype):
+        if y_kind is not None and x._value.dtype.kind in y_kind and _converts_directly(
+            y, x._value.dtype):
           return lax_fn(x, Array(np.asarray(y, x._value.dtype), True))
     x, y = promote(name, x, y)
     return lax_fn(x, y)
@@ -66,13 +73,27 @@ def _binary(name, lax_fn, doc, promote=promote_args):
   return fun
 
 
-def _fits(y, dtype) -> bool:
-  """Whether the Python int ``y`` is representable in the integer ``dtype`` (a float or
-  complex scalar always converts); out-of-range ints take the slow path, which wraps."""
-  if type(y) is not int or dtype.kind not in "iu":
-    return True
-  info = np.iinfo(dtype)
-  return info.min <= y <= info.max
+_INT_RANGES = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max))
+               for d in dtypes._NUMERIC if d.kind in "iu"}
+_EXACT_IN_DOUBLE = 1 << 53
+_SINGLE_PRECISION = frozenset(map(np.dtype, ["float32", "complex64"]))
+
+
+def _converts_directly(y, dtype) -> bool:
+  """Whether ``np.asarray(y, dtype)`` gives what JAX's two-step conversion of the Python
+  scalar ``y`` gives: first to its weak default dtype (an int out of that range raises
+  OverflowError), then to ``dtype`` (an int out of its range wraps; a float converted to
+  float16 or bfloat16 rounds twice without x64). Elsewhere the slow path converts."""
+  x64 = config.jax_enable_x64
+  if type(y) is int:
+    lo, hi = _INT_RANGES[np.dtype(np.int64 if x64 else np.int32)]
+    if not lo <= y <= hi:
+      return False
+    bounds = _INT_RANGES.get(dtype)
+    if bounds is None:   # inexact: Python converts through a double, exact up to 2**53
+      return -_EXACT_IN_DOUBLE <= y <= _EXACT_IN_DOUBLE
+    return bounds[0] <= y <= bounds[1]
+  return x64 or dtype in _SINGLE_PRECISION
 
 
 sin = _inexact_unary("sin", lax.sin, "Sine")

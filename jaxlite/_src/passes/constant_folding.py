@@ -20,7 +20,7 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
   for eqn in jaxpr.eqns:
     invars = [read(v) for v in eqn.invars]
-    foldable = (invars and eqn.primitive not in dce.effectful_primitives
+    foldable = (invars and not dce.has_effects(eqn)
                 and not any(type(v) is core.Var and v not in known for v in invars)
                 and all(o.aval.size <= _SIZE_LIMIT for o in eqn.outvars)
                 and not any(isinstance(p, (core.Jaxpr, core.ClosedJaxpr))

@@ -28,7 +28,7 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     invars = [read(v) for v in eqn.invars]
     params = _params_key(eqn.params)
     key = None
-    if params is not None and eqn.primitive not in dce.effectful_primitives:
+    if params is not None and not dce.has_effects(eqn):
       key = (eqn.primitive, tuple(_atom_key(v) for v in invars), params)
     previous = seen.get(key) if key is not None else None
     if previous is not None:

@@ -5,20 +5,22 @@ from jaxlite._src import core
 effectful_primitives: set = set()
 
 
-def has_effect(eqn) -> bool:
-  """Whether ``eqn`` has a side effect: its primitive has one, or an equation of a jaxpr
-  it runs (a loop or branch that prints) has one, as JAX's effects propagate."""
-  if eqn.primitive in effectful_primitives:
-    return True
-  return any(_jaxpr_has_effect(p) for p in eqn.params.values())
+def has_effects(eqn) -> bool:
+  """Whether running ``eqn`` has side effects: its primitive has, or a jaxpr among its
+  params (a cond branch, a loop body, a custom rule's function) holds such an equation.
+  Passes never drop, merge or evaluate early such an equation."""
+  return eqn.primitive in effectful_primitives or any(
+      has_effects(e) for jaxpr in _sub_jaxprs(eqn.params.values()) for e in jaxpr.eqns)
 
 
-def _jaxpr_has_effect(param) -> bool:
-  if isinstance(param, (tuple, list)):   # cond's branches
-    return any(_jaxpr_has_effect(p) for p in param)
-  if isinstance(param, core.ClosedJaxpr):
-    param = param.jaxpr
-  return isinstance(param, core.Jaxpr) and any(has_effect(e) for e in param.eqns)
+def _sub_jaxprs(values):
+  for value in values:
+    if isinstance(value, core.ClosedJaxpr):
+      yield value.jaxpr
+    elif isinstance(value, core.Jaxpr):
+      yield value
+    elif isinstance(value, (tuple, list)):
+      yield from _sub_jaxprs(value)
 
 
 def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
@@ -26,7 +28,7 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   live = {v for v in jaxpr.outvars if type(v) is core.Var}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if any(v in live for v in eqn.outvars) or has_effect(eqn):
+    if any(v in live for v in eqn.outvars) or has_effects(eqn):
       kept.append(eqn)
       live.update(v for v in eqn.invars if type(v) is core.Var)
   if len(kept) == len(jaxpr.eqns) and all(v in live for v in jaxpr.constvars):

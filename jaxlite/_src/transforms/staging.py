@@ -66,8 +66,9 @@ class DynamicJaxprTrace(core.Trace):
   def _constvar(self, value, aval) -> Var:
     entry = self.consts.get(id(value))
     if entry is None:
-      entry = self.consts[id(value)] = (Var(aval.strip_weak_type() if aval.shape
-                                            else aval), value)
+      # the weak type stays (as in JAX): a closed-over weak array returned from the
+      # function is weak, as it is eagerly
+      entry = self.consts[id(value)] = (Var(aval), value)
     return entry[0]
 
   def process_primitive(self, prim, args, params):

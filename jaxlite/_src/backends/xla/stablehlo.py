@@ -536,9 +536,44 @@ def _gather_rule(b, eqn, x, idx, *, dimension_numbers, slice_sizes, indices_are_
   return select(b, ok, out, full(b, fill, shape, dtype))
 
 
+def _updates_whole_array(x, idx, updates, dn, update_jaxpr, update_consts) -> bool:
+  """Whether a scatter writes one window covering all of ``x`` (``x.at[0:].set(y)``) with
+  an elementwise combiner. XLA rewrites such a scatter into a ``map``, which its algebraic
+  simplifier then mishandles: a ``reverse`` of it fails a CHECK and aborts the process
+  (JAX 0.10.2 aborts the same way). These are lowered as elementwise ops instead."""
+  return (idx.shape == (0,) and updates.shape == x.shape and not dn.inserted_window_dims
+          and not dn.operand_batching_dims and not update_consts
+          and tuple(dn.update_window_dims) == tuple(range(len(x.shape)))
+          and (update_jaxpr is None or all(e.primitive in _ELEMENTWISE
+                                           for e in update_jaxpr.eqns)))
+
+
+_ELEMENTWISE = frozenset(ew.elementwise_primitives.values())
+
+
+def _on_arrays(scalar_jaxpr: core.Jaxpr, shape) -> core.Jaxpr:
+  """An elementwise jaxpr of scalars, applied to arrays of ``shape``."""
+  lifted = {}
+
+  def var(v):
+    if type(v) is core.Literal:
+      return v
+    if v not in lifted:
+      lifted[v] = core.Var(v.aval.update(shape=shape))
+    return lifted[v]
+  eqns = [e._replace(invars=list(map(var, e.invars)), outvars=list(map(var, e.outvars)))
+          for e in scalar_jaxpr.eqns]
+  return core.Jaxpr([], list(map(var, scalar_jaxpr.invars)),
+                    list(map(var, scalar_jaxpr.outvars)), eqns)
+
+
 def _scatter_rule(b, eqn, x, idx, updates, *, dimension_numbers, indices_are_sorted,
                   unique_indices, mode, update_jaxpr, update_consts):
   dn = dimension_numbers
+  if _updates_whole_array(x, idx, updates, dn, update_jaxpr, update_consts):
+    if update_jaxpr is None:
+      return updates
+    return lower_jaxpr(b, _on_arrays(update_jaxpr, x.shape), [], [x, updates])[0]
   if mode == GatherScatterMode.CLIP:
     # clamp each window into bounds; XLA itself skips out-of-bounds windows (the drop
     # semantics of FILL_OR_DROP and PROMISE_IN_BOUNDS)
