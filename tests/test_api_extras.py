@@ -452,7 +452,7 @@ def test_random_ball_multinomial_clone():
   b = np.asarray(jr.ball(KEY, 3, shape=(N,)))
   r = np.linalg.norm(b, axis=-1)
   assert b.shape == (N, 3) and r.max() <= 1 and abs(r.mean() - 0.75) < 0.02
-  m = np.asarray(jr.multinomial(KEY, 10., jnp.array([0.2, 0.3, 0.5]), shape=(N,)))
+  m = np.asarray(jr.multinomial(KEY, 10., jnp.array([0.2, 0.3, 0.5]), shape=(N, 3)))
   assert (m.sum(1) == 10).all() and np.allclose(m.mean(0), [2, 3, 5], atol=0.15)
   close(jr.clone(KEY), KEY)
   assert jr.key_dtype() == np.uint32

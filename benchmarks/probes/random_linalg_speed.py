@@ -1,4 +1,4 @@
-"""Probe: eager linear algebra and bit-exact random sampling, jaxlite against JAX.
+"""Probe: eager linear algebra and random sampling, jaxlite against JAX.
 
     python benchmarks/probes/random_linalg_speed.py jaxlite      (PYTHONPATH=. from the root)
     /work/jaxref/bin/python benchmarks/probes/random_linalg_speed.py jax

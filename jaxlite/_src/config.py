@@ -81,8 +81,3 @@ config.define("jax_explain_cache_misses", False,
               env_var="JAX_EXPLAIN_CACHE_MISSES")
 config.define("jax_log_compiles", False, "Log every compilation with its duration.",
               env_var="JAX_LOG_COMPILES")
-config.define("jaxlite_bit_exact_random", True,
-              "Compute the float32 math of random samplers as XLA's CPU backend does (log, "
-              "log1p, tan, exp eagerly; the gamma family's rejection loop on tier 0), so the "
-              "same key gives JAX's bits; off, NumPy's faster math (last-ulp differences).",
-              env_var="JAXLITE_BIT_EXACT_RANDOM")

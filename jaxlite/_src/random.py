@@ -3,8 +3,12 @@
 A key is a ``uint32[2]`` array; a function of a key and a counter (the Threefry-2x32
 block cipher) gives every random bit, so the same key draws the same numbers here as in
 JAX 0.10 (with ``jax_threefry_partitionable``, JAX's default). The samplers turn bits
-into numbers exactly as JAX's do, in lax operations, so they trace under ``jit``,
-``vmap`` and ``grad`` like any other code.
+into numbers with JAX's formulas, in lax operations, so they trace under ``jit``,
+``vmap`` and ``grad`` like any other code, and every tier runs the same operations.
+Results that follow from the bits by exactly specified operations (keys, bits, integers,
+``uniform`` on [0, 1), permutations) are JAX's bits on any machine; the rest go through
+transcendental functions, fused multiply-adds or LAPACK, whose last bits depend on the
+machine in JAX too, and agree with JAX to rounding (docs/sharp_bits.md).
 
 New-style typed keys are not modelled: ``key(seed)`` returns the same raw ``uint32[2]``
 array as ``PRNGKey(seed)``, and ``key_data``/``wrap_key_data`` only check and pass the
@@ -12,7 +16,6 @@ data through.
 """
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 
@@ -21,14 +24,13 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
-from jaxlite._src.backends.numpy import xla_math
-from jaxlite._src.config import config
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
+from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
+from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -98,22 +100,7 @@ def _const(x, value):
 
 
 def _u32(value):
-  from jaxlite._src.array import Array
   return Array(np.asarray(value, np.uint32), False)
-
-
-def _shift_right_logical(x, n: int):
-  """``x >> n`` for unsigned ``x`` (lax.shift_right_logical where it exists).
-
-  Without it, ``(x - x % 2**n) / 2**n`` is exact even through a float division: the
-  numerator is a multiple of ``2**n`` with at most ``bits - n`` significant bits.
-  """
-  try:
-    from jaxlite._src.lax.bits import shift_right_logical
-  except ImportError:
-    p = _const(x, 2 ** n)
-    return lax.div(lax.sub(x, lax.rem(x, p)), p)
-  return shift_right_logical(x, _const(x, n))
 
 
 def _iota_2x32_shape(shape):
@@ -182,61 +169,6 @@ def _convert(x, dtype):
   return lax.convert_element_type(_jnp().asarray(x), dtype)
 
 
-def _stable_rank(keys, axis, descending=False):
-  """Each element's position along ``axis`` in a stable sort of ``keys``.
-
-  A comparison count (O(n**2) work) written in lax ops; used where lax has no sort.
-  """
-  jnp = _jnp()
-  k = jnp.moveaxis(keys, axis, -1)
-  a, b = k[..., :, None], k[..., None, :]  # a: element i, b: element j
-  before = (b > a) if descending else (b < a)
-  n = k.shape[-1]
-  earlier = jnp.arange(n)[None, :] < jnp.arange(n)[:, None]  # j < i
-  rank = jnp.sum(before | ((b == a) & earlier), axis=-1, dtype=np.int32)
-  return jnp.moveaxis(rank, -1, axis)
-
-
-def _apply_rank(rank, x, axis):
-  """Place ``x[..., i, ...]`` at position ``rank[..., i, ...]`` along ``axis``."""
-  jnp = _jnp()
-  r = jnp.moveaxis(rank, axis, -1)
-  v = jnp.moveaxis(x, axis, -1)
-  n = r.shape[-1]
-  onehot = r[..., None, :] == jnp.arange(n, dtype=np.int32)[:, None]  # [.., out, in]
-  picked = jnp.where(onehot, v[..., None, :], jnp.zeros((), v.dtype))
-  out = jnp.sum(picked, axis=-1, dtype=v.dtype)
-  return jnp.moveaxis(out, -1, axis)
-
-
-def _sort_key_val(keys, values, axis):
-  try:
-    from jaxlite._src.lax.sorting import sort_key_val
-  except ImportError:
-    return _apply_rank(_stable_rank(keys, axis), values, axis)
-  return sort_key_val(keys, values, dimension=axis)[1]
-
-
-def _top_k_indices(x, k):
-  try:
-    from jaxlite._src.lax.sorting import top_k
-  except ImportError:
-    jnp = _jnp()
-    rank = _stable_rank(x, -1, descending=True)
-    idx = _apply_rank(rank, jnp.broadcast_to(jnp.arange(x.shape[-1], dtype=np.int32),
-                                             x.shape), -1)
-    return idx[..., :k]
-  return top_k(x, k)[1]
-
-
-def _cumsum(x):
-  jnp = _jnp()
-  if hasattr(jnp, "cumsum"):
-    return jnp.cumsum(x)
-  # Left to right, one addition per element, as a sequential scan does.
-  return lcf.scan(lambda c, v: (c + v, c + v), jnp.zeros((), x.dtype), x)[1]
-
-
 # ----------------------------------------------------------------------------- keys
 
 def PRNGKey(seed, *, impl=None):
@@ -299,8 +231,8 @@ def _seed(name, seed, impl):
     raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
   lo = lax.convert_element_type(seed, np.uint32)  # wraps: the low 32 bits
   if seed.dtype.itemsize == 8:
-    hi = lax.convert_element_type(
-        _shift_right_logical(lax.convert_element_type(seed, np.uint64), 32), np.uint32)
+    wide = lax.convert_element_type(seed, np.uint64)
+    hi = lax.convert_element_type(shift_right_logical(wide, _const(wide, 32)), np.uint32)
   else:
     hi = lax.sub(lo, lo)
   return jnp.stack([hi, lo])
@@ -450,15 +382,15 @@ def _uniform(key, shape, dtype, minval, maxval):
   b = _random_bits(key, rng_bits, shape)
   if rng_bits != nbits:
     b = lax.convert_element_type(b, _UINT[nbits])
-  # JAX sets the exponent of the top mantissa bits to get a float in [1, 2) and subtracts
-  # 1; scaling the mantissa integer by 2**-nmant gives the same float exactly.
-  mant = _shift_right_logical(b, rng_bits - nmant)
-  floats = lax.mul(lax.convert_element_type(mant, dtype), _const(np.zeros((), dtype),
-                                                                   2.0 ** -nmant))
+  # the top mantissa bits under the exponent of 1.0 give a float in [1, 2); less 1, exact
+  one = np.array(1.0, dtype)
+  float_bits = lax.bitwise_or(shift_right_logical(b, _const(b, rng_bits - nmant)),
+                              _const(b, one.view(_UINT[nbits])))
+  floats = lax.sub(bitcast_convert_type(float_bits, dtype), _const(one, 1))
   minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
-  scale, shift = (jnp.broadcast_to(v, shape) for v in (maxval - minval, minval))
-  # one rounding, as XLA fuses JAX's `floats * (maxval - minval) + minval`
-  return jnp.maximum(minval, lax.fma(floats, scale, shift))  # jaxlite-internal primitive
+  # exact for [0, 1); for other bounds XLA may fuse the multiply and add into one FMA,
+  # depending on the machine, so such draws agree with JAX's to rounding
+  return jnp.maximum(minval, floats * (maxval - minval) + minval)
 
 
 def randint(key, shape, minval, maxval, dtype=None):
@@ -579,13 +511,12 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   jnp = _jnp()
   sqrt2 = _convert(np.sqrt(2), dtype)
   lower, upper = _convert(lower, dtype), _convert(upper, dtype)
-  a, b = special.erf(_divide_as_xla(lower, sqrt2)), special.erf(_divide_as_xla(upper, sqrt2))
+  a, b = special.erf(lower / sqrt2), special.erf(upper / sqrt2)
   u = _uniform(key, shape, dtype, a, b)
   out = sqrt2 * special.erf_inv(u)
   from jaxlite._src.custom_derivatives import stop_gradient
-  inf = _convert(np.inf, dtype)
-  lo = lax.nextafter(stop_gradient(lower), jnp.broadcast_to(inf, lower.shape))
-  hi = lax.nextafter(stop_gradient(upper), jnp.broadcast_to(-inf, upper.shape))
+  lo = lax.nextafter(stop_gradient(lower), jnp.full(lower.shape, np.inf, dtype))
+  hi = lax.nextafter(stop_gradient(upper), jnp.full(upper.shape, -np.inf, dtype))
   return jnp.clip(out, lo, hi)
 
 
@@ -614,45 +545,6 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   return _uniform(key, shape, p.dtype, 0., 1.) < p
 
 
-def _emulates_xla(x) -> bool:
-  """Whether ``x`` is an eager float32 value whose math the samplers compute as XLA's CPU
-  backend does (``jaxlite_bit_exact_random``); traced values bind primitives as usual."""
-  return type(x) is Array and x.dtype == np.float32 and config.jaxlite_bit_exact_random
-
-
-def _as_xla_computes(name):
-  """``lax.<name>``, except that an eager float32 operand is computed as XLA's CPU backend
-  computes it (its own polynomials, the C library's tanf; see backends/numpy/xla_math.py),
-  so the samplers below give JAX's bits for the same key. NumPy's float32 math differs in
-  the last ulp for 15-40% of inputs. Traced operands bind the primitive as usual."""
-  primitive, exact = getattr(lax, name), getattr(xla_math, name)
-
-  def fn(x):
-    if _emulates_xla(x):
-      return Array(exact(np.asarray(x)))
-    return primitive(x)
-  return fn
-
-
-_log, _log1p, _tan, _exp = map(_as_xla_computes, ("log", "log1p", "tan", "exp"))
-
-
-def _sum_last_as_xla(x):
-  """``x.sum(-1, keepdims=True)``, adding in order along the axis as XLA's CPU row reduction
-  does for eager float32 operands (NumPy's sum is pairwise); traced ones reduce as usual."""
-  if _emulates_xla(x) and x.shape[-1]:
-    return Array(np.add.accumulate(np.asarray(x), axis=-1)[..., -1:])
-  return x.sum(-1, keepdims=True)
-
-
-def _divide_as_xla(x, y):
-  """``x / y`` for a constant or broadcast ``y``, which XLA's simplifier computes as
-  ``x * (1 / y)``; eager float32 operands do the same, traced ones stay a ``div``."""
-  if _emulates_xla(x):
-    return x * (1 / y)
-  return x / y
-
-
 def exponential(key, shape=(), dtype=None):
   """Standard exponential random values, ``-log1p(-u)``."""
   key = _check_prng_key("exponential", key)
@@ -662,7 +554,7 @@ def exponential(key, shape=(), dtype=None):
 
 def _exponential(key, shape, dtype):
   u = _uniform(key, shape, dtype, 0., 1.)
-  return lax.neg(_log1p(lax.neg(u)))
+  return lax.neg(lax.log1p(lax.neg(u)))
 
 
 def laplace(key, shape=(), dtype=None):
@@ -670,7 +562,7 @@ def laplace(key, shape=(), dtype=None):
   key = _check_prng_key("laplace", key)
   dtype = _float_dtype("laplace", dtype)
   u = _uniform(key, _canonical_shape(shape), dtype, -1. + float(dtypes.finfo(dtype).epsneg), 1.)
-  return lax.mul(lax.sign(u), _log1p(lax.neg(lax.abs(u))))
+  return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
 def logistic(key, shape=(), dtype=None):
@@ -678,7 +570,7 @@ def logistic(key, shape=(), dtype=None):
   key = _check_prng_key("logistic", key)
   dtype = _float_dtype("logistic", dtype)
   x = _uniform(key, _canonical_shape(shape), dtype, dtypes.finfo(dtype).tiny, 1.)
-  return lax.sub(_log(x), _log1p(lax.neg(x)))
+  return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
 def cauchy(key, shape=(), dtype=None):
@@ -686,7 +578,7 @@ def cauchy(key, shape=(), dtype=None):
   key = _check_prng_key("cauchy", key)
   dtype = _float_dtype("cauchy", dtype)
   u = _uniform(key, _canonical_shape(shape), dtype, dtypes.finfo(dtype).eps, 1.)
-  return _tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
+  return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
 def gumbel(key, shape=(), dtype=None, mode=None):
@@ -706,8 +598,8 @@ def _gumbel(key, shape, dtype, mode):
     high, low = _uniform(key, (2,) + shape, dtype, 0., 1.)
     x = jnp.where(high >= 0.5, high, high + _convert(2.0 ** -info.nmant, dtype) * low
                   + _convert(info.tiny, dtype))
-    return lax.neg(_log(lax.neg(_log1p(lax.neg(x)))))
-  return lax.neg(_log(lax.neg(_log(_uniform(key, shape, dtype, info.tiny, 1.)))))
+    return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+  return lax.neg(lax.log(lax.neg(lax.log(_uniform(key, shape, dtype, info.tiny, 1.)))))
 
 
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
@@ -739,7 +631,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   if k > logits.shape[axis]:
     raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
                      f"of categories ({logits.shape[axis]}).")
-  idx = _top_k_indices(jnp.moveaxis(logits, axis, -1), k)
+  idx = top_k(jnp.moveaxis(logits, axis, -1), k)[1]
   return lsh.reshape(idx, shape, (idx.ndim - 1, *range(idx.ndim - 1))) \
       if idx.ndim > 1 else lsh.reshape(idx, shape)
 
@@ -772,7 +664,7 @@ def _shuffle(key, x, axis):
   rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))
   for _ in range(rounds):
     key, subkey = _split(key, (2,))
-    x = _sort_key_val(_random_bits(subkey, 32, x.shape), x, axis)
+    x = sort_key_val(_random_bits(subkey, 32, x.shape), x, dimension=axis)[1]
   return x
 
 
@@ -827,13 +719,12 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
       raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
                        f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
     if replace:
-      p_cuml = _cumsum(p_arr)
+      p_cuml = jnp.cumsum(p_arr)
       r = p_cuml[-1] * (1 - _uniform(key, shape, p_cuml.dtype, 0., 1.))
-      # searchsorted(side="left"): how many cumulative sums lie below r
-      ind = jnp.sum(p_cuml < r[..., None], axis=-1).astype(dtypes.default_int_dtype())
+      ind = jnp.searchsorted(p_cuml, r).astype(dtypes.default_int_dtype())
     else:
       g = gumbel(key, (n_inputs,), p_arr.dtype, mode) + jnp.log(p_arr)
-      ind = _top_k_indices(g, n_draws).astype(dtypes.default_int_dtype())
+      ind = top_k(g, n_draws)[1].astype(dtypes.default_int_dtype())
     result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
   return result.reshape(shape if arr.ndim == 0 else
                         arr.shape[0:axis] + shape + arr.shape[axis + 1:])
@@ -945,12 +836,7 @@ batching.batching_rules[random_gamma_p] = _random_gamma_batcher
 
 
 def _gamma_numpy(key, a, *, log_space):
-  """Tier 0: float32 draws as XLA's CPU backend computes them, bit for bit with JAX
-  (backends/numpy/gamma_sampler.py); other dtypes, or with jaxlite_bit_exact_random off,
-  the sampler above."""
-  if a.dtype == np.float32 and config.jaxlite_bit_exact_random:
-    from jaxlite._src.backends.numpy import gamma_sampler
-    return gamma_sampler.gamma(key, a, log_space)
+  """Tier 0: the sampler above, run on NumPy arrays (the XLA tier lowers the same code)."""
   return np.asarray(_gamma_impl(Array(key), Array(a), log_space=log_space))
 
 
@@ -998,7 +884,7 @@ def beta(key, a, b, shape=None, dtype=None):
   log_ga = _gamma(key_a, a, shape, dtype, True)
   log_gb = _gamma(key_b, b, shape, dtype, True)
   log_max = jnp.maximum(log_ga, log_gb)
-  ga, gb = _exp(log_ga - log_max), _exp(log_gb - log_max)
+  ga, gb = lax.exp(log_ga - log_max), lax.exp(log_gb - log_max)
   return ga / (ga + gb)
 
 
@@ -1011,11 +897,11 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   shape = np.shape(alpha)[:-1] if shape is None else _canonical_shape(shape)
   _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
   log_g = _gamma(key, _convert(alpha, dtype), shape + np.shape(alpha)[-1:], dtype, True)
-  # JAX's own softmax here (not jax.nn.softmax), with exp as XLA computes it
+  # JAX's own softmax here (not jax.nn.softmax)
   from jaxlite._src.custom_derivatives import stop_gradient
   jnp = _jnp()
-  unnormalized = _exp(log_g - stop_gradient(jnp.max(log_g, -1, keepdims=True)))
-  return _divide_as_xla(unnormalized, _sum_last_as_xla(unnormalized))
+  unnormalized = lax.exp(log_g - stop_gradient(jnp.max(log_g, -1, keepdims=True)))
+  return unnormalized / unnormalized.sum(-1, keepdims=True)
 
 
 def poisson(key, lam, shape=None, dtype=None):
@@ -1118,72 +1004,8 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     factor = v * jnp.sqrt(w[..., None, :])
   else:
     factor = linalg.cholesky(cov)
-  if (n == 1 and _emulates_xla(factor) and _emulates_xla(mean) and type(key) is Array
-      and np.dtype(dtype) == np.float32):
-    return _mvn_1d_as_xla(key, mean, factor, shape, dtype)
   z = _normal(key, shape + mean.shape[-1:], dtype)
-  return mean + _mvn_product(factor, z)
-
-
-def _mvn_1d_as_xla(key, mean, factor, shape, dtype):
-  """n = 1 as XLA computes it: the 1x1 dot becomes a multiply fused with the add into an
-  FMA; a single factor is folded into the sampler's constant, ``erf_inv(u) * (L sqrt 2)``."""
-  if factor.size == 1:   # JAX's einsum squeezes broadcast size-1 axes
-    factor = factor.reshape(1, 1)
-  if factor.ndim == 2:
-    x = _erf_inv_of_uniform(key, shape + (1,), dtype)
-    scale = factor[..., 0] * _convert(np.sqrt(2), dtype)
-  else:
-    x, scale = _normal(key, shape + (1,), dtype), factor[..., 0]
-  x, scale = np.broadcast_arrays(np.asarray(x), np.asarray(scale))
-  return Array(xla_math.fma(x, scale, np.asarray(mean)))
-
-
-_MVN_SUBSCRIPTS = "...ij,...j->...i"   # JAX's: the dot_general (and its order) follows
-
-
-def _mvn_product(factor, z):
-  """``einsum('...ij,...j->...i', factor, z)``; for eager float32 values, summed in the
-  order XLA's CPU backend sums JAX's jitted sampler, so draws are JAX's bits.
-
-  XLA sends a dot with both output dimensions >= 2 and some dimension >= 8 to YNNPACK,
-  replayed by _src/ynn_dot.py; other dots (one draw, a batch of covariances,
-  small sizes) take XLA's own loops, which jaxlite's XLA CPU backend compiles the same way.
-  Traced values, or without an XLA CPU plugin, contract with NumPy's order.
-  """
-  contract = functools.partial(_jnp().einsum, _MVN_SUBSCRIPTS)
-  if _emulates_xla(z) and _emulates_xla(factor) and _xla_cpu_contract() is not None:
-    n, batch = z.shape[-1], factor.shape[:-2]
-    if batch and math.prod(batch) == 1:   # JAX's einsum squeezes broadcast size-1 axes
-      factor, batch = factor.reshape(n, n), ()
-    draws = z.shape[:z.ndim - 1 - len(batch)]   # z's leading axes: rows of each dot
-    m = math.prod(draws)
-    if z.shape[len(draws):-1] != batch:   # a partly broadcast batch: not modelled
-      return contract(factor, z)
-    if m >= 2 and max(m, n) >= 8:
-      from jaxlite._src.ynn_dot import ynn_dot_f32
-      zs, fs = np.asarray(z), np.asarray(factor)
-      out = np.empty(z.shape, np.float32)
-      for i in np.ndindex(batch):
-        rows = zs[(..., *i, slice(None))]
-        out[(..., *i, slice(None))] = ynn_dot_f32(rows.reshape(m, n), fs[i]).reshape(rows.shape)
-      return Array(out)
-    return _xla_cpu_contract()(factor, z)
-  return contract(factor, z)
-
-
-@functools.cache
-def _xla_cpu_contract():
-  """The sampler's contraction compiled by the XLA CPU backend (None when it is absent)."""
-  from jaxlite._src import tiers
-  from jaxlite._src.jit import jit
-  if not tiers.xla_available():
-    return None
-  from jaxlite._src.backends import xla
-  if xla.platform() != "cpu":
-    return None
-  return jit(lambda f, z: _jnp().einsum(_MVN_SUBSCRIPTS, f, z), backend="cpu")
-
+  return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
 def orthogonal(key, n, shape=(), dtype=None, m=None):

@@ -496,29 +496,3 @@ def _clamp_batcher(vals, dims):
 
 
 batching.batching_rules[clamp_p] = _clamp_batcher
-
-
-# -- fma(x, y, z) = x * y + z rounded once, as XLA's CPU backend fuses it; used where JAX's
-# results depend on that single rounding (random.uniform's scale-and-shift)
-fma_p = Primitive("fma")
-
-
-@fma_p.def_abstract_eval
-def _fma_abstract_eval(x, y, z):
-  for a in (x, y, z):
-    _check_dtype("fma", a.dtype, _inexact)
-  if not x.dtype == y.dtype == z.dtype:
-    raise TypeError(f"lax.fma requires arguments to have the same dtypes, got "
-                    f"{x.dtype.name}, {y.dtype.name}, {z.dtype.name}.")
-  return ShapedArray(broadcast_shapes("fma", [x.shape, y.shape, z.shape]), x.dtype,
-                     x.weak_type and y.weak_type and z.weak_type)
-
-
-def fma(x, y, z):
-  """``x * y + z`` with a single rounding (a fused multiply-add)."""
-  return fma_p.bind(x, y, z)
-
-
-ad.defjvp(fma_p, lambda g, x, y, z: mul(g, y), lambda g, x, y, z: mul(x, g),
-          lambda g, x, y, z: g)
-batching.defbroadcasting(fma_p)

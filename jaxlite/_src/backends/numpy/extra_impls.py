@@ -8,7 +8,6 @@ import numpy as np
 import scipy.special as sps
 
 from jaxlite._src import dtypes
-from jaxlite._src.backends.numpy import xla_math
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import bits
 from jaxlite._src.lax import extra
@@ -24,13 +23,6 @@ def _in_float32(f):
     with np.errstate(all="ignore"):
       return np.asarray(f(*wide)).astype(dtype, copy=False)
   return impl
-
-
-def _erf(x):
-  # XLA's float32 erf (Eigen's rational approximation, also for narrower floats): JAX's bits
-  if x.dtype == np.float64:
-    return sps.erf(x)
-  return xla_math.erf(x.astype(np.float32)).astype(x.dtype, copy=False)
 
 
 def _digamma(x):
@@ -52,18 +44,10 @@ def _igamma_grad_a(a, x):
   return (8 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12 * h)
 
 
-def _erf_inv(x):
-  # float32: XLA's polynomials (xla_math.erf_inv), which jax.random.normal's bits rest on;
-  # SciPy's correctly rounded erfinv differs in the last bit a third of the time
-  if x.dtype == np.float64:
-    return sps.erfinv(x)
-  return xla_math.erf_inv(x).astype(x.dtype)
-
-
 impl_rules.update({
-    special.erf_p: _erf,
+    special.erf_p: _in_float32(sps.erf),
     special.erfc_p: _in_float32(sps.erfc),
-    special.erf_inv_p: _erf_inv,
+    special.erf_inv_p: _in_float32(sps.erfinv),
     special.lgamma_p: _in_float32(sps.gammaln),
     special.digamma_p: _in_float32(_digamma),
     special.polygamma_p: _in_float32(_polygamma),

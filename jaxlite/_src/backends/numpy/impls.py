@@ -300,14 +300,3 @@ impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
 impl_rules[debugging.io_callback_p] = debugging._io_callback_impl
 from jaxlite._src.backends.numpy import extra_impls  # noqa: E402,F401
 from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
-
-
-def _fma(x, y, z):
-  if x.dtype == np.float64 or x.dtype.kind == "c":
-    return np.add(np.multiply(x, y), z)
-  from jaxlite._src.backends.numpy import xla_math   # float32 and narrower: exact
-  return xla_math.fma(x, y, z, dtype=x.dtype)
-
-
-impl_rules[ew.fma_p] = _fma
-

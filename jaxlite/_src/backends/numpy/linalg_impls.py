@@ -1,8 +1,8 @@
 """Tier 0 implementations of the linalg, FFT, convolution and windowed primitives.
 
-Cholesky, SVD and eigh call SciPy's LAPACK per matrix, as jaxlib does, so their bits
-match JAX's; the rest of linear algebra maps over leading axes with NumPy's stacked
-routines. LU is written out (NumPy has none) as a loop over columns vectorised over the
+Linear algebra uses NumPy's stacked LAPACK routines, one call for the whole batch; their
+last bits depend on the LAPACK/BLAS build and the CPU kernel it picks, as jaxlib's do.
+LU is written out (NumPy has none) as a loop over columns vectorised over the
 batch. Convolution extracts
 windows with ``sliding_window_view`` and contracts them with one ``einsum`` per call.
 """
@@ -22,54 +22,29 @@ from jaxlite._src.lax import windowed as win
 
 # ----------------------------------------------------------------------------- linalg
 
-def _lapack(name, dtype):
-  """SciPy's LAPACK routine ``?<name>`` for ``dtype``, or None for dtypes LAPACK lacks.
+def _stacked(fn, x):
+  """``fn`` (a stack of matrices -> list of arrays) on the stack ``x``, with NaN outputs
+  for the matrices where LAPACK fails (not positive definite, no convergence), as XLA
+  gives them. NumPy raises for the whole stack then, so that stack is redone one matrix
+  at a time."""
+  with np.errstate(all="ignore"):
+    try:
+      return fn(x)
+    except np.linalg.LinAlgError:
+      failed = [np.full_like(t, np.nan) for t in fn(np.eye(*x.shape[-2:], dtype=x.dtype))]
+      outs = [_or_failed(fn, m, failed) for m in x.reshape((-1,) + x.shape[-2:])]
+      return [np.stack(o).reshape(x.shape[:-2] + o[0].shape) for o in zip(*outs)]
 
-  jaxlib's CPU kernels call the LAPACK that SciPy ships (through ``cython_lapack``), so
-  calling the same routines with the same arguments gives JAX's bits; NumPy bundles a
-  different OpenBLAS build, whose results differ in the last few ulps.
-  """
-  from scipy.linalg import lapack   # imported on first use: it costs ~100 ms
-  prefix = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}.get(
-      np.dtype(dtype).name)
-  return prefix and getattr(lapack, prefix + name)
 
-
-def _each_matrix(fn, x, *outs_like):
-  """Apply ``fn`` (one matrix -> list of arrays) to every matrix of the stack ``x``;
-  ``outs_like`` gives each output's (trailing shape, dtype) for an empty stack."""
-  batch = x.shape[:-2]
-  flat = x.reshape((int(np.prod(batch)),) + x.shape[-2:])   # -1 fails when empty
-  results = [fn(m) for m in flat]
-  if not results:
-    return [np.zeros(batch + shape, dtype) for shape, dtype in outs_like]
-  return [np.stack(r).reshape(batch + r[0].shape) for r in zip(*results)]
+def _or_failed(fn, m, failed):
+  try:
+    return fn(m)
+  except np.linalg.LinAlgError:
+    return failed
 
 
 def _cholesky(x):
-  potrf = _lapack("potrf", x.dtype)
-  if potrf is None:
-    return _cholesky_numpy(x)
-
-  def one(m):
-    c, info = potrf(m, lower=1, clean=1)
-    # XLA returns NaNs for matrices that are not positive definite
-    return [c if info == 0 else np.full_like(c, np.nan)]
-  return _each_matrix(one, x, (x.shape[-2:], x.dtype))[0]
-
-
-def _cholesky_numpy(x):
-  try:
-    return np.linalg.cholesky(x)
-  except np.linalg.LinAlgError:
-    flat = x.reshape((-1,) + x.shape[-2:])
-    out = np.empty_like(flat)
-    for i, m in enumerate(flat):
-      try:
-        out[i] = np.linalg.cholesky(m)
-      except np.linalg.LinAlgError:
-        out[i] = np.nan
-    return out.reshape(x.shape)
+  return _stacked(lambda a: [np.linalg.cholesky(a)], x)[0]
 
 
 def _triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
@@ -116,48 +91,22 @@ def _qr(x, *, pivoting, full_matrices, use_magma):
 
 def _svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
   real = la._real_dtype(x.dtype)
-  gesdd = _lapack("gesdd", x.dtype)
-  if gesdd is None:
-    if not compute_uv:
-      return [np.linalg.svd(x, compute_uv=False).astype(real)]
-    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
-    return [s.astype(real), u.astype(x.dtype), vh.astype(x.dtype)]
-  *_, m, n = x.shape
-  k = min(m, n)
-  # jaxlib queries the optimal workspace; gesdd's path depends on the size it is given
-  lwork = 1 if k == 0 else max(1, int(np.real(_lapack("gesdd_lwork", x.dtype)(
-      m, n, compute_uv=int(compute_uv), full_matrices=int(full_matrices))[0])))
-  um, vn = (m, n) if full_matrices else (k, k)
 
-  def one(a):
-    if a.size == 0:   # LAPACK rejects empty matrices
-      return [np.zeros(k, real), np.eye(m, um, dtype=x.dtype), np.eye(vn, n, dtype=x.dtype)]
-    u, s, vh, info = gesdd(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices),
-                           lwork=lwork)
-    if info != 0:     # XLA returns NaNs when the iteration fails
-      s, u, vh = (np.full_like(t, np.nan) for t in (s, u, vh))
-    return [s.astype(real), u, vh] if compute_uv else [s.astype(real)]
-  outs = _each_matrix(one, x, ((k,), real), ((m, um), x.dtype), ((vn, n), x.dtype))
-  return outs if compute_uv else outs[:1]
+  def svd(a):
+    if not compute_uv:
+      return [np.linalg.svd(a, compute_uv=False).astype(real)]
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return [s.astype(real), u, vh]
+  return _stacked(svd, x)
 
 
 def _eigh(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
   real = la._real_dtype(x.dtype)
-  evd = _lapack("heevd" if dtypes.issubdtype(x.dtype, np.complexfloating) else "syevd",
-                x.dtype)
-  if evd is None:
-    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
-    return [v.astype(x.dtype), w.astype(real)]
-  n = x.shape[-1]
 
-  def one(a):
-    if n == 0:
-      return [a, np.zeros(0, real)]
-    w, v, info = evd(a, compute_v=1, lower=int(lower))
-    if info != 0:
-      w, v = np.full_like(w, np.nan), np.full_like(v, np.nan)
+  def eigh(a):
+    w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
     return [v, w.astype(real)]
-  return _each_matrix(one, x, ((n, n), x.dtype), ((n,), real))
+  return _stacked(eigh, x)
 
 
 def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma):

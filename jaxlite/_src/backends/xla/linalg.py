@@ -111,6 +111,10 @@ def _eigh(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     # refinement steps bring the eigenvectors to full double precision.
     for _ in range(2):
       v, w = _refine_eigh(x, v)
+    # refinement can swap eigenvalues closer than rounding (zero singular values in svd)
+    order = jnp.argsort(w, axis=-1)
+    w = jnp.take_along_axis(w, order, -1)
+    v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), -1)
   return [v, w / scale[..., 0]]
 
 

@@ -231,10 +231,6 @@ for _prim, _name in {
     ad.add_any_p: "stablehlo.add"}.items():
   lowering_rules[_prim] = _simple(_name)
 
-# XLA's CPU backend fuses the multiply and add into one FMA, as it does for JAX
-lowering_rules[ew.fma_p] = _elementwise(
-    lambda b, eqn, x, y, z: binary(b, "add", binary(b, "multiply", x, y), z))
-
 for _prim, _dir in {ew.eq_p: "EQ", ew.ne_p: "NE", ew.lt_p: "LT", ew.le_p: "LE",
                     ew.gt_p: "GT", ew.ge_p: "GE"}.items():
   lowering_rules[_prim] = _elementwise(
