@@ -1,0 +1,59 @@
+"""Print every replay case where jaxlite differs from JAX, grouped by function.
+
+    python tests/jax_replay/report.py [--suite x32|x64] [--modes eager,tier0,vmap,xla]
+                                      [--group PREFIX]
+
+The test (tests/test_jax_replay.py) asserts the same; this lists all differences at once,
+for work on them.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import test_jax_replay as replay  # noqa: E402
+
+
+def main():
+  parser = argparse.ArgumentParser()
+  parser.add_argument("--suite", default="x32")
+  parser.add_argument("--modes", default="eager,tier0,vmap,xla")
+  parser.add_argument("--group", default="")
+  args = parser.parse_args()
+  replay._set_suite(args.suite)
+  records, _ = replay.load(args.suite)
+  cases = [c for c in replay.suite_cases(args.suite)
+           if c.group.startswith(args.group) and replay._available(c)]
+  by_group = collections.defaultdict(list)
+  for mode in args.modes.split(","):
+    if mode == "xla":
+      running = [c for c in cases if "err" not in (replay.expected(args.suite, c, "xla")[0])]
+      results = {}
+      for start in range(0, len(running), replay.XLA_CHUNK):
+        chunk = running[start:start + replay.XLA_CHUNK]
+        results.update(zip([c.id for c in chunk], replay.run_many_on_xla(chunk)))
+      pairs = [(c, results[c.id] if c.id in results else replay.run_case(c, "xla"))
+               for c in cases]
+    else:
+      pairs = [(c, replay.run_case(c, mode)) for c in cases
+               if mode != "vmap" or "vmap" in records[c.id]]
+    for case, (got, leaves) in pairs:
+      rec, blob = replay.expected(args.suite, case, mode)
+      if rec is None:
+        continue
+      problem = replay.compare(rec, blob, got, leaves, replay.rtol_scale(case))
+      if problem:
+        by_group[case.group].append(f"  {mode:6} {case.id}: {problem}")
+  total = sum(len(v) for v in by_group.values())
+  print(f"{total} differences in {len(by_group)} groups ({len(cases)} cases, suite "
+        f"{args.suite}, modes {args.modes})")
+  for group in sorted(by_group, key=lambda g: -len(by_group[g])):
+    print(f"{group}: {len(by_group[group])}")
+    print("\n".join(by_group[group]))
+
+
+if __name__ == "__main__":
+  main()
