@@ -21,12 +21,14 @@ def main():
   parser = argparse.ArgumentParser()
   parser.add_argument("--suite", default="x32")
   parser.add_argument("--modes", default="eager,tier0,vmap,xla")
-  parser.add_argument("--group", default="")
+  parser.add_argument("--group", default="", help="only groups starting with this")
+  parser.add_argument("--area", default=None, help="only the groups of tables.AREAS[AREA]")
   args = parser.parse_args()
   replay._set_suite(args.suite)
   records, _ = replay.load(args.suite)
+  in_area = replay.tables.AREAS[args.area] if args.area else (lambda g: True)
   cases = [c for c in replay.suite_cases(args.suite)
-           if c.group.startswith(args.group) and replay._available(c)]
+           if c.group.startswith(args.group) and in_area(c.group) and replay._available(c)]
   by_group = collections.defaultdict(list)
   for mode in args.modes.split(","):
     if mode == "xla":

@@ -1018,3 +1018,25 @@ NOT_REPLAYED = {
     "lax.scaled_dot": "block-scaled float8 types; tested in test_api_extras",
     "lax.ragged_dot_general": "lax.ragged_dot replays its common case",
 }
+
+
+# Who works on what: the groups of each area of the library (report.py --area NAME).
+_REDUCTION_GROUPS = {f"numpy.{n}" for n in REDUCTIONS + CUMULATIVE + [
+    "quantile", "percentile", "nanquantile", "nanpercentile"]}
+AREAS = {
+    "elementwise": lambda g: g in {f"numpy.{n}" for n in JNP_UNARY + JNP_BINARY},
+    "lax_special_nn": lambda g: (g.startswith(("lax.", "special.", "nn."))
+                                 and g not in {"lax.gather", "lax.scatter", "lax.scatter_add",
+                                               "lax.scatter_sub", "lax.scatter_mul",
+                                               "lax.scatter_min", "lax.scatter_max",
+                                               "lax.scatter_apply"}
+                                 and not g.startswith(("lax.reduce", "lax.cum", "lax.arg"))),
+    "reductions": lambda g: g in _REDUCTION_GROUPS or g.startswith(
+        ("lax.reduce", "lax.cum", "lax.arg")),
+    "shapes": lambda g: g == "methods" or (
+        g.startswith("numpy.") and g not in _REDUCTION_GROUPS
+        and g not in {f"numpy.{n}" for n in JNP_UNARY + JNP_BINARY}),
+    "indexing": lambda g: g in ("index", "at", "grad.index") or g.startswith(
+        ("lax.gather", "lax.scatter")),
+    "grad": lambda g: g.startswith("grad.") and g != "grad.index",
+}
