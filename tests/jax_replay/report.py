@@ -12,6 +12,7 @@ import argparse
 import collections
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import test_jax_replay as replay  # noqa: E402
@@ -33,10 +34,14 @@ def main():
   for mode in args.modes.split(","):
     if mode == "xla":
       running = [c for c in cases if "err" not in (replay.expected(args.suite, c, "xla")[0])]
-      results = {}
+      results, times = {}, []
       for start in range(0, len(running), replay.XLA_CHUNK):
         chunk = running[start:start + replay.XLA_CHUNK]
+        t0 = time.perf_counter()
         results.update(zip([c.id for c in chunk], replay.run_many_on_xla(chunk)))
+        times.append((time.perf_counter() - t0, [c.id for c in chunk]))
+      slowest = sorted(times, reverse=True)[:10]
+      print("slowest XLA chunks:\n" + "\n".join(f"  {t:6.1f} s  {ids}" for t, ids in slowest))
       pairs = [(c, results[c.id] if c.id in results else replay.run_case(c, "xla"))
                for c in cases]
     else:
