@@ -80,10 +80,6 @@ def _sign(x):
   return np.sign(x)
 
 
-def _round_half_away(x):
-  return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)
-
-
 def _not(x):
   return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
