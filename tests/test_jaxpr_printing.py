@@ -125,7 +125,6 @@ DIFFERENT_JAXPR = {
                               "then broadcasts"),
     "shared_scan_body": ("JAX forwards an xs input that the body returns unchanged out of "
                          "the scan; jaxlite returns it from the body"),
-    "shifts": "jaxlite's traced arrays lack the << and >> operators (TypeError)",
     "split": "JAX 0.10 has a `split` primitive; jaxlite stages one slice per piece",
     "split_many_outputs": "JAX 0.10 has a `split` primitive; jaxlite stages one slice per piece",
     "stack": "JAX 0.10 has a `stack` primitive; jaxlite broadcasts and concatenates",

@@ -38,7 +38,7 @@ def test_unary_math_matches_numpy_on_edge_values(name):
 def test_rint_trunc_signbit_dtypes(dtype):
   x = np.array([0, 1, 3, 2], dtype) if np.dtype(dtype).kind in "bi" else F.astype(dtype)
   x = jnp.asarray(x.astype(np.float32)).astype(dtype) if dtype == dtypes.bfloat16 else x
-  assert jnp.trunc(x).dtype == (np.int32 if np.dtype(dtype).kind in "bi" else dtype)
+  assert jnp.trunc(x).dtype == dtype   # booleans stay booleans, as in JAX 0.10
   assert jnp.signbit(x).dtype == np.bool_
   if np.dtype(dtype).kind == "f" or dtype == dtypes.bfloat16:
     _close(jnp.rint(x), np.rint(np.asarray(x).astype(np.float32)))

@@ -101,7 +101,10 @@ def ball(key, d, p=2, shape=(), dtype=None):
   p = jnp.asarray(p)
   g = generalized_normal(k1, p, shape + (int(d),), dtype)
   e = R.exponential(k2, shape, dtype)
-  return g / ((jnp.sum(jnp.abs(g) ** p, axis=-1) + e) ** (1 / p))[..., None]
+  # JAX traces p (its sampler is jitted), so |g| ** p is lax.pow even for an integer p,
+  # never the integer_pow that a concrete integer exponent would give
+  norm = jnp.sum(jnp.abs(g) ** p.astype(g.dtype), axis=-1)
+  return g / ((norm + e) ** (1 / p))[..., None]
 
 
 def geometric(key, p, shape=None, dtype=None):

@@ -56,6 +56,10 @@ LOOSE = {name: 1e-4 for name in
 # JAX 0.10's gcd loop never ends when an operand is iinfo.min (its absolute value
 # overflows), so there is no answer to record for the integer edge values
 _HANGS_ON_EDGES = {"numpy.gcd", "numpy.lcm"}
+# (2 - 3j) ** (3.4e38 + 1j) has parts +-inf with the signs of cos and sin of
+# 3.4e38 * arg(2 - 3j): XLA's float32 atan2 is one ulp off libm's there (measured:
+# -0.98279375 vs -0.9827938), which flips a sign; the complex edge cross product is libm's
+_LIBM_DEPENDENT_COMPLEX_EDGES = {"numpy.pow", "numpy.power", "numpy.float_power", "lax.pow"}
 
 _MIXED = [("int8", "uint8"), ("int32", "float16"), ("bfloat16", "float16"), ("bool", "int8"),
           ("uint32", "int32"), ("float32", "complex64"), ("uint8", "bfloat16"),
@@ -81,7 +85,8 @@ def _binary(group, fn, dtypes, x64, weak=True):
   for d in dtypes:
     out.append(Case(group, fn, [A(d), A(d)]))
     k = len(edge_values(_dtype(d)))
-    if not (group in _HANGS_ON_EDGES and d[0] in "iu"):
+    if not (group in _HANGS_ON_EDGES and d[0] in "iu") and not (
+        group in _LIBM_DEPENDENT_COMPLEX_EDGES and d.startswith("complex")):
       out.append(Case(group, fn, [A(d, (k * k,), "edge_x"), A(d, (k * k,), "edge_y")]))
     if weak:
       for s in (2, 1.5, -3, True):

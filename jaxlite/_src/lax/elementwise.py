@@ -118,6 +118,22 @@ abs_p = naryop("abs", _num, _real_part)
 not_p = naryop("not", _bool_or_int)
 square_p = naryop("square", _num)
 integer_pow_p = naryop("integer_pow", _num)
+_integer_pow_rule = naryop_abstract_eval("integer_pow", _num)
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x, *, y):
+  if y < 0 and dtypes.is_integer(x.dtype):
+    raise TypeError(f"Integers cannot be raised to negative powers, got "
+                    f"integer_pow({x.str_short()}, {y}); use a float base instead.")
+  return _integer_pow_rule(x, y=y)
+
+
+# integer bases take eager dispatch's general path, which runs the check above
+integer_pow_p.elementwise_dtypes = frozenset(
+    d for d in integer_pow_p.elementwise_dtypes if not dtypes.is_integer(d))
+
+
 # -- binary
 add_p = naryop("add", _num)
 sub_p = naryop("sub", _num)
@@ -127,7 +143,7 @@ rem_p = naryop("rem", _int + _float)
 pow_p = naryop("pow", _inexact)
 max_p = naryop("max", _any)
 min_p = naryop("min", _any)
-atan2_p = naryop("atan2", _float)
+atan2_p = naryop("atan2", _inexact)
 nextafter_p = naryop("nextafter", _float)
 and_p = naryop("and", _bool_or_int)
 or_p = naryop("or", _bool_or_int)

@@ -18,7 +18,7 @@ def _reduced_shape(name, operand, axes):
   return tuple(s for i, s in enumerate(operand.shape) if i not in axes)
 
 
-def _reduction(name, accepted, out_dtype=None) -> Primitive:
+def _reduction(name, accepted, out_dtype=None, keeps_weak_type=True) -> Primitive:
   prim = Primitive(name)
 
   def rule(operand, *, axes, **params):
@@ -27,7 +27,7 @@ def _reduction(name, accepted, out_dtype=None) -> Primitive:
     shape = _reduced_shape(name, operand, axes)
     if out_dtype is not None:
       return ShapedArray(shape, out_dtype(operand.dtype, params))
-    return ShapedArray(shape, operand.dtype, operand.weak_type)
+    return ShapedArray(shape, operand.dtype, keeps_weak_type and operand.weak_type)
 
   prim.def_abstract_eval(rule)
   return prim
@@ -38,9 +38,10 @@ reduce_sum_p = _reduction("reduce_sum", _number)
 reduce_prod_p = _reduction("reduce_prod", _number)
 reduce_max_p = _reduction("reduce_max", _number)
 reduce_min_p = _reduction("reduce_min", _number)
-reduce_and_p = _reduction("reduce_and", (np.bool_, np.integer))
-reduce_or_p = _reduction("reduce_or", (np.bool_, np.integer))
-reduce_xor_p = _reduction("reduce_xor", (np.bool_, np.integer))
+# as in JAX, the logical reductions are never weakly typed
+reduce_and_p = _reduction("reduce_and", (np.bool_, np.integer), keeps_weak_type=False)
+reduce_or_p = _reduction("reduce_or", (np.bool_, np.integer), keeps_weak_type=False)
+reduce_xor_p = _reduction("reduce_xor", (np.bool_, np.integer), keeps_weak_type=False)
 argmax_p = _reduction("argmax", (np.number, np.bool_), lambda d, p: p["index_dtype"])
 argmin_p = _reduction("argmin", (np.number, np.bool_), lambda d, p: p["index_dtype"])
 

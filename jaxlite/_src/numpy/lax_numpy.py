@@ -411,15 +411,18 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-  """Elementwise ``|a - b| <= atol + rtol * |b|``."""
+  """Elementwise ``|a - b| <= atol + rtol * |b|``, or ``a == b`` (so equal infinities are
+  close); where ``b`` is not finite only ``a == b`` counts, as in JAX."""
   from jaxlite._src.numpy import ufuncs
-  a, b = util.promote_args_inexact("isclose", a, b)
-  close = ufuncs.less_equal(ufuncs.abs(ufuncs.subtract(a, b)),
-                            ufuncs.add(atol, ufuncs.multiply(rtol, ufuncs.abs(b))))
-  close = ufuncs.logical_or(close, ufuncs.equal(a, b))
+  a, b = util.promote_args_inexact("isclose", *util.promote_args("isclose", a, b))
+  tol_dtype = np.finfo(a.dtype).dtype if dtypes.is_complex(a.dtype) else a.dtype
+  rtol, atol = (lax_ew.convert_element_type(as_operand(t), tol_dtype) for t in (rtol, atol))
+  in_range = lax_ew.le(lax_ew.abs(lax_ew.sub(a, b)),
+                       lax_ew.add(atol, lax_ew.mul(rtol, lax_ew.abs(b))))
+  out = ufuncs.logical_or(lax_ew.eq(a, b), ufuncs.logical_and(ufuncs.isfinite(b), in_range))
   if equal_nan:
-    close = ufuncs.logical_or(close, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
-  return close
+    out = ufuncs.logical_or(out, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
+  return out
 
 
 builtins_max = builtins.max

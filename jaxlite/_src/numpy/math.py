@@ -8,10 +8,14 @@ from jaxlite._src import dtypes
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import special as lax_special
-from jaxlite._src.numpy.util import (as_operand, check_arraylike, promote_args,
-                                     promote_args_inexact, promote_args_numeric)
+from jaxlite._src.numpy import ufuncs
+from jaxlite._src.numpy.lax_numpy import where
+from jaxlite._src.numpy.reductions import any as _any
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
+                                     promote_args, promote_args_inexact, promote_args_numeric,
+                                     promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "hypot", "copysign", "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "degrees",
@@ -23,56 +27,34 @@ __all__ = [
 ]
 
 
-def _c(x, value):
-  """A scalar of ``x``'s dtype, weakly typed so that it never widens ``x``."""
-  return lax._const(x, value)
-
-
-def _full(x, value):
-  return lax.broadcast_like(_c(x, value), x)
-
-
-def _where(pred, a, b):
-  return lax.select(pred, a, b)
-
-
 def hypot(x1, x2, /):
   """``sqrt(x1**2 + x2**2)`` without overflow or underflow, elementwise."""
   x1, x2 = promote_args_inexact("hypot", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
+  if dtypes.is_complex(x1.dtype):
+    raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                     "convert to real values first, such as by using abs(x)")
   x1, x2 = lax.abs(x1), lax.abs(x2)
-  big, small = lax.max(x1, x2), lax.min(x1, x2)
-  is_zero = lax.eq(big, _c(big, 0))
-  safe_big = _where(is_zero, _full(big, 1), big)
+  either_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+  big, small = ufuncs.maximum(x1, x2), ufuncs.minimum(x1, x2)
+  big_is_zero = ufuncs.equal(big, 0)
+  safe_big = where(big_is_zero, lax_extra.full_like(big, 1), big)
   ratio = lax.div(small, safe_big)
-  out = lax.mul(safe_big, lax.sqrt(lax.add(_c(big, 1), lax.mul(ratio, ratio))))
-  out = _where(is_zero, big, out)
-  either_inf = lax.bitwise_or(lax.eq(x1, _c(x1, np.inf)), lax.eq(x2, _c(x2, np.inf)))
-  return _where(either_inf, _full(out, np.inf), out)
-
-
-def _broadcast(*args):
-  from jaxlite._src.numpy.lax_numpy import broadcast_arrays
-  return broadcast_arrays(*args)
+  out = where(big_is_zero, big, ufuncs.multiply(
+      big, lax.sqrt(ufuncs.add(1, lax.square(ratio)))))
+  return where(either_inf, lax_const(out, np.inf), out)
 
 
 def signbit(x, /):
   """Whether the sign bit is set (true for ``-0.0`` and negative NaNs), elementwise."""
   x, = promote_args("signbit", x)
   if dtypes.is_integer(x.dtype):
-    return lax.lt(x, _c(x, 0))
+    return lax.lt(x, constant_like(x, 0))
   if x.dtype == np.bool_:
-    return _full_bool(x, False)
-  if dtypes.is_complex(x.dtype):
-    raise ValueError("jnp.signbit is not well defined for complex values.")
-  int_type = np.dtype(f"int{8 * x.dtype.itemsize}")
-  return lax.lt(lax_bits.bitcast_convert_type(x, int_type),
-                as_operand(np.zeros((), int_type)))
-
-
-def _full_bool(x, value):
-  from jaxlite._src.numpy.creation import full
-  return full(x.shape, value, dtype=bool)
+    return lax_extra.full_like(x, False, dtype=np.bool_)
+  if not dtypes.is_floating(x.dtype):
+    raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
+  bits = lax_bits.bitcast_convert_type(x, np.dtype(f"int{8 * x.dtype.itemsize}"))
+  return lax.lt(bits, constant_like(bits, 0))
 
 
 def copysign(x1, x2, /):
@@ -80,45 +62,65 @@ def copysign(x1, x2, /):
   x1, x2 = promote_args_inexact("copysign", x1, x2)
   if dtypes.is_complex(x1.dtype):
     raise TypeError("copysign does not support complex-valued inputs")
-  x1, x2 = _broadcast(x1, x2)
-  return _where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+  return where(signbit(x2), ufuncs.negative(lax.abs(x1)), lax.abs(x1))
 
 
 def logaddexp(x1, x2, /):
-  """``log(exp(x1) + exp(x2))`` without overflow, elementwise."""
+  """``log(exp(x1) + exp(x2))`` without overflow, elementwise.
+
+  For complex inputs the imaginary part of the result is wrapped into ``[-pi, pi]``.
+  """
   x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  big = lax.max(x1, x2)
-  delta = lax.sub(x1, x2)
-  # equal infinities make delta NaN: then x1 + x2 is the answer (inf, or NaN for inf - inf)
-  is_nan = lax.ne(delta, delta)
-  safe_delta = _where(is_nan, _full(delta, 0), delta)
-  out = lax.add(big, lax.log1p(lax.exp(lax.neg(lax.abs(safe_delta)))))
-  return _where(is_nan, lax.add(x1, x2), out)
+  return _logaddexp(x1, x2, lax.exp, 1.0, np.pi)
 
 
 def logaddexp2(x1, x2, /):
-  """``log2(2**x1 + 2**x2)`` without overflow, elementwise."""
+  """``log2(2**x1 + 2**x2)`` without overflow, elementwise.
+
+  For complex inputs the imaginary part of the result is wrapped into
+  ``[-pi / log(2), pi / log(2)]``.
+  """
   x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+  return _logaddexp(x1, x2, lax.exp2, 1 / np.log(2), np.pi / np.log(2))
+
+
+def _logaddexp(x1, x2, exp, scale, period):
+  """``log(exp(x1) + exp(x2)) * scale`` for ``exp`` of base ``e ** (1 / scale)``."""
   x1, x2 = _broadcast(x1, x2)
   big = lax.max(x1, x2)
-  delta = lax.sub(x1, x2)
-  is_nan = lax.ne(delta, delta)
-  safe_delta = _where(is_nan, _full(delta, 0), delta)
-  tail = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(safe_delta)))), _c(big, np.log(2)))
-  return _where(is_nan, lax.add(x1, x2), lax.add(big, tail))
+  factor = lambda v: v if scale == 1.0 else lax.mul(lax_const(big, scale), v)
+  if dtypes.is_floating(x1.dtype):
+    delta = lax.sub(x1, x2)
+    # equal infinities make delta NaN: then x1 + x2 is the answer (inf, or NaN)
+    return lax.select(lax.ne(delta, delta), lax.add(x1, x2), lax.add(
+        big, factor(lax.log1p(exp(lax.neg(lax.abs(delta)))))))
+  delta = lax.sub(lax.add(x1, x2), lax.mul(big, lax_const(big, 2)))
+  out = lax.add(big, factor(lax.log1p(exp(delta))))
+  return lax_bits.complex(lax_bits.real(out), _wrap(lax_bits.imag(out), period))
+
+
+def _wrap(x, half_period):
+  """``x`` wrapped into ``[-half_period, half_period]``."""
+  a, two_a, zero = (lax_const(x, v) for v in (half_period, 2 * half_period, 0))
+  rem = lax.rem(lax.add(x, a), two_a)
+  return lax.sub(lax.select(lax.lt(rem, zero), lax.add(rem, two_a), rem), a)
+
+
+def _broadcast(*args):
+  from jaxlite._src.numpy.lax_numpy import broadcast_arrays
+  return broadcast_arrays(*args)
 
 
 def deg2rad(x, /):
   """Degrees to radians, elementwise."""
   x, = promote_args_inexact("deg2rad", x)
-  return lax.mul(x, _c(x, np.pi / 180))
+  return lax.mul(x, lax_const(x, np.pi / 180))
 
 
 def rad2deg(x, /):
   """Radians to degrees, elementwise."""
   x, = promote_args_inexact("rad2deg", x)
-  return lax.mul(x, _c(x, 180 / np.pi))
+  return lax.mul(x, lax_const(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -130,42 +132,53 @@ def sinc(x, /):
   The zero is guarded on both sides of the division, so gradients at 0 are finite.
   """
   x, = promote_args_inexact("sinc", x)
-  is_zero = lax.eq(x, _c(x, 0))
-  safe = _where(is_zero, _full(x, 1), lax.mul(x, _c(x, np.pi)))
-  return _where(is_zero, _full(x, 1), lax.div(lax.sin(safe), safe))
+  is_zero = lax.eq(x, lax_const(x, 0))
+  one = lax_extra.full_like(x, 1)
+  safe = lax.select(is_zero, one, lax.mul(x, lax_const(x, np.pi)))
+  return lax.select(is_zero, one, lax.div(lax.sin(safe), safe))
 
 
 def trunc(x, /):
-  """Round toward zero, elementwise; integers pass through."""
-  x, = promote_args_numeric("trunc", x)
+  """Round toward zero, elementwise; integers and booleans pass through."""
+  check_arraylike("trunc", x)
+  x = as_operand(x)
   if not dtypes.is_inexact(x.dtype):
     return x
-  return _where(lax.lt(x, _c(x, 0)), lax.ceil(x), lax.floor(x))
+  return where(lax.lt(x, lax_const(x, 0)), ufuncs.ceil(x), ufuncs.floor(x))
 
 
 def rint(x, /):
   """Round to the nearest integer, ties to even, elementwise; integers become floats."""
-  x, = promote_args_inexact("rint", x)
+  check_arraylike("rint", x)
+  x = as_operand(x)
+  if not dtypes.is_inexact(x.dtype):
+    return lax.convert_element_type(x, dtypes.default_float_dtype())
   if dtypes.is_complex(x.dtype):
-    even = lax_bits.RoundingMethod.TO_NEAREST_EVEN
-    return lax_bits.complex(lax_bits.round(lax_bits.real(x), even),
-                            lax_bits.round(lax_bits.imag(x), even))
+    return lax_bits.complex(rint(lax_bits.real(x)), rint(lax_bits.imag(x)))
   return lax_bits.round(x, lax_bits.RoundingMethod.TO_NEAREST_EVEN)
 
 
 def ldexp(x1, x2, /):
-  """``x1 * 2**x2`` for an integer ``x2``, elementwise."""
+  """``x1 * 2**x2`` for an integer ``x2``, elementwise.
+
+  As in JAX, ``x1`` is split by ``frexp`` first, so that ``2**x2`` never overflows where
+  the result would not; zeros and infinities of ``x1`` are returned unchanged.
+  """
   check_arraylike("ldexp", x1, x2)
-  x2 = as_operand(x2)
-  if not dtypes.is_integer(x2.dtype) and x2.dtype != np.bool_:
-    raise ValueError(f"ldexp got a non-integer exponent of dtype {x2.dtype}.")
+  x1, x2 = as_operand(x1), as_operand(x2)
+  if dtypes.is_complex(x1.dtype) or dtypes.is_inexact(x2.dtype):
+    raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}: it "
+                     "takes a real x1 and an integer x2.")
   x1, = promote_args_inexact("ldexp", x1)
-  x1, x2 = _broadcast(x1, x2)
-  # two half steps so that 2**x2 itself never overflows where the product would not
-  half = lax.convert_element_type(lax.div(x2, as_operand(np.full((), 2, x2.dtype))),
-                                  x1.dtype)
-  rest = lax.sub(lax.convert_element_type(x2, x1.dtype), half)
-  return lax.mul(lax.mul(x1, lax.exp2(half)), lax.exp2(rest))
+  x2 = lax.convert_element_type(x2, x1.dtype)
+  mantissa, exponent = frexp(x1)
+  exponent = ufuncs.add(lax.convert_element_type(exponent, x2.dtype), x2)
+  # the exponent may overflow by one with a finite result
+  positive = ufuncs.greater(exponent, 0)
+  mantissa = where(positive, ufuncs.multiply(mantissa, 2), mantissa)
+  exponent = where(positive, ufuncs.subtract(exponent, 1), exponent)
+  out = ufuncs.multiply(mantissa, ufuncs.power(2, exponent))
+  return where(ufuncs.logical_or(ufuncs.isinf(x1), ufuncs.equal(x1, 0)), x1, out)
 
 
 def frexp(x, /):
@@ -181,80 +194,78 @@ def frexp(x, /):
   int_type = np.dtype(f"int{8 * x.dtype.itemsize}")
   ic = lambda v: as_operand(np.array(v, int_type))
   bias = (1 << (nexp - 1)) - 1
-  subnormal = lax.bitwise_and(lax.lt(lax.abs(x), _c(x, float(info.tiny))),
-                              lax.ne(x, _c(x, 0)))
-  scaled = _where(subnormal, lax.mul(x, _c(x, float(2.0 ** nmant))), x)
+  subnormal = lax.bitwise_and(lax.lt(lax.abs(x), lax_const(x, float(info.tiny))),
+                              lax.ne(x, lax_const(x, 0)))
+  scaled = lax.select(subnormal, lax.mul(x, lax_const(x, float(2.0 ** nmant))), x)
   xi = lax_bits.bitcast_convert_type(scaled, int_type)
   exp_field = lax.bitwise_and(lax_bits.shift_right_logical(xi, ic(nmant)),
                               ic((1 << nexp) - 1))
   exponent = lax.sub(exp_field, ic(bias - 1))
-  exponent = _where(subnormal, lax.sub(exponent, ic(nmant)), exponent)
+  exponent = lax.select(subnormal, lax.sub(exponent, ic(nmant)), exponent)
   exp_mask = ((1 << nexp) - 1) << nmant
-  keep = np.array(~exp_mask, int_type)
-  mant_bits = lax.bitwise_or(lax.bitwise_and(xi, as_operand(keep)), ic((bias - 1) << nmant))
+  mant_bits = lax.bitwise_or(lax.bitwise_and(xi, ic(~exp_mask)), ic((bias - 1) << nmant))
   mantissa = lax_bits.bitcast_convert_type(mant_bits, x.dtype)
-  special = lax.bitwise_or(lax.eq(x, _c(x, 0)), lax.bitwise_not(lax.is_finite(x)))
-  mantissa = _where(special, x, mantissa)
-  exponent = _where(special, _full(exponent, 0), exponent)
+  special = lax.bitwise_or(lax.eq(x, lax_const(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+  mantissa = lax.select(special, x, mantissa)
+  exponent = lax.select(special, lax_extra.full_like(exponent, 0), exponent)
   return mantissa, lax.convert_element_type(exponent, np.int32)
 
 
 def modf(x, /, out=None):
   """The fractional and integral parts of ``x`` (both with ``x``'s sign), elementwise."""
+  check_arraylike("modf", x)
+  x, = promote_dtypes_inexact(as_operand(x))
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
-  x, = promote_args_inexact("modf", x)
-  whole = trunc(x)
-  return lax.sub(x, whole), whole
+  whole = where(ufuncs.greater_equal(x, 0), ufuncs.floor(x), ufuncs.ceil(x))
+  return ufuncs.subtract(x, whole), whole
 
 
-def _safe_rem(a, b):
-  is_zero = lax.eq(b, _c(b, 0))
-  return _where(is_zero, _full(a, 0), lax.rem(a, _where(is_zero, _full(b, 1), b)))
+def _integer_args(name, x1, x2):
+  check_arraylike(name, x1, x2)
+  x1, x2 = promote_dtypes(x1, x2)
+  if not dtypes.is_integer(x1.dtype):
+    raise ValueError(f"Arguments to jax.numpy.{name} must be integers, got {x1.dtype}; "
+                     "convert them with .astype(int) first.")
+  return x1, x2
 
 
 def gcd(x1, x2, /):
   """The greatest common divisor of integers, elementwise (``gcd(0, 0) = 0``)."""
-  x1, x2 = promote_args_numeric("gcd", x1, x2)
-  if not dtypes.is_integer(x1.dtype):
-    raise ValueError("Arguments to jax.numpy.gcd must be integers.")
-  x1, x2 = _broadcast(x1, x2)
-  a, b = _abs_int(x1), _abs_int(x2)
-
-  def cond(ab):
-    return lax_red.reduce_or(lax.ne(ab[1], _c(ab[1], 0)), tuple(range(ab[1].ndim)))
-
-  def body(ab):
-    a, b = ab
-    nonzero = lax.ne(b, _c(b, 0))
-    return _where(nonzero, b, a), _where(nonzero, _safe_rem(a, b), b)
-
-  return lax_cf.while_loop(cond, body, (a, b))[0]
+  x1, x2 = _broadcast(*_integer_args("gcd", x1, x2))
+  return lax_cf.while_loop(_gcd_cond, _gcd_body, (ufuncs.abs(x1), ufuncs.abs(x2)))[0]
 
 
-def _abs_int(x):
-  return x if dtypes.issubdtype(x.dtype, np.unsignedinteger) else lax.abs(x)
+def _gcd_cond(carry):
+  return _any(ufuncs.not_equal(carry[1], 0))
+
+
+def _gcd_body(carry):
+  # Euclid's step, keeping the larger value first
+  x1, x2 = carry
+  nonzero = ufuncs.not_equal(x2, 0)
+  x1, x2 = where(nonzero, x2, x1), where(nonzero, lax.rem(x1, x2), lax_const(x2, 0))
+  swap = ufuncs.less(x1, x2)
+  return where(swap, x2, x1), where(swap, x1, x2)
 
 
 def lcm(x1, x2, /):
   """The least common multiple of integers, elementwise (0 if either is 0)."""
-  x1, x2 = promote_args_numeric("lcm", x1, x2)
-  if not dtypes.is_integer(x1.dtype):
-    raise ValueError("Arguments to jax.numpy.lcm must be integers.")
-  x1, x2 = _broadcast(x1, x2)
+  x1, x2 = _integer_args("lcm", x1, x2)
+  x1, x2 = ufuncs.abs(x1), ufuncs.abs(x2)
   d = gcd(x1, x2)
-  is_zero = lax.eq(d, _c(d, 0))
-  quotient = lax.div(x2, _where(is_zero, _full(d, 1), d))
-  return _where(is_zero, _full(d, 0), _abs_int(lax.mul(x1, quotient)))
+  return where(ufuncs.equal(d, 0), lax_const(d, 0),
+               ufuncs.multiply(x1, ufuncs.floor_divide(x2, d)))
 
 
 def heaviside(x1, x2, /):
-  """The step function: 0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``."""
-  x1, x2 = promote_args_inexact("heaviside", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  zero, one = _full(x1, 0), _full(x1, 1)
-  out = _where(lax.lt(x1, _c(x1, 0)), zero, _where(lax.gt(x1, _c(x1, 0)), one, x2))
-  return _where(lax.ne(x1, x1), x1, out)  # NaN stays NaN, as in NumPy and JAX
+  """The step function: 0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``;
+  NaN where ``x1`` is NaN."""
+  check_arraylike("heaviside", x1, x2)
+  x1, x2 = promote_dtypes_inexact(x1, x2)
+  zero = lax_const(x1, 0)
+  return where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), lax_const(x1, 1),
+                                             where(lax.ne(x1, x1), x1, x2)))
 
 
 def conjugate(x, /):
@@ -275,32 +286,36 @@ def real(val, /):
 
 
 def imag(val, /):
-  """The imaginary part, elementwise; zeros for real inputs."""
+  """The imaginary part, elementwise; zeros (weak when ``val`` is) for real inputs."""
   check_arraylike("imag", val)
   val = as_operand(val)
-  return lax_bits.imag(val) if dtypes.is_complex(val.dtype) else _full(val, 0)
+  return lax_bits.imag(val) if dtypes.is_complex(val.dtype) else lax_extra.full_like(val, 0)
 
 
 def angle(z, deg=False):
-  """The counterclockwise angle of each complex number from the positive real axis."""
-  z, = promote_args_inexact("angle", z)
+  """The counterclockwise angle of each complex number from the positive real axis.
+
+  Integers and Python floats give default-dtype floats, as in JAX.
+  """
+  check_arraylike("angle", z)
+  z = as_operand(z)
   re, im = real(z), imag(z)
+  if not dtypes.is_inexact(re.dtype) or (dtypes.is_floating(z.dtype) and z.ndim == 0):
+    re, im = (lax.convert_element_type(v, dtypes.default_float_dtype()) for v in (re, im))
   out = lax.atan2(im, re)
-  return lax.mul(out, _c(out, 180 / np.pi)) if deg else out
+  return rad2deg(out) if deg else out
 
 
 def iscomplex(x, /):
   """Whether each element has a nonzero imaginary part."""
-  x = as_operand(x)
   im = imag(x)
-  return lax.ne(im, _c(im, 0))
+  return lax.ne(im, lax_const(im, 0))
 
 
 def isreal(x, /):
   """Whether each element has a zero imaginary part."""
-  x = as_operand(x)
   im = imag(x)
-  return lax.eq(im, _c(im, 0))
+  return lax.eq(im, lax_const(im, 0))
 
 
 def isrealobj(x, /):
@@ -308,24 +323,14 @@ def isrealobj(x, /):
   return not dtypes.is_complex(dtypes.dtype(x))
 
 
-def _shift_args(name, x1, x2):
-  x1, x2 = promote_args(name, x1, x2)
-  if not dtypes.is_integer(x1.dtype) and x1.dtype != np.bool_:
-    raise TypeError(f"{name} only accepts integer arguments, got {x1.dtype}.")
-  if x1.dtype == np.bool_:
-    x1, x2 = (lax.convert_element_type(v, np.int8) for v in (x1, x2))
-  return _broadcast(x1, x2)
-
-
 def left_shift(x1, x2, /):
-  """``x1 << x2`` elementwise; shifts past the bit width give 0."""
-  x1, x2 = _shift_args("left_shift", x1, x2)
-  return lax_bits.shift_left(x1, x2)
+  """``x1 << x2`` elementwise (booleans promote to int); shifts past the bit width give 0."""
+  return lax_bits.shift_left(*promote_args_numeric("left_shift", x1, x2))
 
 
 def right_shift(x1, x2, /):
   """``x1 >> x2`` elementwise: arithmetic for signed types, logical for unsigned."""
-  x1, x2 = _shift_args("right_shift", x1, x2)
+  x1, x2 = promote_args_numeric("right_shift", x1, x2)
   if dtypes.issubdtype(x1.dtype, np.unsignedinteger):
     return lax_bits.shift_right_logical(x1, x2)
   return lax_bits.shift_right_arithmetic(x1, x2)
@@ -339,7 +344,7 @@ def bitwise_count(x, /):
   x, = promote_args_numeric("bitwise_count", x)
   if not dtypes.is_integer(x.dtype):
     raise TypeError(f"bitwise_count requires an integer input, got {x.dtype}.")
-  return lax.convert_element_type(lax_bits.population_count(_abs_int(x)), np.uint8)
+  return lax.convert_element_type(lax_bits.population_count(ufuncs.abs(x)), np.uint8)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -356,58 +361,70 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   info = dtypes.finfo(dtype)
   posinf = float(info.max) if posinf is None else posinf
   neginf = float(info.min) if neginf is None else neginf
-  cast = lambda v: lax.broadcast_like(lax.convert_element_type(as_operand(v), dtype), x)
-  out = _where(lax.ne(x, x), cast(nan), x)
-  out = _where(lax.eq(x, _c(x, np.inf)), cast(posinf), out)
-  return _where(lax.eq(x, _c(x, -np.inf)), cast(neginf), out)
+  cast = lambda v: lax.convert_element_type(as_operand(v), dtype)
+  out = where(ufuncs.isnan(x), cast(nan), x)
+  out = where(isposinf(out), cast(posinf), out)
+  return where(isneginf(out), cast(neginf), out)
 
 
 def i0(x):
   """The modified Bessel function of the first kind of order zero, elementwise."""
   x, = promote_args_inexact("i0", x)
-  if dtypes.is_complex(x.dtype):
-    raise ValueError("i0 does not support complex-valued inputs")
+  if not dtypes.is_floating(x.dtype):
+    raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")
   ax = lax.abs(x)
-  return lax.mul(lax_special.bessel_i0e(ax), lax.exp(ax))
+  return lax.mul(lax.exp(ax), lax_special.bessel_i0e(ax))
 
 
-def isposinf(x, /):
+def _isposneginf(name, infinity, x, out):
+  check_arraylike(name, x)
+  if out is not None:
+    raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: JAX "
+                              "arrays are immutable; use the returned array.")
+  x = as_operand(x)
+  if dtypes.is_floating(x.dtype):
+    return lax.eq(x, constant_like(x, infinity))
+  if dtypes.is_complex(x.dtype):
+    raise ValueError("isposinf/isneginf are not well defined for complex types; use "
+                     "isinf on the real or imaginary part.")
+  return lax_extra.full_like(x, False, dtype=np.bool_)
+
+
+def isposinf(x, /, out=None):
   """Whether each element is positive infinity."""
-  x, = promote_args("isposinf", x)
-  if not dtypes.is_floating(x.dtype):
-    return _full_bool(x, False)
-  return lax.eq(x, _c(x, np.inf))
+  return _isposneginf("isposinf", np.inf, x, out)
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
   """Whether each element is negative infinity."""
-  x, = promote_args("isneginf", x)
-  if not dtypes.is_floating(x.dtype):
-    return _full_bool(x, False)
-  return lax.eq(x, _c(x, -np.inf))
+  return _isposneginf("isneginf", -np.inf, x, out)
 
 
 def spacing(x, /):
-  """The distance from ``x`` to the next float away from zero (negative for ``x < 0``)."""
+  """The distance from ``x`` to the next float away from zero (negative for ``x < 0``).
+
+  As in JAX (and NumPy): float16 always steps toward +inf, and where the step underflows
+  other dtypes give the smallest subnormal with ``x``'s sign.
+  """
   x, = promote_args_inexact("spacing", x)
   if dtypes.is_complex(x.dtype):
-    raise ValueError("spacing is not defined for complex inputs.")
-  away = _where(signbit(x), _full(x, -np.inf), _full(x, np.inf))
-  return lax.sub(lax.nextafter(x, away), x)
+    raise ValueError("jnp.spacing is not defined for complex inputs.")
+  inf = lax_const(x, np.inf)
+  if x.dtype == np.float16:
+    return ufuncs.subtract(lax.nextafter(x, inf), x)
+  out = ufuncs.subtract(lax.nextafter(x, copysign(inf, x)), x)
+  tiniest = dtypes.finfo(x.dtype).smallest_subnormal
+  return where(ufuncs.equal(out, 0), copysign(tiniest, x), out)
 
 
 def fmax(x1, x2):
   """The elementwise maximum, ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = promote_args("fmax", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  return _where(lax.ne(x1, x1), x2, _where(lax.ne(x2, x2), x1, lax.max(x1, x2)))
+  return where(ufuncs.logical_or(ufuncs.greater(x1, x2), ufuncs.isnan(x2)), x1, x2)
 
 
 def fmin(x1, x2):
   """The elementwise minimum, ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = promote_args("fmin", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  return _where(lax.ne(x1, x1), x2, _where(lax.ne(x2, x2), x1, lax.min(x1, x2)))
+  return where(ufuncs.logical_or(ufuncs.less(x1, x2), ufuncs.isnan(x2)), x1, x2)
 
 
 def fabs(x, /):

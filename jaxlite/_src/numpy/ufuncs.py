@@ -1,14 +1,22 @@
 """Elementwise ``jaxlite.numpy`` functions, each a promotion step and one lax call."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
+from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.config import config
+from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                     promote_args_numeric, as_operand)
+from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.numpy.lax_numpy import where
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
+                                     promote_args, promote_args_inexact, promote_args_numeric,
+                                     promote_dtypes_inexact, promote_dtypes_numeric,
+                                     promote_shapes)
 
 
 _INEXACT_DTYPES = frozenset(d for d in dtypes._NUMERIC if dtypes.is_inexact(d))
@@ -117,16 +125,16 @@ sqrt = _inexact_unary("sqrt", lax.sqrt, "Square root")
 cbrt = _inexact_unary("cbrt", lax.cbrt, "Cube root")
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
-negative = _unary("negative", lax.neg, "Numerical negative", promote_args_numeric)
-positive = _unary("positive", lambda x: x, "Numerical positive", promote_args_numeric)
-sign = _unary("sign", lax.sign, "Sign (-1, 0 or 1)", promote_args_numeric)
+# As in JAX, negative and sign reject booleans (lax.neg and lax.sign do) and positive
+# returns them unchanged.
+negative = _unary("negative", lax.neg, "Numerical negative")
+positive = _unary("positive", lambda x: x, "Numerical positive")
+sign = _unary("sign", lax.sign, "Sign (-1, 0 or 1; ``x / abs(x)`` for complex x)")
 floor = _unary("floor", lambda x: x if not dtypes.is_inexact(x.dtype) else lax.floor(x),
                "Floor")
 ceil = _unary("ceil", lambda x: x if not dtypes.is_inexact(x.dtype) else lax.ceil(x),
               "Ceiling")
-square = _unary("square", lambda x: lax.integer_pow(x, 2), "Square", promote_args_numeric)
-isfinite = _unary("isfinite", lambda x: lax.is_finite(x) if dtypes.is_floating(x.dtype)
-                  else _full_like_bool(x, True), "Whether finite")
+square = _unary("square", lax.square, "Square", promote_args_numeric)
 logical_not = _unary("logical_not", lambda x: lax.bitwise_not(_to_bool(x)), "Logical NOT")
 invert = bitwise_not = _unary("invert", lax.bitwise_not, "Bitwise NOT")
 
@@ -143,16 +151,24 @@ abs = absolute
 
 
 def _to_bool(x):
-  return x if x.dtype == np.bool_ else lax.ne(x, _zero(x))
-
-
-def _zero(x):
-  return as_operand(np.zeros((), x.dtype))
+  return x if x.dtype == np.bool_ else lax.ne(x, lax_const(x, 0))
 
 
 def _full_like_bool(x, value):
-  from jaxlite._src.numpy import creation
-  return creation.full(x.shape, value, dtype=bool)
+  return lax_extra.full_like(x, value, dtype=np.bool_)
+
+
+def _ordered(lax_cmp):
+  """``lax_cmp`` extended to complex numbers, which JAX orders lexicographically: by real
+  part, then by imaginary part."""
+  def compare(x, y):
+    if not dtypes.is_complex(x.dtype):
+      return lax_cmp(x, y)
+    re_x, re_y = lax_bits.real(x), lax_bits.real(y)
+    return lax.select(lax.eq(re_x, re_y), lax_cmp(lax_bits.imag(x), lax_bits.imag(y)),
+                      lax_cmp(re_x, re_y))
+  compare.__name__ = lax_cmp.__name__
+  return compare
 
 
 add = _binary("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype == np.bool_
@@ -165,7 +181,6 @@ true_divide = divide = _binary("true_divide", lax.div, "True division",
 maximum = _binary("maximum", lax.max, "Maximum (NaN-propagating)")
 minimum = _binary("minimum", lax.min, "Minimum (NaN-propagating)")
 arctan2 = _binary("arctan2", lax.atan2, "Four-quadrant inverse tangent", promote_args_inexact)
-atan2 = arctan2
 nextafter = _binary("nextafter", lax.nextafter, "Next float after x toward y",
                     promote_args_inexact)
 bitwise_and = _binary("bitwise_and", lax.bitwise_and, "Bitwise AND")
@@ -179,84 +194,160 @@ logical_xor = _binary("logical_xor", lambda x, y: lax.bitwise_xor(_to_bool(x), _
                       "Logical XOR")
 equal = _binary("equal", lax.eq, "Equality test")
 not_equal = _binary("not_equal", lax.ne, "Inequality test")
-less = _binary("less", lax.lt, "``x < y``")
-less_equal = _binary("less_equal", lax.le, "``x <= y``")
-greater = _binary("greater", lax.gt, "``x > y``")
-greater_equal = _binary("greater_equal", lax.ge, "``x >= y``")
+less = _binary("less", _ordered(lax.lt), "``x < y``")
+less_equal = _binary("less_equal", _ordered(lax.le), "``x <= y``")
+greater = _binary("greater", _ordered(lax.gt), "``x > y``")
+greater_equal = _binary("greater_equal", _ordered(lax.ge), "``x >= y``")
 
 
-def _float_rem(x, y):
-  # Python's modulo: the result takes the sign of the divisor.
-  r = lax.rem(x, y)
-  fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.lt(r, _zero(r)),
-                                                    lax.lt(y, _zero(y))))
-  return lax.select(fix, lax.add(r, y), r)
+def atan2(x1, x2, /):
+  """``arctan2`` after NumPy promotion (``numpy.atan2``): a Python scalar takes the
+  other operand's dtype first, so ``atan2(uint8_array, -3)`` divides by ``uint8(-3)``."""
+  return arctan2(*promote_args("atan2", x1, x2))
 
 
-def remainder(x, y, /):
-  """Remainder with the sign of the divisor, elementwise (``numpy.remainder``)."""
-  x, y = promote_args_numeric("remainder", x, y)
-  return _float_rem(x, y)
+def isfinite(x, /):
+  """Whether each element is finite (both parts, for complex numbers)."""
+  check_arraylike("isfinite", x)
+  x = as_operand(x)
+  if dtypes.is_floating(x.dtype):
+    return lax.is_finite(x)
+  if dtypes.is_complex(x.dtype):
+    return lax.bitwise_and(lax.is_finite(lax_bits.real(x)), lax.is_finite(lax_bits.imag(x)))
+  return _full_like_bool(x, True)
 
 
-mod = remainder
+def isinf(x, /):
+  """Whether each element is positive or negative infinity (either part, for complex)."""
+  check_arraylike("isinf", x)
+  x = as_operand(x)
+  if dtypes.is_floating(x.dtype):
+    return lax.eq(lax.abs(x), constant_like(x, np.inf))
+  if dtypes.is_complex(x.dtype):
+    re, im = lax_bits.real(x), lax_bits.imag(x)
+    return lax.bitwise_or(lax.eq(lax.abs(re), constant_like(re, np.inf)),
+                          lax.eq(lax.abs(im), constant_like(im, np.inf)))
+  return _full_like_bool(x, False)
 
 
-def fmod(x, y, /):
-  """C-style remainder (sign of the dividend), elementwise (``numpy.fmod``)."""
-  x, y = promote_args_numeric("fmod", x, y)
-  return lax.rem(x, y)
+def isnan(x, /):
+  """Whether each element is NaN."""
+  check_arraylike("isnan", x)
+  x = as_operand(x)
+  return lax.ne(x, x)
 
 
-def floor_divide(x, y, /):
+# -- division and remainders: integer division by zero does not trap (XLA's x // 0 is -1
+# for signed and all ones for unsigned types, x % 0 is x); these follow JAX's formulas.
+
+def remainder(x1, x2, /):
+  """Remainder with the sign of the divisor, elementwise (``numpy.remainder``).
+
+  An integer remainder by zero is 0, as in JAX.
+  """
+  x1, x2 = promote_args_numeric("remainder", x1, x2)
+  zero = constant_like(x1, 0)
+  if dtypes.is_integer(x2.dtype):
+    x2 = where(lax.eq(x2, constant_like(x2, 0)), lax_extra.full_like(x2, 1), x2)
+  trunc_mod = lax.rem(x1, x2)
+  do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
+                            lax.ne(trunc_mod, zero))
+  return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
+
+
+def mod(x1, x2, /):
+  """Remainder with the sign of the divisor (``numpy.mod``, an alias of ``remainder``)."""
+  return remainder(x1, x2)
+
+
+def fmod(x1, x2, /):
+  """C-style remainder (sign of the dividend), elementwise (``numpy.fmod``).
+
+  An integer remainder by zero is 0, as in JAX.
+  """
+  check_arraylike("fmod", x1, x2)
+  x1, x2 = as_operand(x1), as_operand(x2)
+  if dtypes.is_integer(dtypes.result_type(x1, x2)):
+    x2 = where(equal(x2, 0), lax_extra.full_like(x2, 1), x2)
+  return lax.rem(*promote_args_numeric("fmod", x1, x2))
+
+
+def floor_divide(x1, x2, /):
   """Division rounded toward negative infinity, elementwise (``numpy.floor_divide``)."""
-  x, y = promote_args_numeric("floor_divide", x, y)
-  if dtypes.is_integer(x.dtype):
-    quotient = lax.div(x, y)
-    adjust = lax.bitwise_and(lax.ne(lax.rem(x, y), _zero(x)),
-                             lax.ne(lax.lt(x, _zero(x)), lax.lt(y, _zero(y))))
-    return lax.select(adjust, lax.sub(quotient, as_operand(np.ones((), x.dtype))), quotient)
-  from jaxlite._src.numpy.lax_numpy import where
-  quotient = lax.floor(lax.div(lax.sub(x, _float_rem(x, y)), y))
-  return where(lax.eq(y, _zero(y)), lax.div(x, y), quotient)  # x // 0 is +-inf, as in JAX
+  x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+  if dtypes.issubdtype(x1.dtype, np.unsignedinteger):
+    return lax.div(x1, x2)
+  if dtypes.is_integer(x1.dtype):
+    quotient = lax.div(x1, x2)
+    fix = logical_and(not_equal(lax.sign(x1), lax.sign(x2)),
+                      not_equal(lax.rem(x1, x2), 0))
+    return where(fix, subtract(quotient, 1), quotient)
+  if dtypes.is_complex(x1.dtype):
+    raise TypeError("floor_divide does not support complex-valued inputs")
+  return _float_divmod(x1, x2)[0]
 
 
-def divmod(x, y, /):
-  """``(floor_divide(x, y), remainder(x, y))``."""
-  return floor_divide(x, y), remainder(x, y)
+def divmod(x1, x2, /):
+  """``(floor_divide(x1, x2), remainder(x1, x2))``, elementwise (``numpy.divmod``)."""
+  x1, x2 = promote_args_numeric("divmod", x1, x2)
+  if dtypes.is_integer(x1.dtype):
+    return floor_divide(x1, x2), remainder(x1, x2)
+  return _float_divmod(x1, x2)
 
 
-def power(x, y, /):
-  """``x ** y`` elementwise (``numpy.power``); a static integer exponent uses integer_pow."""
-  check_arraylike("power", x, y)
-  if isinstance(y, int) and not isinstance(y, bool):
-    x, = promote_args_numeric("power", x)
-    if y < 0 and dtypes.is_integer(x.dtype):
-      raise ValueError("Integers to negative integer powers are not allowed.")
-    return lax.integer_pow(x, y)
-  x, y = promote_args_numeric("power", x, y)
-  if dtypes.is_integer(x.dtype):
-    return _integer_power(x, y)
-  return lax.pow(x, y)
+def _float_divmod(x1, x2):
+  # CPython's float_divmod: the remainder takes the divisor's sign, the quotient is exact
+  mod = lax.rem(x1, x2)
+  div = lax.div(where(equal(x2, 0), x1, lax.sub(x1, mod)), x2)
+  fix = lax.bitwise_and(not_equal(mod, 0), not_equal(lax.sign(x2), lax.sign(mod)))
+  mod = lax.select(fix, add(mod, x2), mod)
+  div = lax.select(fix, subtract(div, 1.0), div)
+  return lax_bits.round(div), mod
 
 
-def _integer_power(x, y):
-  # Exponentiation by squaring over the bits of y (integer exponents may be traced).
-  from jaxlite._src.numpy.lax_numpy import broadcast_arrays
-  x, y = broadcast_arrays(x, y)
-  result = lax.broadcast_like(as_operand(np.ones((), x.dtype)), x)
-  base = x
-  bits = 8 * x.dtype.itemsize
-  for _ in range(bits):
-    result = lax.select(lax.ne(lax.bitwise_and(y, as_operand(np.ones((), y.dtype))),
-                               _zero(y)), lax.mul(result, base), result)
-    base = lax.mul(base, base)
-    y = lax.div(y, as_operand(np.full((), 2, y.dtype)))
-  return result
+# -- powers
+
+def power(x1, x2, /):
+  """``x1 ** x2`` elementwise (``numpy.power``).
+
+  As in JAX: a concrete integer exponent (a Python int, or a concrete integer scalar)
+  uses ``lax.integer_pow``; integer bases and exponents multiply by squaring over the
+  exponent's low 6 bits (larger powers overflow anyway); a float base with an integer
+  exponent array keeps the base's dtype.
+  """
+  check_arraylike("power", x1, x2)
+  if not isinstance(x2, core.Tracer):
+    try:
+      exponent = operator.index(x2)
+    except TypeError:
+      pass
+    else:
+      x1, = promote_dtypes_numeric(x1)
+      return lax.integer_pow(x1, exponent)
+  x1, x2 = (as_operand(x) for x in promote_shapes("power", x1, x2))
+  x1_, x2_ = promote_args_numeric("power", x1, x2)
+  if not dtypes.is_inexact(x1_.dtype):
+    return _pow_int_int(x1_, x2_)
+  if dtypes.is_inexact(x1.dtype) and dtypes.is_integer(x2.dtype):
+    # lax.pow of a float base and an integer exponent: the exponent converts to the
+    # base's dtype and the result is weak only if both operands are
+    return lax.pow(x1, lax._convert_element_type(x2, x1.dtype, x2.weak_type))
+  return lax.pow(x1_, x2_)
 
 
-def _one_like(x):
-  return as_operand(np.ones((), x.dtype))
+pow = power
+
+
+def _pow_int_int(x1, x2):
+  one = constant_like(x2, 1)
+  # acc starts at 0 for 0 ** y with y != 0
+  zero = constant_like(x2, 0)
+  acc = where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+  for _ in range(6):   # any base above 1 overflows before the 64th power
+    acc = where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
+    x1 = lax.mul(x1, x1)
+    x2 = lax_bits.shift_right_logical(x2, one)
+  return acc
 
 
 def float_power(x, y, /):
@@ -266,59 +357,82 @@ def float_power(x, y, /):
 
 
 def reciprocal(x, /):
-  """``1 / x`` elementwise."""
-  x, = promote_args_inexact("reciprocal", x)
-  return lax.div(_one_like(x), x)
+  """``1 / x`` elementwise, in floating point."""
+  check_arraylike("reciprocal", x)
+  x, = promote_dtypes_inexact(as_operand(x))
+  return lax.integer_pow(x, -1)
 
+
+# -- logarithms to other bases: a complex logarithm is scaled part by part, so that
+# infinities and the imaginary part's zeros survive
 
 def log2(x, /):
   """Base-2 logarithm, elementwise."""
   x, = promote_args_inexact("log2", x)
-  return lax.div(lax.log(x), lax.log(as_operand(np.full((), 2, x.dtype))))
+  if dtypes.is_complex(x.dtype):
+    r = lax.log(x)
+    re, im = lax_bits.real(r), lax_bits.imag(r)
+    ln2 = lax.log(constant_like(re, 2))
+    return lax_bits.complex(lax.div(re, ln2), lax.div(im, ln2))
+  return lax.div(lax.log(x), lax.log(constant_like(x, 2)))
 
 
 def log10(x, /):
   """Base-10 logarithm, elementwise."""
   x, = promote_args_inexact("log10", x)
-  return lax.div(lax.log(x), lax.log(as_operand(np.full((), 10, x.dtype))))
+  one_over_log10 = Array(np.array(0.4342944819032518, dtypes.finfo(x.dtype).dtype))
+  if dtypes.is_complex(x.dtype):
+    r = lax.log(x)
+    return lax_bits.complex(lax.mul(lax_bits.real(r), one_over_log10),
+                            lax.mul(lax_bits.imag(r), one_over_log10))
+  return lax.mul(lax.log(x), one_over_log10)
 
 
-def isnan(x, /):
-  """Whether each element is NaN."""
-  x, = promote_args("isnan", x)
-  return lax.ne(x, x)
-
-
-def isinf(x, /):
-  """Whether each element is positive or negative infinity."""
-  x, = promote_args("isinf", x)
-  if not dtypes.is_floating(x.dtype):
-    return _full_like_bool(x, False)
-  return lax.eq(lax.abs(x), as_operand(np.full((), np.inf, x.dtype)))
-
+# -- rounding
 
 def round(a, decimals=0, out=None):
-  """Round half to even, to ``decimals`` places (``numpy.round``)."""
+  """Round half to even, to ``decimals`` places (``numpy.round``).
+
+  Integers are returned unchanged (negative ``decimals`` are not supported for them);
+  booleans are rejected with a ValueError, as in JAX; complex numbers are rounded part by
+  part. float16 is scaled in float32.
+  """
+  check_arraylike("round", a)
+  a = as_operand(a)
+  decimals = operator.index(decimals)
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.round is not supported: JAX "
                               "arrays are immutable; use the returned array.")
-  a, = promote_args("round", a)
-  if not dtypes.is_inexact(a.dtype):
+  dtype = a.dtype
+  if dtypes.is_integer(dtype):
+    if decimals < 0:
+      raise NotImplementedError("integer np.round not implemented for decimals < 0")
     return a
-  factor = as_operand(np.full((), 10.0 ** decimals, a.dtype))
-  scaled = lax.mul(a, factor) if decimals else a
-  # round half to even: floor(x + 0.5), corrected down where x + 0.5 is an odd integer
-  half = as_operand(np.full((), 0.5, a.dtype))
-  floored = lax.floor(lax.add(scaled, half))
-  two = as_operand(np.full((), 2, a.dtype))
-  is_tie = lax.eq(lax.sub(floored, scaled), half)
-  is_odd = lax.ne(lax.rem(floored, two), _zero(a))
-  rounded = lax.select(lax.bitwise_and(is_tie, is_odd),
-                       lax.sub(floored, as_operand(np.ones((), a.dtype))), floored)
-  return lax.div(rounded, factor) if decimals else rounded
+  if dtype == np.bool_:   # JAX's finfo(bool) fails the same way
+    raise ValueError("jnp.round does not accept booleans (bool is not inexact); convert "
+                     "with .astype(int) or .astype(float) first.")
+  if decimals > np.log10(float(dtypes.finfo(dtype).max)):
+    return a   # rounding beyond the precision changes nothing
+  if dtypes.is_complex(dtype):
+    return lax_bits.complex(_round_float(lax_bits.real(a), decimals),
+                            _round_float(lax_bits.imag(a), decimals))
+  return _round_float(a, decimals)
 
 
 around = round
+
+
+def _round_float(x, decimals):
+  even = lax_bits.RoundingMethod.TO_NEAREST_EVEN
+  if decimals == 0:
+    return lax_bits.round(x, even)
+  # scaling float16 loses digits: it is scaled in float32, as JAX does
+  dtype = x.dtype
+  if dtype == np.float16:
+    x = lax.convert_element_type(x, np.float32)
+  factor = lax_const(x, 10 ** decimals)
+  out = lax.div(lax_bits.round(lax.mul(x, factor), even), factor)
+  return lax.convert_element_type(out, dtype) if dtype == np.float16 else out
 
 
 def clip(arr, min=None, max=None):

@@ -47,6 +47,27 @@ def as_operand(x):
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")
 
 
+def lax_const(x, value) -> Array:
+  """``value`` as a constant of ``x``'s dtype, for lax ops on ``x`` (JAX's ``lax._const``).
+
+  The constant is weakly typed only when ``x`` is a weakly typed scalar whose dtype is
+  the default one of its Python type, as JAX makes it a Python scalar then; otherwise it
+  is a strong array, so ``lax.mul(x, lax_const(x, 2))`` of a weak non-scalar ``x`` is
+  strong, as in JAX.
+  """
+  aval = core.get_aval(x)
+  if aval.weak_type and not aval.shape:
+    value = dtypes.scalar_type_of(aval.dtype)(value)
+    return Array(np.array(value, aval.dtype),
+                 dtypes.python_scalar_dtype(type(value)) == aval.dtype)
+  return Array(np.array(value, aval.dtype))
+
+
+def constant_like(x, value) -> Array:
+  """``value`` as a strongly typed scalar array of ``x``'s dtype (JAX's ``_constant_like``)."""
+  return Array(np.array(value, core.get_aval(x).dtype))
+
+
 def promote_dtypes(*args):
   """Convert ``args`` to their common dtype (JAX's lattice), keeping weak types."""
   if len(args) < 2:

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from jaxlite._src import core
-from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.backends.numpy.impls import complex_rules, impl_rules
 from jaxlite._src.lax import elementwise as ew
 
 # primitive -> NumPy expression template over the argument names {0}, {1}, ...
@@ -133,6 +133,8 @@ def _template(eqn):
   prim = eqn.primitive
   if prim in codegen_rules:
     return None
+  if prim in complex_rules and eqn.invars[0].aval.dtype.kind == "c":
+    return None   # XLA's complex formulas, not NumPy's
   template = _DIRECT.get(prim)
   if template is None and eqn.invars and eqn.invars[0].aval.dtype.kind in "fc":
     template = _DIRECT_IF_FLOAT.get(prim)

@@ -158,8 +158,12 @@ def _bitcast_convert_type(x, *, new_dtype):
 
 
 def _complex(x, y):
-  out_dtype = np.complex64 if x.dtype == np.float32 else np.complex128
-  return (x + np.asarray(1j, out_dtype) * y).astype(out_dtype)
+  # the parts are placed, not computed as x + 1j * y (1j * inf would put a NaN in the
+  # real part)
+  out = np.empty(np.broadcast(x, y).shape, np.complex64 if x.dtype == np.float32
+                 else np.complex128)
+  out.real, out.imag = x, y
+  return out
 
 
 def _conj(x, *, input_dtype):

@@ -53,12 +53,21 @@ def _rem(x, y):
 def _pow(x, y):
   out = np.power(x, y)
   if x.dtype.kind == "f":
-    neg_inf = np.isneginf(x)
-    if neg_inf.any():  # C's pow (XLA's): (-inf)**y is +-inf or +-0, never NaN
-      odd = np.mod(y, 2) == 1
-      fix = np.where(y > 0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
-      out = np.where(neg_inf, fix, out)
+    # C's pow (XLA's): (-inf)**y is +-inf for y > 0 and +-0 for y < 0 (the sign is -
+    # for odd integers y), where NumPy gives NaN for some; y = 0 and NaN y are as NumPy's
+    odd = np.mod(y, 2) == 1
+    fix = np.isneginf(x) & ((y > 0) | (y < 0))
+    if fix.any():
+      limit = np.where(y > 0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
+      out = np.where(fix, limit, out)
   return out
+
+
+def _exp2(x):
+  # exp(x * log(2)) with log(2) rounded to x's dtype, as JAX lowers exp2 (the product is
+  # rounded too: bfloat16's exp2(100) is exp(69.0), not 2**100)
+  x = x * np.asarray(np.log(2), x.dtype)
+  return _complex_exp(x) if x.dtype.kind == "c" else np.exp(x)
 
 
 def _integer_pow(x, *, y):
@@ -71,10 +80,6 @@ def _sign(x):
   return np.sign(x)
 
 
-def _round_half_away(x):
-  return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype)
-
-
 def _not(x):
   return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
@@ -83,9 +88,173 @@ def _bitwise(logical, bitwise):
   return lambda x, y: logical(x, y) if x.dtype == np.bool_ else bitwise(x, y)
 
 
+# -- complex arithmetic as XLA computes it. NumPy follows C99 (Annex G) at infinities
+# and NaNs; XLA's CPU kernels (and JAX's own lowerings of sin and cos) use plain formulas
+# with a few corner cases of their own, which tier 0 must reproduce.
+
+def _compose(re, im, dtype):
+  out = np.empty(np.broadcast(re, im).shape, dtype)
+  out.real, out.imag = re, im
+  return out
+
+
+def _flush_subnormal(x):
+  """``x`` with subnormals replaced by zeros of their sign. XLA's CPU backend flushes
+  denormals, which shows where a formula multiplies a tiny intermediate by a huge one."""
+  return np.where(np.abs(x) < np.finfo(x.dtype).tiny, np.copysign(np.zeros((), x.dtype), x), x)
+
+
+def _complex_exp(z):
+  # exp(a) * cis(b), with exp(a / 2) applied twice where exp(a) overflows and a zero
+  # imaginary part for real z
+  a, b = z.real, z.imag
+  exp_a, half = np.exp(a), np.exp(a / 2)
+  big = exp_a == np.inf
+  cos_b, sin_b = np.cos(b), np.sin(b)
+  return _compose(np.where(big, half * cos_b * half, exp_a * cos_b),
+                  np.where(b == 0, 0, np.where(big, half * sin_b * half, exp_a * sin_b)),
+                  z.dtype)
+
+
+def _complex_abs(z):
+  # max * sqrt(1 + (min / max)**2) with NaN-propagating max and min: NaN if either part
+  # is NaN, even beside an infinity (C99's hypot gives inf there)
+  out = np.abs(z)
+  return np.where(np.isnan(z.real) | np.isnan(z.imag), np.nan, out).astype(out.dtype)
+
+
+def _complex_sign(z):
+  r = _complex_abs(z)
+  return np.where(r == 0, 0, _compose(z.real / r, z.imag / r, z.dtype)).astype(z.dtype)
+
+
+def _cosm1(x):
+  return -2 * np.square(np.sin(x / 2))
+
+
+def _complex_expm1(z):
+  a, b = z.real, z.imag
+  em1, cm1 = np.expm1(a), _cosm1(b)
+  return _compose(em1 * (cm1 + 1) + cm1, np.where(b == 0, 0, (em1 + 1) * np.sin(b)),
+                  z.dtype)
+
+
+def _sinh_cosh_parts(b):
+  # JAX's lowering: sinh and cosh from expm1, exact for small b
+  e1m, e2m = np.expm1(b), np.expm1(-b)
+  two = np.asarray(2, b.dtype)
+  return (e1m - e2m) / two, (e1m + e2m + two) / two
+
+
+def _complex_sin(z):
+  a, b = z.real, z.imag
+  sinh, cosh = _sinh_cosh_parts(b)
+  return _compose(np.where(a == 0, 0, np.sin(a) * cosh), np.cos(a) * sinh, z.dtype)
+
+
+def _complex_cos(z):
+  a, b = z.real, z.imag
+  sinh, cosh = _sinh_cosh_parts(b)
+  return _compose(np.cos(a) * cosh, np.where(a == 0, 0, -np.sin(a) * sinh), z.dtype)
+
+
+def _complex_div(x, y):
+  """Smith's algorithm, then C99's limits where it gives NaN + NaN j for a zero or an
+  infinite operand."""
+  ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+  dtype = np.result_type(x, y)
+  r_over_i, i_over_r = _flush_subnormal(br / bi), _flush_subnormal(bi / br)
+  denom_i, denom_r = bi + r_over_i * br, br + i_over_r * bi
+  i_bigger = np.abs(br) < np.abs(bi)
+  cr = np.where(i_bigger, (r_over_i * ar + ai) / denom_i, (i_over_r * ai + ar) / denom_r)
+  ci = np.where(i_bigger, (r_over_i * ai - ar) / denom_i, (ai - i_over_r * ar) / denom_r)
+  inf = np.asarray(np.inf, cr.dtype)
+  finite = lambda v: np.abs(v) != inf
+  infinite = lambda v: np.abs(v) == inf
+  unit = lambda v: np.copysign(np.where(infinite(v), 1, 0).astype(cr.dtype), v)
+  zero_denom = (br == 0) & (bi == 0) & (~np.isnan(ar) | ~np.isnan(ai))
+  signed_inf = np.copysign(inf, br)
+  inf_num = (infinite(ar) | infinite(ai)) & finite(br) & finite(bi)
+  ur, ui = unit(ar), unit(ai)
+  inf_denom = (infinite(br) | infinite(bi)) & finite(ar) & finite(ai)
+  vr, vi = unit(br), unit(bi)
+  out_r = np.select([zero_denom, inf_num, inf_denom],
+                    [signed_inf * ar, inf * (ur * br + ui * bi), 0 * (ar * vr + ai * vi)], cr)
+  out_i = np.select([zero_denom, inf_num, inf_denom],
+                    [signed_inf * ai, inf * (ui * br - ur * bi), 0 * (ai * vr - ar * vi)], ci)
+  both_nan = np.isnan(cr) & np.isnan(ci)
+  return _compose(np.where(both_nan, out_r, cr), np.where(both_nan, out_i, ci), dtype)
+
+
+def _complex_sqrt(z):
+  # sqrt|z| * cis(arg(z) / 2), with C99's limits at infinities; unlike C99's csqrt it is
+  # not exact on the axes (sqrt(-1 + 0j) has a real part of -4.4e-8 in float32)
+  a, b = z.real, z.imag
+  r = np.sqrt(_complex_abs(z))
+  half_angle = np.arctan2(b, a) * np.asarray(0.5, a.dtype)
+  cos, sin = np.cos(half_angle), np.sin(half_angle)
+  inf_b = np.abs(b) == np.inf
+  re = np.where(inf_b | (a == np.inf), np.inf,
+                np.where((a == -np.inf) & ~inf_b, 0, r * cos))
+  im = np.where(inf_b | (a == -np.inf), np.copysign(np.asarray(np.inf, a.dtype), b),
+                np.where(np.isnan(r), np.nan, np.where(sin == 0, sin, r * sin)))
+  return np.where(r == 0, 0, _compose(re, im, z.dtype)).astype(z.dtype)
+
+
+def _complex_log(z):
+  return _compose(np.log(_complex_abs(z)), np.arctan2(z.imag, z.real), z.dtype)
+
+
+def _complex_pow(x, y):
+  """``|x|**c * exp(-d arg x) * cis(c arg x + d log|x|)`` for ``y = c + d j``, with
+  Kahan's conventions: ``x**0 = 1``, ``0**c = 0`` for ``c > 0``, ``1**y = 1``, and
+  ``inf**c`` is inf or 0 for real ``c``."""
+  dtype = np.result_type(x, y)
+  a, b, c, d = x.real, x.imag, y.real, y.imag
+  r, theta = _complex_abs(x), _flush_subnormal(np.arctan2(b, a))
+  coeff = np.power(r, c) * np.exp(-d * theta)
+  q = c * theta + d * np.log(r)
+  re, im = coeff * np.cos(q), coeff * np.sin(q)
+  real_exponent, real_base = d == 0, b == 0
+  conditions = [(a == np.inf) & real_base & real_exponent & (c < 0),
+                (a == np.inf) & real_base & real_exponent & (c > 0),
+                (a == 1) & real_base,
+                (c == 0) & real_exponent,
+                (r == 0) & real_exponent & (c >= 0)]
+  re = np.select(conditions, [0, np.inf, 1, 1, np.where(c == 0, 1, 0)], re)
+  im = np.select(conditions, [0, 0, 0, 0, 0], im)
+  return _compose(re, im, dtype)
+
+
+def _complex_atan2(y, x):
+  # -i log((x + i y) / sqrt(x**2 + y**2)) in complex arithmetic
+  i, minus_i = np.asarray(1j, x.dtype), np.asarray(complex(0, -1), x.dtype)
+  root = _complex_sqrt(x * x + y * y)
+  return minus_i * _complex_log(_complex_div(x + i * y, root))
+
+
+def _complex_ordered(pick):
+  """max or min of complex numbers, ordered by real part, then by imaginary part."""
+  def impl(x, y):
+    which = np.where(x.real == y.real, pick(x.imag, y.imag), pick(x.real, y.real))
+    return np.where(which, x, y)
+  return impl
+
+
+# primitive -> its implementation for complex operands (tier 0's code generator calls
+# these instead of its direct NumPy forms)
+complex_rules = {
+    ew.exp_p: _complex_exp, ew.abs_p: _complex_abs, ew.sign_p: _complex_sign, ew.expm1_p: _complex_expm1,
+    ew.sin_p: _complex_sin, ew.cos_p: _complex_cos, ew.div_p: _complex_div,
+    ew.pow_p: _complex_pow, ew.atan2_p: _complex_atan2, ew.log_p: _complex_log,
+    ew.sqrt_p: _complex_sqrt,
+    ew.max_p: _complex_ordered(np.greater), ew.min_p: _complex_ordered(np.less),
+}
+
+
 _UNARY = {
     ew.neg_p: np.negative, ew.sign_p: _sign, ew.floor_p: np.floor, ew.ceil_p: np.ceil,
-    ew.is_finite_p: np.isfinite, ew.exp_p: np.exp, ew.exp2_p: np.exp2, ew.log_p: np.log,
+    ew.is_finite_p: np.isfinite, ew.exp_p: np.exp, ew.exp2_p: _exp2, ew.log_p: np.log,
     ew.log1p_p: np.log1p, ew.expm1_p: np.expm1, ew.tanh_p: np.tanh,
     ew.logistic_p: _logistic, ew.sin_p: np.sin, ew.cos_p: np.cos, ew.tan_p: np.tan,
     ew.asin_p: np.arcsin, ew.acos_p: np.arccos, ew.atan_p: np.arctan, ew.sinh_p: np.sinh,
@@ -110,6 +279,14 @@ impl_rules.update(_COMPARE)
 impl_rules[ew.is_finite_p] = np.isfinite
 impl_rules[ew.abs_p] = np.abs
 impl_rules[ew.integer_pow_p] = _integer_pow
+
+
+def _complex_aware(real_impl, complex_impl):
+  return lambda x, *rest: (complex_impl if x.dtype.kind == "c" else real_impl)(x, *rest)
+
+
+for _prim, _fn in complex_rules.items():
+  impl_rules[_prim] = _complex_aware(impl_rules[_prim], _fn)
 
 
 def _select_n(which, *cases):

@@ -218,7 +218,7 @@ for _prim, _name in {
     ew.is_finite_p: "stablehlo.is_finite", ew.exp_p: "stablehlo.exponential",
     ew.log_p: "stablehlo.log", ew.log1p_p: "stablehlo.log_plus_one",
     ew.expm1_p: "stablehlo.exponential_minus_one", ew.tanh_p: "stablehlo.tanh",
-    ew.sin_p: "stablehlo.sine", ew.cos_p: "stablehlo.cosine", ew.tan_p: "stablehlo.tan",
+    ew.tan_p: "stablehlo.tan",
     ew.asin_p: "chlo.asin", ew.acos_p: "chlo.acos", ew.atan_p: "chlo.atan",
     ew.sinh_p: "chlo.sinh", ew.cosh_p: "chlo.cosh", ew.asinh_p: "chlo.asinh",
     ew.acosh_p: "chlo.acosh", ew.atanh_p: "chlo.atanh", ew.sqrt_p: "stablehlo.sqrt",
@@ -261,11 +261,67 @@ def _sign_rule(b, eqn, x):
   return unary(b, "sign", x)
 
 
+def _parts(b, z):
+  part_dtype = np.finfo(z.dtype).dtype
+  return (b.op1("stablehlo.real", [z], z.shape, part_dtype),
+          b.op1("stablehlo.imag", [z], z.shape, part_dtype))
+
+
+def _complex(b, re, im, dtype):
+  return b.op1("stablehlo.complex", [re, im], re.shape, dtype)
+
+
+def _is_nan(b, x):
+  return compare(b, x, x, "NE")
+
+
 @_elementwise
 def _abs_rule(b, eqn, x):
   if x.dtype.kind == "u":
     return x
-  return b.op1("stablehlo.abs", [x], *_out(eqn))
+  out = b.op1("stablehlo.abs", [x], *_out(eqn))
+  if x.dtype.kind != "c":
+    return out
+  # NaN if either part is NaN, even beside an infinity, as JAX's XLA computes it (the CPU
+  # plugin's hypot ignores NaNs: |1 + nan j| would be sqrt(2))
+  re, im = _parts(b, x)
+  return select(b, binary(b, "or", _is_nan(b, re), _is_nan(b, im)),
+                full(b, np.nan, out.shape, out.dtype), out)
+
+
+def _sinh_cosh_parts(b, y):
+  # sinh(y) and cosh(y) from expm1, exact for small y (JAX's lowering of complex sin/cos)
+  two = full(b, 2, y.shape, y.dtype)
+  e1m = unary(b, "exponential_minus_one", y)
+  e2m = unary(b, "exponential_minus_one", unary(b, "negate", y))
+  return (binary(b, "divide", binary(b, "subtract", e1m, e2m), two),
+          binary(b, "divide", binary(b, "add", binary(b, "add", e1m, e2m), two), two))
+
+
+def _sine_rule(b, eqn, x):
+  if x.dtype.kind != "c":
+    return unary(b, "sine", x)
+  # sin(a + bj) = sin(a) cosh(b) + j cos(a) sinh(b), with a zero real part where a is
+  # (no NaN from 0 * inf), as JAX lowers it
+  a, y = _parts(b, x)
+  sinh, cosh = _sinh_cosh_parts(b, y)
+  re = binary(b, "multiply", unary(b, "sine", a), cosh)
+  im = binary(b, "multiply", unary(b, "cosine", a), sinh)
+  a_is_zero = compare(b, a, full(b, 0, a.shape, a.dtype), "EQ")
+  return _complex(b, select(b, a_is_zero, full(b, 0, a.shape, a.dtype), re), im, x.dtype)
+
+
+def _cosine_rule(b, eqn, x):
+  if x.dtype.kind != "c":
+    return unary(b, "cosine", x)
+  # cos(a + bj) = cos(a) cosh(b) - j sin(a) sinh(b), with a zero imaginary part where a
+  # is zero, as JAX lowers it
+  a, y = _parts(b, x)
+  sinh, cosh = _sinh_cosh_parts(b, y)
+  re = binary(b, "multiply", unary(b, "cosine", a), cosh)
+  im = binary(b, "multiply", unary(b, "negate", unary(b, "sine", a)), sinh)
+  a_is_zero = compare(b, a, full(b, 0, a.shape, a.dtype), "EQ")
+  return _complex(b, re, select(b, a_is_zero, full(b, 0, a.shape, a.dtype), im), x.dtype)
 
 
 @_elementwise
@@ -301,6 +357,7 @@ def _integer_pow_rule(b, eqn, x, *, y):
 
 lowering_rules.update({
     ew.sign_p: _sign_rule, ew.abs_p: _abs_rule, ew.square_p: _square_rule,
+    ew.sin_p: _elementwise(_sine_rule), ew.cos_p: _elementwise(_cosine_rule),
     ew.logistic_p: _logistic_rule, ew.exp2_p: _exp2_rule,
     ew.integer_pow_p: _integer_pow_rule})
 
