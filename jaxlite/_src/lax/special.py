@@ -1,5 +1,5 @@
-"""Special-function primitives: error functions, log-gamma, digamma, incomplete gamma,
-scaled Bessel functions. All take and return one floating dtype, elementwise.
+"""Special-function primitives: error functions, log-gamma, digamma, polygamma, Hurwitz
+zeta, incomplete gamma, scaled Bessel functions. All take and return one floating dtype, elementwise.
 
 Derivatives are written in terms of these primitives and the elementwise ones, so they
 trace and nest like any other rule.
@@ -28,6 +28,7 @@ erf_inv_p = naryop("erf_inv", _float)
 lgamma_p = naryop("lgamma", _float)
 digamma_p = naryop("digamma", _float)
 polygamma_p = naryop("polygamma", _float)
+zeta_p = naryop("zeta", _float)
 igamma_p = naryop("igamma", _float)
 igammac_p = naryop("igammac", _float)
 igamma_grad_a_p = naryop("igamma_grad_a", _float)
@@ -63,6 +64,13 @@ def digamma(x):
 def polygamma(m, x):
   """The ``m``-th derivative of ``digamma`` (``m`` a non-negative integer-valued float)."""
   return polygamma_p.bind(m, x)
+
+
+def zeta(x, q):
+  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``, elementwise, for two
+  float arrays of one dtype: ``inf`` at ``x == 1``, NaN for ``x < 1``; at the poles
+  ``q = 0, -1, ...`` ``inf`` for even integer ``x``, else NaN."""
+  return zeta_p.bind(x, q)
 
 
 def igamma(a, x):
@@ -120,6 +128,11 @@ def _polygamma_dm(g, m, x):
   raise ValueError("polygamma is not differentiable with respect to its order `m`.")
 
 
+def _zeta_dx(g, x, q):
+  raise ValueError("lax.zeta is not differentiable with respect to x (JAX's is not "
+                   "either); jax.scipy.special.zeta is.")
+
+
 ad.defjvp(erf_p, lambda g, x: ew.mul(g, _erf_slope(x)))
 ad.defjvp(erfc_p, lambda g, x: ew.neg(ew.mul(g, _erf_slope(x))))
 ad.defjvp2(erf_inv_p, lambda g, ans, x: ew.mul(g, mul_c(ew.exp(ew.square(ans)), x,
@@ -129,6 +142,8 @@ ad.defjvp(digamma_p, lambda g, x: ew.mul(g, polygamma(ew.broadcast_like(_const(x
                                                       x)))
 ad.defjvp(polygamma_p, _polygamma_dm,
           lambda g, m, x: ew.mul(g, polygamma(ew.add(m, _const(m, 1)), x)))
+ad.defjvp(zeta_p, _zeta_dx,
+          lambda g, x, q: ew.neg(ew.mul(g, ew.mul(x, zeta(ew.add(x, _const(x, 1)), q)))))
 ad.defjvp(igamma_p, lambda g, a, x: ew.mul(g, igamma_grad_a(a, x)),
           lambda g, a, x: ew.mul(g, _igamma_dx(a, x)))
 ad.defjvp(igammac_p, lambda g, a, x: ew.neg(ew.mul(g, igamma_grad_a(a, x))),
@@ -145,5 +160,5 @@ from jaxlite._src.transforms import batching  # noqa: E402
 
 for _p in (erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, bessel_i0e_p, bessel_i1e_p):
   batching.defvectorized(_p)
-for _p in (polygamma_p, igamma_p, igammac_p, igamma_grad_a_p):
+for _p in (polygamma_p, zeta_p, igamma_p, igammac_p, igamma_grad_a_p):
   batching.defbroadcasting(_p)

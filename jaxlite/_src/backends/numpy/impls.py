@@ -12,6 +12,7 @@ from jaxlite._src import dtypes
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.backends.numpy import complex_math as cmath
 
 impl_rules = {}
 
@@ -33,7 +34,22 @@ def _logistic(x):
   return 1 / (1 + np.exp(-x))
 
 
+def _exp2(x):
+  # exp(x * ln(2)), the product rounded to x's type, as JAX lowers it (in bfloat16 that
+  # rounding is visible: exp2(10) is 1000)
+  ln2 = np.asarray(np.log(2), x.dtype)
+  wide = np.float32 if x.dtype.itemsize < 4 else x.dtype
+  return np.exp((x * ln2).astype(wide)).astype(x.dtype)
+
+
+def _by_kind(real, complex_):
+  """``real`` on real operands, ``complex_`` (XLA's special values) on complex ones."""
+  return lambda x, *rest: (complex_ if x.dtype.kind == "c" else real)(x, *rest)
+
+
 def _div(x, y):
+  if x.dtype.kind == "c":
+    return cmath.div(x, y)
   if x.dtype.kind in "iu":  # C-style integer division truncates toward zero, as XLA
     safe = np.where(y == 0, 1, y).astype(x.dtype)
     q = np.floor_divide(x, safe)
@@ -51,20 +67,33 @@ def _rem(x, y):
 
 
 def _pow(x, y):
-  out = np.power(x, y)
-  if x.dtype.kind == "f":
-    neg_inf = np.isneginf(x)
-    if neg_inf.any():  # C's pow (XLA's): (-inf)**y is +-inf or +-0, never NaN
-      odd = np.mod(y, 2) == 1
-      fix = np.where(y > 0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
-      out = np.where(neg_inf, fix, out)
-  return out
+  if x.dtype.kind == "c":
+    return cmath.pow(x, y)
+  wide = x.astype(np.float32) if x.itemsize < 4 else x   # half floats through float32
+  out = np.power(wide, y.astype(wide.dtype))
+  # NumPy's vectorised power is not C's at every special value; XLA's is: x**0 and 1**y
+  # are 1, (-inf)**y is +-inf or +-0
+  neg_inf = np.isneginf(x) & (y == y) & (y != 0)
+  if neg_inf.any():
+    odd = np.mod(y, 2) == 1
+    out = np.where(neg_inf, np.where(y > 0, np.where(odd, -np.inf, np.inf),
+                                     np.where(odd, -0.0, 0.0)), out)
+  out = np.where((y == 0) | (x == 1), 1, out)
+  return out.astype(x.dtype)
 
 
 def _integer_pow(x, *, y):
+  # square-and-multiply, then 1 / x**-y for negative powers, as JAX lowers it
   if y == 0:
     return np.ones_like(x)
-  return np.power(x, y) if y > 0 else np.power(np.asarray(1, x.dtype) / x, -y).astype(x.dtype)
+  acc, base, n = None, x, abs(y)
+  while n:
+    if n & 1:
+      acc = base if acc is None else np.multiply(acc, base)
+    n >>= 1
+    if n:
+      base = np.multiply(base, base)
+  return acc if y > 0 else _div(np.ones((), x.dtype), acc)
 
 
 def _sign(x):
@@ -79,24 +108,52 @@ def _not(x):
   return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
 
+def _minmax(np_fn, compare):
+  """XLA's max/min: NaN-propagating for floats, and for complex numbers the operand that
+  wins a lexicographic comparison (real parts, then imaginary parts; ``y`` if unordered),
+  as JAX lowers it."""
+  def impl(x, y):
+    if x.dtype.kind != "c":
+      return np_fn(x, y)
+    wins = np.where(x.real == y.real, compare(x.imag, y.imag), compare(x.real, y.real))
+    return np.where(wins, x, y)
+  return impl
+
+
+def _clamp(lo, x, hi):
+  if x.dtype.kind == "c":
+    # XLA orders complex bounds by their real parts alone, ties going to the bound
+    # (measured on JAX 0.10.2's CPU backend)
+    low = np.where(x.real <= lo.real, lo, x)
+    return np.where(low.real <= hi.real, low, hi)
+  return np.minimum(np.maximum(x, lo), hi).astype(x.dtype)
+
+
 def _bitwise(logical, bitwise):
   return lambda x, y: logical(x, y) if x.dtype == np.bool_ else bitwise(x, y)
 
 
 _UNARY = {
-    ew.neg_p: np.negative, ew.sign_p: _sign, ew.floor_p: np.floor, ew.ceil_p: np.ceil,
-    ew.is_finite_p: np.isfinite, ew.exp_p: np.exp, ew.exp2_p: np.exp2, ew.log_p: np.log,
-    ew.log1p_p: np.log1p, ew.expm1_p: np.expm1, ew.tanh_p: np.tanh,
-    ew.logistic_p: _logistic, ew.sin_p: np.sin, ew.cos_p: np.cos, ew.tan_p: np.tan,
-    ew.asin_p: np.arcsin, ew.acos_p: np.arccos, ew.atan_p: np.arctan, ew.sinh_p: np.sinh,
-    ew.cosh_p: np.cosh, ew.asinh_p: np.arcsinh, ew.acosh_p: np.arccosh,
-    ew.atanh_p: np.arctanh, ew.sqrt_p: np.sqrt, ew.rsqrt_p: lambda x: 1 / np.sqrt(x),
+    ew.neg_p: np.negative, ew.sign_p: _by_kind(_sign, cmath.sign), ew.floor_p: np.floor,
+    ew.ceil_p: np.ceil, ew.is_finite_p: np.isfinite, ew.exp_p: _by_kind(np.exp, cmath.exp),
+    ew.exp2_p: _by_kind(_exp2, cmath.exp2), ew.log_p: _by_kind(np.log, cmath.log),
+    ew.log1p_p: _by_kind(np.log1p, cmath.log1p),
+    ew.expm1_p: _by_kind(np.expm1, cmath.expm1), ew.tanh_p: np.tanh,
+    ew.logistic_p: _by_kind(_logistic, cmath.logistic), ew.sin_p: np.sin,
+    ew.cos_p: np.cos, ew.tan_p: np.tan, ew.asin_p: _by_kind(np.arcsin, cmath.arcsin),
+    ew.acos_p: _by_kind(np.arccos, cmath.arccos), ew.atan_p: np.arctan, ew.sinh_p: np.sinh,
+    ew.cosh_p: np.cosh,
+    ew.asinh_p: _by_kind(np.arcsinh, cmath.arcsinh),
+    ew.acosh_p: _by_kind(np.arccosh, cmath.arccosh),
+    ew.atanh_p: np.arctanh, ew.sqrt_p: _by_kind(np.sqrt, cmath.sqrt),
+    ew.rsqrt_p: _by_kind(lambda x: 1 / np.sqrt(x), cmath.rsqrt),
     ew.cbrt_p: np.cbrt, ew.not_p: _not, ew.square_p: np.square,
 }
 _BINARY = {
     ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: _div,
-    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: np.maximum, ew.min_p: np.minimum,
-    ew.atan2_p: np.arctan2, ew.nextafter_p: np.nextafter,
+    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: _minmax(np.maximum, np.greater),
+    ew.min_p: _minmax(np.minimum, np.less),
+    ew.atan2_p: _by_kind(np.arctan2, cmath.atan2), ew.nextafter_p: np.nextafter,
     ew.and_p: _bitwise(np.logical_and, np.bitwise_and),
     ew.or_p: _bitwise(np.logical_or, np.bitwise_or),
     ew.xor_p: _bitwise(np.logical_xor, np.bitwise_xor),
@@ -108,7 +165,7 @@ for _prim, _fn in {**_UNARY, **_BINARY}.items():
   impl_rules[_prim] = _same_dtype(_fn)
 impl_rules.update(_COMPARE)
 impl_rules[ew.is_finite_p] = np.isfinite
-impl_rules[ew.abs_p] = np.abs
+impl_rules[ew.abs_p] = _by_kind(np.abs, cmath.abs_)
 impl_rules[ew.integer_pow_p] = _integer_pow
 
 
@@ -121,14 +178,14 @@ def _select_n(which, *cases):
 
 
 impl_rules[ew.select_n_p] = _select_n
-impl_rules[ew.clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi).astype(x.dtype)
+impl_rules[ew.clamp_p] = _clamp
 
 
 def _convert_element_type(x, *, new_dtype, weak_type, sharding):
   x = np.asarray(x)
   if x.dtype.kind == "c" and new_dtype.kind != "c":
     x = x.real
-  if x.dtype.kind == "f" and new_dtype.kind in "iu":
+  if dtypes._kind(x.dtype) == "f" and new_dtype.kind in "iu":
     # XLA saturates out-of-range floats and maps NaN to 0 instead of wrapping around.
     info = np.iinfo(new_dtype)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -178,6 +235,26 @@ impl_rules[red.argmax_p] = _arg_reduce(np.argmax)
 impl_rules[red.argmin_p] = _arg_reduce(np.argmin)
 
 
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def _widens(old, new):
+  """Whether ``new`` holds every value of ``old`` (by kind, then size): XLA converts dot
+  operands up to such a preferred type, and otherwise converts the result down."""
+  o, n = _KIND_RANK[dtypes._kind(old)], _KIND_RANK[dtypes._kind(new)]
+  return n > o or (n == o and new.itemsize >= old.itemsize)
+
+
+def _einsum(spec, lhs, rhs):
+  """``np.einsum`` in ``lhs``'s dtype: bools as OR of ANDs, half floats through float32."""
+  if lhs.dtype == np.bool_:
+    return np.einsum(spec, lhs.astype(np.int32), rhs.astype(np.int32)) > 0
+  if dtypes._kind(lhs.dtype) == "f" and lhs.dtype.itemsize < 4:
+    wide = np.einsum(spec, lhs.astype(np.float32), rhs.astype(np.float32), optimize=True)
+    return wide.astype(lhs.dtype)
+  return np.asarray(np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 3))
+
+
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding):
   (lc, rc), (lb, rb) = dimension_numbers
@@ -189,14 +266,12 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
   out = ([lhs_sub[d] for d in lb]
          + [s for i, s in enumerate(lhs_sub) if i not in lc + lb]
          + [s for i, s in enumerate(rhs_sub) if i not in rc + rb])
-  dtype = preferred_element_type or lhs.dtype
-  if dtype != lhs.dtype and dtype.kind in "fc" and lhs.dtype.kind in "fc":
-    lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)   # accumulate in the wider type, as XLA
   spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
-  if lhs.dtype == np.bool_:
-    return np.einsum(spec, lhs.astype(np.int32), rhs.astype(np.int32)).astype(bool)
-  return np.asarray(np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 3)).astype(
-      dtype, copy=False)
+  dtype = np.dtype(preferred_element_type or lhs.dtype)
+  if dtype != lhs.dtype and _widens(lhs.dtype, dtype):
+    lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)   # accumulate in the wider type
+  result = _einsum(spec, lhs, rhs)
+  return _convert_element_type(result, new_dtype=dtype, weak_type=False, sharding=None)
 
 
 impl_rules[red.dot_general_p] = _dot_general
@@ -300,3 +375,4 @@ impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
 impl_rules[debugging.io_callback_p] = debugging._io_callback_impl
 from jaxlite._src.backends.numpy import extra_impls  # noqa: E402,F401
 from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
+from jaxlite._src.backends.numpy import rng_impls  # noqa: E402,F401

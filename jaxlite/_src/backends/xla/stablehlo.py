@@ -1251,12 +1251,27 @@ def _igamma(b, a: V, x: V, complement: bool) -> V:
   return out
 
 
+def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_sharding):
+  # as JAX: a uint32[4] key travels as XLA's uint64[2] state
+  u32, u64 = np.dtype(np.uint32), np.dtype(np.uint64)
+  state = key
+  if key.dtype == u32:
+    state = b.op1("stablehlo.bitcast_convert", [reshape(b, key, (2, 2))], (2,), u64)
+  name = {0: "DEFAULT", 1: "THREE_FRY", 2: "PHILOX"}[int(algorithm)]
+  new, bits = b.op("stablehlo.rng_bit_generator", [state], [((2,), u64), (shape, dtype)],
+                   f"rng_algorithm = #stablehlo<rng_algorithm {name}>")
+  if key.dtype == u32:
+    new = reshape(b, b.op1("stablehlo.bitcast_convert", [new], (2, 2), u32), (4,))
+  return [new, bits]
+
+
 _BY_NAME = {
     "custom_jvp_call": _call_rule("call_jaxpr"), "custom_vjp_call": _call_rule("call_jaxpr"),
     "remat2": _call_rule("jaxpr"), "stop_gradient": lambda b, eqn, x: x,
     "erf": _simple("chlo.erf"), "erfc": _simple("chlo.erfc"),
     "erf_inv": _simple("chlo.erf_inv"), "lgamma": _simple("chlo.lgamma"),
     "digamma": _simple("chlo.digamma"), "polygamma": _simple("chlo.polygamma"),
+    "zeta": _simple("chlo.zeta"),
     "bessel_i1e": _simple("chlo.bessel_i1e"),
     "shift_left": _simple("stablehlo.shift_left"),
     "shift_right_logical": _simple("stablehlo.shift_right_logical"),
@@ -1283,7 +1298,8 @@ _BY_NAME = {
     "reduce_window": _reduce_window_computation_rule,
     "sort": _sort_rule, "top_k": _top_k_rule,
     "conv_general_dilated": _conv_rule, "fft": _fft_rule,
-    "threefry2x32": _threefry2x32_rule, "bessel_i0e": _bessel_i0e_rule,
+    "threefry2x32": _threefry2x32_rule, "rng_bit_generator": _rng_bit_generator_rule,
+    "bessel_i0e": _bessel_i0e_rule,
     "cholesky": _cholesky_rule, "triangular_solve": _triangular_solve_rule,
     "igamma": _igamma_rule(False), "igammac": _igamma_rule(True),
     "igamma_grad_a": _igamma_grad_a_rule,
