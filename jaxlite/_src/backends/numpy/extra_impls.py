@@ -4,8 +4,14 @@ Special functions come from ``scipy.special`` (a dependency of this backend): Nu
 no erf, lgamma or incomplete gamma. Half-precision inputs are computed in float32 and
 rounded back, as XLA does.
 """
+import functools
+
 import numpy as np
 import scipy.special as sps
+
+from jaxlite._src import core
+from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.transforms import staging
 
 from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
@@ -22,6 +28,19 @@ def _in_float32(f):
     wide = [np.asarray(a, np.float32) if a.dtype.itemsize < 4 else a for a in args]
     with np.errstate(all="ignore"):
       return np.asarray(f(*wide)).astype(dtype, copy=False)
+  return impl
+
+
+def _composed(fn):
+  """The implementation of a primitive that ``fn`` composes of other primitives (the
+  algorithm XLA runs too): ``fn`` traced once per operand types, run by tier 0."""
+  @functools.lru_cache(maxsize=64)
+  def compiled(types):
+    avals = [core.ShapedArray(shape, dtype) for shape, dtype in types]
+    return cf._compiled_fn(staging.trace_to_jaxpr(lambda *xs: [fn(*xs)], avals))
+
+  def impl(*args):
+    return compiled(tuple((np.shape(a), np.asarray(a).dtype) for a in args))(*args)[0]
   return impl
 
 
@@ -99,8 +118,8 @@ impl_rules.update({
     special.digamma_p: _in_float32(_digamma),
     special.polygamma_p: _in_float32(_polygamma),
     special.zeta_p: _in_float32(_zeta),
-    special.igamma_p: _in_float32(sps.gammainc),
-    special.igammac_p: _in_float32(sps.gammaincc),
+    special.igamma_p: _composed(special.igamma_value),
+    special.igammac_p: _composed(special.igammac_value),
     special.igamma_grad_a_p: _in_float32(_igamma_grad_a),
     special.bessel_i0e_p: _in_float32(sps.i0e),
     special.bessel_i1e_p: _in_float32(sps.i1e),

@@ -23,6 +23,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax.indexing import GatherScatterMode
 from jaxlite._src.transforms import ad
 
@@ -1158,11 +1159,15 @@ def _masked_while(b, state: list, done: V, maxiter: int, step) -> list:
               [b.region(specs, cond), b.region(specs, body)])[2:]
 
 
-def _igamma_rule(complement):
-  @_elementwise
-  def rule(b, eqn, a, x):
-    dt = np.dtype(np.float64 if a.dtype == np.float64 else np.float32)
-    return convert(b, _igamma(b, convert(b, a, dt), convert(b, x, dt), complement), a.dtype)
+def lowered_function(fn):
+  """A lowering rule that traces ``fn(*operands, **params)`` (a list of outputs, written
+  with other primitives) on the equation's input types and emits its jaxpr inline (JAX's
+  ``mlir.lower_fun``)."""
+  def rule(b, eqn, *args, **params):
+    from jaxlite._src.transforms import staging
+    closed = staging.trace_to_jaxpr(lambda *xs: list(fn(*xs, **params)),
+                                    [v.aval for v in eqn.invars])
+    return lower_closed(b, closed, list(args))
   return rule
 
 
@@ -1301,7 +1306,8 @@ _BY_NAME = {
     "threefry2x32": _threefry2x32_rule, "rng_bit_generator": _rng_bit_generator_rule,
     "bessel_i0e": _bessel_i0e_rule,
     "cholesky": _cholesky_rule, "triangular_solve": _triangular_solve_rule,
-    "igamma": _igamma_rule(False), "igammac": _igamma_rule(True),
+    "igamma": lowered_function(lambda a, x: [lax_special.igamma_value(a, x)]),
+    "igammac": lowered_function(lambda a, x: [lax_special.igammac_value(a, x)]),
     "igamma_grad_a": _igamma_grad_a_rule,
 }
 _UNSUPPORTED_BY_NAME = {
