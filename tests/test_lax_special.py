@@ -20,7 +20,9 @@ def _tol(dtype):
                                                                            2e-6)
 
 
-UNARY = {"erf": sps.erf, "erfc": sps.erfc, "lgamma": sps.gammaln,
+UNARY = {"erf": sps.erf, "erfc": sps.erfc,
+         # as JAX (XLA): lgamma(-inf) is +inf, where SciPy gives -inf
+         "lgamma": lambda x: np.where(np.isneginf(x), np.inf, sps.gammaln(x)),
          "bessel_i0e": sps.i0e, "bessel_i1e": sps.i1e}
 
 
@@ -134,7 +136,7 @@ def test_bitcast_convert_type_changes_trailing_axis():
   narrow = lax.bitcast_convert_type(x, jnp.uint8)
   assert narrow.shape == (2, 4)
   np.testing.assert_array_equal(lax.bitcast_convert_type(narrow, jnp.float32), x)
-  with pytest.raises(TypeError):
+  with pytest.raises(ValueError):   # as JAX: the shape rule rejects it
     lax.bitcast_convert_type(jnp.zeros((3,), jnp.uint8), jnp.int32)
 
 

@@ -124,7 +124,7 @@ def test_vmap_over_keys_matches_a_loop():
 
 
 def test_threefry_primitive_is_elementwise_over_counts():
-  from jaxlite._src.random import threefry2x32_numpy
+  from jaxlite._src.backends.numpy.rng_impls import threefry2x32 as threefry2x32_numpy
   k1, k2 = np.uint32(13), np.uint32(7)
   x1, x2 = np.arange(6, dtype=np.uint32), np.arange(6, 12, dtype=np.uint32)
   full = threefry2x32_numpy(k1, k2, x1, x2)

@@ -155,9 +155,11 @@ def test_integer_arithmetic(dtype):
   for f in (lax.add, lax.sub, lax.mul, lax.div, lax.rem, lax.max, lax.min,
             lax.bitwise_and, lax.bitwise_or, lax.bitwise_xor, lax.lt, lax.eq, lax.ge):
     check(f, x, y)
+  signed = np.dtype(dtype).kind == "i"   # lax.abs takes signed integers only, as JAX's
   for f in (lax.neg, lax.sign, lax.abs, lax.bitwise_not, lax.square,
             lambda a: lax.integer_pow(a, 3), lambda a: lax.integer_pow(a, 0)):
-    check(f, x)
+    if f is not lax.abs or signed:
+      check(f, x)
 
 
 def test_integer_division_truncates_and_division_by_zero_matches():

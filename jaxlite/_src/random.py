@@ -49,24 +49,6 @@ def _threefry2x32_abstract_eval(k1, k2, x1, x2):
   return [ShapedArray(shape, np.uint32)] * 2
 
 
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-
-
-def threefry2x32_numpy(k1, k2, x1, x2):
-  """Threefry-2x32 (20 rounds) on NumPy ``uint32`` arrays, vectorised over elements."""
-  k1, k2, x1, x2 = np.broadcast_arrays(*(np.asarray(a, np.uint32) for a in (k1, k2, x1, x2)))
-  ks = (k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA))
-  with np.errstate(over="ignore"):  # uint32 arithmetic wraps, as the cipher requires
-    x0, x1 = x1 + ks[0], x2 + ks[1]
-    for i in range(5):
-      for r in _ROTATIONS[i % 2]:
-        x0 = x0 + x1
-        x1 = ((x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))) ^ x0
-      x0 = x0 + ks[(i + 1) % 3]
-      x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
-  return [x0, x1]
-
-
 def _threefry2x32_batcher(vals, dims):
   # Elementwise with lax broadcasting: the shared broadcasting rule applies to each output.
   outs, d = batching._broadcasting_rule(threefry2x32_p, vals, dims, {})
@@ -78,8 +60,10 @@ batching.batching_rules[threefry2x32_p] = _threefry2x32_batcher
 
 
 def _register_numpy_impl():
+  # the cipher lives in the NumPy backend, which rng_bit_generator's Threefry shares
   from jaxlite._src.backends.numpy.impls import impl_rules
-  impl_rules[threefry2x32_p] = threefry2x32_numpy
+  from jaxlite._src.backends.numpy.rng_impls import threefry2x32
+  impl_rules[threefry2x32_p] = threefry2x32
 
 
 _register_numpy_impl()

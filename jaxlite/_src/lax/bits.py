@@ -10,7 +10,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.lax.elementwise import _check_dtype, _complex, _float, _int, _inexact
+from jaxlite._src.lax.elementwise import _check_dtype, _complex, _float, _int
 from jaxlite._src.lax.special import naryop
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
@@ -27,15 +27,17 @@ _complex_of = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128)}
 real_p = naryop("real", _complex, ew._real_part)
 imag_p = naryop("imag", _complex, ew._real_part)
-complex_p = naryop("complex", (np.float32, np.float64), _complex_of.__getitem__)
+# as JAX: only the float types that are parts of a complex type (not float16/bfloat16)
+_complex_parts = (np.float32, np.float64)
+complex_p = naryop("complex", _complex_parts, _complex_of.__getitem__)
 conj_p = Primitive("conj")
 
 
 @conj_p.def_abstract_eval
 def _conj_abstract_eval(x, *, input_dtype):
-  _check_dtype("conj", x.dtype, _inexact)
-  dtype = x.dtype if dtypes.is_complex(x.dtype) else _complex_of.get(x.dtype, np.complex64)
-  return ShapedArray(x.shape, dtype)
+  _check_dtype("conj", x.dtype, _complex_parts + _complex)
+  dtype = x.dtype if dtypes.is_complex(x.dtype) else _complex_of[x.dtype]
+  return ShapedArray(x.shape, dtype, x.weak_type)
 
 
 class RoundingMethod(enum.IntEnum):
@@ -96,22 +98,34 @@ bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(operand, *, new_dtype):
-  old, new = operand.dtype.itemsize, np.dtype(new_dtype).itemsize
-  if operand.dtype == np.bool_ or new_dtype == np.bool_:
-    if operand.dtype != new_dtype:
-      raise TypeError("`bool` dtypes can only be bitcast to `bool`, got "
-                      f"{operand.dtype.name} -> {np.dtype(new_dtype).name}.")
-  if old == new:
-    shape = operand.shape
-  elif old > new:
-    shape = operand.shape + (old // new,)
-  else:
-    if not operand.shape or operand.shape[-1] != new // old:
-      raise TypeError(f"Attempting to convert array of shape {operand.shape} from "
-                      f"{operand.dtype.name} to {np.dtype(new_dtype).name}: the last "
-                      f"dimension must be {new // old}.")
-    shape = operand.shape[:-1]
+  # as JAX: the shape rule (ValueError) runs before the dtype rule (TypeError)
+  shape = _bitcast_shape(operand.shape, operand.dtype, np.dtype(new_dtype))
+  _bitcast_check_dtypes(operand.dtype, np.dtype(new_dtype))
   return ShapedArray(shape, new_dtype)
+
+
+def _bitcast_shape(shape, old, new):
+  old_bits, new_bits = 8 * old.itemsize, 8 * new.itemsize
+  if old_bits == new_bits:
+    return shape
+  if old_bits > new_bits:
+    return shape + (old_bits // new_bits,)
+  last = shape[-1] if shape else 1
+  if last * old_bits != new_bits:
+    raise ValueError(f"Attempting to convert array of shape {shape} from {old.name} of "
+                     f"size {old_bits} bits to {new.name} of size {new_bits} bits, but "
+                     f"{last} * {old_bits} != {new_bits}: the last dimension must be "
+                     f"{new_bits // old_bits}.")
+  return shape[:-1]
+
+
+def _bitcast_check_dtypes(old, new):
+  bool_or_complex = lambda d: d == np.bool_ or dtypes.is_complex(d)
+  if (bool_or_complex(old) or bool_or_complex(new)) and old != new:
+    raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
+                    f"unless the operand and destination types match. Got operand "
+                    f"dtype={old.name}, new_dtype={new.name}. Consider using the "
+                    "arr.view() method instead.")
 
 
 def bitcast_convert_type(operand, new_dtype):

@@ -99,37 +99,64 @@ def _window_out(in_size, window, stride, lo, hi, base_dil, win_dil):
 conv_general_dilated_p = Primitive("conv_general_dilated")
 
 
+def _check_groups(lhs, rhs, dimension_numbers, feature_group_count, batch_group_count):
+  """JAX's checks of the feature and batch group counts against the operand shapes."""
+  lhs_spec, rhs_spec, _ = dimension_numbers
+  G, B = feature_group_count, batch_group_count
+  lhs_feat, rhs_in = lhs.shape[lhs_spec[1]], rhs.shape[rhs_spec[1]]
+  out_feat, batch = rhs.shape[rhs_spec[0]], lhs.shape[lhs_spec[0]]
+  if not G > 0:
+    raise ValueError(f"conv_general_dilated feature_group_count must be a positive integer, "
+                     f"got {G}.")
+  if lhs_feat % G:
+    raise ValueError(f"conv_general_dilated feature_group_count must divide lhs feature "
+                     f"dimension size, but {G} does not divide {lhs_feat}.")
+  if lhs_feat // G != rhs_in:
+    raise ValueError(f"conv_general_dilated lhs feature dimension size divided by "
+                     f"feature_group_count must equal the rhs input feature dimension size, "
+                     f"but {lhs_feat} // {G} != {rhs_in}.")
+  if out_feat % G:
+    raise ValueError(f"conv_general_dilated rhs output feature dimension size must be a "
+                     f"multiple of feature_group_count, but {out_feat} is not a multiple of "
+                     f"{G}.")
+  if not B > 0:
+    raise ValueError(f"conv_general_dilated batch_group_count must be a positive integer, "
+                     f"got {B}.")
+  if batch % B:
+    raise ValueError(f"conv_general_dilated batch_group_count must divide lhs batch "
+                     f"dimension size, but {B} does not divide {batch}.")
+  if out_feat % B:
+    raise ValueError(f"conv_general_dilated rhs output feature dimension size must be a "
+                     f"multiple of batch_group_count, but {out_feat} is not a multiple of "
+                     f"{B}.")
+  if G > 1 and B > 1:
+    raise ValueError(f"At most one of batch_group_count and feature_group_count may be > 1, "
+                     f"got batch_group_count={B} and feature_group_count={G}")
+
+
 @conv_general_dilated_p.def_abstract_eval
 def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count, precision,
                preferred_element_type, out_sharding):
   lhs_spec, rhs_spec, out_spec = dimension_numbers
+  _check_groups(lhs, rhs, dimension_numbers, feature_group_count, batch_group_count)
+  n = lhs.ndim - 2
+  # JAX: a TypeError for the pads, ValueErrors for the others (its lowering's, for the
+  # dilations)
+  for name, v, error in (("window_strides", window_strides, ValueError),
+                         ("padding", padding, TypeError),
+                         ("lhs_dilation", lhs_dilation, ValueError),
+                         ("rhs_dilation", rhs_dilation, ValueError)):
+    if len(v) != n:
+      raise error(f"conv_general_dilated {name} must have one entry per spatial axis "
+                  f"({n}), got {v}.")
+  # as JAX: the shape rule's ValueErrors come before the dtype rule's TypeError
   if lhs.dtype != rhs.dtype:
     raise TypeError(f"conv_general_dilated requires operands of one dtype, got "
                     f"{lhs.dtype.name} and {rhs.dtype.name}.")
-  n = lhs.ndim - 2
-  for name, v in (("window_strides", window_strides), ("padding", padding),
-                  ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
-    if len(v) != n:
-      raise TypeError(f"conv_general_dilated {name} must have one entry per spatial axis "
-                      f"({n}), got {v}.")
-  G, B = feature_group_count, batch_group_count
-  if G > 1 and B > 1:
-    raise ValueError("At most one of feature_group_count and batch_group_count may be > 1, "
-                     f"got feature_group_count={G} and batch_group_count={B}")
-  lhs_feat, rhs_in = lhs.shape[lhs_spec[1]], rhs.shape[rhs_spec[1]]
-  if lhs_feat % G or lhs_feat // G != rhs_in:
-    raise TypeError(f"conv_general_dilated lhs feature dimension size divided by "
-                    f"feature_group_count must equal the rhs input feature dimension size, "
-                    f"but {lhs_feat} // {G} != {rhs_in}.")
+  B = batch_group_count
   out_feat = rhs.shape[rhs_spec[0]]
-  if out_feat % G or out_feat % B:
-    raise ValueError(f"conv_general_dilated rhs output feature dimension size {out_feat} must "
-                     f"be a multiple of feature_group_count={G} and batch_group_count={B}.")
   batch = lhs.shape[lhs_spec[0]]
-  if batch % B:
-    raise ValueError(f"conv_general_dilated lhs batch dimension size {batch} must be a "
-                     f"multiple of batch_group_count={B}.")
   spatial = [_window_out(lhs.shape[lhs_spec[i + 2]], rhs.shape[rhs_spec[i + 2]],
                          window_strides[i], *padding[i], lhs_dilation[i], rhs_dilation[i])
              for i in range(n)]

@@ -21,9 +21,10 @@ _inexact = _float + _complex
 _any = _bool + _num
 _bool_or_int = _bool + _int
 _ordered = _bool + _int + _float
+_signed = (np.signedinteger,)
 
-_CLASS_NAMES = {np.bool_: "bool", np.integer: "integer", np.floating: "floating",
-                np.complexfloating: "complexfloating"}
+_CLASS_NAMES = {np.bool_: "bool", np.integer: "integer", np.signedinteger: "signedinteger",
+                np.floating: "floating", np.complexfloating: "complexfloating"}
 
 
 def broadcast_shapes(name, shapes):
@@ -46,7 +47,7 @@ def broadcast_shapes(name, shapes):
 
 def _check_dtype(name, dtype, accepted):
   if not any(dtypes.issubdtype(dtype, c) for c in accepted):
-    names = ", ".join(_CLASS_NAMES[c] for c in accepted)
+    names = ", ".join(_CLASS_NAMES.get(c) or np.dtype(c).name for c in accepted)
     raise TypeError(f"{name} does not accept dtype {dtype.name}. "
                     f"Accepted dtypes are subtypes of {names}.")
 
@@ -84,6 +85,14 @@ def naryop(name, accepted, result_dtype=None) -> Primitive:
   return prim
 
 
+def _integer_pow_abstract_eval(x, *, y):
+  out = naryop_abstract_eval("integer_pow", _num)(x)
+  if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
+    raise TypeError(f"Integers cannot be raised to negative powers, got "
+                    f"integer_pow({x.str_short()}, {y})")
+  return out
+
+
 _to_bool = lambda dtype: np.dtype(np.bool_)
 _real_part = lambda dtype: np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
 
@@ -114,26 +123,14 @@ atanh_p = naryop("atanh", _inexact)
 sqrt_p = naryop("sqrt", _inexact)
 rsqrt_p = naryop("rsqrt", _inexact)
 cbrt_p = naryop("cbrt", _float)
-abs_p = naryop("abs", _num, _real_part)
+abs_p = naryop("abs", _signed + _inexact, _real_part)
 not_p = naryop("not", _bool_or_int)
 square_p = naryop("square", _num)
 integer_pow_p = naryop("integer_pow", _num)
-_integer_pow_rule = naryop_abstract_eval("integer_pow", _num)
-
-
-@integer_pow_p.def_abstract_eval
-def _integer_pow_abstract_eval(x, *, y):
-  if y < 0 and dtypes.is_integer(x.dtype):
-    raise TypeError(f"Integers cannot be raised to negative powers, got "
-                    f"integer_pow({x.str_short()}, {y}); use a float base instead.")
-  return _integer_pow_rule(x, y=y)
-
-
-# integer bases take eager dispatch's general path, which runs the check above
+integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
+# eager's fast path skips the check of y, which only integers need
 integer_pow_p.elementwise_dtypes = frozenset(
-    d for d in integer_pow_p.elementwise_dtypes if not dtypes.is_integer(d))
-
-
+    d for d in integer_pow_p.elementwise_dtypes if dtypes.is_inexact(d))
 # -- binary
 add_p = naryop("add", _num)
 sub_p = naryop("sub", _num)
@@ -183,7 +180,7 @@ clamp_p = Primitive("clamp")
 
 @clamp_p.def_abstract_eval
 def _clamp_abstract_eval(lo, x, hi):
-  _check_dtype("clamp", x.dtype, _ordered)
+  _check_dtype("clamp", x.dtype, _any)
   for bound, name in ((lo, "min"), (hi, "max")):
     if bound.dtype != x.dtype:
       raise TypeError(f"clamp requires {name}.dtype == operand.dtype, got {bound.dtype.name} "

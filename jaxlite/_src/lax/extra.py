@@ -1,7 +1,8 @@
 """The rest of ``jax.lax``, composed from existing primitives: array builders (``full``,
 ``tile``, ``split``...), the general ``reduce``, convolution helpers, ragged and scaled
-dots, ``zeta`` and ``betainc``, ``custom_root`` / ``custom_linear_solve``, collectives
-built on ``all_gather`` and ``axis_index``, and the enums JAX's signatures mention.
+dots, ``betainc``, ``custom_root`` / ``custom_linear_solve``, collectives built on
+``all_gather`` and ``axis_index``, and the enums JAX's signatures mention (``zeta`` is
+re-exported from ``special``, where its primitive lives).
 
 None of these adds a primitive, so jaxprs show the primitives they are made of (``tile``
 appears as ``broadcast_in_dim`` + ``reshape``, not JAX's ``tile``).
@@ -28,6 +29,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing
 from jaxlite._src.lax import parallel
 from jaxlite._src.lax import reductions as red
+from jaxlite._src.lax.rng import RandomAlgorithm, rng_bit_generator  # noqa: F401 (re-exported)
 from jaxlite._src.lax import shapes
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
@@ -67,13 +69,6 @@ class AccuracyMode(enum.Enum):
   """Accuracy request for transcendental functions (``jax.lax.AccuracyMode``)."""
   HIGHEST = 1
   DEFAULT = 2
-
-
-class RandomAlgorithm(enum.IntEnum):
-  """Algorithm for ``rng_bit_generator`` (every choice uses threefry here)."""
-  RNG_DEFAULT = 0
-  RNG_THREE_FRY = 1
-  RNG_PHILOX = 2
 
 
 class DotAlgorithmPreset(enum.Enum):
@@ -243,19 +238,22 @@ def batch_matmul(lhs, rhs, precision=None):
 
 
 def index_take(src, idxs, axes):
-  """``src[idxs[:, 0], idxs[:, 1], ...]`` along ``axes``: one slice per row of ``idxs``."""
-  src, idxs = _operand(src), _operand(idxs)
+  """``src[idxs[0], idxs[1], ...]`` along ``axes``: ``idxs`` holds one 1-D index array per
+  axis (indices wrap around, as Python's); the other axes are kept whole."""
+  src = _operand(src)
   axes = tuple(int(a) for a in axes)
   shape = _aval(src).shape
-  idxs = ew.convert_element_type(idxs, np.int32)
-  if _aval(idxs).ndim == 1:
-    idxs = shapes.reshape(idxs, (_aval(idxs).shape[0], 1))
-  offset = tuple(i for i in range(len(shape)) if i not in axes)
+  indices = shapes.concatenate([shapes.expand_dims(_operand(i), (1,)) for i in idxs], 1)
+  size = shapes.broadcast_in_dim(
+      Array(np.array([shape[a] for a in axes], _aval(indices).dtype)), _aval(indices).shape,
+      (1,))
+  wrapped = ew.rem(indices, size)
+  wrapped = ew.select(ew.lt(wrapped, ew._const(wrapped, 0)), ew.add(wrapped, size), wrapped)
   dnums = indexing.GatherDimensionNumbers(
-      offset_dims=tuple(range(1, 1 + len(offset))), collapsed_slice_dims=tuple(sorted(axes)),
+      offset_dims=tuple(range(1, len(shape) - len(axes) + 1)), collapsed_slice_dims=axes,
       start_index_map=axes)
   sizes = tuple(1 if i in axes else d for i, d in enumerate(shape))
-  return indexing.gather(src, idxs, dnums, sizes, mode="clip")
+  return indexing.gather(src, wrapped, dnums, sizes, mode="fill")
 
 
 def split(operand, sizes, axis=0):
@@ -434,43 +432,7 @@ def mulhi(x, y, /):
   return lax_bits.bitcast_convert_type(out, dt)
 
 
-# Euler-Maclaurin coefficients B_{2j} / (2j)! for the Hurwitz zeta tail (Cephes' zeta.c).
-_ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
-           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
-           -4.5979787224074726105e15, 1.8152105401943546773e17,
-           -7.1661652561756670113e18]
-
-
-def zeta(x, q):
-  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``, by Euler-Maclaurin
-  summation (as Cephes). ``inf`` at ``x == 1``, NaN for ``x < 1`` as in SciPy."""
-  x, q = _operand(x), _operand(q)
-  x, q = _same_float(x, q)
-  c = lambda v: ew._const(x, v)
-  n = 9
-  s = ew.pow(q, ew.neg(x))
-  a = q
-  for _ in range(n):
-    a = ew.add(a, c(1.0))
-    s = ew.add(s, ew.pow(a, ew.neg(x)))
-  b = ew.pow(a, ew.neg(x))
-  s = ew.add(s, ew.div(ew.mul(a, b), ew.sub(x, c(1.0))))
-  s = ew.sub(s, ew.mul(c(0.5), b))
-  fac, k, term_b = c(1.0), c(0.0), b
-  for coef in _ZETA_A:
-    fac = ew.mul(fac, ew.add(x, k))
-    term_b = ew.div(term_b, a)
-    s = ew.add(s, ew.div(ew.mul(fac, term_b), c(coef)))
-    k = ew.add(k, c(1.0))
-    fac = ew.mul(fac, ew.add(x, k))
-    term_b = ew.div(term_b, a)
-    k = ew.add(k, c(1.0))
-  q_pole = ew.bitwise_and(ew.le(q, c(0.0)), ew.eq(q, ew.floor(q)))
-  bad_q = ew.bitwise_and(ew.le(q, c(0.0)), ew.ne(x, ew.floor(x)))
-  s = ew.select(bad_q, _fill(s, np.nan), s)
-  s = ew.select(q_pole, _fill(s, np.inf), s)
-  s = ew.select(ew.lt(x, c(1.0)), _fill(s, np.nan), s)
-  return ew.select(ew.eq(x, c(1.0)), _fill(s, np.inf), s)
+zeta = special.zeta
 
 
 def _fill(like, value):
@@ -557,43 +519,6 @@ def random_gamma_grad(a, x):
   log_pdf = ew.sub(ew.sub(ew.mul(ew.sub(a, ew._const(a, 1.0)), ew.log(x)), x),
                    special.lgamma(a))
   return ew.neg(ew.div(special.igamma_grad_a(a, x), ew.exp(log_pdf)))
-
-
-def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT,
-                      *, out_sharding=None):
-  """``(new_key, bits)``: unsigned random bits of ``shape`` and ``dtype`` from a uint32
-  ``key`` of 2 or 4 words. The bits come from threefry2x32 under the key's first two
-  words whatever ``algorithm`` says, so they differ from XLA's (which are
-  implementation-defined too)."""
-  from jaxlite._src import random as jrandom
-  key = _operand(key)
-  kaval = _aval(key)
-  if kaval.dtype != np.uint32 or kaval.ndim != 1 or kaval.shape[0] not in (2, 4):
-    raise TypeError(f"rng_bit_generator: key must be uint32[2] or uint32[4], got "
-                    f"{kaval.dtype}{list(kaval.shape)}")
-  dt = dtypes.canonicalize_dtype(dtype)  # uint64 is uint32 unless x64 is enabled
-  if dt.kind != "u" or dt.itemsize > 8:
-    raise TypeError(f"rng_bit_generator: dtype must be an unsigned integer, got {dt}")
-  shape = tuple(int(d) for d in shape)
-  size = math.prod(shape)
-  nbits_words = -(-size * dt.itemsize // 4)
-  words = nbits_words + kaval.shape[0]  # the new key's words come first
-  k0, k1 = shapes.slice(key, (0,), (1,)), shapes.slice(key, (1,), (2,))
-  hi, lo = jrandom._iota_2x32_shape((words,))
-  b1, b2 = jrandom.threefry2x32_p.bind(shapes.reshape(k0, ()), shapes.reshape(k1, ()), hi,
-                                       lo)
-  stream = ew.bitwise_xor(b1, b2)
-  new_key = shapes.slice(stream, (0,), (kaval.shape[0],))
-  bits = shapes.slice(stream, (kaval.shape[0],), (words,))
-  if dt.itemsize == 8:
-    out = lax_bits.bitcast_convert_type(shapes.reshape(bits, (nbits_words // 2, 2)), dt)
-  elif dt.itemsize == 4:
-    out = bits
-  else:
-    out = shapes.reshape(lax_bits.bitcast_convert_type(bits, dt),
-                         (nbits_words * 4 // dt.itemsize,))
-  out = shapes.slice(out, (0,), (size,))
-  return new_key, shapes.reshape(out, shape)
 
 
 # -- convolution helpers ------------------------------------------------------------------
@@ -888,10 +813,16 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
   found = solve(matvec, b)
   x, aux = found if has_aux else (found, None)
   x0 = stop_gradient(x)
-  residual = _tree_sub(b, matvec(x0))  # zero in value, carries d b - d A x
+  # zero in value, carries d b - d A x; b is taken in matvec's dtype (an integer b with a
+  # float matvec gives a float solution, as in JAX)
+  residual = tree.tree_map(lambda bi, ax: ew.sub(ew.convert_element_type(bi, _aval(ax).dtype),
+                                                 ax), b, matvec(x0))
   step = solve(matvec, residual)
   step = step[0] if has_aux else step
-  out = tree.tree_map(ew.add, x0, _tree_sub(step, stop_gradient(step)))
+  # the correction (zero) takes x's type, so the value keeps solve's dtype and weak type
+  as_x = lambda d, x: ew._convert_element_type(d, _aval(x).dtype, _aval(x).weak_type)
+  out = tree.tree_map(lambda x, d: ew.add(x, as_x(d, x)), x0,
+                      _tree_sub(step, stop_gradient(step)))
   return (out, aux) if has_aux else out
 
 

@@ -132,6 +132,8 @@ top_k_p.multiple_results = True
 
 @top_k_p.def_abstract_eval
 def _top_k_abstract_eval(operand, *, k, axis):
+  if dtypes.issubdtype(operand.dtype, np.complexfloating):
+    raise ValueError("top_k is not compatible with complex inputs.")
   if k < 0:
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
   if not operand.shape:
@@ -140,7 +142,7 @@ def _top_k_abstract_eval(operand, *, k, axis):
     raise ValueError(f"k argument to top_k must be no larger than size of the reduced "
                      f"axis, got k={k} for shape {operand.shape}")
   shape = operand.shape[:axis] + (k,) + operand.shape[axis + 1:]
-  return [ShapedArray(shape, operand.dtype), ShapedArray(shape, np.int32)]
+  return [ShapedArray(shape, operand.dtype, operand.weak_type), ShapedArray(shape, np.int32)]
 
 
 def top_k(operand, k: int, *, axis: int = -1):
@@ -151,7 +153,7 @@ def top_k(operand, k: int, *, axis: int = -1):
   ndim = core.get_aval(operand).ndim
   if ndim == 0:
     raise TypeError("top_k operand must have >= 1 dimension, got ()")
-  return tuple(top_k_p.bind(operand, k=int(k), axis=_axis(axis, ndim, "top_k")))
+  return top_k_p.bind(operand, k=int(k), axis=_axis(axis, ndim, "top_k"))  # a list, as JAX
 
 
 def _top_k_jvp(primals, tangents, *, k, axis):

@@ -1,5 +1,5 @@
-"""Special-function primitives: error functions, log-gamma, digamma, incomplete gamma,
-scaled Bessel functions. All take and return one floating dtype, elementwise.
+"""Special-function primitives: error functions, log-gamma, digamma, polygamma, Hurwitz
+zeta, incomplete gamma, scaled Bessel functions. All take and return one floating dtype, elementwise.
 
 Derivatives are written in terms of these primitives and the elementwise ones, so they
 trace and nest like any other rule.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import core
 from jaxlite._src.core import Primitive
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.elementwise import _const, _float, naryop_abstract_eval
@@ -28,6 +29,7 @@ erf_inv_p = naryop("erf_inv", _float)
 lgamma_p = naryop("lgamma", _float)
 digamma_p = naryop("digamma", _float)
 polygamma_p = naryop("polygamma", _float)
+zeta_p = naryop("zeta", _float)
 igamma_p = naryop("igamma", _float)
 igammac_p = naryop("igammac", _float)
 igamma_grad_a_p = naryop("igamma_grad_a", _float)
@@ -63,6 +65,13 @@ def digamma(x):
 def polygamma(m, x):
   """The ``m``-th derivative of ``digamma`` (``m`` a non-negative integer-valued float)."""
   return polygamma_p.bind(m, x)
+
+
+def zeta(x, q):
+  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``, elementwise, for two
+  float arrays of one dtype: ``inf`` at ``x == 1``, NaN for ``x < 1``; at the poles
+  ``q = 0, -1, ...`` ``inf`` for even integer ``x``, else NaN."""
+  return zeta_p.bind(x, q)
 
 
 def igamma(a, x):
@@ -120,6 +129,11 @@ def _polygamma_dm(g, m, x):
   raise ValueError("polygamma is not differentiable with respect to its order `m`.")
 
 
+def _zeta_dx(g, x, q):
+  raise ValueError("lax.zeta is not differentiable with respect to x (JAX's is not "
+                   "either); jax.scipy.special.zeta is.")
+
+
 ad.defjvp(erf_p, lambda g, x: ew.mul(g, _erf_slope(x)))
 ad.defjvp(erfc_p, lambda g, x: ew.neg(ew.mul(g, _erf_slope(x))))
 ad.defjvp2(erf_inv_p, lambda g, ans, x: ew.mul(g, mul_c(ew.exp(ew.square(ans)), x,
@@ -129,6 +143,8 @@ ad.defjvp(digamma_p, lambda g, x: ew.mul(g, polygamma(ew.broadcast_like(_const(x
                                                       x)))
 ad.defjvp(polygamma_p, _polygamma_dm,
           lambda g, m, x: ew.mul(g, polygamma(ew.add(m, _const(m, 1)), x)))
+ad.defjvp(zeta_p, _zeta_dx,
+          lambda g, x, q: ew.neg(ew.mul(g, ew.mul(x, zeta(ew.add(x, _const(x, 1)), q)))))
 ad.defjvp(igamma_p, lambda g, a, x: ew.mul(g, igamma_grad_a(a, x)),
           lambda g, a, x: ew.mul(g, _igamma_dx(a, x)))
 ad.defjvp(igammac_p, lambda g, a, x: ew.neg(ew.mul(g, igamma_grad_a(a, x))),
@@ -145,5 +161,154 @@ from jaxlite._src.transforms import batching  # noqa: E402
 
 for _p in (erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, bessel_i0e_p, bessel_i1e_p):
   batching.defvectorized(_p)
-for _p in (polygamma_p, igamma_p, igammac_p, igamma_grad_a_p):
+for _p in (polygamma_p, zeta_p, igamma_p, igammac_p, igamma_grad_a_p):
   batching.defbroadcasting(_p)
+
+
+# -- the incomplete gamma functions as both tiers compute them: JAX's algorithm (Cephes'
+# igam / igamc: a power series where x < max(1, a), else a continued fraction for the
+# complement, each a loop over the whole array until every element has converged), in
+# float32 for half floats
+def igamma_value(a, x):
+  """``igamma(a, x)`` composed of other primitives: the backends' implementation."""
+  return _in_wide_float(_igamma_value, a, x)
+
+
+def igammac_value(a, x):
+  """``igammac(a, x)`` composed of other primitives: the backends' implementation."""
+  return _in_wide_float(_igammac_value, a, x)
+
+
+def _in_wide_float(fn, a, x):
+  from jaxlite._src.lax import shapes
+  shape = ew.broadcast_shapes("igamma", [core.get_aval(v).shape for v in (a, x)])
+  a, x = (shapes.broadcast_in_dim(v, shape, tuple(range(core.get_aval(v).ndim)))
+          for v in (a, x))
+  dtype = core.get_aval(a).dtype
+  if dtype.itemsize >= 4:
+    return fn(a, x)
+  wide = np.dtype(np.float32)
+  out = fn(ew.convert_element_type(a, wide), ew.convert_element_type(x, wide))
+  return ew.convert_element_type(out, dtype)
+
+
+def _full(x, value):
+  return ew.broadcast_like(_const(x, value), x)
+
+
+def _any(x):
+  from jaxlite._src.lax import reductions
+  return reductions.reduce_or(x, tuple(range(core.get_aval(x).ndim)))
+
+
+def _or(*preds):
+  out = preds[0]
+  for p in preds[1:]:
+    out = ew.bitwise_or(out, p)
+  return out
+
+
+def _log_prefactor(a, x):
+  """``x**a e**-x / Gamma(a)``, and whether its logarithm underflows."""
+  log_ax = ew.sub(ew.sub(ew.mul(a, ew.log(x)), x), lgamma(a))
+  underflow = ew.lt(log_ax, _const(x, -np.log(np.finfo(_dtype(x)).max)))
+  # XLA's CPU code flushes a subnormal result to zero, which decides the tiny-a edges
+  ax = ew.exp(log_ax)
+  ax = ew.select(ew.lt(ew.abs(ax), _const(ax, np.finfo(_dtype(x)).tiny)), _full(ax, 0), ax)
+  return ax, underflow
+
+
+def _dtype(x):
+  return core.get_aval(x).dtype
+
+
+def _igamma_series(ax, x, a, enabled):
+  from jaxlite._src.lax import control_flow as cf
+  eps = _const(x, np.finfo(_dtype(x)).eps)
+
+  def body(vals):
+    enabled, r, c, ans = vals
+    r2 = ew.add(r, _const(r, 1))
+    c2 = ew.mul(c, ew.div(x, r2))
+    ans2 = ew.add(ans, c2)
+    keep = lambda new, old: ew.select(enabled, new, old)
+    return (ew.bitwise_and(enabled, ew.gt(ew.div(c2, ans2), eps)), keep(r2, r), keep(c2, c),
+            keep(ans2, ans))
+
+  _, _, _, ans = cf.while_loop(lambda vals: _any(vals[0]), body,
+                               (enabled, a, _full(a, 1), _full(a, 1)))
+  return ew.div(ew.mul(ans, ax), a)
+
+
+def _igammac_continued_fraction(ax, x, a, enabled):
+  from jaxlite._src.lax import control_flow as cf
+  eps = _const(x, np.finfo(_dtype(x)).eps)
+  one = lambda v: _const(v, 1)
+
+  def cond(vals):
+    return ew.bitwise_and(ew.lt(vals[5], _const(vals[5], 2000)), _any(vals[0]))
+
+  def body(vals):
+    enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2 = vals
+    c = ew.add(c, one(c))
+    y2, z2 = ew.add(y, one(y)), ew.add(z, _const(z, 2))
+    yc = ew.mul(y2, c)
+    pk = ew.sub(ew.mul(pkm1, z2), ew.mul(pkm2, yc))
+    qk = ew.sub(ew.mul(qkm1, z2), ew.mul(qkm2, yc))
+    nonzero = ew.ne(qk, _const(qk, 0))
+    r = ew.div(pk, qk)
+    t2 = ew.select(nonzero, ew.abs(ew.div(ew.sub(ans, r), r)), _full(r, 1))
+    ans2 = ew.select(nonzero, r, ans)
+    rescale = ew.gt(ew.abs(pk), ew.div(one(eps), eps))
+    scaled = lambda v: ew.select(rescale, ew.mul(v, eps), v)
+    new = [scaled(pkm1), scaled(qkm1), scaled(pk), scaled(qk)]   # pkm2, qkm2, pkm1, qkm1
+    keep = lambda n, o: ew.select(enabled, n, o)
+    return (ew.bitwise_and(enabled, ew.gt(t2, eps)), keep(ans2, ans), keep(t2, t),
+            keep(y2, y), keep(z2, z), c, keep(new[2], pkm1), keep(new[3], qkm1),
+            keep(new[0], pkm2), keep(new[1], qkm2))
+
+  y = ew.sub(one(a), a)
+  z = ew.add(ew.add(x, y), one(x))
+  pkm1, qkm1 = ew.add(x, one(x)), ew.mul(z, x)
+  init = (enabled, ew.div(pkm1, qkm1), _full(x, 1), y, z, _const(x, 0), pkm1, qkm1,
+          _full(x, 1), x)
+  ans = cf.while_loop(cond, body, init)[1]
+  return ew.mul(ans, ax)
+
+
+def _igamma_edges(a, x):
+  is_nan = ew.bitwise_or(ew.ne(a, a), ew.ne(x, x))
+  a_zero, x_zero = ew.eq(a, _const(a, 0)), ew.eq(x, _const(x, 0))
+  x_inf = ew.eq(x, _const(x, np.inf))
+  domain_error = _or(ew.lt(x, _const(x, 0)), ew.lt(a, _const(a, 0)),
+                     ew.bitwise_and(a_zero, x_zero), is_nan)
+  return a_zero, x_zero, x_inf, domain_error
+
+
+def _igamma_value(a, x):
+  a_zero, x_zero, x_inf, domain_error = _igamma_edges(a, x)
+  use_cf = ew.bitwise_and(ew.ge(x, _const(x, 1)), ew.gt(x, a))
+  ax, underflow = _log_prefactor(a, x)
+  enabled = ew.bitwise_not(_or(x_zero, domain_error, underflow, x_inf))
+  out = ew.select(
+      use_cf,
+      ew.sub(_const(a, 1), _igammac_continued_fraction(
+          ax, x, a, ew.bitwise_and(enabled, use_cf))),
+      _igamma_series(ax, x, a, ew.bitwise_and(enabled, ew.bitwise_not(use_cf))))
+  out = ew.select(x_zero, _full(out, 0), out)
+  out = ew.select(x_inf, _full(out, 1), out)
+  return ew.select(domain_error, _full(out, np.nan), out)
+
+
+def _igammac_value(a, x):
+  a_zero, x_zero, x_inf, domain_error = _igamma_edges(a, x)
+  use_series = ew.bitwise_or(ew.lt(x, _const(x, 1)), ew.lt(x, a))
+  ax, underflow = _log_prefactor(a, x)
+  enabled = ew.bitwise_not(_or(domain_error, underflow, x_inf, a_zero))
+  out = ew.select(
+      use_series,
+      ew.sub(_const(a, 1), _igamma_series(ax, x, a, ew.bitwise_and(enabled, use_series))),
+      _igammac_continued_fraction(ax, x, a,
+                                  ew.bitwise_and(enabled, ew.bitwise_not(use_series))))
+  out = ew.select(ew.bitwise_or(x_inf, a_zero), _full(out, 0), out)
+  return ew.select(domain_error, _full(out, np.nan), out)

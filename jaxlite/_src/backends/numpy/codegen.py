@@ -13,23 +13,29 @@ import itertools
 import numpy as np
 
 from jaxlite._src import core
-from jaxlite._src.backends.numpy.impls import complex_rules, impl_rules
+from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import elementwise as ew
 
 # primitive -> NumPy expression template over the argument names {0}, {1}, ...
 _DIRECT = {
     ew.add_p: "_np.add({0}, {1})", ew.sub_p: "_np.subtract({0}, {1})",
     ew.mul_p: "_np.multiply({0}, {1})", ew.neg_p: "_np.negative({0})",
-    ew.max_p: "_np.maximum({0}, {1})", ew.min_p: "_np.minimum({0}, {1})",
     ew.eq_p: "_np.equal({0}, {1})", ew.ne_p: "_np.not_equal({0}, {1})",
     ew.lt_p: "_np.less({0}, {1})", ew.le_p: "_np.less_equal({0}, {1})",
     ew.gt_p: "_np.greater({0}, {1})", ew.ge_p: "_np.greater_equal({0}, {1})",
     ew.sin_p: "_np.sin({0})", ew.cos_p: "_np.cos({0})", ew.tanh_p: "_np.tanh({0})",
-    ew.exp_p: "_np.exp({0})", ew.log_p: "_np.log({0})", ew.log1p_p: "_np.log1p({0})",
-    ew.sqrt_p: "_np.sqrt({0})", ew.abs_p: "_np.abs({0})", ew.square_p: "_np.square({0})",
+    ew.square_p: "_np.square({0})",
 }
-# float-only direct forms (integer division needs the eager implementation's care)
-_DIRECT_IF_FLOAT = {ew.div_p: "_np.true_divide({0}, {1})"}
+# direct forms for some operand kinds only: integer and complex division, complex max/min
+# and XLA's complex special values follow XLA's rules in the eager implementations
+_DIRECT_IF_KIND = {
+    ew.div_p: ("f", "_np.true_divide({0}, {1})"),
+    ew.max_p: ("biuf", "_np.maximum({0}, {1})"),
+    ew.min_p: ("biuf", "_np.minimum({0}, {1})"),
+    ew.exp_p: ("f", "_np.exp({0})"), ew.log_p: ("f", "_np.log({0})"),
+    ew.log1p_p: ("f", "_np.log1p({0})"), ew.sqrt_p: ("f", "_np.sqrt({0})"),
+    ew.abs_p: ("iuf", "_np.abs({0})"),
+}
 
 # primitive -> function(emitter, eqn, arg_names) -> expression, for control flow etc.
 codegen_rules: dict = {}
@@ -133,11 +139,10 @@ def _template(eqn):
   prim = eqn.primitive
   if prim in codegen_rules:
     return None
-  if prim in complex_rules and eqn.invars[0].aval.dtype.kind == "c":
-    return None   # XLA's complex formulas, not NumPy's
   template = _DIRECT.get(prim)
-  if template is None and eqn.invars and eqn.invars[0].aval.dtype.kind in "fc":
-    template = _DIRECT_IF_FLOAT.get(prim)
+  if template is None and prim in _DIRECT_IF_KIND and eqn.invars:
+    kinds, template = _DIRECT_IF_KIND[prim]
+    return template if eqn.invars[0].aval.dtype.kind in kinds else None
   return template
 
 

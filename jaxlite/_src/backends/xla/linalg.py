@@ -31,14 +31,7 @@ def _jnp():
   return jnp
 
 
-def lowered_function(fn):
-  """A lowering rule that traces ``fn(*operands, **params)`` (a list of outputs, written
-  with other primitives) on the equation's input types and emits its jaxpr inline."""
-  def rule(b, eqn, *args, **params):
-    closed = staging.trace_to_jaxpr(lambda *xs: list(fn(*xs, **params)),
-                                    [v.aval for v in eqn.invars])
-    return hlo.lower_closed(b, closed, list(args))
-  return rule
+lowered_function = hlo.lowered_function
 
 
 def _custom_call(b, target, args, outs, backend_config=""):

@@ -23,6 +23,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax.indexing import GatherScatterMode
 from jaxlite._src.transforms import ad
 
@@ -1215,11 +1216,15 @@ def _masked_while(b, state: list, done: V, maxiter: int, step) -> list:
               [b.region(specs, cond), b.region(specs, body)])[2:]
 
 
-def _igamma_rule(complement):
-  @_elementwise
-  def rule(b, eqn, a, x):
-    dt = np.dtype(np.float64 if a.dtype == np.float64 else np.float32)
-    return convert(b, _igamma(b, convert(b, a, dt), convert(b, x, dt), complement), a.dtype)
+def lowered_function(fn):
+  """A lowering rule that traces ``fn(*operands, **params)`` (a list of outputs, written
+  with other primitives) on the equation's input types and emits its jaxpr inline (JAX's
+  ``mlir.lower_fun``)."""
+  def rule(b, eqn, *args, **params):
+    from jaxlite._src.transforms import staging
+    closed = staging.trace_to_jaxpr(lambda *xs: list(fn(*xs, **params)),
+                                    [v.aval for v in eqn.invars])
+    return lower_closed(b, closed, list(args))
   return rule
 
 
@@ -1308,12 +1313,27 @@ def _igamma(b, a: V, x: V, complement: bool) -> V:
   return out
 
 
+def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_sharding):
+  # as JAX: a uint32[4] key travels as XLA's uint64[2] state
+  u32, u64 = np.dtype(np.uint32), np.dtype(np.uint64)
+  state = key
+  if key.dtype == u32:
+    state = b.op1("stablehlo.bitcast_convert", [reshape(b, key, (2, 2))], (2,), u64)
+  name = {0: "DEFAULT", 1: "THREE_FRY", 2: "PHILOX"}[int(algorithm)]
+  new, bits = b.op("stablehlo.rng_bit_generator", [state], [((2,), u64), (shape, dtype)],
+                   f"rng_algorithm = #stablehlo<rng_algorithm {name}>")
+  if key.dtype == u32:
+    new = reshape(b, b.op1("stablehlo.bitcast_convert", [new], (2, 2), u32), (4,))
+  return [new, bits]
+
+
 _BY_NAME = {
     "custom_jvp_call": _call_rule("call_jaxpr"), "custom_vjp_call": _call_rule("call_jaxpr"),
     "remat2": _call_rule("jaxpr"), "stop_gradient": lambda b, eqn, x: x,
     "erf": _simple("chlo.erf"), "erfc": _simple("chlo.erfc"),
     "erf_inv": _simple("chlo.erf_inv"), "lgamma": _simple("chlo.lgamma"),
     "digamma": _simple("chlo.digamma"), "polygamma": _simple("chlo.polygamma"),
+    "zeta": _simple("chlo.zeta"),
     "bessel_i1e": _simple("chlo.bessel_i1e"),
     "shift_left": _simple("stablehlo.shift_left"),
     "shift_right_logical": _simple("stablehlo.shift_right_logical"),
@@ -1340,9 +1360,11 @@ _BY_NAME = {
     "reduce_window": _reduce_window_computation_rule,
     "sort": _sort_rule, "top_k": _top_k_rule,
     "conv_general_dilated": _conv_rule, "fft": _fft_rule,
-    "threefry2x32": _threefry2x32_rule, "bessel_i0e": _bessel_i0e_rule,
+    "threefry2x32": _threefry2x32_rule, "rng_bit_generator": _rng_bit_generator_rule,
+    "bessel_i0e": _bessel_i0e_rule,
     "cholesky": _cholesky_rule, "triangular_solve": _triangular_solve_rule,
-    "igamma": _igamma_rule(False), "igammac": _igamma_rule(True),
+    "igamma": lowered_function(lambda a, x: [lax_special.igamma_value(a, x)]),
+    "igammac": lowered_function(lambda a, x: [lax_special.igammac_value(a, x)]),
     "igamma_grad_a": _igamma_grad_a_rule,
 }
 _UNSUPPORTED_BY_NAME = {
