@@ -501,22 +501,66 @@ def spence(x):
 
 
 # -- hypergeometric and Bessel ------------------------------------------------------------
-def hyp1f1(a, b, x):
-  """Kummer's confluent hypergeometric function ``1F1(a; b; x)``, by its power series
-  (500 terms), applied to ``-x`` through Kummer's transformation when ``x < 0``."""
-  a, b, x = _inexact("hyp1f1", a, b, x)
-  neg = x < 0
-  aa = jnp.where(neg, b - a, a)
-  xx = jnp.abs(x)
+def _hyp1f1_series(a, b, x, weight=None):
+  """``sum_k (a)_k / ((b)_k k!) x^k`` (times ``weight(k)`` per term when given: the
+  derivative in a parameter), until a term falls below ``eps`` of the sum or 250 terms."""
+  eps = dtypes.finfo(x.dtype).eps
 
-  def body(k, carry):
-    term, total = carry
-    k = k.astype(x.dtype)
-    term = term * (aa + k) / (b + k) * xx / (k + 1)
-    return term, total + term
+  def body(s):
+    k = s["k"]
+    gained = s["term"] if weight is None else s["term"] * weight(k)
+    term = s["term"] * ((a + k) / (b + k) * x / (k + 1))
+    return dict(s, serie=s["serie"] + gained, term=term, k=k + 1)
 
-  _, total = cf.fori_loop(0, 500, body, (jnp.ones_like(xx), jnp.ones_like(xx)))
-  return jnp.where(neg, jnp.exp(x) * total, total)
+  start = jnp.ones_like(x) if weight is None else jnp.zeros_like(x)
+  return _while_each(
+      lambda s: (s["k"] < 250) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps), body,
+      dict(x=x, serie=start, k=jnp.ones_like(x), term=a / b * x))["serie"]
+
+
+def _hyp1f1_asymptotic(a, b, x):
+  # for |x| >= 100: gamma(b) / gamma(a) e^x x^(a - b) sum_k (b - a)_k (1 - a)_k / (k! x^k)
+  eps = dtypes.finfo(x.dtype).eps
+
+  def body(s):
+    k = s["k"]
+    term = s["term"] * ((b - a + k) * (1 - a + k) / (k + 1) / x)
+    return dict(s, serie=s["serie"] + s["term"], term=term, k=k + 1)
+
+  serie = _while_each(
+      lambda s: (s["k"] < 250) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps), body,
+      dict(x=x, serie=jnp.ones_like(x), k=jnp.ones_like(x), term=(b - a) * (1 - a) / x))["serie"]
+  return gamma(b) / gamma(a) * jnp.exp(x) * x ** (a - b) * serie
+
+
+def _hyp1f1(a, b, x):
+  a, b, x = jnp.broadcast_arrays(*_inexact("hyp1f1", a, b, x))
+  _real_only("hyp1f1", x)
+  near = jnp.abs(x) < 100
+  result = jnp.where(near, _hyp1f1_series(a, b, jnp.where(near, x, 0.0)),
+                     _hyp1f1_asymptotic(a, b, jnp.where(near, 100.0, x)))
+  which = ((a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3)
+  return lax.select_n(which.astype(np.int32), result, jnp.ones_like(x), jnp.exp(x),
+                      jnp.full_like(x, np.inf))
+
+
+hyp1f1 = custom_jvp(_hyp1f1)
+hyp1f1.__doc__ = """Kummer's confluent hypergeometric function ``1F1(a; b; x)`` (JAX's
+algorithm): its power series for ``|x| < 100``, the asymptotic series beyond; 1 at
+``a == 0``, ``exp(x)`` at ``a == b``, ``inf`` at ``b == 0``."""
+
+
+def _hyp1f1_jvp(primals, tangents):
+  a, b, x = jnp.broadcast_arrays(*_inexact("hyp1f1", *primals))
+  out = hyp1f1(a, b, x)
+  digamma = lax_special.digamma
+  terms = [_hyp1f1_series(a, b, x, lambda k: digamma(a + k) - digamma(a)),
+           _hyp1f1_series(a, b, x, lambda k: digamma(b) - digamma(b + k)),
+           a / b * hyp1f1(a + 1, b + 1, x)]
+  return out, sum(t * jnp.asarray(dt, out.dtype) for t, dt in zip(terms, tangents))
+
+
+hyp1f1.defjvp(_hyp1f1_jvp)
 
 
 def bessel_jn(z, *, v, n_iter=50):
