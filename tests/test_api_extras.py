@@ -463,11 +463,11 @@ def test_random_ball_multinomial_clone():
 X64_CASES = {
     "exp1": (lambda: jsp.exp1(np.array([0., 0.1, 1., 3., 30., 100.])),
              sps.exp1([0., 0.1, 1., 3., 30., 100.]), 1e-10),
-    "expn": (lambda: jsp.expn(np.array([0., 1, 2, 3, 5, 10, 2]),
-                              np.array([0.1, 0.5, 1., 2., 10., 0.3, 0.])),
-             sps.expn([0, 1, 2, 3, 5, 10, 2], [0.1, 0.5, 1., 2., 10., 0.3, 0.]), 1e-10),
-    "expi": (lambda: jsp.expi(np.array([-50., -1., -0.1, 0., 0.1, 5., 39.9, 40.1, 500.])),
-             sps.expi([-50., -1., -0.1, 0., 0.1, 5., 39.9, 40.1, 500.]), 1e-10),
+    "expn": (lambda: jsp.expn(np.array([0., 1, 2, 3, 5, 10]),
+                              np.array([0.1, 0.5, 1., 2., 10., 0.3])),
+             sps.expn([0, 1, 2, 3, 5, 10], [0.1, 0.5, 1., 2., 10., 0.3]), 1e-10),
+    "expi": (lambda: jsp.expi(np.array([-50., -1., -0.1, 0.1, 5., 39.9, 40.1, 500.])),
+             sps.expi([-50., -1., -0.1, 0.1, 5., 39.9, 40.1, 500.]), 1e-10),
     "erfcx": (lambda: jsp.erfcx(np.array([-3., 0., 0.5, 4.9, 5.1, 100., 1e5])),
               sps.erfcx([-3., 0., 0.5, 4.9, 5.1, 100., 1e5]), 1e-10),
     "dawsn": (lambda: jsp.dawsn(np.array([-20., -0.1, 0., 0.3, 2., 9.9, 10.1, 100.])),
@@ -477,8 +477,8 @@ X64_CASES = {
     "hyp1f1": (lambda: jsp.hyp1f1(np.array([1., 0.5, 2., -1.5]), np.array([2., 1.5, 3., 2.5]),
                                   np.array([0.5, -10., 5., 2.])),
                sps.hyp1f1([1., 0.5, 2., -1.5], [2., 1.5, 3., 2.5], [0.5, -10., 5., 2.]), 1e-10),
-    "bessel_jn": (lambda: jsp.bessel_jn(np.array([0., 0.1, 1., 5., 20., -3.]), v=3),
-                  np.stack([sps.jv(m, [0., 0.1, 1., 5., 20., -3.]) for m in range(4)]), 1e-8),
+    "bessel_jn": (lambda: jsp.bessel_jn(np.array([0.1, 1., 5., 20., -3.]), v=3),
+                  np.stack([sps.jv(m, [0.1, 1., 5., 20., -3.]) for m in range(4)]), 1e-8),
     "owens_t": (lambda: jsp.owens_t(np.array([0., 0.5, 2., -1., 3., 0.2]),
                                     np.array([0.5, 1., 0.3, 5., -0.8, 10.])),
                 sps.owens_t([0., 0.5, 2., -1., 3., 0.2], [0.5, 1., 0.3, 5., -0.8, 10.]), 1e-10),
@@ -496,6 +496,15 @@ def test_special_series_functions_match_scipy_in_float64(name, x64):
   x64(True)
   fun, want, tol = X64_CASES[name]
   close(fun(), want, tol)
+
+
+def test_special_functions_where_jax_differs_from_scipy(x64):
+  # JAX 0.10.2's answers (checked under JAX): Cephes' expn at x == 0 as JAX writes it,
+  # expi's rational fits at 0, bessel_jn's recurrence divided by z at 0
+  x64(True)
+  assert float(jsp.expn(2., 0.)) == 0.5   # scipy: 1 / (n - 1) = 1
+  assert np.isnan(float(jsp.expi(0.)))     # scipy: -inf
+  assert np.isnan(np.asarray(jsp.bessel_jn(np.array([0.]), v=1))).all()  # scipy: 1, 0
 
 
 P_, Q_ = np.array([0., 1., 2., -1., 1.]), np.array([1., 0., 3., 1., 2.])
@@ -535,7 +544,8 @@ def test_special_functions_match_scipy(name):
 
 def test_special_function_gradients_and_jit():
   check_grads(jsp.erfcx, (np.array([0.5, 3., 7.], np.float32),), 1, rtol=2e-2)
-  check_grads(jsp.spence, (np.array([0.3, 1.5, 4.], np.float32),), 1, rtol=2e-2)
+  # (on (1, 2] reverse mode gives NaN, in JAX too: the log(1 - x) of a branch not taken)
+  check_grads(jsp.spence, (np.array([0.3, 0.8, 4.], np.float32),), 1, rtol=2e-2)
   check_grads(jsp.dawsn, (np.array([0.1, 1., 4.], np.float32),), 1, rtol=2e-2)
   check_grads(lambda x: jsp.expi(x), (np.array([-1., 0.5, 3.], np.float32),), 1, rtol=2e-2)
   close(jaxlite.jit(jsp.exp1)(np.float32(0.7)), sps.exp1(0.7), 1e-5)

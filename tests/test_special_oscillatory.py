@@ -74,7 +74,8 @@ def test_wofz_matches_scipy_float64(x64):
   assert got.dtype == np.complex128
   want = sps.wofz(z)
   err = np.abs(np.asarray(got) - want) / np.abs(want)
-  assert err.max() < 1e-13
+  # JAX's 32-term Weideman approximation: 3.07e-13 at worst on this grid (JAX 0.10.2 too)
+  assert err.max() < 5e-13
 
 
 def test_wofz_matches_scipy_float32():
@@ -92,7 +93,7 @@ def test_wofz_real_and_integer_input_promote(x64):
                              rtol=1e-5)
   x64(True)
   assert jsp.wofz(np.float64(1.5)).dtype == np.complex128
-  np.testing.assert_allclose(np.asarray(jsp.wofz(2.0)), sps.wofz(2.0), rtol=1e-13)
+  np.testing.assert_allclose(np.asarray(jsp.wofz(2.0)), sps.wofz(2.0), rtol=5e-13)
 
 
 def test_integer_input_promotes():

@@ -7,7 +7,10 @@ import math
 import numpy as np
 
 import jaxlite.numpy as jnp
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.nn import functions as fn
+from jaxlite._src.numpy import reductions
+from jaxlite._src.numpy.util import as_operand, check_arraylike
 
 __all__ = ["identity", "tanh", "mish", "squareplus", "sparse_plus", "sparse_sigmoid",
            "log1mexp", "logmeanexp", "dot_product_attention", "scaled_matmul"]
@@ -15,7 +18,7 @@ __all__ = ["identity", "tanh", "mish", "squareplus", "sparse_plus", "sparse_sigm
 
 def identity(x):
   """The identity activation: returns ``x`` as an array."""
-  return jnp.asarray(x)
+  return fn._arraylike("identity", x)
 
 
 def tanh(x, /):
@@ -25,45 +28,44 @@ def tanh(x, /):
 
 def mish(x):
   """Mish activation, ``x * tanh(softplus(x))``."""
+  x = fn._arraylike("mish", x)
   return x * jnp.tanh(fn.softplus(x))
 
 
 def squareplus(x, b=4):
   """Squareplus activation, ``(x + sqrt(x**2 + b)) / 2``: a smooth, algebraic ReLU."""
-  x = jnp.asarray(x)
+  check_arraylike("squareplus", x, b)
+  x, b = as_operand(x), as_operand(b)
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
 def sparse_plus(x):
   """Sparse plus: ``0`` for ``x <= -1``, ``(x + 1)**2 / 4`` on ``(-1, 1)``, ``x`` above."""
-  x = jnp.asarray(x)
-  return jnp.where(x <= -1.0, jnp.zeros_like(x),
-                   jnp.where(x >= 1.0, x, jnp.square(x + 1) / 4))
+  x = fn._arraylike("sparse_plus", x)
+  return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
 def sparse_sigmoid(x):
   """Sparse sigmoid, the derivative of ``sparse_plus``: ``clip((x + 1) / 2, 0, 1)``."""
-  x = jnp.asarray(x)
-  return jnp.clip((x + 1.0) / 2.0, 0.0, 1.0)
+  return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@custom_jvp
 def log1mexp(x):
   """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x`` (Maechler's
-  switch at ``log 2``)."""
-  x = jnp.asarray(x)
-  return jnp.where(x > math.log(2), jnp.log1p(-jnp.exp(-x)), jnp.log(-jnp.expm1(-x)))
+  switch at ``log 2``); its derivative is ``1 / expm1(x)``."""
+  x = fn._arraylike("log1mexp", x)
+  return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):
-  """``log(mean(exp(x)))`` over ``axis``, computed stably (via ``logsumexp``)."""
-  x = jnp.asarray(x)
+  """``log(mean(exp(x)))`` over ``axis``: ``logsumexp`` less the log of the count."""
   lse = fn.logsumexp(x, axis=axis, keepdims=keepdims, where=where)
-  if where is None:
-    axes = range(x.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    count = math.prod(x.shape[a] for a in axes)
-  else:
-    count = jnp.sum(jnp.broadcast_to(where, x.shape), axis=axis, keepdims=keepdims)
-  return lse - jnp.log(jnp.asarray(count, lse.dtype))
+  count = reductions._count(as_operand(x), axis, keepdims, where, lse.dtype)
+  return lse - jnp.log(count)
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
@@ -133,11 +135,27 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
 
 def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.float32):
   """Block-scaled batched matmul ``(lhs * lhs_scales) @ (rhs * rhs_scales)^T`` with
-  ``lhs [B, M, K]``, ``rhs [B, N, K]`` and scales ``[B, M, K/bs]``, ``[B, N, K/bs]``,
-  each scale repeated over its block of ``K``."""
-  lhs, rhs = jnp.asarray(lhs, jnp.float32), jnp.asarray(rhs, jnp.float32)
-  ls, rs = jnp.asarray(lhs_scales, jnp.float32), jnp.asarray(rhs_scales, jnp.float32)
-  ls = jnp.repeat(ls, lhs.shape[-1] // ls.shape[-1], axis=-1)
-  rs = jnp.repeat(rs, rhs.shape[-1] // rs.shape[-1], axis=-1)
-  out = jnp.einsum("bmk,bnk->bmn", lhs * ls, rhs * rs)
-  return out.astype(preferred_element_type)
+  ``lhs [B, M, K]``, ``rhs [B, N, K]`` and scales ``[B, M, K/bs]``, ``[B, N, K/bs]``.
+
+  The shapes are checked as JAX checks them; the product itself exists in JAX only as
+  a cuDNN kernel (GPU), and on CPU, like JAX, this raises NotImplementedError.
+  """
+  shapes = [np.shape(v) for v in (lhs, rhs, lhs_scales, rhs_scales)]
+  if any(len(s) != 3 for s in shapes):
+    raise ValueError("scaled_matmul requires all inputs to be 3-dimensional arrays")
+  (ba, ma, ka), (bb, nb, kb), (bas, mas, kas), (bbs, nbs, kbs) = shapes
+  if ka != kb or ba != bb:
+    raise ValueError("scaled_matmul requires inputs a and b to have matching batch (B) "
+                     f"and contract (K) dimensions, but got shapes {shapes[0]} and "
+                     f"{shapes[1]}")
+  if kas != kbs or bas != bbs:
+    raise ValueError("scaled_matmul requires scales to have matching batch (B) and "
+                     f"contract (K) dimensions, but got shapes {shapes[2]} and {shapes[3]}")
+  if mas != ma or nbs != nb:
+    raise ValueError("scaled_matmul requires scales to match non-contract dimensions of "
+                     f"inputs, but got shapes a: {shapes[0]}, b: {shapes[1]}, a_scales: "
+                     f"{shapes[2]}, b_scales: {shapes[3]}")
+  raise NotImplementedError(
+      "scaled_matmul is a cuDNN (GPU) kernel with no CPU implementation, as in JAX; "
+      "on CPU multiply each operand by its scales repeated over their blocks and use "
+      "jnp.einsum('bmk,bnk->bmn', ...).")

@@ -1,11 +1,14 @@
 """Neural-network activation functions and friends (``jax.nn``), in jnp/lax operations.
 
-Every function is differentiable by ``grad`` like the operations it is built from; a few
+Each function is written as JAX writes it: most take their input as it comes (no
+promotion to float first), so integer and boolean inputs follow the promotion of the
+jnp operations inside (``hard_tanh`` of int8 stays int8, ``elu`` of int32 gives a weakly
+typed float, ``sigmoid`` of an integer is a TypeError from ``lax.logistic``). A few
 carry custom derivatives where the naive one misbehaves (relu's at 0, as JAX's).
 """
 from __future__ import annotations
 
-import math
+import warnings
 
 import numpy as np
 
@@ -13,8 +16,21 @@ import jaxlite.numpy as jnp
 from jaxlite._src import dtypes
 from jaxlite._src.custom_derivatives import custom_jvp, stop_gradient
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import special
-from jaxlite._src.numpy.util import canonicalize_axes, promote_args_inexact
+from jaxlite._src.numpy import reductions
+from jaxlite._src.numpy.util import (as_operand, canonicalize_axes, canonicalize_axis,
+                                     check_arraylike, promote_args_inexact)
+
+
+def _arraylike(name, x):
+  """``x`` as an array, rejecting lists and tuples (JAX's ``ensure_arraylike``)."""
+  check_arraylike(name, x)
+  return as_operand(x)
+
+
+def _zero_unless(pred, g):
+  return lax.select(pred, g, jnp.zeros_like(g))
 
 
 @custom_jvp
@@ -32,11 +48,12 @@ def relu(x):
   return jnp.maximum(x, 0)
 
 
-relu.defjvps(lambda g, ans, x: jnp.where(x > 0, g, jnp.zeros_like(g)))
+relu.defjvps(lambda g, ans, x: _zero_unless(x > 0, g))
 
 
+@custom_jvp
 def relu6(x):
-  """``min(max(x, 0), 6)``.
+  """``min(max(x, 0), 6)``; its derivative is 0 at both kinks, as in JAX.
 
   Examples
   --------
@@ -47,8 +64,11 @@ def relu6(x):
   return jnp.minimum(jnp.maximum(x, 0), 6.)
 
 
+relu6.defjvps(lambda g, ans, x: _zero_unless((x > 0) & (x < 6), g))
+
+
 def sigmoid(x):
-  """The logistic function ``1 / (1 + exp(-x))``.
+  """The logistic function ``1 / (1 + exp(-x))`` (``lax.logistic``: floats only).
 
   Examples
   --------
@@ -56,7 +76,6 @@ def sigmoid(x):
   >>> float(jax.nn.sigmoid(0.))
   0.5
   """
-  x, = promote_args_inexact("sigmoid", x)
   return lax.logistic(x)
 
 
@@ -69,7 +88,7 @@ def log_sigmoid(x):
   >>> round(float(jax.nn.log_sigmoid(-100.)), 3)
   -100.0
   """
-  x, = promote_args_inexact("log_sigmoid", x)
+  x = _arraylike("log_sigmoid", x)
   return -softplus(-x)
 
 
@@ -82,8 +101,7 @@ def softplus(x):
   >>> float(jax.nn.softplus(1000.))
   1000.0
   """
-  x, = promote_args_inexact("softplus", x)
-  return jnp.maximum(x, 0.) + lax.log1p(lax.exp(-jnp.abs(x)))
+  return jnp.logaddexp(x, 0)
 
 
 def soft_sign(x):
@@ -95,7 +113,7 @@ def soft_sign(x):
   >>> float(jax.nn.soft_sign(1.))
   0.5
   """
-  x, = promote_args_inexact("soft_sign", x)
+  x = _arraylike("soft_sign", x)
   return x / (jnp.abs(x) + 1)
 
 
@@ -108,7 +126,7 @@ def silu(x):
   >>> float(jax.nn.silu(0.))
   0.0
   """
-  x, = promote_args_inexact("silu", x)
+  x = _arraylike("silu", x)
   return x * sigmoid(x)
 
 
@@ -136,7 +154,7 @@ def hard_silu(x):
   >>> float(jax.nn.hard_silu(3.))
   3.0
   """
-  x, = promote_args_inexact("hard_silu", x)
+  x = _arraylike("hard_silu", x)
   return x * hard_sigmoid(x)
 
 
@@ -144,7 +162,7 @@ hard_swish = hard_silu
 
 
 def hard_tanh(x):
-  """``x`` clipped to ``[-1, 1]``.
+  """``x`` clipped to ``[-1, 1]``, in ``x``'s own dtype (integers stay integers).
 
   Examples
   --------
@@ -152,8 +170,8 @@ def hard_tanh(x):
   >>> jax.nn.hard_tanh(jnp.array([-2., 0.5, 2.]))
   Array([-1. ,  0.5,  1. ], dtype=float32)
   """
-  x, = promote_args_inexact("hard_tanh", x)
-  return jnp.where(x > 1, 1., jnp.where(x < -1, -1., x)).astype(x.dtype)
+  x = _arraylike("hard_tanh", x)
+  return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
 def elu(x, alpha=1.0):
@@ -165,9 +183,9 @@ def elu(x, alpha=1.0):
   >>> float(jax.nn.elu(2.))
   2.0
   """
-  x, = promote_args_inexact("elu", x)
+  x = _arraylike("elu", x)
   safe_x = jnp.where(x > 0, 0., x)  # keep expm1 of large positives out of the gradient
-  return jnp.where(x > 0, x, alpha * lax.expm1(safe_x))
+  return jnp.where(x > 0, x, alpha * jnp.expm1(safe_x))
 
 
 def celu(x, alpha=1.0):
@@ -179,8 +197,7 @@ def celu(x, alpha=1.0):
   >>> float(jax.nn.celu(1.))
   1.0
   """
-  x, = promote_args_inexact("celu", x)
-  return jnp.maximum(x, 0.0) + alpha * lax.expm1(jnp.minimum(x, 0.0) / alpha)
+  return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
 def selu(x):
@@ -206,7 +223,7 @@ def leaky_relu(x, negative_slope=1e-2):
   >>> round(float(jax.nn.leaky_relu(-10.)), 6)
   -0.1
   """
-  x, = promote_args_inexact("leaky_relu", x)
+  x = _arraylike("leaky_relu", x)
   return jnp.where(x >= 0, x, negative_slope * x)
 
 
@@ -218,7 +235,7 @@ def gelu(x, approximate: bool = True):
   x : array_like
   approximate : bool
     True (default, as JAX) for ``x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))``;
-    False for the exact ``x/2 (1 + erf(x / sqrt(2)))``.
+    False for the exact ``x/2 erfc(-x / sqrt(2))``.
 
   Examples
   --------
@@ -232,7 +249,7 @@ def gelu(x, approximate: bool = True):
     cdf = 0.5 * (1.0 + jnp.tanh(sqrt_2_over_pi * (x + 0.044715 * (x ** 3))))
     return x * cdf
   sqrt_half = np.sqrt(0.5).astype(x.dtype)
-  return jnp.array(0.5 * x * (1 + special.erf(x * sqrt_half)), dtype=x.dtype)
+  return jnp.array(0.5 * x * special.erfc(-x * sqrt_half), dtype=x.dtype)
 
 
 def glu(x, axis=-1):
@@ -244,23 +261,27 @@ def glu(x, axis=-1):
   >>> jax.nn.glu(jnp.array([2., 0.])).tolist()
   [1.0]
   """
-  x = jnp.asarray(x)
-  size = x.shape[axis]
-  if size % 2:
+  x = _arraylike("glu", x)
+  if x.shape[axis] % 2:
     raise AssertionError("axis size must be divisible by 2")
-  a = jnp.take(x, jnp.arange(size // 2), axis=axis)
-  b = jnp.take(x, jnp.arange(size // 2, size), axis=axis)
+  a, b = jnp.split(x, 2, axis)
   return a * sigmoid(b)
 
 
-def _reduce_max(x, axis, where, initial, keepdims=True):
-  if where is not None:
-    x = jnp.where(where, x, -jnp.inf if initial is None else initial)
-  return jnp.max(x, axis=axis, keepdims=keepdims)
-
-
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
-  """``log(sum(exp(a)))`` over ``axis``, shifted by the maximum so it cannot overflow.
+  """``log(sum(b * exp(a)))`` over ``axis``, shifted by the maximum so it cannot overflow.
+
+  Parameters
+  ----------
+  a : array_like
+  axis : int or tuple of ints, optional
+  b : array_like, optional
+    Weights of the terms (may be negative).
+  keepdims : bool
+  return_sign : bool
+    If True, return ``(log(abs(s)), sign(s))``; otherwise a negative sum gives NaN.
+  where : array_like of bool, optional
+    The elements to include.
 
   Examples
   --------
@@ -268,32 +289,36 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
   >>> float(jax.nn.logsumexp(jnp.array([1000., 1000.])))
   1000.6931762695312
   """
-  a, = promote_args_inexact("logsumexp", a)
+  if where is not None:
+    a = jnp.where(where, a, 0)
   if b is not None:
     a, b = promote_args_inexact("logsumexp", a, b)
-    a = jnp.where(b != 0, a, -jnp.inf)
-  axes = canonicalize_axes(axis, a.ndim) if axis is not None else tuple(range(a.ndim))
-  amax = _reduce_max(a, axes, where, None)
-  amax = stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.).astype(a.dtype))
-  exp_a = lax.exp(a - amax)
+    a = jnp.where(b != 0, a, -np.inf)
+  else:
+    a, = promote_args_inexact("logsumexp", a)
+  axes = canonicalize_axes(axis, a.ndim)
+  amax = reductions.max(jnp.real(a), axis=axes, keepdims=keepdims, where=where,
+                        initial=-np.inf)
+  amax = stop_gradient(lax.select(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
+  amax_kept = amax if keepdims else lax_shapes.expand_dims(amax, axes)
+  exp_a = lax.exp(lax.sub(a, amax_kept.astype(a.dtype)))
   if b is not None:
-    exp_a = exp_a * b
-  if where is not None:
-    exp_a = jnp.where(where, exp_a, 0.)
-  sumexp = jnp.sum(exp_a, axis=axes, keepdims=True)
-  sign = jnp.sign(sumexp)
-  out = lax.log(jnp.abs(sumexp)) + amax
-  if not keepdims:
-    out, sign = jnp.squeeze(out, axes), jnp.squeeze(sign, axes)
+    exp_a = lax.mul(exp_a, b)
+  sumexp = reductions.sum(exp_a, axis=axes, keepdims=keepdims, where=where)
+  sign = lax.sign(sumexp)
+  if return_sign or not dtypes.is_complex(a.dtype):
+    sumexp = jnp.abs(sumexp)
+  out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
   if return_sign:
     return out, sign
-  if b is not None and not np.issubdtype(out.dtype, np.complexfloating):
-    out = jnp.where(sign < 0, jnp.nan, out)
+  if b is not None and not dtypes.is_complex(out.dtype):
+    out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
   return out
 
 
 def log_softmax(x, axis=-1, where=None):
-  """``x - logsumexp(x, axis)``: log-probabilities that stay finite for large inputs.
+  """``x - logsumexp(x, axis)``: log-probabilities that stay finite for large inputs;
+  ``-inf`` where ``where`` is false.
 
   Examples
   --------
@@ -301,20 +326,20 @@ def log_softmax(x, axis=-1, where=None):
   >>> jax.nn.log_softmax(jnp.array([0., 0.])).tolist()
   [-0.6931471824645996, -0.6931471824645996]
   """
-  x, = promote_args_inexact("log_softmax", x)
-  axes = canonicalize_axes(axis, x.ndim)
-  shifted = x - stop_gradient(_reduce_max(x, axes, where, None))
-  exp_shifted = lax.exp(shifted)
+  x = _arraylike("log_softmax", x)
+  x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+  x_safe = x if where is None else jnp.where(where, x, -np.inf)
+  shifted = x_safe - stop_gradient(x_max)
+  shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
+  result = shifted - shifted_logsumexp
   if where is not None:
-    exp_shifted = jnp.where(where, exp_shifted, 0.)
-  result = shifted - lax.log(jnp.sum(exp_shifted, axis=axes, keepdims=True))
-  if where is not None:
-    return jnp.where(where, result, -jnp.inf)
+    return jnp.where(where, result, -np.inf)
   return result
 
 
 def softmax(x, axis=-1, where=None):
-  """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``.
+  """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``; 0 where ``where`` is
+  false.
 
   Examples
   --------
@@ -322,19 +347,22 @@ def softmax(x, axis=-1, where=None):
   >>> jax.nn.softmax(jnp.array([1e4, 1e4])).tolist()
   [0.5, 0.5]
   """
-  x, = promote_args_inexact("softmax", x)
-  axes = canonicalize_axes(axis, x.ndim)
-  unnormalized = lax.exp(x - stop_gradient(_reduce_max(x, axes, where, None)))
+  x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+  x_safe = x if where is None else jnp.where(where, x, -np.inf)
+  unnormalized = jnp.exp(x_safe - stop_gradient(x_max))
+  result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
   if where is not None:
-    unnormalized = jnp.where(where, unnormalized, 0.)
-  result = unnormalized / jnp.sum(unnormalized, axis=axes, keepdims=True)
-  if where is not None:
-    result = jnp.where(where, result, 0.)
+    result = jnp.where(where, result, 0)
   return result
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-  """Normalise ``x`` to zero mean and unit variance along ``axis``.
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm="fast"):
+  """Normalise ``x`` to zero mean and unit variance along ``axis`` (over the elements
+  where ``where`` holds).
+
+  ``algorithm="fast"`` (JAX's default) takes the variance as ``E[x^2] - E[x]^2``,
+  clipped at 0; ``"stable"`` as ``E[(x - E[x])^2]``.
 
   Examples
   --------
@@ -343,21 +371,28 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
   >>> round(float(y.mean()), 6), round(float(y.var()), 3)
   (0.0, 1.0)
   """
-  x, = promote_args_inexact("standardize", x)
-  if where is not None:
-    raise NotImplementedError("standardize(where=...) is not supported in jaxlite")
+  check_arraylike("standardize", x)
+  check_arraylike("standardize", *[v for v in (mean, variance, where) if v is not None])
   if mean is None:
-    mean = jnp.mean(x, axis, keepdims=True)
+    mean = jnp.mean(x, axis, keepdims=True, where=where)
   if variance is None:
-    # E[x^2] - E[x]^2, as JAX (one pass; fine in the dtypes nets use)
-    variance = jnp.mean(jnp.square(x), axis, keepdims=True) - jnp.square(mean)
-  return (x - mean) * lax.rsqrt(variance + epsilon)
+    if algorithm == "stable":
+      variance = jnp.mean(jnp.square(jnp.subtract(x, mean)), axis, keepdims=True,
+                          where=where)
+    elif algorithm == "fast":
+      variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - \
+          jnp.square(mean)
+      variance = jnp.clip(variance, 0)
+    else:
+      raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
+  return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
 def one_hot(x, num_classes, *, dtype=None, axis=-1):
   """One-hot encode integer ``x``: a new ``num_classes`` axis at ``axis``.
 
   Out-of-range entries (negative or ``>= num_classes``) give an all-zero vector.
+  Non-integer input is deprecated (as in JAX) and boolean input is a TypeError.
 
   Examples
   --------
@@ -367,12 +402,14 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
          [0., 0., 1.]], dtype=float32)
   """
   num_classes = int(num_classes)
-  dtype = dtypes.canonicalize_dtype(dtypes.default_float_dtype() if dtype is None else dtype)
   x = jnp.asarray(x)
-  out_ndim = x.ndim + 1
-  axis = axis % out_ndim
-  lhs = jnp.expand_dims(x, axis)
-  rhs_shape = [1] * out_ndim
-  rhs_shape[axis] = num_classes
-  rhs = jnp.arange(num_classes, dtype=x.dtype).reshape(rhs_shape)
+  if not dtypes.is_integer(x.dtype):
+    warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
+                  DeprecationWarning, stacklevel=2)
+  dtype = dtypes.default_float_dtype() if dtype is None else dtype
+  out_axis = canonicalize_axis(axis, x.ndim + 1)
+  lhs = lax_shapes.expand_dims(x, (out_axis,))
+  rhs_shape = [1] * x.ndim
+  rhs_shape.insert(out_axis, num_classes)
+  rhs = lax_shapes.broadcasted_iota(x.dtype, rhs_shape, out_axis)
   return (lhs == rhs).astype(dtype)

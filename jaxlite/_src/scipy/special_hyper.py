@@ -2,28 +2,25 @@
 ``sph_harm_y`` of ``jax.scipy.special``, composed from ``jaxlite.numpy`` ops so they
 trace, jit, vmap and differentiate like any other function.
 
-``hyp2f1`` (real arguments, ``x <= 1``):
+``hyp2f1`` follows JAX's algorithm (after Cephes' ``hyp2f1``) for ``x >= -1``:
 
-* ``0 <= x <= 0.5``: the power series (a fixed 150 terms).
-* ``0.5 < x < 1``: the ``1 - x`` connection formula (Abramowitz & Stegun 15.3.6), two
-  power series in ``1 - x``.  When ``c - a - b`` is (within ``h``) an integer the
-  formula degenerates (the two terms have canceling poles); within ``h`` of an integer
-  the value is found by cubic Lagrange interpolation in ``b`` through the four points
-  where ``c - a - b = round(c - a - b) + (-2h, -h, h, 2h)`` (``h = 1e-4`` in float64,
-  ``2e-2`` in float32).  Measured against ``scipy.special.hyp2f1`` on a grid of
-  ``a, b, c`` in ``[-3, 3]`` (step 0.25) and ``x`` in ``[-5, 0.95]``: relative error
-  (absolute below ``|F| = 1e-4``) at most ~3.5e-9, 99th percentile ~4e-12 in float64;
-  at most ~4e-4 (absolute below ``|F| = 1``), 99th percentile ~5e-6 in float32.  The
-  worst cases are integer ``c - a - b`` (after Pfaff's map) with ``|x| >= 1.5``.
-* ``x < 0``: Pfaff's transformation ``(1 - x)**-a 2F1(a, c - b; c; x / (x - 1))``
-  (A&S 15.3.4), which maps onto ``[0, 1)`` and then uses the two cases above.
-* Terminating series (``a`` or ``b`` a non-positive integer) are summed directly.
-* As in JAX: ``inf`` when ``c`` is a non-positive integer, when ``x > 1``, and at
-  ``x == 1`` unless ``c - a - b > 0`` (then Gauss's formula).
+* closed forms where they exist: 1 at ``x == 0`` or ``a == 0`` or ``b == 0``, ``inf``
+  at a non-positive integer ``c`` and for ``x > 1``, ``(1 - x)**-a`` when ``b == c``,
+  Gauss's formula at ``x == 1`` (``inf`` there unless ``c - a - b > 0``);
+* Euler's transformation ``(1 - x)**(c - a - b) 2F1(c - a, c - b; c; x)`` when
+  ``c - a - b <= -1``;
+* a terminating sum when ``a`` or ``b`` is a non-positive integer; else the power series
+  (at most 250 terms, stopping at the first term below ``eps`` of the sum), except for
+  ``x > 0.9`` with ``c - a - b`` an integer, where the ``1 - x`` expansion with digamma
+  terms (Abramowitz & Stegun 15.3.10-12) serves.
 
-Accuracy is only measured for ``|a|, |b|, |c| <= 3`` (spot checks up to ~12 agree with
-scipy); for large parameters the fixed number of terms and cancellation in the
-connection formula will eventually not be enough.
+For ``x < -1``, where JAX's series diverges (it returns ``inf`` or garbage there),
+jaxlite applies Pfaff's transformation ``(1 - x)**-a 2F1(a, c - b; c; x / (x - 1))``
+first, which maps ``x`` into ``(1/2, 1)``: the values are the analytic continuation,
+as ``scipy.special.hyp2f1`` gives. The loops run for each element until it has
+converged, as JAX's vmapped ``while_loop`` does (the terminating sums at most 2000
+terms). The derivatives are JAX's: series in ``a``, ``b`` and ``c``, and
+``a b / c 2F1(a + 1, b + 1; c + 1; x)`` in ``x``.
 """
 from __future__ import annotations
 
@@ -33,89 +30,183 @@ import numpy as np
 
 import jaxlite.numpy as jnp
 from jaxlite._src import dtypes
-from jaxlite._src.lax import control_flow
+from jaxlite._src.custom_derivatives import custom_jvp
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy.util import promote_args_inexact
-from jaxlite._src.scipy.special_extra import _gamma_ratio
+from jaxlite._src.scipy.special import gamma
+from jaxlite._src.scipy.special_extra import _while_each
 
 __all__ = ["hyp2f1", "sph_harm_y"]
 
-_N_TERMS = 150
+_MAX_TERMS = 250
 
 
-def _series(a, b, c, z):
-  """The truncated power series of ``2F1(a, b; c; z)`` (``_N_TERMS`` terms)."""
-  def body(k, carry):
-    term, total = carry
-    k = k.astype(z.dtype)
-    term = term * ((a + k) * (b + k)) / ((c + k) * (k + 1)) * z
-    return term, total + term
-
-  one = jnp.ones_like(z)
-  _, total = control_flow.fori_loop(0, _N_TERMS, body, (one, one))
-  return total
+def _eps(x, times=1):
+  return dtypes.finfo(x.dtype).eps * times
 
 
-def _connection(a, b, c, w):
-  """``2F1(a, b; c; 1 - w)`` from the ``1 - z`` connection formula (non-integer
-  ``c - a - b``), ``0 < w <= 0.5``."""
-  s = c - a - b
-  t1 = _gamma_ratio([c, s], [c - a, c - b]) * _series(a, b, 1 - s, w)
-  t2 = (_gamma_ratio([c, -s], [a, b]) * jnp.power(w, s)
-        * _series(c - a, c - b, 1 + s, w))
-  return t1 + t2
+def _near_integer(v, eps):
+  return jnp.abs(v - jnp.round(v)) < eps
 
 
-def _core(a, b, c, z, h):
-  """``2F1(a, b; c; z)`` for ``0 <= z < 1``."""
-  poly = ((a <= 0) & (a == jnp.floor(a))) | ((b <= 0) & (b == jnp.floor(b)))
-  use_t = (z > 0.5) & ~poly
-  direct = _series(a, b, c, jnp.where(use_t, 0.0, z))
-  w = 1 - jnp.where(use_t, z, 0.75)
-  s = c - a - b
-  d = s - jnp.round(s)
-  near = jnp.abs(d) < h
-  direct_t = _connection(a, jnp.where(near, b + d - 3 * h, b), c, w)
-  # cubic Lagrange interpolation in s = c - a - b through s = round(s) + t_j
-  nodes = (-2 * h, -h, h, 2 * h)
-  interp = 0.0
-  for j, tj in enumerate(nodes):
-    weight = 1.0
-    for k, tk in enumerate(nodes):
-      if k != j:
-        weight = weight * (d - tk) / (tj - tk)
-    bj = jnp.where(near, b + d - tj, b)
-    interp = interp + weight * _connection(a, bj, c, w)
-  trans = jnp.where(near, interp, direct_t)
-  return jnp.where(use_t, trans, direct)
+def _series(a, b, c, x):
+  """The power series of ``2F1(a, b; c; x)``."""
+  eps = _eps(x)
+  zero, one = jnp.zeros_like(x), jnp.ones_like(x)
+
+  def body(s):
+    k = s["k"]
+    term = s["term"] * ((a + k - 1) * (b + k - 1) / (c + k - 1) / k * x)
+    return dict(s, serie=s["serie"] + s["term"], term=term, k=k + 1)
+
+  return _while_each(
+      lambda s: (s["k"] < _MAX_TERMS) & (jnp.abs(s["term"]) > eps * jnp.abs(s["serie"])),
+      body, dict(x=x, serie=zero, k=one, term=one))["serie"]
 
 
-def hyp2f1(a, b, c, x):
-  """Gauss's hypergeometric function ``2F1(a, b; c; x)`` for real arguments and
-  ``x <= 1`` (``inf`` for ``x > 1`` and for non-positive integer ``c``, as in JAX)."""
+def _terminal(a, b, c, x):
+  """The finite sum of ``2F1(a, b; c; x)`` when ``a`` (or ``b``) is a non-positive
+  integer."""
+  eps = _eps(x, 50)
+  # terminate on b instead when it is the smaller non-positive integer (unless c is a
+  # non-positive integer above b, whose pole the sum would meet first)
+  c_pole_above_b = (c % 1 == 0) & (c <= 0) & (c > b)
+  swap = (b < a) & _near_integer(b, eps) & ~c_pole_above_b
+  a, b = jnp.abs(jnp.where(swap, b, a)), jnp.where(swap, a, b)
+  one = jnp.ones_like(x)
+
+  def body(s):
+    i = s["i"]
+    term = s["term"] * (-(a - i + 1) / (c + i - 1) * (b + i - 1) / i * x)
+    return dict(s, term=term, serie=s["serie"] + term, i=i + 1)
+
+  return _while_each(lambda s: s["i"] < a + 1, body,
+                     dict(x=x, serie=one, term=one, i=one))["serie"]
+
+
+def _digamma_transform(a, b, c, x):
+  """``2F1(a, b; c; x)`` for integer ``m = c - a - b``, from the expansion in ``1 - x``
+  with digamma terms (A&S 15.3.10-12)."""
+  eps = _eps(x)
+  digamma = lax_special.digamma
+  d = c - a - b
+  s = 1 - x
+  rd = jnp.round(d)
+  e = jnp.where(rd >= 0, d, -d)
+  d1 = jnp.where(rd >= 0, d, 0.0)
+  d2 = jnp.where(rd >= 0, 0.0, d)
+  ard = jnp.where(rd >= 0, rd, -rd)
+  log_s = jnp.log(s)
+  y = (digamma(jnp.ones_like(x)) + digamma(1.0 + e) - digamma(a + d1) - digamma(b + d1)
+       - log_s) / gamma(e + 1.0)
+  p = (a + d1) * (b + d1) * s / gamma(e + 2.0)
+
+  def log_body(st):
+    t, p = st["t"], st["p"]
+    r = (digamma(1.0 + t) + digamma(1.0 + t + e) - digamma(a + t + d1) - digamma(b + t + d1)
+         - log_s)
+    q = p * r
+    p = p * (s * (a + t + d1) / (t + 1.0))
+    p = p * ((b + t + d1) / (t + 1.0 + e))
+    return dict(st, y=st["y"] + q, q=q, p=p, t=t + 1.0)
+
+  y = _while_each(lambda st: (st["t"] < _MAX_TERMS) & (jnp.abs(st["q"]) >= eps * jnp.abs(st["y"])),
+                  log_body, dict(x=x, y=y, q=y, p=p, t=jnp.ones_like(x)))["y"]
+
+  def finite_body(st):
+    t = st["t"]
+    p = st["p"] * (s * (a + t + d2) * (b + t + d2) / (1.0 - e + t))
+    return dict(st, p=p / (t + 1.0), t=t + 1.0, y1=st["y1"] + p / (t + 1.0), i=st["i"] + 1)
+
+  one = jnp.ones_like(x)
+  y1 = _while_each(lambda st: st["i"] < ard, finite_body,
+                   dict(x=x, y1=one, p=one, t=jnp.zeros_like(x), i=one))["y1"]
+  gamma_c = gamma(c)
+  y1 = y1 * (gamma(e) * gamma_c / (gamma(a + d1) * gamma(b + d1)))
+  y_m = y * (gamma_c / (gamma(a + d2) * gamma(b + d2)))
+  y_m = jnp.where(ard % 2 != 0, -y_m, y_m)
+  q = s ** rd
+  summed = jnp.where(rd > 0, y_m * q + y1, y_m + y1 * q)
+  return jnp.where(rd == 0, y * gamma_c / (gamma(a) * gamma(b)), summed)
+
+
+def _terminal_or_series(a, b, c, x):
+  eps = _eps(x, 50)
+  d = c - a - b
+  terminating = (((a <= 0) & _near_integer(a, eps)) | ((b <= 0) & _near_integer(b, eps)))
+  which = jnp.where((x > 0.9) & ~terminating,
+                    jnp.where(_near_integer(d, eps), 1, 0),
+                    jnp.where(terminating, 2, 0))
+  return lax.select_n(which, _series(a, b, c, x), _digamma_transform(a, b, c, x),
+                      _terminal(a, b, c, x))
+
+
+def _hyp2f1_from_minus_one(a, b, c, x):
+  """JAX's ``hyp2f1``: valid for ``x >= -1``."""
+  eps = _eps(x, 50)
+  d = c - a - b
+  s = 1 - x
+  ca, cb = c - a, c - b
+  which = jnp.where(
+      (x == 0) | (((a == 0) | (b == 0)) & (c != 0)), 0,
+      jnp.where((c == 0) | ((c < 0) & (c % 1 == 0)), 1,
+      jnp.where((d <= -1) & ~(~_near_integer(d, eps) & (s < 0)), 2,
+      jnp.where((d <= 0) & (x == 1), 1,
+      jnp.where((x < 1) & (b == c), 3,
+      jnp.where((x < 1) & (a == c), 4,
+      jnp.where(x > 1, 1, jnp.where(x == 1, 5, 6))))))))
+  return lax.select_n(which, jnp.ones_like(x), jnp.full_like(x, np.inf),
+                      s ** d * _terminal_or_series(ca, cb, c, x), s ** (-a), s ** (-b),
+                      gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)),
+                      _terminal_or_series(a, b, c, x))
+
+
+def _hyp2f1(a, b, c, x):
   a, b, c, x = promote_args_inexact("hyp2f1", a, b, c, x)
   a, b, c, x = jnp.broadcast_arrays(a, b, c, x)
-  h = 1e-4 if x.dtype == np.float64 else 2e-2
-  # put a terminating parameter first, so Pfaff's transformation keeps it terminating
-  b_poly = (b <= 0) & (b == jnp.floor(b))
-  a_poly = (a <= 0) & (a == jnp.floor(a))
-  swap = b_poly & ~a_poly
-  a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
-  c_pole = (c <= 0) & (c == jnp.floor(c))
-  c = jnp.where(c_pole, 0.5, c)  # the answer is inf; keep the series finite
+  far = x < -1
+  # Pfaff, with a terminating parameter first so that the result stays terminating
+  swap = (b <= 0) & (b == jnp.floor(b)) & ~((a <= 0) & (a == jnp.floor(a)))
+  pa, pb = jnp.where(swap, b, a), jnp.where(swap, a, b)
+  xf = jnp.where(far, x, -2.0)
+  pfaff = (1 - xf) ** (-pa) * _hyp2f1_from_minus_one(pa, c - pb, c, xf / (xf - 1))
+  return jnp.where(far, pfaff, _hyp2f1_from_minus_one(a, b, c, jnp.where(far, 0.0, x)))
 
-  neg = x < 0
-  xs = jnp.where(x < 1, x, 0.0)
-  xn = jnp.where(neg, xs, -1.0)
-  zn = xn / (xn - 1)
-  pfaff = jnp.power(1 - xn, -a) * _core(a, c - b, c, zn, h)
-  pos = _core(a, b, c, jnp.where(neg, 0.0, xs), h)
-  out = jnp.where(neg, pfaff, pos)
 
-  s = c - a - b
-  gauss = _gamma_ratio([c, jnp.where(s > 0, s, 1.0)], [c - a, c - b])
-  at_one = jnp.where(s > 0, gauss, jnp.inf)
-  out = jnp.where(x == 1, at_one, out)
-  return jnp.where(c_pole | (x > 1), jnp.inf, out).astype(x.dtype)
+def _derivative_series(a, b, c, x, weight):
+  """``sum_k weight(k) (a)_k (b)_k / ((c)_k k!) x^k``: the derivative of the series in
+  one parameter, with ``weight(k)`` its digamma difference."""
+  eps = _eps(x)
+
+  def body(s):
+    k = s["k"]
+    term = s["term"] * ((a + k) * (b + k) / (c + k) / (k + 1) * x)
+    return dict(s, serie=s["serie"] + s["term"] * weight(k), term=term, k=k + 1)
+
+  return _while_each(
+      lambda s: (s["k"] < _MAX_TERMS) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps),
+      body, dict(x=x, serie=jnp.zeros_like(x), k=jnp.ones_like(x), term=a * b / c * x))["serie"]
+
+
+hyp2f1 = custom_jvp(_hyp2f1)
+hyp2f1.__doc__ = """Gauss's hypergeometric function ``2F1(a, b; c; x)`` for real arguments
+(JAX's algorithm for ``x >= -1``, Pfaff's transformation below; see the module)."""
+
+
+def _hyp2f1_jvp(primals, tangents):
+  a, b, c, x = jnp.broadcast_arrays(*promote_args_inexact("hyp2f1", *primals))
+  out = hyp2f1(a, b, c, x)
+  digamma = lax_special.digamma
+  terms = [
+      _derivative_series(a, b, c, x, lambda k: digamma(a + k) - digamma(a)),
+      _derivative_series(a, b, c, x, lambda k: digamma(b + k) - digamma(b)),
+      _derivative_series(a, b, c, x, lambda k: digamma(c) - digamma(c + k)),
+      a * b / c * hyp2f1(a + 1, b + 1, c + 1, x)]
+  return out, sum(t * jnp.asarray(dt, out.dtype) for t, dt in zip(terms, tangents))
+
+
+hyp2f1.defjvp(_hyp2f1_jvp)
 
 
 def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
