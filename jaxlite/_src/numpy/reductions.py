@@ -80,8 +80,8 @@ def _reduction(a, name, axis, dtype, keepdims, initial, where, *, preproc=None,
     name = _BOOL_REDUCER.get(name, name)
   reduce, combine, identity = _REDUCERS[name]
   if where is not None:
+    # a mask of higher rank broadcasts ``a`` up; the axes stay those of ``a`` (as JAX)
     a = _masked(a, where, identity)
-    axes = util.canonicalize_axes(axis, a.ndim)   # the mask may broadcast a up
   out = reduce(a, axes)
   if initial is not None:
     init = lax_ew.convert_element_type(as_operand(initial), compute)

@@ -194,7 +194,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
-def _quantile(name, a, q, axis, method, keepdims, squash_nans, weights=None):
+def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
   """JAX's quantile: ``q``'s quantiles of ``a`` along ``axis``, the axes of ``q`` first.
 
   The positions ``q * (n - 1)`` are computed in ``q``'s dtype; the result has ``a``'s
@@ -350,51 +350,53 @@ def _inverted_cdf(a, q, weights, axis, keepdims, squash_nans):
   zeros = lax.broadcast_like(_c(weights, 0), weights)
   bad_weights = lax.bitwise_or(lax.lt(weights, zeros), _isnan(weights))
   nan_data = _isnan(a)
-  clean = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
-  cum_weights = cumsum(clean, axis=axis)
-  total = lax_ix.index_in_dim(cum_weights, -1, axis, keepdims)
-  q_ndim = q.ndim
-  lead = tuple(range(q_ndim))
-  target = lax.mul(lax_shapes.reshape(q, q.shape + (1,) * total.ndim),
-                   lax_shapes.expand_dims(total, lead))
-  if not keepdims:
-    target = lax_shapes.expand_dims(target, (axis + q_ndim,))
-  is_less = lax.lt(lax_shapes.expand_dims(cum_weights, lead), target)
-  int_dtype = dtypes.default_int_dtype()
-  idx = reductions.sum(lax.convert_element_type(is_less, int_dtype), axis=axis + q_ndim,
-                       keepdims=keepdims)
   if squash_nans:
     valid = reductions.sum(lax.bitwise_not(nan_data), axis=axis, dtype=q.dtype,
                            keepdims=keepdims)
+    nan_out = lax.eq(valid, _c(valid, 0))
   else:
-    valid = lax.broadcast_like(lax.convert_element_type(as_operand(a.shape[axis]), q.dtype),
-                               total)
-  max_idx = lax.convert_element_type(lax.sub(valid, _c(valid, 1)), int_dtype)
-  max_idx = lax_shapes.expand_dims(max_idx, lead)
-  idx = lax.max(_c(idx, 0), lax.min(idx, max_idx))
-  if keepdims:
-    idx = lax_shapes.squeeze(idx, (q_ndim + axis,))
-  perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim), *range(q_ndim + axis, idx.ndim)]
-  result = _take_along(a, lax_shapes.transpose(idx, perm), axis, q_ndim)
-  result = lax_shapes.transpose(result, [perm.index(i) for i in range(len(perm))])
-  if keepdims:
-    result = lax_shapes.expand_dims(result, (q_ndim + axis,))
-  any_bad = reductions.any(bad_weights, axis=axis, keepdims=keepdims)
-  if squash_nans:
-    nan_out = lax.bitwise_or(any_bad, lax.eq(valid, _c(valid, 0)))
-  else:
-    nan_out = lax.bitwise_or(any_bad, reductions.any(nan_data, axis=axis, keepdims=keepdims))
-  return _where(lax_shapes.expand_dims(nan_out, lead), np.nan, result)
+    valid = None
+    nan_out = reductions.any(nan_data, axis=axis, keepdims=keepdims)
+  clean = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
+  idx = _cdf_index(cumsum(clean, axis=axis), q, axis, keepdims, valid)
+  result = _take_along(a, idx, axis, q.ndim, keepdims)
+  nan_out = lax.bitwise_or(reductions.any(bad_weights, axis=axis, keepdims=keepdims), nan_out)
+  return _where(lax_shapes.expand_dims(nan_out, tuple(range(q.ndim))), np.nan, result)
 
 
-def _take_along(a, idx, axis, q_ndim):
-  """``a``'s values at ``idx`` along ``axis``, whose ``q_ndim`` axes at ``axis`` stand
-  for ``q``'s (they are gathered from the same slice of ``a``)."""
+def _cdf_index(cum_weights, q, axis, keepdims, valid):
+  """Per ``q`` (leading axes), the first index along ``axis`` whose cumulative weight
+  reaches ``q`` of the total, clamped to the ``valid`` count (default: all) minus one."""
+  lead = tuple(range(q.ndim))
+  total = lax_ix.index_in_dim(cum_weights, -1, axis, keepdims)
+  target = lax.mul(lax_shapes.reshape(q, q.shape + (1,) * total.ndim),
+                   lax_shapes.expand_dims(total, lead))
+  if not keepdims:
+    target = lax_shapes.expand_dims(target, (axis + q.ndim,))
+  is_less = lax.lt(lax_shapes.expand_dims(cum_weights, lead), target)
+  int_dtype = dtypes.default_int_dtype()
+  idx = reductions.sum(lax.convert_element_type(is_less, int_dtype), axis=axis + q.ndim,
+                       keepdims=keepdims)
+  if valid is None:
+    n = lax.convert_element_type(as_operand(cum_weights.shape[axis]), q.dtype)
+    valid = lax.broadcast_like(n, total)
+  last = lax.convert_element_type(lax.sub(valid, _c(valid, 1)), int_dtype)
+  idx = lax.max(_c(idx, 0), lax.min(idx, lax_shapes.expand_dims(last, lead)))
+  return lax_shapes.squeeze(idx, (q.ndim + axis,)) if keepdims else idx
+
+
+def _take_along(a, idx, axis, q_ndim, keepdims):
+  """``a``'s values at ``idx`` (``q``'s axes first, then ``a``'s without ``axis``) along
+  ``axis``; the result is laid out as ``idx`` (with ``axis`` kept if ``keepdims``)."""
   from jaxlite._src.numpy.indexing import take_along_axis
   if q_ndim == 0:
     out = take_along_axis(a, lax_shapes.expand_dims(idx, (axis,)), axis=axis)
-    return lax_shapes.squeeze(out, (axis,))
-  return take_along_axis(a, idx, axis=axis)
+    out = lax_shapes.squeeze(out, (axis,))
+  else:   # q's axes move to ``axis``, where the values of one slice are taken
+    perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim), *range(q_ndim + axis, idx.ndim)]
+    out = take_along_axis(a, lax_shapes.transpose(idx, perm), axis=axis)
+    out = lax_shapes.transpose(out, [perm.index(i) for i in range(len(perm))])
+  return lax_shapes.expand_dims(out, (q_ndim + axis,)) if keepdims else out
 
 
 def _check_unsupported(name, out, overwrite_input):
@@ -413,7 +415,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
   """
   check_arraylike("quantile", a, q)
   _check_unsupported("quantile", out, overwrite_input)
-  return _quantile("quantile", a, q, axis, method, keepdims, False, weights)
+  return _quantile(a, q, axis, method, keepdims, False, weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -436,7 +438,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
   """``quantile`` ignoring NaNs (NaN only for all-NaN slices)."""
   check_arraylike("nanquantile", a, q)
   _check_unsupported("nanquantile", out, overwrite_input)
-  return _quantile("nanquantile", a, q, axis, method, keepdims, True, weights)
+  return _quantile(a, q, axis, method, keepdims, True, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

@@ -821,8 +821,9 @@ def _reduce_window_rule(op, init_fn):
   def rule(b, eqn, x, *, window_dimensions, window_strides, padding, base_dilation,
            window_dilation):
     init = constant(b, init_fn(x.dtype), x.dtype)
-    return reduce_window(b, x, init, lambda b, a, c: binary(b, op, a, c), window_dimensions,
-                         window_strides, padding, base_dilation, window_dilation)
+    return reduce_window(b, x, init, lambda b, a, c: _nan_propagating(b, op, a, c),
+                         window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation)
   return rule
 
 
