@@ -174,6 +174,15 @@ def is_inexact(dtype):
   return _kind(dtype) in ("f", "c")
 
 
+def to_inexact_dtype(dtype):
+  """The floating type a ``dtype`` computes in where an inexact one is needed: itself if
+  inexact, float64 for 64-bit integers, else float32 (also with x64 on, as JAX)."""
+  dtype = np.dtype(dtype)
+  if is_inexact(dtype):
+    return dtype
+  return canonicalize_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
+
+
 def lowest(dtype):
   """The identity of ``max`` over ``dtype``: False, -inf or the integer minimum."""
   if dtype == np.bool_:

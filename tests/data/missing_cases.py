@@ -439,6 +439,94 @@ def _reduce_cases(jnp, lax):
   }
 
 
+def _order_statistic_and_scan_cases(jnp, lax):
+  x = np.array([[1.5, -2., 3., 0.25, 4.], [2., 2., -1., 7., 0.5], [0., 1., 5., -3., 2.]], f32)
+  xn = np.array([[1., np.nan, 3., 2.], [np.nan, np.nan, np.nan, np.nan],
+                 [4., 0.5, np.nan, 1.]], f32)
+  w5 = np.array([1., 3., 0.5, 2., 1.], f32)
+  q3 = np.array([0.1, 0.5, 0.9], f32)
+  x234 = (np.arange(24, dtype=f32).reshape(2, 3, 4) * 7 % 11 - 5).astype(f32)
+  c = np.array([[1 + 1j, np.nan, 3, 2 + 5j], [1, 2, 0, complex(0, np.nan)],
+                [-np.inf + 1j, 3, 3 - 1j, 1]], np.complex64)
+  cn = np.array([[1, np.nan, 0, 3], [1, 2, 0, 3 + 4j]], np.complex64)
+  fn = np.array([[1., np.nan, 0., 3.], [1., 2., 0., np.nan]], f32)
+  i8 = np.array([[100, 27, -3], [90, 1, 5]], np.int8)
+  cases = {}
+
+  def add(name, fn_, args, modes):
+    cases[name] = (fn_, args, modes)
+
+  for method in ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf"):
+    add(f"quantile_{method}_q_vector", lambda a, q, m=method: jnp.quantile(
+        a, q, axis=-1, method=m), (x, q3), (E, J, V))
+    add(f"nanquantile_{method}_keepdims", lambda a, q, m=method: jnp.nanquantile(
+        a, q, axis=1, method=m, keepdims=True), (xn, q3), (E, J))
+  add("quantile_nearest_takes_lower_at_ties",
+      lambda a: jnp.quantile(a, 0.5, axis=0, method="nearest"), (x[:2],), (E, J))
+  add("quantile_weights", lambda a, w: jnp.quantile(a, 0.4, axis=-1, method="inverted_cdf",
+                                                    weights=w), (x, x * x), (E, J, V))
+  add("quantile_weights_full_shape", lambda a, w: jnp.quantile(
+      a, q3, axis=0, method="inverted_cdf", weights=w, keepdims=True), (x, x * x), (E, J))
+  add("quantile_negative_weight_is_nan", lambda a, w: jnp.quantile(
+      a, 0.4, axis=1, method="inverted_cdf", weights=w), (x, x), (E, J))
+  add("quantile_weights_need_inverted_cdf",
+      lambda a, w: jnp.quantile(a, 0.4, axis=1, weights=w), (x, w5), (E,))
+  add("percentile_weights", lambda a, w: jnp.percentile(a, 40, axis=1, method="inverted_cdf",
+                                                        weights=w), (x, w5), (E, J))
+  add("quantile_tuple_axis_keepdims", lambda a, q: jnp.quantile(a, q, axis=(-1, 0),
+                                                                keepdims=True), (x234, q3),
+      (E, J, V))
+  add("quantile_float16_q_float32", lambda a, q: jnp.quantile(a, q),
+      (x.astype(np.float16), np.float32(0.3)), (E, J))
+  add("quantile_int_q", lambda a: jnp.quantile(a, 1), (x,), (E,))
+  add("quantile_empty_axis", lambda a: jnp.quantile(a, 0.5, axis=1), (np.zeros((3, 0), f32),),
+      (E, J))
+  add("nanmedian_empty", lambda a: jnp.nanmedian(a), (np.zeros((0, 3), f32),), (E, J))
+  add("median_overwrite_input", lambda a: jnp.median(a, overwrite_input=True), (x,), (E,))
+  add("median_grad", lambda a: jnp.median(a, axis=1), (x,), (G,))
+  add("nanquantile_grad", lambda a: jnp.nanquantile(a, 0.3, axis=1), (xn,), (G,))
+  for name in ("max", "min"):
+    f = getattr(jnp, name)
+    add(f"{name}_complex_nan_folds_as_xla", lambda a, f=f: f(a, axis=-1), (c,), (E, J, V))
+    add(f"{name}_complex_all_axes", lambda a, f=f: f(a), (c,), (E, J))
+  for name in ("cummax", "cummin"):
+    f = getattr(lax, name)
+    add(f"{name}_nan", lambda a, f=f: f(a.T, axis=0), (fn,), (E, J, V))
+    add(f"{name}_nan_reverse", lambda a, f=f: f(a, axis=1, reverse=True), (fn,), (E, J))
+    add(f"{name}_complex_nan", lambda a, f=f: f(a.T, axis=0), (cn,), (E, J, V))
+    add(f"{name}_complex_nan_reverse", lambda a, f=f: f(a, axis=1, reverse=True), (cn,),
+        (E, J))
+    add(f"{name}_bool", lambda a, f=f: f(a, axis=1), (fn > 0,), (E,))
+  add("cumlogsumexp_complex", lambda a: lax.cumlogsumexp(a, axis=1), (cn[1:] + 1j,), (E, J))
+  add("cumlogsumexp_complex_reverse", lambda a: lax.cumlogsumexp(a, axis=1, reverse=True),
+      (cn[1:] * 1j,), (E, J))
+  add("cumlogsumexp_int", lambda a: lax.cumlogsumexp(a.T, axis=0), (i8,), (E, J, V))
+  add("cumsum_negative_axis", lambda a: lax.cumsum(a, axis=-1), (x,), (E,))
+  add("reduce_window_max_nan", lambda a: lax.reduce_window(a, -np.inf, lax.max, (1, 2),
+                                                           (1, 1), "VALID"), (fn,), (E, J))
+  add("argmax_keepdims_all_axes", lambda a: jnp.argmax(a, keepdims=True), (x234,), (E, J, V))
+  add("nanargmin_keepdims_all_axes", lambda a: jnp.nanargmin(a, keepdims=True), (xn,),
+      (E, J))
+  add("argmax_complex", lambda a: jnp.argmax(a), (c,), (E,))
+  add("sum_where_of_higher_rank", lambda a, w: jnp.sum(a, where=w),
+      (x[:2, :3], np.arange(24).reshape(4, 2, 3) % 3 == 0), (E, J))
+  add("sum_weak_scalar", lambda: jnp.sum(3.0), (), (E, J))
+  add("sum_bool_no_promotion", lambda a: jnp.sum(a, axis=0, promote_integers=False),
+      (fn > 0,), (E, J))
+  add("reduce_sum_bool", lambda a: lax.reduce_sum(a, (0,)), (fn > 0,), (E,))
+  add("any_complex_uses_real_part", lambda a: jnp.any(a, axis=1),
+      (np.array([[1j, 0], [1j, 1]], np.complex64),), (E, J))
+  add("var_int_dtype", lambda a: jnp.var(a, axis=1, dtype=jnp.int32), (i8,), (E, J))
+  add("nanvar_int_dtype", lambda a: jnp.nanvar(a, axis=1, dtype=jnp.int8), (i8,), (E, J))
+  add("nanstd_int_dtype", lambda a: jnp.nanstd(a, dtype=jnp.int32), (i8,), (E,))
+  add("cumsum_dtype_bool", lambda a: jnp.cumsum(a, axis=1, dtype=bool), (i8 - 1,), (E, J))
+  add("cumulative_sum_int8", lambda a: jnp.cumulative_sum(a, axis=-1, include_initial=True),
+      (i8,), (E, J, V))
+  add("average_tuple_axis_weights", lambda a, w: jnp.average(
+      a, axis=(2, 0), weights=w, returned=True), (x234, x234[:, 0].T), (E, J, G))
+  return cases
+
+
 def as_arrays(jnp, args):
   """NumPy array arguments as the library's arrays (jnp.reshape and methods of NumPy
   arrays would otherwise run NumPy's code eagerly)."""
@@ -475,4 +563,5 @@ def cases(jax, jnp, lax, ops):
   out.update(_where_reduction_cases(jnp))
   out.update(_reduce_window_cases(jnp, lax))
   out.update(_reduce_cases(jnp, lax))
+  out.update(_order_statistic_and_scan_cases(jnp, lax))
   return out

@@ -23,27 +23,45 @@ def _reduction(name, accepted, out_dtype=None, keeps_weak_type=True) -> Primitiv
 
   def rule(operand, *, axes, **params):
     if not any(dtypes.issubdtype(operand.dtype, c) for c in accepted):
-      raise TypeError(f"{name} does not accept dtype {operand.dtype.name}.")
+      kinds = ", ".join(c.__name__ for c in accepted)
+      raise TypeError(f"{name} does not accept dtype {operand.dtype.name}. Accepted dtypes "
+                      f"are subtypes of {kinds}.")
     shape = _reduced_shape(name, operand, axes)
     if out_dtype is not None:
-      return ShapedArray(shape, out_dtype(operand.dtype, params))
-    return ShapedArray(shape, operand.dtype, keeps_weak_type and operand.weak_type)
+      return ShapedArray(shape, out_dtype(operand, axes=axes, **params))
+    return ShapedArray(shape, operand.dtype, operand.weak_type and keeps_weak_type)
 
   prim.def_abstract_eval(rule)
   return prim
 
 
-_number = (np.number, np.bool_)
+def _index_dtype(operand, *, axes, index_dtype):
+  """argmax/argmin: the index dtype (an integer type); the operand's axis must be
+  non-empty, since an empty one has no first extremum."""
+  if not dtypes.issubdtype(index_dtype, np.integer):
+    raise TypeError(f"index_dtype must be an integer type, but got "
+                    f"{np.dtype(index_dtype).name}")
+  (axis,) = axes
+  if operand.shape[axis] < 1:
+    raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                     f"operand.shape={operand.shape} axis={axis}")
+  return index_dtype
+
+
+# Sums and products take numbers only (booleans reduce with reduce_or / reduce_and);
+# comparisons order real numbers and booleans, so argmax and argmin reject complex
+# numbers; the logical reductions, like their elementwise ops, drop weak types.
+_number = (np.number,)
+_ordered = (np.integer, np.floating, np.bool_)
 reduce_sum_p = _reduction("reduce_sum", _number)
 reduce_prod_p = _reduction("reduce_prod", _number)
-reduce_max_p = _reduction("reduce_max", _number)
-reduce_min_p = _reduction("reduce_min", _number)
-# as in JAX, the logical reductions are never weakly typed
+reduce_max_p = _reduction("reduce_max", _number + (np.bool_,))
+reduce_min_p = _reduction("reduce_min", _number + (np.bool_,))
 reduce_and_p = _reduction("reduce_and", (np.bool_, np.integer), keeps_weak_type=False)
 reduce_or_p = _reduction("reduce_or", (np.bool_, np.integer), keeps_weak_type=False)
 reduce_xor_p = _reduction("reduce_xor", (np.bool_, np.integer), keeps_weak_type=False)
-argmax_p = _reduction("argmax", (np.number, np.bool_), lambda d, p: p["index_dtype"])
-argmin_p = _reduction("argmin", (np.number, np.bool_), lambda d, p: p["index_dtype"])
+argmax_p = _reduction("argmax", _ordered, _index_dtype)
+argmin_p = _reduction("argmin", _ordered, _index_dtype)
 
 
 def _axes(operand, axes):

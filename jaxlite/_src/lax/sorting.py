@@ -184,7 +184,9 @@ def _cumulative(name, accepted):
   def rule(operand, *, axis, reverse):
     if not any(dtypes.issubdtype(operand.dtype, c) for c in accepted):
       raise TypeError(f"{name} does not accept dtype {operand.dtype.name}.")
-    if not 0 <= axis < max(operand.ndim, 1) or (axis and operand.ndim == 0):
+    if axis < 0:
+      raise ValueError("XLA operations do not allow negative axes")
+    if axis >= operand.ndim:
       raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
     return operand
 
@@ -194,17 +196,34 @@ def _cumulative(name, accepted):
   return prim
 
 
+# As in JAX, every scan takes numbers only (not booleans), and cumlogsumexp takes
+# integers too: it fails only when run (see ``scan_identity``).
 cumsum_p = _cumulative("cumsum", (np.number,))
 cumprod_p = _cumulative("cumprod", (np.number,))
-cummax_p = _cumulative("cummax", (np.number, np.bool_))
-cummin_p = _cumulative("cummin", (np.number, np.bool_))
-cumlogsumexp_p = _cumulative("cumlogsumexp", (np.floating,))
+cummax_p = _cumulative("cummax", (np.number,))
+cummin_p = _cumulative("cummin", (np.number,))
+cumlogsumexp_p = _cumulative("cumlogsumexp", (np.number,))
+
+_SCAN_IDENTITY = {cumsum_p: 0, cumprod_p: 1, cummax_p: -np.inf, cummin_p: np.inf,
+                  cumlogsumexp_p: -np.inf}
+
+
+def scan_identity(prim, dtype):
+  """The value the scan ``prim`` starts from in ``dtype``: the init value of the
+  reduce_window XLA runs it as. The integer extremes stand for -inf and inf in cummax and
+  cummin, but logaddexp's -inf has no integer value: cumlogsumexp of a (non-empty)
+  integer array raises OverflowError when it runs, as in JAX."""
+  identity = _SCAN_IDENTITY[prim]
+  if prim is not cumlogsumexp_p and np.isinf(identity) and not dtypes.is_inexact(dtype):
+    info = np.iinfo(dtype)
+    return np.array(info.min if identity < 0 else info.max, dtype)
+  return np.array(identity, dtype)
 
 
 def _scan_api(prim, what):
   def fun(operand, axis: int = 0, reverse: bool = False):
-    ndim = core.get_aval(operand).ndim
-    return prim.bind(operand, axis=_axis(axis, ndim, prim.name), reverse=bool(reverse))
+    # as JAX: the axis is not normalized (a negative one is an error)
+    return prim.bind(operand, axis=int(axis), reverse=bool(reverse))
   fun.__name__ = prim.name
   fun.__doc__ = (f"The running {what} along ``axis`` (from the end when ``reverse``); "
                  "the result has the operand's shape and dtype.")

@@ -135,7 +135,9 @@ def _sum_out(x, s, keep):
   axes = tuple(k for k, c in enumerate(s) if c not in keep)
   if not axes:
     return x, s
-  return lax_red.reduce_sum(x, axes), "".join(c for c in s if c in keep)
+  # booleans sum as a logical or, as in JAX (lax's reduce_sum takes numbers only)
+  reduce = lax_red.reduce_or if x.dtype == np.bool_ else lax_red.reduce_sum
+  return reduce(x, axes), "".join(c for c in s if c in keep)
 
 
 def _drop_broadcast(x, s, sizes):

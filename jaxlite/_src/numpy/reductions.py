@@ -42,49 +42,79 @@ def _masked(a, where, identity):
   return select(where, a, as_operand(_fill_value(a.dtype, identity)))
 
 
-def _reduction(a, name, lax_reduce, axis, dtype, keepdims, initial, where, promote,
-               identity, has_identity=True):
+# name: (lax reduction, the binary op it folds with, its identity); booleans sum and
+# multiply as ``any`` and ``all`` (the lax sum and product take numbers only, as in JAX)
+_REDUCERS = {
+    "sum": (lax_red.reduce_sum, lax_ew.add, 0),
+    "prod": (lax_red.reduce_prod, lax_ew.mul, 1),
+    "max": (lax_red.reduce_max, lax_ew.max, -np.inf),
+    "min": (lax_red.reduce_min, lax_ew.min, np.inf),
+    "any": (lax_red.reduce_or, lax_ew.bitwise_or, False),
+    "all": (lax_red.reduce_and, lax_ew.bitwise_and, True),
+}
+_BOOL_REDUCER = {"sum": "any", "prod": "all"}
+
+
+def _reduction(a, name, axis, dtype, keepdims, initial, where, *, preproc=None,
+               has_identity=True, upcast_f16=False, promote_integers=False):
+  """JAX's ``_reduction``: ``a`` (after ``preproc``) converted to the computation dtype,
+  reduced over ``axis``, combined with ``initial``, returned in the result dtype. The
+  conversions make every result strongly typed, as in JAX."""
   check_arraylike(name, a)
   a = as_operand(a)
   where = check_where(name, where)
   if initial is None and not has_identity and where is not None:
     raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
                      "where mask one has to specify 'initial'")
+  a = preproc(a) if preproc else a
   axes = util.canonicalize_axes(axis, a.ndim)
-  if dtype is not None:
-    dtypes.check_user_dtype_supported(dtype, name)
-    a = lax_ew._convert_element_type(a, dtypes.canonicalize_dtype(dtype), a.weak_type)
-  else:
-    a = promote(a)
   if initial is None and not has_identity and builtins.any(a.shape[i] == 0 for i in axes):
     raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+  if dtype is not None:
+    result_dtype = _user_dtype(dtype, name)
+  else:
+    result_dtype = promote_integer_dtype(a.dtype) if promote_integers else a.dtype
+  compute = _upcast_f16(result_dtype) if upcast_f16 else result_dtype
+  a = lax_ew.convert_element_type(a, compute)
+  if compute == np.bool_:
+    name = _BOOL_REDUCER.get(name, name)
+  reduce, combine, identity = _REDUCERS[name]
   if where is not None:
+    # a mask of higher rank broadcasts ``a`` up; the axes stay those of ``a`` (as JAX)
     a = _masked(a, where, identity)
-    axes = util.canonicalize_axes(axis, a.ndim)   # the mask may broadcast a up
-  out = lax_reduce(a, axes)
+  out = reduce(a, axes)
   if initial is not None:
-    init = lax_ew._convert_element_type(as_operand(initial), out.dtype, out.weak_type)
+    init = lax_ew.convert_element_type(as_operand(initial), compute)
     if init.ndim:
       raise ValueError(f"initial value must be a scalar. Got array of shape {init.shape}")
-    out = _COMBINE[name](init, out)
+    out = combine(init, out)
   if keepdims:
     out = lax_shapes.expand_dims(out, axes)
-  return out
+  return lax_ew.convert_element_type(out, result_dtype)
 
 
-def _to_int_if_bool(a):
-  if a.dtype == np.bool_ or (dtypes.is_integer(a.dtype) and
-                             a.dtype.itemsize < dtypes.default_int_dtype().itemsize):
-    # NumPy sums small integers and booleans in the default integer type
-    target = (dtypes.default_uint_dtype() if dtypes.issubdtype(a.dtype, np.unsignedinteger)
-              else dtypes.default_int_dtype())
-    return lax_ew._convert_element_type(a, target, a.weak_type)
-  return a
+def promote_integer_dtype(dtype):
+  """The dtype ``sum`` and ``prod`` accumulate ``dtype`` in: booleans and integers
+  narrower than the default integer widen to it (unsigned ones to the default unsigned)."""
+  if dtype == np.bool_:
+    return dtypes.default_int_dtype()
+  if dtypes.issubdtype(dtype, np.unsignedinteger):
+    return builtins.max(dtype, dtypes.default_uint_dtype(), key=lambda d: d.itemsize)
+  if dtypes.issubdtype(dtype, np.integer):
+    return builtins.max(dtype, dtypes.default_int_dtype(), key=lambda d: d.itemsize)
+  return dtype
 
 
-_same = lambda a: a
-_to_bool = lambda a: a if a.dtype == np.bool_ else lax_ew.ne(a, as_operand(np.zeros((), a.dtype)))
-_COMBINE = {"sum": lax_ew.add, "prod": lax_ew.mul, "max": lax_ew.max, "min": lax_ew.min}
+def _cast_to_bool(a):
+  """``a != 0`` as JAX's ``any``/``all`` see it: a complex number by its real part."""
+  if dtypes.is_complex(a.dtype):
+    from jaxlite._src.lax import bits
+    a = bits.real(a)
+  return lax_ew.convert_element_type(a, np.bool_)
+
+
+def _cast_to_numeric(a):
+  return util.promote_dtypes_numeric(a)[0]
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
@@ -92,8 +122,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
   """Sum of elements over ``axis`` (``numpy.sum``); bools and small ints sum as int32.
   Elements where the boolean ``where`` is false count as 0."""
   _no_out("sum", out)
-  return _reduction(a, "sum", lax_red.reduce_sum, axis, dtype, keepdims, initial, where,
-                    _to_int_if_bool if promote_integers else _same, 0)
+  return _reduction(a, "sum", axis, dtype, keepdims, initial, where,
+                    preproc=_cast_to_numeric, upcast_f16=dtype is None,
+                    promote_integers=promote_integers)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
@@ -101,24 +132,23 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
   """Product of elements over ``axis`` (``numpy.prod``); elements where the boolean
   ``where`` is false count as 1."""
   _no_out("prod", out)
-  return _reduction(a, "prod", lax_red.reduce_prod, axis, dtype, keepdims, initial, where,
-                    _to_int_if_bool if promote_integers else _same, 1)
+  return _reduction(a, "prod", axis, dtype, keepdims, initial, where,
+                    preproc=_cast_to_numeric, upcast_f16=dtype is None,
+                    promote_integers=promote_integers)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
   """Maximum over ``axis`` (``numpy.max``); NaN propagates. A ``where`` mask needs an
   ``initial`` value, the result for slices the mask leaves empty."""
   _no_out("max", out)
-  return _reduction(a, "max", lax_red.reduce_max, axis, None, keepdims, initial, where,
-                    _same, -np.inf, has_identity=False)
+  return _reduction(a, "max", axis, None, keepdims, initial, where, has_identity=False)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
   """Minimum over ``axis`` (``numpy.min``); NaN propagates. A ``where`` mask needs an
   ``initial`` value, the result for slices the mask leaves empty."""
   _no_out("min", out)
-  return _reduction(a, "min", lax_red.reduce_min, axis, None, keepdims, initial, where,
-                    _same, np.inf, has_identity=False)
+  return _reduction(a, "min", axis, None, keepdims, initial, where, has_identity=False)
 
 
 amax, amin = max, min
@@ -127,28 +157,19 @@ amax, amin = max, min
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
   """Whether all elements over ``axis`` (where the boolean ``where`` holds) are true."""
   _no_out("all", out)
-  return _reduction(a, "all", lax_red.reduce_and, axis, None, keepdims, None, where,
-                    _to_bool, True)
+  return _reduction(a, "all", axis, None, keepdims, None, where, preproc=_cast_to_bool)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
   """Whether any element over ``axis`` (where the boolean ``where`` holds) is true."""
   _no_out("any", out)
-  return _reduction(a, "any", lax_red.reduce_or, axis, None, keepdims, None, where,
-                    _to_bool, False)
+  return _reduction(a, "any", axis, None, keepdims, None, where, preproc=_cast_to_bool)
 
 
 def _no_out(name, out):
   if out is not None:
     raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: JAX "
                               "arrays are immutable; use the returned array.")
-
-
-def _inexact_dtype(dtype):
-  """The floating type integers average in: float64 only for 64-bit integers (as JAX)."""
-  if dtypes.is_inexact(dtype):
-    return dtype
-  return dtypes.canonicalize_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
 
 
 def _upcast_f16(dtype):
@@ -178,7 +199,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   check_arraylike("mean", a)
   a = as_operand(a)
   where = check_where("mean", where)
-  result_dtype = _inexact_dtype(a.dtype) if dtype is None else _user_dtype(dtype, "mean")
+  result_dtype = (dtypes.to_inexact_dtype(a.dtype) if dtype is None
+                  else _user_dtype(dtype, "mean"))
   compute = _upcast_f16(result_dtype) if dtypes.is_inexact(result_dtype) else result_dtype
   total = sum(a, axis, dtype=compute, keepdims=keepdims, where=where)
   count = _count(a, axis, keepdims, where, compute)
@@ -196,7 +218,7 @@ def _var_dtypes(a_dtype, dtype):
                        "computing the variance of an array of complex values.")
     return _upcast_f16(dtype), dtype
   if not dtypes.is_inexact(a_dtype):
-    dtype = _inexact_dtype(a_dtype)
+    dtype = dtypes.to_inexact_dtype(a_dtype)
     return dtype, dtype
   return _upcast_f16(a_dtype), np.array(0, a_dtype).real.dtype
 
@@ -242,7 +264,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   total = sum(squared, axis, dtype=squared.dtype, keepdims=keepdims, where=where)
   out = lax_ew.convert_element_type(lax_ew.div(total, count), dtype)
   from jaxlite._src.numpy.lax_numpy import where as select
-  return select(lax_ew.gt(count, lax_ew._const(count, 0)), out, lax_ew._const(out, np.nan))
+  # a Python NaN, promoted as jnp.where does: an integer ``dtype`` gives a weak float
+  return select(lax_ew.gt(count, lax_ew._const(count, 0)), out, np.nan)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -262,13 +285,16 @@ def _arg_reduce(name, lax_fn, a, axis, keepdims):
   check_arraylike(name, a)
   a = as_operand(a)
   if axis is None:
+    kept = tuple(range(a.ndim))   # keepdims keeps every axis of the flattened input
     a = lax_shapes.reshape(a, (a.size,))
     axis = 0
-  axis = util.canonicalize_axis(axis, a.ndim)
+  else:
+    axis = util.canonicalize_axis(axis, a.ndim)
+    kept = (axis,)
   if a.shape[axis] == 0:
     raise ValueError(f"attempt to get {name} of an empty sequence")
   out = lax_fn(a, axis, dtypes.default_int_dtype())
-  return lax_shapes.expand_dims(out, (axis,)) if keepdims else out
+  return lax_shapes.expand_dims(out, kept) if keepdims else out
 
 
 def argmax(a, axis=None, out=None, keepdims=None):
@@ -285,5 +311,8 @@ def argmin(a, axis=None, out=None, keepdims=None):
 
 def count_nonzero(a, axis=None, keepdims=False):
   """The number of non-zero elements over ``axis``."""
-  return sum(_to_bool(as_operand(a)), axis, keepdims=keepdims)
+  check_arraylike("count_nonzero", a)
+  a = as_operand(a)
+  return sum(lax_ew.ne(a, lax_ew._const(a, 0)), axis, dtype=dtypes.default_int_dtype(),
+             keepdims=keepdims)
 

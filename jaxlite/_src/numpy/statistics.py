@@ -12,6 +12,7 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.lax import bits as _bits
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import sorting as lax_sort
 from jaxlite._src.numpy import lax_numpy, reductions, ufuncs
@@ -43,23 +44,32 @@ def _where(pred, a, b):
 
 
 # -- cumulative reductions
-def _cumulative(name, lax_fn, a, axis, dtype, nan_value=None):
+def _cumulative(name, lax_fn, a, axis, dtype, nan_value=None, promote_integers=False):
+  """JAX's cumulative reduction: over the flattened array if ``axis`` is None (or ``a``
+  is a Python or NumPy scalar), computed and returned in a strongly typed dtype."""
   check_arraylike(name, a)
+  if axis is None or np.isscalar(a):
+    a = as_operand(a)
+    a = lax_shapes.reshape(a, (a.size,))
   a = as_operand(a)
-  if axis is None:
-    a, axis = lax_shapes.reshape(a, (a.size,)), 0
-  else:
-    axis = canonicalize_axis(axis, builtins.max(a.ndim, 1))
-  if nan_value is not None and dtypes.is_inexact(a.dtype):
+  axis = canonicalize_axis(0 if axis is None else axis, a.ndim)
+  if nan_value is not None:
     a = _where(_isnan(a), _c(a, nan_value), a)
-  if dtype is not None:
+  if dtype is None:
+    result = (reductions.promote_integer_dtype(a.dtype)
+              if promote_integers or a.dtype == np.bool_ else a.dtype)
+    compute = result
+  else:
     dtypes.check_user_dtype_supported(dtype, name)
-    a = lax.convert_element_type(a, dtype)
-  elif a.dtype == np.bool_:  # as in NumPy, booleans accumulate as the default integer
-    a = lax.convert_element_type(a, dtypes.default_int_dtype())
-  if a.ndim == 0:
-    return a
-  return lax_fn(a, axis)
+    result = dtypes.canonicalize_dtype(dtype)
+    if result == np.bool_:
+      # lax accumulates numbers only; nonzero values (which could cancel) count as one
+      a = a if a.dtype == np.bool_ else lax.ne(a, _c(a, 0))
+      compute = reductions.promote_integer_dtype(result)
+    else:
+      compute = result
+  out = lax_fn(lax.convert_element_type(a, compute), axis)
+  return lax.convert_element_type(out, result)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
@@ -87,28 +97,33 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-  """The Array API's running sum: like ``cumsum``, optionally starting with a zero."""
-  return _cumulative_api("cumulative_sum", cumsum, x, axis, dtype, include_initial, 0)
+  """The Array API's running sum: like ``cumsum`` (small integers accumulate in the
+  default integer type, as ``sum`` does), optionally starting with a zero."""
+  return _cumulative_api("cumulative_sum", "sum", lax_sort.cumsum, x, axis, dtype,
+                         include_initial, 0, promote_integers=True)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
   """The Array API's running product: like ``cumprod``, optionally starting with a one."""
-  return _cumulative_api("cumulative_prod", cumprod, x, axis, dtype, include_initial, 1)
+  return _cumulative_api("cumulative_prod", "product", lax_sort.cumprod, x, axis, dtype,
+                         include_initial, 1)
 
 
-def _cumulative_api(name, fn, x, axis, dtype, include_initial, identity):
+def _cumulative_api(name, what, lax_fn, x, axis, dtype, include_initial, identity,
+                    promote_integers=False):
   check_arraylike(name, x)
   x = as_operand(x)
   if x.ndim == 0:
-    raise ValueError("The input must be non-scalar to take a cumulative operation, "
-                     "but got a scalar.")
+    raise ValueError(f"The input must be non-scalar to take a cumulative {what}, however "
+                     "a scalar value or scalar array was given.")
   if axis is None:
     if x.ndim > 1:
       raise ValueError(f"The input array has rank {x.ndim}, however axis was not set to "
-                       "an explicit value. The axis argument is only optional for 1D arrays.")
+                       "an explicit value. The axis argument is only optional for "
+                       "one-dimensional arrays.")
     axis = 0
   axis = canonicalize_axis(axis, x.ndim)
-  out = fn(x, axis, dtype)
+  out = _cumulative(name, lax_fn, x, axis, dtype, promote_integers=promote_integers)
   if include_initial:
     config = [(0, 0, 0)] * out.ndim
     config[axis] = (1, 0, 0)
@@ -176,126 +191,269 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 
 # -- order statistics
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
-def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
-  check_arraylike(name, a, q)
+def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
+  """JAX's quantile: ``q``'s quantiles of ``a`` along ``axis``, the axes of ``q`` first.
+
+  The positions ``q * (n - 1)`` are computed in ``q``'s dtype; the result has ``a``'s
+  (inexact) dtype and is never weakly typed. ``squash_nans`` drops NaNs (nanquantile);
+  otherwise a slice with a NaN gives NaN.
+  """
   if method not in _METHODS:
-    raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
-  a, q = promote_dtypes_inexact(a, q)
+    raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                     "'nearest' or 'inverted_cdf'")
+  a, q = as_operand(a), as_operand(q)
+  a, weights = _quantile_operands(a, weights, axis, method)
   if dtypes.is_complex(a.dtype):
-    raise ValueError(f"{name} does not support complex input")
+    raise ValueError("quantile does not support complex input, as the operation is "
+                     "poorly defined.")
+  a, weights, axis, kept_shape = _to_one_axis(a, weights, axis, keepdims)
   if q.ndim > 1:
-    raise ValueError(f"q must be zero- or one-dimensional, got shape {q.shape}")
-  ndim = a.ndim
-  axes = canonicalize_axes(axis, ndim)
-  kept = [d for d in range(ndim) if d not in axes]
-  moved = lax_shapes.transpose(a, kept + list(axes)) if ndim else a
-  batch = tuple(a.shape[d] for d in kept)
+    raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")
+  if method == "inverted_cdf":
+    result = _inverted_cdf(a, q, weights, axis, keepdims, squash_nans)
+  else:
+    gather = _nan_squashed_values if squash_nans else _sorted_values
+    low_value, high_value, low_weight, high_weight = gather(a, q, axis, keepdims)
+    result = _interpolate(method, q, low_value, high_value, low_weight, high_weight)
+  if keepdims and kept_shape is not None:
+    result = lax_shapes.reshape(result, q.shape + kept_shape)
+  return lax.convert_element_type(result, a.dtype)
+
+
+def _quantile_operands(a, weights, axis, method):
+  """``a`` (and ``weights``) promoted to an inexact dtype, ``weights`` broadcast to
+  ``a``'s shape; weights need the inverted_cdf method."""
+  if weights is None:
+    return promote_dtypes_inexact(a)[0], None
+  weights = as_operand(weights)
+  if dtypes.is_complex(weights.dtype):
+    raise ValueError("Weights cannot be complex types.")
+  if method != "inverted_cdf":
+    raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                              "'inverted_cdf' supports weights.")
+  a, weights = promote_dtypes_inexact(a, weights)
+  if weights.shape != a.shape:
+    if axis is None:
+      raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    axes = canonicalize_axes(axis, a.ndim)
+    reduced = tuple(a.shape[d] for d in axes)
+    if weights.shape != reduced:
+      raise ValueError(f"Weights shape {weights.shape} must match reduction axes {reduced}")
+    weights = lax_shapes.broadcast_in_dim(weights, a.shape, axes)
+  return a, weights
+
+
+def _to_one_axis(a, weights, axis, keepdims):
+  """``a`` (and ``weights``) with the axes to reduce merged into one; returns them, that
+  axis, and the shape ``keepdims`` gives the result (None: the gathered shape is it)."""
+  if axis is None:
+    kept_shape = (1,) * a.ndim if keepdims else None
+    flat = lambda x: lax_shapes.reshape(x, (x.size,))
+    return flat(a), None if weights is None else flat(weights), 0, kept_shape
+  if not isinstance(axis, tuple):
+    return a, weights, canonicalize_axis(axis, a.ndim), None
+  axes = tuple(canonicalize_axis(d, a.ndim) for d in axis)
+  if len(set(axes)) != len(axes):
+    raise ValueError("repeated axis")
+  kept = [d for d in range(a.ndim) if d not in axes]
   n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
-  x = lax_shapes.reshape(moved, batch + (n,))
-  s = lax_sort.sort(x, len(batch))
-  if ignore_nan:
-    count = reductions.sum(lax.bitwise_not(_isnan(x)), axis=-1)
-    count = lax.convert_element_type(count, a.dtype)
-  else:
-    count = lax.broadcast_like(_c(a, n), s[..., 0]) if batch else _c(a, n)
-  q_shape = q.shape
-  # positions in the sorted data, shape q_shape + batch
-  pos_shape = q_shape + batch
-  qb = lax_shapes.broadcast_in_dim(q, pos_shape, tuple(range(len(q_shape))))
-  cb = lax_shapes.broadcast_in_dim(count, pos_shape, tuple(range(len(q_shape),
-                                                                 len(pos_shape))))
-  last = lax.max(lax.sub(cb, _c(cb, 1)), _c(cb, 0))
-  pos = lax.mul(qb, last)
-  low, high = lax.floor(pos), lax.ceil(pos)
-  sb = lax_shapes.broadcast_in_dim(s, pos_shape + (n,),
-                                   tuple(range(len(q_shape), len(pos_shape) + 1)))
+  merge = lambda x: lax_shapes.reshape(lax_shapes.transpose(x, kept + list(axes)),
+                                       tuple(a.shape[d] for d in kept) + (n,))
+  kept_shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape))
+  return merge(a), None if weights is None else merge(weights), len(kept), kept_shape
 
-  def at(index):
-    if n == 0:
-      return lax.broadcast_like(_c(s, np.nan), index)
-    index = lax.convert_element_type(lax.min(lax.max(index, _c(index, 0)), last), np.int32)
-    taken = lax_sort.take_along_axis(sb, lax_shapes.expand_dims(index, (len(pos_shape),)),
-                                     len(pos_shape))
-    return lax_shapes.reshape(taken, pos_shape)
 
-  if method == "linear":
-    frac = lax.sub(pos, low)
-    out = lax.add(lax.mul(at(low), lax.sub(_c(frac, 1), frac)), lax.mul(at(high), frac))
-  elif method == "lower":
-    out = at(low)
-  elif method == "higher":
-    out = at(high)
-  elif method == "midpoint":
-    out = lax.mul(lax.add(at(low), at(high)), _c(pos, 0.5))
-  else:
-    out = at(ufuncs.round(pos))
-  if ignore_nan:
-    out = _where(lax.eq(cb, _c(cb, 0)), _c(out, np.nan), out)
-  elif n:
-    has_nan = reductions.any(_isnan(x), axis=-1)
-    has_nan = lax_shapes.broadcast_in_dim(has_nan, pos_shape,
-                                          tuple(range(len(q_shape), len(pos_shape))))
-    out = _where(has_nan, _c(out, np.nan), out)
+def _positions(q, count):
+  """The fractional positions ``q * (count - 1)``: their floor and ceiling (as float) and
+  the weights of the values there."""
+  q = lax.mul(q, lax.sub(count, _c(count, 1)))
+  low, high = lax.floor(q), lax.ceil(q)
+  high_weight = lax.sub(q, low)
+  return low, high, lax.sub(_c(high_weight, 1), high_weight), high_weight
+
+
+def _sorted_values(a, q, axis, keepdims):
+  """quantile: the sorted values at the floor and ceiling of each position (a slice with
+  a NaN is all NaN), gathered with ``q``'s axes first, and their weights."""
+  any_nan = reductions.any(_isnan(a), axis=axis, keepdims=True)
+  a = lax_sort.sort(_where(any_nan, np.nan, a), axis)
+  n = a.shape[axis]
+  count = lax.convert_element_type(as_operand(n), q.dtype)
+  low, high, low_weight, high_weight = _positions(q, count)
+  last = lax.sub(count, _c(count, 1))
+  low, high = (lax.convert_element_type(lax.clamp(_c(i, 0), i, last), dtypes.default_int_dtype())
+               for i in (low, high))
+  slice_sizes = tuple(1 if d == axis else s for d, s in enumerate(a.shape))
+  dnums = lax_ix.GatherDimensionNumbers(
+      offset_dims=tuple(range(q.ndim, a.ndim + q.ndim - (0 if keepdims else 1))),
+      collapsed_slice_dims=() if keepdims else (axis,), start_index_map=(axis,))
+  take = lambda i: lax_ix.gather(a, lax_shapes.expand_dims(i, (i.ndim,)), dnums, slice_sizes)
+  low_value, high_value = take(low), take(high)
+  spread = lambda w: lax_shapes.broadcast_in_dim(w, low_value.shape, tuple(range(q.ndim)))
+  return low_value, high_value, spread(low_weight), spread(high_weight)
+
+
+def _nan_squashed_values(a, q, axis, keepdims):
+  """nanquantile: as ``_sorted_values`` over the non-NaN values of each slice (NaNs
+  sort last), indexed with ``a[...]`` as JAX does."""
+  a = lax_sort.sort(_where(_isnan(a), np.nan, a), axis)
+  counts = reductions.sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=q.dtype,
+                          keepdims=keepdims)
+  reduced_shape, q_ndim = counts.shape, q.ndim
+  q = lax_shapes.expand_dims(q, tuple(range(q_ndim, len(reduced_shape) + q_ndim)))
+  counts = lax_shapes.expand_dims(counts, tuple(range(q_ndim)))
+  low, high, low_weight, high_weight = _positions(q, counts)
+  last = ufuncs.subtract(counts, 1)
+  int_dtype = dtypes.default_int_dtype()
+  low, high = (lax.convert_element_type(lax.max(_c(i, 0), lax.min(i, last)), int_dtype)
+               for i in (low, high))
+  index = [lax_shapes.broadcasted_iota(int_dtype, low.shape, d + q_ndim)
+           for d in range(len(reduced_shape))]
   if keepdims:
-    full = [1 if d in axes else a.shape[d] for d in range(ndim)]
-    out = lax_shapes.reshape(out, q_shape + tuple(full))
-  return out
+    index[axis] = low
+  else:
+    index.insert(axis, low)
+  low_value = a[tuple(index)]
+  index[axis] = high
+  return low_value, a[tuple(index)], low_weight, high_weight
+
+
+def _interpolate(method, q, low_value, high_value, low_weight, high_weight):
+  if method == "linear":
+    as_q = lambda v: lax.convert_element_type(v, q.dtype)
+    return lax.add(lax.mul(as_q(low_value), low_weight), lax.mul(as_q(high_value), high_weight))
+  if method == "lower":
+    return low_value
+  if method == "higher":
+    return high_value
+  if method == "nearest":   # ties go to the lower value
+    return lax.select(lax.le(high_weight, _c(high_weight, 0.5)), low_value, high_value)
+  return lax.mul(lax.add(low_value, high_value), _c(low_value, 0.5))   # midpoint
+
+
+def _inverted_cdf(a, q, weights, axis, keepdims, squash_nans):
+  """The smallest value whose cumulative weight reaches ``q`` of the total weight (all
+  weights 1 without ``weights``); NaN where a weight is negative or NaN, and where data
+  is NaN (nanquantile: where all of it is)."""
+  if squash_nans:
+    a = _where(_isnan(a), np.nan, a)
+  else:
+    a = _where(reductions.any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
+  if weights is None:
+    a = lax_sort.sort(a, axis)
+    weights = lax.broadcast_like(_c(a, 1.0), a)
+  else:
+    a, weights = lax_sort.sort_key_val(a, weights, axis)
+  zeros = lax.broadcast_like(_c(weights, 0), weights)
+  bad_weights = lax.bitwise_or(lax.lt(weights, zeros), _isnan(weights))
+  nan_data = _isnan(a)
+  if squash_nans:
+    valid = reductions.sum(lax.bitwise_not(nan_data), axis=axis, dtype=q.dtype,
+                           keepdims=keepdims)
+    nan_out = lax.eq(valid, _c(valid, 0))
+  else:
+    valid = None
+    nan_out = reductions.any(nan_data, axis=axis, keepdims=keepdims)
+  clean = lax.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
+  idx = _cdf_index(cumsum(clean, axis=axis), q, axis, keepdims, valid)
+  result = _take_along(a, idx, axis, q.ndim, keepdims)
+  nan_out = lax.bitwise_or(reductions.any(bad_weights, axis=axis, keepdims=keepdims), nan_out)
+  return _where(lax_shapes.expand_dims(nan_out, tuple(range(q.ndim))), np.nan, result)
+
+
+def _cdf_index(cum_weights, q, axis, keepdims, valid):
+  """Per ``q`` (leading axes), the first index along ``axis`` whose cumulative weight
+  reaches ``q`` of the total, clamped to the ``valid`` count (default: all) minus one."""
+  lead = tuple(range(q.ndim))
+  total = lax_ix.index_in_dim(cum_weights, -1, axis, keepdims)
+  target = lax.mul(lax_shapes.reshape(q, q.shape + (1,) * total.ndim),
+                   lax_shapes.expand_dims(total, lead))
+  if not keepdims:
+    target = lax_shapes.expand_dims(target, (axis + q.ndim,))
+  is_less = lax.lt(lax_shapes.expand_dims(cum_weights, lead), target)
+  int_dtype = dtypes.default_int_dtype()
+  idx = reductions.sum(lax.convert_element_type(is_less, int_dtype), axis=axis + q.ndim,
+                       keepdims=keepdims)
+  if valid is None:
+    n = lax.convert_element_type(as_operand(cum_weights.shape[axis]), q.dtype)
+    valid = lax.broadcast_like(n, total)
+  last = lax.convert_element_type(lax.sub(valid, _c(valid, 1)), int_dtype)
+  idx = lax.max(_c(idx, 0), lax.min(idx, lax_shapes.expand_dims(last, lead)))
+  return lax_shapes.squeeze(idx, (q.ndim + axis,)) if keepdims else idx
+
+
+def _take_along(a, idx, axis, q_ndim, keepdims):
+  """``a``'s values at ``idx`` (``q``'s axes first, then ``a``'s without ``axis``) along
+  ``axis``; the result is laid out as ``idx`` (with ``axis`` kept if ``keepdims``)."""
+  from jaxlite._src.numpy.indexing import take_along_axis
+  if q_ndim == 0:
+    out = take_along_axis(a, lax_shapes.expand_dims(idx, (axis,)), axis=axis)
+    out = lax_shapes.squeeze(out, (axis,))
+  else:   # q's axes move to ``axis``, where the values of one slice are taken
+    perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim), *range(q_ndim + axis, idx.ndim)]
+    out = take_along_axis(a, lax_shapes.transpose(idx, perm), axis=axis)
+    out = lax_shapes.transpose(out, [perm.index(i) for i in range(len(perm))])
+  return lax_shapes.expand_dims(out, (q_ndim + axis,)) if keepdims else out
+
+
+def _check_unsupported(name, out, overwrite_input):
+  if overwrite_input or out is not None:
+    raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or "
+                     "out != None")
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
   """The ``q``-th quantiles (``q`` in [0, 1]) along ``axis``; NaN if a slice has NaNs.
 
-  ``method`` is one of 'linear', 'lower', 'higher', 'midpoint', 'nearest'. The axes of
-  ``q`` come first in the result. ``weights`` is not supported.
+  ``method`` is one of 'linear', 'lower', 'higher', 'midpoint', 'nearest' and
+  'inverted_cdf' (the only one that takes ``weights``, which broadcast along ``axis``).
+  The axes of ``q`` come first in the result.
   """
-  _no_out("quantile", out)
-  _no_weights("quantile", weights)
-  return _quantile("quantile", a, q, axis, method, keepdims, False)
+  check_arraylike("quantile", a, q)
+  _check_unsupported("quantile", out, overwrite_input)
+  return _quantile(a, q, axis, method, keepdims, False, weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
   """The ``q``-th percentiles (``q`` in [0, 100]) along ``axis``; see ``quantile``."""
-  _no_out("percentile", out)
-  _no_weights("percentile", weights)
-  q, = promote_args_inexact("percentile", q)
-  return _quantile("percentile", a, lax.div(q, _c(q, 100)), axis, method, keepdims, False)
+  check_arraylike("percentile", a, q)
+  q, = promote_dtypes_inexact(q)
+  return quantile(a, ufuncs.true_divide(q, 100), axis, out, overwrite_input, method,
+                  keepdims, weights=weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   """The median along ``axis`` (the mean of the two middle values for even counts)."""
-  _no_out("median", out)
-  return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False)
+  check_arraylike("median", a)
+  return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
+                keepdims=False, *, weights=None):
   """``quantile`` ignoring NaNs (NaN only for all-NaN slices)."""
-  _no_out("nanquantile", out)
-  return _quantile("nanquantile", a, q, axis, method, keepdims, True)
+  check_arraylike("nanquantile", a, q)
+  _check_unsupported("nanquantile", out, overwrite_input)
+  return _quantile(a, q, axis, method, keepdims, True, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
   """``percentile`` ignoring NaNs."""
-  _no_out("nanpercentile", out)
-  q, = promote_args_inexact("nanpercentile", q)
-  return _quantile("nanpercentile", a, lax.div(q, _c(q, 100)), axis, method, keepdims, True)
+  check_arraylike("nanpercentile", a, q)
+  q, = promote_dtypes_inexact(q)
+  return nanquantile(a, ufuncs.true_divide(q, 100), axis, out, overwrite_input, method,
+                     keepdims, weights=weights)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   """``median`` ignoring NaNs."""
-  _no_out("nanmedian", out)
-  return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True)
-
-
-def _no_weights(name, weights):
-  if weights is not None:
-    raise NotImplementedError(f"jnp.{name}(weights=...) is not supported by jaxlite.")
+  check_arraylike("nanmedian", a)
+  return nanquantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
 
 
 # -- NaN-ignoring reductions
@@ -400,49 +558,63 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     check_arraylike("nanvar", mean)
     mean = lax.convert_element_type(as_operand(mean), compute)
   nan = _isnan(a)
-  squared = reductions.squared_magnitude(_where(nan, _c(a, 0), lax.sub(a, mean)))
+  squared = reductions.squared_magnitude(_where(nan, 0, lax.sub(a, mean)))
   count = reductions.sum(lax.bitwise_not(nan), axis, keepdims=keepdims, where=where)
-  count = lax.sub(count, _c(count, ddof))
+  count = ufuncs.subtract(count, ddof)
   empty = lax.le(count, _c(count, 0))
-  total = reductions.sum(squared, axis, keepdims=keepdims, where=where)
-  total = _where(empty, _c(total, np.nan), total)
-  divisor = lax.convert_element_type(_where(empty, _c(count, 1), count), total.dtype)
+  # as JAX: a Python NaN promotes an integer total (an integer ``dtype``) to a weak float
+  total = _where(empty, np.nan, reductions.sum(squared, axis, keepdims=keepdims, where=where))
+  divisor = lax.convert_element_type(_where(empty, 1, count), total.dtype)
   return lax.convert_element_type(lax.div(total, divisor), dtype)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
-  """``std`` of the non-NaN elements: the square root of ``nanvar``."""
-  return ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+  """``std`` of the non-NaN elements: the square root of ``nanvar`` (whose ``dtype``
+  must then be inexact)."""
+  return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 # -- weighted statistics
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
-  """The weighted mean along ``axis``; with ``returned`` also the sum of the weights."""
+  """The weighted mean along ``axis``; with ``returned`` also the sum of the weights.
+
+  ``weights`` has ``a``'s shape, or the shape of the reduced axes of ``a`` (in the order
+  ``axis`` lists them).
+  """
   check_arraylike("average", a)
-  if weights is None:
+  a = as_operand(a)
+  axes = canonicalize_axes(axis, a.ndim)
+  if weights is None:   # every weight 1
+    a, = promote_dtypes_inexact(a)
     avg = reductions.mean(a, axis, keepdims=keepdims)
-    a = as_operand(a)
-    n = int(np.prod([a.shape[d] for d in canonicalize_axes(axis, a.ndim)], dtype=np.int64))
-    total = lax.broadcast_like(_c(avg, n), avg) if avg.ndim else as_operand(
-        np.array(n, avg.dtype))
+    n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+    total = as_operand(np.array(n, avg.dtype))
   else:
+    check_arraylike("average", weights)
     a, weights = promote_dtypes_inexact(a, weights)
     if a.shape != weights.shape:
-      if axis is None:
-        raise ValueError("Axis must be specified when shapes of a and weights differ.")
-      if weights.ndim != 1:
-        raise ValueError("1D weights expected when shapes of a and weights differ.")
-      ax = canonicalize_axis(axis, a.ndim)
-      if weights.shape[0] != a.shape[ax]:
-        raise ValueError("Length of weights not compatible with specified axis.")
-      weights = lax_shapes.broadcast_in_dim(weights, a.shape, (ax,))
+      weights = _weights_along(a, weights, axis, axes)
     total = reductions.sum(weights, axis, keepdims=keepdims)
     avg = ufuncs.true_divide(reductions.sum(ufuncs.multiply(a, weights), axis,
                                             keepdims=keepdims), total)
   if returned:
     return avg, lax_numpy.broadcast_to(total, avg.shape)
   return avg
+
+
+def _weights_along(a, weights, axis, axes):
+  """``weights`` of the reduced axes' shape (in ``axis``'s order), reshaped to broadcast
+  against ``a``."""
+  if axis is None:
+    raise ValueError("Axis must be specified when shapes of a and weights differ.")
+  order = tuple(canonicalize_axis(d, a.ndim) for d in
+                (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  if weights.shape != tuple(a.shape[d] for d in order):
+    raise ValueError("Shape of weights must be consistent with shape of a along specified "
+                     "axis.")
+  shape = tuple(n if d in axes else 1 for d, n in enumerate(a.shape))
+  return lax_shapes.reshape(weights, shape, tuple(int(i) for i in np.argsort(order)))
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,

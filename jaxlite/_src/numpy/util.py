@@ -89,18 +89,18 @@ def _cast(x, dtype, weak):
 
 
 def promote_dtypes_inexact(*args):
-  """As ``promote_dtypes``, then to the default float type if the result is not inexact."""
+  """As ``promote_dtypes``, then to an inexact type (``dtypes.to_inexact_dtype``: with x64
+  on, 32-bit integers still become float32, as in JAX)."""
   to_dtype, weak = dtypes.lattice_result_type(*args)
-  if not dtypes.is_inexact(to_dtype):
-    to_dtype = dtypes.default_float_dtype()
+  to_dtype = dtypes.to_inexact_dtype(to_dtype)
   return [_cast(x, to_dtype, weak) for x in args]
 
 
 def promote_dtypes_numeric(*args):
-  """As ``promote_dtypes``, with booleans promoted to the default integer type."""
+  """As ``promote_dtypes``, with booleans promoted to int32 (also with x64 on, as JAX)."""
   to_dtype, weak = dtypes.lattice_result_type(*args)
   if to_dtype == np.bool_:
-    to_dtype = dtypes.default_int_dtype()
+    to_dtype = np.dtype(np.int32)
   return [_cast(x, to_dtype, weak) for x in args]
 
 

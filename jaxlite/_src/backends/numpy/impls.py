@@ -205,10 +205,41 @@ def _reduce(np_fn):
 # from this module, where the filter above silences them as XLA would.
 impl_rules[red.reduce_sum_p] = _reduce(np.add.reduce)
 impl_rules[red.reduce_prod_p] = _reduce(np.multiply.reduce)
-impl_rules[red.reduce_max_p] = lambda x, *, axes: np.maximum.reduce(
-    x, axis=axes, initial=dtypes.lowest(x.dtype))
-impl_rules[red.reduce_min_p] = lambda x, *, axes: np.minimum.reduce(
-    x, axis=axes, initial=dtypes.highest(x.dtype))
+
+
+def complex_choose(better):
+  """XLA's complex max (``better=np.greater``) or min of an accumulator and an element:
+  the accumulator where it compares ``better`` (lexicographically on real, then imaginary
+  part), else the element. A NaN never compares better, so a NaN element replaces the
+  accumulator and is itself replaced by the element after it."""
+  def choose(acc, item):
+    keep = np.where(acc.real == item.real, better(acc.imag, item.imag),
+                    better(acc.real, item.real))
+    return np.where(keep, acc, item)
+  return choose
+
+
+def _complex_fold(x, axes, identity, better):
+  """XLA's complex ``reduce_max``/``reduce_min``: a left fold from ``identity``."""
+  kept = [d for d in range(x.ndim) if d not in axes]
+  n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+  rows = np.transpose(x, kept + list(axes)).reshape([x.shape[d] for d in kept] + [n])
+  acc, choose = np.full(rows.shape[:-1], identity, x.dtype), complex_choose(better)
+  for k in range(n):
+    acc = choose(acc, rows[..., k])
+  return acc
+
+
+def _extremum(ufunc, identity, better):
+  def impl(x, *, axes):
+    if x.dtype.kind == "c":
+      return _complex_fold(x, axes, identity(x.dtype), better)
+    return ufunc.reduce(x, axis=axes, initial=identity(x.dtype))
+  return impl
+
+
+impl_rules[red.reduce_max_p] = _extremum(np.maximum, dtypes.lowest, np.greater)
+impl_rules[red.reduce_min_p] = _extremum(np.minimum, dtypes.highest, np.less)
 impl_rules[red.reduce_and_p] = lambda x, *, axes: (
     np.all(x, axis=axes) if x.dtype == np.bool_ else np.bitwise_and.reduce(x, axis=axes))
 impl_rules[red.reduce_or_p] = lambda x, *, axes: (

@@ -23,6 +23,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax.indexing import GatherScatterMode
 from jaxlite._src.transforms import ad
@@ -243,7 +244,13 @@ def _minmax_rule(b, eqn, x, y):
   name = "maximum" if eqn.primitive is ew.max_p else "minimum"
   if x.dtype.kind != "c":
     return _nan_propagating(b, name, x, y)
-  # complex: lexicographic on (real, imag), as NumPy and JAX order complex numbers
+  return _complex_minmax(b, name, x, y)
+
+
+def _complex_minmax(b, name, x, y):
+  """``x`` if it is the larger (``maximum``) or smaller (``minimum``) complex number,
+  ordered lexicographically on (real, imag) as JAX orders them, else ``y``: a NaN on
+  either side fails the comparison, so ``y`` wins."""
   part = lambda v, p: b.op1(f"stablehlo.{p}", [v], v.shape, np.finfo(v.dtype).dtype)
   d = "GT" if name == "maximum" else "LT"
   rx, ry, ix_, iy = part(x, "real"), part(y, "real"), part(x, "imag"), part(y, "imag")
@@ -422,7 +429,10 @@ def reduce(b: Builder, operands, inits, axes, body) -> list[V]:
 
 def _nan_propagating(b, op, x, y):
   """``maximum``/``minimum`` that return NaN when either side is NaN: XLA's CPU backend
-  may drop NaNs inside reductions, while JAX (and tier 0) propagate them."""
+  may drop NaNs inside reductions, while JAX (and tier 0) propagate them. Complex
+  numbers compare as JAX's reductions compare them (``_complex_minmax``)."""
+  if op in ("maximum", "minimum") and x.dtype.kind == "c":
+    return _complex_minmax(b, op, x, y)
   out = binary(b, op, x, y)
   if op not in ("maximum", "minimum") or not dtypes.is_floating(x.dtype):
     return out
@@ -469,7 +479,7 @@ def _arg_reduce_rule(direction):
       (a, ia), (c, ic) = acc, new
       better = compare(b, a, c, direction)
       same = compare(b, a, c, "EQ")
-      if x.dtype.kind in "fc":  # NaN wins, and the first NaN wins among NaNs (as NumPy)
+      if dtypes.is_floating(x.dtype):  # NaN wins, the first NaN among NaNs (as NumPy)
         a_nan, c_nan = compare(b, a, a, "NE"), compare(b, c, c, "NE")
         better = binary(b, "or", better, binary(b, "and", a_nan, unary(b, "not", c_nan)))
         same = binary(b, "or", same, binary(b, "and", a_nan, c_nan))
@@ -820,6 +830,8 @@ def reduce_windows(b: Builder, xs, inits, body, window, strides=None, padding=No
 
 def _logaddexp(b, x, y):
   # as JAX: max + log1p(exp(-|x - y|)), and x + y where x - y is NaN (equal infinities)
+  if x.dtype.kind == "c":
+    return _complex_logaddexp(b, x, y)
   d = binary(b, "subtract", x, y)
   r = binary(b, "add", binary(b, "maximum", x, y),
              unary(b, "log_plus_one", unary(b, "exponential", unary(b, "negate",
@@ -827,11 +839,27 @@ def _logaddexp(b, x, y):
   return select(b, compare(b, d, d, "NE"), binary(b, "add", x, y), r)
 
 
-def _cumulative_rule(op, init_fn, wide=False):
+def _complex_logaddexp(b, x, y):
+  """JAX's complex logaddexp: ``m + log1p(exp(x + y - 2 m))`` around the larger ``m``
+  (lexicographically), the imaginary part wrapped into [-pi, pi)."""
+  big = _complex_minmax(b, "maximum", x, y)
+  delta = binary(b, "subtract", binary(b, "add", x, y),
+                 binary(b, "multiply", big, constant(b, 2, x.dtype)))
+  out = binary(b, "add", big, unary(b, "log_plus_one", unary(b, "exponential", delta)))
+  part = np.finfo(x.dtype).dtype
+  re, im = unary(b, "real", out, part), unary(b, "imag", out, part)
+  pi, two_pi, zero = (constant(b, v, part) for v in (np.pi, 2 * np.pi, 0))
+  rem = binary(b, "remainder", binary(b, "add", im, pi), two_pi)
+  rem = select(b, compare(b, rem, zero, "LT"), binary(b, "add", rem, two_pi), rem)
+  return b.op1("stablehlo.complex", [re, binary(b, "subtract", rem, pi)], x.shape, x.dtype)
+
+
+def _cumulative_rule(op, wide=False):
   def rule(b, eqn, x, *, axis, reverse):
-    if not x.shape or 0 in x.shape:
+    if x.shape[axis] == 0:
       return x
     dtype = x.dtype
+    init = sorting.scan_identity(eqn.primitive, dtype)
     if wide and dtype.itemsize < 4:   # narrow floats accumulate in float32, as tier 0
       x = convert(b, x, np.float32)
     # a window of the whole axis, padded on one side: XLA's own lowering on CPU
@@ -840,8 +868,8 @@ def _cumulative_rule(op, init_fn, wide=False):
     window[axis] = n
     pad = [[0, 0] for _ in x.shape]
     pad[axis][1 if reverse else 0] = n - 1
-    body = op if callable(op) else (lambda b, a, c: binary(b, op, a, c))
-    out = reduce_window(b, x, constant(b, init_fn(x.dtype), x.dtype), body, window,
+    body = op if callable(op) else (lambda b, a, c: _nan_propagating(b, op, a, c))
+    out = reduce_window(b, x, constant(b, init, x.dtype), body, window,
                         padding=pad)
     return convert(b, out, dtype)
   return rule
@@ -851,8 +879,9 @@ def _reduce_window_rule(op, init_fn):
   def rule(b, eqn, x, *, window_dimensions, window_strides, padding, base_dilation,
            window_dilation):
     init = constant(b, init_fn(x.dtype), x.dtype)
-    return reduce_window(b, x, init, lambda b, a, c: binary(b, op, a, c), window_dimensions,
-                         window_strides, padding, base_dilation, window_dilation)
+    return reduce_window(b, x, init, lambda b, a, c: _nan_propagating(b, op, a, c),
+                         window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation)
   return rule
 
 
@@ -875,7 +904,7 @@ def _sort_keys(b, x: V) -> list[V]:
     part = np.finfo(x.dtype).dtype
     return (_sort_keys(b, b.op1("stablehlo.real", [x], x.shape, part))
             + _sort_keys(b, b.op1("stablehlo.imag", [x], x.shape, part)))
-  if x.dtype.kind == "f":
+  if dtypes.is_floating(x.dtype):   # bfloat16 too, whose NumPy kind is "V"
     zero = constant(b, 0, x.dtype)
     x = select(b, compare(b, x, zero, "EQ"), zero, x)
     x = select(b, compare(b, x, x, "NE"), constant(b, np.nan, x.dtype), x)
@@ -884,7 +913,7 @@ def _sort_keys(b, x: V) -> list[V]:
 
 def _lexicographic(b, lhs: list[V], rhs: list[V], direction: str) -> V:
   """``lhs`` before ``rhs``: keys compared in order, each in ``direction`` (LT or GT)."""
-  kind = lambda v: "TOTALORDER" if v.dtype.kind == "f" else _compare_type(v.dtype)
+  kind = lambda v: "TOTALORDER" if dtypes.is_floating(v.dtype) else _compare_type(v.dtype)
   out = None
   for x, y in reversed(list(zip(lhs, rhs))):
     first = _compare_as(b, x, y, direction, kind(x))
@@ -1349,11 +1378,11 @@ _BY_NAME = {
         f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32"),
     "bitcast_convert_type": lambda b, eqn, x, *, new_dtype: b.op1(
         "stablehlo.bitcast_convert", [x], *_out(eqn)),
-    "cumsum": _cumulative_rule("add", lambda d: 0),
-    "cumprod": _cumulative_rule("multiply", lambda d: 1),
-    "cummax": _cumulative_rule("maximum", dtypes.lowest),
-    "cummin": _cumulative_rule("minimum", dtypes.highest),
-    "cumlogsumexp": _cumulative_rule(_logaddexp, dtypes.lowest, wide=True),
+    "cumsum": _cumulative_rule("add"),
+    "cumprod": _cumulative_rule("multiply"),
+    "cummax": _cumulative_rule("maximum"),
+    "cummin": _cumulative_rule("minimum"),
+    "cumlogsumexp": _cumulative_rule(_logaddexp, wide=True),
     "reduce_window_sum": _reduce_window_rule("add", lambda d: 0),
     "reduce_window_max": _reduce_window_rule("maximum", dtypes.lowest),
     "reduce_window_min": _reduce_window_rule("minimum", dtypes.highest),
