@@ -13,7 +13,6 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
-from jaxlite._src.array import Array
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
@@ -526,18 +525,3 @@ def piecewise(x, condlist, funclist, *args, **kw):
     result = lax.select(lax_shapes.broadcast_to_shape(cond, x.shape), value(f), result)
   return result
 
-
-# -- methods of Array and Tracer that belong to this module
-def _nonzero_method(self, *, size=None, fill_value=None):
-  return nonzero(self, size=size, fill_value=fill_value)
-
-
-def _searchsorted_method(self, v, side="left", sorter=None, *, method="scan"):
-  return searchsorted(self, v, side, sorter, method=method)
-
-
-for _cls in (Array, core.Tracer):
-  _cls.sort = sort
-  _cls.argsort = argsort
-  _cls.nonzero = _nonzero_method
-  _cls.searchsorted = _searchsorted_method
