@@ -309,8 +309,7 @@ def kron(a, b):
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   """Contract ``axes`` of ``a`` with those of ``b`` (``numpy.tensordot``)."""
-  check_arraylike("tensordot", a, b)
-  a, b = promote_dtypes(a, b)
+  a, b, out_dtype, weak = lnp._dot_operands("tensordot", a, b, preferred_element_type)
   if isinstance(axes, (int, np.integer)):
     n = int(axes)
     if n > builtins.min(a.ndim, b.ndim) or n < 0:
@@ -329,8 +328,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                       f"{ax_a} and {ax_b}.")
     ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
     cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
-  return lax_red.dot_general(a, b, ((ca, cb), ((), ())), precision,
-                             preferred_element_type or a.dtype)
+  return lnp._dot_result(lax_red.dot_general(a, b, ((ca, cb), ((), ())), precision, out_dtype),
+                         weak)
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):

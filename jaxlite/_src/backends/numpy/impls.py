@@ -178,6 +178,17 @@ impl_rules[red.argmax_p] = _arg_reduce(np.argmax)
 impl_rules[red.argmin_p] = _arg_reduce(np.argmin)
 
 
+def _dot_accumulation_dtype(operand, result):
+  """The dtype NumPy multiplies and sums in to get what XLA gets: the wider of the operand
+  and result types, booleans counted as int32 and 16-bit floats summed in float32."""
+  dtype = np.promote_types(operand, result)
+  if dtype == np.bool_:
+    return np.dtype(np.int32)
+  if dtypes.is_floating(dtype) and dtype.itemsize < 4:
+    return np.dtype(np.float32)
+  return dtype
+
+
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding):
   (lc, rc), (lb, rb) = dimension_numbers
@@ -189,14 +200,14 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
   out = ([lhs_sub[d] for d in lb]
          + [s for i, s in enumerate(lhs_sub) if i not in lc + lb]
          + [s for i, s in enumerate(rhs_sub) if i not in rc + rb])
-  dtype = preferred_element_type or lhs.dtype
-  if dtype != lhs.dtype and dtype.kind in "fc" and lhs.dtype.kind in "fc":
-    lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)   # accumulate in the wider type, as XLA
+  dtype = np.dtype(preferred_element_type or lhs.dtype)
+  acc = _dot_accumulation_dtype(lhs.dtype, dtype)
   spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
-  if lhs.dtype == np.bool_:
-    return np.einsum(spec, lhs.astype(np.int32), rhs.astype(np.int32)).astype(bool)
-  return np.asarray(np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 3)).astype(
-      dtype, copy=False)
+  res = np.asarray(np.einsum(spec, lhs.astype(acc, copy=False), rhs.astype(acc, copy=False),
+                             optimize=lhs.ndim + rhs.ndim > 3))
+  if res.dtype.kind == "c" and dtype.kind != "c":
+    res = res.real   # a real result of complex operands is the product's real part, as XLA
+  return res.astype(dtype, copy=False)
 
 
 impl_rules[red.dot_general_p] = _dot_general
