@@ -8,6 +8,7 @@ staging) they raise a ``ConcretizationTypeError`` saying so, as JAX's do.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -109,24 +110,52 @@ def lexsort(keys, axis=-1):
 
 
 def partition(a, kth, axis=-1):
-  """``a`` with the element at ``kth`` where a full sort would put it, smaller ones
-  before and larger ones after (here: fully sorted, which satisfies that)."""
-  a, axis = _prepare_axis("partition", a, axis)
-  _check_kth(kth, a.shape[axis])
-  return sort(a, axis)
+  """``a`` with the element at ``kth`` where a full sort would put it (``numpy.partition``).
+
+  As in JAX, the ``kth + 1`` smallest elements come first in ascending order and the rest
+  follow in descending order (both parts come from ``lax.top_k``).
+  """
+  arr, axis, kth = _prepare_partition("partition", a, kth, axis)
+  bottom = lax.neg(lax_sort.top_k(_negated_for_top_k(arr), kth + 1)[0])
+  if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+    bottom = lax.sub(bottom, _c(bottom, 1))
+  top = lax_sort.top_k(arr, arr.shape[-1] - kth - 1)[0]
+  return lax_numpy.swapaxes(lax_shapes.concatenate([bottom, top], arr.ndim - 1), -1, axis)
 
 
 def argpartition(a, kth, axis=-1):
-  """Indices that partition ``a`` around ``kth`` (here: the indices of a stable sort)."""
-  a, axis = _prepare_axis("argpartition", a, axis)
-  _check_kth(kth, a.shape[axis])
-  return argsort(a, axis)
+  """Indices that partition ``a`` around ``kth`` (``numpy.argpartition``), in the order
+  ``partition`` puts the values."""
+  arr, axis, kth = _prepare_partition("argpartition", a, kth, axis)
+  bottom = lax_sort.top_k(_negated_for_top_k(arr), kth + 1)[1]
+  # the rest by index, through a proxy that ranks the bottom ones last (values may repeat)
+  n = arr.shape[-1]
+  positions = lax_shapes.broadcasted_iota(_INT, bottom.shape + (n,), bottom.ndim)
+  taken = lax_red.reduce_or(lax.eq(positions, lax_numpy.expand_dims(bottom, -1)),
+                            (bottom.ndim - 1,))
+  proxy = lax.convert_element_type(lax.bitwise_not(taken), np.float32)
+  top = lax_sort.top_k(proxy, n - kth - 1)[1]
+  return lax_numpy.swapaxes(lax_shapes.concatenate([bottom, top], arr.ndim - 1), -1, axis)
 
 
-def _check_kth(kth, n):
-  kth = core.concrete_or_error(int, kth, "The kth argument of partition must be static.")
-  if not -n <= kth < n:
-    raise ValueError(f"kth={kth} out of bounds for axis of size {n}")
+def _prepare_partition(name, a, kth, axis):
+  """``a`` with ``axis`` moved last, the axis, and ``kth`` checked and made nonnegative."""
+  check_arraylike(name, a)
+  arr = as_operand(a)
+  if dtypes.is_complex(arr.dtype):
+    raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+  axis = canonicalize_axis(axis, arr.ndim)
+  kth = canonicalize_axis(core.concrete_or_error(
+      operator.index, kth, f"The kth argument of {name} must be static."), arr.shape[axis])
+  return lax_numpy.swapaxes(arr, axis, -1), axis, kth
+
+
+def _negated_for_top_k(arr):
+  """``-arr`` for ``top_k`` to find the smallest entries; unsigned values shift by one first
+  so that 0 stays the smallest (as JAX does)."""
+  if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+    arr = lax.add(arr, _c(arr, 1))
+  return lax.neg(arr)
 
 
 def _nan_last_less(x, y, or_equal):

@@ -817,7 +817,7 @@ def _sort_keys(b, x: V) -> list[V]:
     part = np.finfo(x.dtype).dtype
     return (_sort_keys(b, b.op1("stablehlo.real", [x], x.shape, part))
             + _sort_keys(b, b.op1("stablehlo.imag", [x], x.shape, part)))
-  if x.dtype.kind == "f":
+  if dtypes.is_floating(x.dtype):
     zero = constant(b, 0, x.dtype)
     x = select(b, compare(b, x, zero, "EQ"), zero, x)
     x = select(b, compare(b, x, x, "NE"), constant(b, np.nan, x.dtype), x)
@@ -826,7 +826,7 @@ def _sort_keys(b, x: V) -> list[V]:
 
 def _lexicographic(b, lhs: list[V], rhs: list[V], direction: str) -> V:
   """``lhs`` before ``rhs``: keys compared in order, each in ``direction`` (LT or GT)."""
-  kind = lambda v: "TOTALORDER" if v.dtype.kind == "f" else _compare_type(v.dtype)
+  kind = lambda v: "TOTALORDER" if dtypes.is_floating(v.dtype) else _compare_type(v.dtype)
   out = None
   for x, y in reversed(list(zip(lhs, rhs))):
     first = _compare_as(b, x, y, direction, kind(x))
@@ -835,13 +835,15 @@ def _lexicographic(b, lhs: list[V], rhs: list[V], direction: str) -> V:
   return out
 
 
-def sort(b: Builder, operands, dimension, num_keys, direction="LT") -> list[V]:
-  """A stable ``stablehlo.sort`` of ``operands`` by their first ``num_keys``."""
+def sort(b: Builder, operands, dimension, num_keys, direction="LT",
+         keys=_sort_keys) -> list[V]:
+  """A stable ``stablehlo.sort`` of ``operands`` by their first ``num_keys``, each compared
+  as the values ``keys`` makes of it."""
   scalars = [((), x.dtype) for x in operands for _ in range(2)]
 
   def comparator(b, args):
-    lhs = [k for i in range(num_keys) for k in _sort_keys(b, args[2 * i])]
-    rhs = [k for i in range(num_keys) for k in _sort_keys(b, args[2 * i + 1])]
+    lhs = [k for i in range(num_keys) for k in keys(b, args[2 * i])]
+    rhs = [k for i in range(num_keys) for k in keys(b, args[2 * i + 1])]
     return [_lexicographic(b, lhs, rhs, direction)]
   # always stable: tier 0 is, and equal keys must come out in one order on both tiers
   return b.op("stablehlo.sort", list(operands), [(x.shape, x.dtype) for x in operands],
@@ -861,8 +863,9 @@ def _top_k_rule(b, eqn, x, *, k, axis):
   if 0 in x.shape:
     values, indices = x, index
   else:
-    # descending and stable: ties keep the lower index first, NaNs count as largest
-    values, indices = sort(b, [x, index], axis, 1, "GT")
+    # descending and stable: ties keep the lower index first; floats in XLA's total order
+    # (-NaN < -inf < -0.0 < 0.0 < inf < NaN), as its TopK compares them
+    values, indices = sort(b, [x, index], axis, 1, "GT", keys=lambda b, v: [v])
   limits = shape[:axis] + [k] + shape[axis + 1:]
   zeros, ones = [0] * len(shape), [1] * len(shape)
   return [_slice(b, values, zeros, limits, ones), _slice(b, indices, zeros, limits, ones)]
