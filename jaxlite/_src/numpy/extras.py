@@ -457,19 +457,23 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 
 
 def place(arr, mask, vals, *, inplace=True):
-  """``arr`` with the positions where ``mask`` is true set to ``vals`` in order
-  (repeated as needed). Not traceable in ``mask``; pass ``inplace=False``."""
+  """``arr`` with the positions where ``mask`` is true set to ``vals`` in order (repeated
+  as needed); traceable. Pass ``inplace=False``: JAX arrays are immutable."""
+  arr, mask, vals = _arr("place", arr, mask, vals)
+  vals = jnp.ravel(vals)
   if inplace:
     raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays "
                      "are immutable. Pass inplace=False to instead return an updated array.")
-  arr, mask, vals = _arr("place", arr, mask, vals)
-  flat = jnp.ravel(arr)
-  where = np.flatnonzero(np.asarray(mask))
-  vals = jnp.ravel(vals)
-  if where.size and vals.size == 0:
+  if arr.size != mask.size:
+    raise ValueError("place: arr and mask must be the same size")
+  if not vals.size:
     raise ValueError("Cannot place values from an empty array")
-  vals = jnp.resize(vals, (where.size,)) if where.size else vals[:0]
-  return jnp.reshape(flat.at[where].set(vals.astype(arr.dtype)), arr.shape)
+  if not arr.size:
+    return arr
+  # the true positions first, then out-of-range ones that the update drops
+  where = jnp.nonzero(jnp.ravel(mask), size=mask.size, fill_value=mask.size)[0]
+  vals = jnp.resize(vals, where.shape)
+  return jnp.reshape(jnp.ravel(arr).at[where].set(vals, mode="drop"), arr.shape)
 
 
 def put(a, ind, v, mode=None, *, inplace=True):

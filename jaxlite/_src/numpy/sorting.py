@@ -342,7 +342,9 @@ def _unique_sorted(columns, keep, size, fill_value, default_fill, name, equal_na
     if fill_value is not None:
       fill = lax.convert_element_type(as_operand(fill_value), uniq.dtype)
     elif default_fill == "min" and size and n:
-      fill = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
+      # the smallest value found; 0 if there is none (as JAX's set operations pad)
+      smallest = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
+      fill = lax.select(lax.gt(count, _c(count, 0)), smallest, _c(smallest, 0))
     else:
       fill = _c(uniq, 0)
     uniq_cols.append(lax.select(valid, uniq, lax.broadcast_like(fill, uniq)))
@@ -374,6 +376,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   """
   check_arraylike("unique", ar)
   a = as_operand(ar)
+  if a.size == 0 and size and fill_value is None:
+    raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, fill_value "
+                     "must be specified")
   if axis is None:
     columns, inverse_shape = (_flat(a),), a.shape
   else:
@@ -449,12 +454,24 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
-  """The sorted distinct values found in both arrays."""
-  if return_indices:
-    raise NotImplementedError("jnp.intersect1d(return_indices=True) is not supported by "
-                              "jaxlite.")
+  """The sorted distinct values found in both arrays (``numpy.intersect1d``).
+
+  With ``return_indices``, also the index of each value's first occurrence in the
+  flattened ``ar1`` and ``ar2``; entries past the intersection (with ``size``) are the
+  sizes of ``ar1`` and ``ar2``.
+  """
   a, b = _flat_pair("intersect1d", ar1, ar2)
-  return _set_op("intersect1d", a, _isin_mask(a, b), size, fill_value, "min")
+  if not return_indices:
+    return _set_op("intersect1d", a, _isin_mask(a, b), size, fill_value, "min")
+  # each array's values that occur in the other: the same sorted set, so the groups match
+  out = []
+  for x, other in ((a, b), (b, a)):
+    vals, idx, valid, _, _, perm, n = _unique_sorted((x,), _isin_mask(x, other), size,
+                                                      fill_value, "min", "intersect1d")
+    first = lax_sort.take_along_axis(perm, idx, 0) if n else idx
+    out.append((vals[0], lax.select(valid, first, lax.broadcast_like(_c(first, n), first))))
+  (vals, first_a), (_, first_b) = out
+  return vals, first_a, first_b
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -473,34 +490,42 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   """The slices of ``a`` along ``axis`` where 1-D ``condition`` is true (``a`` flattened
-  when ``axis`` is None); ``size`` pads with ``fill_value`` or truncates."""
+  when ``axis`` is None); ``size`` pads with ``fill_value`` or truncates.
+
+  As in JAX, ``a`` is cut to the length of ``condition``; without ``size``, a true entry of
+  ``condition`` past the end of ``a`` is an error (and so needs a concrete condition).
+  """
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-  check_arraylike("compress", condition, a)
+  check_arraylike("compress", condition, a, fill_value)
   condition = _to_bool(as_operand(condition))
   if condition.ndim != 1:
     raise ValueError("condition must be a 1D array")
   a, axis = _prepare_axis("compress", a, axis)
-  n = a.shape[axis]
-  if condition.shape[0] > n:
-    condition = lax_shapes.slice(condition, (0,), (n,))
-  elif condition.shape[0] < n:
-    condition = lax_shapes.pad(condition, as_operand(False), [(0, n - condition.shape[0], 0)])
+  moved = lax_numpy.moveaxis(a, axis, 0)
+  n = builtins.min(moved.shape[0], condition.shape[0])
+  extra = lax_shapes.slice(condition, (n,), condition.shape)
+  condition = lax_shapes.slice(condition, (0,), (n,))
+  moved = lax_shapes.slice_in_dim(moved, 0, n, axis=0)
+  if size is None:
+    if lax_red.reduce_or(extra, (0,)):
+      raise ValueError("condition contains entries that are out of bounds")
+  elif not 0 <= size <= n:
+    raise ValueError("size must be positive and not greater than the size of the array axis;"
+                     f" got {size=} for a.shape[axis]={n}")
   count = _count(condition)
   size = _static_size("compress", count, size)
-  idx = _first_true(condition, size)
-  valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
-  moved = lax_numpy.moveaxis(a, axis, 0)
+  fill = lax.convert_element_type(as_operand(fill_value), a.dtype)
   if n == 0:
     shape = (size,) + moved.shape[1:]
-    taken = lax.broadcast_like(lax.convert_element_type(as_operand(fill_value), a.dtype),
-                               lax_shapes.broadcast_to_shape(_c(moved, 0), shape))
+    taken = lax.broadcast_like(fill, lax_shapes.broadcast_to_shape(_c(moved, 0), shape))
     return lax_numpy.moveaxis(taken, 0, axis)
+  idx = _first_true(condition, size)
+  valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
   from jaxlite._src.numpy.indexing import take
   taken = take(moved, idx, axis=0, mode="clip")
   mask = lax_shapes.broadcast_in_dim(valid, taken.shape, (0,))
-  fill = lax.broadcast_like(lax.convert_element_type(as_operand(fill_value), a.dtype), taken)
-  return lax_numpy.moveaxis(lax.select(mask, taken, fill), 0, axis)
+  return lax_numpy.moveaxis(lax.select(mask, taken, lax.broadcast_like(fill, taken)), 0, axis)
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
