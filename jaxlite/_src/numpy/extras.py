@@ -18,7 +18,9 @@ from jaxlite import numpy as jnp
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import errors
-from jaxlite._src.numpy.util import as_operand, check_arraylike, canonicalize_axis
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, canonicalize_axis,
+                                     promote_dtypes)
 
 __all__ = [
     "ComplexWarning", "apply_over_axes", "array_equiv", "array_repr", "array_str",
@@ -726,24 +728,22 @@ def trim_zeros(filt, trim="fb", axis=None):
 
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   """Remove jumps larger than ``discont`` along ``axis`` by adding multiples of
-  ``period`` (``numpy.unwrap``)."""
+  ``period`` (``numpy.unwrap``); ``p`` and ``period`` are promoted together, as in JAX."""
   (p,) = _arr("unwrap", p)
-  if p.dtype == np.dtype(bool):
-    raise ValueError("unwrap does not support boolean inputs.")
+  p, period = promote_dtypes(p, period)
+  if dtypes.is_complex(p.dtype):
+    raise ValueError("jnp.unwrap does not support complex inputs.")
   if p.shape[axis] == 0:
-    return p.astype(jnp.result_type(p, 1.0)) if not dtypes.issubdtype(
-        p.dtype, np.inexact) else p
-  dtype = jnp.result_type(p, 1.0) if dtypes.issubdtype(p.dtype, np.integer) else p.dtype
-  p = p.astype(dtype)
+    return p
   discont = period / 2 if discont is None else discont
-  interval = period / 2
+  interval = period // 2 if dtypes.is_integer(p.dtype) else period / 2
   dd = jnp.diff(p, axis=axis)
   ddmod = jnp.mod(dd + interval, period) - interval
   ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
   ph_correct = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
-  first = jnp.take(p, jnp.arange(1), axis=axis)
-  rest = jnp.take(p, jnp.arange(1, p.shape[axis]), axis=axis) + jnp.cumsum(
-      ph_correct, axis=axis)
+  n = p.shape[axis]
+  first = lax_shapes.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax_shapes.slice_in_dim(p, 1, n, axis=axis) + jnp.cumsum(ph_correct, axis=axis)
   return jnp.concatenate([first, rest], axis=axis)
 
 

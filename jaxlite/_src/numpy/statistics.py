@@ -54,9 +54,10 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_value=None):
     a = _where(_isnan(a), _c(a, nan_value), a)
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, name)
-    a = lax.convert_element_type(a, dtype)
   elif a.dtype == np.bool_:  # as in NumPy, booleans accumulate as the default integer
-    a = lax.convert_element_type(a, dtypes.default_int_dtype())
+    dtype = dtypes.default_int_dtype()
+  # always converted, as in JAX: a weakly typed input gives a strongly typed result
+  a = lax.convert_element_type(a, a.dtype if dtype is None else dtype)
   if a.ndim == 0:
     return a
   return lax_fn(a, axis)
