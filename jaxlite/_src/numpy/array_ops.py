@@ -345,7 +345,7 @@ def kron(a, b):
   shape = tuple(x for p in zip(a.shape, b.shape) for x in p)
   a2 = lax_shapes.broadcast_in_dim(a, shape, tuple(range(0, 2 * nd, 2)))
   b2 = lax_shapes.broadcast_in_dim(b, shape, tuple(range(1, 2 * nd, 2)))
-  out = ufuncs.multiply(a2, b2)
+  out = lax_ew.mul(a2, b2)   # lax's product, as JAX: booleans are refused
   return lax_shapes.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 

@@ -20,7 +20,7 @@ from jaxlite._src import dtypes
 from jaxlite._src import errors
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, canonicalize_axis,
-                                     promote_dtypes)
+                                     promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "ComplexWarning", "apply_over_axes", "array_equiv", "array_repr", "array_str",
@@ -192,6 +192,8 @@ def ix_(*args):
     if a.ndim != 1:
       raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
                        f"{a.shape}")
+    if a.dtype == np.bool_:
+      raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
     shape = [1] * len(args)
     shape[i] = a.shape[0]
     out.append(jnp.reshape(a, shape))
@@ -572,46 +574,62 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
-  """A D-dimensional histogram of ``sample`` (shape ``(N, D)``): counts and bin edges."""
-  (sample,) = _arr("histogramdd", sample)
+  """A D-dimensional histogram of ``sample`` (shape ``(N, D)``): counts and bin edges.
+
+  The counts are integers unless ``weights`` or ``density`` are given (as in JAX).
+  """
+  if weights is None:
+    (sample,) = _arr("histogramdd", sample)
+    (sample,) = promote_dtypes_inexact(sample)
+  else:
+    sample, weights = _arr("histogramdd", sample, weights)
+    if weights.shape != sample.shape[:1]:
+      raise ValueError("should have one weight for each sample.")
+    sample, weights = promote_dtypes_inexact(sample, weights)
   if sample.ndim != 2:
     raise ValueError(f"histogramdd: sample must be 2-D, got shape {sample.shape}")
   n, d = sample.shape
-  if isinstance(bins, int) or np.ndim(bins) == 0 and not isinstance(bins, (list, tuple)):
-    bins = [bins] * d
+  if range is not None and (len(range) != d or any(
+      r is not None and np.shape(r)[0] != 2 for r in range)):
+    raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or "
+                     f"Nones; got {range=}")
+  try:
+    bins = list(bins)
+  except TypeError:
+    bins = [bins] * d   # one bin count for every dimension
   if len(bins) != d:
     raise ValueError("should be a bin for each dimension.")
-  ranges = range if range is not None else [None] * d
-  edges, index, nbins = [], [], []
+  edges, index = [], []
   for i in builtins.range(d):
     col = sample[:, i]
-    e = jnp.histogram_bin_edges(col, bins[i], ranges[i])
-    nb = e.shape[0] + 1  # outliers below and above get their own bins, dropped at the end
+    e = jnp.histogram_bin_edges(col, bins[i], None if range is None else range[i], weights)
     ix = jnp.searchsorted(e, col, side="right")
-    ix = jnp.where(col == e[-1], e.shape[0] - 1, ix)  # the last edge is inclusive
+    index.append(jnp.where(col == e[-1], ix - 1, ix))   # the last edge is inclusive
     edges.append(e)
-    index.append(ix)
-    nbins.append(nb)
-  flat = jnp.ravel_multi_index(tuple(index), tuple(nbins), mode="clip")
-  w = jnp.ones((n,)) if weights is None else jnp.asarray(weights)
-  counts = jnp.bincount(flat, weights=w, length=int(np.prod(nbins)))
-  counts = jnp.reshape(counts, nbins)
-  counts = counts[tuple(slice(1, -1) for _ in builtins.range(d))]
+  # outliers below and above get their own bins, dropped at the end
+  nbins = tuple(e.shape[0] + 1 for e in edges)
+  flat = jnp.ravel_multi_index(tuple(index), nbins, mode="clip")
+  counts = jnp.reshape(jnp.bincount(flat, weights, length=int(np.prod(nbins))), nbins)
+  counts = counts[(slice(1, -1),) * d]
   if density:
-    counts = counts / jnp.sum(counts)
-    for i, e in enumerate(edges):
-      shape = [1] * d
-      shape[i] = -1
-      counts = counts / jnp.reshape(jnp.diff(e), shape)
+    counts = counts.astype(sample.dtype)
+    counts = counts / counts.sum()
+    for width in jnp.ix_(*[jnp.diff(e) for e in edges]):
+      counts = counts / width
   return counts, edges
 
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
   """A 2-D histogram of the points ``(x[i], y[i])``: counts, x edges, y edges."""
   x, y = _arr("histogram2d", x, y)
-  if not isinstance(bins, (int, list, tuple)) and np.ndim(bins) == 1:
-    bins = [bins, bins]
-  counts, (ex, ey) = histogramdd(jnp.stack([x, y], axis=1), bins, range, weights, density)
+  try:
+    n = len(bins)
+  except TypeError:
+    n = 1
+  if n not in (1, 2):
+    bins = [jnp.asarray(bins)] * 2   # one array of edges for both axes
+  counts, (ex, ey) = histogramdd(jnp.transpose(jnp.asarray([x, y])), bins, range, weights,
+                                 density)
   return counts, ex, ey
 
 

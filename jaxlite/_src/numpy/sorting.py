@@ -536,16 +536,16 @@ def extract(condition, arr, *, size=None, fill_value=0):
 
 
 def select(condlist, choicelist, default=0):
-  """Pick, elementwise, from the first choice whose condition holds, else ``default``."""
+  """Pick, elementwise, from the first choice whose condition holds (nonzero), else
+  ``default``; conditions, choices and default broadcast together."""
   if len(condlist) != len(choicelist):
-    raise ValueError("list of cases must be same length as list of conditions")
+    raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs "
+                     f"{len(choicelist)})")
   if not condlist:
     raise ValueError("condlist must be non-empty")
+  check_arraylike("select", *condlist, *choicelist, default)
   choices = promote_dtypes(default, *choicelist)
-  conds = [as_operand(c) for c in condlist]
-  for c in conds:
-    if c.dtype != np.bool_:
-      raise TypeError(f"condlist must be boolean arrays, got dtype {c.dtype}")
+  conds = [_to_bool(as_operand(c)) for c in condlist]
   result = choices[0]
   for cond, choice in reversed(list(zip(conds, choices[1:]))):
     result = lax_numpy.where(cond, choice, result)
