@@ -430,7 +430,11 @@ def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
                       preferred_element_type, out_sharding):
   (lc, rc), (lb, rb) = dimension_numbers
   shape, dtype = _out(eqn)
-  compute = np.dtype(np.int32) if dtype == np.bool_ else dtype
+  # XLA multiplies and sums in the wider of the operand and result types and converts the
+  # sum (a float dot with an int32 result truncates the sum, not the operands); booleans
+  # are counted as int32, and a real result of complex operands is the real part
+  compute = dtype if lhs.dtype == dtype else np.promote_types(lhs.dtype, dtype)
+  compute = np.dtype(np.int32) if compute == np.bool_ else compute
   lhs, rhs = convert(b, lhs, compute), convert(b, rhs, compute)
   dn = (f"#stablehlo.dot<lhs_batching_dimensions = {_list(lb)}, "
         f"rhs_batching_dimensions = {_list(rb)}, lhs_contracting_dimensions = {_list(lc)}, "
@@ -439,7 +443,9 @@ def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
               f"dot_dimension_numbers = {dn}")
   if dtype == np.bool_:
     return compare(b, out, full(b, 0, shape, compute), "NE")
-  return out
+  if compute.kind == "c" and dtype.kind != "c":
+    out = b.op1("stablehlo.real", [out], shape, np.finfo(compute).dtype)
+  return convert(b, out, dtype)
 
 
 lowering_rules[red.dot_general_p] = _dot_general_rule
