@@ -15,7 +15,7 @@ def test_arange_prints_like_the_tutorial():
 
 @pytest.mark.parametrize("make,expected", [
     (lambda: jnp.arange(3), "Array([0, 1, 2], dtype=int32)"),
-    (lambda: jnp.array(1.5), "Array(1.5, dtype=float32)"),
+    (lambda: jnp.array(1.5), "Array(1.5, dtype=float32, weak_type=True)"),
     (lambda: jnp.asarray(1.5), "Array(1.5, dtype=float32, weak_type=True)"),
     (lambda: jnp.array(True), "Array(True, dtype=bool)"),
     (lambda: jnp.array([1 + 2j]), "Array([1.+2.j], dtype=complex64)"),

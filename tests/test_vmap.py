@@ -27,8 +27,9 @@ IDX2 = np.array([[0, 2], [1, 1], [3, 0]], np.int32)
 def _loop(f, args, in_axes, out_axes):
   """The reference: ``f`` applied example by example, results stacked at ``out_axes``."""
   size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-  outs = [f(*[a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)])
-          for i in range(size)]
+  # np.asarray first: np.take on an Array calls Array.take, which (as in JAX) has no 'raise'
+  outs = [f(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
+              for a, ax in zip(args, in_axes)]) for i in range(size)]
   return np.stack([np.asarray(o) for o in outs], axis=out_axes)
 
 

@@ -64,8 +64,6 @@ class Array:
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
-  nbytes = property(lambda self: math.prod(self.shape) * self.dtype.itemsize)
-  itemsize = property(lambda self: self.dtype.itemsize)
 
   def _to_device(self):
     """The device buffer the XLA tier reads this array from: made from ``_value`` on
@@ -119,9 +117,6 @@ class Array:
       raise TypeError(f"Only integer scalar arrays can be converted to a scalar index, "
                       f"got an array of dtype {self.dtype}.")
     return self._value.__index__()
-
-  def item(self, *args):
-    return self._value.item(*args)
 
   def tolist(self):
     return self._value.tolist()

@@ -336,9 +336,6 @@ class Tracer:
       raise TypeError("iteration over a 0-d array")
     return (self[i] for i in range(self.shape[0]))
 
-  def item(self):
-    return self._concrete_scalar(lambda v: np.asarray(v).item(), "item")
-
   def tolist(self):
     return self._concrete_scalar(lambda v: np.asarray(v).tolist(), "tolist")
 

@@ -254,9 +254,9 @@ iota_p = Primitive("iota")
 
 @iota_p.def_abstract_eval
 def _iota_rule(*, dtype, shape, dimension, sharding):
-  if np.dtype(dtype) == np.bool_:
-    raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
-                    "integer, floating, complexfloating.")
+  if not (dtypes.is_integer(dtype) or dtypes.is_inexact(dtype)):
+    raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are "
+                    "subtypes of integer, floating, complexfloating.")
   if not 0 <= dimension < len(shape):
     raise ValueError(f"iota dimension must be between 0 and len(shape), got {dimension} "
                      f"for shape {shape}")

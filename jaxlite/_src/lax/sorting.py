@@ -148,7 +148,8 @@ def _top_k_abstract_eval(operand, *, k, axis):
 def top_k(operand, k: int, *, axis: int = -1):
   """The ``k`` largest entries along ``axis`` (descending) and their indices.
 
-  Ties keep the lower index first; NaNs count as larger than every number.
+  Ties keep the lower index first. Floats compare in XLA's total order: -NaN < -inf <
+  -0.0 < 0.0 < inf < NaN (so ``top_k(-x)`` finds the smallest entries even with NaNs).
   """
   ndim = core.get_aval(operand).ndim
   if ndim == 0:

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import core
+from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
-from jaxlite._src.numpy import indexing, lax_numpy, math, reductions, ufuncs
+from jaxlite._src.lax import bits as lax_bits
+from jaxlite._src.numpy import (array_ops, indexing, lax_numpy, math, reductions, sorting,
+                                ufuncs)
 from jaxlite._src.numpy.util import _ARRAYLIKE
 
 
@@ -48,6 +52,61 @@ def _transpose(self, *axes):
   return lax_numpy.transpose(self, axes or None)
 
 
+def _compress(self, condition, axis=None, *, size=None, fill_value=0, out=None):
+  return sorting.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+  # extras is built on the finished jaxlite.numpy, which is imported after this module
+  from jaxlite._src.numpy import extras
+  return extras.choose(self, choices, out, mode)
+
+
+def _view(self, dtype=None, type=None):
+  """The bits of ``self`` read as ``dtype`` (``numpy.ndarray.view``).
+
+  A narrower dtype lengthens the last axis and a wider one shortens it, as NumPy does;
+  bool counts as 8 bits and a complex value as its real and imaginary parts in turn.
+  """
+  if type is not None:
+    raise NotImplementedError("`type` argument of array.view() is not supported.")
+  if dtype is None:
+    return self
+  dtype = dtypes.canonicalize_dtype(np.dtype(dtype))
+  bits_in, bits_out = self.dtype.itemsize, dtype.itemsize
+  if self.ndim == 0:
+    if bits_in != bits_out:
+      raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+    return _view(lax_numpy.expand_dims(self, 0), dtype).squeeze()
+  if (self.shape[-1] * bits_in) % bits_out:
+    raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                     "total size in bytes of the last axis of the array.")
+  if self.dtype == dtype:
+    return self
+  # bitcast_convert_type takes neither bool nor complex: go through their bit-equivalents
+  if self.dtype == np.bool_:
+    return _view(self.astype(np.uint8), dtype)
+  if dtypes.is_complex(self.dtype):
+    parts = lax_numpy.stack([math.real(self), math.imag(self)], axis=-1)
+    return _view(parts.reshape(*self.shape[:-1], 2 * self.shape[-1]), dtype)
+  if dtype == np.bool_:
+    return _view(self, np.uint8).astype(np.bool_)
+  if dtypes.is_complex(dtype):
+    parts = _view(self, dtypes.finfo(dtype).dtype)
+    return lax_numpy.astype(parts[..., 0::2], dtype) + 1j * parts[..., 1::2]
+  if bits_in < bits_out:
+    factor = bits_out // bits_in
+    grouped = self.reshape(*self.shape[:-1], self.shape[-1] // factor, factor)
+    return lax_bits.bitcast_convert_type(grouped, dtype)
+  out = lax_bits.bitcast_convert_type(self, dtype)
+  return out.reshape(*self.shape[:-1], -1)
+
+
+def _item(self, *args):
+  return core.concrete_or_error(np.asarray, self,
+                                "This occurred in the item() method of jax.Array").item(*args)
+
+
 _METHODS = {
     "astype": lax_numpy.astype, "reshape": _reshape, "transpose": _transpose,
     "ravel": lax_numpy.ravel, "flatten": lax_numpy.ravel, "squeeze": lax_numpy.squeeze,
@@ -57,7 +116,11 @@ _METHODS = {
     "var": reductions.var, "std": reductions.std, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "any": reductions.any, "all": reductions.all,
     "copy": lambda self: lax_numpy.astype(self, self.dtype),
-    "__getitem__": indexing.getitem,
+    "__getitem__": indexing.getitem, "repeat": array_ops.repeat, "take": indexing.take,
+    "trace": array_ops.trace, "diagonal": array_ops.diagonal, "compress": _compress,
+    "choose": _choose, "sort": sorting.sort, "argsort": sorting.argsort,
+    "argpartition": sorting.argpartition, "nonzero": sorting.nonzero,
+    "searchsorted": sorting.searchsorted, "view": _view, "item": _item,
 }
 def _array_namespace(self, /, *, api_version=None):
   """The Array API namespace of these arrays: ``jaxlite.numpy``."""
@@ -74,6 +137,8 @@ _PROPERTIES = {
     "T": lambda self: lax_numpy.transpose(self),
     "mT": lambda self: lax_numpy.matrix_transpose(self),
     "at": indexing.at,
+    "nbytes": lambda self: self.size * self.dtype.itemsize,
+    "itemsize": lambda self: self.dtype.itemsize,
 }
 
 

@@ -68,32 +68,74 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-  """Repeat each element of ``a`` (``numpy.repeat``); ``repeats`` must be static."""
-  check_arraylike("repeat", a)
+  """Repeat each element of ``a`` along ``axis`` (``numpy.repeat``).
+
+  Parameters
+  ----------
+  a : array_like
+  repeats : int or array_like of int
+    How often to repeat each element (broadcast along ``axis``). It must be static unless
+    ``total_repeat_length`` is given.
+  axis : int, optional
+    The axis to repeat along; None (the default) repeats the flattened array.
+  total_repeat_length : int, optional
+    The static length of the result along ``axis``: a longer result is cut, a shorter one
+    is padded as JAX pads it (see the example: the 3 is repeated zero times).
+
+  Examples
+  --------
+  >>> import jaxlite.numpy as jnp
+  >>> jnp.repeat(jnp.array([1, 2, 3]), jnp.array([1, 2, 0]), total_repeat_length=5)
+  Array([1, 2, 2, 3, 3], dtype=int32)
+  """
+  if isinstance(repeats, (int, np.integer)):
+    check_arraylike("repeat", a)
+  else:
+    check_arraylike("repeat", a, repeats)
   a = as_operand(a)
   if axis is None:
     a, axis = lnp.ravel(a), 0
   axis = canonicalize_axis(axis, a.ndim)
-  reps = np.asarray(core.concrete_or_error(
-      np.asarray, repeats, "jnp.repeat requires static repeats (a traced total_repeat_length "
-      "is not supported)."))
-  n = a.shape[axis]
-  if reps.ndim == 0:
-    r = int(reps)
-    shape = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
-    dims = tuple(i for i in range(a.ndim + 1) if i != axis + 1)
-    out = lax_shapes.broadcast_in_dim(a, shape, dims)
-    out = lax_shapes.reshape(out, a.shape[:axis] + (n * r,) + a.shape[axis + 1:])
-  else:
-    idx = np.repeat(np.arange(n), np.broadcast_to(reps, (n,)))
-    out = _take_static(a, idx, axis)
-  if total_repeat_length is not None and out.shape[axis] != total_repeat_length:
-    m = out.shape[axis]
-    idx = np.minimum(np.arange(total_repeat_length), m - 1) if m else None
-    if idx is None:
-      raise ValueError("total_repeat_length given for an empty result")
-    out = _take_static(out, idx, axis)
-  return out
+  if total_repeat_length is None:
+    reps = np.asarray(core.concrete_or_error(
+        np.asarray, repeats, "When jit-compiling jnp.repeat, the total number of repeats "
+        "must be static: pass static repeats or a static total_repeat_length."))
+    if reps.ndim == 0:
+      return _repeat_each(a, int(reps), axis)
+    idx = np.repeat(np.arange(a.shape[axis]), np.broadcast_to(reps, (a.shape[axis],)))
+    return _take_static(a, idx, axis)
+  total = _static_int(total_repeat_length, "total_repeat_length")
+  if a.shape[axis] == 0:
+    return a
+  reps = lnp.broadcast_to(lnp.ravel(repeats), (a.shape[axis],))
+  return _take_dynamic(a, _repeat_gather_indices(reps, total), axis)
+
+
+def _repeat_each(a, r, axis):
+  """``a`` with each element along ``axis`` repeated ``r`` times (a broadcast, no gather)."""
+  shape = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
+  dims = tuple(i for i in range(a.ndim + 1) if i != axis + 1)
+  out = lax_shapes.broadcast_in_dim(a, shape, dims)
+  return lax_shapes.reshape(out, a.shape[:axis] + (a.shape[axis] * r,) + a.shape[axis + 1:])
+
+
+def _repeat_gather_indices(reps, total):
+  """The source index of each of ``total`` outputs when element i repeats ``reps[i]`` times.
+
+  JAX's rule (also for traced ``reps``): mark the start of each element's block and number
+  the positions by a cumulative sum of the marks. Blocks starting at or past ``total`` are
+  dropped; a position past ``sum(reps)`` shows the last element whose block starts at or
+  before it (so trailing elements repeated zero times appear there).
+  """
+  from jaxlite._src.numpy.statistics import cumsum
+  starts = cumsum(lnp.concatenate([creation.zeros(1, reps.dtype), reps[:-1]]))
+  marks = creation.zeros(total, np.int32).at[starts].add(1, mode="drop")
+  return ufuncs.subtract(cumsum(marks), 1)
+
+
+def _take_dynamic(a, idx, axis):
+  from jaxlite._src.numpy.indexing import take
+  return take(a, idx, axis=axis, mode="clip")
 
 
 def _take_static(a, idx, axis):
@@ -303,14 +345,13 @@ def kron(a, b):
   shape = tuple(x for p in zip(a.shape, b.shape) for x in p)
   a2 = lax_shapes.broadcast_in_dim(a, shape, tuple(range(0, 2 * nd, 2)))
   b2 = lax_shapes.broadcast_in_dim(b, shape, tuple(range(1, 2 * nd, 2)))
-  out = ufuncs.multiply(a2, b2)
+  out = lax_ew.mul(a2, b2)   # lax's product, as JAX: booleans are refused
   return lax_shapes.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   """Contract ``axes`` of ``a`` with those of ``b`` (``numpy.tensordot``)."""
-  check_arraylike("tensordot", a, b)
-  a, b = promote_dtypes(a, b)
+  a, b, out_dtype, weak = lnp._dot_operands("tensordot", a, b, preferred_element_type)
   if isinstance(axes, (int, np.integer)):
     n = int(axes)
     if n > builtins.min(a.ndim, b.ndim) or n < 0:
@@ -329,8 +370,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                       f"{ax_a} and {ax_b}.")
     ca = tuple(canonicalize_axis(i, a.ndim) for i in ax_a)
     cb = tuple(canonicalize_axis(i, b.ndim) for i in ax_b)
-  return lax_red.dot_general(a, b, ((ca, cb), ((), ())), precision,
-                             preferred_element_type or a.dtype)
+  return lnp._dot_result(lax_red.dot_general(a, b, ((ca, cb), ((), ())), precision, out_dtype),
+                         weak)
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -367,7 +408,9 @@ def vander(x, N=None, increasing=False):
   if x.ndim != 1:
     raise ValueError("x must be a one-dimensional array")
   N = x.shape[0] if N is None else _static_int(N, "vander N")
-  powers = creation.arange(N, dtype=dtypes.default_int_dtype())
+  if N < 0:
+    raise ValueError("N must be nonnegative")
+  powers = lax_shapes.iota(x.dtype, N)   # in x's dtype, as JAX: int8 stays int8, bool fails
   if not increasing:
     powers = flip(powers)
   return ufuncs.power(lnp.expand_dims(x, 1), powers)
@@ -564,55 +607,109 @@ def append(arr, values, axis=None):
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
-  """``arr`` without the entries ``obj`` (static indices or slice) along ``axis``."""
+  """``arr`` without the entries ``obj`` along ``axis`` (``numpy.delete``).
+
+  Parameters
+  ----------
+  arr : array_like
+  obj : int, slice or array_like of int or bool
+    What to delete. An integer or a slice must be static; an integer array may be traced
+    only with ``assume_unique_indices=True`` (the result size then is known).
+  axis : int, optional
+    None (the default) deletes from the flattened array.
+  assume_unique_indices : bool
+    Promise that the integer indices in ``obj`` are distinct, allowing traced ones.
+  """
   check_arraylike("delete", arr)
-  arr = as_operand(arr)
+  a = as_operand(arr)
   if axis is None:
-    arr, axis = lnp.ravel(arr), 0
-  axis = canonicalize_axis(axis, arr.ndim)
-  n = arr.shape[axis]
-  if isinstance(obj, slice):
-    drop = np.arange(n)[obj]
+    a, axis = lnp.ravel(a), 0
+  axis = canonicalize_axis(axis, a.ndim)
+  n = a.shape[axis]
+  try:
+    index = canonicalize_axis(operator.index(obj), n)
+  except TypeError:
+    pass
   else:
-    drop = np.asarray(core.concrete_or_error(np.asarray, obj, "jnp.delete requires static "
-                                             "indices."))
-    if drop.dtype == np.bool_:
-      drop = np.nonzero(drop)[0]
-    drop = np.where(drop < 0, drop + n, drop)
-  keep = np.setdiff1d(np.arange(n), drop)
-  return _take_static(arr, keep, axis) if keep.size else lax_shapes.slice_in_dim(
-      arr, 0, 0, axis=axis)
+    return lnp.concatenate([lax_shapes.slice_in_dim(a, 0, index, axis=axis),
+                            lax_shapes.slice_in_dim(a, index + 1, n, axis=axis)], axis)
+  if isinstance(obj, slice):
+    obj, assume_unique_indices = np.arange(n)[obj], True
+  else:
+    check_arraylike("delete", a, obj)
+  if dtypes.is_integer(dtypes.dtype(obj)) and assume_unique_indices:
+    return _take_dynamic(a, _kept_indices(as_operand(obj), n), axis)
+  drop = np.asarray(core.concrete_or_error(np.asarray, obj,
+                                           "'obj' array argument of jnp.delete()"))
+  if dtypes.is_integer(drop.dtype):
+    keep = np.ones(n, bool)
+    keep[drop] = False
+  elif drop.dtype == np.bool_:
+    if drop.shape != (n,):
+      raise ValueError("np.delete(arr, obj): for boolean indices, obj must be one-dimensional "
+                       "with length matching specified axis.")
+    keep = ~drop
+  else:
+    raise ValueError(f"np.delete(arr, obj): got obj.dtype={drop.dtype}; must be integer or "
+                     "bool.")
+  return _take_static(a, np.flatnonzero(keep), axis)
+
+
+def _kept_indices(drop, n):
+  """The indices of ``range(n)`` not in the distinct (possibly traced) indices ``drop``:
+  the k-th kept index is k plus the number of sorted, shifted drops at or below it."""
+  from jaxlite._src.numpy.sorting import sort
+  drop = lnp.ravel(drop)
+  drop = ufuncs.clip(lnp.where(ufuncs.less(drop, 0), ufuncs.add(drop, n), drop), 0, n)
+  drop = ufuncs.subtract(sort(drop), lax_shapes.iota(drop.dtype, drop.shape[0]))
+  i = lax_shapes.iota(drop.dtype, n - drop.shape[0])
+  passed = ufuncs.greater_equal(lnp.expand_dims(i, 0), lnp.expand_dims(drop, 1))
+  return ufuncs.add(i, red.sum(passed, axis=0, dtype=i.dtype))
 
 
 def insert(arr, obj, values, axis=None):
-  """``arr`` with ``values`` inserted before the static index (or indices) ``obj``."""
-  check_arraylike("insert", arr)
-  arr = as_operand(arr)
+  """``arr`` with ``values`` inserted before the indices ``obj`` along ``axis``
+  (``numpy.insert``); ``obj`` (an int, a slice or a 1-d integer array) may be traced.
+
+  Examples
+  --------
+  >>> import jaxlite.numpy as jnp
+  >>> jnp.insert(jnp.array([1, 2, 3]), jnp.array([0, 2]), jnp.array([7, 8]))
+  Array([7, 1, 2, 8, 3], dtype=int32)
+  """
+  check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+  a = as_operand(arr)
   if axis is None:
-    arr, axis = lnp.ravel(arr), 0
-  axis = canonicalize_axis(axis, arr.ndim)
-  n = arr.shape[axis]
-  idx = np.asarray(core.concrete_or_error(np.asarray, obj if not isinstance(obj, slice)
-                                          else np.arange(n)[obj],
-                                          "jnp.insert requires static indices."))
-  scalar = idx.ndim == 0
-  idx = np.atleast_1d(np.where(idx < 0, idx + n, idx))
-  values = lnp.astype(as_operand(np.asarray(values)) if isinstance(values, (list, tuple))
-                      else as_operand(values), arr.dtype)
-  if scalar:
-    values = lnp.moveaxis(lnp.expand_dims(values, 0) if values.ndim < arr.ndim else values,
-                          0, axis) if values.ndim else values
-  shape = list(arr.shape)
-  shape[axis] = len(idx) if not scalar else (values.shape[axis] if values.ndim == arr.ndim
-                                             else 1)
-  vals = lnp.broadcast_to(values, tuple(shape))
-  m = shape[axis]
-  pos = np.repeat(idx, m // len(idx)) if scalar else idx
-  # order of the output: original rows and inserted rows merged by position
-  keys = np.concatenate([np.arange(n), pos])
-  order = np.argsort(keys + np.concatenate([np.zeros(n), -0.5 * np.ones(m)]), kind="stable")
-  joined = lnp.concatenate([arr, vals], axis)
-  return _take_static(joined, order, axis)
+    a, axis = lnp.ravel(a), 0
+  axis = canonicalize_axis(axis, a.ndim)
+  n = a.shape[axis]
+  indices = (creation.arange(*obj.indices(n)) if isinstance(obj, slice)
+             else creation.asarray(obj))
+  if indices.ndim > 1:
+    raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                     f"scalar; got {obj}")
+  if not dtypes.is_integer(indices.dtype):
+    if indices.size or isinstance(obj, (Array, Tracer)):
+      raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    indices = lnp.astype(indices, dtypes.default_int_dtype())
+  values = creation.array(values, dtype=a.dtype, ndmin=a.ndim)
+  if indices.size == 1:
+    if indices.ndim == 0:
+      values = lnp.moveaxis(values, 0, axis)
+    indices = creation.full(values.shape[axis], lnp.ravel(indices)[0])
+  n_insert = lnp.broadcast_shapes(indices.shape, (values.shape[axis],))[0]
+  out_shape = list(a.shape)
+  out_shape[axis] += n_insert
+  indices = ufuncs.clip(lnp.where(ufuncs.less(indices, 0), ufuncs.add(indices, n), indices),
+                        0, n)
+  # each inserted value lands at its index plus the number of values inserted before it
+  from jaxlite._src.numpy.sorting import argsort, nonzero
+  values_at = indices.at[argsort(indices)].add(creation.arange(n_insert, dtype=indices.dtype))
+  arr_at = nonzero(creation.ones(n + n_insert, bool).at[values_at].set(False), size=n)[0]
+  lead = (slice(None),) * axis
+  out = creation.zeros(tuple(out_shape), a.dtype)
+  out = out.at[lead + (values_at,)].set(values)
+  return out.at[lead + (arr_at,)].set(a)
 
 
 def resize(a, new_shape):

@@ -30,8 +30,9 @@ def _contains_tracer(obj):
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
   """Create an array (``numpy.array``); 64-bit types follow ``jax_enable_x64``.
 
-  Unlike NumPy, the result is immutable, Python scalars give weakly typed arrays only
-  through ``asarray`` of a bare scalar, and object or string dtypes are rejected.
+  Unlike NumPy, the result is immutable, a bare Python scalar (without ``dtype``) gives a
+  weakly typed array as in JAX (sequences give strongly typed ones), and object or string
+  dtypes are rejected.
   """
   if order not in (None, "K", "A", "C"):
     raise NotImplementedError(f"jnp.array: order={order!r} is not supported; JAX arrays "
@@ -51,10 +52,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
       out = stack([array(o) for o in object])
   else:
     out = _from_python_or_numpy(object, want)
-  if want is not None and out.dtype != want:
-    out = lax_ew._convert_element_type(out, want, False)
-  elif out.weak_type and not isinstance(object, (Array, Tracer)):
-    out = lax_ew._convert_element_type(out, out.dtype, False)  # jnp.array is strongly typed
+  # weakly typed only as the bare weak value itself was: a dtype or a sequence makes it strong
+  weak = dtype is None and not isinstance(object, (list, tuple)) and out.weak_type
+  if (want is not None and out.dtype != want) or out.weak_type != weak:
+    out = lax_ew._convert_element_type(out, out.dtype if want is None else want, weak)
   if ndmin > out.ndim:
     out = lax_shapes.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
   return out

@@ -18,7 +18,9 @@ from jaxlite import numpy as jnp
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import errors
-from jaxlite._src.numpy.util import as_operand, check_arraylike, canonicalize_axis
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, canonicalize_axis,
+                                     promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "ComplexWarning", "apply_over_axes", "array_equiv", "array_repr", "array_str",
@@ -190,6 +192,8 @@ def ix_(*args):
     if a.ndim != 1:
       raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
                        f"{a.shape}")
+    if a.dtype == np.bool_:
+      raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
     shape = [1] * len(args)
     shape[i] = a.shape[0]
     out.append(jnp.reshape(a, shape))
@@ -457,19 +461,23 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 
 
 def place(arr, mask, vals, *, inplace=True):
-  """``arr`` with the positions where ``mask`` is true set to ``vals`` in order
-  (repeated as needed). Not traceable in ``mask``; pass ``inplace=False``."""
+  """``arr`` with the positions where ``mask`` is true set to ``vals`` in order (repeated
+  as needed); traceable. Pass ``inplace=False``: JAX arrays are immutable."""
+  arr, mask, vals = _arr("place", arr, mask, vals)
+  vals = jnp.ravel(vals)
   if inplace:
     raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays "
                      "are immutable. Pass inplace=False to instead return an updated array.")
-  arr, mask, vals = _arr("place", arr, mask, vals)
-  flat = jnp.ravel(arr)
-  where = np.flatnonzero(np.asarray(mask))
-  vals = jnp.ravel(vals)
-  if where.size and vals.size == 0:
+  if arr.size != mask.size:
+    raise ValueError("place: arr and mask must be the same size")
+  if not vals.size:
     raise ValueError("Cannot place values from an empty array")
-  vals = jnp.resize(vals, (where.size,)) if where.size else vals[:0]
-  return jnp.reshape(flat.at[where].set(vals.astype(arr.dtype)), arr.shape)
+  if not arr.size:
+    return arr
+  # the true positions first, then out-of-range ones that the update drops
+  where = jnp.nonzero(jnp.ravel(mask), size=mask.size, fill_value=mask.size)[0]
+  vals = jnp.resize(vals, where.shape)
+  return jnp.reshape(jnp.ravel(arr).at[where].set(vals, mode="drop"), arr.shape)
 
 
 def put(a, ind, v, mode=None, *, inplace=True):
@@ -566,46 +574,62 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
-  """A D-dimensional histogram of ``sample`` (shape ``(N, D)``): counts and bin edges."""
-  (sample,) = _arr("histogramdd", sample)
+  """A D-dimensional histogram of ``sample`` (shape ``(N, D)``): counts and bin edges.
+
+  The counts are integers unless ``weights`` or ``density`` are given (as in JAX).
+  """
+  if weights is None:
+    (sample,) = _arr("histogramdd", sample)
+    (sample,) = promote_dtypes_inexact(sample)
+  else:
+    sample, weights = _arr("histogramdd", sample, weights)
+    if weights.shape != sample.shape[:1]:
+      raise ValueError("should have one weight for each sample.")
+    sample, weights = promote_dtypes_inexact(sample, weights)
   if sample.ndim != 2:
     raise ValueError(f"histogramdd: sample must be 2-D, got shape {sample.shape}")
   n, d = sample.shape
-  if isinstance(bins, int) or np.ndim(bins) == 0 and not isinstance(bins, (list, tuple)):
-    bins = [bins] * d
+  if range is not None and (len(range) != d or any(
+      r is not None and np.shape(r)[0] != 2 for r in range)):
+    raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or "
+                     f"Nones; got {range=}")
+  try:
+    bins = list(bins)
+  except TypeError:
+    bins = [bins] * d   # one bin count for every dimension
   if len(bins) != d:
     raise ValueError("should be a bin for each dimension.")
-  ranges = range if range is not None else [None] * d
-  edges, index, nbins = [], [], []
+  edges, index = [], []
   for i in builtins.range(d):
     col = sample[:, i]
-    e = jnp.histogram_bin_edges(col, bins[i], ranges[i])
-    nb = e.shape[0] + 1  # outliers below and above get their own bins, dropped at the end
+    e = jnp.histogram_bin_edges(col, bins[i], None if range is None else range[i], weights)
     ix = jnp.searchsorted(e, col, side="right")
-    ix = jnp.where(col == e[-1], e.shape[0] - 1, ix)  # the last edge is inclusive
+    index.append(jnp.where(col == e[-1], ix - 1, ix))   # the last edge is inclusive
     edges.append(e)
-    index.append(ix)
-    nbins.append(nb)
-  flat = jnp.ravel_multi_index(tuple(index), tuple(nbins), mode="clip")
-  w = jnp.ones((n,)) if weights is None else jnp.asarray(weights)
-  counts = jnp.bincount(flat, weights=w, length=int(np.prod(nbins)))
-  counts = jnp.reshape(counts, nbins)
-  counts = counts[tuple(slice(1, -1) for _ in builtins.range(d))]
+  # outliers below and above get their own bins, dropped at the end
+  nbins = tuple(e.shape[0] + 1 for e in edges)
+  flat = jnp.ravel_multi_index(tuple(index), nbins, mode="clip")
+  counts = jnp.reshape(jnp.bincount(flat, weights, length=int(np.prod(nbins))), nbins)
+  counts = counts[(slice(1, -1),) * d]
   if density:
-    counts = counts / jnp.sum(counts)
-    for i, e in enumerate(edges):
-      shape = [1] * d
-      shape[i] = -1
-      counts = counts / jnp.reshape(jnp.diff(e), shape)
+    counts = counts.astype(sample.dtype)
+    counts = counts / counts.sum()
+    for width in jnp.ix_(*[jnp.diff(e) for e in edges]):
+      counts = counts / width
   return counts, edges
 
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
   """A 2-D histogram of the points ``(x[i], y[i])``: counts, x edges, y edges."""
   x, y = _arr("histogram2d", x, y)
-  if not isinstance(bins, (int, list, tuple)) and np.ndim(bins) == 1:
-    bins = [bins, bins]
-  counts, (ex, ey) = histogramdd(jnp.stack([x, y], axis=1), bins, range, weights, density)
+  try:
+    n = len(bins)
+  except TypeError:
+    n = 1
+  if n not in (1, 2):
+    bins = [jnp.asarray(bins)] * 2   # one array of edges for both axes
+  counts, (ex, ey) = histogramdd(jnp.transpose(jnp.asarray([x, y])), bins, range, weights,
+                                 density)
   return counts, ex, ey
 
 
@@ -722,24 +746,22 @@ def trim_zeros(filt, trim="fb", axis=None):
 
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   """Remove jumps larger than ``discont`` along ``axis`` by adding multiples of
-  ``period`` (``numpy.unwrap``)."""
+  ``period`` (``numpy.unwrap``); ``p`` and ``period`` are promoted together, as in JAX."""
   (p,) = _arr("unwrap", p)
-  if p.dtype == np.dtype(bool):
-    raise ValueError("unwrap does not support boolean inputs.")
+  p, period = promote_dtypes(p, period)
+  if dtypes.is_complex(p.dtype):
+    raise ValueError("jnp.unwrap does not support complex inputs.")
   if p.shape[axis] == 0:
-    return p.astype(jnp.result_type(p, 1.0)) if not dtypes.issubdtype(
-        p.dtype, np.inexact) else p
-  dtype = jnp.result_type(p, 1.0) if dtypes.issubdtype(p.dtype, np.integer) else p.dtype
-  p = p.astype(dtype)
+    return p
   discont = period / 2 if discont is None else discont
-  interval = period / 2
+  interval = period // 2 if dtypes.is_integer(p.dtype) else period / 2
   dd = jnp.diff(p, axis=axis)
   ddmod = jnp.mod(dd + interval, period) - interval
   ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
   ph_correct = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
-  first = jnp.take(p, jnp.arange(1), axis=axis)
-  rest = jnp.take(p, jnp.arange(1, p.shape[axis]), axis=axis) + jnp.cumsum(
-      ph_correct, axis=axis)
+  n = p.shape[axis]
+  first = lax_shapes.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax_shapes.slice_in_dim(p, 1, n, axis=axis) + jnp.cumsum(ph_correct, axis=axis)
   return jnp.concatenate([first, rest], axis=axis)
 
 

@@ -309,27 +309,66 @@ def astype(x, dtype, /, *, copy=False, device=None):
   return lax_ew.convert_element_type(x, dtype)
 
 
+def _dot_type_order(dtype):
+  """XLA's order of operand types in a mixed-type dot (JAX's dot_general dtype rule): complex
+  over real, then float range and precision, then width, then signed over unsigned."""
+  real = dtypes.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+  floating = dtypes.is_floating(real)
+  return (dtypes.is_complex(dtype), dtypes.finfo(real).maxexp if floating else -1,
+          dtypes.finfo(real).nmant if floating else -1, _dot_bit_width(real),
+          not dtypes.issubdtype(real, np.unsignedinteger))
+
+
+def _dot_bit_width(dtype):
+  if dtype == np.bool_:
+    return 1
+  return (dtypes.finfo if dtypes.is_inexact(dtype) else dtypes.iinfo)(dtype).bits
+
+
+def _dot_operands(name, a, b, preferred_element_type):
+  """``a`` and ``b`` promoted for a contraction, the result dtype and whether the result is
+  weakly typed (as promotion makes it when no preferred_element_type is given).
+
+  JAX contracts the unpromoted operands with the result type as preferred_element_type, and
+  XLA refuses a non-float result narrower than the higher operand type: so
+  ``jnp.dot(int8_array, 2)`` raises (the 2 is an int32 array there).
+  """
+  check_arraylike(name, a, b)
+  a, b = as_operand(a), as_operand(b)
+  if preferred_element_type is None:
+    result, weak = dtypes.lattice_result_type(a, b)
+  else:
+    dtypes.check_user_dtype_supported(preferred_element_type, name)
+    result, weak = dtypes.canonicalize_dtype(preferred_element_type), False
+  higher = builtins.max(a.dtype, b.dtype, key=_dot_type_order)
+  if not dtypes.is_floating(higher) and _dot_bit_width(result) < _dot_bit_width(higher):
+    raise TypeError(f"`preferred_element_type` must not be narrower than the original type, "
+                    f"got preferred_element_type of {result} for result type of {higher}.")
+  a, b = promote_dtypes(a, b)
+  return a, b, result, weak
+
+
+def _dot_result(out, weak):
+  return lax_ew._convert_element_type(out, out.dtype, weak)
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product (``numpy.dot``): scalars multiply, 1-d and 2-d contract, N-d as NumPy."""
-  check_arraylike("dot", a, b)
-  a, b = promote_dtypes(a, b)
-  if a.ndim == 0 or b.ndim == 0:
-    from jaxlite._src.numpy.ufuncs import multiply
-    return multiply(a, b)
-  contract_b = 0 if b.ndim == 1 else b.ndim - 2
-  if a.shape[-1] != b.shape[contract_b]:
+  a, b, out_dtype, weak = _dot_operands("dot", a, b, preferred_element_type)
+  contract_a = () if a.ndim == 0 or b.ndim == 0 else (a.ndim - 1,)
+  contract_b = () if not contract_a else (0,) if b.ndim == 1 else (b.ndim - 2,)
+  if contract_a and a.shape[-1] != b.shape[contract_b[0]]:
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
                     f"got {a.shape} and {b.shape}: jnp.dot contracts the last axis of a "
-                    f"({a.shape[-1]}) with axis {contract_b} of b ({b.shape[contract_b]}).")
-  out_dtype = preferred_element_type or a.dtype
-  return lax_red.dot_general(a, b, (((a.ndim - 1,), (contract_b,)), ((), ())),
-                             precision, out_dtype)
+                    f"({a.shape[-1]}) with axis {contract_b[0]} of b "
+                    f"({b.shape[contract_b[0]]}).")
+  out = lax_red.dot_general(a, b, ((contract_a, contract_b), ((), ())), precision, out_dtype)
+  return _dot_result(out, weak)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
   """Matrix product with broadcast batch axes (``numpy.matmul``, the ``@`` operator)."""
-  check_arraylike("matmul", a, b)
-  a, b = promote_dtypes(a, b)
+  a, b, out_dtype, weak = _dot_operands("matmul", a, b, preferred_element_type)
   if a.ndim == 0 or b.ndim == 0:
     raise ValueError("matmul: Input operand does not have enough dimensions (scalars are "
                      "not allowed; use * or jnp.multiply).")
@@ -348,28 +387,33 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
   b = broadcast_to(b, batch + b.shape[-2:])
   nb = len(batch)
   out = lax_red.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
-                            precision, preferred_element_type or a.dtype)
+                            precision, out_dtype)
   if b_vec:
     out = lax_shapes.squeeze(out, (out.ndim - 1,))
   if a_vec:
     out = lax_shapes.squeeze(out, (out.ndim - 1 if b_vec else out.ndim - 2,))
-  return out
+  return _dot_result(out, weak)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product of the flattened inputs (conjugating ``a``)."""
+  check_arraylike("vdot", a, b)
+  if iscomplexobj(a):
+    from jaxlite._src.numpy.math import conjugate
+    a = conjugate(a)
   return dot(ravel(a), ravel(b), precision=precision,
              preferred_element_type=preferred_element_type)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
   """Contract the last axes of ``a`` and ``b``."""
-  a, b = promote_dtypes(a, b)
+  a, b, out_dtype, weak = _dot_operands("inner", a, b, preferred_element_type)
   if a.ndim == 0 or b.ndim == 0:
     from jaxlite._src.numpy.ufuncs import multiply
-    return multiply(a, b)
-  return lax_red.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision,
-                             preferred_element_type or a.dtype)
+    return multiply(a, b) if preferred_element_type is None else multiply(
+        astype(a, out_dtype), astype(b, out_dtype))
+  return _dot_result(lax_red.dot_general(
+      a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision, out_dtype), weak)
 
 
 def outer(a, b):

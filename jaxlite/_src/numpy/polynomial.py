@@ -24,11 +24,13 @@ def _coeffs(name, p):
 
 def polyval(p, x, *, unroll=16):
   """``p[0] * x**(n-1) + ... + p[n-1]`` by Horner's rule (``unroll`` is accepted for
-  JAX compatibility; the loop is always unrolled)."""
+  JAX compatibility; the loop is always unrolled). The running value starts as a strong
+  zero of the promoted type, so booleans stay boolean and the result is strongly typed."""
   p = _coeffs("polyval", p)
   check_arraylike("polyval", x)
   p, x = promote_dtypes(p, x)
-  y = ufuncs.multiply(x, 0)
+  shape = np.broadcast_shapes(p.shape[1:], x.shape)
+  y = lax_shapes.broadcast_in_dim(as_operand(np.zeros((), x.dtype)), shape, ())
   for i in range(p.shape[0]):
     y = ufuncs.add(ufuncs.multiply(y, x), p[i])
   return y
@@ -39,18 +41,21 @@ def _pad_front(p, n):
       else p
 
 
-def polyadd(a1, a2):
-  """The sum of two polynomials."""
-  a1, a2 = promote_dtypes(_coeffs("polyadd", a1), _coeffs("polyadd", a2))
+def _aligned(name, a1, a2):
+  """The promoted coefficients of ``a1`` and ``a2``, zero-padded in front to one length."""
+  a1, a2 = promote_dtypes(_coeffs(name, a1), _coeffs(name, a2))
   n = max(a1.shape[0], a2.shape[0])
-  return ufuncs.add(_pad_front(a1, n), _pad_front(a2, n))
+  return _pad_front(a1, n), _pad_front(a2, n)
+
+
+def polyadd(a1, a2):
+  """The sum of two polynomials (lax's sum, as JAX: booleans are refused)."""
+  return lax.add(*_aligned("polyadd", a1, a2))
 
 
 def polysub(a1, a2):
-  """The difference of two polynomials."""
-  a1, a2 = promote_dtypes(_coeffs("polysub", a1), _coeffs("polysub", a2))
-  n = max(a1.shape[0], a2.shape[0])
-  return ufuncs.subtract(_pad_front(a1, n), _pad_front(a2, n))
+  """The difference of two polynomials (booleans are refused, as JAX negates them)."""
+  return lax.sub(*_aligned("polysub", a1, a2))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):

@@ -8,12 +8,12 @@ staging) they raise a ``ConcretizationTypeError`` saying so, as JAX's do.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
-from jaxlite._src.array import Array
 from jaxlite._src.custom_derivatives import stop_gradient
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
@@ -111,24 +111,52 @@ def lexsort(keys, axis=-1):
 
 
 def partition(a, kth, axis=-1):
-  """``a`` with the element at ``kth`` where a full sort would put it, smaller ones
-  before and larger ones after (here: fully sorted, which satisfies that)."""
-  a, axis = _prepare_axis("partition", a, axis)
-  _check_kth(kth, a.shape[axis])
-  return sort(a, axis)
+  """``a`` with the element at ``kth`` where a full sort would put it (``numpy.partition``).
+
+  As in JAX, the ``kth + 1`` smallest elements come first in ascending order and the rest
+  follow in descending order (both parts come from ``lax.top_k``).
+  """
+  arr, axis, kth = _prepare_partition("partition", a, kth, axis)
+  bottom = lax.neg(lax_sort.top_k(_negated_for_top_k(arr), kth + 1)[0])
+  if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+    bottom = lax.sub(bottom, _c(bottom, 1))
+  top = lax_sort.top_k(arr, arr.shape[-1] - kth - 1)[0]
+  return lax_numpy.swapaxes(lax_shapes.concatenate([bottom, top], arr.ndim - 1), -1, axis)
 
 
 def argpartition(a, kth, axis=-1):
-  """Indices that partition ``a`` around ``kth`` (here: the indices of a stable sort)."""
-  a, axis = _prepare_axis("argpartition", a, axis)
-  _check_kth(kth, a.shape[axis])
-  return argsort(a, axis)
+  """Indices that partition ``a`` around ``kth`` (``numpy.argpartition``), in the order
+  ``partition`` puts the values."""
+  arr, axis, kth = _prepare_partition("argpartition", a, kth, axis)
+  bottom = lax_sort.top_k(_negated_for_top_k(arr), kth + 1)[1]
+  # the rest by index, through a proxy that ranks the bottom ones last (values may repeat)
+  n = arr.shape[-1]
+  positions = lax_shapes.broadcasted_iota(_INT, bottom.shape + (n,), bottom.ndim)
+  taken = lax_red.reduce_or(lax.eq(positions, lax_numpy.expand_dims(bottom, -1)),
+                            (bottom.ndim - 1,))
+  proxy = lax.convert_element_type(lax.bitwise_not(taken), np.float32)
+  top = lax_sort.top_k(proxy, n - kth - 1)[1]
+  return lax_numpy.swapaxes(lax_shapes.concatenate([bottom, top], arr.ndim - 1), -1, axis)
 
 
-def _check_kth(kth, n):
-  kth = core.concrete_or_error(int, kth, "The kth argument of partition must be static.")
-  if not -n <= kth < n:
-    raise ValueError(f"kth={kth} out of bounds for axis of size {n}")
+def _prepare_partition(name, a, kth, axis):
+  """``a`` with ``axis`` moved last, the axis, and ``kth`` checked and made nonnegative."""
+  check_arraylike(name, a)
+  arr = as_operand(a)
+  if dtypes.is_complex(arr.dtype):
+    raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+  axis = canonicalize_axis(axis, arr.ndim)
+  kth = canonicalize_axis(core.concrete_or_error(
+      operator.index, kth, f"The kth argument of {name} must be static."), arr.shape[axis])
+  return lax_numpy.swapaxes(arr, axis, -1), axis, kth
+
+
+def _negated_for_top_k(arr):
+  """``-arr`` for ``top_k`` to find the smallest entries; unsigned values shift by one first
+  so that 0 stays the smallest (as JAX does)."""
+  if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+    arr = lax.add(arr, _c(arr, 1))
+  return lax.neg(arr)
 
 
 def _nan_last_less(x, y, or_equal):
@@ -315,7 +343,9 @@ def _unique_sorted(columns, keep, size, fill_value, default_fill, name, equal_na
     if fill_value is not None:
       fill = lax.convert_element_type(as_operand(fill_value), uniq.dtype)
     elif default_fill == "min" and size and n:
-      fill = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
+      # the smallest value found; 0 if there is none (as JAX's set operations pad)
+      smallest = lax_shapes.reshape(lax_shapes.slice(uniq, (0,), (1,)), ())
+      fill = lax.select(lax.gt(count, _c(count, 0)), smallest, _c(smallest, 0))
     else:
       fill = _c(uniq, 0)
     uniq_cols.append(lax.select(valid, uniq, lax.broadcast_like(fill, uniq)))
@@ -347,6 +377,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   """
   check_arraylike("unique", ar)
   a = as_operand(ar)
+  if a.size == 0 and size and fill_value is None:
+    raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, fill_value "
+                     "must be specified")
   if axis is None:
     columns, inverse_shape = (_flat(a),), a.shape
   else:
@@ -422,12 +455,24 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
-  """The sorted distinct values found in both arrays."""
-  if return_indices:
-    raise NotImplementedError("jnp.intersect1d(return_indices=True) is not supported by "
-                              "jaxlite.")
+  """The sorted distinct values found in both arrays (``numpy.intersect1d``).
+
+  With ``return_indices``, also the index of each value's first occurrence in the
+  flattened ``ar1`` and ``ar2``; entries past the intersection (with ``size``) are the
+  sizes of ``ar1`` and ``ar2``.
+  """
   a, b = _flat_pair("intersect1d", ar1, ar2)
-  return _set_op("intersect1d", a, _isin_mask(a, b), size, fill_value, "min")
+  if not return_indices:
+    return _set_op("intersect1d", a, _isin_mask(a, b), size, fill_value, "min")
+  # each array's values that occur in the other: the same sorted set, so the groups match
+  out = []
+  for x, other in ((a, b), (b, a)):
+    vals, idx, valid, _, _, perm, n = _unique_sorted((x,), _isin_mask(x, other), size,
+                                                      fill_value, "min", "intersect1d")
+    first = lax_sort.take_along_axis(perm, idx, 0) if n else idx
+    out.append((vals[0], lax.select(valid, first, lax.broadcast_like(_c(first, n), first))))
+  (vals, first_a), (_, first_b) = out
+  return vals, first_a, first_b
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -446,34 +491,42 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   """The slices of ``a`` along ``axis`` where 1-D ``condition`` is true (``a`` flattened
-  when ``axis`` is None); ``size`` pads with ``fill_value`` or truncates."""
+  when ``axis`` is None); ``size`` pads with ``fill_value`` or truncates.
+
+  As in JAX, ``a`` is cut to the length of ``condition``; without ``size``, a true entry of
+  ``condition`` past the end of ``a`` is an error (and so needs a concrete condition).
+  """
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-  check_arraylike("compress", condition, a)
+  check_arraylike("compress", condition, a, fill_value)
   condition = _to_bool(as_operand(condition))
   if condition.ndim != 1:
     raise ValueError("condition must be a 1D array")
   a, axis = _prepare_axis("compress", a, axis)
-  n = a.shape[axis]
-  if condition.shape[0] > n:
-    condition = lax_shapes.slice(condition, (0,), (n,))
-  elif condition.shape[0] < n:
-    condition = lax_shapes.pad(condition, as_operand(False), [(0, n - condition.shape[0], 0)])
+  moved = lax_numpy.moveaxis(a, axis, 0)
+  n = builtins.min(moved.shape[0], condition.shape[0])
+  extra = lax_shapes.slice(condition, (n,), condition.shape)
+  condition = lax_shapes.slice(condition, (0,), (n,))
+  moved = lax_shapes.slice_in_dim(moved, 0, n, axis=0)
+  if size is None:
+    if lax_red.reduce_or(extra, (0,)):
+      raise ValueError("condition contains entries that are out of bounds")
+  elif not 0 <= size <= n:
+    raise ValueError("size must be positive and not greater than the size of the array axis;"
+                     f" got {size=} for a.shape[axis]={n}")
   count = _count(condition)
   size = _static_size("compress", count, size)
-  idx = _first_true(condition, size)
-  valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
-  moved = lax_numpy.moveaxis(a, axis, 0)
+  fill = lax.convert_element_type(as_operand(fill_value), a.dtype)
   if n == 0:
     shape = (size,) + moved.shape[1:]
-    taken = lax.broadcast_like(lax.convert_element_type(as_operand(fill_value), a.dtype),
-                               lax_shapes.broadcast_to_shape(_c(moved, 0), shape))
+    taken = lax.broadcast_like(fill, lax_shapes.broadcast_to_shape(_c(moved, 0), shape))
     return lax_numpy.moveaxis(taken, 0, axis)
+  idx = _first_true(condition, size)
+  valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
   from jaxlite._src.numpy.indexing import take
   taken = take(moved, idx, axis=0, mode="clip")
   mask = lax_shapes.broadcast_in_dim(valid, taken.shape, (0,))
-  fill = lax.broadcast_like(lax.convert_element_type(as_operand(fill_value), a.dtype), taken)
-  return lax_numpy.moveaxis(lax.select(mask, taken, fill), 0, axis)
+  return lax_numpy.moveaxis(lax.select(mask, taken, lax.broadcast_like(fill, taken)), 0, axis)
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
@@ -484,16 +537,16 @@ def extract(condition, arr, *, size=None, fill_value=0):
 
 
 def select(condlist, choicelist, default=0):
-  """Pick, elementwise, from the first choice whose condition holds, else ``default``."""
+  """Pick, elementwise, from the first choice whose condition holds (nonzero), else
+  ``default``; conditions, choices and default broadcast together."""
   if len(condlist) != len(choicelist):
-    raise ValueError("list of cases must be same length as list of conditions")
+    raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs "
+                     f"{len(choicelist)})")
   if not condlist:
     raise ValueError("condlist must be non-empty")
+  check_arraylike("select", *condlist, *choicelist, default)
   choices = promote_dtypes(default, *choicelist)
-  conds = [as_operand(c) for c in condlist]
-  for c in conds:
-    if c.dtype != np.bool_:
-      raise TypeError(f"condlist must be boolean arrays, got dtype {c.dtype}")
+  conds = [_to_bool(as_operand(c)) for c in condlist]
   result = choices[0]
   for cond, choice in reversed(list(zip(conds, choices[1:]))):
     result = lax_numpy.where(cond, choice, result)
@@ -533,18 +586,3 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
   return lax.select_n(which, *[value(i, f) for i, f in enumerate(funclist)])
 
-
-# -- methods of Array and Tracer that belong to this module
-def _nonzero_method(self, *, size=None, fill_value=None):
-  return nonzero(self, size=size, fill_value=fill_value)
-
-
-def _searchsorted_method(self, v, side="left", sorter=None, *, method="scan"):
-  return searchsorted(self, v, side, sorter, method=method)
-
-
-for _cls in (Array, core.Tracer):
-  _cls.sort = sort
-  _cls.argsort = argsort
-  _cls.nonzero = _nonzero_method
-  _cls.searchsorted = _searchsorted_method

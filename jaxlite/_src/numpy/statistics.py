@@ -697,34 +697,34 @@ def bincount(x, weights=None, minlength=0, *, length=None):
   """How often each non-negative integer occurs in 1-D ``x`` (summing ``weights``).
 
   ``length`` fixes the output size statically (needed under ``jit``); values at or beyond
-  it are dropped, and negative values are dropped too.
+  it are dropped, and negative values count as 0, as in JAX.
   """
   check_arraylike("bincount", x)
   x = as_operand(x)
-  if not dtypes.is_integer(x.dtype) and x.dtype != np.bool_:
+  if x.dtype == np.bool_:
+    x = lax.convert_element_type(x, np.int32)
+  if not dtypes.is_integer(x.dtype):
     raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
   if x.ndim != 1:
-    raise ValueError("only 1-dimensional input supported for bincount.")
+    raise ValueError("only 1-dimensional input supported.")
   minlength = core.concrete_or_error(int, minlength, "The error occurred because of "
                                      "argument 'minlength' of jnp.bincount.")
   if length is None:
-    biggest = reductions.max(x, initial=-1) if x.shape[0] else as_operand(np.int32(-1))
-    length = core.concrete_or_error(
-        int, biggest, "The error occurred because of argument 'length' of jnp.bincount: "
-        "give a static length= to use jnp.bincount under jit.") + 1
-    length = builtins.max(length, minlength)
+    biggest = core.concrete_or_error(
+        int, reductions.max(x, initial=0) if x.shape[0] else 0,
+        "The error occurred because of argument 'x' of jnp.bincount. To avoid this error, "
+        "pass a static `length` argument.")
+    length = builtins.max(minlength, biggest + 1 if x.shape[0] else 0)
   if weights is None:
-    weights = lax.broadcast_like(as_operand(np.array(1, np.int32)), x) if x.shape[0] else \
-        lax.convert_element_type(x, np.int32)
+    weights = as_operand(np.array(1, dtypes.default_int_dtype()))
   else:
     weights = as_operand(weights)
-    if weights.dtype == np.bool_:
-      weights = lax.convert_element_type(weights, dtypes.default_int_dtype())
+    if weights.shape != x.shape:
+      raise ValueError(f"type of weights must match type of x. Got typeof(x)="
+                       f"{x.aval.str_short()} and typeof(weights)={weights.aval.str_short()}")
   from jaxlite._src.numpy.creation import zeros
   out = zeros((length,), weights.dtype)
-  x = lax.convert_element_type(x, np.int32)
-  safe = _where(lax.lt(x, _c(x, 0)), _c(x, length), x)  # negatives are dropped, as JAX
-  return out.at[safe].add(weights, mode="drop")
+  return out.at[lax.max(x, _c(x, 0))].add(weights, mode="drop")
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):

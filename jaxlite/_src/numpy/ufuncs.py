@@ -438,6 +438,10 @@ def _round_float(x, decimals):
 def clip(arr, min=None, max=None):
   """Limit values to ``[min, max]`` (``numpy.clip``)."""
   check_arraylike("clip", arr)
+  if any(t is not None and dtypes.is_complex(dtypes.dtype(t)) for t in (arr, min, max)):
+    raise ValueError("Clip received a complex value either through the input or the min/max "
+                     "keywords. Complex values have no ordering and cannot be clipped. Take "
+                     "the real or imaginary part first (jnp.real / jnp.imag).")
   if min is not None:
     arr = maximum(min, arr)
   if max is not None:

@@ -13,16 +13,16 @@ from jaxlite._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Va
 
 
 class JitTracer(Tracer):
-  """A value being staged into a jaxpr; it stands for the jaxpr variable ``var``."""
-  __slots__ = ("var",)
+  """A value being staged into a jaxpr; it stands for the jaxpr variable ``_var``."""
+  __slots__ = ("_var",)  # not `var`: that name is the array method
 
   def __init__(self, trace, var: Var):
     self._trace = trace
-    self.var = var
+    self._var = var
 
   @property
   def aval(self):
-    return self.var.aval
+    return self._var.aval
 
 
 # primitive -> True for primitives evaluated at once when every operand is a constant
@@ -54,7 +54,7 @@ class DynamicJaxprTrace(core.Trace):
     """The jaxpr atom (Var or Literal) standing for ``x`` inside this trace."""
     if isinstance(x, Tracer):
       if x._trace is self:
-        return x.var
+        return x._var
       if not x._trace.is_valid:
         raise errors.UnexpectedTracerError(x)
       return self._constvar(x, x.aval)   # closed over from an enclosing trace
@@ -112,7 +112,7 @@ class DynamicJaxprTrace(core.Trace):
       return []
     producer = {id(v): e for e in self.eqns for v in e.outvars}
     position = {id(v): i for i, v in enumerate(self.invars)}
-    found, stack, seen = set(), [tracer.var], set()
+    found, stack, seen = set(), [tracer._var], set()
     while stack:
       v = stack.pop()
       if id(v) in seen or type(v) is Literal:

@@ -268,12 +268,20 @@ def _sort(*operands, dimension, is_stable, num_keys):
                       dimension) for o in operands]
 
 
+def _total_order_key(x):
+  """Integers ordered as XLA's total order of the floats ``x``: -NaN < -inf < ... < -0.0 <
+  0.0 < ... < inf < NaN (the sign bit decides; a negative float's other bits count down)."""
+  signed = x.view(np.dtype(f"int{8 * x.dtype.itemsize}"))
+  return np.where(signed < 0, signed ^ np.iinfo(signed.dtype).max, signed)
+
+
 def _top_k(x, *, k, axis):
   moved = np.moveaxis(x, axis, -1)
   n = moved.shape[-1]
-  # a stable ascending sort of the reversed array, reversed again: descending order in
-  # which ties keep the lower index first; NaNs (sorted last ascending) come first
-  perm = np.argsort(moved[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
+  key = _total_order_key(moved) if dtypes.is_floating(moved.dtype) else moved
+  # a stable ascending sort of the reversed keys, reversed again: descending order in
+  # which ties keep the lower index first
+  perm = np.argsort(key[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
   indices = (n - 1 - perm).astype(np.int32)
   values = np.take_along_axis(moved, indices, -1)
   return [np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)]

@@ -262,24 +262,15 @@ impl_rules[red.argmax_p] = _arg_reduce(np.argmax)
 impl_rules[red.argmin_p] = _arg_reduce(np.argmin)
 
 
-_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
-
-
-def _widens(old, new):
-  """Whether ``new`` holds every value of ``old`` (by kind, then size): XLA converts dot
-  operands up to such a preferred type, and otherwise converts the result down."""
-  o, n = _KIND_RANK[dtypes._kind(old)], _KIND_RANK[dtypes._kind(new)]
-  return n > o or (n == o and new.itemsize >= old.itemsize)
-
-
-def _einsum(spec, lhs, rhs):
-  """``np.einsum`` in ``lhs``'s dtype: bools as OR of ANDs, half floats through float32."""
-  if lhs.dtype == np.bool_:
-    return np.einsum(spec, lhs.astype(np.int32), rhs.astype(np.int32)) > 0
-  if dtypes._kind(lhs.dtype) == "f" and lhs.dtype.itemsize < 4:
-    wide = np.einsum(spec, lhs.astype(np.float32), rhs.astype(np.float32), optimize=True)
-    return wide.astype(lhs.dtype)
-  return np.asarray(np.einsum(spec, lhs, rhs, optimize=lhs.ndim + rhs.ndim > 3))
+def _dot_accumulation_dtype(operand, result):
+  """The dtype NumPy multiplies and sums in to get what XLA gets: the wider of the operand
+  and result types, booleans counted as int32 and 16-bit floats summed in float32."""
+  dtype = np.promote_types(operand, result)
+  if dtype == np.bool_:
+    return np.dtype(np.int32)
+  if dtypes.is_floating(dtype) and dtype.itemsize < 4:
+    return np.dtype(np.float32)
+  return dtype
 
 
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
@@ -293,12 +284,13 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
   out = ([lhs_sub[d] for d in lb]
          + [s for i, s in enumerate(lhs_sub) if i not in lc + lb]
          + [s for i, s in enumerate(rhs_sub) if i not in rc + rb])
-  spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
   dtype = np.dtype(preferred_element_type or lhs.dtype)
-  if dtype != lhs.dtype and _widens(lhs.dtype, dtype):
-    lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)   # accumulate in the wider type
-  result = _einsum(spec, lhs, rhs)
-  return _convert_element_type(result, new_dtype=dtype, weak_type=False, sharding=None)
+  acc = _dot_accumulation_dtype(lhs.dtype, dtype)
+  spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
+  res = np.asarray(np.einsum(spec, lhs.astype(acc, copy=False), rhs.astype(acc, copy=False),
+                             optimize=lhs.ndim + rhs.ndim > 3))
+  # XLA's conversion: the real part of complex operands, floats saturating into integers
+  return _convert_element_type(res, new_dtype=dtype, weak_type=False, sharding=None)
 
 
 impl_rules[red.dot_general_p] = _dot_general

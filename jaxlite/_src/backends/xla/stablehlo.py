@@ -498,7 +498,11 @@ def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
                       preferred_element_type, out_sharding):
   (lc, rc), (lb, rb) = dimension_numbers
   shape, dtype = _out(eqn)
-  compute = np.dtype(np.int32) if dtype == np.bool_ else dtype
+  # XLA multiplies and sums in the wider of the operand and result types and converts the
+  # sum (a float dot with an int32 result truncates the sum, not the operands); booleans
+  # are counted as int32, and a real result of complex operands is the real part
+  compute = dtype if lhs.dtype == dtype else np.promote_types(lhs.dtype, dtype)
+  compute = np.dtype(np.int32) if compute == np.bool_ else compute
   lhs, rhs = convert(b, lhs, compute), convert(b, rhs, compute)
   dn = (f"#stablehlo.dot<lhs_batching_dimensions = {_list(lb)}, "
         f"rhs_batching_dimensions = {_list(rb)}, lhs_contracting_dimensions = {_list(lc)}, "
@@ -507,7 +511,9 @@ def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
               f"dot_dimension_numbers = {dn}")
   if dtype == np.bool_:
     return compare(b, out, full(b, 0, shape, compute), "NE")
-  return out
+  if compute.kind == "c" and dtype.kind != "c":
+    out = b.op1("stablehlo.real", [out], shape, np.finfo(compute).dtype)
+  return convert(b, out, dtype)
 
 
 lowering_rules[red.dot_general_p] = _dot_general_rule
@@ -922,13 +928,15 @@ def _lexicographic(b, lhs: list[V], rhs: list[V], direction: str) -> V:
   return out
 
 
-def sort(b: Builder, operands, dimension, num_keys, direction="LT") -> list[V]:
-  """A stable ``stablehlo.sort`` of ``operands`` by their first ``num_keys``."""
+def sort(b: Builder, operands, dimension, num_keys, direction="LT",
+         keys=_sort_keys) -> list[V]:
+  """A stable ``stablehlo.sort`` of ``operands`` by their first ``num_keys``, each compared
+  as the values ``keys`` makes of it."""
   scalars = [((), x.dtype) for x in operands for _ in range(2)]
 
   def comparator(b, args):
-    lhs = [k for i in range(num_keys) for k in _sort_keys(b, args[2 * i])]
-    rhs = [k for i in range(num_keys) for k in _sort_keys(b, args[2 * i + 1])]
+    lhs = [k for i in range(num_keys) for k in keys(b, args[2 * i])]
+    rhs = [k for i in range(num_keys) for k in keys(b, args[2 * i + 1])]
     return [_lexicographic(b, lhs, rhs, direction)]
   # always stable: tier 0 is, and equal keys must come out in one order on both tiers
   return b.op("stablehlo.sort", list(operands), [(x.shape, x.dtype) for x in operands],
@@ -948,8 +956,9 @@ def _top_k_rule(b, eqn, x, *, k, axis):
   if 0 in x.shape:
     values, indices = x, index
   else:
-    # descending and stable: ties keep the lower index first, NaNs count as largest
-    values, indices = sort(b, [x, index], axis, 1, "GT")
+    # descending and stable: ties keep the lower index first; floats in XLA's total order
+    # (-NaN < -inf < -0.0 < 0.0 < inf < NaN), as its TopK compares them
+    values, indices = sort(b, [x, index], axis, 1, "GT", keys=lambda b, v: [v])
   limits = shape[:axis] + [k] + shape[axis + 1:]
   zeros, ones = [0] * len(shape), [1] * len(shape)
   return [_slice(b, values, zeros, limits, ones), _slice(b, indices, zeros, limits, ones)]
