@@ -13,6 +13,7 @@ from jaxlite._src import api_util
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
+from jaxlite._src.array import Array
 from jaxlite._src.numpy.util import as_operand
 from jaxlite._src.transforms import ad
 
@@ -235,7 +236,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
       value, f_vjp, aux = vjp(partial_fun, *diff_args, has_aux=True)
     else:
       value, f_vjp = vjp(partial_fun, *diff_args)
-    one = as_operand(np.ones((), core.get_aval(value).dtype))
+    # the seed keeps the output's weak type, as JAX's full_like(value, 1) does
+    out_aval = core.get_aval(value)
+    one = Array(np.ones((), out_aval.dtype), out_aval.weak_type)
     grads = f_vjp(one)
     g = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((value, aux), g) if has_aux else (value, g)
