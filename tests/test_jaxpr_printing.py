@@ -132,8 +132,6 @@ DIFFERENT_JAXPR = {
     "tile": "JAX 0.10 has a `tile` primitive; jaxlite broadcasts and reshapes",
     "strong_from_weak": ("JAX's jnp.asarray(x, jnp.float32) of a weak-typed float32 stages "
                          "convert_element_type[weak_type=False]; jaxlite stages nothing"),
-    "vmap_of_cond": ("JAX's batched cond runs both branches on select_n'd, stop_gradient'd "
-                     "operands; jaxlite runs both on the operand itself"),
     "vmap_of_while": ("JAX 0.10's batched while keeps a batched predicate in cond_jaxpr; "
                       "jaxlite reduces it with reduce_or and selects in the body"),
 }

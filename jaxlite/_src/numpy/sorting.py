@@ -14,6 +14,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
+from jaxlite._src.custom_derivatives import stop_gradient
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
@@ -500,31 +501,38 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-  """Evaluate ``funclist[i]`` where ``condlist[i]`` holds (a last extra function or
-  constant covers the rest); every function is evaluated on all of ``x``."""
+  """Evaluate ``funclist[i]`` where ``condlist[i]`` holds (the last true condition wins;
+  a last extra function or constant covers the rest).
+
+  Every function is evaluated on all of ``x``, but, as in JAX, each one's input carries
+  gradients only where that function is chosen: a function's NaN or infinite slope where
+  it is not used cannot leak into the gradient.
+  """
   check_arraylike("piecewise", x)
   x = as_operand(x)
   conds = condlist if isinstance(condlist, (list, tuple)) else (
       [condlist] if as_operand(condlist).ndim == x.ndim else list(condlist))
   conds = [_to_bool(as_operand(c)) for c in conds]
-  if len(funclist) not in (len(conds), len(conds) + 1):
-    raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or "
-                     f"{len(conds) + 1} functions are expected")
   if len(funclist) == len(conds) + 1:
-    anything = conds[0]
-    for c in conds[1:]:
-      anything = lax.bitwise_or(anything, c)
-    conds = conds + [lax.bitwise_not(anything)]  # disjoint from the others
+    funclist = list(funclist[-1:]) + list(funclist[:-1])
+  elif len(funclist) == len(conds):
+    funclist = [0] + list(funclist)
+  else:
+    raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or "
+                     f"{len(conds) + 1} functions are expected; got {len(funclist)}")
+  which = lax.broadcast_like(as_operand(np.array(0, _INT)), x)
+  for i, cond in enumerate(conds, 1):
+    which = lax.select(lax_shapes.broadcast_to_shape(cond, x.shape),
+                       lax.broadcast_like(as_operand(np.array(i, _INT)), x), which)
 
-  def value(f):
-    out = f(x, *args, **kw) if callable(f) else f
-    return lax.broadcast_like(lax.convert_element_type(as_operand(out), x.dtype), x) \
-        if as_operand(out).ndim == 0 else lax.convert_element_type(as_operand(out), x.dtype)
-
-  result = lax.broadcast_like(_c(x, 0), x)
-  for cond, f in zip(conds, funclist):
-    result = lax.select(lax_shapes.broadcast_to_shape(cond, x.shape), value(f), result)
-  return result
+  def value(i, f):
+    if not callable(f):
+      return lax.broadcast_like(lax.convert_element_type(as_operand(f), x.dtype), x)
+    chosen = lax.eq(which, _c(which, i))
+    out = as_operand(f(lax.select(chosen, x, stop_gradient(x)), *args, **kw))
+    out = lax.convert_element_type(out, x.dtype)
+    return lax.broadcast_like(out, x) if out.ndim == 0 else out
+  return lax.select_n(which, *[value(i, f) for i, f in enumerate(funclist)])
 
 
 # -- methods of Array and Tracer that belong to this module
