@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 import jaxlite.numpy as jnp
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.nn import functions as fn
 
 __all__ = ["identity", "tanh", "mish", "squareplus", "sparse_plus", "sparse_sigmoid",
@@ -42,16 +43,19 @@ def sparse_plus(x):
 
 
 def sparse_sigmoid(x):
-  """Sparse sigmoid, the derivative of ``sparse_plus``: ``clip((x + 1) / 2, 0, 1)``."""
-  x = jnp.asarray(x)
-  return jnp.clip((x + 1.0) / 2.0, 0.0, 1.0)
+  """Sparse sigmoid, the derivative of ``sparse_plus``: ``clip(x + 1, 0, 2) / 2``."""
+  return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
+@custom_jvp
 def log1mexp(x):
   """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x`` (Maechler's
-  switch at ``log 2``)."""
+  switch at ``log 2``); its derivative is ``1 / expm1(x)``, as in JAX."""
   x = jnp.asarray(x)
-  return jnp.where(x > math.log(2), jnp.log1p(-jnp.exp(-x)), jnp.log(-jnp.expm1(-x)))
+  return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import special as lax_special
+from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, promote_args,
                                      promote_args_inexact, promote_args_numeric)
 
@@ -26,6 +30,13 @@ __all__ = [
 def _c(x, value):
   """A scalar of ``x``'s dtype, weakly typed so that it never widens ``x``."""
   return lax._const(x, value)
+
+
+def _jax_const(x, value):
+  """A constant typed as JAX's ``lax._const`` types it: weak only beside a weak scalar
+  (so that, as in JAX, it makes a weakly typed array's result strongly typed)."""
+  aval = core.get_aval(x)
+  return Array(np.array(value, aval.dtype), aval.weak_type and not aval.shape)
 
 
 def _full(x, value):
@@ -87,26 +98,62 @@ def copysign(x1, x2, /):
 def logaddexp(x1, x2, /):
   """``log(exp(x1) + exp(x2))`` without overflow, elementwise."""
   x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  big = lax.max(x1, x2)
-  delta = lax.sub(x1, x2)
-  # equal infinities make delta NaN: then x1 + x2 is the answer (inf, or NaN for inf - inf)
-  is_nan = lax.ne(delta, delta)
-  safe_delta = _where(is_nan, _full(delta, 0), delta)
-  out = lax.add(big, lax.log1p(lax.exp(lax.neg(lax.abs(safe_delta)))))
-  return _where(is_nan, lax.add(x1, x2), out)
+  return _logaddexp(*_broadcast(x1, x2))
 
 
 def logaddexp2(x1, x2, /):
   """``log2(2**x1 + 2**x2)`` without overflow, elementwise."""
   x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  big = lax.max(x1, x2)
-  delta = lax.sub(x1, x2)
-  is_nan = lax.ne(delta, delta)
-  safe_delta = _where(is_nan, _full(delta, 0), delta)
-  tail = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(safe_delta)))), _c(big, np.log(2)))
-  return _where(is_nan, lax.add(x1, x2), lax.add(big, tail))
+  return _logaddexp2(*_broadcast(x1, x2))
+
+
+def _log_add(exp, scale, name):
+  """``log(exp(x1) + exp(x2))`` in the base of ``exp`` (``scale`` is 1 / log(base)),
+  with JAX's custom derivative: ``exp(x - out)`` for each operand, with +inf taken as 0
+  so that an infinite operand does not make it NaN."""
+  def log_add(x1, x2):
+    big = lax.max(x1, x2)
+    if dtypes.is_complex(x1.dtype):
+      delta = lax.sub(lax.add(x1, x2), lax.mul(big, _jax_const(big, 2)))
+      out = lax.add(big, _scaled(scale, lax.log1p(exp(delta))))
+      return lax_bits.complex(lax_bits.real(out),
+                              _wrap_between(lax_bits.imag(out), np.pi / scale))
+    delta = lax.sub(x1, x2)
+    # equal infinities make delta NaN: then x1 + x2 is the answer (inf, or NaN for inf-inf)
+    return _where(lax.ne(delta, delta), lax.add(x1, x2),
+                  lax.add(big, _scaled(scale, lax.log1p(exp(lax.neg(lax.abs(delta)))))))
+  log_add.__name__ = log_add.__qualname__ = name
+  log_add = custom_jvp(log_add)
+
+  def log_add_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = log_add(x1, x2)
+    slope = lambda x: exp(lax.sub(_replace_inf(x), _replace_inf(out)))
+    return out, lax.add(lax.mul(t1, slope(x1)), lax.mul(t2, slope(x2)))
+  log_add_jvp.__name__ = f"_{name}_jvp"
+  log_add.defjvp(log_add_jvp)
+  return log_add
+
+
+def _scaled(scale, x):
+  return x if scale == 1 else lax.mul(_jax_const(x, scale), x)
+
+
+def _replace_inf(x):
+  re_x = lax_bits.real(x) if dtypes.is_complex(x.dtype) else x
+  return _where(lax.eq(re_x, _c(re_x, np.inf)), _full(x, 0), x)
+
+
+def _wrap_between(x, a):
+  """``x`` wrapped into ``[-a, a)``."""
+  two_a = _c(x, 2 * a)
+  rem = lax.rem(lax.add(x, _c(x, a)), two_a)
+  rem = _where(lax.lt(rem, _c(x, 0)), lax.add(rem, two_a), rem)
+  return lax.sub(rem, _c(x, a))
+
+
+_logaddexp = _log_add(lax.exp, 1, "logaddexp")
+_logaddexp2 = _log_add(lax.exp2, 1 / np.log(2), "logaddexp2")
 
 
 def deg2rad(x, /):
@@ -397,17 +444,28 @@ def spacing(x, /):
 
 
 def fmax(x1, x2):
-  """The elementwise maximum, ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = promote_args("fmax", x1, x2)
-  x1, x2 = _broadcast(x1, x2)
-  return _where(lax.ne(x1, x1), x2, _where(lax.ne(x2, x2), x1, lax.max(x1, x2)))
+  """The elementwise maximum, ignoring NaNs (NaN only where both are NaN).
+
+  As in JAX, a selection rather than ``max``: on ties ``x2`` is chosen and receives the
+  whole gradient.
+  """
+  return _nan_ignoring_select("fmax", ufuncs.greater, x1, x2)
 
 
 def fmin(x1, x2):
-  """The elementwise minimum, ignoring NaNs (NaN only where both are NaN)."""
-  x1, x2 = promote_args("fmin", x1, x2)
+  """The elementwise minimum, ignoring NaNs (NaN only where both are NaN).
+
+  As in JAX, a selection rather than ``min``: on ties ``x2`` is chosen and receives the
+  whole gradient.
+  """
+  return _nan_ignoring_select("fmin", ufuncs.less, x1, x2)
+
+
+def _nan_ignoring_select(name, beats, x1, x2):
+  """``x1`` where it ``beats`` ``x2`` or ``x2`` is NaN, else ``x2``."""
+  x1, x2 = promote_args(name, x1, x2)
   x1, x2 = _broadcast(x1, x2)
-  return _where(lax.ne(x1, x1), x2, _where(lax.ne(x2, x2), x1, lax.min(x1, x2)))
+  return _where(lax.bitwise_or(beats(x1, x2), ufuncs.isnan(x2)), x1, x2)
 
 
 def fabs(x, /):
@@ -419,7 +477,6 @@ def fabs(x, /):
 
 
 # -- methods of Array and Tracer that belong to this module
-from jaxlite._src.array import Array  # noqa: E402
 from jaxlite._src.core import Tracer  # noqa: E402
 
 for _cls in (Array, Tracer):
