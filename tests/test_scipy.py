@@ -72,8 +72,8 @@ def test_special_gradients(x64):
   check_grads(lambda v: jsp.logsumexp(v), (x,), order=2)
   check_grads(jsp.xlogy, (x, x + 1), order=2)
   check_grads(jsp.betaln, (x, x[::-1].copy()), order=1)
-  g = jaxlite.grad(lambda v: jsp.xlogy(v, v))(0.0)
-  assert np.isfinite(float(g)) or np.isneginf(float(g))
+  # JAX's custom rule dx log(y) + dy x / y is -inf + 0/0 = NaN at x = y = 0
+  assert np.isnan(float(jaxlite.grad(lambda v: jsp.xlogy(v, v))(0.0)))
 
 
 def test_logsumexp_under_jit_and_vmap():

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy import reductions
 from jaxlite._src.numpy.lax_numpy import where as _where
-from jaxlite._src.numpy.util import (canonicalize_axes, check_arraylike,
+from jaxlite._src.numpy.util import (as_operand, canonicalize_axes, check_arraylike,
                                      promote_args_inexact)
 
 __all__ = [
@@ -58,10 +59,15 @@ def polygamma(n, x):
   return lax_special.polygamma(n, x)
 
 
+@custom_jvp
 def logit(x):
-  """``log(x / (1 - x))``, elementwise (``scipy.special.logit``)."""
+  """``log(x / (1 - x))``, elementwise (``scipy.special.logit``); its derivative is
+  ``1 / (x (1 - x))``, as in JAX."""
   x, = promote_args_inexact("logit", x)
   return lax.log(lax.div(x, lax.sub(_c(x, 1), x)))
+
+
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_c(x, 1), x))))
 
 
 def betaln(a, b):
@@ -71,20 +77,30 @@ def betaln(a, b):
                  lax_special.lgamma(lax.add(a, b)))
 
 
-def xlogy(x, y):
-  """``x * log(y)``, with 0 where ``x == 0`` (gradients there are finite too)."""
-  x, y = promote_args_inexact("xlogy", x, y)
-  zero = lax.eq(x, _c(x, 0))
-  safe_y = _where(zero, _c(y, 1), y)
-  return _where(zero, _c(x, 0), lax.mul(x, lax.log(safe_y)))
+def _x_log(name, log, shift):
+  """``x * log(shift + y)`` (``log`` is log or log1p), 0 where ``x == 0`` unless ``y`` is
+  NaN; with JAX's derivative ``(dx log(shift + y) + dy x / (shift + y))``."""
+  def x_log(x, y):
+    x, y = promote_args_inexact(name, x, y)
+    keep = lax.bitwise_or(lax.ne(x, _c(x, 0)), lax.ne(y, y))
+    return _where(keep, lax.mul(x, log(y)), lax.broadcast_like(_c(x, 0), x))
+  x_log.__name__ = x_log.__qualname__ = name
+  x_log.__doc__ = (f"``x * {log.__name__}(y)``, 0 where ``x == 0`` (and ``y`` is not NaN), "
+                   f"elementwise (``scipy.special.{name}``).")
+  x_log = custom_jvp(x_log)
+
+  def x_log_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = x_log(x, y)
+    x, y = as_operand(x), as_operand(y)
+    tangent = x_dot * log(y) + y_dot * x / (y if shift == 0 else shift + y)
+    return out, tangent.astype(out.dtype)
+  x_log.defjvp(x_log_jvp)
+  return x_log
 
 
-def xlog1py(x, y):
-  """``x * log1p(y)``, with 0 where ``x == 0``."""
-  x, y = promote_args_inexact("xlog1py", x, y)
-  zero = lax.eq(x, _c(x, 0))
-  safe_y = _where(zero, _c(y, 0), y)
-  return _where(zero, _c(x, 0), lax.mul(x, lax.log1p(safe_y)))
+xlogy = _x_log("xlogy", lax.log, 0)
+xlog1py = _x_log("xlog1py", lax.log1p, 1)
 
 
 def entr(x):
@@ -120,10 +136,70 @@ def log_ndtr(x):
 
 
 def ndtri(p):
-  """The inverse of ``ndtr``: the standard normal quantile function, elementwise."""
-  p, = promote_args_inexact("ndtri", p)
-  return lax.mul(_c(p, np.sqrt(2)), lax_special.erf_inv(lax.sub(lax.mul(_c(p, 2), p),
-                                                                _c(p, 1))))
+  """The inverse of ``ndtr``: the standard normal quantile function, elementwise.
+
+  Cephes' piecewise rational approximations, as in JAX (so values and gradients agree
+  with it, including at ``p = 0`` and ``p = 1``); float32 and float64 only.
+  """
+  check_arraylike("ndtri", p)
+  p = as_operand(p)
+  if p.dtype not in (np.float32, np.float64):
+    raise TypeError(f"x.dtype={p.dtype} is not supported, see docstring for supported "
+                    "types.")
+  return _ndtri(p)
+
+
+# Cephes' coefficients: x / sqrt(2 pi) = w + w**3 P0(w**2) / Q0(w**2) for p > exp(-2);
+# below, x = z - log(z) / z - P(1/z) / Q(1/z) / z with z = sqrt(-2 log p), (P1, Q1) down to
+# p = exp(-32) and (P2, Q2) beyond
+_NDTRI_P0 = (-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0)
+_NDTRI_Q0 = (1.0, 1.95448858338141759834E0, 4.67627912898881538453E0,
+             8.63602421390890590575E1, -2.25462687854119370527E2, 2.00260212380060660359E2,
+             -8.20372256168333339912E1, 1.59056225126211695515E1, -1.18331621121330003142E0)
+_NDTRI_P1 = (4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+             -8.57456785154685413611E-4)
+_NDTRI_Q1 = (1.0, 1.57799883256466749731E1, 4.53907635128879210584E1,
+             4.13172038254672030440E1, 1.50425385692907503408E1, 2.50464946208309415979E0,
+             -1.42182922854787788574E-1, -3.80806407691578277194E-2,
+             -9.33259480895457427372E-4)
+_NDTRI_P2 = (3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9)
+_NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0,
+             1.37702099489081330271E0, 2.16236993594496635890E-1, 1.34204006088543189037E-2,
+             3.28014464682127739104E-4, 2.89247864745380683936E-6, 6.79019408009981274425E-9)
+
+
+def _polyval(coeffs, x):
+  from jaxlite._src.numpy.polynomial import polyval
+  return polyval(np.array(coeffs, x.dtype), x)
+
+
+def _ndtri(p):
+  dtype = p.dtype.type
+  full = lambda v: lax.broadcast_like(_c(p, v), p)
+  # the tail formula is evaluated on the smaller of p and 1 - p
+  mcp = _where(lax.gt(p, _c(p, dtype(-np.expm1(-2.)))), lax.sub(_c(p, 1), p), p)
+  mcp = _where(lax.eq(mcp, _c(p, 0)), full(0.5), mcp)   # any value that keeps logs finite
+  w = lax.sub(mcp, _c(p, 0.5))
+  ww = lax.square(w)
+  x_big = lax.add(w, lax.mul(lax.mul(w, ww), lax.div(_polyval(_NDTRI_P0, ww),
+                                                     _polyval(_NDTRI_Q0, ww))))
+  x_big = lax.mul(x_big, _c(p, -np.sqrt(2. * np.pi)))
+  z = lax.sqrt(lax.mul(_c(p, -2.), lax.log(mcp)))
+  first = lax.sub(z, lax.div(lax.log(z), z))
+  inv_z = lax.div(_c(z, 1), z)
+  tail = lambda num, den: lax.div(lax.div(_polyval(num, inv_z), _polyval(den, inv_z)), z)
+  x_small = lax.sub(first, tail(_NDTRI_P2, _NDTRI_Q2))
+  x_other = lax.sub(first, tail(_NDTRI_P1, _NDTRI_Q1))
+  x = _where(lax.gt(mcp, _c(p, dtype(np.exp(-2.)))), x_big,
+             _where(lax.ge(z, _c(z, 8.0)), x_small, x_other))
+  x = _where(lax.gt(p, _c(p, dtype(1. - np.exp(-2.)))), x, lax.neg(x))
+  return _where(lax.eq(p, _c(p, 0.)), full(-np.inf),
+                _where(lax.eq(p, _c(p, 1.)), full(np.inf), x))
 
 
 def gammainc(a, x):

@@ -305,37 +305,42 @@ def dawsn(x):
 
 
 # -- Spence's function (dilogarithm) ------------------------------------------------------
-_LI2_COEFFS = []
-for _n in range(0, 30):
-  _b = -fractions.Fraction(1, 2) if _n == 1 else _bernoulli_numbers(_n)
-  if _b:
-    _LI2_COEFFS.append((_n + 1, float(_b / math.factorial(_n + 1))))
-
-
-def _li2_small(w):
-  # Li2(w) = sum B_n u**(n+1) / (n+1)!, u = -log(1 - w); |u| <= log 2 on our ranges
-  u = -jnp.log1p(-w)
-  return sum(c * u ** p for p, c in _LI2_COEFFS)
+# Cephes' rational approximation of Li2(1 - x) = -w A(w) / B(w) for w = x - 1 near 0
+_SPENCE_A = (4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+             8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+             3.29771340985225106936E0, 1.00000000000000000126E0)
+_SPENCE_B = (6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+             1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+             3.54771340985225096217E0, 9.99999999999999998740E-1)
 
 
 def spence(x):
-  """Spence's function ``int_1^x log(t) / (1 - t) dt = Li2(1 - x)`` for ``x >= 0``,
-  with the dilogarithm's reflection and inversion formulas bringing its argument into
-  the range of a Bernoulli series."""
-  (x,) = _inexact("spence", x)
-  pi2_6 = math.pi ** 2 / 6
-  # x in [0.5, 2]: Li2(1 - x) directly
-  xm = jnp.clip(x, 0.5, 2.0)
-  mid = _li2_small(1 - xm)
-  # x in (0, 0.5): Li2(z) = pi^2/6 - log z log(1 - z) - Li2(1 - z), z = 1 - x
-  xs = jnp.clip(x, 1e-300 if x.dtype == np.float64 else 1e-37, 0.5)
-  low = pi2_6 - jnp.log1p(-xs) * jnp.log(xs) - _li2_small(xs)
-  # x > 2: z = 1 - x < -1, Li2(z) = -pi^2/6 - log(-z)^2 / 2 - Li2(1 / z)
-  xb = jnp.maximum(x, 2.0)
-  high = -pi2_6 - 0.5 * jnp.square(jnp.log(xb - 1)) - _li2_small(1 / (1 - xb))
-  out = jnp.where(x < 0.5, low, jnp.where(x > 2.0, high, mid))
-  out = jnp.where(x == 0, pi2_6, out)
-  return jnp.where(x < 0, jnp.nan, out)
+  """Spence's function ``int_1^x log(t) / (1 - t) dt`` for ``x >= 0`` (NaN below).
+
+  Cephes' algorithm, as in JAX (whose values and gradients it reproduces): reflection
+  and inversion bring the argument near 1, where a rational approximation holds.
+  float32 and float64 only.
+  """
+  x = jnp.asarray(x)
+  if x.dtype not in (np.float32, np.float64):
+    raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported "
+                    "types.")
+  return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0],
+                       [np.nan, 0, np.pi ** 2 / 6, _spence_calc])
+
+
+def _spence_calc(x):
+  inverted = x > 2.0
+  x = jnp.piecewise(x, [inverted], [lambda x: 1.0 / x, lambda x: x])
+  above = x > 1.5
+  below = x < 0.5
+  inverted = inverted | above
+  w = jnp.piecewise(x, [above, below], [lambda x: 1.0 / x - 1.0, lambda x: -x,
+                                        lambda x: x - 1.0])
+  y = -w * jnp.polyval(jnp.array(_SPENCE_A, w.dtype), w) / jnp.polyval(
+      jnp.array(_SPENCE_B, w.dtype), w)
+  y = jnp.where(below, np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
+  return jnp.where(inverted, -0.5 * jnp.log(x) ** 2 - y, y)
 
 
 # -- hypergeometric and Bessel ------------------------------------------------------------
