@@ -117,7 +117,7 @@ sqrt = _inexact_unary("sqrt", lax.sqrt, "Square root")
 cbrt = _inexact_unary("cbrt", lax.cbrt, "Cube root")
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
-negative = _unary("negative", lax.neg, "Numerical negative", promote_args_numeric)
+negative = _unary("negative", lax.neg, "Numerical negative", promote_args)
 positive = _unary("positive", lambda x: x, "Numerical positive", promote_args_numeric)
 sign = _unary("sign", lax.sign, "Sign (-1, 0 or 1)", promote_args_numeric)
 floor = _unary("floor", lambda x: x if not dtypes.is_inexact(x.dtype) else lax.floor(x),
@@ -241,18 +241,20 @@ def power(x, y, /):
 
 
 def _integer_power(x, y):
-  # Exponentiation by squaring over the bits of y (integer exponents may be traced).
+  """Exponentiation by squaring over the low 6 bits of ``y`` (more would overflow any
+  base above 1), as JAX: a negative exponent's bits are read as unsigned, and
+  ``0 ** y`` is 0 for ``y != 0``."""
+  from jaxlite._src.lax import bits as lax_bits
   from jaxlite._src.numpy.lax_numpy import broadcast_arrays
   x, y = broadcast_arrays(x, y)
-  result = lax.broadcast_like(as_operand(np.ones((), x.dtype)), x)
-  base = x
-  bits = 8 * x.dtype.itemsize
-  for _ in range(bits):
-    result = lax.select(lax.ne(lax.bitwise_and(y, as_operand(np.ones((), y.dtype))),
-                               _zero(y)), lax.mul(result, base), result)
-    base = lax.mul(base, base)
-    y = lax.div(y, as_operand(np.full((), 2, y.dtype)))
-  return result
+  one = _one_like(y)
+  acc = lax.select(lax.bitwise_and(lax.eq(x, _zero(x)), lax.ne(y, _zero(y))),
+                   lax.broadcast_like(_zero(x), x), lax.broadcast_like(_one_like(x), x))
+  for _ in range(6):
+    acc = lax.select(lax.ne(lax.bitwise_and(y, one), _zero(y)), lax.mul(acc, x), acc)
+    x = lax.mul(x, x)
+    y = lax_bits.shift_right_logical(y, one)
+  return acc
 
 
 def _one_like(x):
