@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import core
+from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.elementwise import _const, _float, naryop_abstract_eval
@@ -109,11 +111,14 @@ def _igamma_dx(a, x):
 
 
 def _i1e_slope(g, ans, x):
-  # i1e'(x) = i0e(x) - i1e(x) (sign(x) + 1/x); its limit at x = 0 is 1/2
-  is_zero = ew.eq(x, _const(x, 0))
-  safe_x = ew.select(is_zero, ew.broadcast_like(_const(x, 1), x), x)
-  slope = ew.sub(bessel_i0e(x), ew.mul(ans, ew.add(ew.sign(x), ew.div(_const(x, 1), safe_x))))
-  return ew.mul(g, ew.select(is_zero, ew.broadcast_like(_const(x, 0.5), x), slope))
+  # i1e'(x) = i0e(x) - i1e(x) (sign(x) + 1/x), taken as its limit 1/2 where |x| is not
+  # above eps (NaN included), as JAX does
+  eps = float(dtypes.finfo(core.get_aval(x).dtype).eps)
+  not_tiny = ew.gt(ew.abs(x), _const(x, eps))
+  safe_x = ew.select(not_tiny, x, ew.broadcast_like(_const(x, eps), x))
+  slope = ew.sub(bessel_i0e(safe_x), ew.mul(ans, ew.add(ew.sign(safe_x),
+                                                         ew.integer_pow(safe_x, -1))))
+  return ew.mul(g, ew.select(not_tiny, slope, ew.broadcast_like(_const(x, 0.5), x)))
 
 
 def _polygamma_dm(g, m, x):

@@ -7,15 +7,16 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
-from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, promote_args,
                                      promote_args_inexact, promote_args_numeric)
+from jaxlite._src.transforms import ad
 
 __all__ = [
     "hypot", "copysign", "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "degrees",
@@ -174,12 +175,30 @@ radians, degrees = deg2rad, rad2deg
 def sinc(x, /):
   """The normalized sinc ``sin(pi x) / (pi x)``, with ``sinc(0) = 1``, elementwise.
 
-  The zero is guarded on both sides of the division, so gradients at 0 are finite.
+  At 0 the value comes from its Maclaurin series with a custom derivative, so that
+  every order of derivative there is finite and right (as in JAX).
   """
   x, = promote_args_inexact("sinc", x)
   is_zero = lax.eq(x, _c(x, 0))
-  safe = _where(is_zero, _full(x, 1), lax.mul(x, _c(x, np.pi)))
-  return _where(is_zero, _full(x, 1), lax.div(lax.sin(safe), safe))
+  pi_x = lax.mul(_c(x, np.pi), x)
+  safe_pi_x = _where(is_zero, _full(x, 1), pi_x)
+  return _where(is_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+def _sinc_maclaurin(k, x):
+  """The k-th derivative of ``sin(x) / x`` at 0, shaped like ``x`` (its own derivative is
+  the next term, so derivatives of every order are exact at 0)."""
+  zero = lax.mul(x, _c(x, 0))
+  return zero if k % 2 else lax.add(zero, _c(x, (-1) ** (k // 2) / (k + 1)))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+  (x,), (t,) = primals, tangents
+  return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 def trunc(x, /):
@@ -403,19 +422,36 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   info = dtypes.finfo(dtype)
   posinf = float(info.max) if posinf is None else posinf
   neginf = float(info.min) if neginf is None else neginf
-  cast = lambda v: lax.broadcast_like(lax.convert_element_type(as_operand(v), dtype), x)
-  out = _where(lax.ne(x, x), cast(nan), x)
-  out = _where(lax.eq(x, _c(x, np.inf)), cast(posinf), out)
-  return _where(lax.eq(x, _c(x, -np.inf)), cast(neginf), out)
+  from jaxlite._src.numpy.lax_numpy import where
+  # jnp.where with strongly typed replacements, as JAX (a weak x's result is strong)
+  cast = lambda v: lax.convert_element_type(as_operand(v), dtype)
+  out = where(lax.ne(x, x), cast(nan), x)
+  out = where(lax.eq(out, _c(out, np.inf)), cast(posinf), out)
+  return where(lax.eq(out, _c(out, -np.inf)), cast(neginf), out)
 
 
 def i0(x):
-  """The modified Bessel function of the first kind of order zero, elementwise."""
+  """The modified Bessel function of the first kind of order zero, elementwise (its
+  derivative at 0 is exactly 0, as in JAX)."""
   x, = promote_args_inexact("i0", x)
   if dtypes.is_complex(x.dtype):
     raise ValueError("i0 does not support complex-valued inputs")
+  return _i0(x)
+
+
+def _i0_value(x):
   ax = lax.abs(x)
-  return lax.mul(lax_special.bessel_i0e(ax), lax.exp(ax))
+  return lax.mul(lax.exp(ax), lax_special.bessel_i0e(ax))
+
+
+def _i0_jvp(primals, tangents):
+  x, = primals
+  (out,), (tangent,) = ad.jvp_flat(lambda v: [_i0_value(v)], [x], list(tangents))
+  return out, _where(lax.eq(x, _c(x, 0)), _full(tangent, 0), tangent)
+
+
+_i0 = custom_jvp(_i0_value)
+_i0.defjvp(_i0_jvp)
 
 
 def isposinf(x, /):

@@ -270,7 +270,7 @@ def float_power(x, y, /):
 def reciprocal(x, /):
   """``1 / x`` elementwise."""
   x, = promote_args_inexact("reciprocal", x)
-  return lax.div(_one_like(x), x)
+  return lax.integer_pow(x, -1)
 
 
 def log2(x, /):

@@ -71,10 +71,56 @@ logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_c(x, 1), x))))
 
 
 def betaln(a, b):
-  """``log(abs(beta(a, b)))``, elementwise (``scipy.special.betaln``)."""
+  """``log(abs(beta(a, b)))``, elementwise (``scipy.special.betaln``).
+
+  As JAX (after scipy's cdflib): with ``a <= b``, ``lgamma(a) + lgamma(b) - lgamma(a + b)``
+  for ``b < 8`` and ``lgamma(a) + algdiv(a, b)`` beyond, which keeps its digits for large
+  arguments.
+  """
   a, b = promote_args_inexact("betaln", a, b)
-  return lax.sub(lax.add(lax_special.lgamma(a), lax_special.lgamma(b)),
-                 lax_special.lgamma(lax.add(a, b)))
+  a, b = _minimum(a, b), _maximum(a, b)
+  small_b = lax.add(lax_special.lgamma(a), lax.sub(lax_special.lgamma(b),
+                                                   lax_special.lgamma(lax.add(a, b))))
+  large_b = lax.add(lax_special.lgamma(a), _algdiv(a, b))
+  return _where(lax.lt(b, _c(b, 8)), small_b, large_b)
+
+
+def _minimum(x, y):
+  from jaxlite._src.numpy.ufuncs import minimum
+  return minimum(x, y)
+
+
+def _maximum(x, y):
+  from jaxlite._src.numpy.ufuncs import maximum
+  return maximum(x, y)
+
+
+_ALGDIV_C = (0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03,
+             -0.595202931351870e-03, 0.837308034031215e-03, -0.165322962780713e-02)
+
+
+def _algdiv(a, b):
+  """``lgamma(b) - lgamma(a + b)`` for ``a <= b``, ``b >= 8`` (cdflib's algdiv)."""
+  c0, c1, c2, c3, c4, c5 = (_c(a, c) for c in _ALGDIV_C)
+  one = _c(a, 1.0)
+  h = lax.div(a, b)
+  c = x = lax.div(h, lax.add(one, h))
+  d = lax.add(b, lax.sub(a, _c(a, 0.5)))
+  x2 = lax.mul(x, x)
+  s3 = lax.add(one, lax.add(x, x2))
+  s5 = lax.add(one, lax.add(x, lax.mul(x2, s3)))
+  s7 = lax.add(one, lax.add(x, lax.mul(x2, s5)))
+  s9 = lax.add(one, lax.add(x, lax.mul(x2, s7)))
+  s11 = lax.add(one, lax.add(x, lax.mul(x2, s9)))
+  t = lax.integer_pow(lax.div(one, b), 2)
+  w = lax.add(lax.mul(lax.mul(c5, s11), t), lax.mul(c4, s9))
+  for coef, s_n in ((c3, s7), (c2, s5), (c1, s3)):
+    w = lax.add(lax.mul(w, t), lax.mul(coef, s_n))
+  w = lax.add(lax.mul(w, t), c0)
+  w = lax.mul(w, lax.div(c, b))
+  u = lax.mul(d, lax.log1p(lax.div(a, b)))
+  v = lax.mul(a, lax.sub(lax.log(b), one))
+  return _where(lax.le(u, v), lax.sub(lax.sub(w, v), u), lax.sub(lax.sub(w, u), v))
 
 
 def _x_log(name, log, shift):
@@ -104,35 +150,122 @@ xlog1py = _x_log("xlog1py", lax.log1p, 1)
 
 
 def entr(x):
-  """``-x log(x)`` for ``x > 0``, 0 at 0 and ``-inf`` below (``scipy.special.entr``)."""
+  """``-x log(x)`` for ``x > 0``, 0 at 0 and ``-inf`` below (``scipy.special.entr``);
+  its derivative is ``-(log(x) + 1)``, as in JAX."""
   x, = promote_args_inexact("entr", x)
-  positive = lax.gt(x, _c(x, 0))
-  safe = _where(positive, x, _c(x, 1))
-  return _where(positive, lax.neg(lax.mul(safe, lax.log(safe))),
-               _where(lax.eq(x, _c(x, 0)), _c(x, 0), _c(x, -np.inf)))
+  if np.issubdtype(x.dtype, np.complexfloating):
+    raise ValueError("entr does not support complex-valued inputs.")
+  return _where(lax.lt(x, _c(x, 0)), lax.broadcast_like(_c(x, -np.inf), x),
+                lax.neg(_xlogx(x)))
+
+
+@custom_jvp
+def _xlogx(x):
+  """``x log(x)``, 0 at 0, with the derivative ``log(x) + 1`` (JAX's ``_xlogx``)."""
+  return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+  (x,), (x_dot,) = primals, tangents
+  return _xlogx(x), lax.mul(x_dot, lax.add(lax.log(x), _c(x, 1)))
 
 
 def ndtr(x):
-  """The standard normal CDF, elementwise (``scipy.special.ndtr``)."""
-  x, = promote_args_inexact("ndtr", x)
-  return lax.mul(_c(x, 0.5), lax_special.erfc(lax.mul(x, _c(x, -np.sqrt(0.5)))))
+  """The standard normal CDF, elementwise (``scipy.special.ndtr``); float32 and float64
+  only, as in JAX."""
+  return _ndtr(_float32_or_64("ndtr", x, "x.dtype={} is not supported, see docstring for "
+                                         "supported types."))
 
 
-def log_ndtr(x):
-  """The log of the standard normal CDF, accurate far into the lower tail."""
-  x, = promote_args_inexact("log_ndtr", x)
-  # for x < -5 use the asymptotic series log(phi(x) / -x * (1 - 1/x^2 + 3/x^4))
-  lower = lax.lt(x, _c(x, -5))
-  safe = _where(lower, x, _c(x, -5))
-  inv2 = lax.div(_c(x, 1), lax.mul(safe, safe))
-  series = lax.add(lax.sub(_c(x, 1), inv2), lax.mul(_c(x, 3), lax.mul(inv2, inv2)))
-  tail = lax.sub(lax.sub(lax.mul(_c(x, -0.5), lax.mul(safe, safe)),
-                         lax.log(lax.neg(safe))),
-                 _c(x, 0.5 * np.log(2 * np.pi)))
-  tail = lax.add(tail, lax.log(series))
-  mid = lax.log(ndtr(_where(lower, _c(x, 0), x)))
-  upper = lax.log1p(lax.neg(ndtr(lax.neg(lax.abs(x)))))  # log(1 - tiny) keeps its digits
-  return _where(lower, tail, _where(lax.gt(x, _c(x, 0)), upper, mid))
+def _float32_or_64(name, x, message):
+  check_arraylike(name, x)
+  x = as_operand(x)
+  if x.dtype not in (np.float32, np.float64):
+    raise TypeError(message.format(x.dtype))
+  return x
+
+
+def _ndtr(x):
+  # 1 + erf(w) near the middle, erfc(|w|) (or 2 minus it) in the tails, as JAX
+  half_sqrt_2 = _c(x, 0.5 * np.sqrt(2.))
+  w = lax.mul(x, half_sqrt_2)
+  z = lax.abs(w)
+  tails = _where(lax.gt(w, _c(w, 0.)), lax.sub(_c(z, 2.), lax_special.erfc(z)),
+                 lax_special.erfc(z))
+  return lax.mul(_c(x, 0.5), _where(lax.lt(z, half_sqrt_2),
+                                    lax.add(_c(w, 1.), lax_special.erf(w)), tails))
+
+
+# log_ndtr switches to the asymptotic series below, and to -ndtr(-x) above, these
+_LOG_NDTR_SEGMENTS = {np.dtype(np.float32): (-10., 5.), np.dtype(np.float64): (-20., 8.)}
+
+
+def log_ndtr(x, series_order=3):
+  """The log of the standard normal CDF, accurate in both tails (JAX's algorithm and
+  custom derivative ``exp(log_pdf(x) - log_ndtr(x))``); float32 and float64 only.
+
+  Parameters
+  ----------
+  x : array_like
+  series_order : int
+    Terms of the asymptotic series used for ``x`` below -10 (float32) or -20 (float64);
+    from 0 to 30.
+  """
+  if not isinstance(series_order, int):
+    raise TypeError("series_order must be a Python integer.")
+  if series_order < 0:
+    raise ValueError("series_order must be non-negative.")
+  if series_order > 30:
+    raise ValueError("series_order must be <= 30.")
+  x = _float32_or_64("log_ndtr", x, "x.dtype={} is not supported.")
+  return _log_ndtr(x, series_order)
+
+
+def _log_ndtr_value(x, series_order):
+  lower, upper = _LOG_NDTR_SEGMENTS[x.dtype]
+  above = lax.gt(x, _c(x, upper))
+  res = _ndtr(_where(above, lax.neg(x), lax.max(x, _c(x, lower))))
+  # the min keeps the unchosen series finite (a NaN there would leak into gradients)
+  return _where(above, lax.neg(res),
+                _where(lax.gt(x, _c(x, lower)), lax.log(res),
+                       _log_ndtr_lower(lax.min(x, _c(x, lower)), series_order)))
+
+
+def _log_ndtr_lower(x, series_order):
+  """``log(ndtr(x))`` for ``x << -1``: ``log(pdf(x) / -x)`` plus the log of the
+  asymptotic series ``1 - 1/x^2 + 3/x^4 - ...``."""
+  x_2 = lax.square(x)
+  log_scale = lax.sub(lax.sub(lax.mul(_c(x, -0.5), x_2), lax.log(lax.neg(x))),
+                      _c(x, 0.5 * np.log(2. * np.pi)))
+  return lax.add(log_scale, lax.log(_log_ndtr_series(x, series_order)))
+
+
+def _log_ndtr_series(x, series_order):
+  if series_order <= 0:
+    return _c(x, 1.)
+  x_2 = lax.square(x)
+  even = odd = lax.broadcast_like(_c(x, 0.), x)
+  x_2n = x_2
+  for n in range(1, series_order + 1):
+    term = lax.div(_c(x, float(np.prod(np.arange(2 * n - 1, 1, -2)))), x_2n)
+    if n % 2:
+      odd = lax.add(odd, term)
+    else:
+      even = lax.add(even, term)
+    x_2n = lax.mul(x_2n, x_2)
+  return lax.sub(lax.add(_c(x, 1.), even), odd)
+
+
+def _log_ndtr_jvp(series_order, primals, tangents):
+  (x,), (t,) = primals, tangents
+  ans = _log_ndtr(x, series_order)
+  log_pdf = lax.sub(lax.mul(_c(x, -0.5), lax.square(x)), _c(x, np.log(np.sqrt(2 * np.pi))))
+  return ans, lax.mul(t, lax.exp(lax.sub(log_pdf, ans)))
+
+
+_log_ndtr = custom_jvp(_log_ndtr_value, nondiff_argnums=(1,))
+_log_ndtr.defjvp(_log_ndtr_jvp)
 
 
 def ndtri(p):
@@ -141,12 +274,8 @@ def ndtri(p):
   Cephes' piecewise rational approximations, as in JAX (so values and gradients agree
   with it, including at ``p = 0`` and ``p = 1``); float32 and float64 only.
   """
-  check_arraylike("ndtri", p)
-  p = as_operand(p)
-  if p.dtype not in (np.float32, np.float64):
-    raise TypeError(f"x.dtype={p.dtype} is not supported, see docstring for supported "
-                    "types.")
-  return _ndtri(p)
+  return _ndtri(_float32_or_64("ndtri", p, "x.dtype={} is not supported, see docstring "
+                                          "for supported types."))
 
 
 # Cephes' coefficients: x / sqrt(2 pi) = w + w**3 P0(w**2) / Q0(w**2) for p > exp(-2);

@@ -13,9 +13,11 @@ import math
 import numpy as np
 
 import jaxlite.numpy as jnp
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.nn import functions as nn_fn
+from jaxlite._src.scipy import special
 from jaxlite._src.numpy.util import promote_args_inexact
 
 __all__ = ["beta", "betainc", "boxcox", "boxcox1p", "comb", "factorial", "gammasgn",
@@ -103,21 +105,24 @@ def i1(x):
 
 def rel_entr(p, q):
   """Elementwise relative entropy ``p log(p / q)`` (0 at ``p == 0``, ``inf`` where
-  ``p < 0`` or ``q <= 0 < p``)."""
+  ``p < 0`` or ``q <= 0 < p``), as JAX computes it (so its gradients agree)."""
   p, q = _inexact("rel_entr", p, q)
-  safe_p = jnp.where(p > 0, p, 1)
-  safe_q = jnp.where(q > 0, q, 1)
-  val = p * (jnp.log(safe_p) - jnp.log(safe_q))
-  return jnp.where((p > 0) & (q > 0), val, jnp.where((p == 0) & (q >= 0), 0.0, jnp.inf))
+  if jnp.iscomplexobj(p):
+    raise ValueError("rel_entr does not support complex-valued inputs.")
+  both_positive = (p > 0) & (q > 0)
+  safe_p = jnp.where(both_positive, p, 1)
+  safe_q = jnp.where(both_positive, q, 1)
+  log_val = special._xlogx(safe_p) - special.xlogy(safe_p, safe_q)
+  return jnp.where(both_positive, log_val,
+                   jnp.where((p == 0) & (q >= 0), jnp.zeros_like(p), np.inf))
 
 
 def kl_div(p, q):
   """Elementwise Kullback-Leibler term ``p log(p / q) - p + q``."""
   p, q = _inexact("kl_div", p, q)
-  safe_p = jnp.where(p > 0, p, 1)
-  safe_q = jnp.where(q > 0, q, 1)
-  val = p * (jnp.log(safe_p) - jnp.log(safe_q)) - p + q
-  return jnp.where((p > 0) & (q > 0), val, jnp.where((p == 0) & (q >= 0), q, jnp.inf))
+  if jnp.iscomplexobj(p):
+    raise ValueError("kl_div does not support complex-valued inputs.")
+  return rel_entr(p, q) - p + q
 
 
 def softmax(x, /, *, axis=None):
@@ -146,10 +151,19 @@ def multigammaln(a, d):
   return terms + consts
 
 
+@custom_jvp
 def poch(z, m):
-  """The Pochhammer symbol (rising factorial) ``gamma(z + m) / gamma(z)``."""
+  """The Pochhammer symbol (rising factorial) ``gamma(z + m) / gamma(z)``; its partial
+  derivatives are ``(digamma(z + m) - digamma(z)) poch`` and ``digamma(z + m) poch``,
+  as in JAX."""
   z, m = _inexact("poch", z, m)
   return jnp.where(m == 0, 1.0, _gamma_ratio([z + m], [z]))
+
+
+poch.defjvps(
+    lambda z_dot, ans, z, m: (lax_special.digamma(z + m) - lax_special.digamma(z))
+    * poch(z, m) * z_dot,
+    lambda m_dot, ans, z, m: lax_special.digamma(z + m) * poch(z, m) * m_dot)
 
 
 def zeta(x, q=None):
@@ -216,7 +230,12 @@ def _expn_cf(n, x, terms=80):
 
 def expn(n, x):
   """The generalized exponential integral ``E_n(x) = int_1^inf exp(-x t) / t**n dt`` for
-  integer ``n >= 0`` and ``x >= 0``."""
+  integer ``n >= 0`` and ``x >= 0``; its derivative in ``x`` is ``-E_{n-1}(x)``, as in
+  JAX (``n`` is not differentiable)."""
+  return _expn(n, x)
+
+
+def _expn_value(n, x):
   n, x = _inexact("expn", n, x)
   small = x <= 1
   xs = jnp.where(small & (x > 0), x, 0.5)
@@ -229,15 +248,26 @@ def expn(n, x):
   return jnp.where(bad, jnp.nan, out)
 
 
+def _expn_jvp(n, primals, tangents):
+  (x,), (x_dot,) = primals, tangents
+  return _expn(n, x), -x_dot * _expn(n - 1, x)
+
+
+_expn = custom_jvp(_expn_value, nondiff_argnums=(0,))
+_expn.defjvp(_expn_jvp)
+
+
 def exp1(x):
   """The exponential integral ``E_1(x)`` for ``x >= 0`` (NaN for ``x < 0``)."""
   (x,) = _inexact("exp1", x)
   return expn(jnp.ones_like(x), x)
 
 
+@custom_jvp
 def expi(x):
   """The exponential integral ``Ei(x)``: ``-E_1(-x)`` for ``x < 0``; the power series up
-  to 40 and the asymptotic series beyond for ``x > 0``."""
+  to 40 and the asymptotic series beyond for ``x > 0``. Its derivative is
+  ``exp(x) / x``, as in JAX."""
   (x,) = _inexact("expi", x)
   xs = jnp.clip(x, 1e-30, 40.0)
   term = jnp.ones_like(xs)
@@ -257,10 +287,33 @@ def expi(x):
   return jnp.where(x < 0, neg, jnp.where(x == 0, -jnp.inf, pos))
 
 
+@expi.defjvp
+def _expi_jvp(primals, tangents):
+  (x,), (x_dot,) = primals, tangents
+  return expi(x), jnp.exp(x) / x * x_dot
+
+
 def erfcx(x):
   """The scaled complementary error function ``exp(x**2) * erfc(x)``, by its asymptotic
   series for ``x > 5`` where ``exp(x**2)`` would overflow and ``erfc`` underflow."""
   (x,) = _inexact("erfcx", x)
+  return _erfcx(x)
+
+
+def _in_float32(fn, x):
+  """``fn(x)``, computed in float32 for float16 and bfloat16 ``x`` (as JAX: the series'
+  intermediate values overflow the narrow types)."""
+  if x.dtype in (np.float32, np.float64):
+    return fn(x)
+  return fn(x.astype(np.float32)).astype(x.dtype)
+
+
+@custom_jvp
+def _erfcx(x):
+  return _in_float32(_erfcx_value, x)
+
+
+def _erfcx_value(x):
   direct = jnp.exp(jnp.square(jnp.minimum(x, 5.0))) * lax_special.erfc(jnp.minimum(x, 5.0))
   xa = jnp.maximum(x, 5.0)
   inv2 = 1 / (2 * jnp.square(xa))
@@ -272,6 +325,11 @@ def erfcx(x):
   return jnp.where(x > 5.0, asym, direct)
 
 
+# as JAX: erfcx' = 2 x erfcx - 2 / sqrt(pi)
+_erfcx.defjvps(lambda g, ans, x: g * (2 * x * ans - np.array(2 / math.sqrt(math.pi),
+                                                            x.dtype)))
+
+
 _DAWSN_H = 0.4
 _DAWSN_C = [math.exp(-((2 * i + 1) * _DAWSN_H) ** 2) for i in range(6)]
 
@@ -280,6 +338,15 @@ def dawsn(x):
   """Dawson's integral ``exp(-x**2) int_0^x exp(t**2) dt``: Rybicki's method (relative
   error about 2e-7) for moderate ``x``, the asymptotic series beyond 10."""
   (x,) = _inexact("dawsn", x)
+  return _dawsn(x)
+
+
+@custom_jvp
+def _dawsn(x):
+  return _in_float32(_dawsn_value, x)
+
+
+def _dawsn_value(x):
   ax = jnp.abs(x)
   x2 = jnp.square(x)
   small = x * (1 - 2 / 3 * x2 * (1 - 0.4 * x2 * (1 - 2 / 7 * x2)))
@@ -302,6 +369,10 @@ def dawsn(x):
     asym = asym + term
   big = jnp.sign(x) * asym / (2 * xa)
   return jnp.where(ax < 0.2, small, jnp.where(ax > 10.0, big, mid))
+
+
+# as JAX: dawsn' = 1 - 2 x dawsn
+_dawsn.defjvps(lambda g, ans, x: g * (1. - 2. * x * ans))
 
 
 # -- Spence's function (dilogarithm) ------------------------------------------------------
