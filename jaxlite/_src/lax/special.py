@@ -141,9 +141,10 @@ ad.defjvp(igammac_p, lambda g, a, x: ew.neg(ew.mul(g, igamma_grad_a(a, x))),
 ad.defjvp2(bessel_i0e_p, lambda g, ans, x: ew.mul(
     g, ew.sub(bessel_i1e(x), ew.mul(ew.sign(x), ans))))
 ad.defjvp2(bessel_i1e_p, _i1e_slope)
-# igamma_grad_a is evaluated numerically by the backends; its own derivative is not
-# provided (JAX's neither differentiates it), so higher-order grads in `a` are zero.
-ad.defzero(igamma_grad_a_p)
+# igamma_grad_a is evaluated numerically by the backends; JAX gives it no derivative, so
+# second derivatives of igamma in `a` raise, as there
+ad.defunsupported(igamma_grad_a_p, "(the derivative of igamma in `a` is not itself "
+                                   "differentiable)")
 
 # Batching: naryop registered nothing for primitives created after elementwise.py ran.
 from jaxlite._src.transforms import batching  # noqa: E402

@@ -220,18 +220,25 @@ def rint(x, /):
 
 
 def ldexp(x1, x2, /):
-  """``x1 * 2**x2`` for an integer ``x2``, elementwise."""
+  """``x1 * 2**x2`` for an integer ``x2``, elementwise.
+
+  As JAX: ``x1``'s exponent from ``frexp`` is added to ``x2`` first, so that no
+  intermediate overflows where the result does not; zeros and infinities pass through.
+  """
   check_arraylike("ldexp", x1, x2)
-  x2 = as_operand(x2)
-  if not dtypes.is_integer(x2.dtype) and x2.dtype != np.bool_:
-    raise ValueError(f"ldexp got a non-integer exponent of dtype {x2.dtype}.")
+  x1, x2 = as_operand(x1), as_operand(x2)
+  if dtypes.is_complex(x1.dtype) or dtypes.is_inexact(x2.dtype):
+    raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
   x1, = promote_args_inexact("ldexp", x1)
-  x1, x2 = _broadcast(x1, x2)
-  # two half steps so that 2**x2 itself never overflows where the product would not
-  half = lax.convert_element_type(lax.div(x2, as_operand(np.full((), 2, x2.dtype))),
-                                  x1.dtype)
-  rest = lax.sub(lax.convert_element_type(x2, x1.dtype), half)
-  return lax.mul(lax.mul(x1, lax.exp2(half)), lax.exp2(rest))
+  x1, x2 = _broadcast(x1, lax.convert_element_type(x2, x1.dtype))
+  m, e = frexp(x1)
+  e = lax.add(lax.convert_element_type(e, x1.dtype), x2)
+  # the exponent may overflow by one and still give a finite result
+  m = _where(lax.gt(e, _c(e, 0)), lax.mul(m, _c(m, 2)), m)
+  e = _where(lax.gt(e, _c(e, 0)), lax.sub(e, _c(e, 1)), e)
+  x = lax.mul(m, lax.pow(_full(e, 2), e))
+  passes = lax.bitwise_or(lax.eq(lax.abs(x1), _c(x1, np.inf)), lax.eq(x1, _c(x1, 0)))
+  return _where(passes, x1, x)
 
 
 def frexp(x, /):
@@ -242,6 +249,10 @@ def frexp(x, /):
   x, = promote_args_inexact("frexp", x)
   if dtypes.is_complex(x.dtype):
     raise TypeError("frexp does not support complex-valued inputs")
+  return _frexp(x)
+
+
+def _frexp_value(x):
   info = dtypes.finfo(x.dtype)
   nmant, nexp = int(info.nmant), int(info.nexp)
   int_type = np.dtype(f"int{8 * x.dtype.itemsize}")
@@ -263,6 +274,18 @@ def frexp(x, /):
   mantissa = _where(special, x, mantissa)
   exponent = _where(special, _full(exponent, 0), exponent)
   return mantissa, lax.convert_element_type(exponent, np.int32)
+
+
+def _frexp_jvp(primals, tangents):
+  # the mantissa moves as x / 2**exponent; the exponent is piecewise constant (as JAX)
+  (x,), (t,) = primals, tangents
+  m, e = _frexp(x)
+  m_dot = lax.mul(t, lax.exp2(lax.neg(lax.convert_element_type(e, t.dtype))))
+  return (m, e), (m_dot, np.zeros(e.shape, dtypes.float0))
+
+
+_frexp = custom_jvp(_frexp_value)
+_frexp.defjvp(_frexp_jvp)
 
 
 def modf(x, /, out=None):

@@ -223,13 +223,15 @@ def log_ndtr(x, series_order=3):
 
 
 def _log_ndtr_value(x, series_order):
-  lower, upper = _LOG_NDTR_SEGMENTS[x.dtype]
-  above = lax.gt(x, _c(x, upper))
-  res = _ndtr(_where(above, lax.neg(x), lax.max(x, _c(x, lower))))
+  # the segments are strongly typed, as JAX's NumPy constants (a weak x gives a strong
+  # result)
+  lower, upper = (as_operand(np.array(v, x.dtype)) for v in _LOG_NDTR_SEGMENTS[x.dtype])
+  above = lax.gt(x, upper)
+  res = _ndtr(_where(above, lax.neg(x), lax.max(x, lower)))
   # the min keeps the unchosen series finite (a NaN there would leak into gradients)
   return _where(above, lax.neg(res),
-                _where(lax.gt(x, _c(x, lower)), lax.log(res),
-                       _log_ndtr_lower(lax.min(x, _c(x, lower)), series_order)))
+                _where(lax.gt(x, lower), lax.log(res),
+                       _log_ndtr_lower(lax.min(x, lower), series_order)))
 
 
 def _log_ndtr_lower(x, series_order):

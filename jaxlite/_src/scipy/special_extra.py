@@ -13,12 +13,14 @@ import math
 import numpy as np
 
 import jaxlite.numpy as jnp
+from jaxlite._src import dtypes
 from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.nn import functions as nn_fn
 from jaxlite._src.scipy import special
 from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.transforms import ad
 
 __all__ = ["beta", "betainc", "boxcox", "boxcox1p", "comb", "factorial", "gammasgn",
            "i1", "kl_div", "rel_entr", "log_softmax", "softmax", "loggamma",
@@ -43,9 +45,13 @@ def _gamma_ratio(num, den):
 
 
 def beta(a, b):
-  """The beta function ``gamma(a) gamma(b) / gamma(a + b)``, with its sign."""
+  """The beta function ``gamma(a) gamma(b) / gamma(a + b)``: its sign times
+  ``exp(betaln(a, b))``, as JAX computes it."""
   a, b = _inexact("beta", a, b)
-  return _gamma_ratio([a, b], [a + b])
+  if jnp.iscomplexobj(a):
+    raise ValueError("beta does not support complex-valued inputs.")
+  sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+  return sign * jnp.exp(special.betaln(a, b))
 
 
 def betainc(a, b, x):
@@ -166,16 +172,6 @@ poch.defjvps(
     lambda m_dot, ans, z, m: lax_special.digamma(z + m) * poch(z, m) * m_dot)
 
 
-def zeta(x, q=None):
-  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``; as in JAX, ``q`` is
-  required (the Riemann zeta function is not implemented)."""
-  if q is None:
-    raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
-                              "compute the Hurwitz Zeta function.")
-  x, q = _inexact("zeta", x, q)
-  return lax_extra.zeta(x, q)
-
-
 def _bernoulli_numbers(n):
   b = [fractions.Fraction(0)] * (n + 1)
   for m in range(n + 1):
@@ -194,6 +190,53 @@ def bernoulli(n):
   if n >= 1:
     values[1] = -0.5
   return jnp.asarray(np.array(values), dtype=jnp.result_type(float))
+
+
+@custom_jvp
+def zeta(x, q=None):
+  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``; as in JAX, ``q`` is
+  required (the Riemann zeta function is not implemented). Derivatives are those of
+  the series expansion of Johansson (2015), formula (5), as JAX takes them."""
+  _check_hurwitz(q)
+  x, q = _inexact("zeta", x, q)
+  return lax_extra.zeta(x, q)
+
+
+def _check_hurwitz(q):
+  if q is None:
+    raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                              "compute the Hurwitz Zeta function.")
+
+
+# (2k)! / B_{2k} for k = 1..16
+_ZETA_SERIES_COEFS = [float(math.factorial(2 * k) / fractions.Fraction(
+    _bernoulli_numbers(2 * k))) for k in range(1, 17)]
+
+
+def _zeta_series_expansion(x, q=None):
+  """S + I + T of Johansson (2015), formula (5), with N = M = 8 terms (16 in float64)."""
+  _check_hurwitz(q)
+  s, a = _inexact("zeta", x, q)
+  dtype = s.dtype.type
+  s_, a_ = jnp.expand_dims(s, -1), jnp.expand_dims(a, -1)
+  n = m = dtype(8) if a.dtype == np.float32 else dtype(16)
+  k = jnp.expand_dims(np.arange(n, dtype=n.dtype), tuple(range(a.ndim)))
+  head = jnp.sum((a_ + k) ** -s_, -1)
+  integral = (a + n) ** (dtype(1) - s) / (s - dtype(1))
+  t0 = (a + n) ** -s
+  j = jnp.expand_dims(np.arange(2 * m, dtype=m.dtype), tuple(range(s.ndim)))
+  t1 = jnp.cumprod((s_ + j) / (a_ + n), -1)[..., ::2]
+  t1 = jnp.clip(t1, max=dtypes.finfo(dtype).max)
+  t1 = t1 / np.expand_dims(np.array(_ZETA_SERIES_COEFS[:t1.shape[-1]], dtype=dtype),
+                           tuple(range(a.ndim)))
+  return head + integral + t0 * (dtype(0.5) + t1.sum(-1))
+
+
+@zeta.defjvp
+def _zeta_jvp(primals, tangents):
+  (out,), (tangent,) = ad.jvp_flat(lambda *p: [_zeta_series_expansion(*p)], list(primals),
+                                   list(tangents))
+  return out, tangent
 
 
 # -- exponential integrals ---------------------------------------------------------------
@@ -248,12 +291,12 @@ def _expn_value(n, x):
   return jnp.where(bad, jnp.nan, out)
 
 
-def _expn_jvp(n, primals, tangents):
-  (x,), (x_dot,) = primals, tangents
+def _expn_jvp(primals, tangents):
+  (n, x), (_, x_dot) = primals, tangents   # n is not differentiated (0 gradient)
   return _expn(n, x), -x_dot * _expn(n - 1, x)
 
 
-_expn = custom_jvp(_expn_value, nondiff_argnums=(0,))
+_expn = custom_jvp(_expn_value)
 _expn.defjvp(_expn_jvp)
 
 

@@ -140,10 +140,7 @@ class JVPTrace(core.Trace):
         return prim.bind(*primals, **params)
     rule = jvp_rules.get(prim)
     if rule is None:
-      raise NotImplementedError(
-          f"Differentiation rule for '{prim.name}' not implemented. Wrap the computation "
-          "in jax.lax.stop_gradient if its derivative is not needed, or define it with "
-          "jax.custom_jvp.")
+      _no_derivative(prim)
     with set_current_trace(self.rule_trace):
       primal_out, tangent_out = rule(primals, tangents, **params)
     if prim.multiple_results:
@@ -306,6 +303,21 @@ def defzero(prim):
     outs = out if prim.multiple_results else [out]
     zeros = [Zero(tangent_aval(core.get_aval(o))) for o in outs]
     return out, zeros if prim.multiple_results else zeros[0]
+  jvp_rules[prim] = rule
+
+
+def _no_derivative(prim, reason=""):
+  raise NotImplementedError(
+      f"Differentiation rule for '{prim.name}' not implemented.{reason} Wrap the "
+      "computation in jax.lax.stop_gradient if its derivative is not needed, or define it "
+      "with jax.custom_jvp.")
+
+
+def defunsupported(prim, reason):
+  """``prim`` has no derivative (as in JAX): differentiating it raises
+  NotImplementedError, saying ``reason``."""
+  def rule(primals, tangents, **params):
+    _no_derivative(prim, f" {reason}")
   jvp_rules[prim] = rule
 
 
