@@ -157,7 +157,8 @@ def jvp_flat(flat_fun, primals, tangents):
   """Push ``tangents`` forward through ``flat_fun`` (flat lists in and out)."""
   trace = JVPTrace(core.current_trace())
   try:
-    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    tracers = [JVPTracer(trace, p, _symbolic_if_float0(t, p))
+               for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
       outs = flat_fun(*tracers)
     pairs = [trace.to_primal_tangent(x) for x in outs]
@@ -165,6 +166,13 @@ def jvp_flat(flat_fun, primals, tangents):
     trace.invalidate()
   with set_current_trace(trace.parent):
     return [p for p, _ in pairs], [instantiate(t) for _, t in pairs]
+
+
+def _symbolic_if_float0(t, primal):
+  """The float0 tangent of an integer or boolean primal is a symbolic zero."""
+  if isinstance(t, np.ndarray) and t.dtype == dtypes.float0:
+    return Zero(tangent_aval(core.get_aval(primal)))
+  return t
 
 
 def linearize_flat(flat_fun, primals, debug_info=None):
