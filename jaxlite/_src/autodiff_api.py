@@ -13,6 +13,8 @@ from jaxlite._src import api_util
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
+from jaxlite._src.array import Array
+from jaxlite._src.core import ShapedArray
 from jaxlite._src.numpy.util import as_operand
 from jaxlite._src.transforms import ad
 
@@ -34,12 +36,12 @@ def jvp(fun, primals, tangents, has_aux=False):
   if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
     raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                     f"{type(primals).__name__} and {type(tangents).__name__}.")
-  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
-  t_leaves, t_tree = tree.tree_flatten(tuple(tangents))
-  if p_tree != t_tree:
+  if tree.tree_structure(primals) != tree.tree_structure(tangents):
     raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
-                    f"structure; primals have tree structure {p_tree} whereas tangents have "
-                    f"tree structure {t_tree}.")
+                    f"structure; primals have tree structure {tree.tree_structure(primals)} "
+                    f"whereas tangents have tree structure {tree.tree_structure(tangents)}.")
+  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
+  t_leaves = tree.tree_leaves(tuple(tangents))
   p_leaves = [as_operand(p) for p in p_leaves]
   t_leaves = [as_operand(t) if not (isinstance(t, np.ndarray) and t.dtype == dtypes.float0)
               else t for t in t_leaves]
@@ -51,10 +53,9 @@ def jvp(fun, primals, tangents, has_aux=False):
           "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
           f"{core.get_aval(p).dtype.name} and so expected tangent dtype "
           f"{expected.dtype.name}, but got tangent dtype {np.dtype(t.dtype).name} instead.")
-    if core.get_aval(t).shape != expected.shape:
+    if tuple(np.shape(t)) != expected.shape:
       raise ValueError(f"jvp called with different primal and tangent shapes: primal "
-                       f"{core.get_aval(p).str_short()}, tangent "
-                       f"{core.get_aval(t).str_short()}.")
+                       f"{core.get_aval(p).str_short()}, tangent shape {np.shape(t)}.")
   flat_fun, out_tree = api_util.flatten_fun(fun, p_tree, with_kwargs=False)
   out_p, out_t = ad.jvp_flat(flat_fun, p_leaves, t_leaves)
   out_tree = out_tree()
@@ -132,13 +133,11 @@ def vjp(fun, *primals, has_aux=False):
   def f_vjp(cotangent):
     ct_leaves, ct_tree = tree.tree_flatten(cotangent)
     if ct_tree != out_tree:
-      raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                      f"structure of primal output {out_tree}.")
+      raise ValueError(f"unexpected tree structure.\n\nThe argument to a VJP function "
+                       f"returned by `jax.vjp` must match the pytree structure of the "
+                       f"differentiated function's output {out_tree}, but got {ct_tree}.")
     for ct, aval in zip(ct_leaves, out_avals):
-      if tuple(np.shape(ct)) != aval.shape:
-        raise ValueError(f"Shape of cotangent input to vjp pullback function "
-                         f"{np.shape(ct)} must be the same as the shape of corresponding "
-                         f"primal input {aval.shape}.")
+      _check_cotangent(ct, aval)
     cts = ad.backward_pass(linear.jaxpr, linear.consts,
                            [ad.UndefinedPrimal(v.aval) for v in linear.jaxpr.invars],
                            [as_operand(c) if not _is_float0(c) else ad.Zero(a)
@@ -148,6 +147,20 @@ def vjp(fun, *primals, has_aux=False):
 
   result = tree.tree_unflatten(out_tree, out_p), f_vjp
   return result + (aux,) if has_aux else result
+
+
+def _check_cotangent(ct, aval):
+  """A cotangent must have its output's shape and tangent dtype (any dtype where that is
+  float0, as JAX allows), else ValueError as in JAX."""
+  expected = ad.tangent_aval(aval)
+  dtype = ct.dtype if _is_float0(ct) else core.get_aval(as_operand(ct)).dtype
+  if tuple(np.shape(ct)) != expected.shape or (
+      expected.dtype != dtypes.float0 and dtype != expected.dtype):
+    got = ShapedArray(tuple(np.shape(ct)), dtype).str_short()
+    raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: "
+                     f"got {got}, but expected {expected.str_short()} because the "
+                     f"corresponding output of the differentiated function had JAX type "
+                     f"{aval.str_short()}")
 
 
 def _is_float0(x):
@@ -235,7 +248,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
       value, f_vjp, aux = vjp(partial_fun, *diff_args, has_aux=True)
     else:
       value, f_vjp = vjp(partial_fun, *diff_args)
-    one = as_operand(np.ones((), core.get_aval(value).dtype))
+    # the seed keeps the output's weak type, as JAX's full_like(value, 1) does
+    out_aval = core.get_aval(value)
+    one = Array(np.ones((), out_aval.dtype), out_aval.weak_type)
     grads = f_vjp(one)
     g = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((value, aux), g) if has_aux else (value, g)

@@ -162,12 +162,21 @@ class custom_jvp(_CustomRuleFunction):
         raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
                         f"equal container (pytree) structures and matching the primal "
                         f"function's output {out_tree}, but got {tree_p} and {tree_t}.")
-      return ([_as_operand(x) for x in out_leaves], [_as_operand(x) for x in t_leaves])
+      return ([_as_operand(x) for x in out_leaves],
+              [_tangent_operand(t, o) for t, o in zip(t_leaves, out_leaves)])
     jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
     outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
                                   num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                   name=api_util.fun_name(self.fun))
     return tree.tree_unflatten(out_tree, outs)
+
+
+def _tangent_operand(t, out):
+  """A rule's tangent as the JVP trace takes it: float0 zeros (the tangent of an integer
+  output) become a symbolic zero."""
+  if _is_float0(t):
+    return ad.Zero(ad.tangent_aval(core.get_aval(_as_operand(out))))
+  return _as_operand(t)
 
 
 def _custom_jvp_call_impl(*args, call_jaxpr, **_):
@@ -180,7 +189,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
       ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
   outs, out_tangents = jvp(list(primals), tangents)
   for o, t in zip(outs, out_tangents):
-    if core.get_aval(o).shape != core.get_aval(t).shape:
+    if type(t) is not ad.Zero and core.get_aval(o).shape != core.get_aval(t).shape:
       raise TypeError(f"Custom JVP rule {name} must produce primal and tangent outputs "
                       f"with equal shapes, got {core.get_aval(o).str_short()} and "
                       f"{core.get_aval(t).str_short()}.")

@@ -14,7 +14,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the checkout's own jaxlite, not the one the venv's editable install points at
+sys.path[:0] = [os.path.dirname(_TESTS), _TESTS]
 import test_jax_replay as replay  # noqa: E402
 
 

@@ -835,20 +835,35 @@ def _at_front(vals, dims):
 
 def _cond_batch(axis_data, vals, dims, *, branches):
   (index, *ops), (index_dim, *op_dims) = vals, dims
-  ops, op_dims = _at_front(ops, op_dims)
   n_out = len(branches[0].out_avals)
-  batched = [batching.batch_jaxpr(b, axis_data, op_dims, [0] * n_out)[0] for b in branches]
   if index_dim is None:
+    ops, op_dims = _at_front(ops, op_dims)
+    batched = [batching.batch_jaxpr(b, axis_data, op_dims, [0] * n_out)[0]
+               for b in branches]
     return cond_p.bind(index, *ops, branches=tuple(batched)), [0] * n_out
   # A batched predicate picks per example: run every branch, then select (as JAX does).
   index = batching.bdim_at_front(index, index_dim, axis_data.size)
-  results = [core.eval_jaxpr(b.jaxpr, b.consts, *ops) for b in batched]
+  ops = [batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(ops, op_dims)]
+  batched = [batching.batch_jaxpr(b, axis_data, [0] * len(ops), [0] * n_out)[0]
+             for b in branches]
+  results = [core.eval_jaxpr(b.jaxpr, b.consts, *_own_examples(index, i, ops))
+             for i, b in enumerate(batched)]
   outs = []
   for k in range(n_out):
     cases = [r[k] for r in results]
     which = shapes.broadcast_in_dim(index, core.get_aval(cases[0]).shape, (0,))
     outs.append(ew.select_n(which, *cases))
   return outs, [0] * n_out
+
+
+def _own_examples(index, i, ops):
+  """``ops`` with gradients cut where branch ``i`` is not taken, so that a branch's NaN
+  or infinite slope at examples it does not answer cannot reach the gradient (JAX's
+  safeguard, jax#1052)."""
+  from jaxlite._src.custom_derivatives import stop_gradient
+  taken = ew.eq(index, ew._const(index, i))
+  return [ew.select(shapes.broadcast_in_dim(taken, core.get_aval(x).shape, (0,)), x,
+                    stop_gradient(x)) for x in ops]
 
 
 def _carry_batched(body, axis_data, in_dims_of, carry_bat, n_carry):

@@ -281,68 +281,97 @@ def _const(x, value):
   return Array(np.array(value, core.get_aval(x).dtype), True)
 
 
-def _one_minus_square(x):
-  return sub(_const(x, 1), mul(x, x))
-
-
 for _p in (sign_p, floor_p, ceil_p, is_finite_p, not_p, and_p, or_p, xor_p, eq_p, ne_p,
-           lt_p, le_p, gt_p, ge_p, nextafter_p):
+           lt_p, le_p, gt_p, ge_p):
   ad.defzero(_p)
+ad.defunsupported(nextafter_p, "(JAX gives nextafter no derivative)")
 
 ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-ad.defjvp2(exp2_p, lambda g, ans, x: mul(g, mul(ans, _const(x, np.log(2)))))
+ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
 ad.defjvp(log_p, lambda g, x: div(g, x))
 ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _const(x, 1))))
-ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
+ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
 def _tanh_jvp(g, ans, x):
   # (g + g ans) (1 - ans), in JAX's order so that grad jaxprs print alike
   return mul(ad.add_tangents(g, mul(g, ans)), sub(_const(x, 1), ans))
 
 
 ad.defjvp2(tanh_p, _tanh_jvp)
-ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_const(x, 1), ans))))
+ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
 ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
 ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), mul(ans, ans))))
-ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(_one_minus_square(x))))
-ad.defjvp(acos_p, lambda g, x: neg(mul(g, rsqrt(_one_minus_square(x)))))
-ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), mul(x, x))))
+ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
+ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
+ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
+ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
 ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
 ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(mul(x, x), _const(x, 1)))))
-ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
-                                                 add(x, _const(x, 1))))))
-ad.defjvp(atanh_p, lambda g, x: div(g, _one_minus_square(x)))
-ad.defjvp2(sqrt_p, lambda g, ans, x: div(g, mul(_const(x, 2), ans)))
+ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
+ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_const(x, 1), x), -1),
+                                    div(g, sub(_const(x, 1), x))))
+ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
 ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
-ad.defjvp2(cbrt_p, lambda g, ans, x: div(g, mul(_const(x, 3), mul(ans, ans))))
+ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+
+
 def _abs_jvp(g, ans, x):
   if not dtypes.is_complex(core.get_aval(x).dtype):
-    return mul(g, sign(x))
-  # d|z| = Re(conj(z) dz) / |z|, and 0 at z = 0
+    # +g at 0 (not 0 as sign would give), as JAX's select(x >= 0, g, -g)
+    return select(ge(x, _const(x, 0)), g, neg(g))
+  # d|z| = Re(g conj(z) / |z|), with |z| = 0 replaced by 1
   from jaxlite._src.lax import bits
-  safe = select(eq(ans, _const(ans, 0)), broadcast_like(_const(ans, 1), ans), ans)
-  return div(bits.real(mul(bits.conj(x), g)), safe)
+  ans = convert_element_type(ans, core.get_aval(x).dtype)
+  return bits.real(mul(g, div(bits.conj(x), _replace_zero(ans))))
 
 
 ad.defjvp2(abs_p, _abs_jvp)
 ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
-ad.defjvp(integer_pow_p, lambda g, x, *, y: (
-    mul(g, _const(x, 0)) if y == 0 else
-    mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))))
-ad.defjvp2(pow_p,
-           lambda g, ans, x, y: mul(g, mul(y, pow(x, sub(y, _const(y, 1))))),
-           lambda g, ans, x, y: mul(g, mul(log(_safe_for_log(x)), ans)))
+
+
+def _integer_pow_jvp(g, x, *, y):
+  if y == 0:
+    return _full_like(g, 0)
+  if y == 1:
+    return g
+  return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+
+
+def _pow_jvp_base(g, ans, x, y):
+  # as JAX: both operands in the result dtype (strongly typed), and for an integer
+  # exponent the slope y x**(y-1) is 0 where y == 0 (even at x == 0)
+  dtype = core.get_aval(ans).dtype
+  y_is_int = dtypes.is_integer(core.get_aval(y).dtype)
+  x, y = convert_element_type(x, dtype), convert_element_type(y, dtype)
+  if y_is_int:
+    x, y = broadcast_to_common_shape(x, y)
+    slope = select(eq(y, _const(y, 0)), _full_like(y, 0),
+                   mul(_replace_zero(y), pow(x, sub(y, _full_like(y, 1)))))
+  else:
+    slope = mul(y, pow(x, sub(y, _full_like(y, 1))))
+  return mul(g, slope)
+
+
+def _pow_jvp_exponent(g, ans, x, y):
+  # d/dy x**y = log(x) x**y, taken as 0 at x == 0 (not nan)
+  return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)),
+                              core.get_aval(y).dtype)
+
+
+ad.defjvp2(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 ad.defjvp(add_p, lambda g, x, y: g, lambda g, x, y: g)
 ad.defjvp(sub_p, lambda g, x, y: g, lambda g, x, y: neg(g))
 ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
-ad.defjvp2(div_p, lambda g, ans, x, y: div(g, y),
-           lambda g, ans, x, y: neg(mul(g, div(ans, y))))
+ad.defjvp(div_p, lambda g, x, y: div(g, y),
+          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 ad.defjvp(rem_p, lambda g, x, y: g,
-          lambda g, x, y: neg(mul(g, _trunc(div(x, y)))))
+          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 ad.defjvp(atan2_p,
-          lambda g, x, y: mul(g, div(y, add(mul(x, x), mul(y, y)))),
-          lambda g, x, y: neg(mul(g, div(x, add(mul(x, x), mul(y, y))))))
+          lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
 # max/min: the gradient goes to the winner, split evenly on ties (as JAX does)
 ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
            lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
@@ -350,9 +379,15 @@ ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
            lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
 
-def _safe_for_log(x):
-  # d/dy x**y = log(x) x**y is 0 at x == 0 (not nan), as in JAX
-  return select(eq(x, _const(x, 0)), broadcast_like(_const(x, 1), x), x)
+def _full_like(x, value):
+  """``value`` in ``x``'s shape and dtype, weakly typed if ``x`` is (JAX's full_like)."""
+  from jaxlite._src.array import Array
+  aval = core.get_aval(x)
+  return broadcast_like(Array(np.array(value, aval.dtype), aval.weak_type), x)
+
+
+def _replace_zero(x):
+  return select(eq(x, _const(x, 0)), _full_like(x, 1), x)
 
 
 def broadcast_like(scalar, x):
@@ -360,16 +395,16 @@ def broadcast_like(scalar, x):
   return broadcast_to_shape(scalar, core.get_aval(x).shape)
 
 
-def _trunc(x):
-  return select(lt(x, _const(x, 0)), ceil(x), floor(x))
+def broadcast_to_common_shape(x, y):
+  from jaxlite._src.lax.shapes import broadcast_to_shape
+  shape = np.broadcast_shapes(core.get_aval(x).shape, core.get_aval(y).shape)
+  return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
 
 
 def _balanced_eq(x, z, y):
   """1 where ``x`` alone attains ``z``, 1/2 where ``x`` and ``y`` tie, else 0."""
-  dtype = core.get_aval(z).dtype
-  x_wins = convert_element_type(eq(x, z), dtype)
-  tie = convert_element_type(eq(y, z), dtype)
-  return mul(x_wins, sub(_const(z, 1), mul(tie, _const(z, 0.5))))
+  return div(select(eq(x, z), _full_like(z, 1), _full_like(z, 0)),
+             select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
 
 
 # -- linear primitives and their transposes
@@ -444,13 +479,15 @@ ad.transpose_rules[convert_element_type_p] = _convert_element_type_transpose
 
 
 def _zeros_where(pred, g):
-  return select(pred, g, broadcast_like(_const(g, 0), g))
+  return select(pred, g, _full_like(g, 0))
 
 
+# as JAX: strict comparisons, so at a bound that ``x`` reaches no operand gets the gradient
 ad.defjvp(clamp_p,
-          lambda g, lo, x, hi: _zeros_where(lt(x, lo), broadcast_like(g, x)),
-          lambda g, lo, x, hi: _zeros_where(bitwise_and(ge(x, lo), le(x, hi)), g),
-          lambda g, lo, x, hi: _zeros_where(gt(x, hi), broadcast_like(g, x)))
+          lambda g, lo, x, hi: _zeros_where(bitwise_and(gt(lo, x), lt(lo, hi)),
+                                            broadcast_like(g, x)),
+          lambda g, lo, x, hi: _zeros_where(bitwise_and(gt(x, lo), lt(x, hi)), g),
+          lambda g, lo, x, hi: _zeros_where(lt(hi, x), broadcast_like(g, x)))
 
 
 # -- batching (vmap): elementwise primitives map over the batch axis as over any other

@@ -352,23 +352,37 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
   return q, r
 
 
-def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
-  (x,), (dx,) = primals, tangents
-  q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
-  aval = _aval(x)
-  *_, m, n = aval.shape
-  if m < n or (full_matrices and m != n):
-    raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+def _thin_qr_jvp(q, r, dx):
+  """The QR JVP for m >= n (j-towns.github.io/papers/qr-derivative.pdf)."""
+  dtype = _aval(dx).dtype
   dx_rinv = triangular_solve(r, dx)  # dx r^{-1}
   qt_dx_rinv = _mm(_H(q), dx_rinv)
   lower = _tril(qt_dx_rinv, -1)
   do = ew.sub(lower, _H(lower))  # skew-Hermitian
-  if dtypes.is_complex(aval.dtype):
+  if dtypes.is_complex(dtype):
     # R's diagonal stays real, so the imaginary part of the diagonal rotates into Q.
-    imag_part = ew.sub(qt_dx_rinv, ew.convert_element_type(bits.real(qt_dx_rinv), aval.dtype))
-    do = ew.add(do, ew.mul(_eye(aval.dtype, _aval(qt_dx_rinv).shape), imag_part))
+    imag_part = ew.sub(qt_dx_rinv, ew.convert_element_type(bits.real(qt_dx_rinv), dtype))
+    do = ew.add(do, ew.mul(_eye(dtype, _aval(qt_dx_rinv).shape), imag_part))
   dq = ew.add(_mm(q, ew.sub(do, qt_dx_rinv)), dx_rinv)
   dr = _mm(ew.sub(qt_dx_rinv, do), r)
+  return dq, dr
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+  (x,), (dx,) = primals, tangents
+  q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+  *_, m, n = _aval(x).shape
+  if m < n:
+    # X = [X1 X2] with X1 square: X1 = Q R1 is a square QR, and R2 = Q^H X2, so
+    # dR2 = dQ^H X2 + Q^H dX2 (as JAX)
+    cols = lambda a, lo, hi: sh.slice_in_dim(a, lo, hi, axis=_aval(a).ndim - 1)
+    dq, dr1 = _thin_qr_jvp(q, cols(r, 0, m), cols(dx, 0, m))
+    dr2 = ew.add(_mm(_H(dq), cols(x, m, n)), _mm(_H(q), cols(dx, m, n)))
+    return [q, r], [dq, sh.concatenate([dr1, dr2], _aval(dr1).ndim - 1)]
+  if full_matrices and m != n:
+    raise NotImplementedError("Unimplemented case of QR decomposition derivative: "
+                              "full_matrices=True (mode='complete') for a tall matrix")
+  dq, dr = _thin_qr_jvp(q, r, dx)
   return [q, r], [dq, dr]
 
 

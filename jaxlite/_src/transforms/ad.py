@@ -140,10 +140,7 @@ class JVPTrace(core.Trace):
         return prim.bind(*primals, **params)
     rule = jvp_rules.get(prim)
     if rule is None:
-      raise NotImplementedError(
-          f"Differentiation rule for '{prim.name}' not implemented. Wrap the computation "
-          "in jax.lax.stop_gradient if its derivative is not needed, or define it with "
-          "jax.custom_jvp.")
+      _no_derivative(prim)
     with set_current_trace(self.rule_trace):
       primal_out, tangent_out = rule(primals, tangents, **params)
     if prim.multiple_results:
@@ -160,7 +157,8 @@ def jvp_flat(flat_fun, primals, tangents):
   """Push ``tangents`` forward through ``flat_fun`` (flat lists in and out)."""
   trace = JVPTrace(core.current_trace())
   try:
-    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    tracers = [JVPTracer(trace, p, _symbolic_if_float0(t, p))
+               for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
       outs = flat_fun(*tracers)
     pairs = [trace.to_primal_tangent(x) for x in outs]
@@ -168,6 +166,13 @@ def jvp_flat(flat_fun, primals, tangents):
     trace.invalidate()
   with set_current_trace(trace.parent):
     return [p for p, _ in pairs], [instantiate(t) for _, t in pairs]
+
+
+def _symbolic_if_float0(t, primal):
+  """The float0 tangent of an integer or boolean primal is a symbolic zero."""
+  if isinstance(t, np.ndarray) and t.dtype == dtypes.float0:
+    return Zero(tangent_aval(core.get_aval(primal)))
+  return t
 
 
 def linearize_flat(flat_fun, primals, debug_info=None):
@@ -306,6 +311,21 @@ def defzero(prim):
     outs = out if prim.multiple_results else [out]
     zeros = [Zero(tangent_aval(core.get_aval(o))) for o in outs]
     return out, zeros if prim.multiple_results else zeros[0]
+  jvp_rules[prim] = rule
+
+
+def _no_derivative(prim, reason=""):
+  raise NotImplementedError(
+      f"Differentiation rule for '{prim.name}' not implemented.{reason} Wrap the "
+      "computation in jax.lax.stop_gradient if its derivative is not needed, or define it "
+      "with jax.custom_jvp.")
+
+
+def defunsupported(prim, reason):
+  """``prim`` has no derivative (as in JAX): differentiating it raises
+  NotImplementedError, saying ``reason``."""
+  def rule(primals, tangents, **params):
+    _no_derivative(prim, f" {reason}")
   jvp_rules[prim] = rule
 
 
