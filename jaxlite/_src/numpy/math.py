@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import dtypes
+from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
@@ -71,7 +72,7 @@ def logaddexp(x1, x2, /):
   For complex inputs the imaginary part of the result is wrapped into ``[-pi, pi]``.
   """
   x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-  return _logaddexp(x1, x2, lax.exp, 1.0, np.pi)
+  return _logaddexp_e(*_broadcast(x1, x2))
 
 
 def logaddexp2(x1, x2, /):
@@ -81,7 +82,7 @@ def logaddexp2(x1, x2, /):
   ``[-pi / log(2), pi / log(2)]``.
   """
   x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-  return _logaddexp(x1, x2, lax.exp2, 1 / np.log(2), np.pi / np.log(2))
+  return _logaddexp_2(*_broadcast(x1, x2))
 
 
 def _logaddexp(x1, x2, exp, scale, period):
@@ -97,6 +98,32 @@ def _logaddexp(x1, x2, exp, scale, period):
   delta = lax.sub(lax.add(x1, x2), lax.mul(big, lax_const(big, 2)))
   out = lax.add(big, factor(lax.log1p(exp(delta))))
   return lax_bits.complex(lax_bits.real(out), _wrap(lax_bits.imag(out), period))
+
+
+def _log_add(exp, scale, period, name):
+  """``_logaddexp`` in one base, with JAX's custom derivative: ``exp(x - out)`` for each
+  operand, +inf taken as 0 so that an infinite operand does not make the slope NaN."""
+  def log_add(x1, x2):
+    return _logaddexp(x1, x2, exp, scale, period)
+  log_add.__name__ = log_add.__qualname__ = name
+  log_add = custom_jvp(log_add)
+
+  def log_add_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = log_add(x1, x2)
+    slope = lambda x: exp(lax.sub(_replace_inf(x), _replace_inf(out)))
+    return out, lax.add(lax.mul(t1, slope(x1)), lax.mul(t2, slope(x2)))
+  log_add.defjvp(log_add_jvp)
+  return log_add
+
+
+def _replace_inf(x):
+  real = lax_bits.real(x) if dtypes.is_complex(x.dtype) else x
+  return where(lax.eq(real, lax_const(real, np.inf)), lax_extra.full_like(x, 0), x)
+
+
+_logaddexp_e = _log_add(lax.exp, 1.0, np.pi, "logaddexp")
+_logaddexp_2 = _log_add(lax.exp2, 1 / np.log(2), np.pi / np.log(2), "logaddexp2")
 
 
 def _wrap(x, half_period):
