@@ -61,6 +61,16 @@ _HANGS_ON_EDGES = {"numpy.gcd", "numpy.lcm"}
 # -0.98279375 vs -0.9827938), which flips a sign; the complex edge cross product is libm's
 _LIBM_DEPENDENT_COMPLEX_EDGES = {"numpy.pow", "numpy.power", "numpy.float_power", "lax.pow"}
 
+# at the float maximum these compute exp(x) * (1 / x): XLA's CPU code flushes the
+# subnormal 1 / x to zero and answers inf * 0 = NaN, where NumPy (eager, tier 0) keeps
+# it and answers the limit. Not a property of the function; the other edges stay covered
+# by the same functions' other cases and by tests/test_scipy.py.
+_FLUSHED_SUBNORMAL_EDGES = {"special.expi", "special.spence"}
+# jit of custom_linear_solve with an int32 operand and a float solve fails JAX's own
+# MLIR verifier (a JAX bug: the result type is taken from the operand), so there is no
+# answer to record
+_JAX_LOWERING_BUG = {("lax.custom_linear_solve", "int32")}
+
 _MIXED = [("int8", "uint8"), ("int32", "float16"), ("bfloat16", "float16"), ("bool", "int8"),
           ("uint32", "int32"), ("float32", "complex64"), ("uint8", "bfloat16"),
           ("int8", "float32")]
@@ -72,7 +82,8 @@ def _unary(group, fn, dtypes, scalars=(2, -1.5, True)):
   out = []
   for d in dtypes:
     out.append(Case(group, fn, [A(d)]))
-    out.append(Case(group, fn, [A(d, (16,) if d != "bool" else (2,), "edge")]))
+    if group not in _FLUSHED_SUBNORMAL_EDGES:
+      out.append(Case(group, fn, [A(d, (16,) if d != "bool" else (2,), "edge")]))
   for d in ("int32", "float32", "bool"):
     out.append(Case(group, fn, [A(d, ())]))
   for s in scalars:
@@ -963,7 +974,8 @@ def misc_cases(x64):
   for name in ("cond", "switch", "while_loop", "fori_loop", "scan", "map",
                "associative_scan", "stop_gradient", "custom_root", "custom_linear_solve"):
     for d in ("float32", "int32"):
-      out.append(Case(f"lax.{name}", _control(name), [A(d, (3, 2), "pos")]))
+      if (f"lax.{name}", d) not in _JAX_LOWERING_BUG:
+        out.append(Case(f"lax.{name}", _control(name), [A(d, (3, 2), "pos")]))
   return out
 
 
