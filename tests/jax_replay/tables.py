@@ -60,11 +60,18 @@ _HANGS_ON_EDGES = {"numpy.gcd", "numpy.lcm"}
 # 3.4e38 * arg(2 - 3j): XLA's float32 atan2 is one ulp off libm's there (measured:
 # -0.98279375 vs -0.9827938), which flips a sign; the complex edge cross product is libm's
 _LIBM_DEPENDENT_COMPLEX_EDGES = {"numpy.pow", "numpy.power", "numpy.float_power", "lax.pow"}
+# complex128 atan2(0, -1.5 - 0.5j) divides -1.5 - 0.5j by its own square root: Smith's
+# algorithm's imaginary part is -0.5 + (1/3) * 1.5, exactly +0 in NumPy and a tiny negative
+# number where XLA's LLVM contracts it into a fused multiply-add, which picks the side of
+# the branch cut (pi or -pi); that depends on the CPU's FMA, so these edges are not compared
+_FMA_DEPENDENT_COMPLEX128_EDGES = {"numpy.arctan2", "numpy.atan2", "lax.atan2"}
 
 # at the float maximum these compute exp(x) * (1 / x): XLA's CPU code flushes the
 # subnormal 1 / x to zero and answers inf * 0 = NaN, where NumPy (eager, tier 0) keeps
 # it and answers the limit. Not a property of the function; the other edges stay covered
 # by the same functions' other cases and by tests/test_scipy.py.
+# Case.rtol is in units of the float32 tolerance; the float64 one is this much smaller
+RTOL_FLOAT64_PER_FLOAT32 = 1e-12 / 4e-6
 _FLUSHED_SUBNORMAL_EDGES = {"special.expi", "special.spence"}
 # jit of custom_linear_solve with an int32 operand and a float solve fails JAX's own
 # MLIR verifier (a JAX bug: the result type is taken from the operand), so there is no
@@ -97,7 +104,8 @@ def _binary(group, fn, dtypes, x64, weak=True):
     out.append(Case(group, fn, [A(d), A(d)]))
     k = len(edge_values(_dtype(d)))
     if not (group in _HANGS_ON_EDGES and d[0] in "iu") and not (
-        group in _LIBM_DEPENDENT_COMPLEX_EDGES and d.startswith("complex")):
+        group in _LIBM_DEPENDENT_COMPLEX_EDGES and d.startswith("complex")) and not (
+        group in _FMA_DEPENDENT_COMPLEX128_EDGES and d == "complex128"):
       out.append(Case(group, fn, [A(d, (k * k,), "edge_x"), A(d, (k * k,), "edge_y")]))
     if weak:
       for s in (2, 1.5, -3, True):
@@ -129,8 +137,11 @@ def elementwise_cases(x64):
     cases += _binary(f"lax.{n}", f"lax.{n}", dtypes, x64, weak=False)
     cases.append(Case(f"lax.{n}", f"lax.{n}", [A("float32"), 2.0]))
     cases.append(Case(f"lax.{n}", f"lax.{n}", [A("int32"), 2]))
+  # no complex activations: JAX jits them, so XLA's algebraic simplifier (x / 1 -> x and
+  # the like) decides what complex infinities and the signs of zero parts on branch cuts
+  # become, which no eager evaluation reproduces
   for n in NN_UNARY:
-    cases += _unary(f"nn.{n}", f"nn.{n}", [d for d in dtypes if d != "complex64"],
+    cases += _unary(f"nn.{n}", f"nn.{n}", [d for d in dtypes if not d.startswith("complex")],
                     scalars=(2, -1.5))
   for n in SPECIAL_UNARY:
     cases += _unary(f"special.{n}", f"scipy.special.{n}",
@@ -150,10 +161,16 @@ def elementwise_cases(x64):
                     {"v": 3}))
   cases.append(Case("special.log_ndtr", "scipy.special.log_ndtr", [A("float32")],
                     {"series_order": 2}))
-  cases.append(Case("special.owens_t", "scipy.special.owens_t", [A("float32"), A("float32")]))
+  # with x64 on, JAX computes these from float32 inputs partly in float32 and widens the
+  # result to 64 bits, so its answer is right to float32's rounding only (measured: 1e-7
+  # relative to scipy's float64 values, as jaxlite's); compared to 1e-6 there
+  float32_inside = 1e-6 / RTOL_FLOAT64_PER_FLOAT32 if x64 else None
+  cases.append(Case("special.owens_t", "scipy.special.owens_t", [A("float32"), A("float32")],
+                    rtol=float32_inside))
   cases.append(Case("special.sph_harm_y", "scipy.special.sph_harm_y",
                     [A("int32", (3,), (1, 2, 3)), A("int32", (3,), (0, 1, -2)),
-                     A("float32", (3,), "pos"), A("float32", (3,), "pos")], {"n_max": 3}))
+                     A("float32", (3,), "pos"), A("float32", (3,), "pos")], {"n_max": 3},
+                    rtol=float32_inside))
   for d in ("float32", "int32"):
     cases.append(Case("special.softmax", "scipy.special.softmax", [A(d)], {"axis": 1}))
     cases.append(Case("special.log_softmax", "scipy.special.log_softmax", [A(d)], {"axis": 0}))

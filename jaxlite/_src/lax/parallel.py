@@ -123,7 +123,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
   def mean(total):
     aval = core.get_aval(total)
-    dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else dtypes.default_float_dtype()
+    dtype = dtypes.to_inexact_dtype(aval.dtype)   # int32 -> float32 also with x64 on
     total = ew._convert_element_type(total, dtype, aval.weak_type)
     return ew.div(total, Array(np.array(count, dtype), True))
   return tree.tree_map(mean, psum(x, axis_name, axis_index_groups=axis_index_groups))

@@ -223,7 +223,8 @@ def rot90(m, k=1, axes=(0, 1)):
 def tri(N, M=None, k=0, dtype=None):
   """Ones at and below diagonal ``k`` of an N x M array."""
   M = N if M is None else M
-  want = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.default_float_dtype()
+  # float32 by default, also with x64 on (JAX's default here)
+  want = dtypes.canonicalize_dtype(dtype) if dtype is not None else np.dtype(np.float32)
   return lax_ew._convert_element_type(_tri_mask(N, M, k), want)
 
 
@@ -319,18 +320,23 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 def tril_indices(n, k=0, m=None):
   """Row and column indices of the lower triangle (static)."""
   r, c = np.tril_indices(n, k, m)
-  return Array(r.astype(np.int32)), Array(c.astype(np.int32))
+  return _index_arrays(r, c)
 
 
 def triu_indices(n, k=0, m=None):
   """Row and column indices of the upper triangle (static)."""
   r, c = np.triu_indices(n, k, m)
-  return Array(r.astype(np.int32)), Array(c.astype(np.int32))
+  return _index_arrays(r, c)
 
 
 def diag_indices(n, ndim=2):
   """Indices of the main diagonal of an ``ndim``-d array of side ``n``."""
-  return (Array(np.arange(n, dtype=np.int32)),) * ndim
+  return _index_arrays(*[np.arange(n)] * ndim)
+
+
+def _index_arrays(*indices):
+  """Static index arrays in the default integer type (int64 with x64 on), as JAX."""
+  return tuple(Array(i.astype(dtypes.default_int_dtype())) for i in indices)
 
 
 # ----------------------------------------------------------------------------- products

@@ -534,8 +534,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not "
                               "supported.")
   (f,) = _arr("gradient", f)
-  f = f if dtypes.issubdtype(f.dtype, np.inexact) else f.astype(
-      dtypes.canonicalize_dtype(np.float64))
+  f = f.astype(dtypes.to_inexact_dtype(f.dtype))   # int32 -> float32 also with x64 on
   axes = tuple(range(f.ndim)) if axis is None else (
       (canonicalize_axis(axis, f.ndim),) if isinstance(axis, int)
       else tuple(canonicalize_axis(a, f.ndim) for a in axis))

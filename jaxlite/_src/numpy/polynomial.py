@@ -89,13 +89,19 @@ def polyint(p, m=1, k=None):
   m = core.concrete_or_error(int, m, "The order of jnp.polyint must be static.")
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
-  p, = promote_dtypes_inexact(p)
-  ks = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k, np.float64), (m,))
+  check_arraylike("polyint", 0 if k is None else k)
+  # as JAX: the constants take part in the promotion (a bool p with the default k = 0 is
+  # an integer polynomial, float64 with x64 on)
+  p, k = promote_dtypes_inexact(p, 0 if k is None else k)
+  k = k if k.ndim else lax_shapes.reshape(k, (1,))
+  if k.shape == (1,):
+    k = lax_shapes.broadcast_in_dim(lax_shapes.reshape(k, ()), (m,), ())
+  if k.shape != (m,):
+    raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
   for i in range(m):
     n = p.shape[0]
     powers = as_operand(np.arange(n, 0, -1).astype(p.dtype))
-    p = lax_shapes.concatenate([ufuncs.true_divide(p, powers),
-                                as_operand(np.array([ks[i]], p.dtype))], 0)
+    p = lax_shapes.concatenate([ufuncs.true_divide(p, powers), k[i:i + 1]], 0)
   return p
 
 

@@ -29,11 +29,13 @@ __all__ = [
     "isin", "extract", "select", "piecewise", "compress", "sort_complex",
 ]
 
-_INT = np.int32
+def _index_dtype():
+  """Indices are of the default integer type (int64 with x64 on), as JAX's."""
+  return dtypes.default_int_dtype()
 
 
-def _iota(n, dtype=_INT):
-  return lax_shapes.iota(dtype, n)
+def _iota(n, dtype=None):
+  return lax_shapes.iota(dtype or _index_dtype(), n)
 
 
 def _c(x, value):
@@ -75,8 +77,9 @@ def sort_complex(a):
   check_arraylike("sort_complex", a)
   a = as_operand(a)
   out = sort(a, axis=0 if a.ndim else None)
-  if not dtypes.is_complex(out.dtype):
-    out = lax.convert_element_type(out, dtypes.default_complex_dtype())
+  if not dtypes.is_complex(out.dtype):   # complex64 unless it computes in float64
+    wide = dtypes.to_inexact_dtype(out.dtype) == np.float64
+    out = lax.convert_element_type(out, np.dtype(np.complex128 if wide else np.complex64))
   return out
 
 
@@ -104,9 +107,9 @@ def lexsort(keys, axis=-1):
   if len({k.shape for k in keys}) > 1:
     raise ValueError("all keys need to be the same shape")
   if keys[0].ndim == 0:
-    return as_operand(np.array(0, _INT))
+    return as_operand(np.array(0, _index_dtype()))
   axis = canonicalize_axis(axis, keys[0].ndim)
-  iota = lax_shapes.broadcasted_iota(_INT, keys[0].shape, axis)
+  iota = lax_shapes.broadcasted_iota(_index_dtype(), keys[0].shape, axis)
   return lax_sort.sort((*keys[::-1], iota), axis, True, len(keys))[-1]
 
 
@@ -131,7 +134,7 @@ def argpartition(a, kth, axis=-1):
   bottom = lax_sort.top_k(_negated_for_top_k(arr), kth + 1)[1]
   # the rest by index, through a proxy that ranks the bottom ones last (values may repeat)
   n = arr.shape[-1]
-  positions = lax_shapes.broadcasted_iota(_INT, bottom.shape + (n,), bottom.ndim)
+  positions = lax_shapes.broadcasted_iota(np.int32, bottom.shape + (n,), bottom.ndim)
   taken = lax_red.reduce_or(lax.eq(positions, lax_numpy.expand_dims(bottom, -1)),
                             (bottom.ndim - 1,))
   proxy = lax.convert_element_type(lax.bitwise_not(taken), np.float32)
@@ -187,15 +190,15 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
   if a.ndim != 1:
     raise ValueError("a should be 1-dimensional")
   if sorter is not None:
-    a = lax_sort.take_along_axis(a, as_operand(sorter).astype(_INT), 0)
+    a = lax_sort.take_along_axis(a, as_operand(sorter).astype(np.int32), 0)
   if a.shape[0] == 0:
-    return lax.broadcast_like(as_operand(np.array(0, _INT)), v)
+    return lax.broadcast_like(as_operand(np.array(0, np.int32)), v)
   vv = lax_shapes.expand_dims(v, (v.ndim,))
   aa = lax_shapes.reshape(a, (1,) * v.ndim + a.shape)
   shape = v.shape + a.shape
   vv, aa = (lax_shapes.broadcast_to_shape(t, shape) for t in (vv, aa))
   before = _nan_last_less(aa, vv, or_equal=(side == "right"))
-  return lax_red.reduce_sum(lax.convert_element_type(before, _INT), (v.ndim,))
+  return lax_red.reduce_sum(lax.convert_element_type(before, np.int32), (v.ndim,))
 
 
 def _static_size(name, count, size):
@@ -214,12 +217,12 @@ def _first_true(mask, size):
   order = lax_sort.sort((lax.convert_element_type(lax.bitwise_not(mask), np.int8),
                          _iota(n)), 0, True, 1)[1]
   if size > n:
-    order = lax_shapes.pad(order, as_operand(np.array(0, _INT)), [(0, size - n, 0)])
+    order = lax_shapes.pad(order, as_operand(np.array(0, _index_dtype())), [(0, size - n, 0)])
   return lax_shapes.slice(order, (0,), (size,))
 
 
 def _count(mask):
-  return lax_red.reduce_sum(lax.convert_element_type(mask, _INT), (0,))
+  return lax_red.reduce_sum(lax.convert_element_type(mask, _index_dtype()), (0,))
 
 
 def _to_bool(a):
@@ -227,7 +230,7 @@ def _to_bool(a):
 
 
 def nonzero(a, *, size=None, fill_value=None):
-  """The indices of the nonzero elements, one int32 array per axis.
+  """The indices of the nonzero elements, one integer array per axis.
 
   Parameters
   ----------
@@ -336,7 +339,7 @@ def _unique_sorted(columns, keep, size, fill_value, default_fill, name, equal_na
   for col in cols:
     if n:
       uniq = lax_sort.take_along_axis(col, lax.select(valid, idx, lax.broadcast_like(
-          as_operand(np.array(0, _INT)), idx)), 0)
+          as_operand(np.array(0, _index_dtype())), idx)), 0)
     else:
       uniq = (lax.broadcast_like(_c(col, 0), idx) if size
               else lax.convert_element_type(idx, col.dtype))
@@ -391,7 +394,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     rows = lax_shapes.reshape(moved, (moved.shape[0], width))
     columns = tuple(lax_shapes.reshape(lax_shapes.slice(rows, (0, j), (rows.shape[0], j + 1)),
                                        (rows.shape[0],)) for j in range(width))
-    columns = columns or (lax_shapes.broadcast_in_dim(as_operand(np.array(0, _INT)),
+    columns = columns or (lax_shapes.broadcast_in_dim(as_operand(np.array(0, _index_dtype())),
                                                        (rows.shape[0],), ()),)
     inverse_shape = (moved.shape[0],)
   n = columns[0].shape[0]
@@ -410,14 +413,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return uniq
   out = [uniq]
   size = idx.shape[0]
-  zero_index = as_operand(np.array(0, _INT))
+  zero_index = as_operand(np.array(0, _index_dtype()))
   if return_index:
     first = lax_sort.take_along_axis(perm, idx, 0) if n else idx
     pad = lax_shapes.slice(first, (0,), (builtins.min(size, 1),))
     pad = lax_shapes.reshape(pad, ()) if size else zero_index
     out.append(lax.select(valid, first, lax.broadcast_like(pad, first)))
   if return_inverse:
-    group = lax.sub(lax_sort.cumsum(lax.convert_element_type(new, _INT)), _c(zero_index, 1)) \
+    group = lax.sub(lax_sort.cumsum(lax.convert_element_type(new, _index_dtype())), _c(zero_index, 1)) \
         if n else perm
     inverse_perm = lax_sort.sort((perm, _iota(n)), 0, True, 1)[1] if n else perm
     inverse = lax_sort.take_along_axis(group, inverse_perm, 0) if n else perm
@@ -425,9 +428,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   if return_counts:
     if n:
       nxt = lax_shapes.concatenate([lax_shapes.slice(idx, (1,), (size,)),
-                                    as_operand(np.array([n], _INT))], 0) if size else idx
+                                    as_operand(np.array([n], _index_dtype()))], 0) if size else idx
       last = lax.lt(_iota(size), lax.broadcast_like(lax.sub(count, _c(count, 1)), idx))
-      ends = lax.select(last, nxt, lax.broadcast_like(as_operand(np.array(n, _INT)), idx))
+      ends = lax.select(last, nxt, lax.broadcast_like(as_operand(np.array(n, _index_dtype())), idx))
       counts = lax.select(valid, lax.sub(ends, idx), lax.broadcast_like(zero_index, idx))
     else:
       counts = idx
