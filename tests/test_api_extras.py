@@ -266,7 +266,10 @@ def test_lax_zeta_and_betainc_match_scipy():
 def test_lax_rng_bit_generator_shapes_and_dtypes():
   key, bits = lax.rng_bit_generator(np.array([1, 2, 3, 4], np.uint32), (3, 2))
   assert key.shape == (4,) and bits.shape == (3, 2) and bits.dtype == np.uint32
-  assert lax.rng_bit_generator(np.array([1, 2], np.uint32), (3,), np.uint8)[1].dtype == np.uint8
+  assert lax.rng_bit_generator(np.array([1, 2, 3, 4], np.uint32), (3,),
+                               np.uint8)[1].dtype == np.uint8
+  with pytest.raises(TypeError, match="uint32\\[4\\] or uint64\\[2\\]"):   # JAX asserts
+    lax.rng_bit_generator(np.array([1, 2], np.uint32), (3,), np.uint8)
 
 
 # conv_transpose, patches, local conv, ragged_dot and the shape helpers, recorded from

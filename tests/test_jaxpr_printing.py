@@ -126,8 +126,6 @@ DIFFERENT_JAXPR = {
     "split_many_outputs": "JAX 0.10 has a `split` primitive; jaxlite stages one slice per piece",
     "stack": "JAX 0.10 has a `stack` primitive; jaxlite broadcasts and concatenates",
     "tile": "JAX 0.10 has a `tile` primitive; jaxlite broadcasts and reshapes",
-    "vmap_of_cond": ("JAX's batched cond runs both branches on select_n'd, stop_gradient'd "
-                     "operands; jaxlite runs both on the operand itself"),
     "vmap_of_while": ("JAX 0.10's batched while keeps a batched predicate in cond_jaxpr; "
                       "jaxlite reduces it with reduce_or and selects in the body"),
 }

@@ -334,7 +334,10 @@ def test_polynomials_match_numpy():
   _close(jnp.polysub(q, p), np.polysub(q, p))
   _close(jnp.polymul(p, q), np.polymul(p, q))
   _close(jnp.polyder(p, 2), np.polyder(p, 2))
-  _close(jnp.polyint(p, 2, k=[1.0, 2.0]), np.polyint(p, 2, k=[1.0, 2.0]), rtol=1e-6)
+  _close(jnp.polyint(p, 2, k=jnp.array([1.0, 2.0])), np.polyint(p, 2, k=[1.0, 2.0]),
+         rtol=1e-6)
+  with pytest.raises(TypeError, match="polyint requires ndarray"):   # as JAX: k not a list
+    jnp.polyint(p, 2, k=[1.0, 2.0])
   _close(jnp.poly(q), np.poly(q))
 
 
