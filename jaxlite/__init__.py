@@ -2,7 +2,7 @@
 
 Use it as JAX: ``import jaxlite as jax; import jaxlite.numpy as jnp``.
 """
-__version__ = "0.1.0"
+from jaxlite._src.version import __version__
 
 from jaxlite._src.config import config
 from jaxlite._src import backends as _backends

@@ -31,6 +31,7 @@ from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
 from jaxlite._src.lax.sorting import sort_key_val, top_k
+from jaxlite._src.numpy import namespace as jnp_namespace
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -75,8 +76,7 @@ _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)
 
 
 def _jnp():
-  import jaxlite.numpy as jnp
-  return jnp
+  return jnp_namespace
 
 
 def _const(x, value):

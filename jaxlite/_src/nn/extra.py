@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.custom_derivatives import custom_jvp
 from jaxlite._src.nn import functions as fn
 from jaxlite._src.numpy import reductions

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
 from jaxlite._src.custom_derivatives import custom_jvp, stop_gradient
 from jaxlite._src.lax import elementwise as lax

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import core, dtypes
 from jaxlite._src import tree
 from jaxlite._src.custom_derivatives import custom_jvp
