@@ -225,3 +225,19 @@ def _wrap(value, aval: ShapedArray) -> Array:
 core.EvalTrace.to_value = staticmethod(to_numpy)
 core.EvalTrace.wrap = staticmethod(_wrap)
 core.EvalTrace.array_type = Array
+
+
+def as_operand(x):
+  """``x`` as something ``bind`` accepts: Arrays and tracers pass, others become Arrays."""
+  if isinstance(x, (Array, core.Tracer)):
+    return x
+  if isinstance(x, (np.ndarray, np.generic)):  # before the scalars: np.float64 is a float
+    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and x.dtype not in dtypes._NUMERIC):
+      raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
+                      "array. Convert the values to numbers first.")
+    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
+  if isinstance(x, (bool, int, float, complex)):
+    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
+  if hasattr(x, "__jax_array__"):
+    return as_operand(x.__jax_array__())
+  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")

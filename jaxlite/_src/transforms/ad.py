@@ -11,6 +11,7 @@ order of both.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -19,7 +20,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
 from jaxlite._src.transforms.partial_eval import PartialEvalTrace
-from jaxlite._src.transforms.staging import DynamicJaxprTrace
+from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 jvp_rules: dict[Primitive, Callable] = {}
 transpose_rules: dict[Primitive, Callable] = {}
@@ -262,7 +263,6 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
   It takes the non-linear inputs followed by the output cotangents and returns the
   cotangents of the linear inputs (zeros instantiated).
   """
-  from jaxlite._src.transforms.staging import trace_to_jaxpr
   avals = closed.in_avals
   nonlinear = [a for a, lin in zip(avals, linear) if not lin]
 
@@ -272,6 +272,24 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
     cts = backward_pass(closed.jaxpr, closed.consts, primals, args[len(nonlinear):])
     return [instantiate(ct) for ct, lin in zip(cts, linear) if lin]
   return trace_to_jaxpr(fun, nonlinear + list(closed.out_avals))
+
+
+def jvp_jaxpr(closed, diff_mask):
+  """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
+  (outputs..., tangents of inexact outputs...)."""
+  avals = closed.in_avals
+  n = len(avals)
+
+  def fun(*args):
+    primals = list(args[:n])
+    it = iter(args[n:])
+    tangents = [next(it) if d else Zero(tangent_aval(a))
+                for a, d in zip(avals, diff_mask)]
+    fn = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
+    outs, out_tangents = jvp_flat(fn, primals, [instantiate(t) for t in tangents])
+    return outs + [t for o, t in zip(closed.out_avals, out_tangents)
+                   if dtypes.is_inexact(o.dtype)]
+  return trace_to_jaxpr(fun, list(avals) + [a for a, d in zip(avals, diff_mask) if d])
 
 
 def _read(env, v):
