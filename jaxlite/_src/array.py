@@ -14,6 +14,11 @@ from jaxlite._src import dtypes
 from jaxlite._src.core import ShapedArray
 
 
+# Devices are the backends' business: they sit beside the layers and install these when
+# imported (``device_put`` of a NumPy value to an XLA buffer, the default device).
+placement: dict = {}
+
+
 class Array:
   """An immutable n-dimensional array (``jax.Array``).
 
@@ -70,9 +75,8 @@ class Array:
     first use and kept, since an Array never changes (JAX's arrays live on the device
     too); later calls pass it without a transfer. When the buffer shares host memory
     (CPU, large arrays), ``_value`` becomes that memory, so the value is held once."""
-    from jaxlite._src.backends import xla
     value = self._value
-    buf = xla.device_put(value)
+    buf = placement["device_put"](value)
     host = buf.host
     if host is not None and host is not value:
       self._value = host   # an aligned copy of the same contents
@@ -159,8 +163,7 @@ class Array:
 
   @property
   def device(self):
-    from jaxlite._src import backends
-    return backends.default_device()
+    return placement["default_device"]()
 
   def devices(self):
     return {self.device}

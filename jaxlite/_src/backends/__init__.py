@@ -1,4 +1,5 @@
 """Backends: devices, and the table of eager implementations the EvalTrace dispatches to."""
+from jaxlite._src import array
 from jaxlite._src import core
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 # the modules that fill the NumPy backend's table, one family each
@@ -70,3 +71,11 @@ def default_backend() -> str:
 
 
 core.EvalTrace.impls = numpy_impl_rules
+
+
+def _xla_device_put(value):
+  from jaxlite._src.backends import xla   # loads the PJRT plugin: only when first needed
+  return xla.device_put(value)
+
+
+array.placement.update(device_put=_xla_device_put, default_device=default_device)

@@ -19,6 +19,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
+from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms.partial_eval import PartialEvalTrace
 from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
 
@@ -54,12 +55,11 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 def zeros_like_aval(aval: ShapedArray):
   """A concrete or staged zero array of ``aval`` in the current trace."""
-  from jaxlite._src.lax import shapes  # lax sits above ad: rules import ad, not vice versa
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
   from jaxlite._src.array import Array
   scalar = Array(np.zeros((), aval.dtype), aval.weak_type)
-  return shapes.broadcast_in_dim(scalar, aval.shape, ())
+  return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
 
 
 def instantiate(t):
@@ -82,9 +82,8 @@ def add_tangents(x, y):
 
 def _term(fn, t, aval, *args, **params):
   """One operand's JVP term, broadcast to the output (lax broadcasts rank 0 and size 1)."""
-  from jaxlite._src.lax.shapes import broadcast_to_shape
   term = fn(t, *args, **params)
-  return term if core.get_aval(term).shape == aval.shape else broadcast_to_shape(
+  return term if core.get_aval(term).shape == aval.shape else lax_ops.broadcast_to_shape(
       term, aval.shape)
 
 
