@@ -502,6 +502,10 @@ def _check_program(shape, steps, x):
     with np.errstate(all="ignore"):
       g = _program(steps, np)
       fd = (np.sum(g(x.astype(np.float64) + e)) - np.sum(g(x.astype(np.float64) - e))) / 2e-4
-    if np.isfinite(fd):
+    # at 0 the ops' abs and maximum have kinks where JAX defines the derivative by
+    # convention (grad(abs)(0.) = 1, a tie of maximum splits it): softplus written with
+    # them has JAX's derivative 0 there, not its slope 0.5
+    at_kink = x.flat[0] == 0
+    if np.isfinite(fd) and not at_kink:
       np.testing.assert_allclose(eager_grad.flat[0], fd, rtol=2e-2, atol=2e-3,
                                  err_msg=str(names))
