@@ -2,7 +2,7 @@
 
 Use it as JAX: ``import jaxlite as jax; import jaxlite.numpy as jnp``.
 """
-__version__ = "0.1.0"
+from jaxlite._src.version import __version__
 
 from jaxlite._src.config import config
 from jaxlite._src import backends as _backends
@@ -22,7 +22,7 @@ from jaxlite._src.backends import default_device
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
 from jaxlite._src.jit import jit
 from jaxlite._src.debugging import pure_callback
-from jaxlite._src.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
+from jaxlite._src.lax.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
                                              checkpoint_policies)
 from jaxlite._src.vmap_api import vmap, jacfwd, jacrev, hessian
 from jaxlite._src.vmap_api import jacrev as jacobian

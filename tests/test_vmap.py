@@ -167,7 +167,8 @@ def test_in_and_out_axes_including_negative(in_axes, out_axes):
 
 def test_every_primitive_of_these_families_has_a_batching_rule():
   from jaxlite._src.lax import elementwise, indexing, parallel, reductions, shapes
-  from jaxlite._src import custom_derivatives, jit as jit_module
+  from jaxlite._src import jit as jit_module
+  from jaxlite._src.lax import custom_derivatives
   # iota has no operands: it cannot depend on the batch and is bound on the parent trace.
   # custom_lin is only ever staged into a linear jaxpr and transposed, never evaluated.
   exempt = {shapes.iota_p, custom_derivatives.custom_lin_p}

@@ -231,7 +231,7 @@ def live_arrays(platform=None):
 def print_environment_info(return_string: bool = False):
   """Print versions of jaxlite, Python, NumPy and the XLA plugin."""
   import numpy
-  from jaxlite import __version__
+  from jaxlite._src.version import __version__
   from jaxlite._src import tiers
   lines = [f"jaxlite:  {__version__}", f"numpy:    {numpy.__version__}",
            f"python:   {sys.version.split()[0]}", f"platform: {platform.platform()}",

@@ -14,6 +14,11 @@ from jaxlite._src import dtypes
 from jaxlite._src.core import ShapedArray
 
 
+# Devices are the backends' business: they sit beside the layers and install these when
+# imported (``device_put`` of a NumPy value to an XLA buffer, the default device).
+placement: dict = {}
+
+
 class Array:
   """An immutable n-dimensional array (``jax.Array``).
 
@@ -70,9 +75,8 @@ class Array:
     first use and kept, since an Array never changes (JAX's arrays live on the device
     too); later calls pass it without a transfer. When the buffer shares host memory
     (CPU, large arrays), ``_value`` becomes that memory, so the value is held once."""
-    from jaxlite._src.backends import xla
     value = self._value
-    buf = xla.device_put(value)
+    buf = placement["device_put"](value)
     host = buf.host
     if host is not None and host is not value:
       self._value = host   # an aligned copy of the same contents
@@ -159,8 +163,7 @@ class Array:
 
   @property
   def device(self):
-    from jaxlite._src import backends
-    return backends.default_device()
+    return placement["default_device"]()
 
   def devices(self):
     return {self.device}
@@ -225,3 +228,19 @@ def _wrap(value, aval: ShapedArray) -> Array:
 core.EvalTrace.to_value = staticmethod(to_numpy)
 core.EvalTrace.wrap = staticmethod(_wrap)
 core.EvalTrace.array_type = Array
+
+
+def as_operand(x):
+  """``x`` as something ``bind`` accepts: Arrays and tracers pass, others become Arrays."""
+  if isinstance(x, (Array, core.Tracer)):
+    return x
+  if isinstance(x, (np.ndarray, np.generic)):  # before the scalars: np.float64 is a float
+    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and x.dtype not in dtypes._NUMERIC):
+      raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
+                      "array. Convert the values to numbers first.")
+    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
+  if isinstance(x, (bool, int, float, complex)):
+    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
+  if hasattr(x, "__jax_array__"):
+    return as_operand(x.__jax_array__())
+  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")

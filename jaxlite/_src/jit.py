@@ -593,15 +593,8 @@ def call_jaxpr(closed, args, name):
   return jit_p.bind(*args, jaxpr=closed, name=name)
 
 
-_compiled_calls: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def _jit_impl(*args, jaxpr, name):
-  run = _compiled_calls.get(jaxpr)
-  if run is None:
-    run, _ = codegen.compile_jaxpr(passes.optimize(jaxpr), name)
-    _compiled_calls[jaxpr] = run
-  return run(*args)
+  return codegen.compiled(jaxpr, name)(*args)
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):
@@ -657,7 +650,7 @@ def clear_caches():
   """Empty the caches of every jitted function."""
   for f in list(_all_jitted):
     f.clear_cache()
-  _compiled_calls.clear()
+  codegen.clear_cache()
   tiers.cancel_pending()
 
 

@@ -31,6 +31,7 @@ from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
 from jaxlite._src.lax.sorting import sort_key_val, top_k
+from jaxlite._src.numpy import namespace as jnp_namespace
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -75,8 +76,7 @@ _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)
 
 
 def _jnp():
-  import jaxlite.numpy as jnp
-  return jnp
+  return jnp_namespace
 
 
 def _const(x, value):
@@ -498,7 +498,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   a, b = special.erf(lower / sqrt2), special.erf(upper / sqrt2)
   u = _uniform(key, shape, dtype, a, b)
   out = sqrt2 * special.erf_inv(u)
-  from jaxlite._src.custom_derivatives import stop_gradient
+  from jaxlite._src.lax.custom_derivatives import stop_gradient
   lo = lax.nextafter(stop_gradient(lower), jnp.full(lower.shape, np.inf, dtype))
   hi = lax.nextafter(stop_gradient(upper), jnp.full(upper.shape, -np.inf, dtype))
   return jnp.clip(out, lo, hi)
@@ -882,7 +882,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
   log_g = _gamma(key, _convert(alpha, dtype), shape + np.shape(alpha)[-1:], dtype, True)
   # JAX's own softmax here (not jax.nn.softmax)
-  from jaxlite._src.custom_derivatives import stop_gradient
+  from jaxlite._src.lax.custom_derivatives import stop_gradient
   jnp = _jnp()
   unnormalized = lax.exp(log_g - stop_gradient(jnp.max(log_g, -1, keepdims=True)))
   return unnormalized / unnormalized.sum(-1, keepdims=True)

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
 from jaxlite._src import random as R
 from jaxlite._src.lax import control_flow

@@ -1,8 +1,14 @@
 """Backends: devices, and the table of eager implementations the EvalTrace dispatches to."""
+from jaxlite._src import array
 from jaxlite._src import core
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
+# the modules that fill the NumPy backend's table, one family each
+from jaxlite._src.backends.numpy import control_flow_impls as _numpy_control_flow  # noqa: F401
+from jaxlite._src.backends.numpy import extra_impls as _numpy_extra  # noqa: F401
 from jaxlite._src.backends.numpy import indexing as _numpy_indexing  # gather/scatter rows
+from jaxlite._src.backends.numpy import linalg_impls as _numpy_linalg  # noqa: F401
 from jaxlite._src.backends.numpy import parallel as _numpy_parallel  # collectives' rows
+from jaxlite._src.backends.numpy import rng_impls as _numpy_rng  # noqa: F401
 
 
 class Device:
@@ -65,3 +71,11 @@ def default_backend() -> str:
 
 
 core.EvalTrace.impls = numpy_impl_rules
+
+
+def _xla_device_put(value):
+  from jaxlite._src.backends import xla   # loads the PJRT plugin: only when first needed
+  return xla.device_put(value)
+
+
+array.placement.update(device_put=_xla_device_put, default_device=default_device)

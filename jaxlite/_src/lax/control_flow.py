@@ -14,28 +14,24 @@ from __future__ import annotations
 
 import functools
 import operator
-import weakref
 
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import Array
+from jaxlite._src.array import Array, as_operand as _as_operand
 from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import shapes
 from jaxlite._src.transforms import ad
+from jaxlite._src.transforms.ad import jvp_jaxpr as _jvp_jaxpr
 from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 
 # ----------------------------------------------------------------------------- helpers
-
-def _as_operand(x):
-  from jaxlite._src.numpy.util import as_operand
-  return as_operand(x)
-
 
 def _closure_convert(closed: ClosedJaxpr):
   """Turn the consts of ``closed`` into leading invars; returns (jaxpr, const values)."""
@@ -88,36 +84,6 @@ def _zeros(aval):
 def _inexact(aval):
   return dtypes.is_inexact(aval.dtype)
 
-
-def _jvp_jaxpr(closed: ClosedJaxpr, diff_mask):
-  """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
-  (outputs..., tangents of inexact outputs...)."""
-  avals = closed.in_avals
-  n = len(avals)
-
-  def fun(*args):
-    primals = list(args[:n])
-    it = iter(args[n:])
-    tangents = [next(it) if d else ad.Zero(ad.tangent_aval(a))
-                for a, d in zip(avals, diff_mask)]
-    fn = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
-    outs, out_tangents = ad.jvp_flat(fn, primals, [ad.instantiate(t) for t in tangents])
-    return outs + [t for o, t in zip(closed.out_avals, out_tangents) if _inexact(o)]
-  return trace_to_jaxpr(fun, list(avals) + [a for a, d in zip(avals, diff_mask) if d])
-
-
-_compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _compiled_fn(closed: ClosedJaxpr):
-  """Tier-0 executable of a body jaxpr, compiled once per jaxpr object."""
-  fn = _compiled.get(closed)
-  if fn is None:
-    from jaxlite._src import passes
-    from jaxlite._src.backends.numpy import codegen
-    fn, _ = codegen.compile_jaxpr(passes.optimize(closed), "body")
-    _compiled[closed] = fn
-  return fn
 
 
 # ----------------------------------------------------------------------------- cond
@@ -250,9 +216,6 @@ def switch(index, branches, *operands, operand=None):
   index = ew.clamp(Array(np.int32(0)), index, Array(np.int32(len(branches) - 1)))
   return _bind_cond(index, branches, operands, "switch")
 
-
-def _cond_impl(index, *args, branches):
-  return _compiled_fn(branches[int(index)])(*args)
 
 
 def _cond_jvp(primals, tangents, *, branches):
@@ -410,15 +373,6 @@ def while_loop(cond_fun, body_fun, init_val):
                       body_nconsts=len(body_consts))
   return tree.tree_unflatten(carry_tree, outs)
 
-
-def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  cond_consts = args[:cond_nconsts]
-  body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
-  carry = list(args[cond_nconsts + body_nconsts:])
-  cond_fn, body_fn = _compiled_fn(cond_jaxpr), _compiled_fn(body_jaxpr)
-  while cond_fn(*cond_consts, *carry)[0]:
-    carry = body_fn(*body_consts, *carry)
-  return carry
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -621,21 +575,6 @@ def _carry_name(f, path):
   return first + path
 
 
-def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, linear):
-  consts = args[:num_consts]
-  carry = list(args[num_consts:num_consts + num_carry])
-  xs = args[num_consts + num_carry:]
-  body = _compiled_fn(jaxpr)
-  ys_avals = jaxpr.out_avals[num_carry:]
-  ys = [np.empty((length,) + a.shape, a.dtype) for a in ys_avals]
-  for step in range(length):
-    i = length - 1 - step if reverse else step
-    outs = body(*consts, *carry, *[x[i] for x in xs])
-    carry = outs[:num_carry]
-    for buf, y in zip(ys, outs[num_carry:]):
-      buf[i] = y
-  return carry + ys
-
 
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll,
               linear):
@@ -805,14 +744,13 @@ pe.partial_eval_rules[scan_p] = _scan_partial_eval
 def map(f, xs, *, batch_size=None):
   """``f`` applied to each slice of ``xs`` along its leading axis (a ``scan``)."""
   if batch_size is not None:
-    from jaxlite._src.vmap_api import vmap
     leaves, treedef = tree.tree_flatten(xs)
     n = leaves[0].shape[0]
     full = n - n % batch_size
     batched = tree.tree_unflatten(treedef, [
         shapes.reshape(shapes.slice_in_dim(x, 0, full), (full // batch_size, batch_size)
                        + x.shape[1:]) for x in leaves])
-    _, ys = scan(lambda _, x: (None, vmap(f)(x)), None, batched)
+    _, ys = scan(lambda _, x: (None, _vmap_leading(f, x, batch_size)), None, batched)
     ys = tree.tree_map(lambda y: shapes.reshape(y, (full,) + y.shape[2:]), ys)
     if full < n:
       rest = tree.tree_unflatten(treedef, [shapes.slice_in_dim(x, full, n) for x in leaves])
@@ -825,6 +763,21 @@ def map(f, xs, *, batch_size=None):
 
 # ----------------------------------------------------------------------------- batching
 from jaxlite._src.transforms import batching  # noqa: E402
+
+
+def _vmap_leading(f, x, size):
+  """``vmap(f)(x)``: ``f`` mapped over the leading axis of every leaf of ``x``, its
+  outputs batched at axis 0 (lax sits below the ``vmap`` API, so it batches directly)."""
+  leaves, treedef = tree.tree_flatten(x)
+  out_trees = []
+
+  def flat(*xs):
+    out_leaves, out_tree = tree.tree_flatten(f(tree.tree_unflatten(treedef, xs)))
+    out_trees.append(out_tree)
+    return [_as_operand(o) for o in out_leaves]
+  outs, dims = batching.vmap_flat(flat, leaves, [0] * len(leaves), size)
+  return tree.tree_unflatten(out_trees[-1], [batching.bdim_at_front(o, d, size)
+                                             for o, d in zip(outs, dims)])
 
 
 def _at_front(vals, dims):
@@ -860,7 +813,6 @@ def _own_examples(index, i, ops):
   """``ops`` with gradients cut where branch ``i`` is not taken, so that a branch's NaN
   or infinite slope at examples it does not answer cannot reach the gradient (JAX's
   safeguard, jax#1052)."""
-  from jaxlite._src.custom_derivatives import stop_gradient
   taken = ew.eq(index, ew._const(index, i))
   return [ew.select(shapes.broadcast_in_dim(taken, core.get_aval(x).shape, (0,)), x,
                     stop_gradient(x)) for x in ops]

@@ -790,7 +790,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
   Jacobian of ``f`` at the root applied through ``tangent_solve(g, y)`` (which solves the
   linear ``g(x) = y``). ``solve`` itself is never differentiated."""
   from jaxlite._src.autodiff_api import jvp
-  from jaxlite._src.custom_derivatives import stop_gradient
+  from jaxlite._src.lax.custom_derivatives import stop_gradient
   found = solve(f, initial_guess)
   root, aux = found if has_aux else (found, None)
   root = stop_gradient(root)
@@ -809,7 +809,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
   than through ``solve``: derivatives flow to ``b`` and to what ``matvec`` closes over
   through one more linear solve (``solve`` again, which must therefore be linear in its
   right-hand side, as any linear solver is)."""
-  from jaxlite._src.custom_derivatives import stop_gradient
+  from jaxlite._src.lax.custom_derivatives import stop_gradient
   found = solve(matvec, b)
   x, aux = found if has_aux else (found, None)
   x0 = stop_gradient(x)

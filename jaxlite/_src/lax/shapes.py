@@ -404,6 +404,7 @@ def unbroadcast(aval, ct):
 
 # -- differentiation: every shape primitive is linear; these are the transposes
 from jaxlite._src.transforms import ad  # noqa: E402
+from jaxlite._src.transforms import lax_ops  # noqa: E402
 
 
 def _broadcast_in_dim_transpose_rule(ct, operand, *, shape, broadcast_dimensions, sharding):
@@ -693,3 +694,7 @@ batching.batching_rules.update({
     dynamic_slice_p: _dynamic_slice_batcher,
     dynamic_update_slice_p: _dynamic_update_slice_batcher,
 })
+
+# the transformations (below lax) build zeros and batch axes with these
+lax_ops.ops.update(broadcast_in_dim=broadcast_in_dim, broadcast_to_shape=broadcast_to_shape,
+                   transpose=transpose, expand_dims=expand_dims)

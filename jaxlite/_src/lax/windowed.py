@@ -271,13 +271,12 @@ def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
   # As JAX: one reduce_window over primals and tangents together, whose computation is
   # the JVP of the user's. It is not linear in the tangents, so (as in JAX) reverse mode
   # is available for the recognised monoids only.
-  from jaxlite._src.lax import control_flow as cf
   operands, inits = red._split_half(primals)
   op_tangents, init_tangents = red._split_half(tangents)
   if any(type(t) is not ad.Zero for t in init_tangents):
     raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
   diff = [dtypes.is_inexact(core.get_aval(x).dtype) for x in operands]
-  jvp = cf._jvp_jaxpr(core.ClosedJaxpr(jaxpr, consts), diff + diff)
+  jvp = ad.jvp_jaxpr(core.ClosedJaxpr(jaxpr, consts), diff + diff)
   n, k = len(operands), sum(diff)
 
   def computation(*args):   # (acc, acc tangents, x, x tangents) in the jvp's order

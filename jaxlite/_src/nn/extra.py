@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-import jaxlite.numpy as jnp
-from jaxlite._src.custom_derivatives import custom_jvp
+from jaxlite._src.numpy import namespace as jnp
+from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.nn import functions as fn
 from jaxlite._src.numpy import reductions
 from jaxlite._src.numpy.util import as_operand, check_arraylike

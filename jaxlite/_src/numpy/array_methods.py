@@ -127,8 +127,17 @@ def _array_namespace(self, /, *, api_version=None):
   if api_version not in (None, "2023.12", "2024.12"):
     raise ValueError(f"Unrecognized array API version {api_version!r}; jaxlite.numpy follows "
                      "2023.12.")
-  import jaxlite.numpy
-  return jaxlite.numpy
+  return _NAMESPACE[0]
+
+
+# The public ``jaxlite.numpy`` module registers itself here when imported: ``_src`` never
+# imports the public package, yet ``__array_namespace__`` must return it.
+_NAMESPACE = [None]
+
+
+def register_namespace(module):
+  """Record ``module`` (the public ``jaxlite.numpy``) as the Array API namespace."""
+  _NAMESPACE[0] = module
 
 
 _METHODS["__array_namespace__"] = _array_namespace

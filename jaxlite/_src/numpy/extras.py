@@ -14,7 +14,7 @@ import re
 import ml_dtypes
 import numpy as np
 
-from jaxlite import numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import errors
@@ -613,7 +613,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
   if density:
     counts = counts.astype(sample.dtype)
     counts = counts / counts.sum()
-    for width in jnp.ix_(*[jnp.diff(e) for e in edges]):
+    for width in ix_(*[jnp.diff(e) for e in edges]):
       counts = counts / width
   return counts, edges
 

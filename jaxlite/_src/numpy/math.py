@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import dtypes
-from jaxlite._src.custom_derivatives import custom_jvp
+from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax

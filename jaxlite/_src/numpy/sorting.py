@@ -14,7 +14,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
-from jaxlite._src.custom_derivatives import stop_gradient
+from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes

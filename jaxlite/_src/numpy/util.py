@@ -5,7 +5,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
-from jaxlite._src.array import Array
+from jaxlite._src.array import Array, as_operand  # noqa: F401 (re-exported)
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
@@ -29,22 +29,6 @@ def constant(value, dtype=None, weak_type=False) -> Array:
   if dtype is None:
     dtype = dtypes.dtype(value, canonicalize=True)
   return Array(np.array(value, dtype=dtype), weak_type)
-
-
-def as_operand(x):
-  """``x`` as something ``bind`` accepts: Arrays and tracers pass, others become Arrays."""
-  if isinstance(x, (Array, Tracer)):
-    return x
-  if isinstance(x, (np.ndarray, np.generic)):  # before the scalars: np.float64 is a float
-    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and x.dtype not in dtypes._NUMERIC):
-      raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
-                      "array. Convert the values to numbers first.")
-    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
-  if isinstance(x, _SCALARS):
-    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
-  if hasattr(x, "__jax_array__"):
-    return as_operand(x.__jax_array__())
-  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")
 
 
 def lax_const(x, value) -> Array:

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import linalg as lax_linalg
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
-from jaxlite._src.custom_derivatives import custom_jvp
+from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.nn.functions import logsumexp

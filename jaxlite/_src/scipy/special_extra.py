@@ -13,10 +13,10 @@ import operator
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import core, dtypes
 from jaxlite._src import tree
-from jaxlite._src.custom_derivatives import custom_jvp
+from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as lax

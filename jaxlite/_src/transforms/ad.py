@@ -11,6 +11,7 @@ order of both.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -18,8 +19,9 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
+from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms.partial_eval import PartialEvalTrace
-from jaxlite._src.transforms.staging import DynamicJaxprTrace
+from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 jvp_rules: dict[Primitive, Callable] = {}
 transpose_rules: dict[Primitive, Callable] = {}
@@ -53,12 +55,11 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 def zeros_like_aval(aval: ShapedArray):
   """A concrete or staged zero array of ``aval`` in the current trace."""
-  from jaxlite._src.lax import shapes  # lax sits above ad: rules import ad, not vice versa
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
   from jaxlite._src.array import Array
   scalar = Array(np.zeros((), aval.dtype), aval.weak_type)
-  return shapes.broadcast_in_dim(scalar, aval.shape, ())
+  return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
 
 
 def instantiate(t):
@@ -81,9 +82,8 @@ def add_tangents(x, y):
 
 def _term(fn, t, aval, *args, **params):
   """One operand's JVP term, broadcast to the output (lax broadcasts rank 0 and size 1)."""
-  from jaxlite._src.lax.shapes import broadcast_to_shape
   term = fn(t, *args, **params)
-  return term if core.get_aval(term).shape == aval.shape else broadcast_to_shape(
+  return term if core.get_aval(term).shape == aval.shape else lax_ops.broadcast_to_shape(
       term, aval.shape)
 
 
@@ -262,7 +262,6 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
   It takes the non-linear inputs followed by the output cotangents and returns the
   cotangents of the linear inputs (zeros instantiated).
   """
-  from jaxlite._src.transforms.staging import trace_to_jaxpr
   avals = closed.in_avals
   nonlinear = [a for a, lin in zip(avals, linear) if not lin]
 
@@ -272,6 +271,24 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
     cts = backward_pass(closed.jaxpr, closed.consts, primals, args[len(nonlinear):])
     return [instantiate(ct) for ct, lin in zip(cts, linear) if lin]
   return trace_to_jaxpr(fun, nonlinear + list(closed.out_avals))
+
+
+def jvp_jaxpr(closed, diff_mask):
+  """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
+  (outputs..., tangents of inexact outputs...)."""
+  avals = closed.in_avals
+  n = len(avals)
+
+  def fun(*args):
+    primals = list(args[:n])
+    it = iter(args[n:])
+    tangents = [next(it) if d else Zero(tangent_aval(a))
+                for a, d in zip(avals, diff_mask)]
+    fn = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
+    outs, out_tangents = jvp_flat(fn, primals, [instantiate(t) for t in tangents])
+    return outs + [t for o, t in zip(closed.out_avals, out_tangents)
+                   if dtypes.is_inexact(o.dtype)]
+  return trace_to_jaxpr(fun, list(avals) + [a for a, d in zip(avals, diff_mask) if d])
 
 
 def _read(env, v):

@@ -53,6 +53,7 @@ from jaxlite._src import core
 from jaxlite._src import errors
 from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, Tracer, set_current_trace
 from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms import staging
 
 batching_rules: dict[Primitive, Callable] = {}
@@ -265,11 +266,6 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, out_dims=None
 
 # ----------------------------------------------------------------------------- helpers
 
-def _lax_shapes():
-  from jaxlite._src.lax import shapes  # lax sits above batching: rules import us
-  return shapes
-
-
 def batch_size(vals, dims) -> int:
   """The batch size, read off the first batched operand."""
   return next(core.get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
@@ -283,7 +279,7 @@ def moveaxis(x, src: int, dst: int):
     return x
   perm = [i for i in range(ndim) if i != src]
   perm.insert(dst, src)
-  return _lax_shapes().transpose(x, perm)
+  return lax_ops.transpose(x, perm)
 
 
 def broadcast(x, size: int, axis: int):
@@ -291,7 +287,7 @@ def broadcast(x, size: int, axis: int):
   shape = core.get_aval(x).shape
   out_shape = shape[:axis] + (size,) + shape[axis:]
   dims = [i for i in range(len(out_shape)) if i != axis]
-  return _lax_shapes().broadcast_in_dim(x, out_shape, dims)
+  return lax_ops.broadcast_in_dim(x, out_shape, dims)
 
 
 def bdim_at_front(x, dim, size: int):
@@ -347,7 +343,7 @@ def _broadcasting_rule(prim, vals, dims, params):
     if d is None:
       args.append(v if n == 0 else _expand(v, 0))
     elif n - 1 < rank:  # a per-example scalar among arrays: shape (size, 1, ..., 1)
-      args.append(_lax_shapes().broadcast_in_dim(moveaxis(v, d, 0), (size,) + (1,) * rank,
+      args.append(lax_ops.broadcast_in_dim(moveaxis(v, d, 0), (size,) + (1,) * rank,
                                                  (0,)))
     else:
       args.append(moveaxis(v, d, 0))
@@ -355,7 +351,7 @@ def _broadcasting_rule(prim, vals, dims, params):
 
 
 def _expand(x, axis):
-  return _lax_shapes().expand_dims(x, (axis,))
+  return lax_ops.expand_dims(x, (axis,))
 
 
 # -- add_any (ad's sum of tangents): operands of one shape, so the batch axes must agree

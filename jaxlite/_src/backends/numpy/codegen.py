@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import weakref
 
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src import passes
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import elementwise as ew
 
@@ -206,3 +208,23 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
   return em.namespace[fn_name], source
+
+
+# The one cache of compiled jaxprs: nested ``jit`` calls, control-flow bodies and the
+# composed implementations all compile a jaxpr object once, optimized as jit optimizes it.
+_compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def compiled(closed: core.ClosedJaxpr, name: str = "body"):
+  """The tier-0 executable of ``closed`` after the jit pass pipeline, compiled once per
+  jaxpr object."""
+  fn = _compiled.get(closed)
+  if fn is None:
+    fn, _ = compile_jaxpr(passes.optimize(closed), name)
+    _compiled[closed] = fn
+  return fn
+
+
+def clear_cache():
+  """Forget every compiled jaxpr."""
+  _compiled.clear()

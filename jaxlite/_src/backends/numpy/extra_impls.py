@@ -10,7 +10,7 @@ import numpy as np
 import scipy.special as sps
 
 from jaxlite._src import core
-from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.transforms import staging
 
 from jaxlite._src import dtypes
@@ -37,7 +37,7 @@ def _composed(fn):
   @functools.lru_cache(maxsize=64)
   def compiled(types):
     avals = [core.ShapedArray(shape, dtype) for shape, dtype in types]
-    return cf._compiled_fn(staging.trace_to_jaxpr(lambda *xs: [fn(*xs)], avals))
+    return codegen.compiled(staging.trace_to_jaxpr(lambda *xs: [fn(*xs)], avals))
 
   def impl(*args):
     return compiled(tuple((np.shape(a), np.asarray(a).dtype) for a in args))(*args)[0]

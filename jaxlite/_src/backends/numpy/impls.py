@@ -361,24 +361,7 @@ from jaxlite._src.transforms import ad  # noqa: E402
 
 impl_rules[ad.add_any_p] = np.add
 
-from jaxlite._src.lax import control_flow as cf  # noqa: E402
-
-impl_rules[cf.cond_p] = cf._cond_impl
-impl_rules[cf.while_p] = cf._while_impl
-impl_rules[cf.scan_p] = cf._scan_impl
-
-
-def _reduce_computation(*args, computation, jaxpr, dimensions):
-  # reduced as a tree of vectorised applications of the computation, compiled once per
-  # computation and shapes
-  avals = [core.ShapedArray(np.shape(x), np.asarray(x).dtype) for x in args]
-  tree = red.reduce_as_tree_jaxpr(avals, jaxpr.jaxpr, jaxpr.consts, dimensions)
-  return cf._compiled_fn(tree)(*args)
-
-
-impl_rules[red.reduce_p] = _reduce_computation
-
-from jaxlite._src import custom_derivatives as cd  # noqa: E402
+from jaxlite._src.lax import custom_derivatives as cd  # noqa: E402
 
 impl_rules[cd.custom_jvp_call_p] = cd._custom_jvp_call_impl
 impl_rules[cd.custom_vjp_call_p] = cd._custom_jvp_call_impl
@@ -392,6 +375,3 @@ impl_rules[debugging.debug_print_p] = debugging._debug_print_impl
 impl_rules[debugging.debug_callback_p] = debugging._debug_callback_impl
 impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
 impl_rules[debugging.io_callback_p] = debugging._io_callback_impl
-from jaxlite._src.backends.numpy import extra_impls  # noqa: E402,F401
-from jaxlite._src.backends.numpy import linalg_impls  # noqa: E402,F401
-from jaxlite._src.backends.numpy import rng_impls  # noqa: E402,F401

@@ -10,9 +10,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from jaxlite._src import core
+from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
-from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import convolution as conv
 from jaxlite._src.lax import fft as lax_fft
 from jaxlite._src.lax import linalg as la
@@ -231,7 +231,7 @@ def _reduce_window_computation(*args, jaxpr, consts, **params):
   mask = [_window_rows(np.ones(operands[0].shape, bool), False, **params)] if padded else []
   avals = [core.ShapedArray(v.shape, v.dtype) for v in rows + inits + mask]
   tree = red.reduce_as_tree_jaxpr(avals, jaxpr, consts, (0,), masked=padded)
-  outs = cf._compiled_fn(tree)(*rows, *inits, *mask)
+  outs = codegen.compiled(tree)(*rows, *inits, *mask)
   return [np.asarray(o).reshape(out_shape) for o in outs]
 
 

@@ -23,12 +23,12 @@ import numpy as np
 from jaxlite._src.backends.xla import stablehlo as hlo
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import linalg as la
+from jaxlite._src.numpy import namespace as jnp_namespace
 from jaxlite._src.transforms import staging
 
 
 def _jnp():
-  from jaxlite import numpy as jnp   # the layer above lax; imported when first lowering
-  return jnp
+  return jnp_namespace
 
 
 lowered_function = hlo.lowered_function

@@ -16,15 +16,11 @@ from jaxlite._src import api_util
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
+from jaxlite._src.array import as_operand as _as_operand
 from jaxlite._src.core import Primitive
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import trace_to_jaxpr
-
-
-def _as_operand(x):
-  from jaxlite._src.numpy.util import as_operand
-  return as_operand(x)
 
 
 def _resolve_args(fun, args, kwargs):
@@ -368,9 +364,8 @@ def _remat_impl(*args, jaxpr, **_):
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
-  from jaxlite._src.lax.control_flow import _jvp_jaxpr
   diff = [type(t) is not ad.Zero and _inexact(p) for p, t in zip(primals, tangents)]
-  jvp = _jvp_jaxpr(jaxpr, diff)
+  jvp = ad.jvp_jaxpr(jaxpr, diff)
   ts = [ad.instantiate(t) for t, d in zip(tangents, diff) if d]
   outs = remat_p.bind(*primals, *ts, jaxpr=jvp, prevent_cse=prevent_cse,
                       differentiated=True, policy=policy)

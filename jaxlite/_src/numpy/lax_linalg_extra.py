@@ -4,7 +4,8 @@ LAPACK's packed outputs, Householder products, ``ormqr``, rank-one Cholesky upda
 pivot conversion, a polar decomposition under ``qdwh``'s name, and tridiagonal solves.
 
 The Householder reductions loop in Python over the (static) columns, so they suit small
-matrices; they take one matrix (``vmap`` them for batches).
+matrices; they take one matrix (``vmap`` them for batches). Being built on
+``jaxlite.numpy``, the module sits in the library layer, not in ``lax``.
 """
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import enum
 
 import numpy as np
 
-import jaxlite.numpy as jnp
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import linalg as lax_linalg
+from jaxlite._src.numpy import extras
+from jaxlite._src.numpy import namespace as jnp
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky_update",
            "hessenberg", "householder_product", "lu_pivots_to_permutation", "ormqr", "qdwh",
@@ -147,8 +149,8 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     j = pivots[..., i]
     pi = jnp.take_along_axis(perm, jnp.full(batch + (1,), i), -1)
     pj = jnp.take_along_axis(perm, j[..., None], -1)
-    perm = jnp.put_along_axis(perm, jnp.full(batch + (1,), i), pj, -1, inplace=False)
-    return jnp.put_along_axis(perm, j[..., None], pi, -1, inplace=False)
+    perm = extras.put_along_axis(perm, jnp.full(batch + (1,), i), pj, -1, inplace=False)
+    return extras.put_along_axis(perm, j[..., None], pi, -1, inplace=False)
 
   init = jnp.broadcast_to(jnp.arange(permutation_size, dtype=pivots.dtype),
                           batch + (permutation_size,))

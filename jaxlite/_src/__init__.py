@@ -1,0 +1,1 @@
+"""jaxlite's implementation, in layers (docs/architecture.md); the public modules re-export it."""

@@ -1,0 +1,55 @@
+"""Tier 0's implementations of the primitives that hold jaxprs (cond, while, scan and
+reduce with a computation): Python loops over bodies compiled by the code generator."""
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src.backends.numpy import codegen
+from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.lax import reductions as red
+
+
+def _cond_impl(index, *args, branches):
+  return codegen.compiled(branches[int(index)])(*args)
+
+
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  cond_consts = args[:cond_nconsts]
+  body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
+  carry = list(args[cond_nconsts + body_nconsts:])
+  cond_fn, body_fn = codegen.compiled(cond_jaxpr), codegen.compiled(body_jaxpr)
+  while cond_fn(*cond_consts, *carry)[0]:
+    carry = body_fn(*body_consts, *carry)
+  return carry
+
+
+def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, linear):
+  consts = args[:num_consts]
+  carry = list(args[num_consts:num_consts + num_carry])
+  xs = args[num_consts + num_carry:]
+  body = codegen.compiled(jaxpr)
+  ys_avals = jaxpr.out_avals[num_carry:]
+  ys = [np.empty((length,) + a.shape, a.dtype) for a in ys_avals]
+  for step in range(length):
+    i = length - 1 - step if reverse else step
+    outs = body(*consts, *carry, *[x[i] for x in xs])
+    carry = outs[:num_carry]
+    for buf, y in zip(ys, outs[num_carry:]):
+      buf[i] = y
+  return carry + ys
+
+
+impl_rules[cf.cond_p] = _cond_impl
+impl_rules[cf.while_p] = _while_impl
+impl_rules[cf.scan_p] = _scan_impl
+
+
+def _reduce_computation(*args, computation, jaxpr, dimensions):
+  # reduced as a tree of vectorised applications of the computation, compiled once per
+  # computation and shapes
+  avals = [core.ShapedArray(np.shape(x), np.asarray(x).dtype) for x in args]
+  tree = red.reduce_as_tree_jaxpr(avals, jaxpr.jaxpr, jaxpr.consts, dimensions)
+  return codegen.compiled(tree)(*args)
+
+
+impl_rules[red.reduce_p] = _reduce_computation

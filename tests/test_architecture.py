@@ -1,0 +1,145 @@
+"""The layering of ``jaxlite._src`` (docs/architecture.md), checked on the source.
+
+The import graph is read with ``ast`` and counts imports inside functions too: a
+function-level import that closes a cycle is still a cycle.
+"""
+import ast
+import os
+import pathlib
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "jaxlite"
+PUBLIC = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+          if p.name != "_src" and (p.suffix == ".py" or (p / "__init__.py").exists())} - {"__init__"}
+
+# Import cycles that remain inside one layer (issue 16): module families that import each
+# other's helpers. Beyond them and the upward imports the layers contract still ignores,
+# no cycle may exist; both lists may only shrink.
+KNOWN_CYCLES = [
+    {"lax.bits", "lax.control_flow", "lax.custom_derivatives", "lax.elementwise",
+     "lax.indexing", "lax.parallel", "lax.reductions", "lax.shapes", "lax.special"},
+    {"numpy.creation", "numpy.indexing", "numpy.lax_numpy", "numpy.math",
+     "numpy.reductions", "numpy.sorting", "numpy.ufuncs"},
+    {"backends.xla", "backends.xla.callbacks", "backends.xla.linalg",
+     "backends.xla.stablehlo"},
+    {"jit", "profiler", "stages", "tiers"},
+]
+
+
+def _module_name(path):
+  parts = path.relative_to(ROOT).with_suffix("").parts
+  return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules():
+  return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _imports(name, path, modules):
+  """Every module ``name`` imports, at any depth of its source, with the line."""
+  is_package = path.name == "__init__.py"
+  found = []
+  for node in ast.walk(ast.parse(path.read_text())):
+    if isinstance(node, ast.Import):
+      targets = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom):
+      if node.level:
+        base = name.split(".") if is_package else name.split(".")[:-1]
+        base = ".".join(base[:len(base) - node.level + 1] + ([node.module] if node.module else []))
+      else:
+        base = node.module
+      targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                 for a in node.names]
+    else:
+      continue
+    for target in targets:
+      while target and target not in modules:
+        target = target.rpartition(".")[0]
+      if target and target != name:
+        found.append((target, node.lineno))
+  return found
+
+
+def _graph():
+  modules = _modules()
+  return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _strongly_connected(graph):
+  """Tarjan's components of more than one module."""
+  index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+  def visit(v):
+    index[v] = low[v] = len(index)
+    stack.append(v)
+    on_stack.add(v)
+    for w in graph[v]:
+      if w not in index:
+        visit(w)
+        low[v] = min(low[v], low[w])
+      elif w in on_stack:
+        low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+      component = set()
+      while True:
+        w = stack.pop()
+        on_stack.discard(w)
+        component.add(w)
+        if w == v:
+          break
+      if len(component) > 1:
+        out.append(component)
+
+  old = sys.getrecursionlimit()
+  sys.setrecursionlimit(max(old, 10000))
+  try:
+    for v in graph:
+      if v not in index:
+        visit(v)
+  finally:
+    sys.setrecursionlimit(old)
+  return out
+
+
+def test_src_never_imports_the_public_package():
+  graph = _graph()
+  bad = [f"{m} -> {t} (line {line})" for m, edges in graph.items()
+         if m.startswith("jaxlite._src") for t, line in edges
+         if t == "jaxlite" or t.split(".")[1] in PUBLIC]
+  assert not bad, "modules under jaxlite._src import the public package:\n" + "\n".join(bad)
+
+
+def _known_upward_imports():
+  """The upward imports the layers contract still ignores (pyproject.toml)."""
+  config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+  ignored = [c.get("ignore_imports", []) for c in config["contracts"]]
+  return {tuple(part.strip() for part in line.split("->")) for lines in ignored
+          for line in lines}
+
+
+def test_import_cycles_stay_inside_one_layer_and_only_shrink():
+  full = _graph()
+  upward = _known_upward_imports()
+  src = {m: {t for t, _ in edges if t.startswith("jaxlite._src.") and (m, t) not in upward}
+         for m, edges in full.items() if m.startswith("jaxlite._src.")}
+  cycles = [{m[len("jaxlite._src."):] for m in c} for c in _strongly_connected(src)]
+  unexpected = [sorted(c) for c in cycles if not any(c <= known for known in KNOWN_CYCLES)]
+  assert not unexpected, f"new import cycles (counting function-level imports): {unexpected}"
+
+
+def test_import_linter_contracts_pass():
+  pytest.importorskip("importlinter")
+  env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+  lint = pathlib.Path(sys.executable).with_name("lint-imports")
+  command = [str(lint)] if lint.exists() else [
+      sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
+      "sys.exit(lint_imports_command())"]
+  run = subprocess.run(command + ["--no-cache"], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=300)
+  assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+  assert "2 kept, 0 broken" in run.stdout
