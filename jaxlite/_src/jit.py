@@ -30,10 +30,10 @@ from jaxlite._src.array import Array, from_device
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
-from jaxlite._src.core import Primitive, Tracer
-from jaxlite._src.transforms import ad, batching, staging
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax.call import call_jaxpr
+from jaxlite._src.transforms import batching, staging
 from jaxlite._src import passes
-from jaxlite._src.passes import inline as inline_pass
 
 logger = logging.getLogger("jaxlite")
 
@@ -561,53 +561,6 @@ def _resolve_static(fun, static_argnums, static_argnames):
   return tuple(sorted(set(nums + extra_nums))), tuple(dict.fromkeys(names + extra_names))
 
 
-# -- the jit primitive: a call of a closed jaxpr, printed `jit[name=f jaxpr={...}]`
-
-jit_p = Primitive("jit")
-jit_p.multiple_results = True
-jit_p.is_call = True
-inline_pass.call_primitives.add(jit_p)
-
-
-@jit_p.def_abstract_eval
-def _jit_abstract_eval(*avals, jaxpr, name):
-  expected = jaxpr.in_avals
-  if len(avals) != len(expected) or any(
-      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
-    raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but the "
-                    f"jaxpr expects {[e.str_short() for e in expected]}.")
-  return list(jaxpr.out_avals)
-
-
-def call_jaxpr(closed, args, name):
-  """Bind ``jit`` on ``closed``; consts that are outer tracers become explicit operands."""
-  tracer_consts = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
-  if tracer_consts:
-    jaxpr = closed.jaxpr
-    moved = [jaxpr.constvars[i] for i in tracer_consts]
-    kept = [i for i in range(len(closed.consts)) if i not in tracer_consts]
-    new = core.Jaxpr([jaxpr.constvars[i] for i in kept], moved + jaxpr.invars,
-                     jaxpr.outvars, jaxpr.eqns, jaxpr.debug_info)
-    args = [closed.consts[i] for i in tracer_consts] + list(args)
-    closed = core.ClosedJaxpr(new, [closed.consts[i] for i in kept])
-  return jit_p.bind(*args, jaxpr=closed, name=name)
-
-
-def _jit_impl(*args, jaxpr, name):
-  return codegen.compiled(jaxpr, name)(*args)
-
-
-def _jit_jvp(primals, tangents, *, jaxpr, name):
-  # Differentiate through the call by evaluating its jaxpr under a nested JVP trace.
-  fun = functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts)
-  return ad.jvp_flat(fun, primals, [ad.instantiate(t) for t in tangents])
-
-
-ad.jvp_rules[jit_p] = _jit_jvp
-codegen.impl_rules[jit_p] = _jit_impl
-core.param_order[jit_p] = ("name", "jaxpr")
-
-
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, compiler_options=None):
@@ -656,17 +609,3 @@ def clear_caches():
 
 def all_jitted():
   return list(_all_jitted)
-
-
-
-# -- batching: vmap of a call batches its jaxpr once (cached) and calls the result, so
-# the jaxpr keeps the nested `jit` as JAX prints it.
-from jaxlite._src.transforms import batching  # noqa: E402
-
-
-def _jit_batching(axis_data, vals, dims, *, jaxpr, name):
-  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
-  return call_jaxpr(batched, vals, name), out_dims
-
-
-batching.axis_batching_rules[jit_p] = _jit_batching

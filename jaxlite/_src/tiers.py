@@ -15,6 +15,8 @@ import statistics
 import threading
 import time
 
+from jaxlite._src import backends
+from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
 
 POLICIES = ("auto", "numpy", "xla")
@@ -41,26 +43,11 @@ def default_policy() -> str:
   return policy
 
 
-_xla_state = {}
-
-
-def xla_available() -> bool:
-  """Whether an XLA plugin loads (checked once; the answer is cached)."""
-  if "available" not in _xla_state:
-    try:
-      from jaxlite._src.backends import xla
-      _xla_state["available"] = xla.is_available()
-    except Exception as e:  # a missing or broken plugin means tier 0 only
-      _xla_state["available"] = False
-      _xla_state["reason"] = f"{type(e).__name__}: {e}"
-  return _xla_state["available"]
-
-
 def compile_xla(closed, name):
   """Compile ``closed`` with XLA; a clear error when no plugin is installed."""
   from jaxlite._src.backends import xla
   if not xla_available():
-    reason = _xla_state.get("reason") or xla.unavailable_reason()
+    reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
   return xla.compile(closed, name)
 

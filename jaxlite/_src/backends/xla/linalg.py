@@ -366,12 +366,11 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
   """Eigenvalues and (right, left) eigenvectors; the left ones as tier 0 computes them, the
   conjugate rows of V^-1, normalised."""
   jnp = _jnp()
-  from jaxlite._src.vmap_api import vmap
   real = la._real_dtype(x.dtype)
   ctype = np.dtype(np.complex128 if real == np.float64 else np.complex64)
   *batch, n, _ = x.shape
   a = x.astype(ctype).reshape((int(np.prod(batch)), n, n))   # -1 fails when empty
-  w, vr = vmap(lambda m: _eig_one(m, float(np.finfo(ctype).eps)))(a)
+  w, vr = cf.vmap_axis(lambda m: _eig_one(m, float(np.finfo(ctype).eps)), a, a.shape[0])
   outs = [w.reshape((*batch, n))]
   if compute_left_eigenvectors:
     vl = la._H(jnp.linalg.inv(vr))
