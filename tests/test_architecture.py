@@ -27,7 +27,6 @@ KNOWN_CYCLES = [
      "numpy.reductions", "numpy.sorting", "numpy.ufuncs"},
     {"backends.xla", "backends.xla.callbacks", "backends.xla.linalg",
      "backends.xla.stablehlo"},
-    {"jit", "profiler", "stages", "tiers"},
 ]
 
 

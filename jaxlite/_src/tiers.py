@@ -14,6 +14,7 @@ import queue
 import statistics
 import threading
 import time
+import weakref
 
 from jaxlite._src import backends
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
@@ -52,11 +53,19 @@ def compile_xla(closed, name):
   return xla.compile(closed, name)
 
 
+# every live jitted function (jit adds itself), for settled(), the profiler and
+# jit.clear_caches
+jitted: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def all_jitted() -> list:
+  return list(jitted)
+
+
 def settled(*functions) -> bool:
   """Whether the signatures of ``functions`` (default: every jitted function) have chosen
   their tier: none probing, compiling or racing. Benchmarks warm up until this holds."""
-  from jaxlite._src import jit
-  for f in functions or jit.all_jitted():
+  for f in functions or all_jitted():
     for entry in list(f._cache.values()):
       if entry.compiling or isinstance(entry.run, (Probe, Race)):
         return False
