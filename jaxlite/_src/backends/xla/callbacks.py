@@ -27,6 +27,7 @@ import ml_dtypes
 import numpy as np
 
 from jaxlite._src.backends.numpy import callback_impls
+from jaxlite._src.backends.xla import stablehlo
 from jaxlite._src.lax import callbacks as lax_callbacks
 
 TARGET = "jaxlite_host_callback"
@@ -371,9 +372,13 @@ def _register(api, register_fn) -> str | None:
 
 # ----------------------------------------------------------------------------- lowering
 
+# the process's PJRT client, ``backends.xla.client`` (which sets it: that package imports
+# this module)
+client = None
+
+
 def _unavailable() -> str | None:
-  from jaxlite._src.backends import xla
-  c = xla.client()
+  c = client()
   if c.platform != "cpu":
     return (f"host callbacks run on the CPU plugin only, this client's platform is "
             f"'{c.platform}'")
@@ -420,7 +425,8 @@ def _lowering(name: str, side_effect: bool):
 
 
 # primitive name -> lowering rule (stablehlo's table picks these up by name)
-rules = {"pure_callback": _lowering("pure_callback", side_effect=False),
-         "io_callback": _lowering("io_callback", side_effect=True),
-         "debug_callback": _lowering("debug_callback", side_effect=True),
-         "debug_print": _lowering("debug_print", side_effect=True)}
+stablehlo._BY_NAME.update({
+    "pure_callback": _lowering("pure_callback", side_effect=False),
+    "io_callback": _lowering("io_callback", side_effect=True),
+    "debug_callback": _lowering("debug_callback", side_effect=True),
+    "debug_print": _lowering("debug_print", side_effect=True)})

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import random
 from jaxlite._src.backends.xla import stablehlo as hlo
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import linalg as la
@@ -382,5 +383,8 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
 
 
 _eigh_lowered = lowered_function(_eigh)
-rules = {"eigh": _eigh_rule, "qr": _qr_rule, "svd": lowered_function(_svd),
-         "lu": lowered_function(_lu), "eig": lowered_function(_eig)}
+hlo._BY_NAME.update({
+    "eigh": _eigh_rule, "qr": _qr_rule, "svd": lowered_function(_svd),
+    "lu": lowered_function(_lu), "eig": lowered_function(_eig),
+    "random_gamma": lowered_function(   # jax.random's sampler, vectorised
+        lambda key, a, *, log_space: [random._gamma_impl(key, a, log_space=log_space)])})

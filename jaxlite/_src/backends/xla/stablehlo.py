@@ -1366,6 +1366,9 @@ def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_shardin
   return [new, bits]
 
 
+# Rules by primitive name; linalg.py (XLA's expanders, the linear algebra and gamma
+# samplers as lowered functions) and callbacks.py (host callbacks: custom calls to an FFI
+# handler) add theirs when the package loads them.
 _BY_NAME = {
     "custom_jvp_call": _call_rule("call_jaxpr"), "custom_vjp_call": _call_rule("call_jaxpr"),
     "remat2": _call_rule("jaxpr"), "stop_gradient": lambda b, eqn, x: x,
@@ -1416,12 +1419,6 @@ for _name in ("pmax", "pmin", "all_gather", "axis_index"):
 
 
 def _register_late():
-  from jaxlite._src import random as random_mod
-  from jaxlite._src.backends.xla import callbacks, linalg
-  _BY_NAME.update(linalg.rules)
-  _BY_NAME["random_gamma"] = linalg.lowered_function(   # the sampler, vectorised
-      lambda key, a, *, log_space: [random_mod._gamma_impl(key, a, log_space=log_space)])
-  _BY_NAME.update(callbacks.rules)   # host callbacks: custom calls to an FFI handler
   for prim in list(core.abstract_eval_rules):
     if prim in lowering_rules:
       continue
