@@ -1,3 +1,4 @@
 """Run-time debugging inside transformed functions (``jax.debug``)."""
 from jaxlite._src.debugging import (debug_print as print, debug_callback as callback,
-                                    debug_log as log, DebugEffect, OrderedDebugEffect)
+                                    debug_log as log)
+from jaxlite._src.lax.callbacks import DebugEffect, OrderedDebugEffect

@@ -25,9 +25,6 @@ KNOWN_CYCLES = [
      "lax.indexing", "lax.parallel", "lax.reductions", "lax.shapes", "lax.special"},
     {"numpy.creation", "numpy.indexing", "numpy.lax_numpy", "numpy.math",
      "numpy.reductions", "numpy.sorting", "numpy.ufuncs"},
-    {"backends.xla", "backends.xla.callbacks", "backends.xla.linalg",
-     "backends.xla.stablehlo"},
-    {"jit", "profiler", "stages", "tiers"},
 ]
 
 

@@ -20,6 +20,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite import errors
+from jaxlite._src import backends
 from jaxlite._src import tiers
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
@@ -670,7 +671,7 @@ def test_missing_xla_plugin_names_the_package_to_install(monkeypatch):
   monkeypatch.setattr(plugins, "cuda_plugin", lambda: None)
   monkeypatch.setattr(xla, "_client", None)
   monkeypatch.setattr(xla, "_client_error", None)
-  monkeypatch.setattr(tiers, "_xla_state", {})
+  monkeypatch.setattr(backends, "xla_state", {})
   assert not tiers.xla_available()
   with pytest.raises(RuntimeError, match=r"XLA tier is not available.*pip install xla-cpu-pjrt"):
     jax.jit(lambda x: x + 1, backend="xla")(1.0)

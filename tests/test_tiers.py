@@ -6,6 +6,7 @@ import pytest
 
 import jaxlite as jax
 import jaxlite.numpy as jnp
+from jaxlite._src import backends
 from jaxlite._src import tiers
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
@@ -63,8 +64,8 @@ def test_auto_policy_probes_then_races_and_keeps_a_tier(monkeypatch):
 
 
 def test_missing_plugin_gives_a_clear_error(monkeypatch):
-  monkeypatch.setitem(tiers._xla_state, "available", False)
-  monkeypatch.setitem(tiers._xla_state, "reason", "no plugin (pip install xla-cpu-pjrt)")
+  monkeypatch.setitem(backends.xla_state, "available", False)
+  monkeypatch.setitem(backends.xla_state, "reason", "no plugin (pip install xla-cpu-pjrt)")
   with pytest.raises(RuntimeError, match="pip install xla-cpu-pjrt"):
     jax.jit(lambda x: x * 2, backend="xla")(1.0)
   assert float(jax.jit(lambda x: x * 2)(1.0)) == 2.0   # auto falls back to tier 0

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from jaxlite._src import api_util
+from jaxlite._src import backends
 from jaxlite._src import core
 from jaxlite._src import tree
 from jaxlite._src.array import Array
@@ -296,3 +297,20 @@ def closure_convert(fun, *example_args):
     outs = core.eval_jaxpr(closed.jaxpr, list(args[n:]), *arg_leaves)
     return tree.tree_unflatten(out_tree, outs)
   return converted, consts
+
+
+def platform_dependent(*args, default=None, **per_platform):
+  """Call the branch for the current default backend's platform (``'cpu'``, ``'cuda'``
+  ...), else ``default``. Backends here are chosen at trace time, so this is a Python
+  choice rather than JAX's staged ``cond``."""
+  platform = backends.default_backend()
+  names = {platform, {"gpu": "cuda", "cuda": "gpu"}.get(platform, platform)}
+  if platform == "numpy":
+    names.add("cpu")
+  for name in names:
+    if name in per_platform:
+      return per_platform[name](*args)
+  if default is None:
+    raise NotImplementedError(f"platform_dependent: no branch for platform {platform!r} "
+                              "and no default")
+  return default(*args)

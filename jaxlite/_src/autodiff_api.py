@@ -15,6 +15,8 @@ from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.core import ShapedArray
+from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.numpy.util import as_operand
 from jaxlite._src.transforms import ad
 
@@ -286,3 +288,22 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     return value_and_grad_f(*args, **kwargs)[1]
 
   return grad_f
+
+
+# -- implicit differentiation (``jax.lax.custom_root``: a lax function that needs jvp)
+
+def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
+  """``solve(f, initial_guess)``, a root of ``f``, differentiated implicitly: the
+  derivative with respect to anything ``f`` closes over is ``-J^-1 df``, with ``J`` the
+  Jacobian of ``f`` at the root applied through ``tangent_solve(g, y)`` (which solves the
+  linear ``g(x) = y``). ``solve`` itself is never differentiated."""
+  found = solve(f, initial_guess)
+  root, aux = found if has_aux else (found, None)
+  root = stop_gradient(root)
+  residual = f(root)
+  lin = lambda v: jvp(f, (root,), (v,))[1]
+  step = tangent_solve(lin, residual)
+  # value: exactly root; derivative: -(J^-1 d residual), since d root is cut off above
+  correction = lax_extra._tree_sub(step, stop_gradient(step))
+  out = lax_extra._tree_sub(root, correction)
+  return (out, aux) if has_aux else out

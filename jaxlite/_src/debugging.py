@@ -6,30 +6,24 @@ They are primitives whose implementation calls back into Python with the runtime
 (not once, at tracing, like ``print``). The debug ones and ``io_callback`` are effectful:
 dead-code elimination and CSE never remove them.
 
-Under ``vmap``, as in JAX: the debug primitives are unrolled, one call per batch element
-in index order; ``io_callback`` loops over the batch (a ``scan``) and refuses ordered
-callbacks; ``pure_callback`` does what its ``vmap_method`` says (``_VMAP_METHODS``).
+The primitives and their rules are in ``lax/callbacks.py``.
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
 import logging
 import os
 import string
 import sys
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.core import Primitive, ShapedArray
-from jaxlite._src.lax import control_flow
-from jaxlite._src.lax import indexing
-from jaxlite._src.passes import dce
-from jaxlite._src.transforms import ad
-from jaxlite._src.transforms import batching
+from jaxlite._src.core import ShapedArray
+from jaxlite._src.lax.callbacks import (
+    _ALLOWED_VMAP_METHODS, _FlatCallback, _merge_callback_args, debug_callback_p,
+    debug_effect, debug_print_p, io_callback_p, ordered_debug_effect, pure_callback_p)
 
 logger = logging.getLogger(__name__)
 
@@ -37,31 +31,6 @@ logger = logging.getLogger(__name__)
 def _as_operand(x):
   from jaxlite._src.numpy.util import as_operand
   return as_operand(x)
-
-
-def _host_arrays(values) -> list:
-  """The runtime values as the callback receives them: ``Array``s, as JAX passes them.
-
-  NumPy values are copied: tier 0 may later write into the buffer of a value that dies,
-  not knowing that the callback kept it. (The XLA handler passes Arrays of its own
-  copies.)"""
-  from jaxlite._src.array import Array
-  return [v if isinstance(v, Array) else Array(np.array(v)) for v in values]
-
-
-@dataclasses.dataclass(frozen=True)
-class _FlatCallback:
-  """``callback_func`` called with flat arguments, returning flat results.
-
-  Equal for the same function and argument structure (so a re-traced call site finds
-  its XLA callback registration again); printed in jaxprs as JAX prints it.
-  """
-  callback_func: Callable[..., Any]
-  in_tree: Any   # the (args, kwargs) treedef
-
-  def __call__(self, *flat_args):
-    args, kwargs = tree.tree_unflatten(self.in_tree, list(flat_args))
-    return tree.tree_leaves(self.callback_func(*args, **kwargs))
 
 
 def _split_callback_args(args, kwargs):
@@ -75,91 +44,6 @@ def _split_callback_args(args, kwargs):
     except TypeError:
       static_args[i] = leaf
   return in_tree, operands, static_args
-
-
-def _merge_callback_args(in_tree, values, static_args):
-  """The callback's ``(args, kwargs)``: the runtime ``values`` with the static leaves
-  (``{leaf index: value}``, or its items) put back in place."""
-  static_args = dict(static_args)
-  dynamic = iter(values)
-  leaves = [static_args[i] if i in static_args else next(dynamic)
-            for i in range(len(static_args) + len(values))]
-  return tree.tree_unflatten(in_tree, leaves)
-
-
-def _unrolled_batcher(prim):
-  """A batching rule that binds ``prim`` once per batch element, in index order (JAX
-  unrolls the debug callbacks so that each element is printed or seen on its own)."""
-  def rule(vals, dims, **params):
-    for i in range(batching.batch_size(vals, dims)):
-      prim.bind(*[v if d is None else indexing.index_in_dim(v, i, d, keepdims=False)
-                  for v, d in zip(vals, dims)], **params)
-    return [], []
-  return rule
-
-
-# -- debug_print / debug_callback: no outputs, run for their effect
-
-class DebugEffect:
-  """The effect of an unordered debug callback (printed ``Debug`` in jaxprs)."""
-  def __str__(self):
-    return "Debug"
-
-
-class OrderedDebugEffect:
-  """The effect of a debug callback ordered with the others (``OrderedDebug``)."""
-  def __str__(self):
-    return "OrderedDebug"
-
-
-debug_effect = DebugEffect()
-ordered_debug_effect = OrderedDebugEffect()
-
-debug_print_p = Primitive("debug_print")
-debug_print_p.multiple_results = True
-debug_print_p.def_abstract_eval(lambda *avals, **params: [])
-
-debug_callback_p = Primitive("debug_callback")
-debug_callback_p.multiple_results = True
-debug_callback_p.def_abstract_eval(lambda *avals, **params: [])
-dce.effectful_primitives.update({debug_print_p, debug_callback_p})
-
-
-def _format_message(fmt, np_printoptions, has_placeholders, args, kwargs) -> str:
-  if not has_placeholders:   # JAX appends the arguments: print("x", v) -> "x <v>"
-    return " ".join((fmt, *(str(a) for a in args)))
-  with np.printoptions(**dict(np_printoptions)):
-    return fmt.format(*args, **kwargs)
-
-
-def _debug_print_impl(*args, fmt, has_placeholders, in_tree, logging_record,
-                      np_printoptions, ordered, partitioned, static_args):
-  pos, kw = _merge_callback_args(in_tree, _host_arrays(args), static_args)
-  message = _format_message(fmt, np_printoptions, has_placeholders, pos, kw)
-  if logging_record is None:
-    sys.stdout.write(message + "\n")
-  else:   # jax.debug.log: the record made where it was called, with the message
-    record = copy.copy(logging_record)
-    record.msg = message
-    logger.handle(record)
-  return []
-
-
-def _debug_callback_impl(*args, callback, effect, partitioned):
-  callback(*_host_arrays(args))
-  return []
-
-
-def _effect_jvp(prim):
-  # Differentiation prints (or calls back with) the primal values only.
-  def rule(primals, tangents, **params):
-    return prim.bind(*primals, **params), []
-  return rule
-
-
-for _prim in (debug_print_p, debug_callback_p):
-  ad.jvp_rules[_prim] = _effect_jvp(_prim)
-  batching.batching_rules[_prim] = _unrolled_batcher(_prim)
 
 
 class _FormatChecker(string.Formatter):
@@ -283,27 +167,6 @@ def debug_callback(callback: Callable[..., None] | None = None, *args,
 
 # -- pure_callback and io_callback: host functions with declared results
 
-def _checked_results(outs, result_avals) -> list:
-  """The callback's flat results as NumPy arrays of the declared shapes and dtypes.
-
-  Values are canonicalized first, as JAX does (a float64 result is float32 with x64
-  off); the errors are JAX's, raised inside the callback (XLA wraps them)."""
-  if len(outs) != len(result_avals):
-    raise RuntimeError(f"Mismatched number of outputs from callback. Expected: "
-                       f"{len(result_avals)}, Actual: {len(outs)}")
-  results = []
-  for i, (value, aval) in enumerate(zip(outs, result_avals)):
-    value = np.array(value)   # a copy: the callback may still change its own array
-    value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
-    if value.shape != aval.shape:
-      raise RuntimeError(f"Incorrect output shape for return value #{i}: Expected: "
-                         f"{aval.shape}, Actual: {value.shape}")
-    if value.dtype != aval.dtype:
-      raise RuntimeError(f"Incorrect output dtype for return value #{i}: Expected: "
-                         f"{aval.dtype}, Actual: {value.dtype}")
-    results.append(value)
-  return results
-
 
 def _result_avals(result_shape_dtypes):
   """``(avals, treedef)`` of the declared results; 64-bit types need x64 (as in JAX)."""
@@ -316,89 +179,6 @@ def _result_avals(result_shape_dtypes):
                        "`jax_enable_x64` is disabled")
     avals.append(ShapedArray(tuple(leaf.shape), dtype))
   return tuple(avals), out_tree
-
-
-def _sequential(prim, vals, dims, params, unroll):
-  """Bind ``prim`` on each batch element in turn, in a ``scan`` over the batched
-  operands (batch axis first); unbatched ones are passed whole to every call."""
-  batched = [v for v, d in zip(vals, dims) if d is not None]
-
-  def body(carry, xs):
-    xs = iter(xs)
-    return carry, prim.bind(*[v if d is None else next(xs) for v, d in zip(vals, dims)],
-                            **params)
-  return control_flow.scan(body, (), batched, unroll=unroll)[1]
-
-
-def _batched_avals(result_avals, size):
-  return tuple(a.update(shape=(size,) + a.shape) for a in result_avals)
-
-
-def _vectorized(expand_to):
-  """A ``vmap_method`` that calls the callback once on the whole batch (batch axis first),
-  unbatched operands given a leading axis of ``expand_to(size)`` (None: left alone)."""
-  def method(prim, vals, dims, size, params):
-    new_size = expand_to(size)
-    if new_size is not None:
-      vals = [batching.broadcast(v, new_size, 0) if d is None else v
-              for v, d in zip(vals, dims)]
-    return prim.bind(*vals, **dict(params, result_avals=_batched_avals(
-        params["result_avals"], size)))
-  return method
-
-
-def _looped(unroll):
-  def method(prim, vals, dims, size, params):
-    return _sequential(prim, vals, dims, params, unroll)
-  return method
-
-
-# vmap_method -> how a batch of pure callbacks runs (None: vmap raises)
-_VMAP_METHODS = {
-    "sequential": _looped(unroll=1),               # a scan, one call per element
-    "sequential_unrolled": _looped(unroll=True),   # the same scan, unrolled
-    "expand_dims": _vectorized(lambda size: 1),    # one call; unbatched args get (1, ...)
-    "broadcast_all": _vectorized(lambda size: size),  # one call; unbatched args tiled
-    "legacy_vectorized": _vectorized(lambda size: None),  # one call; unbatched as they are
-}
-_ALLOWED_VMAP_METHODS = [*_VMAP_METHODS, None]
-
-
-pure_callback_p = Primitive("pure_callback")
-pure_callback_p.multiple_results = True
-pure_callback_p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
-
-
-def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
-  return _checked_results(callback(*_host_arrays(args)), result_avals)
-
-
-def _pure_callback_jvp(primals, tangents, **params):
-  raise ValueError("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use "
-                   "callbacks while taking gradients.")
-
-
-def _pure_callback_transpose(*args, **params):
-  raise ValueError("Pure callbacks do not support transpose. Please use `jax.custom_vjp` "
-                   "to use callbacks while taking gradients.")
-
-
-def _pure_callback_batcher(vals, dims, *, vmap_method, **params):
-  method = _VMAP_METHODS.get(vmap_method)
-  if method is None:
-    raise NotImplementedError(
-        "vmap is only supported for the pure_callback primitive when vmap_method is one "
-        "of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
-        f"'legacy_vectorized'. Got {vmap_method=}.")
-  size = batching.batch_size(vals, dims)
-  vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
-  outs = method(pure_callback_p, vals, dims, size, dict(params, vmap_method=vmap_method))
-  return outs, [0] * len(outs)
-
-
-ad.jvp_rules[pure_callback_p] = _pure_callback_jvp
-ad.transpose_rules[pure_callback_p] = _pure_callback_transpose
-batching.batching_rules[pure_callback_p] = _pure_callback_batcher
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
@@ -437,37 +217,6 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
                               result_avals=result_avals, sharding=sharding,
                               vmap_method=vmap_method)
   return tree.tree_unflatten(out_tree, outs)
-
-
-io_callback_p = Primitive("io_callback")
-io_callback_p.multiple_results = True
-io_callback_p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
-dce.effectful_primitives.add(io_callback_p)
-
-
-def _io_callback_impl(*args, callback, ordered, result_avals, sharding):
-  return _checked_results(callback(*_host_arrays(args)), result_avals)
-
-
-def _io_callback_jvp(primals, tangents, **params):
-  raise ValueError("IO callbacks do not support JVP.")
-
-
-def _io_callback_transpose(*args, **params):
-  raise ValueError("IO callbacks do not support transpose.")
-
-
-def _io_callback_batcher(vals, dims, *, ordered, **params):
-  if ordered:
-    raise ValueError("Cannot `vmap` ordered IO callback.")
-  vals = [v if d is None else batching.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
-  outs = _sequential(io_callback_p, vals, dims, dict(params, ordered=False), unroll=1)
-  return outs, [0] * len(outs)
-
-
-ad.jvp_rules[io_callback_p] = _io_callback_jvp
-ad.transpose_rules[io_callback_p] = _io_callback_transpose
-batching.batching_rules[io_callback_p] = _io_callback_batcher
 
 
 def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered: bool = False,

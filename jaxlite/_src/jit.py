@@ -17,12 +17,12 @@ import statistics
 import threading
 import time
 import warnings
-import weakref
 from collections import deque
 
 import numpy as np
 
 from jaxlite._src import api_util
+from jaxlite._src import arguments
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
@@ -30,40 +30,12 @@ from jaxlite._src.array import Array, from_device
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
-from jaxlite._src.core import Primitive, Tracer
-from jaxlite._src.transforms import ad, batching, staging
+from jaxlite._src.core import Tracer
+from jaxlite._src.lax.call import call_jaxpr
+from jaxlite._src.transforms import batching, staging
 from jaxlite._src import passes
-from jaxlite._src.passes import inline as inline_pass
 
 logger = logging.getLogger("jaxlite")
-
-_SCALAR_AVALS = {}
-
-
-def _scalar_aval(t):
-  aval = _SCALAR_AVALS.get((t, config.jax_enable_x64))
-  if aval is None:
-    aval = _SCALAR_AVALS[(t, config.jax_enable_x64)] = core.ShapedArray(
-        (), dtypes.python_scalar_dtype(t()), t is not bool)
-  return aval
-
-
-def _leaf_signature(x):
-  """What of an argument leaf enters the cache key: shape, dtype, weak type."""
-  t = type(x)
-  if t is Array:
-    return (x.shape, x.dtype, x.weak_type)   # no transfer for a device-backed array
-  if t is np.ndarray or isinstance(x, np.generic):
-    return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
-  if t in (float, int, bool, complex):
-    return t
-  if isinstance(x, Tracer):
-    a = x.aval
-    return (a.shape, a.dtype, a.weak_type)
-  if isinstance(x, (Array, np.ndarray)):
-    return _leaf_signature(np.asarray(x))
-  return None
-
 
 def _cache_key(in_tree, sigs, static_key):
   """The signature a call is cached under: argument structure and leaves, static values,
@@ -71,33 +43,6 @@ def _cache_key(in_tree, sigs, static_key):
   vmap axes), as JAX's cache key includes its trace context."""
   return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
           config.jax_numpy_dtype_promotion)
-
-
-def _signature_aval(sig):
-  if isinstance(sig, tuple):
-    return core.ShapedArray(*sig)
-  return _scalar_aval(sig)
-
-
-def _leaf_value(x):
-  """The NumPy value a tier-0 executable receives for an argument leaf."""
-  t = type(x)
-  if t is Array:
-    return x._value
-  if t in (float, int, bool, complex):
-    return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
-  # a copy: an output may alias this input, and the caller may mutate their NumPy array
-  value = np.asarray(x)
-  return np.array(value, dtypes.canonicalize_dtype(value.dtype))
-
-
-def _leaf_device_value(x):
-  """What the XLA tier receives for an argument leaf: an Array's device buffer (made
-  once and kept by the Array: no transfer on later calls), else the NumPy value."""
-  if type(x) is Array:
-    buf = x._buf
-    return x._to_device() if buf is None else buf
-  return _leaf_value(x)
 
 
 class _XlaDispatch:
@@ -122,7 +67,7 @@ def _ordinal(n):
 
 
 def _describe(sig):
-  aval = _signature_aval(sig)
+  aval = arguments.signature_aval(sig)
   return ("weak " if aval.weak_type else "") + aval.str_short(short_dtypes=True)
 
 
@@ -216,10 +161,10 @@ class _Entry:
     out_weak = self.out_weak
 
     def numpy_call(leaves):
-      return list(map(Array, numpy_run(*map(_leaf_value, leaves)), out_weak))
+      return list(map(Array, numpy_run(*map(arguments.leaf_value, leaves)), out_weak))
 
     def xla_call(leaves):
-      bufs = xla_run.execute_device(list(map(_leaf_device_value, leaves)))
+      bufs = xla_run.execute_device(list(map(arguments.leaf_device_value, leaves)))
       for buf in bufs:
         buf.block_until_ready()   # timed to completion, as tier 0 is
       return list(map(from_device, bufs, out_weak))
@@ -227,7 +172,6 @@ class _Entry:
                                  "xla": (xla_run, xla_call)})
 
 
-_all_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
 _LEAF = tree.tree_structure(0)
 
 
@@ -256,7 +200,7 @@ class Jitted:
       self._param_names = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
       self._param_names = []
-    _all_jitted.add(self)
+    tiers.jitted.add(self)
 
   # -- calling
   def __call__(self, *args, **kwargs):
@@ -303,7 +247,7 @@ class Jitted:
     leaves, in_tree = tree.tree_flatten((args, kwargs))
     if core._context.trace is not core.eval_trace:
       return self._bind(args, kwargs, leaves, in_tree, static_key)
-    sigs = tuple(map(_leaf_signature, leaves))
+    sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key)
     entry = self._cache.get(key)
     if entry is None:
@@ -316,12 +260,12 @@ class Jitted:
       self._fast_cache[tuple((a.shape, a.dtype, a.weak_type) for a in args)] = entry
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
-      outs = run.execute_device(list(map(_leaf_device_value, leaves)))
+      outs = run.execute_device(list(map(arguments.leaf_device_value, leaves)))
       entry.exec_s.append(time.perf_counter() - t0)
       return tree.tree_unflatten(entry.out_tree, list(map(from_device, outs, entry.out_weak)))
     if run.__class__ is tiers.Race:
       return self._race(entry, run, leaves, t0)
-    outs = run(*map(_leaf_value, leaves))
+    outs = run(*map(arguments.leaf_value, leaves))
     entry.exec_s.append(time.perf_counter() - t0)
     return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
 
@@ -384,7 +328,7 @@ class Jitted:
           f"function at path {path}.\nThis typically means that a jit-wrapped function was "
           "called with a non-array argument, and this argument was not marked as static "
           "using the static_argnums or static_argnames parameters of jax.jit.")
-    in_avals = [_signature_aval(s) for s in key[1]]
+    in_avals = [arguments.signature_aval(s) for s in key[1]]
     target = self._rebuild(args, kwargs, static_key) if static_key else self.fun
     info = api_util.DebugInfo(traced_for, api_util.fun_source_info(self.fun),
                               tuple(self._arg_names(args, kwargs)), self._name)
@@ -435,7 +379,7 @@ class Jitted:
 
   def _bind(self, args, kwargs, leaves, in_tree, static_key):
     """Inside another trace: stage (or inline) a call of the traced jaxpr."""
-    sigs = tuple(map(_leaf_signature, leaves))
+    sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key)
     entry = self._cache.get(key)
     if entry is None:
@@ -468,7 +412,7 @@ class Jitted:
     else:
       static_key = ()
     leaves, in_tree = tree.tree_flatten((args, kwargs))
-    sigs = tuple(map(_leaf_signature, leaves))
+    sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key)
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     return stages.Traced(self, entry, self._arg_names(args, kwargs))
@@ -561,53 +505,6 @@ def _resolve_static(fun, static_argnums, static_argnames):
   return tuple(sorted(set(nums + extra_nums))), tuple(dict.fromkeys(names + extra_names))
 
 
-# -- the jit primitive: a call of a closed jaxpr, printed `jit[name=f jaxpr={...}]`
-
-jit_p = Primitive("jit")
-jit_p.multiple_results = True
-jit_p.is_call = True
-inline_pass.call_primitives.add(jit_p)
-
-
-@jit_p.def_abstract_eval
-def _jit_abstract_eval(*avals, jaxpr, name):
-  expected = jaxpr.in_avals
-  if len(avals) != len(expected) or any(
-      a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
-    raise TypeError(f"jit of {name}: called with {[a.str_short() for a in avals]} but the "
-                    f"jaxpr expects {[e.str_short() for e in expected]}.")
-  return list(jaxpr.out_avals)
-
-
-def call_jaxpr(closed, args, name):
-  """Bind ``jit`` on ``closed``; consts that are outer tracers become explicit operands."""
-  tracer_consts = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
-  if tracer_consts:
-    jaxpr = closed.jaxpr
-    moved = [jaxpr.constvars[i] for i in tracer_consts]
-    kept = [i for i in range(len(closed.consts)) if i not in tracer_consts]
-    new = core.Jaxpr([jaxpr.constvars[i] for i in kept], moved + jaxpr.invars,
-                     jaxpr.outvars, jaxpr.eqns, jaxpr.debug_info)
-    args = [closed.consts[i] for i in tracer_consts] + list(args)
-    closed = core.ClosedJaxpr(new, [closed.consts[i] for i in kept])
-  return jit_p.bind(*args, jaxpr=closed, name=name)
-
-
-def _jit_impl(*args, jaxpr, name):
-  return codegen.compiled(jaxpr, name)(*args)
-
-
-def _jit_jvp(primals, tangents, *, jaxpr, name):
-  # Differentiate through the call by evaluating its jaxpr under a nested JVP trace.
-  fun = functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts)
-  return ad.jvp_flat(fun, primals, [ad.instantiate(t) for t in tangents])
-
-
-ad.jvp_rules[jit_p] = _jit_jvp
-codegen.impl_rules[jit_p] = _jit_impl
-core.param_order[jit_p] = ("name", "jaxpr")
-
-
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, compiler_options=None):
@@ -648,25 +545,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 
 def clear_caches():
   """Empty the caches of every jitted function."""
-  for f in list(_all_jitted):
+  for f in tiers.all_jitted():
     f.clear_cache()
   codegen.clear_cache()
   tiers.cancel_pending()
 
-
-def all_jitted():
-  return list(_all_jitted)
-
-
-
-# -- batching: vmap of a call batches its jaxpr once (cached) and calls the result, so
-# the jaxpr keeps the nested `jit` as JAX prints it.
-from jaxlite._src.transforms import batching  # noqa: E402
-
-
-def _jit_batching(axis_data, vals, dims, *, jaxpr, name):
-  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
-  return call_jaxpr(batched, vals, name), out_dims
-
-
-batching.axis_batching_rules[jit_p] = _jit_batching

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import statistics
 
+from jaxlite._src import tiers
+
 
 class FunctionStats:
   """What happened to one jitted function, one row per signature."""
@@ -66,8 +68,7 @@ def _row(entry):
 
 def report(print_=True):
   """Statistics of every live jitted function (``jaxlite.profiler.report()``)."""
-  from jaxlite._src import jit
-  stats = [f.stats() for f in jit.all_jitted() if f._cache_size()]
+  stats = [f.stats() for f in tiers.all_jitted() if f._cache_size()]
   if print_:
     print("\n\n".join(str(s) for s in stats) if stats else "no jitted function has run")
   return stats

@@ -30,44 +30,11 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
+from jaxlite._src.lax.rng import threefry2x32_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.numpy import namespace as jnp_namespace
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
-
-# ----------------------------------------------------------------------------- the hash
-
-threefry2x32_p = Primitive("threefry2x32")
-threefry2x32_p.multiple_results = True
-
-
-@threefry2x32_p.def_abstract_eval
-def _threefry2x32_abstract_eval(k1, k2, x1, x2):
-  if any(a.dtype != np.uint32 for a in (k1, k2, x1, x2)):
-    raise TypeError("Arguments to threefry2x32 must have uint32 type, got "
-                    + ", ".join(a.str_short() for a in (k1, k2, x1, x2)))
-  shape = lax.broadcast_shapes("threefry2x32", [a.shape for a in (k1, k2, x1, x2)])
-  return [ShapedArray(shape, np.uint32)] * 2
-
-
-def _threefry2x32_batcher(vals, dims):
-  # Elementwise with lax broadcasting: the shared broadcasting rule applies to each output.
-  outs, d = batching._broadcasting_rule(threefry2x32_p, vals, dims, {})
-  return outs, [d, d]
-
-
-ad.defzero(threefry2x32_p)
-batching.batching_rules[threefry2x32_p] = _threefry2x32_batcher
-
-
-def _register_numpy_impl():
-  # the cipher lives in the NumPy backend, which rng_bit_generator's Threefry shares
-  from jaxlite._src.backends.numpy.impls import impl_rules
-  from jaxlite._src.backends.numpy.rng_impls import threefry2x32
-  impl_rules[threefry2x32_p] = threefry2x32
-
-
-_register_numpy_impl()
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -786,14 +753,15 @@ def _random_gamma_abstract_eval(key, a, *, log_space):
 def _gamma_impl(key, a, *, log_space):
   """Gamma samples for the keys ``key`` (*batch, 2), each split into one key per element
   of the matching slice of ``a``."""
-  from jaxlite._src.vmap_api import vmap
   jnp = _jnp()
   if a.size == 0:
     return jnp.zeros(a.shape, a.dtype)
   count = math.prod(a.shape[key.ndim - 1:])
-  keys = vmap(lambda k: _split(k, (count,)))(jnp.reshape(key, (-1, 2)))
-  samples = vmap(lambda k, alpha: _gamma_one(k, alpha, log_space))(
-      jnp.reshape(keys, (-1, 2)), jnp.ravel(a))
+  key = jnp.reshape(key, (-1, 2))
+  keys = lcf.vmap_axis(lambda k: _split(k, (count,)), key, key.shape[0])
+  keys = jnp.reshape(keys, (-1, 2))
+  samples = lcf.vmap_axis(lambda k_a: _gamma_one(*k_a, log_space), (keys, jnp.ravel(a)),
+                          keys.shape[0])
   return jnp.reshape(samples, a.shape)
 
 
@@ -817,19 +785,6 @@ def _random_gamma_batcher(vals, dims, *, log_space):
 ad.defjvp2(random_gamma_p, None, lambda g, ans, key, a, *, log_space: lax.mul(
     g, _gamma_grad(ans, a, log_space=log_space)))
 batching.batching_rules[random_gamma_p] = _random_gamma_batcher
-
-
-def _gamma_numpy(key, a, *, log_space):
-  """Tier 0: the sampler above, run on NumPy arrays (the XLA tier lowers the same code)."""
-  return np.asarray(_gamma_impl(Array(key), Array(a), log_space=log_space))
-
-
-def _register_gamma_impl():
-  from jaxlite._src.backends.numpy.impls import impl_rules
-  impl_rules[random_gamma_p] = _gamma_numpy
-
-
-_register_gamma_impl()
 
 
 def gamma(key, a, shape=None, dtype=None):

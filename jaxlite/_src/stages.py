@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import arguments
 from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.core import ShapeDtypeStruct
@@ -73,7 +74,6 @@ class Compiled:
     return self._entry.xla_text or self._entry.source
 
   def __call__(self, *args, **kwargs):
-    from jaxlite._src import jit as jit_module
     jitted = self._traced._jitted
     if jitted._static_argnums or jitted._static_argnames:
       args, kwargs, _ = jitted._split_static(args, kwargs)
@@ -83,17 +83,17 @@ class Compiled:
       raise TypeError("Function compiled with input pytree does not match the input pytree "
                       f"it was called with: compiled for {expected_tree}, called with "
                       f"{in_tree}.")
-    sigs = tuple(map(jit_module._leaf_signature, leaves))
+    sigs = tuple(map(arguments.leaf_signature, leaves))
     mismatches = [
         f"Argument '{name}' compiled with "
-        f"{jit_module._signature_aval(a).str_short()} and called with "
-        f"{jit_module._signature_aval(b).str_short() if b is not None else type(x)}"
+        f"{arguments.signature_aval(a).str_short()} and called with "
+        f"{arguments.signature_aval(b).str_short() if b is not None else type(x)}"
         for name, a, b, x in zip(self._traced._arg_names, expected_sigs, sigs, leaves)
-        if b is None or jit_module._signature_aval(a) != jit_module._signature_aval(b)]
+        if b is None or arguments.signature_aval(a) != arguments.signature_aval(b)]
     if mismatches:
       raise TypeError("Argument types differ from the types for which this computation was "
                       "compiled. The mismatches are:\n" + "\n".join(mismatches))
-    outs = self._run(*map(jit_module._leaf_value, leaves))
+    outs = self._run(*map(arguments.leaf_value, leaves))
     return tree.tree_unflatten(self._entry.out_tree,
                                [Array(np.asarray(o), w) for o, w in
                                 zip(outs, self._entry.out_weak)])

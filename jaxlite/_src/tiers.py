@@ -14,7 +14,10 @@ import queue
 import statistics
 import threading
 import time
+import weakref
 
+from jaxlite._src import backends
+from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
 
 POLICIES = ("auto", "numpy", "xla")
@@ -41,35 +44,28 @@ def default_policy() -> str:
   return policy
 
 
-_xla_state = {}
-
-
-def xla_available() -> bool:
-  """Whether an XLA plugin loads (checked once; the answer is cached)."""
-  if "available" not in _xla_state:
-    try:
-      from jaxlite._src.backends import xla
-      _xla_state["available"] = xla.is_available()
-    except Exception as e:  # a missing or broken plugin means tier 0 only
-      _xla_state["available"] = False
-      _xla_state["reason"] = f"{type(e).__name__}: {e}"
-  return _xla_state["available"]
-
-
 def compile_xla(closed, name):
   """Compile ``closed`` with XLA; a clear error when no plugin is installed."""
   from jaxlite._src.backends import xla
   if not xla_available():
-    reason = _xla_state.get("reason") or xla.unavailable_reason()
+    reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
   return xla.compile(closed, name)
+
+
+# every live jitted function (jit adds itself), for settled(), the profiler and
+# jit.clear_caches
+jitted: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def all_jitted() -> list:
+  return list(jitted)
 
 
 def settled(*functions) -> bool:
   """Whether the signatures of ``functions`` (default: every jitted function) have chosen
   their tier: none probing, compiling or racing. Benchmarks warm up until this holds."""
-  from jaxlite._src import jit
-  for f in functions or jit.all_jitted():
+  for f in functions or all_jitted():
     for entry in list(f._cache.values()):
       if entry.compiling or isinstance(entry.run, (Probe, Race)):
         return False

@@ -48,4 +48,6 @@ from jaxlite._src.lax.convolution import conv_general_dilated, conv, conv_with_g
 from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p, reduce_window_p  # noqa
 from jaxlite.lax import linalg  # noqa
 from jaxlite._src.lax.extra import *  # noqa
+from jaxlite._src.api import platform_dependent  # noqa
+from jaxlite._src.autodiff_api import custom_root  # noqa
 from jaxlite._src.lax.rng import rng_bit_generator_p  # noqa

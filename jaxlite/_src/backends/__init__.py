@@ -3,6 +3,7 @@ from jaxlite._src import array
 from jaxlite._src import core
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 # the modules that fill the NumPy backend's table, one family each
+from jaxlite._src.backends.numpy import callback_impls as _numpy_callbacks  # noqa: F401
 from jaxlite._src.backends.numpy import control_flow_impls as _numpy_control_flow  # noqa: F401
 from jaxlite._src.backends.numpy import extra_impls as _numpy_extra  # noqa: F401
 from jaxlite._src.backends.numpy import indexing as _numpy_indexing  # gather/scatter rows
@@ -34,10 +35,24 @@ _CPU = Device(0, "cpu", "cpu")
 _NAMES = {"cuda": "gpu", "rocm": "gpu"}
 
 
+xla_state = {}
+
+
+def xla_available() -> bool:
+  """Whether an XLA plugin loads (checked once; the answer is cached)."""
+  if "available" not in xla_state:
+    try:
+      from jaxlite._src.backends import xla
+      xla_state["available"] = xla.is_available()
+    except Exception as e:  # a missing or broken plugin means tier 0 only
+      xla_state["available"] = False
+      xla_state["reason"] = f"{type(e).__name__}: {e}"
+  return xla_state["available"]
+
+
 def _plugin_devices() -> list:
   """The devices the XLA plugin offers (a GPU plugin's GPUs), else the host CPU."""
-  from jaxlite._src import tiers
-  if not tiers.xla_available():
+  if not xla_available():
     return [_CPU]
   from jaxlite._src.backends import xla
   platform = _NAMES.get(xla.platform(), xla.platform())

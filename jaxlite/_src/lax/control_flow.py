@@ -750,7 +750,7 @@ def map(f, xs, *, batch_size=None):
     batched = tree.tree_unflatten(treedef, [
         shapes.reshape(shapes.slice_in_dim(x, 0, full), (full // batch_size, batch_size)
                        + x.shape[1:]) for x in leaves])
-    _, ys = scan(lambda _, x: (None, _vmap_leading(f, x, batch_size)), None, batched)
+    _, ys = scan(lambda _, x: (None, vmap_axis(f, x, batch_size)), None, batched)
     ys = tree.tree_map(lambda y: shapes.reshape(y, (full,) + y.shape[2:]), ys)
     if full < n:
       rest = tree.tree_unflatten(treedef, [shapes.slice_in_dim(x, full, n) for x in leaves])
@@ -765,9 +765,11 @@ def map(f, xs, *, batch_size=None):
 from jaxlite._src.transforms import batching  # noqa: E402
 
 
-def _vmap_leading(f, x, size):
-  """``vmap(f)(x)``: ``f`` mapped over the leading axis of every leaf of ``x``, its
-  outputs batched at axis 0 (lax sits below the ``vmap`` API, so it batches directly)."""
+def vmap_axis(f, x, size, in_axis=0, out_axis=0):
+  """``vmap(f, in_axes=in_axis, out_axes=out_axis)(x)``: ``f`` mapped over axis
+  ``in_axis`` (non-negative) of every leaf of ``x``, each output's batch axis put at
+  ``out_axis`` as ``vmap`` puts it. Modules below the ``vmap`` API (lax, the libraries,
+  the backends) batch through this."""
   leaves, treedef = tree.tree_flatten(x)
   out_trees = []
 
@@ -775,9 +777,18 @@ def _vmap_leading(f, x, size):
     out_leaves, out_tree = tree.tree_flatten(f(tree.tree_unflatten(treedef, xs)))
     out_trees.append(out_tree)
     return [_as_operand(o) for o in out_leaves]
-  outs, dims = batching.vmap_flat(flat, leaves, [0] * len(leaves), size)
-  return tree.tree_unflatten(out_trees[-1], [batching.bdim_at_front(o, d, size)
+  outs, dims = batching.vmap_flat(flat, leaves, [in_axis] * len(leaves), size)
+  return tree.tree_unflatten(out_trees[-1], [_to_out_axis(o, d, out_axis, size)
                                              for o, d in zip(outs, dims)])
+
+
+def _to_out_axis(x, src, dst, size):
+  if src == dst:
+    return x
+  ndim = core.get_aval(x).ndim
+  if src is None:
+    return batching.broadcast(x, size, dst % (ndim + 1))
+  return batching.moveaxis(x, src, dst % ndim)
 
 
 def _at_front(vals, dims):

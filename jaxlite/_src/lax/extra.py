@@ -43,13 +43,13 @@ __all__ = [
     "RaggedDotDimensionNumbers", "RandomAlgorithm", "Tolerance", "full", "full_like",
     "empty", "reciprocal", "broadcast_like", "broadcast_shapes", "broadcast_to_rank",
     "collapse", "batch_matmul", "index_take", "split", "stack", "unstack", "tile",
-    "approx_max_k", "approx_min_k", "reduce", "optimization_barrier", "platform_dependent",
+    "approx_max_k", "approx_min_k", "reduce", "optimization_barrier",
     "composite", "with_sharding_constraint", "stage", "shape_as_value", "dtype", "mulhi",
     "zeta", "betainc", "random_gamma_grad", "rng_bit_generator", "conv_general_permutations",
     "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
     "reduce_window_shape_tuple", "conv_transpose", "conv_general_dilated_patches",
     "conv_general_dilated_local", "ragged_dot", "ragged_dot_general", "scaled_dot",
-    "custom_root", "custom_linear_solve", "axis_size", "ppermute", "pshuffle",
+    "custom_linear_solve", "axis_size", "ppermute", "pshuffle",
     "pswapaxes", "all_to_all", "psum_scatter", "pbroadcast", "pcast"]
 
 
@@ -371,24 +371,6 @@ def stage(x, /):
 def shape_as_value(shape):
   """``shape`` as a 1-D int32 Array."""
   return Array(np.asarray(tuple(shape), dtype=np.int32).reshape(len(tuple(shape))))
-
-
-def platform_dependent(*args, default=None, **per_platform):
-  """Call the branch for the current default backend's platform (``'cpu'``, ``'cuda'``
-  ...), else ``default``. Backends here are chosen at trace time, so this is a Python
-  choice rather than JAX's staged ``cond``."""
-  from jaxlite._src import backends
-  platform = backends.default_backend()
-  names = {platform, {"gpu": "cuda", "cuda": "gpu"}.get(platform, platform)}
-  if platform == "numpy":
-    names.add("cpu")
-  for name in names:
-    if name in per_platform:
-      return per_platform[name](*args)
-  if default is None:
-    raise NotImplementedError(f"platform_dependent: no branch for platform {platform!r} "
-                              "and no default")
-  return default(*args)
 
 
 def composite(decomposition, name, version=0):
@@ -782,25 +764,6 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
 # -- implicit differentiation -------------------------------------------------------------
 def _tree_sub(a, b):
   return tree.tree_map(ew.sub, a, b)
-
-
-def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
-  """``solve(f, initial_guess)``, a root of ``f``, differentiated implicitly: the
-  derivative with respect to anything ``f`` closes over is ``-J^-1 df``, with ``J`` the
-  Jacobian of ``f`` at the root applied through ``tangent_solve(g, y)`` (which solves the
-  linear ``g(x) = y``). ``solve`` itself is never differentiated."""
-  from jaxlite._src.autodiff_api import jvp
-  from jaxlite._src.lax.custom_derivatives import stop_gradient
-  found = solve(f, initial_guess)
-  root, aux = found if has_aux else (found, None)
-  root = stop_gradient(root)
-  residual = f(root)
-  lin = lambda v: jvp(f, (root,), (v,))[1]
-  step = tangent_solve(lin, residual)
-  # value: exactly root; derivative: -(J^-1 d residual), since d root is cut off above
-  correction = _tree_sub(step, stop_gradient(step))
-  out = _tree_sub(root, correction)
-  return (out, aux) if has_aux else out
 
 
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,

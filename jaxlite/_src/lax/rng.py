@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -77,3 +78,29 @@ def _rng_bit_generator_batcher(vals, dims, *, shape, dtype, algorithm, out_shard
 
 
 batching.batching_rules[rng_bit_generator_p] = _rng_bit_generator_batcher
+
+
+# -- threefry2x32: the hash of jax.random's keys (the cipher itself is in the NumPy
+# backend's rng_impls.py, shared with rng_bit_generator's Threefry)
+
+threefry2x32_p = Primitive("threefry2x32")
+threefry2x32_p.multiple_results = True
+
+
+@threefry2x32_p.def_abstract_eval
+def _threefry2x32_abstract_eval(k1, k2, x1, x2):
+  if any(a.dtype != np.uint32 for a in (k1, k2, x1, x2)):
+    raise TypeError("Arguments to threefry2x32 must have uint32 type, got "
+                    + ", ".join(a.str_short() for a in (k1, k2, x1, x2)))
+  shape = ew.broadcast_shapes("threefry2x32", [a.shape for a in (k1, k2, x1, x2)])
+  return [ShapedArray(shape, np.uint32)] * 2
+
+
+def _threefry2x32_batcher(vals, dims):
+  # Elementwise with lax broadcasting: the shared broadcasting rule applies to each output.
+  outs, d = batching._broadcasting_rule(threefry2x32_p, vals, dims, {})
+  return outs, [d, d]
+
+
+ad.defzero(threefry2x32_p)
+batching.batching_rules[threefry2x32_p] = _threefry2x32_batcher

@@ -16,6 +16,7 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax.control_flow import vmap_axis
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import creation
@@ -777,15 +778,19 @@ def unravel_index(indices, shape):
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
   """Apply ``func1d`` to 1-d slices along ``axis`` (via ``vmap`` over the other axes)."""
-  from jaxlite._src.vmap_api import vmap
   arr = as_operand(arr)
   axis = canonicalize_axis(axis, arr.ndim)
   fun = lambda x: func1d(x, *args, **kwargs)
   for i in range(1, arr.ndim - axis):
-    fun = vmap(fun, in_axes=i, out_axes=-1)
+    fun = _vmapped(fun, i, -1)
   for _ in range(axis):
-    fun = vmap(fun, in_axes=0, out_axes=0)
+    fun = _vmapped(fun, 0, 0)
   return fun(arr)
+
+
+def _vmapped(fun, in_axis, out_axis):
+  """``vmap(fun, in_axes=in_axis, out_axes=out_axis)`` of a function of one array."""
+  return lambda x: vmap_axis(fun, x, x.shape[in_axis], in_axis, out_axis)
 
 
 # ----------------------------------------------------------------------------- pad

@@ -19,6 +19,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import errors
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax.control_flow import vmap_axis
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, canonicalize_axis,
                                      promote_dtypes, promote_dtypes_inexact)
 
@@ -873,7 +874,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
   """Make ``pyfunc`` broadcast over leading ("loop") dimensions, like
   ``numpy.vectorize``, by ``vmap``-ing it once over the flattened loop dimensions.
   ``signature`` (e.g. ``'(n),(n)->()'``) names the core dimensions each argument keeps."""
-  from jaxlite._src.vmap_api import vmap
 
   @functools.wraps(pyfunc)
   def wrapped(*args, **kwargs):
@@ -918,7 +918,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
       pos, kw = full[:len(args)], dict(zip(names, full[len(args):]))
       return pyfunc(*pos, **kw, **fixed_kw)
 
-    out = vmap(call)(*flat) if flat else call()
+    out = vmap_axis(lambda xs: call(*xs), tuple(flat), nloop) if flat else call()
     reshape = lambda o: jnp.reshape(o, loop + o.shape[1:])
     if isinstance(out, tuple):
       return tuple(reshape(o) for o in out)

@@ -1,12 +1,18 @@
-"""Tier 0's implementations of the primitives that hold jaxprs (cond, while, scan and
-reduce with a computation): Python loops over bodies compiled by the code generator."""
+"""Tier 0's implementations of the primitives that hold jaxprs (a nested jit call, cond,
+while, scan and reduce with a computation): Python loops over bodies compiled by the code
+generator."""
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import reductions as red
+
+
+def _jit_impl(*args, jaxpr, name):
+  return codegen.compiled(jaxpr, name)(*args)
 
 
 def _cond_impl(index, *args, branches):
@@ -39,6 +45,7 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, lin
   return carry + ys
 
 
+impl_rules[call.jit_p] = _jit_impl
 impl_rules[cf.cond_p] = _cond_impl
 impl_rules[cf.while_p] = _while_impl
 impl_rules[cf.scan_p] = _scan_impl

@@ -368,10 +368,3 @@ impl_rules[cd.custom_vjp_call_p] = cd._custom_jvp_call_impl
 impl_rules[cd.custom_lin_p] = cd._custom_lin_impl
 impl_rules[cd.stop_gradient_p] = lambda x: x
 impl_rules[cd.remat_p] = cd._remat_impl
-
-from jaxlite._src import debugging  # noqa: E402
-
-impl_rules[debugging.debug_print_p] = debugging._debug_print_impl
-impl_rules[debugging.debug_callback_p] = debugging._debug_callback_impl
-impl_rules[debugging.pure_callback_p] = debugging._pure_callback_impl
-impl_rules[debugging.io_callback_p] = debugging._io_callback_impl

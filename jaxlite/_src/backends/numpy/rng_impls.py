@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from jaxlite._src import random
+from jaxlite._src.array import Array
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import rng
 
@@ -122,3 +124,13 @@ def _rng_bit_generator(key, *, shape, dtype, algorithm, out_sharding):
 
 
 impl_rules[rng.rng_bit_generator_p] = _rng_bit_generator
+impl_rules[rng.threefry2x32_p] = threefry2x32
+
+
+def _gamma_numpy(key, a, *, log_space):
+  """Tier 0's ``random_gamma``: jax.random's sampler, run on NumPy arrays (the XLA tier
+  lowers the same code)."""
+  return np.asarray(random._gamma_impl(Array(key), Array(a), log_space=log_space))
+
+
+impl_rules[random.random_gamma_p] = _gamma_numpy

@@ -23,6 +23,9 @@ from jaxlite._src.backends.xla import cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
 from jaxlite._src.backends.xla import stablehlo
+# the lowering rules these two add to stablehlo's table by name
+from jaxlite._src.backends.xla import callbacks
+from jaxlite._src.backends.xla import linalg  # noqa: F401
 from jaxlite._src.backends.xla.pjrt import DeviceBuffer, XlaRuntimeError, live_buffers
 
 __all__ = ["XlaRuntimeError", "XlaExecutable", "DeviceBuffer", "live_buffers", "is_available", "unavailable_reason",
@@ -68,6 +71,9 @@ def client():
   if _client is None:
     raise RuntimeError(_client_error)
   return _client
+
+
+callbacks.client = client
 
 
 def is_available() -> bool:

@@ -6,8 +6,8 @@ FFI) to one handler, ``jaxlite_host_callback``, registered once per process thro
 plugin's PJRT FFI extension (``PJRT_FFI_Register_Handler``). The handler is a ctypes
 function: XLA calls it with an ``XLA_FFI_CallFrame``; it reads the call site's
 ``callback_id`` attribute, copies the argument buffers into ``Array``s, runs the same
-implementation tier 0 runs (``jaxlite._src.debugging``), checks the results and copies
-them into the result buffers. Ordered effects also pass along a scalar that orders them
+implementation tier 0 runs (``backends/numpy/callback_impls.py``), checks the results
+and copies them into the result buffers. Ordered effects also pass along a scalar that orders them
 (``_lowering``). A Python exception becomes an ``XLA_FFI_Error`` carrying its
 type and message, which PJRT reports to the caller as an ``XlaRuntimeError``.
 
@@ -26,7 +26,9 @@ from ctypes import POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_uin
 import ml_dtypes
 import numpy as np
 
-from jaxlite._src import debugging
+from jaxlite._src.backends.numpy import callback_impls
+from jaxlite._src.backends.xla import stablehlo
+from jaxlite._src.lax import callbacks as lax_callbacks
 
 TARGET = "jaxlite_host_callback"
 _FFI_EXTENSION = 5          # PJRT_Extension_Type_FFI
@@ -152,15 +154,15 @@ class _Site:
     self.ordered = _ORDERED[name](params)
 
 
-_IMPLS = {"pure_callback": debugging._pure_callback_impl,
-          "io_callback": debugging._io_callback_impl,
-          "debug_callback": debugging._debug_callback_impl,
-          "debug_print": debugging._debug_print_impl}
+_IMPLS = {"pure_callback": callback_impls._pure_callback_impl,
+          "io_callback": callback_impls._io_callback_impl,
+          "debug_callback": callback_impls._debug_callback_impl,
+          "debug_print": callback_impls._debug_print_impl}
 # primitive name -> params -> whether the call is an ordered effect
 _ORDERED = {"pure_callback": lambda params: False,
             "io_callback": lambda params: params["ordered"],
             "debug_callback": lambda params: isinstance(params["effect"],
-                                                        debugging.OrderedDebugEffect),
+                                                        lax_callbacks.OrderedDebugEffect),
             "debug_print": lambda params: params["ordered"]}
 _ORDER = np.dtype(np.int8)     # the dtype of the value chaining ordered callbacks
 _sites: dict[int, _Site] = {}
@@ -370,9 +372,13 @@ def _register(api, register_fn) -> str | None:
 
 # ----------------------------------------------------------------------------- lowering
 
+# the process's PJRT client, ``backends.xla.client`` (which sets it: that package imports
+# this module)
+client = None
+
+
 def _unavailable() -> str | None:
-  from jaxlite._src.backends import xla
-  c = xla.client()
+  c = client()
   if c.platform != "cpu":
     return (f"host callbacks run on the CPU plugin only, this client's platform is "
             f"'{c.platform}'")
@@ -419,7 +425,8 @@ def _lowering(name: str, side_effect: bool):
 
 
 # primitive name -> lowering rule (stablehlo's table picks these up by name)
-rules = {"pure_callback": _lowering("pure_callback", side_effect=False),
-         "io_callback": _lowering("io_callback", side_effect=True),
-         "debug_callback": _lowering("debug_callback", side_effect=True),
-         "debug_print": _lowering("debug_print", side_effect=True)}
+stablehlo._BY_NAME.update({
+    "pure_callback": _lowering("pure_callback", side_effect=False),
+    "io_callback": _lowering("io_callback", side_effect=True),
+    "debug_callback": _lowering("debug_callback", side_effect=True),
+    "debug_print": _lowering("debug_print", side_effect=True)})

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import random
 from jaxlite._src.backends.xla import stablehlo as hlo
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import linalg as la
@@ -366,12 +367,11 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
   """Eigenvalues and (right, left) eigenvectors; the left ones as tier 0 computes them, the
   conjugate rows of V^-1, normalised."""
   jnp = _jnp()
-  from jaxlite._src.vmap_api import vmap
   real = la._real_dtype(x.dtype)
   ctype = np.dtype(np.complex128 if real == np.float64 else np.complex64)
   *batch, n, _ = x.shape
   a = x.astype(ctype).reshape((int(np.prod(batch)), n, n))   # -1 fails when empty
-  w, vr = vmap(lambda m: _eig_one(m, float(np.finfo(ctype).eps)))(a)
+  w, vr = cf.vmap_axis(lambda m: _eig_one(m, float(np.finfo(ctype).eps)), a, a.shape[0])
   outs = [w.reshape((*batch, n))]
   if compute_left_eigenvectors:
     vl = la._H(jnp.linalg.inv(vr))
@@ -383,5 +383,8 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
 
 
 _eigh_lowered = lowered_function(_eigh)
-rules = {"eigh": _eigh_rule, "qr": _qr_rule, "svd": lowered_function(_svd),
-         "lu": lowered_function(_lu), "eig": lowered_function(_eig)}
+hlo._BY_NAME.update({
+    "eigh": _eigh_rule, "qr": _qr_rule, "svd": lowered_function(_svd),
+    "lu": lowered_function(_lu), "eig": lowered_function(_eig),
+    "random_gamma": lowered_function(   # jax.random's sampler, vectorised
+        lambda key, a, *, log_space: [random._gamma_impl(key, a, log_space=log_space)])})

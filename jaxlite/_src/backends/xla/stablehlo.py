@@ -18,6 +18,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
@@ -752,8 +753,8 @@ def _jit_rule(b, eqn, *args, jaxpr, name):
   return lower_closed(b, jaxpr, list(args))
 
 
-lowering_rules.update({cf.cond_p: _cond_rule, cf.while_p: _while_rule,
-                       cf.scan_p: _scan_rule})
+lowering_rules.update({call.jit_p: _jit_rule, cf.cond_p: _cond_rule,
+                       cf.while_p: _while_rule, cf.scan_p: _scan_rule})
 
 
 # Primitives defined in layers above lax (or in modules still changing) are matched by
@@ -1365,6 +1366,9 @@ def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_shardin
   return [new, bits]
 
 
+# Rules by primitive name; linalg.py (XLA's expanders, the linear algebra and gamma
+# samplers as lowered functions) and callbacks.py (host callbacks: custom calls to an FFI
+# handler) add theirs when the package loads them.
 _BY_NAME = {
     "custom_jvp_call": _call_rule("call_jaxpr"), "custom_vjp_call": _call_rule("call_jaxpr"),
     "remat2": _call_rule("jaxpr"), "stop_gradient": lambda b, eqn, x: x,
@@ -1415,14 +1419,6 @@ for _name in ("pmax", "pmin", "all_gather", "axis_index"):
 
 
 def _register_late():
-  from jaxlite._src import jit as jit_mod
-  from jaxlite._src import random as random_mod
-  from jaxlite._src.backends.xla import callbacks, linalg
-  lowering_rules[jit_mod.jit_p] = _jit_rule
-  _BY_NAME.update(linalg.rules)
-  _BY_NAME["random_gamma"] = linalg.lowered_function(   # the sampler, vectorised
-      lambda key, a, *, log_space: [random_mod._gamma_impl(key, a, log_space=log_space)])
-  _BY_NAME.update(callbacks.rules)   # host callbacks: custom calls to an FFI handler
   for prim in list(core.abstract_eval_rules):
     if prim in lowering_rules:
       continue
