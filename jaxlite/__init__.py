@@ -49,3 +49,7 @@ def clear_caches():
 
 del _backends, _array_methods
 from jaxlite import random, nn  # noqa
+
+# -- several devices (issue 18): shardings, pmap, shard_map
+from jaxlite import sharding  # noqa: E402
+from jaxlite._src.sharding import make_mesh  # noqa: E402

@@ -1,3 +1,4 @@
 """Run-time debugging inside transformed functions (``jax.debug``)."""
 from jaxlite._src.debugging import (debug_print as print, debug_callback as callback,
                                     debug_log as log, DebugEffect, OrderedDebugEffect)
+from jaxlite._src.sharding import visualize_array_sharding  # noqa: E402

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.backends.xla import cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
@@ -47,7 +48,7 @@ def _create_client():
   for plugin in candidates:
     try:
       api = pjrt.load_api(plugin.path)
-      options = {"cpu_device_count": 1} if plugin.platform == "cpu" else {}
+      options = {"cpu_device_count": cpu_device_count()} if plugin.platform == "cpu" else {}
       return pjrt.Client(api, options), None
     except (OSError, XlaRuntimeError) as e:
       errors.append(f"{plugin.package} ({plugin.path}): {e}")
