@@ -53,3 +53,4 @@ from jaxlite import random, nn  # noqa
 # -- several devices (issue 18): shardings, pmap, shard_map
 from jaxlite import sharding  # noqa: E402
 from jaxlite._src.sharding import make_mesh  # noqa: E402
+from jaxlite._src.sharding_map import shard_map  # noqa: E402
