@@ -54,3 +54,4 @@ from jaxlite import random, nn  # noqa
 from jaxlite import sharding  # noqa: E402
 from jaxlite._src.sharding import make_mesh  # noqa: E402
 from jaxlite._src.sharding_map import shard_map  # noqa: E402
+from jaxlite._src.pmap import pmap  # noqa: E402

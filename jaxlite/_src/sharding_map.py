@@ -165,7 +165,8 @@ class MeshProgram:
       fun = vmap(fun, in_axes=[0 if names[k] in u else None for u in used], out_axes=0,
                  axis_name=names[k], axis_size=mesh.devices.shape[k])
     outs = fun(*stacked)
-    return [Array(_unstack_mesh_axes(mesh, spec, np.asarray(o._value)), o.weak_type)
+    return [_host_placed(NamedSharding(mesh, spec),
+                         _unstack_mesh_axes(mesh, spec, np.asarray(o._value)), o.weak_type)
             for spec, o in zip(out_specs, outs)]
 
 
@@ -195,6 +196,15 @@ def _pieces(x: Array, sharding: NamedSharding) -> list:
   indices = sharding.devices_indices_map(value.shape)
   devices = sharding._device_list
   return put_pieces([value[indices[d]] for d in devices], devices)
+
+
+def _host_placed(sharding, value, weak_type) -> Array:
+  """A tier-0 result laid out by ``sharding``: its pieces are NumPy views of ``value``."""
+  indices = sharding.devices_indices_map(value.shape)
+  a = from_pieces(sharding, [value[indices[d]] for d in sharding._device_list], value.shape,
+                  value.dtype, weak_type)
+  a._value = value if value.shape else value[()]
+  return a
 
 
 def _stack_mesh_axes(mesh, spec, value):
