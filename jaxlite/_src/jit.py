@@ -610,7 +610,7 @@ core.param_order[jit_p] = ("name", "jaxpr")
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
-        abstracted_axes=None, compiler_options=None):
+        abstracted_axes=None, compiler_options=None, in_shardings=None, out_shardings=None):
   """Compile ``fun``: trace once per input signature, run the cached executable after.
 
   Parameters
@@ -624,6 +624,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     Accepted for compatibility; the NumPy tier never reuses input buffers.
   inline : bool
     Inline this function's jaxpr into enclosing traces instead of a nested ``jit`` call.
+  in_shardings, out_shardings : Sharding or pytree of them, optional
+    Lay the arguments and results out over several devices; XLA's SPMD partitioner then
+    splits the program (see ``sharding_jit``). Tier 0 computes unsharded.
 
   Returns
   -------
@@ -641,9 +644,14 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     return functools.partial(jit, static_argnums=static_argnums,
                              static_argnames=static_argnames, donate_argnums=donate_argnums,
                              donate_argnames=donate_argnames, keep_unused=keep_unused,
-                             device=device, backend=backend, inline=inline)
-  return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                keep_unused, inline, backend)
+                             device=device, backend=backend, inline=inline,
+                             in_shardings=in_shardings, out_shardings=out_shardings)
+  jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  keep_unused, inline, backend)
+  if in_shardings is None and out_shardings is None:
+    return jitted
+  from jaxlite._src.sharding_jit import ShardedJitted
+  return ShardedJitted(jitted, in_shardings, out_shardings)
 
 
 def clear_caches():

@@ -49,3 +49,4 @@ from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_w
 from jaxlite.lax import linalg  # noqa
 from jaxlite._src.lax.extra import *  # noqa
 from jaxlite._src.lax.rng import rng_bit_generator_p  # noqa
+from jaxlite._src.lax.parallel import with_sharding_constraint, sharding_constraint_p  # noqa: E402

@@ -26,4 +26,6 @@ impl_rules.update({
     parallel.axis_index_p: _outside_vmap("axis_index", "axis_name"),
     parallel.ppermute_p: _outside_vmap("ppermute", "axis_name"),
     parallel.all_to_all_p: _outside_vmap("all_to_all", "axis_name"),
+    # a layout request for XLA's partitioner: tier 0 computes unsharded
+    parallel.sharding_constraint_p: lambda x, *, sharding: x,
 })

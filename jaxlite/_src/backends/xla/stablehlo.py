@@ -69,6 +69,9 @@ class Builder:
   # (name, size) of each mesh axis, in mesh order, when the module runs one replica per
   # mesh device (pmap, shard_map): collectives over those names become XLA collectives
   mesh_axes: tuple = ()
+  # whether the module is compiled for XLA's SPMD partitioner (sharded jit): sharding
+  # constraints are annotations there and the identity elsewhere
+  spmd: bool = False
 
   def __init__(self):
     self.lines: list[str] = []
@@ -78,14 +81,17 @@ class Builder:
     # returns the next one: see callbacks.py); a region starts its own chain.
     self.effect_order = None
 
-  def op(self, name, args, outs, attrs=None, regions=()) -> list[V]:
-    """Emit ``name``; ``outs`` are (shape, dtype) pairs; regions are emitted by callables."""
+  def op(self, name, args, outs, attrs=None, regions=(), discardable=None) -> list[V]:
+    """Emit ``name``; ``outs`` are (shape, dtype) pairs; regions are emitted by callables;
+    ``discardable`` attributes (e.g. ``mhlo.sharding``) follow the properties."""
     result = f"%{next(self.counter)}"
     lhs = "" if not outs else (f"{result} = " if len(outs) == 1 else
                                 f"{result}:{len(outs)} = ")
     vals = ([V(result, tuple(s), np.dtype(d)) for s, d in outs] if len(outs) == 1 else
             [V(f"{result}#{i}", tuple(s), np.dtype(d)) for i, (s, d) in enumerate(outs)])
     props = f" <{{{attrs}}}>" if attrs else ""
+    if discardable:
+      props += f" {{{discardable}}}"
     operands = ", ".join(a.name for a in args)
     sig = (f"({', '.join(a.type for a in args)}) -> "
            f"({', '.join(tensor_type(s, d) for s, d in outs)})")
@@ -1519,13 +1525,22 @@ def _all_to_all_rule(b, eqn, x, *, axis_name, split_axis, concat_axis, axis_size
                f"i64, split_count = {axis_size} : i64, {groups}")
 
 
+def _sharding_constraint_rule(b, eqn, x, *, sharding):
+  if not b.spmd or not hasattr(sharding, "hlo_sharding"):
+    return x
+  return b.op("stablehlo.custom_call", [x], [(x.shape, x.dtype)],
+              'call_target_name = "Sharding"',
+              discardable=f'mhlo.sharding = "{sharding.hlo_sharding(len(x.shape))}"')[0]
+
+
 def _register_collectives():
   from jaxlite._src.lax import parallel as par
   lowering_rules.update({
       par.psum_p: _all_reduce_rule("add"), par.pmax_p: _all_reduce_rule("maximum"),
       par.pmin_p: _all_reduce_rule("minimum"), par.all_gather_p: _all_gather_rule,
       par.axis_index_p: _axis_index_rule, par.ppermute_p: _ppermute_rule,
-      par.all_to_all_p: _all_to_all_rule})
+      par.all_to_all_p: _all_to_all_rule,
+      par.sharding_constraint_p: _sharding_constraint_rule})
 
 
 _register_collectives()
@@ -1603,6 +1618,7 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
   _init()
   b = Builder()
   b.mesh_axes = tuple(mesh_axes)
+  b.spmd = num_partitions > 1
   jaxpr = closed.jaxpr
   args = [V(f"%arg{i}", v.aval.shape, v.aval.dtype) for i, v in enumerate(jaxpr.invars)]
   outs = lower_closed(b, closed, args)
