@@ -650,8 +650,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                   keep_unused, inline, backend)
   if in_shardings is None and out_shardings is None:
     return jitted
-  from jaxlite._src.sharding_jit import ShardedJitted
-  return ShardedJitted(jitted, in_shardings, out_shardings)
+  return sharded_jit[0](jitted, in_shardings, out_shardings)
+
+
+# Filled by sharding_jit (``ShardedJitted``), which sits beside jit and imports it.
+sharded_jit: list = []
 
 
 def clear_caches():

@@ -18,6 +18,7 @@ import functools
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src import jit as jit_mod
 from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import Array, as_operand
@@ -135,3 +136,6 @@ class ShardedJitted:
 
   def trace(self, *args, **kwargs):
     return self.jitted.trace(*args, **kwargs)
+
+
+jit_mod.sharded_jit.append(ShardedJitted)
