@@ -96,11 +96,20 @@ class Mesh:
   def __hash__(self):
     return hash((self.axis_names, self.devices.shape, tuple(self.devices.flat)))
 
+  # Every axis is an Auto axis (XLA's partitioner decides the layouts in between); JAX's
+  # Explicit axes (shardings in the types) are not modelled.
+  @property
+  def _types(self) -> str:
+    return "(" + ", ".join(["Auto"] * len(self.axis_names)) + ("," if len(
+        self.axis_names) == 1 else "") + ")"
+
   def __repr__(self):
-    return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names})"
+    return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
+            f"axis_types={self._types})")
 
   def _short_repr(self):
-    return "Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items()) + ")"
+    return ("Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+            + f", axis_types={self._types})")
 
   def __enter__(self):
     _mesh_stack.append(self)
