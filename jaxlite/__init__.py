@@ -57,3 +57,4 @@ from jaxlite._src.sharding_map import shard_map  # noqa: E402
 from jaxlite._src.pmap import pmap  # noqa: E402
 from jaxlite._src import sharding_jit as _sharding_jit  # noqa: E402,F401  (jit's shardings)
 del _sharding_jit
+from jaxlite import distributed  # noqa: E402

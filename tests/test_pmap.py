@@ -24,3 +24,19 @@ def test_pmap_on_the_one_default_device(backend):
   out = jax.pmap(lambda v: lax.psum(v, "i") * 2, "i", backend=backend)(x)
   np.testing.assert_array_equal(np.asarray(out), x * 2)
   assert out.sharding.device_set == {jax.devices()[0]}
+
+
+def test_pmap_digits_example_matches_one_device():
+  pytest.importorskip("sklearn")
+  import os
+  import subprocess
+  import sys
+  from spmd_subprocess import ROOT
+  env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2")
+  env.pop("XLA_FLAGS", None)
+  env.pop("JAX_NUM_CPU_DEVICES", None)
+  proc = subprocess.run([sys.executable, str(ROOT / "examples" / "pmap_digits.py"),
+                         "--quick"], cwd=ROOT, env=env, capture_output=True, text=True,
+                        timeout=600)
+  assert proc.returncode == 0, proc.stdout + proc.stderr
+  assert "the three loss curves agree to float32 rounding" in proc.stdout

@@ -33,3 +33,13 @@ def test_sharded_jit_on_one_device_runs_the_plain_jit():
   mesh = jax.make_mesh((1,), ("x",))
   f = jax.jit(lambda v: v + 1, in_shardings=NamedSharding(mesh, P("x")))
   np.testing.assert_array_equal(np.asarray(f(np.arange(4.0))), np.arange(4.0) + 1)
+
+
+def test_distributed_initialize_is_one_process_only():
+  with pytest.raises(RuntimeError, match="jaxlite runs in one process"):
+    jax.distributed.initialize("localhost:1234", num_processes=2, process_id=0)
+  jax.distributed.initialize(num_processes=1, process_id=0)
+  try:
+    assert jax.distributed.is_initialized() and jax.process_count() == 1
+  finally:
+    jax.distributed.shutdown()
