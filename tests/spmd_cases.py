@@ -326,3 +326,21 @@ def test_sharded_jit_takes_arguments_already_placed(tier):
   f = jax.jit(lambda v: v * 3, out_shardings=s)
   close(f(x), np.arange(16).reshape(8, 2) * 3)
   assert f(x).sharding == s
+
+
+def test_pmap_collectives_lower_to_stablehlo_collectives():
+  if not tiers.xla_available():
+    pytest.skip("no XLA plugin")
+  with jax.config.override("jaxlite_tier", "xla"):
+    f = jax.pmap(lambda v: (lax.psum(v, "i"), lax.all_gather(v, "i"), lax.axis_index("i"),
+                            lax.ppermute(v, "i", [(0, 1), (1, 0)]),
+                            lax.all_to_all(v, "i", 0, 0)), "i")
+    f(np.ones((N, N), np.float32))
+  (program,) = f._programs.values()
+  (entry,) = program._cache.values()
+  text = entry[4].text
+  assert f"mhlo.num_replicas = {N} : i32" in text
+  groups = "[[" + ", ".join(map(str, range(N))) + "]]"
+  for op in ("all_reduce", "all_gather", "all_to_all"):
+    assert f'"stablehlo.{op}"' in text and f"replica_groups = dense<{groups}>" in text
+  assert '"stablehlo.collective_permute"' in text and '"stablehlo.replica_id"' in text
