@@ -16,7 +16,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src import tiers
-from jaxlite.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+from jaxlite.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
 N = int(os.environ["JAX_NUM_CPU_DEVICES"])
 REF = json.loads((pathlib.Path(__file__).parent / "data" / "sharding_reference.json")

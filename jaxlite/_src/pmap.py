@@ -30,7 +30,7 @@ __all__ = ["pmap"]
 _ANONYMOUS_AXIS = "_internal_pmap_axis_name"
 
 
-def _spec_at(axis, ndim, name) -> PartitionSpec:
+def _spec_at(axis, name) -> PartitionSpec:
   """The spec splitting dimension ``axis`` (None: replicated)."""
   if axis is None:
     return PartitionSpec()
@@ -117,7 +117,7 @@ class _Pmapped:
     name = _ANONYMOUS_AXIS if self.axis_name is None else self.axis_name
     devices = _devices_for(n, self.devices)
     mesh = Mesh(np.array(devices, dtype=object), (name,))
-    in_specs = [_spec_at(a, core.get_aval(x).ndim, name) for x, a in zip(leaves, axes)]
+    in_specs = [_spec_at(a, name) for a in axes]
     out_axes, fun = self.out_axes, self.fun
     resolved = []   # the output axes, known once the function is traced
 
@@ -137,7 +137,7 @@ class _Pmapped:
       return tree.tree_unflatten(out_tree, expanded)
 
     return MeshProgram(local, mesh, lambda _: in_specs,
-                       lambda _: [_spec_at(a, 0, name) for a in resolved],
+                       lambda _: [_spec_at(a, name) for a in resolved],
                        f"pmap_{api_util.fun_name(fun)}", self.policy)
 
 

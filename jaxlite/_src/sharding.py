@@ -56,9 +56,7 @@ class Mesh:
   """
 
   def __init__(self, devices, axis_names, *, axis_types=None):
-    devs = np.empty(np.shape(devices), dtype=object)
-    for idx in np.ndindex(devs.shape):
-      devs[idx] = np.asarray(devices, dtype=object)[idx]
+    devs = np.array(devices, dtype=object)
     axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     if len(axis_names) != devs.ndim:
       raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "

@@ -21,8 +21,9 @@ from jaxlite._src import core
 from jaxlite._src import jit as jit_mod
 from jaxlite._src import tiers
 from jaxlite._src import tree
-from jaxlite._src.array import Array, as_operand
-from jaxlite._src.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from jaxlite._src.array import as_operand
+from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
+                                   SingleDeviceSharding, from_pieces)
 from jaxlite._src.sharding_map import _host_placed, _pieces
 
 __all__ = ["ShardedJitted"]
@@ -127,7 +128,6 @@ class ShardedJitted:
     per_arg = [_pieces(x, s) for x, s in zip(leaves, in_sh)]
     n = mesh.size
     outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(n)])
-    from jaxlite._src.sharding import from_pieces
     return [from_pieces(s, [o[j] for o in outs], a.shape, a.dtype, a.weak_type)
             for j, (s, a) in enumerate(zip(out_sh, closed.out_avals))]
 
