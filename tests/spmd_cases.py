@@ -344,3 +344,17 @@ def test_pmap_collectives_lower_to_stablehlo_collectives():
   for op in ("all_reduce", "all_gather", "all_to_all"):
     assert f'"stablehlo.{op}"' in text and f"replica_groups = dense<{groups}>" in text
   assert '"stablehlo.collective_permute"' in text and '"stablehlo.replica_id"' in text
+
+
+def test_make_array_from_callback_and_single_device_arrays():
+  s = NamedSharding(mesh2d(), P("x"))
+  value = np.arange(N * 6, dtype=np.float32).reshape(N, 6)
+  a = jax.make_array_from_callback(value.shape, s, lambda index: value[index])
+  np.testing.assert_array_equal(np.asarray(a), value)
+  assert a.sharding == s
+  pieces = [value[sh.index] for sh in a.addressable_shards]
+  b = jax.make_array_from_single_device_arrays(value.shape, s, pieces)
+  np.testing.assert_array_equal(np.asarray(b), value)
+  with pytest.raises(ValueError, match="expected the shard shape"):
+    jax.make_array_from_single_device_arrays(value.shape, s, [value] * N)
+  assert jax.P is P and jax.NamedSharding is NamedSharding

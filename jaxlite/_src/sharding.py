@@ -427,3 +427,33 @@ def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, ma
     out.append("|" + "|".join(labels[(r, c)].center(width) for c in cols) + "|")
     out.append(line)
   print("\n".join(out))
+
+
+def _from_device_values(what, shape, sharding, values) -> Array:
+  """An Array of ``shape`` whose piece on the i-th device of ``sharding`` is values[i]."""
+  devices = sharding._device_list
+  if len(values) != len(devices):
+    raise ValueError(f"{what}: got {len(values)} arrays for {len(devices)} devices.")
+  want = sharding.shard_shape(shape)
+  for d, v in zip(devices, values):
+    if v.shape != want:
+      raise ValueError(f"{what}: got shape {v.shape} for {d}, expected the shard shape "
+                       f"{want} of {shape} under {sharding!r}.")
+  return from_pieces(sharding, put_pieces(values, devices), shape, values[0].dtype)
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Array:
+  """An Array of ``shape`` laid out by ``sharding`` whose piece on each device is
+  ``data_callback(index)`` (``index``: a tuple of slices into the global array)."""
+  shape = tuple(shape)
+  indices = sharding.devices_indices_map(shape)
+  values = [np.asarray(data_callback(indices[d]), dtype) for d in sharding._device_list]
+  return _from_device_values("make_array_from_callback", shape, sharding, values)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None) -> Array:
+  """An Array of ``shape`` laid out by ``sharding`` from one array per device (in the
+  order of the sharding's devices)."""
+  values = [np.asarray(a, dtype) for a in arrays]
+  return _from_device_values("make_array_from_single_device_arrays", tuple(shape),
+                             sharding, values)
