@@ -40,3 +40,7 @@ def test_pmap_digits_example_matches_one_device():
                         timeout=600)
   assert proc.returncode == 0, proc.stdout + proc.stderr
   assert "the three loss curves agree to float32 rounding" in proc.stdout
+
+
+def test_everything_runs_on_tier_0_when_xla_is_off():
+  run_cases(4, "pmap or collective or shard_map or jit or device_put", xla=False)

@@ -5,6 +5,7 @@ The backend API that ``jit`` uses::
   is_available() / unavailable_reason()
   lower(closed, name) -> str            StableHLO text
   compile(closed, name) -> XlaExecutable
+  compile_on_devices(closed, name, device_ids, replicas=...)   several devices at once
   devices(), platform()
 
 The PJRT client is created once per process, on first use, under a lock.
