@@ -1,10 +1,13 @@
-"""Collectives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index.
+"""Collectives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index, ppermute,
+all_to_all; and the sharding constraint.
 
 ``vmap(f, axis_name='i')`` binds the name ``'i'`` while ``f`` runs; a collective over
 ``'i'`` combines the values of every example of that vmap. The batching rules below turn
-each collective into an ordinary reduction, broadcast or iota over the batch axis, so no
-collective ever reaches a backend. Outside a vmap that binds the name, they raise
-NameError as JAX does.
+each collective into an ordinary reduction, broadcast or iota over the batch axis (tier 0
+runs pmap and shard_map this way too). Under pmap and shard_map on the XLA tier the
+collectives stay in the per-device jaxpr and lower to StableHLO collectives
+(``backends/xla/stablehlo.py``). Outside a map that binds the name they raise NameError,
+as JAX does.
 """
 from __future__ import annotations
 
