@@ -49,3 +49,14 @@ def clear_caches():
 
 del _backends, _array_methods
 from jaxlite import random, nn  # noqa
+
+# -- several devices (issue 18): shardings, pmap, shard_map
+from jaxlite import sharding  # noqa: E402
+from jaxlite._src.sharding import (  # noqa: E402
+    make_mesh, make_array_from_callback, make_array_from_single_device_arrays)
+from jaxlite._src.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+from jaxlite._src.sharding_map import shard_map  # noqa: E402
+from jaxlite._src.pmap import pmap  # noqa: E402
+from jaxlite._src import sharding_jit as _sharding_jit  # noqa: E402,F401  (jit's shardings)
+del _sharding_jit
+from jaxlite import distributed  # noqa: E402

@@ -121,8 +121,17 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-  """Put the leaves of pytree ``x`` on ``device`` as Arrays (copies NumPy inputs)."""
-  return tree.tree_map(as_operand, x)
+  """Put the leaves of pytree ``x`` on ``device`` as Arrays (copies NumPy inputs).
+
+  ``device`` may be a Device or a ``jax.sharding.Sharding`` (or a pytree of them
+  matching ``x``): each leaf is then split into that sharding's shards, one per device.
+  """
+  from jaxlite._src import backends, sharding
+  if device is None or device == backends.default_device():
+    return tree.tree_map(as_operand, x)
+  if isinstance(device, (sharding.Sharding, backends.Device)):
+    return tree.tree_map(lambda leaf: sharding.place(leaf, device), x)
+  return tree.tree_map(sharding.place, x, device)
 
 
 def device_get(x):

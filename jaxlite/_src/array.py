@@ -29,9 +29,11 @@ class Array:
   a device buffer (``_buf``) instead and leaves ``_value`` unset until something reads
   it: ``__getattr__`` then waits for the buffer, converts it once and stores it, so every
   code path that reads ``x._value`` works unchanged (and pays nothing when it is set).
-  Shape and dtype come from the buffer without a transfer.
+  Shape and dtype come from the buffer without a transfer. An array split over several
+  devices (``device_put`` with a sharding, pmap, shard_map) keeps its pieces in
+  ``_placed`` (``sharding.Placed``) and assembles ``_value`` from them when read.
   """
-  __slots__ = ("_value", "weak_type", "_buf", "__weakref__")
+  __slots__ = ("_value", "weak_type", "_buf", "_placed", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False):
@@ -49,7 +51,12 @@ class Array:
           value = value[()]      # 0-d results are NumPy scalars, as tier 0 makes them
         self._value = value
         return value
-    elif name == "_buf":
+      placed = self._placed
+      if placed is not None:
+        value = placement["assemble"](placed)
+        self._value = value
+        return value
+    elif name == "_buf" or name == "_placed":
       return None
     raise AttributeError(f"'Array' object has no attribute {name!r}")
 
@@ -60,12 +67,18 @@ class Array:
   @property
   def shape(self):
     buf = self._buf
-    return self._value.shape if buf is None else buf.spec[0]
+    if buf is not None:
+      return buf.spec[0]
+    placed = self._placed
+    return self._value.shape if placed is None else placed.shape
 
   @property
   def dtype(self):
     buf = self._buf
-    return self._value.dtype if buf is None else buf.spec[1]
+    if buf is not None:
+      return buf.spec[1]
+    placed = self._placed
+    return self._value.dtype if placed is None else placed.dtype
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
@@ -152,6 +165,11 @@ class Array:
     buf = self._buf
     if buf is not None:
       buf.block_until_ready()
+    placed = self._placed
+    if placed is not None:
+      for piece in placed.pieces:
+        if not isinstance(piece, np.ndarray):
+          piece.block_until_ready()
     return self
 
   def copy_to_host_async(self):
@@ -163,14 +181,36 @@ class Array:
 
   @property
   def device(self):
-    return placement["default_device"]()
+    placed = self._placed
+    if placed is not None and len(placed.sharding.device_set) > 1:
+      raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
+    return placement["default_device"]() if placed is None else next(
+        iter(placed.sharding.device_set))
 
   def devices(self):
-    return {self.device}
+    placed = self._placed
+    return {self.device} if placed is None else set(placed.sharding.device_set)
 
-  is_fully_replicated = True
+  @property
+  def sharding(self):
+    """How the array is laid out over devices (``jax.sharding.Sharding``)."""
+    return placement["sharding"](self)
+
+  @property
+  def addressable_shards(self):
+    """One ``Shard`` (device, index, replica_id, data) per device holding a piece."""
+    return placement["shards"](self)
+
+  @property
+  def is_fully_replicated(self):
+    placed = self._placed
+    return placed is None or placed.sharding.is_fully_replicated
+
   is_fully_addressable = True
-  committed = False
+
+  @property
+  def committed(self):
+    return self._placed is not None
 
   # -- printing, as JAX prints
   def __repr__(self):

@@ -507,7 +507,7 @@ def _resolve_static(fun, static_argnums, static_argnames):
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
-        abstracted_axes=None, compiler_options=None):
+        abstracted_axes=None, compiler_options=None, in_shardings=None, out_shardings=None):
   """Compile ``fun``: trace once per input signature, run the cached executable after.
 
   Parameters
@@ -521,6 +521,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     Accepted for compatibility; the NumPy tier never reuses input buffers.
   inline : bool
     Inline this function's jaxpr into enclosing traces instead of a nested ``jit`` call.
+  in_shardings, out_shardings : Sharding or pytree of them, optional
+    Lay the arguments and results out over several devices; XLA's SPMD partitioner then
+    splits the program (see ``sharding_jit``). Tier 0 computes unsharded.
 
   Returns
   -------
@@ -538,9 +541,17 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     return functools.partial(jit, static_argnums=static_argnums,
                              static_argnames=static_argnames, donate_argnums=donate_argnums,
                              donate_argnames=donate_argnames, keep_unused=keep_unused,
-                             device=device, backend=backend, inline=inline)
-  return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                keep_unused, inline, backend)
+                             device=device, backend=backend, inline=inline,
+                             in_shardings=in_shardings, out_shardings=out_shardings)
+  jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  keep_unused, inline, backend)
+  if in_shardings is None and out_shardings is None:
+    return jitted
+  return sharded_jit[0](jitted, in_shardings, out_shardings)
+
+
+# Filled by sharding_jit (``ShardedJitted``), which sits beside jit and imports it.
+sharded_jit: list = []
 
 
 def clear_caches():

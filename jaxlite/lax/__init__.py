@@ -38,7 +38,7 @@ from jaxlite._src.lax.indexing import (
     scatter_max_p)
 from jaxlite._src.lax.parallel import (
     psum, pmean, pmax, pmin, all_gather, axis_index, psum_p, pmax_p, pmin_p, all_gather_p,
-    axis_index_p)
+    axis_index_p, ppermute, ppermute_p, all_to_all, all_to_all_p)
 from jaxlite._src.lax.custom_derivatives import stop_gradient, stop_gradient_p
 from jaxlite._src.lax.special import (erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma, igammac, igamma_grad_a, bessel_i0e, bessel_i1e, erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, polygamma_p, igamma_p, igammac_p, igamma_grad_a_p, bessel_i0e_p, bessel_i1e_p, zeta_p)  # noqa
 from jaxlite._src.lax.bits import (RoundingMethod, shift_left, shift_right_logical, shift_right_arithmetic, population_count, clz, round, reduce_precision, bitcast_convert_type, real, imag, complex, conj, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, population_count_p, clz_p, round_p, reduce_precision_p, bitcast_convert_type_p, real_p, imag_p, complex_p, conj_p)  # noqa
@@ -51,3 +51,4 @@ from jaxlite._src.lax.extra import *  # noqa
 from jaxlite._src.api import platform_dependent  # noqa
 from jaxlite._src.autodiff_api import custom_root  # noqa
 from jaxlite._src.lax.rng import rng_bit_generator_p  # noqa
+from jaxlite._src.lax.parallel import with_sharding_constraint, sharding_constraint_p  # noqa: E402

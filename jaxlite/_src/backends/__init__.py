@@ -1,6 +1,7 @@
 """Backends: devices, and the table of eager implementations the EvalTrace dispatches to."""
 from jaxlite._src import array
 from jaxlite._src import core
+from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 # the modules that fill the NumPy backend's table, one family each
 from jaxlite._src.backends.numpy import callback_impls as _numpy_callbacks  # noqa: F401
@@ -31,8 +32,15 @@ class Device:
     return hash((self.platform, self.id))
 
 
-_CPU = Device(0, "cpu", "cpu")
 _NAMES = {"cuda": "gpu", "rocm": "gpu"}
+
+_cpu_devices: list = []
+
+
+def _cpus() -> list:
+  if not _cpu_devices:
+    _cpu_devices.extend(Device(i, "cpu", "cpu") for i in range(cpu_device_count()))
+  return list(_cpu_devices)
 
 
 xla_state = {}
@@ -53,11 +61,11 @@ def xla_available() -> bool:
 def _plugin_devices() -> list:
   """The devices the XLA plugin offers (a GPU plugin's GPUs), else the host CPU."""
   if not xla_available():
-    return [_CPU]
+    return _cpus()
   from jaxlite._src.backends import xla
   platform = _NAMES.get(xla.platform(), xla.platform())
   if platform == "cpu":
-    return [_CPU]
+    return _cpus()
   # JAX names GPU devices CudaDevice(id=...)
   return [Device(d.id, "cuda" if platform == "gpu" else platform, d.device_kind)
           for d in xla.devices()]
@@ -70,7 +78,7 @@ def default_device() -> Device:
 def devices(backend=None) -> list:
   """The devices of ``backend`` (default: the default backend), as the plugins offer them."""
   if backend in ("cpu", "numpy"):
-    return [_CPU]
+    return _cpus()
   if backend not in (None, "gpu", "cuda"):
     raise RuntimeError(f"Unknown backend {backend!r}: use 'cpu' or 'gpu'.")
   found = _plugin_devices()

@@ -44,13 +44,13 @@ __all__ = [
     "empty", "reciprocal", "broadcast_like", "broadcast_shapes", "broadcast_to_rank",
     "collapse", "batch_matmul", "index_take", "split", "stack", "unstack", "tile",
     "approx_max_k", "approx_min_k", "reduce", "optimization_barrier",
-    "composite", "with_sharding_constraint", "stage", "shape_as_value", "dtype", "mulhi",
+    "composite", "stage", "shape_as_value", "dtype", "mulhi",
     "zeta", "betainc", "random_gamma_grad", "rng_bit_generator", "conv_general_permutations",
     "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
     "reduce_window_shape_tuple", "conv_transpose", "conv_general_dilated_patches",
     "conv_general_dilated_local", "ragged_dot", "ragged_dot_general", "scaled_dot",
-    "custom_linear_solve", "axis_size", "ppermute", "pshuffle",
-    "pswapaxes", "all_to_all", "psum_scatter", "pbroadcast", "pcast"]
+    "custom_linear_solve", "axis_size", "pshuffle",
+    "pswapaxes", "psum_scatter", "pbroadcast", "pcast"]
 
 
 # -- enums and type names from JAX's signatures -------------------------------------------
@@ -351,11 +351,6 @@ def optimization_barrier(operand, /):
   """
   leaves, treedef = tree.tree_flatten(operand)
   return tree.tree_unflatten(treedef, optimization_barrier_p.bind(*map(_operand, leaves)))
-
-
-def with_sharding_constraint(x, shardings):
-  """The identity: jaxlite runs on one device, so every sharding is trivially met."""
-  return tree.tree_map(_operand, x)
 
 
 def pcast(x, axis_name, *, to):
@@ -789,42 +784,15 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
   return (out, aux) if has_aux else out
 
 
-# -- collectives over named axes, built on all_gather and axis_index ---------------------
+# -- collectives over named axes, built on the primitives of lax.parallel ----------------
 def axis_size(axis_name):
   """The size of the named vmap axis (a product over a tuple of names)."""
   return math.prod(batching.axis_size(n, "axis_size") for n in parallel._names(axis_name))
 
 
-def _take_source(gathered, source):
-  # gathered[source] where source is a traced int per example
-  size = _aval(gathered).shape[0]
-  src = ew.clamp(ew._const(source, 0), source, ew._const(source, size - 1))
-  return indexing.dynamic_index_in_dim(gathered, src, 0, keepdims=False)
-
-
-def ppermute(x, axis_name, perm):
-  """Send each example's ``x`` along the named axis as the ``(source, destination)``
-  pairs of ``perm`` say; destinations that receive nothing get zeros."""
-  def one(v):
-    v = _operand(v)
-    n = axis_size(axis_name)
-    srcs = np.full((n,), -1, np.int32)
-    for s, d in perm:
-      if srcs[d] != -1:
-        raise ValueError(f"ppermute: destination {d} appears twice in perm={perm}")
-      srcs[d] = s
-    gathered = parallel.all_gather(v, axis_name)
-    me = parallel.axis_index(axis_name)
-    src = indexing.dynamic_index_in_dim(Array(srcs), me, 0, keepdims=False)
-    got = _take_source(gathered, src)
-    return ew.select(shapes.broadcast_in_dim(ew.ge(src, ew._const(src, 0)),
-                                             _aval(got).shape, ()), got, _fill(got, 0))
-  return tree.tree_map(one, x)
-
-
 def pshuffle(x, axis_name, perm):
   """Example ``i`` receives the value of example ``perm[i]`` along the named axis."""
-  return ppermute(x, axis_name, [(p, i) for i, p in enumerate(perm)])
+  return parallel.ppermute(x, axis_name, [(p, i) for i, p in enumerate(perm)])
 
 
 def pbroadcast(x, axis_name, source):
@@ -859,44 +827,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
   return tree.tree_map(one, x)
 
 
-def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
-               tiled=False):
-  """Example ``i`` receives block ``i`` (along ``split_axis``) of every example's ``x``,
-  concatenated in example order along ``concat_axis`` (a new axis unless ``tiled``)."""
-  if axis_index_groups is not None:
-    raise NotImplementedError("all_to_all: axis_index_groups is not supported")
-
-  def one(v):
-    v = _operand(v)
-    n, me = axis_size(axis_name), parallel.axis_index(axis_name)
-    size = _aval(v).shape[split_axis]
-    gathered = parallel.all_gather(v, axis_name)  # [n, ...x]
-    if not tiled:
-      if size != n:
-        raise ValueError(f"all_to_all: split_axis size {size} must equal the axis size "
-                         f"{n}")
-      mine = indexing.dynamic_index_in_dim(gathered, me, split_axis + 1, keepdims=False)
-      nd = _aval(mine).ndim
-      order = list(range(1, nd))
-      order.insert(concat_axis, 0)
-      return shapes.transpose(mine, tuple(order))
-    if size % n:
-      raise ValueError(f"all_to_all: split_axis size {size} is not divisible by the axis "
-                       f"size {n}")
-    block = size // n
-    mine = indexing.dynamic_slice_in_dim(gathered, ew.mul(me, ew._const(me, block)), block,
-                                         split_axis + 1)
-    nd = _aval(mine).ndim
-    order = list(range(1, nd))
-    order.insert(concat_axis, 0)
-    mine = shapes.transpose(mine, tuple(order))
-    shp = _aval(mine).shape
-    return shapes.reshape(mine, shp[:concat_axis] + (n * shp[concat_axis + 1],)
-                          + shp[concat_axis + 2:])
-  return tree.tree_map(one, x)
-
-
 def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
   """Swap the named (vmapped) axis with positional ``axis`` (``all_to_all`` with equal
   split and concat axes)."""
-  return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+  return parallel.all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)

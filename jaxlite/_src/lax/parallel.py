@@ -1,10 +1,13 @@
-"""Collectives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index.
+"""Collectives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index, ppermute,
+all_to_all; and the sharding constraint.
 
 ``vmap(f, axis_name='i')`` binds the name ``'i'`` while ``f`` runs; a collective over
 ``'i'`` combines the values of every example of that vmap. The batching rules below turn
-each collective into an ordinary reduction, broadcast or iota over the batch axis, so no
-collective ever reaches a backend. Outside a vmap that binds the name, they raise
-NameError as JAX does.
+each collective into an ordinary reduction, broadcast or iota over the batch axis (tier 0
+runs pmap and shard_map this way too). Under pmap and shard_map on the XLA tier the
+collectives stay in the per-device jaxpr and lower to StableHLO collectives
+(``backends/xla/stablehlo.py``). Outside a map that binds the name they raise NameError,
+as JAX does.
 """
 from __future__ import annotations
 
@@ -331,3 +334,237 @@ ad.jvp_rules[psum_p] = _psum_jvp
 ad.transpose_rules[psum_p] = _psum_transpose
 ad.deflinear(all_gather_p, _all_gather_transpose)
 ad.defzero(axis_index_p)
+
+
+# -- ppermute: example ``src`` sends its value to example ``dst`` for each (src, dst)
+# pair; examples no pair sends to get zeros.
+ppermute_p = Primitive("ppermute")
+batching.collective_axis_names[ppermute_p] = lambda params: params["axis_name"]
+
+
+@ppermute_p.def_abstract_eval
+def _ppermute_abstract_eval(x, *, axis_name, perm):
+  _check_bound("ppermute", axis_name)
+  return x
+
+
+def ppermute(x, axis_name, perm):
+  """Send each example's ``x`` to another example of the named axis.
+
+  Parameters
+  ----------
+  x : pytree of arrays
+  axis_name : hashable
+    A bound axis name (of ``vmap``, ``pmap`` or ``shard_map``).
+  perm : sequence of (int, int)
+    ``(source, destination)`` index pairs; no index may appear twice as a source or
+    twice as a destination. Destinations that receive nothing get zeros.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.vmap(lambda x: jax.lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 0)]),
+  ...          axis_name='i')(jnp.arange(3.))
+  Array([2., 0., 1.], dtype=float32)
+  """
+  names = _names(axis_name)
+  size = int(np.prod([batching.axis_size(n, "ppermute") for n in names]))
+  perm = tuple((int(s), int(d)) for s, d in perm)
+  sources, dests = [s for s, _ in perm], [d for _, d in perm]
+  if len(set(sources)) != len(sources) or len(set(dests)) != len(dests):
+    raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+  if any(not 0 <= i < size for i in sources + dests):
+    raise ValueError(f"ppermute indices must lie in [0, {size}) for axis {axis_name!r}, "
+                     f"got {perm}.")
+  return tree.tree_map(lambda leaf: ppermute_p.bind(_operand(leaf), axis_name=names,
+                                                    perm=perm), x)
+
+
+def _ppermute_batcher(axis_data, vals, dims, *, axis_name, perm):
+  (x,), (d,) = vals, dims
+  if axis_data.name not in axis_name:
+    return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+  if len(axis_name) != 1:
+    raise NotImplementedError("ppermute over several axis names under vmap is not "
+                              "supported; permute over one name at a time.")
+  if d is None:
+    x, d = batching.broadcast(x, axis_data.size, 0), 0
+  x = batching.moveaxis(x, d, 0)
+  # destination i takes source src_of[i], or a zero row (index ``size``) when none sends
+  src_of = [axis_data.size] * axis_data.size
+  for s, t in perm:
+    src_of[t] = s
+  shape = list(core.get_aval(x).shape)
+  zero = shapes.broadcast_in_dim(_scalar_like(x, 0), [1] + shape[1:], ())
+  padded = shapes.concatenate([x, zero], 0)
+  rows = [shapes.slice_in_dim(padded, i, i + 1, axis=0) for i in src_of]
+  return shapes.concatenate(rows, 0), 0
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+  inverse = tuple((d, s) for s, d in perm)
+  return [ppermute_p.bind(ct, axis_name=axis_name, perm=inverse)]
+
+
+batching.axis_batching_rules[ppermute_p] = _ppermute_batcher
+ad.deflinear(ppermute_p, _ppermute_transpose)
+
+
+# -- all_to_all: example i's ``split_axis`` is cut into n chunks; chunk j goes to
+# example j, which concatenates what it receives along ``concat_axis`` in source order.
+all_to_all_p = Primitive("all_to_all")
+batching.collective_axis_names[all_to_all_p] = lambda params: params["axis_name"]
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  _check_bound("all_to_all", axis_name)
+  shape = list(x.shape)
+  shape[split_axis] //= axis_size
+  shape[concat_axis] *= axis_size
+  return x.update(shape=shape)
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
+               tiled=False):
+  """Exchange chunks between the examples of a named axis (a distributed transpose).
+
+  Parameters
+  ----------
+  x : pytree of arrays
+  axis_name : hashable
+  split_axis : int
+    The axis cut into as many chunks as the named axis has examples (with ``tiled=False``
+    its size must equal that count, and it is removed).
+  concat_axis : int
+    The axis along which the received chunks are joined (with ``tiled=False`` a new axis
+    of that size is inserted there).
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.vmap(lambda x: jax.lax.all_to_all(x, 'i', 0, 0), axis_name='i')(
+  ...     jnp.arange(4).reshape(2, 2))
+  Array([[0, 2],
+         [1, 3]], dtype=int32)
+  """
+  if axis_index_groups is not None:
+    raise NotImplementedError("all_to_all: axis_index_groups is not supported.")
+  names = _names(axis_name)
+  if len(names) != 1:
+    raise NotImplementedError(f"all_to_all over several axis names {names} is not "
+                              "supported.")
+  size = batching.axis_size(names[0], "all_to_all")
+
+  def leaf_fn(leaf):
+    leaf = _operand(leaf)
+    ndim = core.get_aval(leaf).ndim
+    s, c = (shapes._canonical_axis(split_axis, ndim),
+            shapes._canonical_axis(concat_axis, ndim if tiled else ndim + 1))
+    if not tiled:
+      if core.get_aval(leaf).shape[s] != size:
+        raise ValueError(f"all_to_all: split_axis {split_axis} has size "
+                         f"{core.get_aval(leaf).shape[s]}, but axis {names[0]!r} has "
+                         f"{size} examples; they must be equal (or use tiled=True).")
+      # insert the concat axis (size 1), exchange along it, drop the split axis
+      leaf = shapes.expand_dims(leaf, (c,))
+      s2 = s + (1 if c <= s else 0)
+      out = all_to_all_p.bind(leaf, axis_name=names, split_axis=s2, concat_axis=c,
+                              axis_size=size, tiled=True)
+      return shapes.squeeze(out, (s2,))
+    if core.get_aval(leaf).shape[s] % size:
+      raise ValueError(f"all_to_all: split_axis {split_axis} of size "
+                       f"{core.get_aval(leaf).shape[s]} does not divide into {size} chunks.")
+    return all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
+                             axis_size=size, tiled=True)
+  return tree.tree_map(leaf_fn, x)
+
+
+def _all_to_all_batcher(axis_data, vals, dims, *, axis_name, split_axis, concat_axis,
+                        axis_size, tiled):
+  (x,), (d,) = vals, dims
+  if axis_data.name not in axis_name:
+    x = batching.moveaxis(x, d, 0)
+    return all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
+                             concat_axis=concat_axis + 1, axis_size=axis_size,
+                             tiled=tiled), 0
+  n = axis_data.size
+  if d is None:
+    x, d = batching.broadcast(x, n, 0), 0
+  x = batching.moveaxis(x, d, 0)            # [source j, ...example dims]
+  shape = list(core.get_aval(x).shape)
+  s, c = split_axis + 1, concat_axis + 1
+  k = shape[s] // n
+  x = shapes.reshape(x, shape[:s] + [n, k] + shape[s + 1:])   # [j, .., chunk i, k, ..]
+  perm = list(range(len(shape) + 1))
+  perm[0], perm[s] = perm[s], perm[0]
+  x = shapes.transpose(x, perm)             # [i, .., j, k, ..]: j sits where i was
+  # move j next to (before) the concat axis of the example and merge the two
+  ex_shape = list(core.get_aval(x).shape)
+  j_pos = s
+  c_pos = c if c < s else c + 1             # index of the concat axis in x's dims
+  order = [a for a in range(len(ex_shape)) if a != j_pos]
+  order.insert(order.index(c_pos), j_pos)
+  x = shapes.transpose(x, order)
+  new = [ex_shape[a] for a in order]
+  at = order.index(j_pos)
+  return shapes.reshape(x, new[:at] + [new[at] * new[at + 1]] + new[at + 2:]), 0
+
+
+def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  return [all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis,
+                            concat_axis=split_axis, axis_size=axis_size, tiled=tiled)]
+
+
+batching.axis_batching_rules[all_to_all_p] = _all_to_all_batcher
+ad.deflinear(all_to_all_p, _all_to_all_transpose)
+
+
+# -- sharding_constraint: the identity, carrying a sharding for XLA's SPMD partitioner
+sharding_constraint_p = Primitive("sharding_constraint")
+sharding_constraint_p.def_abstract_eval(lambda x, *, sharding: x)
+
+
+def _sharding_constraint_batcher(args, dims, *, sharding):
+  (x,), (d,) = args, dims
+  spec = getattr(sharding, "spec", None)
+  if spec is not None and d is not None:
+    # the batch axis is not split: the spec's entries move past it
+    entries = list(spec) + [None] * max(0, d - len(spec))
+    sharding = type(sharding)(sharding.mesh, type(spec)(*(entries[:d] + [None]
+                                                          + entries[d:])))
+  return sharding_constraint_p.bind(x, sharding=sharding), d
+
+
+batching.batching_rules[sharding_constraint_p] = _sharding_constraint_batcher
+ad.deflinear(sharding_constraint_p,
+             lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
+
+
+def with_sharding_constraint(x, shardings):
+  """Ask XLA's SPMD partitioner to lay out ``x`` (a pytree) as ``shardings`` says.
+
+  Inside a ``jit`` compiled with shardings it becomes an ``mhlo.sharding`` annotation;
+  everywhere else (tier 0, single-device XLA) it is the identity.
+
+  Parameters
+  ----------
+  x : pytree of arrays
+  shardings : Sharding or pytree of them (a prefix of ``x``)
+  """
+  leaves, treedef = tree.tree_flatten(x)
+  if hasattr(shardings, "device_set"):
+    per_leaf = [shardings] * len(leaves)
+  else:
+    per_leaf = tree.tree_leaves(shardings, is_leaf=lambda s: hasattr(s, "device_set"))
+    if len(per_leaf) != len(leaves):
+      raise ValueError(f"with_sharding_constraint: got {len(per_leaf)} shardings for "
+                       f"{len(leaves)} arrays; pass one sharding or a matching pytree.")
+  outs = []
+  for leaf, sharding in zip(leaves, per_leaf):
+    leaf = _operand(leaf)
+    check = getattr(sharding, "check_shape", None)
+    if check is not None:
+      check(core.get_aval(leaf).shape)
+    outs.append(sharding_constraint_p.bind(leaf, sharding=sharding))
+  return tree.tree_unflatten(treedef, outs)

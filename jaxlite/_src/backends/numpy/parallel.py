@@ -24,4 +24,8 @@ impl_rules.update({
     parallel.pmin_p: _outside_vmap("pmin", "axes"),
     parallel.all_gather_p: _outside_vmap("all_gather", "axis_name"),
     parallel.axis_index_p: _outside_vmap("axis_index", "axis_name"),
+    parallel.ppermute_p: _outside_vmap("ppermute", "axis_name"),
+    parallel.all_to_all_p: _outside_vmap("all_to_all", "axis_name"),
+    # a layout request for XLA's partitioner: tier 0 computes unsharded
+    parallel.sharding_constraint_p: lambda x, *, sharding: x,
 })

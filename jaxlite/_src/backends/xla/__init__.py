@@ -5,6 +5,7 @@ The backend API that ``jit`` uses::
   is_available() / unavailable_reason()
   lower(closed, name) -> str            StableHLO text
   compile(closed, name) -> XlaExecutable
+  compile_on_devices(closed, name, device_ids, replicas=...)   several devices at once
   devices(), platform()
 
 The PJRT client is created once per process, on first use, under a lock.
@@ -19,6 +20,7 @@ import time
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.backends.xla import cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
@@ -29,7 +31,8 @@ from jaxlite._src.backends.xla import linalg  # noqa: F401
 from jaxlite._src.backends.xla.pjrt import DeviceBuffer, XlaRuntimeError, live_buffers
 
 __all__ = ["XlaRuntimeError", "XlaExecutable", "DeviceBuffer", "live_buffers", "is_available", "unavailable_reason",
-           "lower", "compile", "deserialize", "devices", "platform", "client", "device_put"]
+           "lower", "compile", "compile_on_devices", "deserialize", "devices", "platform",
+           "client", "device_put"]
 
 logger = logging.getLogger("jaxlite")
 _lock = threading.Lock()
@@ -50,7 +53,7 @@ def _create_client():
   for plugin in candidates:
     try:
       api = pjrt.load_api(plugin.path)
-      options = {"cpu_device_count": 1} if plugin.platform == "cpu" else {}
+      options = {"cpu_device_count": cpu_device_count()} if plugin.platform == "cpu" else {}
       return pjrt.Client(api, options), None
     except (OSError, XlaRuntimeError) as e:
       errors.append(f"{plugin.package} ({plugin.path}): {e}")
@@ -181,6 +184,31 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
   except XlaRuntimeError as e:
     logger.debug("executable not serializable, not cached: %s", e)
   return exe
+
+
+def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, replicas: bool,
+                       mesh_axes=(), arg_shardings=None, out_shardings=None,
+                       in_specs=None, out_specs=None):
+  """Compile ``closed`` to run on the devices ``device_ids`` (client indices) at once.
+
+  ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
+  replica per device; collectives name the ``mesh_axes``. ``replicas=False``: ``closed``
+  is the global program, and XLA's SPMD partitioner splits it into one partition per
+  device as the ``mhlo.sharding`` strings say. ``in_specs``/``out_specs`` are the
+  per-device (shape, dtype) of the buffers (default: the jaxpr's avals). Returns the
+  ``pjrt.LoadedExecutable``; run it with ``execute_sharded``.
+  """
+  n = len(device_ids)
+  counts = dict(num_replicas=n, num_partitions=1) if replicas else dict(num_replicas=1,
+                                                                         num_partitions=n)
+  text = stablehlo.lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
+                         out_shardings=out_shardings, **counts)
+  ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
+  loaded = client().compile(text, pjrt.compile_options(device_ids=ids, **counts))
+  loaded.set_signature(in_specs or [(a.shape, a.dtype) for a in closed.in_avals],
+                       out_specs or [(a.shape, a.dtype) for a in closed.out_avals])
+  loaded.text = text
+  return loaded
 
 
 def deserialize(data: bytes, closed_or_avals, text: str = "") -> XlaExecutable:

@@ -161,6 +161,43 @@ _ERROR_CODES = ["CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
 # the smallest options that compile; leaving either field out aborts the process.
 COMPILE_OPTIONS = bytes([0x1A, 0x04, 0x20, 0x01, 0x28, 0x01])
 
+
+def _varint(n: int) -> bytes:
+  out = bytearray()
+  while True:
+    byte, n = n & 0x7F, n >> 7
+    out.append(byte | (0x80 if n else 0))
+    if not n:
+      return bytes(out)
+
+
+def _field(number: int, value) -> bytes:
+  """One protobuf field: an int (varint, wire type 0) or bytes (length-delimited, 2)."""
+  if isinstance(value, (bytes, bytearray)):
+    return _varint(number << 3 | 2) + _varint(len(value)) + bytes(value)
+  return _varint(number << 3) + _varint(int(value))
+
+
+def compile_options(num_replicas: int = 1, num_partitions: int = 1,
+                    device_ids=None) -> bytes:
+  """A serialized ``xla.CompileOptionsProto`` for a program over several devices.
+
+  ``device_ids[r][p]`` is the device of replica ``r``, partition ``p`` (the
+  ``DeviceAssignmentProto``: one ``ComputationDevice`` per partition listing its replicas'
+  devices). More than one partition turns on XLA's SPMD partitioner. One replica and one
+  partition give exactly ``COMPILE_OPTIONS``.
+  """
+  build = _field(4, num_replicas) + _field(5, num_partitions)
+  if num_partitions > 1:
+    build += _field(6, 1)   # use_spmd_partitioning
+  if device_ids is not None:
+    assignment = _field(1, num_replicas) + _field(2, num_partitions)
+    for p in range(num_partitions):
+      ids = b"".join(_field(1, device_ids[r][p]) for r in range(num_replicas))
+      assignment += _field(3, ids)
+    build += _field(9, assignment)
+  return _field(3, build)
+
 _HOST_ONLY_DURING_CALL = 0
 _HOST_ZERO_COPY = 2
 
@@ -347,21 +384,22 @@ class Client:
     # and the process's teardown releases it anyway.
     self._finalizer.atexit = False
 
-  def compile(self, text: str, platform_hint: str = "") -> LoadedExecutable:
-    """Compile StableHLO ``text`` (an MLIR module) for device 0."""
+  def compile(self, text: str, options: bytes = COMPILE_OPTIONS) -> LoadedExecutable:
+    """Compile StableHLO ``text`` (an MLIR module); ``options`` a serialized
+    CompileOptionsProto (default: one replica, one partition, on device 0)."""
     code = text.encode()
     fmt = b"mlir"
     program = _new(Program, code=ctypes.cast(c_char_p(code), c_void_p), code_size=len(code),
                    format=ctypes.cast(c_char_p(fmt), c_void_p), format_size=len(fmt))
-    options = ctypes.create_string_buffer(COMPILE_OPTIONS, len(COMPILE_OPTIONS))
+    raw = ctypes.create_string_buffer(options, len(options))
     a = _new(CompileArgs, client=self.handle, program=ctypes.addressof(program),
-             compile_options=ctypes.addressof(options),
-             compile_options_size=len(COMPILE_OPTIONS))
+             compile_options=ctypes.addressof(raw), compile_options_size=len(options))
     self.api.check(self.api.Client_Compile(ctypes.byref(a)))
     return LoadedExecutable(self, a.executable)
 
-  def put(self, value) -> "DeviceBuffer":
-    """A buffer on device 0 holding NumPy ``value`` (ready when this returns on CPU).
+  def put(self, value, device: int = 0) -> "DeviceBuffer":
+    """A buffer on device ``device`` (an index into ``devices``) holding NumPy ``value``
+    (ready when this returns on CPU).
 
     On CPU an array of ``ALIAS_MIN_BYTES`` or more is shared, not copied: the buffer
     aliases a 64-byte aligned C-contiguous array (``value`` itself when it is one, else an
@@ -383,7 +421,7 @@ class Client:
     a = _new(FromHostArgs, client=self.handle, data=value.ctypes.data,
              type=buffer_type(spec[1]), dims=ctypes.addressof(dims), num_dims=len(shape),
              host_buffer_semantics=_HOST_ZERO_COPY if host is not None
-             else _HOST_ONLY_DURING_CALL, device=self.devices[0].handle)
+             else _HOST_ONLY_DURING_CALL, device=self.devices[device].handle)
     self.api.check(self.api.Client_BufferFromHostBuffer(ctypes.byref(a)))
     alias = None
     if host is not None:
@@ -540,6 +578,33 @@ class LoadedExecutable:
     if err:
       raise api.error(err)
     return self._outputs(handles, _Flight(api, event, None, ()))
+
+  def execute_sharded(self, arg_lists):
+    """Dispatch a program compiled for several devices (replicas or partitions) without
+    waiting: ``arg_lists[i]`` holds the DeviceBuffers of the i-th device of its device
+    assignment, each already on that device. Returns one list of output DeviceBuffers
+    per device, ready later."""
+    api, n = self.api, len(arg_lists)
+    nin, nout = len(self.in_specs), len(self.out_specs)
+    keep = []
+    for args in arg_lists:
+      self._check_device_args(args)
+      if any(x.__class__ is not DeviceBuffer for x in args):
+        raise TypeError("execute_sharded takes device buffers only; put each shard on its "
+                        "device first.")
+      keep.append((c_void_p * max(nin, 1))(*[x.handle for x in args]))
+    outs = [(c_void_p * max(nout, 1))() for _ in range(n)]
+    arg_ptrs = (c_void_p * n)(*[ctypes.addressof(a) for a in keep])
+    out_ptrs = (c_void_p * n)(*[ctypes.addressof(o) for o in outs])
+    events = (c_void_p * n)()
+    options = _new(ExecuteOptions)
+    ex = _new(ExecuteArgs, executable=self.handle, options=ctypes.addressof(options),
+              argument_lists=ctypes.addressof(arg_ptrs), num_devices=n, num_args=nin,
+              output_lists=ctypes.addressof(out_ptrs),
+              device_complete_events=ctypes.addressof(events))
+    api.check(api.LoadedExecutable_Execute(ctypes.byref(ex)))
+    return [self._outputs(out[:nout], _Flight(api, events[i], None, ()))
+            for i, out in enumerate(outs)]
 
   def _check_device_args(self, args):
     """``args`` with NumPy values checked and made C-contiguous; buffers checked."""

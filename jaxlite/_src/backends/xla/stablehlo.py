@@ -67,6 +67,13 @@ def _list(values) -> str:
 class Builder:
   """Emits the ops of one module; SSA names are unique across it."""
 
+  # (name, size) of each mesh axis, in mesh order, when the module runs one replica per
+  # mesh device (pmap, shard_map): collectives over those names become XLA collectives
+  mesh_axes: tuple = ()
+  # whether the module is compiled for XLA's SPMD partitioner (sharded jit): sharding
+  # constraints are annotations there and the identity elsewhere
+  spmd: bool = False
+
   def __init__(self):
     self.lines: list[str] = []
     self.indent = "    "
@@ -75,14 +82,17 @@ class Builder:
     # returns the next one: see callbacks.py); a region starts its own chain.
     self.effect_order = None
 
-  def op(self, name, args, outs, attrs=None, regions=()) -> list[V]:
-    """Emit ``name``; ``outs`` are (shape, dtype) pairs; regions are emitted by callables."""
+  def op(self, name, args, outs, attrs=None, regions=(), discardable=None) -> list[V]:
+    """Emit ``name``; ``outs`` are (shape, dtype) pairs; regions are emitted by callables;
+    ``discardable`` attributes (e.g. ``mhlo.sharding``) follow the properties."""
     result = f"%{next(self.counter)}"
     lhs = "" if not outs else (f"{result} = " if len(outs) == 1 else
                                 f"{result}:{len(outs)} = ")
     vals = ([V(result, tuple(s), np.dtype(d)) for s, d in outs] if len(outs) == 1 else
             [V(f"{result}#{i}", tuple(s), np.dtype(d)) for i, (s, d) in enumerate(outs)])
     props = f" <{{{attrs}}}>" if attrs else ""
+    if discardable:
+      props += f" {{{discardable}}}"
     operands = ", ".join(a.name for a in args)
     sig = (f"({', '.join(a.type for a in args)}) -> "
            f"({', '.join(tensor_type(s, d) for s, d in outs)})")
@@ -1410,12 +1420,8 @@ _BY_NAME = {
     "igamma_grad_a": _igamma_grad_a_rule,
 }
 _UNSUPPORTED_BY_NAME = {
-    "psum": "collectives over named axes are resolved by vmap; a jaxpr that still holds "
-            "one has an unbound axis name",
     "custom_lin": "it exists only inside linearize, before a jaxpr is compiled",
 }
-for _name in ("pmax", "pmin", "all_gather", "axis_index"):
-  _UNSUPPORTED_BY_NAME[_name] = _UNSUPPORTED_BY_NAME["psum"]
 
 
 def _register_late():
@@ -1427,6 +1433,113 @@ def _register_late():
       lowering_rules[prim] = rule
     elif prim.name in _UNSUPPORTED_BY_NAME:
       unsupported[prim] = _UNSUPPORTED_BY_NAME[prim.name]
+
+
+# ----------------------------------------------------------------------------- collectives
+# A pmap or shard_map program runs as one replica per mesh device, devices numbered in
+# the mesh's row-major order. A collective over some mesh axes works within each group
+# of replicas that differ only along those axes.
+
+def _mesh_axes(b: Builder, names, prim_name):
+  bound = dict(b.mesh_axes)
+  for name in names:
+    if name not in bound:
+      raise NameError(f"unbound axis name: {name}. {prim_name} must run inside the pmap or "
+                      "shard_map that binds the name.")
+  return [n for n, _ in b.mesh_axes]
+
+
+def replica_groups(mesh_axes, names) -> np.ndarray:
+  """[groups, members] replica ids: members differ only along the mesh axes ``names``
+  (in the order given: the first name is the major one)."""
+  axis_names = [n for n, _ in mesh_axes]
+  sizes = [s for _, s in mesh_axes]
+  ids = np.arange(int(np.prod(sizes))).reshape(sizes)
+  inside = [axis_names.index(n) for n in names]
+  outside = [i for i in range(len(sizes)) if i not in inside]
+  group = int(np.prod([sizes[i] for i in inside]))
+  return ids.transpose(outside + inside).reshape(-1, group)
+
+
+def _groups_attr(groups: np.ndarray) -> str:
+  rows = ", ".join("[" + ", ".join(map(str, row)) + "]" for row in groups)
+  return f"replica_groups = dense<[{rows}]> : tensor<{groups.shape[0]}x{groups.shape[1]}xi64>"
+
+
+def _all_reduce_rule(op):
+  def rule(b, eqn, *xs, axes, axis_index_groups):
+    _mesh_axes(b, axes, eqn.primitive.name)
+    groups = _groups_attr(replica_groups(b.mesh_axes, axes))
+    outs = []
+    for x in xs:
+      # XLA's CPU all-reduce accepts only a plain binary op as its computation
+      region = b.region([((), x.dtype)] * 2, lambda b, a: [binary(b, op, a[0], a[1])])
+      outs.append(b.op("stablehlo.all_reduce", [x], [(x.shape, x.dtype)], groups,
+                       [region])[0])
+    return outs
+  return rule
+
+
+def _all_gather_rule(b, eqn, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                     axis_size, tiled):
+  _mesh_axes(b, axis_name, "all_gather")
+  g = all_gather_dimension
+  if not tiled:
+    x = reshape(b, x, x.shape[:g] + (1,) + x.shape[g:])
+  shape = list(x.shape)
+  shape[g] *= axis_size
+  groups = _groups_attr(replica_groups(b.mesh_axes, axis_name))
+  return b.op1("stablehlo.all_gather", [x], shape, x.dtype,
+               f"all_gather_dim = {g} : i64, {groups}")
+
+
+def _axis_index_rule(b, eqn, *, axis_name):
+  _mesh_axes(b, (axis_name,), "axis_index")
+  names = [n for n, _ in b.mesh_axes]
+  sizes = [s for _, s in b.mesh_axes]
+  i = names.index(axis_name)
+  stride = int(np.prod(sizes[i + 1:]))
+  rid = convert(b, b.op1("stablehlo.replica_id", [], (), np.uint32), np.int32)
+  rid = binary(b, "divide", rid, constant(b, stride, np.int32))
+  return binary(b, "remainder", rid, constant(b, sizes[i], np.int32))
+
+
+def _ppermute_rule(b, eqn, x, *, axis_name, perm):
+  _mesh_axes(b, axis_name, "ppermute")
+  pairs = [(int(g[s]), int(g[d])) for g in replica_groups(b.mesh_axes, axis_name)
+           for s, d in perm]
+  text = ", ".join(f"[{s}, {d}]" for s, d in pairs)
+  return b.op1("stablehlo.collective_permute", [x], x.shape, x.dtype,
+               f"source_target_pairs = dense<[{text}]> : tensor<{len(pairs)}x2xi64>")
+
+
+def _all_to_all_rule(b, eqn, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  _mesh_axes(b, axis_name, "all_to_all")
+  groups = _groups_attr(replica_groups(b.mesh_axes, axis_name))
+  return b.op1("stablehlo.all_to_all", [x], *_out(eqn),
+               f"split_dimension = {split_axis} : i64, concat_dimension = {concat_axis} : "
+               f"i64, split_count = {axis_size} : i64, {groups}")
+
+
+def _sharding_constraint_rule(b, eqn, x, *, sharding):
+  if not b.spmd or not hasattr(sharding, "hlo_sharding"):
+    return x
+  return b.op("stablehlo.custom_call", [x], [(x.shape, x.dtype)],
+              'call_target_name = "Sharding"',
+              discardable=f'mhlo.sharding = "{sharding.hlo_sharding(len(x.shape))}"')[0]
+
+
+def _register_collectives():
+  from jaxlite._src.lax import parallel as par
+  lowering_rules.update({
+      par.psum_p: _all_reduce_rule("add"), par.pmax_p: _all_reduce_rule("maximum"),
+      par.pmin_p: _all_reduce_rule("minimum"), par.all_gather_p: _all_gather_rule,
+      par.axis_index_p: _axis_index_rule, par.ppermute_p: _ppermute_rule,
+      par.all_to_all_p: _all_to_all_rule,
+      par.sharding_constraint_p: _sharding_constraint_rule})
+
+
+_register_collectives()
 
 
 # ----------------------------------------------------------------------------- driver
@@ -1475,7 +1588,9 @@ def _init():
     _registered = True
 
 
-def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
+def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1,
+          num_partitions: int = 1, mesh_axes=(), arg_shardings=None,
+          out_shardings=None) -> str:
   """The StableHLO module (text) computing ``closed``; its entry is ``@main``.
 
   Parameters
@@ -1484,6 +1599,12 @@ def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
     The program; its consts are embedded as constants.
   name : str
     The module's name (sanitized into an MLIR symbol).
+  num_replicas, num_partitions : int
+    The module's ``mhlo.num_replicas`` / ``mhlo.num_partitions``.
+  mesh_axes : tuple of (name, size)
+    For a program run as one replica per mesh device: the axes collectives name.
+  arg_shardings, out_shardings : list of (str or None), optional
+    ``mhlo.sharding`` strings of the parameters and results (for XLA's SPMD partitioner).
 
   Returns
   -------
@@ -1492,20 +1613,30 @@ def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
   """
   _init()
   b = Builder()
+  b.mesh_axes = tuple(mesh_axes)
+  b.spmd = num_partitions > 1
   jaxpr = closed.jaxpr
   args = [V(f"%arg{i}", v.aval.shape, v.aval.dtype) for i, v in enumerate(jaxpr.invars)]
   outs = lower_closed(b, closed, args)
   # an output may be an input or a scalar constant of a different shape: never; types match
-  out_types = ", ".join(o.type for o in outs)
-  in_sig = ", ".join(f"{a.name}: {a.type}" for a in args)
+  out_types = ", ".join(o.type + _sharding_attr(out_shardings, i)
+                        for i, o in enumerate(outs))
+  in_sig = ", ".join(f"{a.name}: {a.type}{_sharding_attr(arg_shardings, i)}"
+                     for i, a in enumerate(args))
   body = "\n".join(b.lines)
   ret = (f'    "func.return"({", ".join(o.name for o in outs)}) : '
-         f'({out_types}) -> ()')
+         f'({", ".join(o.type for o in outs)}) -> ()')
   symbol = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name) or "main"
-  return (f"module @{symbol} attributes {{mhlo.num_partitions = 1 : i32, "
-          f"mhlo.num_replicas = 1 : i32}} {{\n"
+  return (f"module @{symbol} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
+          f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
           f"  func.func public @main({in_sig}) -> ({out_types}) {{\n"
           f"{body}\n{ret}\n  }}\n}}\n")
+
+
+def _sharding_attr(shardings, i) -> str:
+  if shardings is None or shardings[i] is None:
+    return ""
+  return f' {{mhlo.sharding = "{shardings[i]}"}}'
 
 
 def check_rules() -> dict:

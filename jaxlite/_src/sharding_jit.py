@@ -1,0 +1,141 @@
+"""``jit(f, in_shardings=..., out_shardings=...)``: one global program, partitioned by XLA.
+
+The function is traced on the *global* shapes, as any jit. The XLA tier lowers it with an
+``mhlo.sharding`` string on every parameter and result (``with_sharding_constraint``
+adds more inside) and compiles it with ``num_partitions`` = the mesh's device count,
+``use_spmd_partitioning`` and the mesh's devices as the device assignment; XLA's SPMD
+partitioner splits the program and inserts the collectives. Each argument is fed as one
+PJRT buffer per device (its shard) and each result comes back the same way. Tier 0 runs
+the function unsharded (same answers) and lays the results out as asked.
+
+Arguments without a sharding keep the NamedSharding they carry on the program's mesh,
+else they are replicated; results without one are replicated.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from jaxlite._src import core
+from jaxlite._src import jit as jit_mod
+from jaxlite._src import tiers
+from jaxlite._src import tree
+from jaxlite._src.array import as_operand
+from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
+                                   SingleDeviceSharding, from_pieces)
+from jaxlite._src.sharding_map import _host_placed, _pieces
+
+__all__ = ["ShardedJitted"]
+
+
+def _flatten_shardings(what, treedef, shardings) -> list:
+  """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them."""
+  is_leaf = lambda s: s is None or isinstance(s, Sharding)
+  specs, spec_tree = tree.tree_flatten(shardings, is_leaf=is_leaf)
+  dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
+  try:
+    subtrees = spec_tree.flatten_up_to(dummy)
+  except ValueError:
+    raise ValueError(f"jit {what} must be a Sharding or a tree prefix of the "
+                     f"corresponding values: {shardings!r} does not match {treedef}.") from None
+  out = []
+  for s, sub in zip(specs, subtrees):
+    if s is not None and not isinstance(s, Sharding):
+      raise TypeError(f"jit {what}: expected Sharding instances, got {s!r} (a "
+                      "PartitionSpec needs a mesh: wrap it in NamedSharding(mesh, spec)).")
+    out += [s] * tree.tree_structure(sub).num_leaves
+  return out
+
+
+def _common_mesh(shardings):
+  meshes = {s.mesh for s in shardings if isinstance(s, NamedSharding)}
+  if len(meshes) > 1:
+    raise ValueError("jit in_shardings/out_shardings use several different meshes; all "
+                     "NamedShardings of one jit must share one mesh.")
+  for s in shardings:
+    if isinstance(s, Sharding) and not isinstance(s, (NamedSharding, SingleDeviceSharding)):
+      raise TypeError(f"jit shardings must be NamedSharding or SingleDeviceSharding, got "
+                      f"{type(s).__name__}.")
+  return meshes.pop() if meshes else None
+
+
+class ShardedJitted:
+  """A jitted function whose arguments and results have shardings."""
+
+  def __init__(self, jitted, in_shardings, out_shardings):
+    self.jitted, self.in_shardings, self.out_shardings = jitted, in_shardings, out_shardings
+    self._exes: dict = {}
+    functools.update_wrapper(self, jitted.fun)
+
+  def __call__(self, *args, **kwargs):
+    jitted = self.jitted
+    traced = jitted.trace(*args, **kwargs)
+    entry = traced._entry
+    if jitted._static_argnums or jitted._static_argnames:
+      args, kwargs, _ = jitted._split_static(args, kwargs)
+    leaves, in_tree = tree.tree_flatten((args, kwargs))
+    leaves = [as_operand(x) for x in leaves]
+    closed = entry.jaxpr
+    in_sh = self._in_shardings(in_tree, leaves)
+    out_sh = _flatten_shardings("out_shardings", entry.out_tree, self.out_shardings)
+    mesh = _common_mesh(in_sh + out_sh)
+    for x, s in zip(leaves, in_sh):
+      if isinstance(s, NamedSharding):
+        s.check_shape(core.get_aval(x).shape)
+    policy = jitted._policy or tiers.default_policy()
+    if mesh is None or mesh.size == 1 or policy == "numpy" or not tiers.xla_available():
+      outs = self._run_unsharded(args, kwargs, mesh, out_sh)
+    else:
+      outs = self._run_spmd(entry, closed, leaves, mesh, in_sh, out_sh)
+    return tree.tree_unflatten(entry.out_tree, outs)
+
+  def _in_shardings(self, in_tree, leaves):
+    args_tree = in_tree.children()[0]
+    given = _flatten_shardings("in_shardings", args_tree, self.in_shardings)
+    # keyword arguments take the sharding they carry
+    given += [None] * (len(leaves) - len(given))
+    return [s if s is not None else getattr(x, "_placed", None) and x._placed.sharding
+            for x, s in zip(leaves, given)]
+
+  def _run_unsharded(self, args, kwargs, mesh, out_sh):
+    outs = tree.tree_leaves(self.jitted(*args, **kwargs))
+    placed = []
+    for o, s in zip(outs, out_sh):
+      if s is None and mesh is not None:
+        s = NamedSharding(mesh, PartitionSpec())
+      if isinstance(s, NamedSharding):
+        o = _host_placed(s, np.asarray(o._value), o.weak_type)
+      placed.append(o)
+    return placed
+
+  def _run_spmd(self, entry, closed, leaves, mesh, in_sh, out_sh):
+    rep = NamedSharding(mesh, PartitionSpec())
+    in_sh = [s if isinstance(s, NamedSharding) and s.mesh == mesh else rep for s in in_sh]
+    out_sh = [s if isinstance(s, NamedSharding) else rep for s in out_sh]
+    key = (entry.key, tuple(in_sh), tuple(out_sh))
+    exe = self._exes.get(key)
+    if exe is None:
+      from jaxlite._src.backends import xla
+      in_avals, out_avals = closed.in_avals, closed.out_avals
+      exe = self._exes[key] = xla.compile_on_devices(
+          closed, f"jit_{self.__name__}", [d.id for d in mesh.devices.flat],
+          replicas=False,
+          arg_shardings=[s.hlo_sharding(a.ndim) for s, a in zip(in_sh, in_avals)],
+          out_shardings=[s.hlo_sharding(a.ndim) for s, a in zip(out_sh, out_avals)],
+          in_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(in_sh, in_avals)],
+          out_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(out_sh, out_avals)])
+    per_arg = [_pieces(x, s) for x, s in zip(leaves, in_sh)]
+    n = mesh.size
+    outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(n)])
+    return [from_pieces(s, [o[j] for o in outs], a.shape, a.dtype, a.weak_type)
+            for j, (s, a) in enumerate(zip(out_sh, closed.out_avals))]
+
+  def lower(self, *args, **kwargs):
+    return self.jitted.lower(*args, **kwargs)
+
+  def trace(self, *args, **kwargs):
+    return self.jitted.trace(*args, **kwargs)
+
+
+jit_mod.sharded_jit.append(ShardedJitted)

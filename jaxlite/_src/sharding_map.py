@@ -1,0 +1,293 @@
+"""``shard_map``, and the engine it shares with ``pmap``: one program per mesh device.
+
+The user's function is traced once on the *shard* shapes, with every mesh axis name
+bound, into a per-device jaxpr whose collectives name mesh axes. Then:
+
+- XLA tier: the jaxpr is lowered as a module with one replica per mesh device (devices
+  in the mesh's row-major order); each collective becomes a StableHLO collective whose
+  replica groups are the devices that differ only along its axes. The shards of each
+  argument are fed as one PJRT buffer per device, and the outputs stay on the devices,
+  as Arrays laid out by ``NamedSharding(mesh, out_spec)``.
+- Tier 0 (NumPy): each argument is reshaped so that every mesh axis splitting it is a
+  leading axis, and the jaxpr runs under one ``vmap`` per mesh axis, named as the axis:
+  vmap's collectives are exactly the mesh's. Same answers, on one host.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from jaxlite._src import api_util
+from jaxlite._src import core
+from jaxlite._src import tiers
+from jaxlite._src import tree
+from jaxlite._src.array import Array, as_operand
+from jaxlite._src.core import ShapedArray
+from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
+                                   from_pieces, put_pieces)
+from jaxlite._src.transforms import batching, staging
+
+__all__ = ["shard_map", "MeshProgram"]
+
+
+def flatten_specs(what, treedef, spec_tree) -> list:
+  """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``."""
+  is_spec = lambda x: x is None or isinstance(x, PartitionSpec)
+  specs, spec_treedef = tree.tree_flatten(spec_tree, is_leaf=is_spec)
+  dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
+  try:
+    subtrees = spec_treedef.flatten_up_to(dummy)
+  except ValueError:
+    raise ValueError(f"shard_map {what} must be a tree prefix of the corresponding "
+                     f"arguments or outputs: {spec_tree!r} does not match {treedef}.") from None
+  out = []
+  for spec, sub in zip(specs, subtrees):
+    spec = PartitionSpec() if spec is None else spec
+    out += [spec] * tree.tree_structure(sub).num_leaves
+  return out
+
+
+def _parts(mesh, spec, ndim) -> list:
+  """Per dimension, the mesh axes that split it."""
+  if len(spec) > ndim:
+    raise ValueError(f"PartitionSpec {spec!r} has {len(spec)} entries, but the value has "
+                     f"only {ndim} dimensions.")
+  dims = [_entry_axes(e) for e in spec] + [()] * (ndim - len(spec))
+  for axes in dims:
+    for a in axes:
+      if a not in mesh.shape:
+        raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
+                         f"{mesh.axis_names}.")
+  return dims
+
+
+def shard_aval(mesh, spec, aval, what="argument"):
+  shape = list(aval.shape)
+  for d, axes in enumerate(_parts(mesh, spec, len(shape))):
+    n = math.prod(mesh.shape[a] for a in axes)
+    if shape[d] % n:
+      raise ValueError(f"shard_map {what} of shape {tuple(aval.shape)} with spec {spec!r}: "
+                       f"dimension {d} (size {shape[d]}) does not divide evenly into the "
+                       f"{n} shards of mesh axes {axes}.")
+    shape[d] //= n
+  return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def global_shape(mesh, spec, shape) -> tuple:
+  shape = list(shape)
+  for d, axes in enumerate(_parts(mesh, spec, len(shape))):
+    shape[d] *= math.prod(mesh.shape[a] for a in axes)
+  return tuple(shape)
+
+
+class MeshProgram:
+  """``local_fun`` (pytrees of shards in and out) run once per device of ``mesh``.
+
+  ``in_specs`` gives one PartitionSpec per argument leaf (a callable of the argument
+  treedef); ``out_specs`` one per output leaf (a callable of the output treedef).
+  Compiled programs are cached per argument signature.
+  """
+
+  def __init__(self, local_fun, mesh: Mesh, in_specs, out_specs, name, policy=None):
+    self.local_fun, self.mesh, self.name, self.policy = local_fun, mesh, name, policy
+    self.in_specs, self.out_specs = in_specs, out_specs
+    self._cache: dict = {}
+
+  def _use_xla(self) -> bool:
+    policy = self.policy or tiers.default_policy()
+    return policy != "numpy" and tiers.xla_available()
+
+  def _trace(self, treedef, avals):
+    key = (treedef, tuple(avals))
+    hit = self._cache.get(key)
+    if hit is not None:
+      return hit
+    specs = self.in_specs(treedef)
+    local = [shard_aval(self.mesh, s, a) for s, a in zip(specs, avals)]
+    flat_fun, out_tree = api_util.flatten_fun(self.local_fun, treedef, with_kwargs=False)
+    with _bound_axes(self.mesh):
+      closed = staging.trace_to_jaxpr(flat_fun, local)
+    out_specs = self.out_specs(out_tree())
+    for spec, aval in zip(out_specs, closed.out_avals):
+      _parts(self.mesh, spec, aval.ndim)
+    entry = self._cache[key] = [closed, specs, out_specs, out_tree(), None]
+    return entry
+
+  def __call__(self, *args):
+    leaves, treedef = tree.tree_flatten(args)
+    leaves = [as_operand(x) for x in leaves]
+    avals = [core.get_aval(x) for x in leaves]
+    if any(isinstance(x, core.Tracer) for x in leaves):
+      raise NotImplementedError(f"{self.name} called on traced values (inside jit, grad or "
+                                "vmap): apply those transformations inside the mapped "
+                                "function instead.")
+    entry = self._trace(treedef, avals)
+    closed, specs, out_specs, out_tree, _ = entry
+    if self._use_xla():
+      outs = self._run_xla(entry, leaves)
+    else:
+      outs = self._run_numpy(closed, specs, out_specs, leaves)
+    return tree.tree_unflatten(out_tree, outs)
+
+  # -- XLA: one replica per mesh device
+  def _run_xla(self, entry, leaves):
+    closed, specs, out_specs = entry[0], entry[1], entry[2]
+    mesh = self.mesh
+    devices = list(mesh.devices.flat)
+    if entry[4] is None:
+      from jaxlite._src.backends import xla
+      entry[4] = xla.compile_on_devices(closed, self.name, [d.id for d in devices],
+                                        replicas=True, mesh_axes=tuple(mesh.shape.items()))
+    exe = entry[4]
+    per_arg = [_pieces(x, NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
+    outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))])
+    result = []
+    for j, (spec, aval) in enumerate(zip(out_specs, closed.out_avals)):
+      shape = global_shape(mesh, spec, aval.shape)
+      result.append(from_pieces(NamedSharding(mesh, spec), [o[j] for o in outs], shape,
+                                aval.dtype, aval.weak_type))
+    return result
+
+  # -- tier 0: the jaxpr under one named vmap per mesh axis
+  def _run_numpy(self, closed, specs, out_specs, leaves):
+    from jaxlite._src.vmap_api import vmap
+    mesh = self.mesh
+    names = mesh.axis_names
+    stacked, used = [], []
+    for x, spec in zip(leaves, specs):
+      value, axes = _stack_mesh_axes(mesh, spec, np.asarray(x._value))
+      stacked.append(Array(value, x.weak_type))
+      used.append(axes)
+    fun = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
+    for k in reversed(range(len(names))):
+      fun = vmap(fun, in_axes=[0 if names[k] in u else None for u in used], out_axes=0,
+                 axis_name=names[k], axis_size=mesh.devices.shape[k])
+    outs = fun(*stacked)
+    return [_host_placed(NamedSharding(mesh, spec),
+                         _unstack_mesh_axes(mesh, spec, np.asarray(o._value)), o.weak_type)
+            for spec, o in zip(out_specs, outs)]
+
+
+class _bound_axes:
+  """Binds every mesh axis name (with its size) while the local function is traced."""
+
+  def __init__(self, mesh):
+    self.envs = [batching.extend_axis_env(n, s) for n, s in mesh.shape.items()]
+
+  def __enter__(self):
+    for e in self.envs:
+      e.__enter__()
+
+  def __exit__(self, *exc):
+    for e in reversed(self.envs):
+      e.__exit__(*exc)
+
+
+def _pieces(x: Array, sharding: NamedSharding) -> list:
+  """The PJRT buffers of ``x``'s shards under ``sharding``, reused when ``x`` is already
+  laid out so (e.g. the output of the previous step)."""
+  placed = x._placed
+  if placed is not None and placed.sharding == sharding and not any(
+      isinstance(p, np.ndarray) for p in placed.pieces):
+    return placed.pieces
+  value = np.asarray(x._value)
+  indices = sharding.devices_indices_map(value.shape)
+  devices = sharding._device_list
+  return put_pieces([value[indices[d]] for d in devices], devices)
+
+
+def _host_placed(sharding, value, weak_type) -> Array:
+  """A tier-0 result laid out by ``sharding``: its pieces are NumPy views of ``value``."""
+  indices = sharding.devices_indices_map(value.shape)
+  a = from_pieces(sharding, [np.asarray(value[indices[d]]) for d in sharding._device_list],
+                  value.shape, value.dtype, weak_type)
+  a._value = value if value.shape else value[()]
+  return a
+
+
+def _stack_mesh_axes(mesh, spec, value):
+  """``value`` with a leading axis per mesh axis that splits it (in mesh order), the
+  rest shard-shaped; and those mesh axes' names."""
+  dims = _parts(mesh, spec, value.ndim)
+  shape, labels = [], []
+  for d, axes in enumerate(dims):
+    shape += [mesh.shape[a] for a in axes] + [value.shape[d] // math.prod(
+        mesh.shape[a] for a in axes)]
+    labels += list(axes) + [None]
+  value = value.reshape(shape)
+  used = [a for a in mesh.axis_names if a in labels]
+  order = [labels.index(a) for a in used] + [i for i, l in enumerate(labels) if l is None]
+  return value.transpose(order), used
+
+
+def _unstack_mesh_axes(mesh, spec, value):
+  """The global value from an output with one leading axis per mesh axis: axes the
+  spec does not name are replicated (their first entry is kept)."""
+  names = mesh.axis_names
+  dims = _parts(mesh, spec, value.ndim - len(names))
+  named = {a for axes in dims for a in axes}
+  value = value[tuple(slice(None) if a in named else 0 for a in names)]
+  kept = [a for a in names if a in named]
+  order, shape = [], []
+  local = value.shape[len(kept):]
+  for d, axes in enumerate(dims):
+    order += [kept.index(a) for a in axes] + [len(kept) + d]
+    shape.append(local[d] * math.prod(mesh.shape[a] for a in axes))
+  return value.transpose(order).reshape(shape)
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
+              check_vma=True, check_rep=None, auto=frozenset()):
+  """Map ``f`` over the shards of its arguments, one call per device of ``mesh``.
+
+  Parameters
+  ----------
+  f : callable
+    Takes and returns pytrees of shards; collectives (``psum``, ``all_gather``,
+    ``ppermute``, ``axis_index``, ...) name mesh axes.
+  mesh : Mesh
+  in_specs : pytree of PartitionSpec
+    A prefix of the arguments: how each argument is split (P() or None: replicated).
+  out_specs : pytree of PartitionSpec
+    A prefix of the outputs: how the shards are put together. An output whose spec
+    leaves out a mesh axis must be equal along it (it is taken from the first device).
+
+  Returns
+  -------
+  callable
+    Runs on XLA with one replica per mesh device (tier 0: under named vmaps).
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> from jaxlite.sharding import PartitionSpec as P
+  >>> mesh = jax.make_mesh((1,), ('x',))
+  >>> f = jax.shard_map(lambda a: jax.lax.psum(a.sum(), 'x'), mesh=mesh,
+  ...                   in_specs=P('x'), out_specs=P())
+  >>> f(jnp.arange(4.))
+  Array(6., dtype=float32)
+  """
+  if f is None:
+    return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                             axis_names=axis_names, check_vma=check_vma)
+  if mesh is None:
+    from jaxlite._src.sharding import _mesh_stack
+    if not _mesh_stack:
+      raise ValueError("shard_map needs a mesh: pass mesh=, or call it inside "
+                       "`with mesh:`.")
+    mesh = _mesh_stack[-1]
+  if not isinstance(mesh, Mesh):
+    raise TypeError(f"shard_map requires a Mesh for mesh=, got {type(mesh).__name__}.")
+  if in_specs is None:
+    raise ValueError("shard_map needs in_specs (a PartitionSpec per argument, or a prefix "
+                     "of the arguments' pytree).")
+  program = MeshProgram(f, mesh, lambda treedef: flatten_specs("in_specs", treedef, in_specs),
+                        lambda treedef: flatten_specs("out_specs", treedef, out_specs),
+                        f"shmap_{api_util.fun_name(f)}")
+
+  @functools.wraps(f)
+  def mapped(*args):
+    return program(*args)
+  return mapped

@@ -1,0 +1,5 @@
+"""``jax.sharding``: meshes, partition specs and shardings."""
+from jaxlite._src.sharding import (Sharding, Mesh, PartitionSpec, NamedSharding,
+                                   SingleDeviceSharding)
+
+__all__ = ["Sharding", "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding"]

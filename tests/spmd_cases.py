@@ -1,0 +1,360 @@
+"""pmap, shard_map, sharded jit and shardings on N CPU devices, on both tiers.
+
+Not collected directly: tests/test_sharding.py and tests/test_pmap.py run this file with
+pytest in a subprocess whose device count is fixed (JAX_NUM_CPU_DEVICES=4 or 8), since
+a process's devices are fixed when first used. Every result is compared with the same
+computation done on one device with NumPy (or with values recorded from JAX 0.10.2).
+"""
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite._src import tiers
+from jaxlite.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+N = int(os.environ["JAX_NUM_CPU_DEVICES"])
+REF = json.loads((pathlib.Path(__file__).parent / "data" / "sharding_reference.json")
+                 .read_text())[str(N)]
+TIERS = ["numpy", "xla"]
+
+
+@pytest.fixture(params=TIERS)
+def tier(request):
+  if request.param == "xla" and not tiers.xla_available():
+    pytest.skip("no XLA plugin")
+  with jax.config.override("jaxlite_tier", request.param):
+    yield request.param
+
+
+def mesh2d():
+  return jax.make_mesh((N // 2, 2), ("x", "y"))
+
+
+def close(a, b):
+  np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-5, atol=2e-5)  # float32 rounding
+
+
+# ----------------------------------------------------------------------------- devices
+
+def test_device_count():
+  assert jax.device_count() == jax.local_device_count() == N
+  assert [d.id for d in jax.devices()] == list(range(N))
+  assert repr(jax.devices()[1]) == "CpuDevice(id=1)"
+
+
+def test_device_count_is_fixed_once_used():
+  with pytest.raises(RuntimeError, match="cannot change"):
+    jax.config.update("jax_num_cpu_devices", N + 1)
+
+
+def test_xla_client_has_the_devices():
+  if not tiers.xla_available():
+    pytest.skip("no XLA plugin")
+  from jaxlite._src.backends import xla
+  assert len(xla.devices()) == N
+
+
+# ----------------------------------------------------------------------------- shardings
+
+def test_reprs_match_jax():
+  m = mesh2d()
+  s = NamedSharding(m, P("x", "y"))
+  assert repr(P("x", None)) == "P('x', None)"
+  assert repr(P(("x", "y"))) == "P(('x', 'y'),)"
+  assert repr(m) == REF["mesh_repr"]
+  assert repr(s) == REF["named_repr"]
+  assert repr(SingleDeviceSharding(jax.devices()[0])) == REF["single_repr"]
+  assert repr(jnp.ones(3).sharding) == REF["single_repr"]
+  assert s.shard_shape((8, 4)) == tuple(REF["shard_shape"])
+  assert s.num_devices == N and not s.is_fully_replicated
+  assert NamedSharding(m, P()).is_fully_replicated
+
+
+@pytest.mark.parametrize("spec", [P("x", "y"), P("x"), P(None, "y"), P(("x", "y")), P(),
+                                  P("y", "x")])
+def test_device_put_places_one_piece_per_device(spec):
+  m = mesh2d()
+  s = NamedSharding(m, spec)
+  value = np.arange(8 * N, dtype=np.float32).reshape(8, N) if spec != P(("x", "y")) else \
+      np.arange(8 * N, dtype=np.float32).reshape(N * 2, 4)
+  x = jax.device_put(value, s)
+  assert x.sharding == s and x.shape == value.shape and x.dtype == np.float32
+  assert len(x._placed.pieces) == N
+  shards = x.addressable_shards
+  assert [sh.device for sh in shards] == list(m.devices.flat)
+  for sh in shards:
+    np.testing.assert_array_equal(np.asarray(sh.data), value[sh.index])
+  # replica ids count the copies of one block
+  blocks = {}
+  for sh in shards:
+    key = tuple((i.start, i.stop) for i in sh.index)
+    assert sh.replica_id == blocks.get(key, 0)
+    blocks[key] = sh.replica_id + 1
+  np.testing.assert_array_equal(np.asarray(x), value)
+  np.testing.assert_array_equal(np.asarray(x * 2 + 1), value * 2 + 1)
+
+
+def test_shard_indices_match_jax():
+  s = NamedSharding(mesh2d(), P("x", "y"))
+  x = jax.device_put(jnp.arange(32.).reshape(8, 4), s)
+  got = [[[i.start, i.stop] for i in sh.index] for sh in x.addressable_shards]
+  assert got == REF["indices"]
+
+
+def _expand_iota(text):
+  """JAX's ``{devices=[4,2]<=[2,4]T(1,0) ...}`` with the device list written out."""
+  import re
+  m = re.fullmatch(r"\{devices=\[([\d,]+)\]<=\[([\d,]+)\](?:T\(([\d,]+)\))?(.*)\}", text)
+  if m is None:
+    return text
+  dims, reshape, perm, rest = m.groups()
+  ids = np.arange(np.prod([int(d) for d in reshape.split(",")]))
+  ids = ids.reshape([int(d) for d in reshape.split(",")])
+  if perm:
+    ids = ids.transpose([int(p) for p in perm.split(",")])
+  return f"{{devices=[{dims}]{','.join(map(str, ids.ravel()))}{rest}}}"
+
+
+def test_hlo_sharding_strings_match_jax():
+  m = mesh2d()
+  for k, spec in REF["hlo_specs"].items():
+    got = NamedSharding(m, P(*[tuple(e) if isinstance(e, list) else e for e in spec]))
+    assert got.hlo_sharding(2) == _expand_iota(REF["hlo"][k]), k
+
+
+def test_visualize_array_sharding(capsys):
+  x = jax.device_put(jnp.zeros((4, 4)), NamedSharding(mesh2d(), P("x", "y")))
+  jax.debug.visualize_array_sharding(x)
+  out = capsys.readouterr().out
+  for d in range(N):
+    assert f"CPU {d}" in out
+  assert out.count("\n") == 2 * (N // 2) + 1
+
+
+def test_sharding_errors():
+  m = mesh2d()
+  with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):
+    NamedSharding(m, P("z"))
+  with pytest.raises(ValueError, match="does not evenly divide the dimension size 3"):
+    jax.device_put(jnp.ones(3), NamedSharding(m, P("x")))
+  with pytest.raises(ValueError, match=f"Number of devices {N} must equal the product"):
+    jax.make_mesh((N + 1,), ("x",))
+
+
+# ----------------------------------------------------------------------------- pmap
+
+def test_pmap_collectives(tier):
+  x = np.arange(N * 3, dtype=np.float32).reshape(N, 3) - 5
+  perm = [(i, (i + 1) % N) for i in range(N)]
+
+  def f(v):
+    return (lax.psum(v, "i"), lax.pmean(v, "i"), lax.pmax(v, "i"), lax.pmin(v, "i"),
+            lax.all_gather(v, "i"), lax.all_gather(v, "i", tiled=True),
+            lax.axis_index("i"), lax.ppermute(v, "i", perm))
+  outs = jax.pmap(f, axis_name="i")(x)
+  want = (np.broadcast_to(x.sum(0), x.shape), np.broadcast_to(x.mean(0), x.shape),
+          np.broadcast_to(x.max(0), x.shape), np.broadcast_to(x.min(0), x.shape),
+          np.broadcast_to(x, (N,) + x.shape), np.broadcast_to(x.reshape(-1), (N, 3 * N)),
+          np.arange(N), np.roll(x, 1, axis=0))
+  for o, w in zip(outs, want):
+    close(o, w)
+  assert outs[0].sharding.spec == P("i") and len(outs[0].addressable_shards) == N
+  assert outs[6].dtype == np.int32
+
+
+def test_pmap_all_to_all(tier):
+  x = np.arange(N * N * 2, dtype=np.float32).reshape(N, N, 2)
+  out = jax.pmap(lambda v: lax.all_to_all(v, "i", 0, 0), axis_name="i")(x)
+  close(out, x.transpose(1, 0, 2))
+  tiled = jax.pmap(lambda v: lax.all_to_all(v, "i", 0, 1, tiled=True), axis_name="i")(
+      np.arange(N * N * 2 * 3, dtype=np.float32).reshape(N, 2 * N, 3))
+  v = np.arange(N * N * 2 * 3, dtype=np.float32).reshape(N, N, 2, 3)   # [src, chunk, 2, 3]
+  close(tiled, v.transpose(1, 2, 0, 3).reshape(N, 2, N * 3))
+
+
+def test_pmap_axes_and_static_args(tier):
+  x = np.arange(3 * N, dtype=np.float32).reshape(3, N)
+  w = np.arange(3, dtype=np.float32)
+  f = jax.pmap(lambda a, b, k: a * b * k, in_axes=(1, None, None), out_axes=1,
+               static_broadcasted_argnums=2)
+  close(f(x, w, 2.0), x * w[:, None] * 2)
+  g = jax.pmap(lambda a: lax.psum(a, "i"), "i", out_axes=None)
+  close(g(x.T), x.T.sum(0))
+  h = jax.pmap(lambda d: {"a": d["a"] + 1}, in_axes=({"a": 0},))
+  close(h({"a": x.T})["a"], x.T + 1)
+
+
+def test_pmap_devices_argument(tier):
+  devs = jax.devices()[N // 2:]
+  out = jax.pmap(lambda v: lax.psum(v, "i"), "i", devices=devs)(np.ones((N // 2, 2)))
+  assert out.sharding.device_set == set(devs)
+  close(out, np.full((N // 2, 2), N // 2))
+
+
+def test_pmap_composes_with_grad_vmap_jit(tier):
+  rng = np.random.RandomState(0)
+  w = rng.randn(3, 2).astype(np.float32)
+  xs = rng.randn(N, 5, 3).astype(np.float32)
+
+  def loss(w, x):
+    return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+  def step(w, x):
+    g = jax.grad(loss)(w, x)
+    return lax.pmean(g, "i"), jax.vmap(lambda r: jnp.sum(r))(x), jax.jit(jnp.sin)(x)
+  g, sums, sins = jax.pmap(step, "i", in_axes=(None, 0))(w, xs)
+  th = np.tanh(xs @ w)
+  want = np.einsum("nbi,nbj->ij", xs, 2 * th * (1 - th ** 2)) / N
+  for k in range(N):
+    close(g[k], want)
+  close(sums, xs.sum(-1))
+  close(sins, np.sin(xs))
+
+
+def test_grad_of_collectives_inside_pmap(tier):
+  x = np.arange(N * 2, dtype=np.float32).reshape(N, 2)
+  f = jax.pmap(jax.grad(lambda v: jnp.sum(lax.all_gather(v, "i") ** 2)), "i")
+  # every device's v appears in every device's gather: the gradient sums N copies
+  close(f(x), 2 * N * x)
+
+
+def test_pmap_output_feeds_next_pmap(tier):
+  step = jax.pmap(lambda v: v + lax.psum(v, "i"), "i")
+  x = np.ones((N, 2), np.float32)
+  y = step(step(x))
+  close(y, (1 + N) * (1 + N) * np.ones((N, 2)))
+
+
+def test_pmap_errors(tier):
+  with pytest.raises(ValueError, match=f"requires {N + 1} logical devices, but only {N}"):
+    jax.pmap(lambda v: v)(np.ones((N + 1, 2)))
+  with pytest.raises(ValueError, match="inconsistent sizes"):
+    jax.pmap(lambda a, b: a + b)(np.ones((N, 2)), np.ones((N - 1, 2)))
+  with pytest.raises(NameError, match="unbound axis name: j"):
+    jax.pmap(lambda v: lax.psum(v, "j"), "i")(np.ones((N, 2)))
+  with pytest.raises(ValueError, match="given 2 devices, but the mapped axis has size"):
+    jax.pmap(lambda v: v, devices=jax.devices()[:2])(np.ones((N, 2)))
+
+
+def test_collective_outside_a_map_is_a_name_error():
+  with pytest.raises(NameError, match="unbound axis name: i"):
+    lax.psum(1.0, "i")
+
+
+# ----------------------------------------------------------------------------- shard_map
+
+def test_shard_map_collectives_match_jax(tier):
+  m = mesh2d()
+  x = jnp.arange(64.).reshape(8, 8)
+  n = N // 2
+  perm = [(i, (i + 1) % n) for i in range(n)]
+
+  def f(a):
+    return (lax.psum(a, "x"), lax.all_gather(a, "y", tiled=True, axis=1),
+            (lax.axis_index("x") + 10 * lax.axis_index("y")).reshape(1, 1),
+            lax.ppermute(a, "x", perm), lax.pmax(a, ("x", "y")))
+  g = jax.shard_map(f, mesh=m, in_specs=P("x", "y"),
+                    out_specs=(P(None, "y"), P("x"), P("x", "y"), P("x", "y"), P()))
+  for o, want in zip(g(x), REF["shard_map"]):
+    close(o, np.asarray(want))
+  h = jax.shard_map(lambda a: lax.all_to_all(a, "x", 0, 0, tiled=True), mesh=m,
+                    in_specs=P("x"), out_specs=P("x"))
+  close(h(jnp.arange(4. * n * n).reshape(-1, 1)), np.asarray(REF["shard_map_a2a"]))
+
+
+def test_shard_map_matches_single_device(tier):
+  m = mesh2d()
+  rng = np.random.RandomState(1)
+  a = rng.randn(8, 6).astype(np.float32)
+  b = rng.randn(6, 4).astype(np.float32)
+
+  # a row-sharded matmul whose contraction is split over 'y' and summed with psum
+  def local(a_blk, b_blk):
+    return lax.psum(a_blk @ b_blk, "y")
+  f = jax.shard_map(local, mesh=m, in_specs=(P("x", "y"), P("y", None)),
+                    out_specs=P("x", None))
+  close(f(a, b), a @ b)
+  from jaxlite.experimental.shard_map import shard_map
+  g = shard_map(lambda v: v * 2, mesh=m, in_specs=P(), out_specs=P())
+  close(g(a), 2 * a)
+
+
+def test_shard_map_errors(tier):
+  m = mesh2d()
+  with pytest.raises(ValueError, match="Resource axis: z"):
+    jax.shard_map(lambda v: v, mesh=m, in_specs=P("z"), out_specs=P())(np.ones(8))
+  with pytest.raises(ValueError, match="does not divide evenly"):
+    jax.shard_map(lambda v: v, mesh=m, in_specs=P("x"), out_specs=P("x"))(np.ones(N + 1))
+
+
+# ----------------------------------------------------------------------------- sharded jit
+
+def test_sharded_jit_matches_unsharded(tier):
+  m = mesh2d()
+  rng = np.random.RandomState(2)
+  w = rng.randn(4, 4).astype(np.float32)
+  x = rng.randn(8, 4).astype(np.float32)
+
+  def f(w, x):
+    h = jnp.tanh(x @ w)
+    h = lax.with_sharding_constraint(h, NamedSharding(m, P("x", "y")))
+    return h.sum(0), h, jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w) ** 2))(w)
+  g = jax.jit(f, in_shardings=(NamedSharding(m, P()), NamedSharding(m, P("x"))),
+              out_shardings=(NamedSharding(m, P()), NamedSharding(m, P("x", "y")),
+                             NamedSharding(m, P())))
+  got = g(w, x)
+  th = np.tanh(x @ w)
+  close(got[0], th.sum(0))
+  close(got[1], th)
+  close(got[2], x.T @ (2 * th * (1 - th ** 2)))
+  assert got[1].sharding == NamedSharding(m, P("x", "y"))
+  assert len(got[1].addressable_shards) == N
+  if tier == "xla":
+    assert all(type(p).__name__ == "DeviceBuffer" for p in got[1]._placed.pieces)
+
+
+def test_sharded_jit_takes_arguments_already_placed(tier):
+  m = mesh2d()
+  s = NamedSharding(m, P("x"))
+  x = jax.device_put(np.arange(8 * 2, dtype=np.float32).reshape(8, 2), s)
+  f = jax.jit(lambda v: v * 3, out_shardings=s)
+  close(f(x), np.arange(16).reshape(8, 2) * 3)
+  assert f(x).sharding == s
+
+
+def test_pmap_collectives_lower_to_stablehlo_collectives():
+  if not tiers.xla_available():
+    pytest.skip("no XLA plugin")
+  with jax.config.override("jaxlite_tier", "xla"):
+    f = jax.pmap(lambda v: (lax.psum(v, "i"), lax.all_gather(v, "i"), lax.axis_index("i"),
+                            lax.ppermute(v, "i", [(0, 1), (1, 0)]),
+                            lax.all_to_all(v, "i", 0, 0)), "i")
+    f(np.ones((N, N), np.float32))
+  (program,) = f._programs.values()
+  (entry,) = program._cache.values()
+  text = entry[4].text
+  assert f"mhlo.num_replicas = {N} : i32" in text
+  groups = "[[" + ", ".join(map(str, range(N))) + "]]"
+  for op in ("all_reduce", "all_gather", "all_to_all"):
+    assert f'"stablehlo.{op}"' in text and f"replica_groups = dense<{groups}>" in text
+  assert '"stablehlo.collective_permute"' in text and '"stablehlo.replica_id"' in text
+
+
+def test_make_array_from_callback_and_single_device_arrays():
+  s = NamedSharding(mesh2d(), P("x"))
+  value = np.arange(N * 6, dtype=np.float32).reshape(N, 6)
+  a = jax.make_array_from_callback(value.shape, s, lambda index: value[index])
+  np.testing.assert_array_equal(np.asarray(a), value)
+  assert a.sharding == s
+  pieces = [value[sh.index] for sh in a.addressable_shards]
+  b = jax.make_array_from_single_device_arrays(value.shape, s, pieces)
+  np.testing.assert_array_equal(np.asarray(b), value)
+  with pytest.raises(ValueError, match="expected the shard shape"):
+    jax.make_array_from_single_device_arrays(value.shape, s, [value] * N)
+  assert jax.P is P and jax.NamedSharding is NamedSharding

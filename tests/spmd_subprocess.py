@@ -1,0 +1,23 @@
+"""Run tests/spmd_cases.py in a process with N CPU devices (the count is fixed per
+process): the helper tests/test_sharding.py and tests/test_pmap.py share."""
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run_cases(n: int, selection: str, xla: bool = True):
+  """Run the selected cases with ``n`` devices; ``xla=False`` as if no plugin were
+  installed (an unknown JAXLITE_PLATFORM finds none): tier 0 alone."""
+  env = dict(os.environ, JAX_NUM_CPU_DEVICES=str(n), TF_CPP_MIN_LOG_LEVEL="2")
+  if not xla:
+    env["JAXLITE_PLATFORM"] = "none"
+  env.pop("XLA_FLAGS", None)
+  proc = subprocess.run(
+      [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+       str(ROOT / "tests" / "spmd_cases.py"), "-k", selection],
+      cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+  assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+  assert " passed" in proc.stdout

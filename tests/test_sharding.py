@@ -1,0 +1,45 @@
+"""Devices, shardings, device_put and sharded jit on 4 and 8 CPU devices, both tiers
+(cases: spmd_cases.py), and the one-device defaults in this process."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+from spmd_subprocess import run_cases
+
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_devices_and_shardings_on_n_devices(n):
+  run_cases(n, "not pmap and not collective and not shard_map")
+
+
+def test_default_is_one_device():
+  assert jax.device_count() == 1 and jax.local_device_count() == 1
+
+
+def test_single_device_sharding():
+  x = jnp.arange(3.0)
+  assert x.sharding == SingleDeviceSharding(jax.devices()[0])
+  assert x.is_fully_replicated and len(x.addressable_shards) == 1
+  mesh = jax.make_mesh((1,), ("x",))
+  y = jax.device_put(np.arange(4.0), NamedSharding(mesh, P("x")))
+  np.testing.assert_array_equal(np.asarray(y), np.arange(4.0))
+  assert y.sharding.spec == P("x")
+
+
+def test_sharded_jit_on_one_device_runs_the_plain_jit():
+  mesh = jax.make_mesh((1,), ("x",))
+  f = jax.jit(lambda v: v + 1, in_shardings=NamedSharding(mesh, P("x")))
+  np.testing.assert_array_equal(np.asarray(f(np.arange(4.0))), np.arange(4.0) + 1)
+
+
+def test_distributed_initialize_is_one_process_only():
+  with pytest.raises(RuntimeError, match="jaxlite runs in one process"):
+    jax.distributed.initialize("localhost:1234", num_processes=2, process_id=0)
+  jax.distributed.initialize(num_processes=1, process_id=0)
+  try:
+    assert jax.distributed.is_initialized() and jax.process_count() == 1
+  finally:
+    jax.distributed.shutdown()
