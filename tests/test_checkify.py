@@ -16,10 +16,11 @@ from jaxlite import lax
 from jaxlite.experimental import checkify
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from checkify_cases import cases, run  # noqa: E402
+from checkify_cases import cases, jaxpr_cases, masked_jaxpr, run  # noqa: E402
 
 with open(os.path.join(os.path.dirname(__file__), "data", "checkify.json")) as _f:
-  _REFERENCE = json.load(_f)["cases"]
+  _RECORDED = json.load(_f)
+_REFERENCE = _RECORDED["cases"]
 
 _BACKENDS = ("numpy", "xla")
 
@@ -146,3 +147,9 @@ def test_checked_jaxpr_keeps_the_check():
   # jit's passes must not drop a check: it has no outputs but an effect
   jaxpr = jax.make_jaxpr(_positive)(jnp.float32(1.0))
   assert "check" in [e.primitive.name for e in jaxpr.eqns]
+
+
+@pytest.mark.parametrize("name", sorted(_RECORDED["jaxprs"]))
+def test_jaxprs_print_as_jax(name):
+  make = jaxpr_cases(jax, jnp, checkify)[name]
+  assert masked_jaxpr(make()) == _RECORDED["jaxprs"][name]

@@ -276,18 +276,23 @@ def assert_func(error: Error, pred, exc: JaxException) -> Error:
   code = _next_code()
   leaves, static = exc.tree_flatten()
   effect = exc.get_effect_type()
-  return update_error(error, pred, jnp.asarray(code, jnp.int32), {code: (type(exc), static)},
+  return update_error(error, pred, np.int32(code), {code: (type(exc), static)},
                       [_as_payload(x) for x in leaves], effect)
 
 
 def update_error(error: Error, pred, code, metadata, payload, effect) -> Error:
-  pred = jnp.asarray(pred, jnp.bool_)
-  if effect not in error._pred:
-    return error._update(effect, pred, code, metadata, payload)
-  had = error._pred[effect]
-  new_payload = [jnp.where(had, old, new) for old, new in zip(error._payload[effect], payload)]
-  return error._update(effect, jnp.logical_or(had, pred),
-                       jnp.where(had, error._code[effect], code), metadata, new_payload)
+  """``error`` with the slot of ``effect`` set where ``pred`` holds and it was not set
+  before (an earlier error of the same kind wins)."""
+  had = error._pred.get(effect, False)
+  old_payload = error._payload.get(effect)
+  if old_payload is not None:
+    payload = [ew.select(had, old, new) for old, new in zip(old_payload, payload)]
+  return error._update(effect, had | jnp.asarray(pred, jnp.bool_),
+                       ew.select(had, error._code.get(effect, _NO_CODE), code), metadata,
+                       payload)
+
+
+_NO_CODE = np.int32(-1)
 
 
 def _with_effects(error: Error, effects) -> Error:
@@ -296,7 +301,7 @@ def _with_effects(error: Error, effects) -> Error:
   for effect in effects:
     if effect not in error._pred:
       payload = [jnp.zeros(sd.shape, sd.dtype) for sd in effect.shape_dtypes]
-      error = error._update(effect, jnp.asarray(False), jnp.asarray(-1, jnp.int32), {},
+      error = error._update(effect, jnp.asarray(False), jnp.asarray(_NO_CODE), {},
                             payload)
   return error
 

@@ -7,6 +7,8 @@ Each case is a function of no arguments returning ``(err, out)`` (recorded as
 ``err.get()`` and the leaves of ``out``), or raising (recorded as the error's class and
 message).
 """
+import re
+
 import numpy as np
 
 
@@ -217,6 +219,23 @@ def cases(jax, jnp, lax, checkify, jit):
   c["check_vector_pred"] = lambda: checkify.checkify(
       lambda x: checkify.check(x > 0, "bad") or x)(jnp.ones(3))
   return c
+
+
+def jaxpr_cases(jax, jnp, checkify):
+  """Functions whose jaxprs are compared as JAX prints them (error codes masked)."""
+  def f(x):
+    checkify.check(x > 0, "bad {}", x)
+    return x * 2
+  x = jnp.float32(1.0)
+  return {"check": lambda: jax.make_jaxpr(f)(x),
+          "checkified": lambda: jax.make_jaxpr(checkify.checkify(f))(x),
+          "checkified_nan": lambda: jax.make_jaxpr(
+              checkify.checkify(jnp.log, errors=checkify.nan_checks))(x)}
+
+
+def masked_jaxpr(text):
+  """A printed jaxpr with its error codes (process-wide counters) replaced by ``#``."""
+  return re.sub(r"(select_n False:bool\[\] )\d+(:i32\[\])", r"\1#\2", str(text))
 
 
 def leaves(jax, out):
