@@ -65,11 +65,6 @@ class JaxException(Exception):
   def tree_unflatten(cls, static, payload):
     return cls(*static)
 
-  def get_effect_type(self) -> ErrorEffect:
-    leaves, _ = self.tree_flatten()
-    return ErrorEffect(type(self), tuple(ShapeDtypeStruct(np.shape(x), x.dtype)
-                                         for x in leaves))
-
 
 class DivisionByZeroError(JaxException):
   """An integer or floating-point ``div`` by zero (``div_checks``)."""
@@ -275,9 +270,10 @@ def assert_func(error: Error, pred, exc: JaxException) -> Error:
   """``error`` with ``exc`` added where ``pred`` holds (keeping an earlier error)."""
   code = _next_code()
   leaves, static = exc.tree_flatten()
-  effect = exc.get_effect_type()
-  return update_error(error, pred, np.int32(code), {code: (type(exc), static)},
-                      [_as_payload(x) for x in leaves], effect)
+  payload = [_as_payload(x) for x in leaves]
+  effect = ErrorEffect(type(exc), tuple(ShapeDtypeStruct(p.shape, p.dtype) for p in payload))
+  return update_error(error, pred, np.int32(code), {code: (type(exc), static)}, payload,
+                      effect)
 
 
 def update_error(error: Error, pred, code, metadata, payload, effect) -> Error:
@@ -311,12 +307,13 @@ def _reduce_any_error(error: Error) -> Error:
   (JAX's choice)."""
   out = Error({}, {}, error._metadata, {})
   for effect in error._effects():
-    preds = jnp.ravel(error._pred[effect])
-    n = preds.shape[0]
+    batch_shape = np.shape(error._pred[effect])
+    n = int(np.prod(batch_shape))
+    flat = lambda x: jnp.reshape(x, (n,) + tuple(np.shape(x))[len(batch_shape):])
+    preds = flat(error._pred[effect])
     idx = (n - 1) - jnp.argmax(jnp.flip(preds, 0))
-    pick = lambda x: jnp.reshape(x, (n,) + tuple(np.shape(x))[len(error._pred[effect].shape):])[idx]
-    out = out._update(effect, preds[idx], pick(error._code[effect]), {},
-                      [pick(x) for x in error._payload[effect]])
+    out = out._update(effect, preds[idx], flat(error._code[effect])[idx], {},
+                      [flat(x)[idx] for x in error._payload[effect]])
   return out
 
 

@@ -176,6 +176,28 @@ def cases(jax, jnp, lax, checkify, jit):
   c["grad_of_checked_output"] = lambda: (
       checkify.checkify(positive_log)(f32(2.0))[0],
       jax.grad(lambda x: checkify.checkify(positive_log)(x)[1])(f32(2.0)))
+
+  def scan_grad_f(x):
+    def body(c, xi):
+      checkify.check(xi < 10.0, "big {}", xi)
+      return c * jnp.sin(xi) + jnp.log(xi), c
+    return lax.scan(body, x, jnp.arange(1.0, 4.0) * x)[0]
+
+  def cond_grad_f(x):
+    def t(x):
+      checkify.check(x < 10.0, "big {}", x)
+      return jnp.log(x) * x
+    return lax.cond(x > 1.0, t, lambda x: x * 3.0, x)
+  c["grad_of_cond_check"] = lambda: checkify.checkify(jax.grad(cond_grad_f), errors=E)(
+      f32(20.0))
+  c["grad_through_checkified_cond"] = lambda: (None, jax.value_and_grad(
+      lambda x: checkify.checkify(cond_grad_f, errors=E)(x)[1])(f32(2.0)))
+  c["jacfwd_of_scan_check"] = lambda: checkify.checkify(jax.jacfwd(scan_grad_f),
+                                                        errors=E)(f32(20.0))
+  c["grad_through_checkified_scan"] = lambda: (None, jax.value_and_grad(
+      lambda x: checkify.checkify(scan_grad_f, errors=E)(x)[1])(f32(2.0)))
+  c["jit_grad_of_cond_check"] = lambda: jit(checkify.checkify(jax.grad(cond_grad_f)))(
+      f32(20.0))
   c["vmap_inside"] = lambda: checkify.checkify(jax.vmap(positive_log))(
       jnp.array([1.0, -3.0, -2.0]))
   c["vmap_inside_one"] = lambda: checkify.checkify(jax.vmap(positive_log))(
@@ -186,6 +208,15 @@ def cases(jax, jnp, lax, checkify, jit):
       jnp.array([1.0, 2.0]))
   c["vmap_outside_nan"] = lambda: jax.vmap(checkify.checkify(jnp.log, errors=E))(
       jnp.array([1.0, -2.0, 3.0]))
+  xs2 = lambda: jnp.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+  c["vmap_vmap_inside"] = lambda: checkify.checkify(jax.vmap(jax.vmap(positive_log)))(xs2())
+  c["vmap_vmap_outside"] = lambda: jax.vmap(jax.vmap(checkify.checkify(positive_log)))(
+      xs2())
+  c["vmap_between"] = lambda: jax.vmap(checkify.checkify(jax.vmap(positive_log)))(xs2())
+  c["check_before_nan_of_same_eqn"] = lambda: checkify.checkify(
+      lambda x: jnp.log(x) + positive_log(x), errors=E)(f32(-1.0))
+  c["check_constant_false"] = lambda: checkify.checkify(
+      lambda x: checkify.check(False, "const") or x)(jnp.int32(1))
   c["jit_of_vmap_outside"] = lambda: jit(jax.vmap(checkify.checkify(positive_log)))(
       jnp.array([1.0, -2.0]))
 
@@ -216,6 +247,9 @@ def cases(jax, jnp, lax, checkify, jit):
   c["check_error_in_checkify"] = lambda: checkify.checkify(rechecked)(f32(-1.0))
   c["check_error_not_error"] = lambda: checkify.check_error("no")
   c["check_python_float_arg"] = lambda: checkify.checkify(positive_log)(-1.0)
+  c["check_numpy_pred"] = lambda: checkify.check(np.array(True), "x")
+  c["check_eager_python_false"] = lambda: checkify.check(False, "plain {}", jnp.int32(3))
+  c["check_eager_under_vmap"] = lambda: jax.vmap(positive_log)(jnp.array([1.0, -2.0, -3.0]))
   c["check_vector_pred"] = lambda: checkify.checkify(
       lambda x: checkify.check(x > 0, "bad") or x)(jnp.ones(3))
   return c
