@@ -403,7 +403,7 @@ def checkify_jaxpr(closed: core.ClosedJaxpr, enabled_errors, error: Error, *args
   for eqn in jaxpr.eqns:
     operands = [read(v) for v in eqn.invars]
     rule = error_checks.get(eqn.primitive) or _nan_rule_by_name(eqn.primitive)
-    if rule is None:
+    if rule is None or not _can_fail(eqn, enabled_errors):
       outs = eqn.primitive.bind(*operands, **eqn.params)
     else:
       error, outs = rule(error, enabled_errors, *operands, **eqn.params)
@@ -411,6 +411,21 @@ def checkify_jaxpr(closed: core.ClosedJaxpr, enabled_errors, error: Error, *args
       outs = [outs]
     env.update(zip(eqn.outvars, outs))
   return error, [read(v) for v in jaxpr.outvars]
+
+
+def _can_fail(eqn, enabled_errors) -> bool:
+  """Whether checkifying ``eqn`` may add an error. Equations that cannot (most loops and
+  calls when only user checks are on) are bound unchanged: no retracing, and compiled
+  bodies stay cached."""
+  prim = eqn.primitive
+  if prim is check_p:
+    return True
+  kinds = _FAILS_WITH.get(prim) or ((NaNError,) if prim.name in _NAN_PRIMITIVES else ())
+  if any(k in enabled_errors for k in kinds):
+    return True
+  # the jaxprs among the params (loop bodies, branches, called functions), as DCE finds them
+  return any(_can_fail(e, enabled_errors) for j in dce._sub_jaxprs(eqn.params.values())
+             for e in j.eqns)
 
 
 def _checkified(closed: core.ClosedJaxpr, enabled_errors, error: Error):
@@ -569,6 +584,13 @@ def _scatter_rule(prim, error, enabled_errors, operand, indices, updates, **para
                      dn.scatter_dims_to_operand_dims)
   return check_nans(prim, error, enabled_errors, out), out
 
+
+# primitive -> the kinds of error its rule may add (besides the NaN-producing ones)
+_FAILS_WITH = {ew.div_p: (DivisionByZeroError, NaNError)}
+_FAILS_WITH.update({p: (OOBError,) for p in (
+    shapes.dynamic_slice_p, shapes.dynamic_update_slice_p, indexing.gather_p,
+    indexing.scatter_p, indexing.scatter_add_p, indexing.scatter_mul_p,
+    indexing.scatter_min_p, indexing.scatter_max_p)})
 
 error_checks[ew.div_p] = _div_rule
 error_checks[shapes.dynamic_slice_p] = _dynamic_slice_rule
