@@ -217,6 +217,16 @@ def cases(jax, jnp, lax, checkify, jit):
       lambda x: jnp.log(x) + positive_log(x), errors=E)(f32(-1.0))
   c["check_constant_false"] = lambda: checkify.checkify(
       lambda x: checkify.check(False, "const") or x)(jnp.int32(1))
+  xs4 = lambda: jnp.array([1.0, -2.0, 3.0, -4.0])
+  c["vmap_of_jit_inside"] = lambda: checkify.checkify(jax.vmap(jit(positive_log)))(xs4())
+  c["jit_of_vmap_inside"] = lambda: checkify.checkify(jit(jax.vmap(positive_log)))(xs4())
+  c["jit_vmap_checkify_jit"] = lambda: jit(jax.vmap(checkify.checkify(jit(positive_log),
+                                                                     errors=E)))(xs4())
+  c["lax_map"] = lambda: jit(checkify.checkify(lambda xs: lax.map(positive_log, xs),
+                                               errors=E))(xs4())
+  cond_check = lambda x: lax.cond(x > 0, lambda x: x, positive_log, x)
+  c["vmap_of_cond_inside"] = lambda: checkify.checkify(jax.vmap(cond_check))(xs4())
+  c["vmap_of_cond_outside"] = lambda: jax.vmap(checkify.checkify(cond_check))(xs4())
   c["jit_of_vmap_outside"] = lambda: jit(jax.vmap(checkify.checkify(positive_log)))(
       jnp.array([1.0, -2.0]))
 
