@@ -734,9 +734,11 @@ error_checks[control_flow.scan_p] = _scan_rule
 def _shadow_rule(prim, param):
   """A rule for a primitive that calls ``params[param]`` on its operands and has rules
   of its own (custom derivatives, remat): the primitive runs unchanged, and the error is
-  that of the called jaxpr, run beside it."""
+  that of the called jaxpr, run beside it. That copy is never differentiated (its
+  primitives may have no derivative: the reason for a custom rule)."""
   def rule(error, enabled_errors, *args, **params):
-    error, _ = checkify_jaxpr(params[param], enabled_errors, error, *args)
+    error, _ = checkify_jaxpr(params[param], enabled_errors, error,
+                              *custom_derivatives.stop_gradient(list(args)))
     return error, prim.bind(*args, **params)
   return rule
 

@@ -235,6 +235,17 @@ def cases(jax, jnp, lax, checkify, jit):
     return jnp.log(x)
   safe_log.defjvp(lambda p, t: (safe_log(p[0]), t[0] / p[0]))
   c["custom_jvp_nan"] = lambda: checkify.checkify(safe_log, errors=E)(f32(-1.0))
+
+  @jax.custom_vjp
+  def host_log_sqrt(x):
+    y = jax.pure_callback(lambda v: np.log(np.abs(v)), jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          x)
+    return y * jnp.sqrt(x)
+  host_log_sqrt.defvjp(lambda x: (host_log_sqrt(x), x), lambda x, g: (g / x,))
+  c["custom_vjp_callback_grad_through"] = lambda: (None, jax.grad(
+      lambda x: checkify.checkify(host_log_sqrt, errors=E)(x)[1])(f32(2.0)))
+  c["custom_vjp_callback_nan"] = lambda: checkify.checkify(jax.grad(host_log_sqrt),
+                                                           errors=E)(f32(-2.0))
   c["checkpoint_nan"] = lambda: checkify.checkify(jax.checkpoint(jnp.log), errors=E)(
       f32(-1.0))
 
