@@ -21,8 +21,9 @@ refuse to compile it with JAX's "not functionalized" error.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -477,10 +478,7 @@ _NAN_PRIMITIVES = frozenset({
 
 
 def _nan_rule_by_name(prim):
-  if prim.name in _NAN_PRIMITIVES:
-    return lambda error, enabled, *args, **params: _nan_rule(prim, error, enabled, *args,
-                                                             **params)
-  return None
+  return functools.partial(_nan_rule, prim) if prim.name in _NAN_PRIMITIVES else None
 
 
 def _nan_rule(prim, error, enabled_errors, *args, **params):
@@ -519,7 +517,7 @@ def oob_payload(oob_mask, indices, dims_map, operand_shape):
   return jnp.stack([index.astype(jnp.int32), axis.astype(jnp.int32), size.astype(jnp.int32)])
 
 
-def _oob_error(error, enabled_errors, prim, operand_shape, oob_mask, indices, dims_map):
+def _oob_error(error, prim, operand_shape, oob_mask, indices, dims_map):
   payload = oob_payload(oob_mask, indices, dims_map, operand_shape)
   return assert_func(error, jnp.any(oob_mask), OOBError(prim.name, operand_shape, payload))
 
@@ -536,7 +534,7 @@ def _dynamic_slice_rule(error, enabled_errors, operand, *starts, slice_sizes):
     return error, out
   shape = core.get_aval(operand).shape
   indices, mask = _starts_oob(shape, starts, slice_sizes)
-  return _oob_error(error, enabled_errors, shapes.dynamic_slice_p, shape, mask, indices,
+  return _oob_error(error, shapes.dynamic_slice_p, shape, mask, indices,
                     range(len(shape))), out
 
 
@@ -546,7 +544,7 @@ def _dynamic_update_slice_rule(error, enabled_errors, operand, update, *starts):
     return error, out
   shape = core.get_aval(operand).shape
   indices, mask = _starts_oob(shape, starts, core.get_aval(update).shape)
-  return _oob_error(error, enabled_errors, shapes.dynamic_update_slice_p, shape, mask,
+  return _oob_error(error, shapes.dynamic_update_slice_p, shape, mask,
                     indices, range(len(shape))), out
 
 
@@ -564,7 +562,7 @@ def _gather_rule(error, enabled_errors, operand, indices, **params):
   shape = core.get_aval(operand).shape
   upper = [shape[d] - params["slice_sizes"][d] for d in dn.start_index_map]
   mask = _index_bounds_mask(indices, upper)
-  return _oob_error(error, enabled_errors, indexing.gather_p, shape, mask, indices,
+  return _oob_error(error, indexing.gather_p, shape, mask, indices,
                     dn.start_index_map), out
 
 
@@ -580,7 +578,7 @@ def _scatter_rule(prim, error, enabled_errors, operand, indices, updates, **para
            else update_shape[next(window)] for d in range(len(shape))]
   upper = [shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims]
   mask = _index_bounds_mask(indices, upper)
-  error = _oob_error(error, enabled_errors, prim, shape, mask, indices,
+  error = _oob_error(error, prim, shape, mask, indices,
                      dn.scatter_dims_to_operand_dims)
   return check_nans(prim, error, enabled_errors, out), out
 
@@ -598,7 +596,7 @@ error_checks[shapes.dynamic_update_slice_p] = _dynamic_update_slice_rule
 error_checks[indexing.gather_p] = _gather_rule
 for _prim in (indexing.scatter_p, indexing.scatter_add_p, indexing.scatter_mul_p,
               indexing.scatter_min_p, indexing.scatter_max_p):
-  error_checks[_prim] = (lambda p: lambda *a, **k: _scatter_rule(p, *a, **k))(_prim)
+  error_checks[_prim] = functools.partial(_scatter_rule, _prim)
 
 
 def _check_rule(error, enabled_errors, *leaves, err_tree, debug):
@@ -614,7 +612,7 @@ def _check_rule(error, enabled_errors, *leaves, err_tree, debug):
 error_checks[check_p] = _check_rule
 
 
-# ----------------------------------------------------------------------------- higher-order primitives
+# ----------------------------------------------------------------------------- primitives with jaxprs
 
 def _error_leaves(error):
   return tree.tree_flatten(error)[0]
@@ -683,9 +681,10 @@ def _while_rule(error, enabled_errors, *args, cond_jaxpr, body_jaxpr, cond_ncons
 
   def cond(*flat):
     cc, e, c = _split(flat, [nc, n])
+    # the loop's own test: the error it finds was recorded by the body's copy
     _, pred = checkify_jaxpr(cond_jaxpr, enabled_errors, tree.tree_unflatten(err_tree, e),
                              *cc, *c)
-    return pred
+    return pred   # [the predicate]
 
   carry_avals = list(body_jaxpr.in_avals[body_nconsts:])
   err_avals = [core.get_aval(x).strip_weak_type() for x in err_leaves]
