@@ -256,6 +256,10 @@ def cases(jax, jnp, lax, checkify, jit):
   c["jit_without_checkify_passing"] = lambda: jit(positive_log)(f32(1.0))
   c["debug_check_outside"] = lambda: (
       None, checkify.debug_check(f32(0.0) != 0, "cannot be zero!") or f32(1.0))
+  c["jit_debug_check_outside"] = lambda: (None, jit(
+      lambda x: checkify.debug_check(x != 0, "cannot be zero!") or x + 1)(jnp.int32(0)))
+  c["jit_debug_check_in_checkify"] = lambda: jit(checkify.checkify(
+      lambda x: checkify.debug_check(x != 0, "cannot be zero {}!", x) or x + 1))(jnp.int32(0))
   c["throw"] = lambda: checkify.checkify(positive_log)(f32(-1.0))[0].throw()
   c["throw_no_error"] = lambda: (None, checkify.checkify(positive_log)(f32(1.0))[0].throw())
   c["check_error_eager"] = lambda: checkify.check_error(
