@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -732,14 +733,51 @@ error_checks[control_flow.scan_p] = _scan_rule
 
 def _shadow_rule(prim, param):
   """A rule for a primitive that calls ``params[param]`` on its operands and has rules
-  of its own (custom derivatives, remat): the primitive runs unchanged, and the error is
-  that of the called jaxpr, run beside it. That copy is never differentiated (its
-  primitives may have no derivative: the reason for a custom rule)."""
+  of its own (custom derivatives, remat): the primitive runs with its checks taken out,
+  and the error is that of the called jaxpr, run beside it. That copy is never
+  differentiated (its primitives may have no derivative: the reason for a custom rule)."""
   def rule(error, enabled_errors, *args, **params):
     error, _ = checkify_jaxpr(params[param], enabled_errors, error,
                               *custom_derivatives.stop_gradient(list(args)))
+    params = dict(params, **{param: _without_checks(params[param])})
     return error, prim.bind(*args, **params)
   return rule
+
+
+# ClosedJaxpr -> the same without its checks (kept while the jaxpr lives, so that compiled
+# copies stay cached)
+_stripped: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _without_checks(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
+  """``closed`` with its checks removed, also those in its loops, branches and calls."""
+  if not _has_check(closed.jaxpr):
+    return closed
+  out = _stripped.get(closed)
+  if out is None:
+    out = _stripped[closed] = core.ClosedJaxpr(_strip(closed.jaxpr), closed.consts)
+  return out
+
+
+def _has_check(jaxpr: core.Jaxpr) -> bool:
+  return any(e.primitive is check_p or any(map(_has_check, dce._sub_jaxprs(e.params.values())))
+             for e in jaxpr.eqns)
+
+
+def _strip(jaxpr: core.Jaxpr) -> core.Jaxpr:
+  eqns = [e._replace(params={k: _strip_param(v) for k, v in e.params.items()})
+          for e in jaxpr.eqns if e.primitive is not check_p]
+  return core.Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns, jaxpr.debug_info)
+
+
+def _strip_param(value):
+  if isinstance(value, core.ClosedJaxpr):
+    return _without_checks(value)
+  if isinstance(value, core.Jaxpr):
+    return _strip(value) if _has_check(value) else value
+  if isinstance(value, (tuple, list)):
+    return type(value)(map(_strip_param, value))
+  return value
 
 
 error_checks[custom_derivatives.custom_jvp_call_p] = _shadow_rule(

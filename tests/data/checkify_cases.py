@@ -246,6 +246,22 @@ def cases(jax, jnp, lax, checkify, jit):
       lambda x: checkify.checkify(host_log_sqrt, errors=E)(x)[1])(f32(2.0)))
   c["custom_vjp_callback_nan"] = lambda: checkify.checkify(jax.grad(host_log_sqrt),
                                                            errors=E)(f32(-2.0))
+
+  def sin_positive(x):
+    checkify.check(x > 0, "neg {}", x)
+    return jnp.sin(x)
+
+  @jax.custom_jvp
+  def custom_checked(x):
+    return sin_positive(x)
+  custom_checked.defjvp(lambda p, t: (custom_checked(p[0]), jnp.cos(p[0]) * t[0]))
+  for label, fun in (("checkpoint", jax.checkpoint(sin_positive)),
+                     ("custom_jvp", custom_checked)):
+    c[f"{label}_check"] = lambda fun=fun: checkify.checkify(fun)(f32(-1.0))
+    c[f"{label}_check_jit"] = lambda fun=fun: checkify.checkify(jit(fun))(f32(-1.0))
+    c[f"{label}_check_grad"] = lambda fun=fun: checkify.checkify(jax.grad(fun))(f32(-1.0))
+    c[f"{label}_grad_through"] = lambda fun=fun: (None, jax.grad(
+        lambda x: checkify.checkify(fun)(x)[1])(f32(1.0)))
   c["checkpoint_nan"] = lambda: checkify.checkify(jax.checkpoint(jnp.log), errors=E)(
       f32(-1.0))
 
