@@ -309,14 +309,18 @@ def _reduce_any_error(error: Error) -> Error:
   (JAX's choice)."""
   out = Error({}, {}, error._metadata, {})
   for effect in error._effects():
-    batch_shape = np.shape(error._pred[effect])
-    n = int(np.prod(batch_shape))
-    flat = lambda x: jnp.reshape(x, (n,) + tuple(np.shape(x))[len(batch_shape):])
-    preds = flat(error._pred[effect])
-    idx = (n - 1) - jnp.argmax(jnp.flip(preds, 0))
-    out = out._update(effect, preds[idx], flat(error._code[effect])[idx], {},
-                      [flat(x)[idx] for x in error._payload[effect]])
+    batch_ndim = np.ndim(error._pred[effect])
+    preds = _flat_batch(error._pred[effect], batch_ndim)
+    idx = (preds.shape[0] - 1) - jnp.argmax(jnp.flip(preds, 0))
+    out = out._update(effect, preds[idx], _flat_batch(error._code[effect], batch_ndim)[idx],
+                      {}, [_flat_batch(x, batch_ndim)[idx] for x in error._payload[effect]])
   return out
+
+
+def _flat_batch(x, batch_ndim):
+  """``x`` with its leading ``batch_ndim`` (batch) axes merged into one."""
+  shape = tuple(np.shape(x))
+  return jnp.reshape(x, (int(np.prod(shape[:batch_ndim])),) + shape[batch_ndim:])
 
 
 # ----------------------------------------------------------------------------- check_p
