@@ -27,7 +27,7 @@ __all__ = [
     "bitwise_invert", "c_", "r_", "s_", "index_exp", "mgrid", "ogrid", "can_cast",
     "single", "double", "csingle", "cdouble", "uint", "character", "flexible", "object_",
     "choose", "concat", "diag_indices_from", "tril_indices_from", "triu_indices_from",
-    "digitize", "fill_diagonal", "from_dlpack", "frombuffer", "fromfile", "fromiter",
+    "digitize", "fill_diagonal", "frombuffer", "fromfile", "fromiter",
     "fromfunction", "fromstring", "frompyfunc", "ufunc", "get_printoptions",
     "set_printoptions", "printoptions", "gradient", "histogram2d", "histogramdd", "isdtype",
     "iterable", "ix_", "load", "save", "savez", "mask_indices", "matvec", "vecmat", "vecdot",
@@ -349,12 +349,6 @@ def _impure(name, what):
 
 fromfile = _impure("fromfile", "file")
 fromiter = _impure("fromiter", "iterable")
-
-
-def from_dlpack(x, /, *, device=None, copy=None):
-  """An array from any object that implements the DLPack protocol (via NumPy, so host
-  memory only)."""
-  return jnp.asarray(np.from_dlpack(x))
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
