@@ -85,7 +85,7 @@ class DLDeviceType(enum.IntEnum):
 _READONLY_DLPACK = (1, 0)
 
 
-def _dlpack_device(self):
+def __dlpack_device__(self):
   """``(DLDeviceType.kDLCPU, 0)``: the buffer DLPack exports is the host NumPy value."""
   return (DLDeviceType.kDLCPU, 0)
 
@@ -112,7 +112,7 @@ def _host_buffer(x):
   return np.asarray(x._value if isinstance(x, Array) else x)
 
 
-def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
   """Export the array as a DLPack capsule (the Array API's ``__dlpack__``).
 
   The capsule points at the array's own NumPy buffer unless ``copy=True``. A consumer that
@@ -137,6 +137,19 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     value = value.view()
     value.flags.writeable = False
   return value.__dlpack__(max_version=max_version, copy=False)
+
+
+def to_device(self, device, *, stream=None):
+  """The array placed on ``device`` (a ``Device``, a ``Sharding`` or None), the Array API's
+  ``to_device``; as ``jax.device_put`` here, placement never moves an array's values."""
+  if stream is not None:
+    raise NotImplementedError("stream argument of array.to_device()")
+  if device is not None and device not in placement["devices"]() and not hasattr(
+      device, "device_set"):
+    raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                     "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these "
+                     f"values. Received invalid value: {device}")
+  return self
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

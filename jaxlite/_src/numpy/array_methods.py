@@ -122,7 +122,7 @@ _METHODS = {
     "argpartition": sorting.argpartition, "nonzero": sorting.nonzero,
     "searchsorted": sorting.searchsorted, "view": _view, "item": _item,
 }
-def _array_namespace(self, /, *, api_version=None):
+def __array_namespace__(self, /, *, api_version=None):
   """The Array API namespace of these arrays: ``jaxlite.numpy``, which implements the
   standard's version ``2024.12`` (the only one it answers for, as JAX's)."""
   if api_version is not None and api_version != array_api.__array_api_version__:
@@ -141,9 +141,10 @@ def register_namespace(module):
   _NAMESPACE[0] = module
 
 
-_METHODS["__array_namespace__"] = _array_namespace
-_METHODS["__dlpack__"] = array_api._dlpack
-_METHODS["__dlpack_device__"] = array_api._dlpack_device
+_METHODS["__array_namespace__"] = __array_namespace__
+_METHODS["__dlpack__"] = array_api.__dlpack__
+_METHODS["__dlpack_device__"] = array_api.__dlpack_device__
+_METHODS["to_device"] = array_api.to_device
 
 _PROPERTIES = {
     "T": lambda self: lax_numpy.transpose(self),
