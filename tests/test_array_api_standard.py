@@ -57,15 +57,10 @@ _SHARDING_PARAMS = {"out_sharding"}
 
 @pytest.mark.parametrize("name", STANDARD_FUNCTIONS)
 def test_signature_is_jaxs(name):
-  """Names, kinds and defaults of the parameters, as JAX writes them. JAX's binary and
-  unary ``ufunc`` objects take ``*args``; jaxlite's plain functions take the operands
-  positional-only, which accepts the same calls."""
+  """Names, kinds and defaults of the parameters, as JAX writes them (JAX's ``jnp.add``
+  and a dozen others are ``jnp.ufunc`` objects, called with ``*args``)."""
   want = [p for p in REF["signatures"][name] if p[0] not in _SHARDING_PARAMS]
-  got = _signature(_lookup(jnp, name))
-  if [n for n, _, _ in want] == ["args", "out", "where"]:   # a jnp.ufunc
-    assert {kind for _, kind, _ in got} == {"POSITIONAL_ONLY"}, got
-  else:
-    assert got == want
+  assert _signature(_lookup(jnp, name)) == want
 
 
 def _accepts(params, std_index, std_param):
@@ -490,3 +485,35 @@ def test_to_device():
     x.to_device(device, stream=1)
   with pytest.raises(ValueError, match="invalid value: cpu"):
     x.to_device("cpu")
+
+
+@pytest.mark.parametrize("name,nin,identity", [
+    ("add", 2, 0), ("multiply", 2, 1), ("subtract", 2, None), ("maximum", 2, None),
+    ("minimum", 2, None), ("bitwise_and", 2, -1), ("bitwise_or", 2, 0),
+    ("bitwise_xor", 2, 0), ("logical_and", 2, True), ("logical_or", 2, False),
+    ("logical_xor", 2, False), ("logaddexp", 2, -np.inf), ("logaddexp2", 2, -np.inf),
+    ("negative", 1, None)])
+def test_ufunc_objects_are_jaxs(name, nin, identity):
+  """The names JAX makes ``jnp.ufunc`` objects, with JAX's ``nin`` and identities (those
+  of NumPy's ufuncs); their methods agree with NumPy's."""
+  u = getattr(jnp, name)
+  assert isinstance(u, jnp.ufunc) and repr(u) == f"<jnp.ufunc '{name}'>"
+  assert (u.nin, u.nout, u.identity) == (nin, 1, identity)
+  if name.startswith(("logical", "bitwise")):
+    a = np.array([[3, 5, 6], [1, 7, 2]], np.int32)
+  else:
+    a = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+  ref = getattr(np, name)
+  if nin == 1:
+    np.testing.assert_allclose(np.asarray(u(a)), ref(a))
+    return
+  np.testing.assert_allclose(np.asarray(u.reduce(a, axis=1)), ref.reduce(a, axis=1),
+                             rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(u.accumulate(a, axis=1)),
+                             ref.accumulate(a, axis=1), rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(u.outer(a[0], a[1])), ref.outer(a[0], a[1]),
+                             rtol=1e-6)
+  want = a[0].copy()
+  ref.at(want, [0, 0, 2], a[1, 0])
+  np.testing.assert_allclose(np.asarray(u.at(a[0], np.array([0, 0, 2]), a[1, 0],
+                                             inplace=False)), want, rtol=1e-6)
