@@ -101,4 +101,5 @@ def _xla_device_put(value):
   return xla.device_put(value)
 
 
-array.placement.update(device_put=_xla_device_put, default_device=default_device)
+array.placement.update(device_put=_xla_device_put, default_device=default_device,
+                       devices=devices)

@@ -12,8 +12,8 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import bits as lax_bits
-from jaxlite._src.numpy import (array_ops, indexing, lax_numpy, math, reductions, sorting,
-                                ufuncs)
+from jaxlite._src.numpy import (array_api, array_ops, indexing, lax_numpy, math, reductions,
+                                sorting, ufuncs)
 from jaxlite._src.numpy.util import _ARRAYLIKE
 
 
@@ -122,11 +122,12 @@ _METHODS = {
     "argpartition": sorting.argpartition, "nonzero": sorting.nonzero,
     "searchsorted": sorting.searchsorted, "view": _view, "item": _item,
 }
-def _array_namespace(self, /, *, api_version=None):
-  """The Array API namespace of these arrays: ``jaxlite.numpy``."""
-  if api_version not in (None, "2023.12", "2024.12"):
-    raise ValueError(f"Unrecognized array API version {api_version!r}; jaxlite.numpy follows "
-                     "2023.12.")
+def __array_namespace__(self, /, *, api_version=None):
+  """The Array API namespace of these arrays: ``jaxlite.numpy``, which implements the
+  standard's version ``2024.12`` (the only one it answers for, as JAX's)."""
+  if api_version is not None and api_version != array_api.__array_api_version__:
+    raise ValueError(f"{api_version=!r} is not available; available versions are: "
+                     f"{[array_api.__array_api_version__]}")
   return _NAMESPACE[0]
 
 
@@ -140,7 +141,10 @@ def register_namespace(module):
   _NAMESPACE[0] = module
 
 
-_METHODS["__array_namespace__"] = _array_namespace
+_METHODS["__array_namespace__"] = __array_namespace__
+_METHODS["__dlpack__"] = array_api.__dlpack__
+_METHODS["__dlpack_device__"] = array_api.__dlpack_device__
+_METHODS["to_device"] = array_api.to_device
 
 _PROPERTIES = {
     "T": lambda self: lax_numpy.transpose(self),

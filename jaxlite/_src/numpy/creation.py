@@ -1,6 +1,7 @@
 """Array creation: array, asarray, zeros, ones, full, the *_like family, arange, linspace, eye."""
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -43,7 +44,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
   if hasattr(object, "__jax_array__"):
     object = object.__jax_array__()
   if isinstance(object, (Array, Tracer)):
-    out = object
+    # an eager copy owns a buffer of its own, since DLPack can hand buffers to writers;
+    # a traced value is a fresh value already (jaxlite has no copy primitive)
+    out = Array(np.array(object._value), object.weak_type) if (
+        copy and type(object) is Array) else object
   elif isinstance(object, (list, tuple)) and _contains_tracer(object):
     from jaxlite._src.numpy.lax_numpy import stack
     if not object:
@@ -86,8 +90,17 @@ def _check_int_range(value):
                         "too large to convert to int32")
 
 
-def asarray(a, dtype=None, order=None, *, copy=None):
-  """Convert ``a`` to an array without copying when it already is one (``numpy.asarray``)."""
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+  """Convert ``a`` to an array without copying when it already is one (``numpy.asarray``).
+
+  ``copy=True`` always copies; ``copy=None`` or ``False`` return an Array ``a`` itself
+  when no conversion is needed. As in JAX, ``copy=False`` does not raise when a
+  conversion is needed (a NumPy input is always copied, since Arrays are immutable and a
+  NumPy array may be written later); ``jnp.from_dlpack`` shares NumPy buffers instead.
+  ``device`` is accepted for the Array API: every array lives on the one host device.
+  """
+  if copy:
+    return array(a, dtype=dtype, copy=True, order=order)
   if isinstance(a, (Array, Tracer)) and dtype is None:
     return a
   if isinstance(a, (bool, int, float, complex, np.generic)) and dtype is None:
@@ -165,29 +178,50 @@ def ones_like(a, dtype=None, shape=None, *, device=None):
   return full_like(a, 1, dtype, shape)
 
 
-def empty_like(a, dtype=None, shape=None, *, device=None):
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
   """Like ``zeros_like``: JAX arrays are never uninitialised."""
-  return zeros_like(a, dtype, shape)
+  return zeros_like(prototype, dtype, shape)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
   """Evenly spaced values in ``[start, stop)`` (``numpy.arange``).
 
-  The bounds must be concrete; the result is int32 for integer bounds unless 64-bit
-  types are enabled.
+  The bounds must be concrete scalars. As in JAX, the values are
+  ``start + step * iota`` computed in ``dtype`` (in float32 for narrower floats), so a
+  float32 result rounds as float32 arithmetic does (``arange(0, 1, 0.1)[-1]`` is
+  ``0.90000004``); the length is ``ceil((stop - start) / step)``.
   """
   want = _requested_dtype(dtype, "arange")
-  for name, v in (("start", start), ("stop", stop), ("step", step)):
+  first = "stop" if stop is None and step is None else "start"
+  for name, v in ((first, start), ("stop", stop), ("step", step)):
     if v is not None:
-      core.concrete_or_error(lambda x: x, v, f"It arose in the jnp.arange argument `{name}`. "
-                             "The size of an array cannot depend on a traced value.")
-  bounds = [np.asarray(v) for v in (start, stop, step) if v is not None]
+      v = core.concrete_or_error(np.asarray, v, f"It arose in the jnp.arange argument "
+                                 f"'{name}'. The size of an array cannot depend on a traced "
+                                 "value.")
+      if v.ndim:
+        raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
+      if v.dtype.kind == "c":
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer "
+                         "supported starting in JAX v0.10.0.")
   if want is None:
-    want = dtypes.canonicalize_dtype(np.result_type(*bounds))
-  if stop is None and step is None and want.kind in "iu":
-    return lax_shapes.iota(want, max(int(np.asarray(start)), 0))
-  values = np.arange(*[np.asarray(b).item() for b in bounds])
-  return Array(values.astype(want))
+    want = dtypes.result_type(*(v for v in (start, stop, step) if v is not None))
+  start, stop, step = (None if v is None else np.asarray(v).item() for v in (start, stop, step))
+  if stop is None:
+    start, stop = 0, start
+  if step is None:
+    values = lax_shapes.iota(want, max(0, math.ceil(stop - start)))
+    return values if start == 0 else lax_ew.add(_scalar(start, want), values)
+  size = max(0, math.ceil((stop - start) / step))
+  narrow_float = dtypes.issubdtype(want, np.floating) and want.itemsize < 4
+  work = np.dtype(np.float32) if narrow_float else want
+  values = lax_ew.add(_scalar(start, work),
+                      lax_ew.mul(_scalar(step, work), lax_shapes.iota(work, size)))
+  return lax_ew._convert_element_type(values, want)
+
+
+def _scalar(value, dtype):
+  """A strongly typed 0-d Array of ``value`` in ``dtype``, converted as lax converts."""
+  return lax_ew._convert_element_type(as_operand(value), dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
@@ -219,12 +253,18 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
-  """A 2-d array with ones on diagonal ``k`` (``numpy.eye``)."""
+  """A 2-d array with ones on diagonal ``k`` (``numpy.eye``); ``k`` may be an array."""
   want = _requested_dtype(dtype, "eye") or dtypes.default_float_dtype()
+  for name, n in (("N", N), ("M", M)):
+    if n is not None and not isinstance(n, (int, np.integer)):
+      raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                      f"got ({n!r},). argument of {name!r} jnp.eye().")
+  if N < 0 or (M is not None and M < 0):
+    raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
   M = N if M is None else M
   rows = lax_shapes.broadcasted_iota(np.int32, (N, M), 0)
   cols = lax_shapes.broadcasted_iota(np.int32, (N, M), 1)
-  on_diag = lax_ew.eq(lax_ew.add(rows, Array(np.int32(k))), cols)
+  on_diag = lax_ew.eq(lax_ew.add(rows, _scalar(k, np.dtype(np.int32))), cols)
   return lax_ew._convert_element_type(on_diag, want)
 
 

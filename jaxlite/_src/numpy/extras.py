@@ -28,7 +28,7 @@ __all__ = [
     "bitwise_invert", "c_", "r_", "s_", "index_exp", "mgrid", "ogrid", "can_cast",
     "single", "double", "csingle", "cdouble", "uint", "character", "flexible", "object_",
     "choose", "concat", "diag_indices_from", "tril_indices_from", "triu_indices_from",
-    "digitize", "fill_diagonal", "from_dlpack", "frombuffer", "fromfile", "fromiter",
+    "digitize", "fill_diagonal", "frombuffer", "fromfile", "fromiter",
     "fromfunction", "fromstring", "frompyfunc", "ufunc", "get_printoptions",
     "set_printoptions", "printoptions", "gradient", "histogram2d", "histogramdd", "isdtype",
     "iterable", "ix_", "load", "save", "savez", "mask_indices", "matvec", "vecmat", "vecdot",
@@ -350,12 +350,6 @@ def _impure(name, what):
 
 fromfile = _impure("fromfile", "file")
 fromiter = _impure("fromiter", "iterable")
-
-
-def from_dlpack(x, /, *, device=None, copy=None):
-  """An array from any object that implements the DLPack protocol (via NumPy, so host
-  memory only)."""
-  return jnp.asarray(np.from_dlpack(x))
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
@@ -995,11 +989,15 @@ class ufunc:
       return self._accumulate(a, axis=axis, dtype=dtype)
     a = jnp.asarray(a, dtype=dtype)
     axis = canonicalize_axis(axis, a.ndim)
-    acc, outs = None, []
-    for item in unstack(a, axis=axis):
-      acc = item if acc is None else self(acc, item).astype(a.dtype)
-      outs.append(acc)
-    return jnp.stack(outs, axis=axis) if outs else a
+    items = unstack(a, axis=axis)
+    if not items:
+      return a
+    # the running values have the ufunc's result type (bool for logical_and of ints)
+    out_dtype = jnp.result_type(self(items[0], items[0]))
+    outs = [items[0].astype(out_dtype)]
+    for item in items[1:]:
+      outs.append(self(outs[-1], item).astype(out_dtype))
+    return jnp.stack(outs, axis=axis)
 
   def at(self, a, indices, b=None, /, *, inplace=True):
     """``a`` with ``a[indices] = self(a[indices], b)`` applied, repeated indices in
@@ -1041,3 +1039,47 @@ class ufunc:
 def frompyfunc(func, /, nin, nout, *, identity=None):
   """A ``jnp.ufunc`` from a scalar Python function of ``nin`` arguments."""
   return ufunc(func, nin, nout, identity=identity)
+
+
+def _reduce_with(reduction, takes_dtype):
+  """``ufunc.reduce`` by a ``jnp`` reduction (``sum`` for ``add``, ...)."""
+  def reduce(a, *, axis, dtype, keepdims, initial):
+    if takes_dtype:
+      return reduction(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
+    return reduction(jnp.asarray(a, dtype=dtype), axis=axis, keepdims=keepdims,
+                     initial=initial)
+  return reduce
+
+
+def _accumulate_with(scan):
+  """``ufunc.accumulate`` by a ``jnp`` running reduction (``cumsum`` for ``add``)."""
+  return lambda a, *, axis, dtype: scan(a, axis=axis, dtype=dtype)
+
+
+def _at_with(method):
+  """``ufunc.at`` by an ``x.at[...]`` update (``add`` for ``add``)."""
+  return lambda a, indices, b: getattr(jnp.asarray(a).at[indices], method)(b)
+
+
+# JAX's jnp.add, jnp.multiply, ... are ufunc objects, with NumPy's identities; the
+# elementwise call stays the plain function's, and reduce/accumulate/at use the matching
+# reduction or scatter where there is one.
+_UFUNCS = {
+    "add": (2, 0, _reduce_with(jnp.sum, True), _accumulate_with(jnp.cumsum), "add"),
+    "multiply": (2, 1, _reduce_with(jnp.prod, True), _accumulate_with(jnp.cumprod),
+                 "multiply"),
+    "maximum": (2, None, _reduce_with(jnp.max, False), None, "max"),
+    "minimum": (2, None, _reduce_with(jnp.min, False), None, "min"),
+    "subtract": (2, None, None, None, None),
+    "bitwise_and": (2, -1, None, None, None), "bitwise_or": (2, 0, None, None, None),
+    "bitwise_xor": (2, 0, None, None, None), "logical_and": (2, True, None, None, None),
+    "logical_or": (2, False, None, None, None), "logical_xor": (2, False, None, None, None),
+    "logaddexp": (2, -np.inf, None, None, None), "logaddexp2": (2, -np.inf, None, None, None),
+    "negative": (1, None, None, None, None),
+}
+for _name, (_nin, _identity, _reduce, _accumulate, _at) in _UFUNCS.items():
+  _fn = getattr(jnp, _name)
+  globals()[_name] = ufunc(_fn, _nin, 1, name=_name, identity=_identity, call=_fn,
+                           reduce=_reduce, accumulate=_accumulate,
+                           at=None if _at is None else _at_with(_at))
+  __all__.append(_name)

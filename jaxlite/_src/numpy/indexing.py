@@ -748,13 +748,15 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                        indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
 
-def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
   """Take ``arr``'s values at ``indices`` along ``axis`` (``numpy.take_along_axis``).
 
   ``indices`` has ``arr``'s rank and broadcasts against it along the other axes.
   Out-of-bounds indices give ``fill_value`` by default (``mode='fill'``, see
-  :func:`take`); ``mode='clip'`` clamps them. Negative indices wrap once, except under
-  ``mode='promise_in_bounds'``.
+  :func:`take`); ``mode='clip'`` clamps them. Negative indices wrap once when
+  ``wrap_negative_indices`` is True; ``False`` treats them as out of bounds, and ``None``
+  (JAX's legacy default) wraps except under ``mode='promise_in_bounds'``.
 
   Examples
   --------
@@ -781,7 +783,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
   out_shape = np.broadcast_shapes(indices.shape, arr_shape)
   if a.shape[axis] == 0:
     return _zeros(Array(np.zeros((), a.dtype)), out_shape)
-  if mode != "promise_in_bounds":
+  if wrap_negative_indices is None:
+    wrap_negative_indices = mode != "promise_in_bounds"
+  if wrap_negative_indices:
     index_dtype = np.dtype(np.int32 if a.shape[axis] <= np.iinfo(np.int32).max else np.int64)
     indices = _normalize(lax_ew.convert_element_type(indices, index_dtype), a.shape[axis])
   # Axes where the index has size 1 take all of arr (a window axis); axes where arr has

@@ -115,11 +115,11 @@ def transpose(a, axes=None):
   return lax_shapes.transpose(a, axes)
 
 
-def permute_dims(a, axes):
+def permute_dims(a, /, axes):
   return transpose(a, axes)
 
 
-def matrix_transpose(x):
+def matrix_transpose(x, /):
   """Swap the last two axes."""
   x = as_operand(x)
   if x.ndim < 2:
@@ -242,8 +242,10 @@ def concatenate(arrays, axis=0, dtype=None):
   return lax_shapes.concatenate(arrays, axis)
 
 
-def stack(arrays, axis=0, dtype=None):
-  """Join arrays along a new axis."""
+def stack(arrays, axis=0, out=None, dtype=None):
+  """Join arrays along a new axis (``out`` is not supported, as in JAX)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
   if not len(arrays):
     raise ValueError("Need at least one array to stack.")
   check_arraylike("stack", *arrays)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from jaxlite._src.numpy import array_ops
 from jaxlite._src.numpy import creation
 from jaxlite._src.numpy import lax_numpy as lnp
 from jaxlite._src.numpy import reductions as red
+from jaxlite._src.numpy import sorting
 from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
                                      promote_dtypes_inexact)
@@ -35,6 +37,34 @@ __all__ = [
 ]
 
 LinAlgError = np.linalg.LinAlgError
+
+
+# The decompositions return these named tuples, as JAX's do (the Array API names the
+# fields): they unpack like plain tuples and are pytrees.
+class SVDResult(NamedTuple):
+  U: Array
+  S: Array
+  Vh: Array
+
+
+class QRResult(NamedTuple):
+  Q: Array
+  R: Array
+
+
+class EighResult(NamedTuple):
+  eigenvalues: Array
+  eigenvectors: Array
+
+
+class EigResult(NamedTuple):
+  eigenvalues: Array
+  eigenvectors: Array
+
+
+class SlogdetResult(NamedTuple):
+  sign: Array
+  logabsdet: Array
 
 
 def _inexact(name, *args):
@@ -76,17 +106,18 @@ def qr(a, mode="reduced"):
   if mode not in ("reduced", "complete", "r"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
   q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
-  return r if mode == "r" else (q, r)
+  return r if mode == "r" else QRResult(q, r)
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
   """Singular value decomposition ``a = u @ diag(s) @ vh``; ``s`` descends."""
   (a,) = _inexact("jnp.linalg.svd", a)
-  return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
-                        subset_by_index=subset_by_index)
+  out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+                       subset_by_index=subset_by_index)
+  return SVDResult(*out) if compute_uv else out
 
 
-def svdvals(x):
+def svdvals(x, /):
   """Singular values, descending."""
   return svd(x, compute_uv=False)
 
@@ -99,7 +130,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
   if UPLO not in (None, "L", "U"):
     raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
   v, w = lax_linalg.eigh(a, lower=lower, symmetrize_input=symmetrize_input)
-  return w, v
+  return EighResult(w, v)
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
@@ -113,7 +144,7 @@ def eig(a):
   (a,) = _inexact("jnp.linalg.eig", a)
   _square("eig", a)
   w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
-  return w, v
+  return EigResult(w, v)
 
 
 def eigvals(a):
@@ -203,17 +234,6 @@ def slogdet(a, *, method=None):
   return SlogdetResult(sign, logdet)
 
 
-class SlogdetResult(tuple):
-  """``(sign, logabsdet)`` with named fields, as NumPy's."""
-  __slots__ = ()
-
-  def __new__(cls, sign, logabsdet):
-    return tuple.__new__(cls, (sign, logabsdet))
-
-  sign = property(lambda self: self[0])
-  logabsdet = property(lambda self: self[1])
-
-
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
   """Least-squares solution of ``a @ x = b`` via the SVD.
 
@@ -288,18 +308,25 @@ def matrix_power(a, n):
     z = lnp.matmul(z, z)
 
 
-def matrix_rank(M, rtol=None, *, tol=None):
-  """Number of singular values above ``rtol * max(s)``."""
+def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):
+  """Number of singular values above ``rtol * max(s)``; for a ``hermitian`` matrix the
+  singular values are the eigenvalues' magnitudes, found with ``eigvalsh``."""
   (M,) = _inexact("jnp.linalg.matrix_rank", M)
   if tol is not None:
     rtol = tol
   if M.ndim < 2:
     return lnp.astype(red.any(ufuncs.not_equal(M, 0)), dtypes.default_int_dtype())
-  s = svdvals(M)
+  s = _hermitian_singular_values(M) if hermitian else svdvals(M)
   if rtol is None:
     rtol = float(np.finfo(s.dtype).eps) * builtins.max(M.shape[-2:])
   cutoff = ufuncs.multiply(red.max(s, axis=-1, keepdims=True), rtol)
   return red.sum(ufuncs.greater(s, cutoff), axis=-1)
+
+
+def _hermitian_singular_values(a):
+  """Singular values of Hermitian ``a``, descending: ``|eigenvalues|``, sorted."""
+  s = ufuncs.abs(eigvalsh(a))
+  return sorting.sort(s, axis=-1, descending=True)
 
 
 def multi_dot(arrays, *, precision=None):

@@ -165,7 +165,7 @@ def sinc(x, /):
   return lax.select(is_zero, one, lax.div(lax.sin(safe), safe))
 
 
-def trunc(x, /):
+def trunc(x):
   """Round toward zero, elementwise; integers and booleans pass through."""
   check_arraylike("trunc", x)
   x = as_operand(x)
@@ -363,7 +363,12 @@ def right_shift(x1, x2, /):
   return lax_bits.shift_right_arithmetic(x1, x2)
 
 
-bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+def bitwise_left_shift(x, y, /):
+  """The Array API name of :func:`left_shift` (JAX names its operands ``x`` and ``y``)."""
+  return left_shift(x, y)
+
+
+bitwise_right_shift = right_shift
 
 
 def bitwise_count(x, /):

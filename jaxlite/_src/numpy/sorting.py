@@ -182,8 +182,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
   """
   check_arraylike("searchsorted", a, v)
   if side not in ("left", "right"):
-    raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
-                     "['left', 'right'].")
+    raise ValueError(f"invalid argument {side=!r}, expected 'left' or 'right'")
   if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
     raise ValueError(f"method={method!r} not recognized")
   a, v = promote_dtypes(a, v)

@@ -176,8 +176,15 @@ add = _binary("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype == np.bool_
 subtract = _binary("subtract", lax.sub, "Subtraction")
 multiply = _binary("multiply", lambda x, y: lax.bitwise_and(x, y) if x.dtype == np.bool_
                    else lax.mul(x, y), "Multiplication")
-true_divide = divide = _binary("true_divide", lax.div, "True division",
-                               promote_args_inexact)
+true_divide = _binary("true_divide", lax.div, "True division", promote_args_inexact)
+
+
+def divide(x1, x2, /):
+  """True division, elementwise with broadcasting (``numpy.divide``, the Array API's
+  ``divide``: JAX names its operands ``x1`` and ``x2``)."""
+  return true_divide(x1, x2)
+
+
 maximum = _binary("maximum", lax.max, "Maximum (NaN-propagating)")
 minimum = _binary("minimum", lax.min, "Minimum (NaN-propagating)")
 arctan2 = _binary("arctan2", lax.atan2, "Four-quadrant inverse tangent", promote_args_inexact)
@@ -435,8 +442,10 @@ def _round_float(x, decimals):
   return lax.convert_element_type(out, dtype) if dtype == np.float16 else out
 
 
-def clip(arr, min=None, max=None):
+def clip(arr=None, /, min=None, max=None):
   """Limit values to ``[min, max]`` (``numpy.clip``)."""
+  if arr is None:
+    raise ValueError("No input was provided to the clip function.")
   check_arraylike("clip", arr)
   if any(t is not None and dtypes.is_complex(dtypes.dtype(t)) for t in (arr, min, max)):
     raise ValueError("Clip received a complex value either through the input or the min/max "
