@@ -484,19 +484,30 @@ def _additive_scatter_transpose(negate):
   return rule
 
 
-def _additive_scatter_jvp(prim):
+def _scatter_jvp(prim, tangent, instantiate=True):
+  """The JVP rule every scatter shares: bind ``prim`` on the primals, a symbolic zero when
+  neither the operand nor the updates carry a tangent, else
+  ``tangent(out, operand, indices, updates, t_operand, t_updates, **params)`` (the two
+  tangents instantiated unless ``instantiate`` is False)."""
   def rule(primals, tangents, **params):
     operand, indices, updates = primals
     out = prim.bind(operand, indices, updates, **params)
     t_op, _, t_up = tangents
     if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
       return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-    return out, prim.bind(ad.instantiate(t_op), indices, ad.instantiate(t_up), **params)
+    if instantiate:
+      t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
+    return out, tangent(out, operand, indices, updates, t_op, t_up, **params)
   return rule
 
 
+def _additive_scatter_tangent(prim):
+  return lambda out, operand, indices, updates, t_op, t_up, **params: prim.bind(
+      t_op, indices, t_up, **params)
+
+
 for _prim, _negate in [(scatter_add_p, False), (scatter_sub_p, True)]:
-  ad.jvp_rules[_prim] = _additive_scatter_jvp(_prim)
+  ad.jvp_rules[_prim] = _scatter_jvp(_prim, _additive_scatter_tangent(_prim))
   ad.transpose_rules[_prim] = _additive_scatter_transpose(_negate)
 
 
@@ -506,18 +517,9 @@ def _scatter_params(params):
               unique_indices=params["unique_indices"], mode=params["mode"])
 
 
-def _scatter_set_jvp(primals, tangents, **params):
-  operand, indices, updates = primals
-  if params["update_jaxpr"] is not None:
-    raise NotImplementedError("Differentiation of x.at[idx].apply (scatter with an "
-                              "update_jaxpr) is not implemented.")
-  out = scatter_p.bind(operand, indices, updates, **params)
-  t_op, _, t_up = tangents
-  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
-    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-  t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
+def _scatter_set_tangent(out, operand, indices, updates, t_op, t_up, **params):
   if params["unique_indices"]:
-    return out, scatter_p.bind(t_op, indices, t_up, **params)
+    return scatter_p.bind(t_op, indices, t_up, **params)
   # Where indices repeat, one update wins: scatter update ids the same way to find it,
   # then the tangent is a scatter-add of the winners onto the untouched operand.
   dn, mode = params["dimension_numbers"], params["mode"]
@@ -533,8 +535,18 @@ def _scatter_set_jvp(primals, tangents, **params):
   untouched = lax_ew.eq(scattered, np.int32(0))
   t_kept = lax_ew.select(untouched, t_op, ad.zeros_like_aval(core.get_aval(t_op)))
   t_won = lax_ew.select(won, t_up, ad.zeros_like_aval(core.get_aval(t_up)))
-  return out, _scatter(scatter_add_p, t_kept, indices, t_won, dn,
-                       params["indices_are_sorted"], False, mode)
+  return _scatter(scatter_add_p, t_kept, indices, t_won, dn, params["indices_are_sorted"],
+                  False, mode)
+
+
+def _scatter_set_jvp(primals, tangents, **params):
+  if params["update_jaxpr"] is not None:
+    raise NotImplementedError("Differentiation of x.at[idx].apply (scatter with an "
+                              "update_jaxpr) is not implemented.")
+  return _scatter_set_rule(primals, tangents, **params)
+
+
+_scatter_set_rule = _scatter_jvp(scatter_p, _scatter_set_tangent)
 
 
 def _scatter_set_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
@@ -557,10 +569,7 @@ ad.jvp_rules[scatter_p] = _scatter_set_jvp
 ad.transpose_rules[scatter_p] = _scatter_set_transpose
 
 
-def _scatter_mul_jvp(primals, tangents, **params):
-  operand, indices, updates = primals
-  out = scatter_mul_p.bind(operand, indices, updates, **params)
-  t_op, _, t_up = tangents
+def _scatter_mul_tangent(out, operand, indices, updates, t_op, t_up, **params):
   tangent = ad.Zero(ad.tangent_aval(core.get_aval(out)))
   if type(t_op) is not ad.Zero:
     tangent = scatter_mul_p.bind(t_op, indices, updates, **params)
@@ -571,7 +580,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
     spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
                       t_up, **_scatter_params(params))
     tangent = ad.add_tangents(tangent, lax_ew.mul(operand, spread))
-  return out, tangent
+  return tangent
 
 
 def _scatter_mul_transpose(ct, operand, indices, updates, **params):
@@ -581,37 +590,31 @@ def _scatter_mul_transpose(ct, operand, indices, updates, **params):
   return [scatter_mul_p.bind(ad.instantiate(ct), indices, updates, **params), None, None]
 
 
-ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.jvp_rules[scatter_mul_p] = _scatter_jvp(scatter_mul_p, _scatter_mul_tangent,
+                                          instantiate=False)
 ad.transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 
 
-def _scatter_extremal_jvp(prim):
-  """min/max: the tangent of each position averages those of every value that attains it."""
-  def rule(primals, tangents, **params):
-    operand, indices, updates = primals
-    out = prim.bind(operand, indices, updates, **params)
-    t_op, _, t_up = tangents
-    if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
-      return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-    t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
-    dn, mode = params["dimension_numbers"], params["mode"]
-    dtype = core.get_aval(out).dtype
-    up_shape = core.get_aval(updates).shape
-    won = lax_ew.convert_element_type(
-        lax_ew.eq(updates, _gather_back(out, indices, up_shape, dn, mode)), dtype)
-    kept = lax_ew.convert_element_type(lax_ew.eq(operand, out), dtype)
-    count = _scatter(scatter_add_p, kept, indices, won, **_scatter_params(params))
-    share = lax_ew.div(np.ones((), dtype), lax_ew.max(count, np.ones((), dtype)))
-    t_kept = lax_ew.mul(t_op, lax_ew.mul(kept, share))
-    t_won = lax_ew.mul(t_up, won)
-    spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
-                      t_won, **_scatter_params(params))
-    return out, lax_ew.add(t_kept, lax_ew.mul(spread, share))
-  return rule
+def _scatter_extremal_tangent(out, operand, indices, updates, t_op, t_up, **params):
+  """min/max: the tangent of each position averages those of every value that attains
+  it."""
+  dn, mode = params["dimension_numbers"], params["mode"]
+  dtype = core.get_aval(out).dtype
+  up_shape = core.get_aval(updates).shape
+  won = lax_ew.convert_element_type(
+      lax_ew.eq(updates, _gather_back(out, indices, up_shape, dn, mode)), dtype)
+  kept = lax_ew.convert_element_type(lax_ew.eq(operand, out), dtype)
+  count = _scatter(scatter_add_p, kept, indices, won, **_scatter_params(params))
+  share = lax_ew.div(np.ones((), dtype), lax_ew.max(count, np.ones((), dtype)))
+  t_kept = lax_ew.mul(t_op, lax_ew.mul(kept, share))
+  t_won = lax_ew.mul(t_up, won)
+  spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
+                    t_won, **_scatter_params(params))
+  return lax_ew.add(t_kept, lax_ew.mul(spread, share))
 
 
-ad.jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
-ad.jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
+ad.jvp_rules[scatter_min_p] = _scatter_jvp(scatter_min_p, _scatter_extremal_tangent)
+ad.jvp_rules[scatter_max_p] = _scatter_jvp(scatter_max_p, _scatter_extremal_tangent)
 
 
 # ----------------------------------------------------------------------------- *_in_dim

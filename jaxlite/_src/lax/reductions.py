@@ -226,17 +226,6 @@ for _p in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
   ad.defzero(_p)
 
 
-def _dot_general_jvp(primals, tangents, **params):
-  (x, y), (tx, ty) = primals, tangents
-  out = dot_general_p.bind(x, y, **params)
-  t = ad.Zero(ad.tangent_aval(core.get_aval(out)))
-  if type(tx) is not ad.Zero:
-    t = ad.add_tangents(t, dot_general_p.bind(tx, y, **params))
-  if type(ty) is not ad.Zero:
-    t = ad.add_tangents(t, dot_general_p.bind(x, ty, **params))
-  return out, t
-
-
 def _dot_general_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
   # Contract ct with y over y's free dims (and batch dims as batch); permute to x's order.
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
@@ -272,7 +261,7 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_
                                            preferred_element_type=preferred_element_type)]
 
 
-ad.jvp_rules[dot_general_p] = _dot_general_jvp
+ad.defbilinear(dot_general_p)
 ad.transpose_rules[dot_general_p] = _dot_general_transpose
 
 
