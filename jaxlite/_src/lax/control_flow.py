@@ -23,7 +23,9 @@ from jaxlite._src import tree
 from jaxlite._src.array import Array, as_operand as _as_operand
 from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
+from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms.ad import jvp_jaxpr as _jvp_jaxpr
@@ -41,23 +43,6 @@ def _closure_convert(closed: ClosedJaxpr):
   new = Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
               jaxpr.debug_info)
   return ClosedJaxpr(new, []), list(closed.consts)
-
-
-def _trace_flat(fun, in_tree, in_avals, what):
-  """Trace a user function of pytrees; returns (ClosedJaxpr, out_tree)."""
-  store = []
-
-  def flat(*leaves):
-    out = fun(*tree.tree_unflatten(in_tree, leaves))
-    out_leaves, out_tree = tree.tree_flatten(out)
-    store.append(out_tree)
-    for leaf in out_leaves:
-      if not isinstance(leaf, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
-                               complex)):
-        raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a "
-                        "valid JAX type. Return arrays (or pytrees of arrays) only.")
-    return [_as_operand(x) for x in out_leaves]
-  return trace_to_jaxpr(flat, in_avals), store[-1]
 
 
 def _avals_of(leaves):
@@ -865,7 +850,6 @@ def _while_batch(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                         cond_nconsts=nc, body_nconsts=nb)
     return outs, carry_in_dims
   # Batched predicate: loop while any lane runs; finished lanes keep their values.
-  from jaxlite._src.lax import reductions
 
   def any_running(*args):
     pred, = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)

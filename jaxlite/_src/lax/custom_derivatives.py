@@ -481,6 +481,7 @@ class checkpoint_policies:
 # and its rules agree on where the batch axis is.
 import numpy as np  # noqa: E402
 
+from jaxlite._src.lax.reductions import reduce_sum  # noqa: E402
 from jaxlite._src.transforms import batching  # noqa: E402
 
 batching.defvectorized(stop_gradient_p)
@@ -580,7 +581,6 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
 
 
 def _sum_batch(ct):
-  from jaxlite._src.lax.reductions import reduce_sum
   return reduce_sum(ct, (0,))
 
 

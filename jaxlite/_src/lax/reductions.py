@@ -8,6 +8,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
 
 
@@ -187,8 +188,12 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 # -- differentiation
 from jaxlite._src.transforms import ad  # noqa: E402
+from jaxlite._src.transforms import lax_ops  # noqa: E402
 from jaxlite._src.lax import elementwise as ew  # noqa: E402
 from jaxlite._src.lax import shapes  # noqa: E402
+
+# autodiff and the shape primitives' transposes sum cotangents with it
+lax_ops.ops["reduce_sum"] = reduce_sum
 
 
 def _kept_dims(ndim, axes):
@@ -436,10 +441,9 @@ def monoid_reducer(table, computation, init):
 def _computation_jaxpr(computation, avals, in_tree):
   """``computation(xs, ys)`` traced on two copies of the scalar ``avals`` (flat leaves of
   ``in_tree``): a ClosedJaxpr and the output tree."""
-  from jaxlite._src.lax import control_flow as cf
   flat_tree = tree.tree_structure((tree.tree_unflatten(in_tree, avals),) * 2)
-  closed, out_tree = cf._trace_flat(computation, flat_tree, list(avals) * 2,
-                                    "the reduction computation")
+  closed, out_tree = trace_flat(computation, flat_tree, list(avals) * 2,
+                                "the reduction computation")
   if any(isinstance(c, core.Tracer) for c in closed.consts):
     raise NotImplementedError("Reduction computations can't close over Tracers: pass the "
                               "traced value as an operand instead.")
@@ -493,7 +497,6 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
   >>> lax.reduce(jnp.arange(6.).reshape(2, 3), 0., lax.add, (1,))
   Array([ 3., 12.], dtype=float32)
   """
-  from jaxlite._src.lax.parallel import _operand
   flat_ops, op_tree = tree.tree_flatten(operands)
   flat_inits, init_tree = tree.tree_flatten(init_values)
   if op_tree != init_tree:
@@ -501,8 +504,8 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
                      f"{op_tree} vs. {init_tree}")
   if not flat_ops:
     raise ValueError("reduce must have at least one operand.")
-  flat_ops = [_operand(x) for x in flat_ops]
-  flat_inits = [_operand(x) for x in flat_inits]
+  flat_ops = [operand(x) for x in flat_ops]
+  flat_inits = [operand(x) for x in flat_inits]
   ndim = core.get_aval(flat_ops[0]).ndim
   dims = tuple(sorted(shapes._canonical_axis(d, ndim) for d in dimensions))
   if len(flat_ops) == 1:
