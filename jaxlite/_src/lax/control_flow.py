@@ -13,6 +13,7 @@ reverse scan. ``while_loop`` has no transpose, as in JAX.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
+from jaxlite._src.api_util import fun_source_info
 from jaxlite._src.array import Array, as_operand as _as_operand
 from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
@@ -58,7 +60,6 @@ def _type_mismatch(a: ShapedArray, b: ShapedArray) -> str:
 
 
 def _fun_desc(f):
-  from jaxlite._src.api_util import fun_source_info
   return fun_source_info(f)
 
 
@@ -553,7 +554,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 
 def _carry_name(f, path):
   try:
-    import inspect
     first = next(iter(inspect.signature(f).parameters))
   except (TypeError, ValueError, StopIteration):
     first = "carry"

@@ -11,6 +11,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.transforms import staging
 
@@ -291,7 +292,6 @@ from jaxlite._src.transforms.lax_ops import unbroadcast  # noqa: E402
 
 def _const(x, value):
   """A scalar of ``x``'s dtype (weak, so it never widens ``x``)."""
-  from jaxlite._src.array import Array
   return Array(np.array(value, core.get_aval(x).dtype), True)
 
 
@@ -394,7 +394,6 @@ ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
 
 def _full_like(x, value):
   """``value`` in ``x``'s shape and dtype, weakly typed if ``x`` is (JAX's full_like)."""
-  from jaxlite._src.array import Array
   aval = core.get_aval(x)
   return broadcast_like(Array(np.array(value, aval.dtype), aval.weak_type), x)
 

@@ -34,6 +34,7 @@ from jaxlite._src.lax import shapes
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 from jaxlite._src.lax.convolution import ConvDimensionNumbers
+from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -810,7 +811,6 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
   than through ``solve``: derivatives flow to ``b`` and to what ``matvec`` closes over
   through one more linear solve (``solve`` again, which must therefore be linear in its
   right-hand side, as any linear solver is)."""
-  from jaxlite._src.lax.custom_derivatives import stop_gradient
   found = solve(matvec, b)
   x, aux = found if has_aux else (found, None)
   x0 = stop_gradient(x)

@@ -7,6 +7,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
@@ -273,7 +274,6 @@ ad.transpose_rules[dot_general_p] = _dot_general_transpose
 def _exclusive_products(x, axis):
   """Product of all other elements along ``axis``, without dividing (zeros are fine):
   exclusive prefix and suffix products by doubling (log2(n) steps)."""
-  from jaxlite._src.array import Array
   n = core.get_aval(x).shape[axis]
   ndim = core.get_aval(x).ndim
   one = Array(np.ones((), core.get_aval(x).dtype))
@@ -593,7 +593,6 @@ def _reduce_by_tree(closed, dimensions, masked, *args):
           for x, i in zip(operands, inits)]
   valid = None
   if masked:
-    from jaxlite._src.array import Array
     first = shapes.broadcast_in_dim(Array(np.bool_(True)), (1, m), ())
     valid = shapes.concatenate([first, _as_rows(mask, dimensions, kept, n, m)], 0)
   return [shapes.reshape(r, out_shape) for r in tree_reduce_rows(closed, rows, valid)]
