@@ -8,7 +8,6 @@ import os
 import pathlib
 import subprocess
 import sys
-import tomllib
 
 import pytest
 
@@ -16,16 +15,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "jaxlite"
 PUBLIC = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
           if p.name != "_src" and (p.suffix == ".py" or (p / "__init__.py").exists())} - {"__init__"}
-
-# Import cycles that remain inside one layer (issue 16): module families that import each
-# other's helpers. Beyond them and the upward imports the layers contract still ignores,
-# no cycle may exist; both lists may only shrink.
-KNOWN_CYCLES = [
-    {"lax.bits", "lax.control_flow", "lax.custom_derivatives", "lax.elementwise",
-     "lax.indexing", "lax.parallel", "lax.reductions", "lax.shapes", "lax.special"},
-    {"numpy.creation", "numpy.indexing", "numpy.lax_numpy", "numpy.math",
-     "numpy.reductions", "numpy.sorting", "numpy.ufuncs"},
-]
 
 
 def _module_name(path):
@@ -111,22 +100,13 @@ def test_src_never_imports_the_public_package():
   assert not bad, "modules under jaxlite._src import the public package:\n" + "\n".join(bad)
 
 
-def _known_upward_imports():
-  """The upward imports the layers contract still ignores (pyproject.toml)."""
-  config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-  ignored = [c.get("ignore_imports", []) for c in config["contracts"]]
-  return {tuple(part.strip() for part in line.split("->")) for lines in ignored
-          for line in lines}
-
-
-def test_import_cycles_stay_inside_one_layer_and_only_shrink():
+def test_no_import_cycles():
+  """No cycle among the modules of jaxlite._src, counting function-level imports."""
   full = _graph()
-  upward = _known_upward_imports()
-  src = {m: {t for t, _ in edges if t.startswith("jaxlite._src.") and (m, t) not in upward}
+  src = {m: {t for t, _ in edges if t.startswith("jaxlite._src.")}
          for m, edges in full.items() if m.startswith("jaxlite._src.")}
-  cycles = [{m[len("jaxlite._src."):] for m in c} for c in _strongly_connected(src)]
-  unexpected = [sorted(c) for c in cycles if not any(c <= known for known in KNOWN_CYCLES)]
-  assert not unexpected, f"new import cycles (counting function-level imports): {unexpected}"
+  cycles = [sorted(m[len("jaxlite._src."):] for m in c) for c in _strongly_connected(src)]
+  assert not cycles, f"import cycles (counting function-level imports): {cycles}"
 
 
 def test_import_linter_contracts_pass():

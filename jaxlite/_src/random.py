@@ -24,17 +24,15 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
-from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
+from jaxlite._src.lax.extra import random_gamma_p
 from jaxlite._src.lax.rng import threefry2x32_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.numpy import namespace as jnp_namespace
-from jaxlite._src.transforms import ad
-from jaxlite._src.transforms import batching
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -734,22 +732,6 @@ def _gamma(key, a, shape, dtype, log_space=False):
   return random_gamma_p.bind(key, a, log_space=bool(log_space))
 
 
-# As in JAX, gamma is one primitive: one equation in a jaxpr, batched by moving the batch
-# axes in front, differentiable in ``a`` by implicit reparameterization. Every tier runs
-# the rejection sampler above vectorised over the elements (a masked while loop), which
-# gives the same numbers as sampling them one at a time.
-random_gamma_p = Primitive("random_gamma")
-
-
-@random_gamma_p.def_abstract_eval
-def _random_gamma_abstract_eval(key, a, *, log_space):
-  if key.dtype != np.uint32 or key.shape[-1:] != (2,) or \
-      a.shape[:key.ndim - 1] != key.shape[:-1]:
-    raise TypeError(f"random_gamma takes uint32 keys (*batch, 2) and alphas (*batch, ...), "
-                    f"got {key.str_short()} and {a.str_short()}.")
-  return a.strip_weak_type()
-
-
 def _gamma_impl(key, a, *, log_space):
   """Gamma samples for the keys ``key`` (*batch, 2), each split into one key per element
   of the matching slice of ``a``."""
@@ -763,28 +745,6 @@ def _gamma_impl(key, a, *, log_space):
   samples = lcf.vmap_axis(lambda k_a: _gamma_one(*k_a, log_space), (keys, jnp.ravel(a)),
                           keys.shape[0])
   return jnp.reshape(samples, a.shape)
-
-
-def _gamma_grad(sample, a, *, log_space):
-  """d sample / d a, by implicit reparameterization (``lax.random_gamma_grad``)."""
-  from jaxlite._src.lax.extra import random_gamma_grad
-  if not log_space:
-    return random_gamma_grad(a, sample)
-  # d log(x) = dx / x; exp(log x) may round to 0, which is replaced by the smallest normal
-  x = lax.exp(sample)
-  x = _jnp().where(x == 0, _const(x, dtypes.finfo(x.dtype).tiny), x)
-  return lax.div(random_gamma_grad(a, x), x)
-
-
-def _random_gamma_batcher(vals, dims, *, log_space):
-  size = batching.batch_size(vals, dims)
-  key, a = (batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims))
-  return random_gamma_p.bind(key, a, log_space=log_space), 0
-
-
-ad.defjvp2(random_gamma_p, None, lambda g, ans, key, a, *, log_space: lax.mul(
-    g, _gamma_grad(ans, a, log_space=log_space)))
-batching.batching_rules[random_gamma_p] = _random_gamma_batcher
 
 
 def gamma(key, a, shape=None, dtype=None):

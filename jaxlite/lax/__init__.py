@@ -7,12 +7,11 @@ from jaxlite._src.lax.elementwise import (
     select, convert_element_type, clamp)
 from jaxlite._src.lax.shapes import (
     broadcast_in_dim, broadcast, expand_dims, reshape, transpose, squeeze, concatenate,
-    slice, slice_in_dim, rev, iota, broadcasted_iota, pad, dynamic_slice,
-    dynamic_update_slice)
+    slice, slice_in_dim, rev, iota, broadcasted_iota, pad)
 from jaxlite._src.lax.indexing import (
     GatherDimensionNumbers, ScatterDimensionNumbers, GatherScatterMode, gather, scatter,
     scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter_apply,
-    index_in_dim, dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_slice_in_dim,
+    dynamic_slice, dynamic_update_slice, index_in_dim, dynamic_index_in_dim, dynamic_slice_in_dim, dynamic_update_slice_in_dim,
     dynamic_update_index_in_dim)
 from jaxlite._src.lax.control_flow import (
     cond, switch, while_loop, fori_loop, scan, map, associative_scan, cond_p, while_p,
@@ -29,12 +28,12 @@ from jaxlite._src.lax.elementwise import (
     convert_element_type_p, clamp_p)
 from jaxlite._src.lax.shapes import (
     broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, concatenate_p, slice_p, rev_p,
-    iota_p, pad_p, dynamic_slice_p, dynamic_update_slice_p)
+    iota_p, pad_p)
 from jaxlite._src.lax.reductions import (
     reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
     reduce_xor_p, argmax_p, argmin_p, dot_general_p)
 from jaxlite._src.lax.indexing import (
-    gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+    dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
     scatter_max_p)
 from jaxlite._src.lax.parallel import (
     psum, pmean, pmax, pmin, all_gather, axis_index, psum_p, pmax_p, pmin_p, all_gather_p,

@@ -1,5 +1,6 @@
 """Bit-level and representation primitives: shifts, bit counts, bitcasts, precision
-reduction, rounding, and the parts of complex numbers."""
+reduction, rounding. (The parts of complex numbers, ``real``, ``imag``, ``complex`` and
+``conj``, are elementwise primitives in ``elementwise.py``; they are re-exported here.)"""
 from __future__ import annotations
 
 import enum
@@ -10,8 +11,9 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.lax.elementwise import _check_dtype, _complex, _float, _int
-from jaxlite._src.lax.special import naryop
+from jaxlite._src.lax.elementwise import _float, _int, family_naryop as naryop
+from jaxlite._src.lax.elementwise import (  # noqa: F401 (re-exported)
+    complex, complex_p, conj, conj_p, imag, imag_p, real, real_p)
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -22,23 +24,6 @@ population_count_p = naryop("population_count", _int)
 clz_p = naryop("clz", _int)
 round_p = naryop("round", _float)
 reduce_precision_p = naryop("reduce_precision", _float)
-
-_complex_of = {np.dtype(np.float32): np.dtype(np.complex64),
-               np.dtype(np.float64): np.dtype(np.complex128)}
-real_p = naryop("real", _complex, ew._real_part)
-imag_p = naryop("imag", _complex, ew._real_part)
-# as JAX: only the float types that are parts of a complex type (not float16/bfloat16)
-_complex_parts = (np.float32, np.float64)
-complex_p = naryop("complex", _complex_parts, _complex_of.__getitem__)
-conj_p = Primitive("conj")
-
-
-@conj_p.def_abstract_eval
-def _conj_abstract_eval(x, *, input_dtype):
-  _check_dtype("conj", x.dtype, _complex_parts + _complex)
-  dtype = x.dtype if dtypes.is_complex(x.dtype) else _complex_of[x.dtype]
-  return ShapedArray(x.shape, dtype, x.weak_type)
-
 
 class RoundingMethod(enum.IntEnum):
   """How ``round`` breaks ties: away from zero (0) or to the nearest even number (1)."""
@@ -134,49 +119,19 @@ def bitcast_convert_type(operand, new_dtype):
   return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
 
 
-def real(x):
-  """The real part of a complex array."""
-  return real_p.bind(x)
-
-
-def imag(x):
-  """The imaginary part of a complex array."""
-  return imag_p.bind(x)
-
-
-def complex(x, y):
-  """``x + 1j * y`` from two float arrays of one dtype."""
-  return complex_p.bind(x, y)
-
-
-def conj(x):
-  """The complex conjugate; a float array becomes complex."""
-  return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
-
-
 # -- derivatives
 for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, population_count_p,
            clz_p, round_p, bitcast_convert_type_p):
   ad.defzero(_p)
 
 
-def _zeros_like(x):
-  return ew.broadcast_like(ew._const(x, 0), x)
-
-
 ad.deflinear(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
-ad.deflinear(real_p, lambda ct, x: [complex(ct, _zeros_like(ct))])
-ad.deflinear(imag_p, lambda ct, x: [complex(_zeros_like(ct), ew.neg(ct))])
-ad.deflinear(complex_p, lambda ct, x, y: [real(ct) if ad.is_undefined(x) else None,
-                                          ew.neg(imag(ct)) if ad.is_undefined(y) else None])
-ad.deflinear(conj_p, lambda ct, x, *, input_dtype: [
-    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
 
 
 # -- batching
-for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, complex_p):
+for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p):
   batching.defbroadcasting(_p)
-for _p in (population_count_p, clz_p, round_p, reduce_precision_p, real_p, imag_p, conj_p):
+for _p in (population_count_p, clz_p, round_p, reduce_precision_p):
   batching.defvectorized(_p)
 
 

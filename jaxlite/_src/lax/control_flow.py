@@ -13,6 +13,7 @@ reverse scan. ``while_loop`` has no transpose, as in JAX.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 
 import numpy as np
@@ -20,10 +21,13 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
+from jaxlite._src.api_util import fun_source_info
 from jaxlite._src.array import Array, as_operand as _as_operand
 from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
+from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms.ad import jvp_jaxpr as _jvp_jaxpr
@@ -43,23 +47,6 @@ def _closure_convert(closed: ClosedJaxpr):
   return ClosedJaxpr(new, []), list(closed.consts)
 
 
-def _trace_flat(fun, in_tree, in_avals, what):
-  """Trace a user function of pytrees; returns (ClosedJaxpr, out_tree)."""
-  store = []
-
-  def flat(*leaves):
-    out = fun(*tree.tree_unflatten(in_tree, leaves))
-    out_leaves, out_tree = tree.tree_flatten(out)
-    store.append(out_tree)
-    for leaf in out_leaves:
-      if not isinstance(leaf, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
-                               complex)):
-        raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a "
-                        "valid JAX type. Return arrays (or pytrees of arrays) only.")
-    return [_as_operand(x) for x in out_leaves]
-  return trace_to_jaxpr(flat, in_avals), store[-1]
-
-
 def _avals_of(leaves):
   return [core.get_aval(x) for x in leaves]
 
@@ -73,7 +60,6 @@ def _type_mismatch(a: ShapedArray, b: ShapedArray) -> str:
 
 
 def _fun_desc(f):
-  from jaxlite._src.api_util import fun_source_info
   return fun_source_info(f)
 
 
@@ -568,7 +554,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 
 def _carry_name(f, path):
   try:
-    import inspect
     first = next(iter(inspect.signature(f).parameters))
   except (TypeError, ValueError, StopIteration):
     first = "carry"
@@ -865,7 +850,6 @@ def _while_batch(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
                         cond_nconsts=nc, body_nconsts=nb)
     return outs, carry_in_dims
   # Batched predicate: loop while any lane runs; finished lanes keep their values.
-  from jaxlite._src.lax import reductions
 
   def any_running(*args):
     pred, = core.eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)

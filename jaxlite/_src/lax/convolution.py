@@ -279,17 +279,6 @@ def _take(shape, idx):
 
 # ----------------------------------------------------------------------------- differentiation
 
-def _conv_jvp(primals, tangents, **params):
-  (x, y), (tx, ty) = primals, tangents
-  out = conv_general_dilated_p.bind(x, y, **params)
-  t = ad.Zero(ad.tangent_aval(core.get_aval(out)))
-  if type(tx) is not ad.Zero:
-    t = ad.add_tangents(t, conv_general_dilated_p.bind(tx, y, **params))
-  if type(ty) is not ad.Zero:
-    t = ad.add_tangents(t, conv_general_dilated_p.bind(x, ty, **params))
-  return out, t
-
-
 def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
                    preferred_element_type):
@@ -357,7 +346,7 @@ def _conv_transpose(ct, lhs, rhs, *, out_sharding, **params):
   return [None, out]
 
 
-ad.jvp_rules[conv_general_dilated_p] = _conv_jvp
+ad.defbilinear(conv_general_dilated_p)
 ad.transpose_rules[conv_general_dilated_p] = _conv_transpose
 
 

@@ -18,6 +18,7 @@ from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import as_operand as _as_operand
 from jaxlite._src.core import Primitive
+from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import trace_to_jaxpr
@@ -403,7 +404,6 @@ def _drop_outputs(closed, n):
   if not n:
     return closed
   jaxpr = closed.jaxpr
-  from jaxlite._src.passes import dce
   trimmed = core.ClosedJaxpr(core.Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars[:-n],
                                         jaxpr.eqns), closed.consts)
   return dce.run(trimmed)
@@ -481,6 +481,7 @@ class checkpoint_policies:
 # and its rules agree on where the batch axis is.
 import numpy as np  # noqa: E402
 
+from jaxlite._src.lax.reductions import reduce_sum  # noqa: E402
 from jaxlite._src.transforms import batching  # noqa: E402
 
 batching.defvectorized(stop_gradient_p)
@@ -580,7 +581,6 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
 
 
 def _sum_batch(ct):
-  from jaxlite._src.lax.reductions import reduce_sum
   return reduce_sum(ct, (0,))
 
 

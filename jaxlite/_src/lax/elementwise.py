@@ -5,10 +5,13 @@ a dimension of size 1 or a rank-0 operand broadcasts (as JAX's lax allows).
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.transforms import staging
 
@@ -82,6 +85,17 @@ def naryop(name, accepted, result_dtype=None) -> Primitive:
   prim.elementwise_dtypes = frozenset(
       d for d in dtypes._NUMERIC if any(dtypes.issubdtype(d, c) for c in accepted))
   elementwise_primitives[name] = prim
+  return prim
+
+
+def family_naryop(name, accepted, result_dtype=None) -> Primitive:
+  """An elementwise primitive with ``naryop``'s shape/dtype rule, of another family (the
+  complex parts below, bits, special functions). Not entered in
+  ``elementwise_primitives``: that table is the fixed set of this module's arithmetic
+  primitives, which other modules enumerate by arity; each family registers its own
+  batching and lowering."""
+  prim = Primitive(name)
+  prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
   return prim
 
 
@@ -264,7 +278,7 @@ def _convert_element_type(operand, new_dtype, weak_type=False):
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   aval = core.get_aval(operand)
   if (aval.dtype == new_dtype and aval.weak_type == weak_type
-      and not isinstance(operand, (bool, int, float, complex))):
+      and not isinstance(operand, (bool, int, float, builtins.complex))):
     return operand
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                      sharding=None)
@@ -272,12 +286,12 @@ def _convert_element_type(operand, new_dtype, weak_type=False):
 
 # -- differentiation: one line per primitive, in lax ops so that rules trace and nest
 from jaxlite._src.transforms import ad  # noqa: E402
-from jaxlite._src.lax.shapes import unbroadcast  # noqa: E402
+from jaxlite._src.transforms import lax_ops  # noqa: E402
+from jaxlite._src.transforms.lax_ops import unbroadcast  # noqa: E402
 
 
 def _const(x, value):
   """A scalar of ``x``'s dtype (weak, so it never widens ``x``)."""
-  from jaxlite._src.array import Array
   return Array(np.array(value, core.get_aval(x).dtype), True)
 
 
@@ -320,9 +334,8 @@ def _abs_jvp(g, ans, x):
     # +g at 0 (not 0 as sign would give), as JAX's select(x >= 0, g, -g)
     return select(ge(x, _const(x, 0)), g, neg(g))
   # d|z| = Re(g conj(z) / |z|), with |z| = 0 replaced by 1
-  from jaxlite._src.lax import bits
   ans = convert_element_type(ans, core.get_aval(x).dtype)
-  return bits.real(mul(g, div(bits.conj(x), _replace_zero(ans))))
+  return real(mul(g, div(conj(x), _replace_zero(ans))))
 
 
 ad.defjvp2(abs_p, _abs_jvp)
@@ -381,7 +394,6 @@ ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
 
 def _full_like(x, value):
   """``value`` in ``x``'s shape and dtype, weakly typed if ``x`` is (JAX's full_like)."""
-  from jaxlite._src.array import Array
   aval = core.get_aval(x)
   return broadcast_like(Array(np.array(value, aval.dtype), aval.weak_type), x)
 
@@ -391,14 +403,12 @@ def _replace_zero(x):
 
 
 def broadcast_like(scalar, x):
-  from jaxlite._src.lax.shapes import broadcast_to_shape
-  return broadcast_to_shape(scalar, core.get_aval(x).shape)
+  return lax_ops.broadcast_to_shape(scalar, core.get_aval(x).shape)
 
 
 def broadcast_to_common_shape(x, y):
-  from jaxlite._src.lax.shapes import broadcast_to_shape
   shape = np.broadcast_shapes(core.get_aval(x).shape, core.get_aval(y).shape)
-  return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+  return lax_ops.broadcast_to_shape(x, shape), lax_ops.broadcast_to_shape(y, shape)
 
 
 def _balanced_eq(x, z, y):
@@ -516,8 +526,7 @@ def _select_n_batcher(vals, dims):
   else:
     which = batching.moveaxis(which, wd, 0)
     if w_ndim == 1 and len(shape) > 1:  # a scalar per example
-      from jaxlite._src.lax.shapes import broadcast_in_dim
-      which = broadcast_in_dim(which, shape, (0,))
+      which = lax_ops.broadcast_in_dim(which, shape, (0,))
   return select_n(which, *cases), 0
 
 
@@ -540,9 +549,61 @@ def _clamp_batcher(vals, dims):
     b = batching.moveaxis(b, d, 0)
     if core.get_aval(b).ndim == len(shape):
       return b
-    from jaxlite._src.lax.shapes import broadcast_in_dim
-    return broadcast_in_dim(b, shape, (0,))
+    return lax_ops.broadcast_in_dim(b, shape, (0,))
   return clamp(bound(lo, ld), x, bound(hi, hd)), 0
 
 
 batching.batching_rules[clamp_p] = _clamp_batcher
+
+
+# -- the parts of complex numbers (abs's complex JVP above uses real and conj)
+_complex_of = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+real_p = family_naryop("real", _complex, _real_part)
+imag_p = family_naryop("imag", _complex, _real_part)
+# as JAX: only the float types that are parts of a complex type (not float16/bfloat16)
+_complex_parts = (np.float32, np.float64)
+complex_p = family_naryop("complex", _complex_parts, _complex_of.__getitem__)
+conj_p = Primitive("conj")
+
+
+@conj_p.def_abstract_eval
+def _conj_abstract_eval(x, *, input_dtype):
+  _check_dtype("conj", x.dtype, _complex_parts + _complex)
+  dtype = x.dtype if dtypes.is_complex(x.dtype) else _complex_of[x.dtype]
+  return ShapedArray(x.shape, dtype, x.weak_type)
+
+
+def real(x):
+  """The real part of a complex array."""
+  return real_p.bind(x)
+
+
+def imag(x):
+  """The imaginary part of a complex array."""
+  return imag_p.bind(x)
+
+
+def complex(x, y):  # noqa: A001 (lax's name; builtins.complex is spelled out above)
+  """``x + 1j * y`` from two float arrays of one dtype."""
+  return complex_p.bind(x, y)
+
+
+def conj(x):
+  """The complex conjugate; a float array becomes complex."""
+  return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
+def _zeros_like(x):
+  return broadcast_like(_const(x, 0), x)
+
+
+ad.deflinear(real_p, lambda ct, x: [complex(ct, _zeros_like(ct))])
+ad.deflinear(imag_p, lambda ct, x: [complex(_zeros_like(ct), neg(ct))])
+ad.deflinear(complex_p, lambda ct, x, y: [real(ct) if ad.is_undefined(x) else None,
+                                          neg(imag(ct)) if ad.is_undefined(y) else None])
+ad.deflinear(conj_p, lambda ct, x, *, input_dtype: [
+    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
+batching.defbroadcasting(complex_p)
+for _p in (real_p, imag_p, conj_p):
+  batching.defvectorized(_p)

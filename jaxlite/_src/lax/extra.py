@@ -34,6 +34,7 @@ from jaxlite._src.lax import shapes
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 from jaxlite._src.lax.convolution import ConvDimensionNumbers
+from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -498,6 +499,44 @@ def random_gamma_grad(a, x):
   return ew.neg(ew.div(special.igamma_grad_a(a, x), ew.exp(log_pdf)))
 
 
+# As in JAX, gamma sampling is one primitive: one equation in a jaxpr, batched by moving
+# the batch axes in front, differentiable in ``a`` by implicit reparameterization. Every
+# tier runs jax.random's rejection sampler (``random._gamma_impl``) vectorised over the
+# elements (a masked while loop), which gives the same numbers as sampling them one at a
+# time; the backends register it.
+random_gamma_p = core.Primitive("random_gamma")
+
+
+@random_gamma_p.def_abstract_eval
+def _random_gamma_abstract_eval(key, a, *, log_space):
+  if key.dtype != np.uint32 or key.shape[-1:] != (2,) or \
+      a.shape[:key.ndim - 1] != key.shape[:-1]:
+    raise TypeError(f"random_gamma takes uint32 keys (*batch, 2) and alphas (*batch, ...), "
+                    f"got {key.str_short()} and {a.str_short()}.")
+  return a.strip_weak_type()
+
+
+def _random_gamma_grad(sample, a, *, log_space):
+  """d sample / d a, by implicit reparameterization (``random_gamma_grad``)."""
+  if not log_space:
+    return random_gamma_grad(a, sample)
+  # d log(x) = dx / x; exp(log x) may round to 0, which is replaced by the smallest normal
+  x = ew.exp(sample)
+  x = ew.select(ew.eq(x, ew._const(x, 0)), _fill(x, dtypes.finfo(_aval(x).dtype).tiny), x)
+  return ew.div(random_gamma_grad(a, x), x)
+
+
+def _random_gamma_batcher(vals, dims, *, log_space):
+  size = batching.batch_size(vals, dims)
+  key, a = (batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims))
+  return random_gamma_p.bind(key, a, log_space=log_space), 0
+
+
+ad.defjvp2(random_gamma_p, None, lambda g, ans, key, a, *, log_space: ew.mul(
+    g, _random_gamma_grad(ans, a, log_space=log_space)))
+batching.batching_rules[random_gamma_p] = _random_gamma_batcher
+
+
 # -- convolution helpers ------------------------------------------------------------------
 def conv_general_permutations(dimension_numbers):
   """The axis permutations ``(lhs_perm, rhs_perm, out_perm)`` that bring operands laid
@@ -767,7 +806,6 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
   than through ``solve``: derivatives flow to ``b`` and to what ``matvec`` closes over
   through one more linear solve (``solve`` again, which must therefore be linear in its
   right-hand side, as any linear solver is)."""
-  from jaxlite._src.lax.custom_derivatives import stop_gradient
   found = solve(matvec, b)
   x, aux = found if has_aux else (found, None)
   x0 = stop_gradient(x)

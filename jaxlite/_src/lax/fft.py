@@ -14,6 +14,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
@@ -97,7 +98,6 @@ def fft(x, fft_type, fft_lengths):
 # -- differentiation: linear
 
 def _scalar(value, dtype):
-  from jaxlite._src.array import Array
   return Array(np.array(value, dtype))
 
 

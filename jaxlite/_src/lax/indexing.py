@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
@@ -484,19 +485,30 @@ def _additive_scatter_transpose(negate):
   return rule
 
 
-def _additive_scatter_jvp(prim):
+def _scatter_jvp(prim, tangent, instantiate=True):
+  """The JVP rule every scatter shares: bind ``prim`` on the primals, a symbolic zero when
+  neither the operand nor the updates carry a tangent, else
+  ``tangent(out, operand, indices, updates, t_operand, t_updates, **params)`` (the two
+  tangents instantiated unless ``instantiate`` is False)."""
   def rule(primals, tangents, **params):
     operand, indices, updates = primals
     out = prim.bind(operand, indices, updates, **params)
     t_op, _, t_up = tangents
     if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
       return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-    return out, prim.bind(ad.instantiate(t_op), indices, ad.instantiate(t_up), **params)
+    if instantiate:
+      t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
+    return out, tangent(out, operand, indices, updates, t_op, t_up, **params)
   return rule
 
 
+def _additive_scatter_tangent(prim):
+  return lambda out, operand, indices, updates, t_op, t_up, **params: prim.bind(
+      t_op, indices, t_up, **params)
+
+
 for _prim, _negate in [(scatter_add_p, False), (scatter_sub_p, True)]:
-  ad.jvp_rules[_prim] = _additive_scatter_jvp(_prim)
+  ad.jvp_rules[_prim] = _scatter_jvp(_prim, _additive_scatter_tangent(_prim))
   ad.transpose_rules[_prim] = _additive_scatter_transpose(_negate)
 
 
@@ -506,18 +518,9 @@ def _scatter_params(params):
               unique_indices=params["unique_indices"], mode=params["mode"])
 
 
-def _scatter_set_jvp(primals, tangents, **params):
-  operand, indices, updates = primals
-  if params["update_jaxpr"] is not None:
-    raise NotImplementedError("Differentiation of x.at[idx].apply (scatter with an "
-                              "update_jaxpr) is not implemented.")
-  out = scatter_p.bind(operand, indices, updates, **params)
-  t_op, _, t_up = tangents
-  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
-    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-  t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
+def _scatter_set_tangent(out, operand, indices, updates, t_op, t_up, **params):
   if params["unique_indices"]:
-    return out, scatter_p.bind(t_op, indices, t_up, **params)
+    return scatter_p.bind(t_op, indices, t_up, **params)
   # Where indices repeat, one update wins: scatter update ids the same way to find it,
   # then the tangent is a scatter-add of the winners onto the untouched operand.
   dn, mode = params["dimension_numbers"], params["mode"]
@@ -533,8 +536,18 @@ def _scatter_set_jvp(primals, tangents, **params):
   untouched = lax_ew.eq(scattered, np.int32(0))
   t_kept = lax_ew.select(untouched, t_op, ad.zeros_like_aval(core.get_aval(t_op)))
   t_won = lax_ew.select(won, t_up, ad.zeros_like_aval(core.get_aval(t_up)))
-  return out, _scatter(scatter_add_p, t_kept, indices, t_won, dn,
-                       params["indices_are_sorted"], False, mode)
+  return _scatter(scatter_add_p, t_kept, indices, t_won, dn, params["indices_are_sorted"],
+                  False, mode)
+
+
+def _scatter_set_jvp(primals, tangents, **params):
+  if params["update_jaxpr"] is not None:
+    raise NotImplementedError("Differentiation of x.at[idx].apply (scatter with an "
+                              "update_jaxpr) is not implemented.")
+  return _scatter_set_rule(primals, tangents, **params)
+
+
+_scatter_set_rule = _scatter_jvp(scatter_p, _scatter_set_tangent)
 
 
 def _scatter_set_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
@@ -557,10 +570,7 @@ ad.jvp_rules[scatter_p] = _scatter_set_jvp
 ad.transpose_rules[scatter_p] = _scatter_set_transpose
 
 
-def _scatter_mul_jvp(primals, tangents, **params):
-  operand, indices, updates = primals
-  out = scatter_mul_p.bind(operand, indices, updates, **params)
-  t_op, _, t_up = tangents
+def _scatter_mul_tangent(out, operand, indices, updates, t_op, t_up, **params):
   tangent = ad.Zero(ad.tangent_aval(core.get_aval(out)))
   if type(t_op) is not ad.Zero:
     tangent = scatter_mul_p.bind(t_op, indices, updates, **params)
@@ -571,7 +581,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
     spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
                       t_up, **_scatter_params(params))
     tangent = ad.add_tangents(tangent, lax_ew.mul(operand, spread))
-  return out, tangent
+  return tangent
 
 
 def _scatter_mul_transpose(ct, operand, indices, updates, **params):
@@ -581,37 +591,31 @@ def _scatter_mul_transpose(ct, operand, indices, updates, **params):
   return [scatter_mul_p.bind(ad.instantiate(ct), indices, updates, **params), None, None]
 
 
-ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.jvp_rules[scatter_mul_p] = _scatter_jvp(scatter_mul_p, _scatter_mul_tangent,
+                                          instantiate=False)
 ad.transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 
 
-def _scatter_extremal_jvp(prim):
-  """min/max: the tangent of each position averages those of every value that attains it."""
-  def rule(primals, tangents, **params):
-    operand, indices, updates = primals
-    out = prim.bind(operand, indices, updates, **params)
-    t_op, _, t_up = tangents
-    if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
-      return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-    t_op, t_up = ad.instantiate(t_op), ad.instantiate(t_up)
-    dn, mode = params["dimension_numbers"], params["mode"]
-    dtype = core.get_aval(out).dtype
-    up_shape = core.get_aval(updates).shape
-    won = lax_ew.convert_element_type(
-        lax_ew.eq(updates, _gather_back(out, indices, up_shape, dn, mode)), dtype)
-    kept = lax_ew.convert_element_type(lax_ew.eq(operand, out), dtype)
-    count = _scatter(scatter_add_p, kept, indices, won, **_scatter_params(params))
-    share = lax_ew.div(np.ones((), dtype), lax_ew.max(count, np.ones((), dtype)))
-    t_kept = lax_ew.mul(t_op, lax_ew.mul(kept, share))
-    t_won = lax_ew.mul(t_up, won)
-    spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
-                      t_won, **_scatter_params(params))
-    return out, lax_ew.add(t_kept, lax_ew.mul(spread, share))
-  return rule
+def _scatter_extremal_tangent(out, operand, indices, updates, t_op, t_up, **params):
+  """min/max: the tangent of each position averages those of every value that attains
+  it."""
+  dn, mode = params["dimension_numbers"], params["mode"]
+  dtype = core.get_aval(out).dtype
+  up_shape = core.get_aval(updates).shape
+  won = lax_ew.convert_element_type(
+      lax_ew.eq(updates, _gather_back(out, indices, up_shape, dn, mode)), dtype)
+  kept = lax_ew.convert_element_type(lax_ew.eq(operand, out), dtype)
+  count = _scatter(scatter_add_p, kept, indices, won, **_scatter_params(params))
+  share = lax_ew.div(np.ones((), dtype), lax_ew.max(count, np.ones((), dtype)))
+  t_kept = lax_ew.mul(t_op, lax_ew.mul(kept, share))
+  t_won = lax_ew.mul(t_up, won)
+  spread = _scatter(scatter_add_p, ad.zeros_like_aval(core.get_aval(operand)), indices,
+                    t_won, **_scatter_params(params))
+  return lax_ew.add(t_kept, lax_ew.mul(spread, share))
 
 
-ad.jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
-ad.jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
+ad.jvp_rules[scatter_min_p] = _scatter_jvp(scatter_min_p, _scatter_extremal_tangent)
+ad.jvp_rules[scatter_max_p] = _scatter_jvp(scatter_max_p, _scatter_extremal_tangent)
 
 
 # ----------------------------------------------------------------------------- *_in_dim
@@ -650,8 +654,8 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
   starts[axis] = start_index
   sizes = list(shape)
   sizes[axis] = operator.index(slice_size)
-  starts = [lax_shapes.normalize_start(s, d) for s, d in zip(starts, shape)]
-  return lax_shapes.dynamic_slice(operand, starts, sizes, allow_negative_indices=False)
+  starts = [normalize_start(s, d) for s, d in zip(starts, shape)]
+  return dynamic_slice(operand, starts, sizes, allow_negative_indices=False)
 
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
@@ -666,8 +670,8 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
   axis = _axis(axis, len(shape))
   starts = _zero_starts(start_index, len(shape))
   starts[axis] = start_index
-  starts = [lax_shapes.normalize_start(s, d) for s, d in zip(starts, shape)]
-  return lax_shapes.dynamic_update_slice(operand, update, starts,
+  starts = [normalize_start(s, d) for s, d in zip(starts, shape)]
+  return dynamic_update_slice(operand, update, starts,
                                         allow_negative_indices=False)
 
 
@@ -755,3 +759,172 @@ batching.batching_rules[gather_p] = _gather_batcher
 for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
            scatter_max_p):
   _scatter_batcher(_p)
+
+# -- dynamic_slice / dynamic_update_slice: start indices are traced scalars, clamped
+dynamic_slice_p = Primitive("dynamic_slice")
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_rule(operand, *starts, slice_sizes):
+  _check_starts("dynamic_slice", operand, starts)
+  if len(slice_sizes) != operand.ndim or any(
+      not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
+    raise TypeError(f"dynamic_slice slice_sizes {slice_sizes} must fit inside operand shape "
+                    f"{operand.shape}.")
+  return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
+
+
+def _check_starts(name, operand, starts):
+  if len(starts) != operand.ndim:
+    raise TypeError(f"{name} needs one start index per operand dimension: got {len(starts)} "
+                    f"for shape {operand.shape}.")
+  for s in starts:
+    if s.shape or not dtypes.issubdtype(s.dtype, np.integer):
+      raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}.")
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+  """The slice of ``slice_sizes`` at traced ``start_indices``, clamped to stay in bounds;
+  negative starts count from the end unless ``allow_negative_indices`` is False."""
+  shape = core.get_aval(operand).shape
+  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(start_indices, shape)]
+  return dynamic_slice_p.bind(operand, *starts,
+                              slice_sizes=lax_shapes._ints("dynamic_slice", slice_sizes))
+
+
+def normalize_start(index, size, wrap=True):
+  """A start index with negative values wrapped once (if ``wrap``), as JAX's dynamic_slice.
+
+  The ops are those of JAX's ``select(i < 0, i + size, i)`` in ``jax.numpy`` terms: a
+  weakly typed index is made strong before the addition.
+  """
+  if isinstance(index, (int, np.integer)):
+    value = int(index)
+    return lax_ew.convert_element_type(value + size if wrap and value < 0 else value,
+                                       dtypes.dtype(index, canonicalize=True))
+  dtype = core.get_aval(index).dtype
+  if not wrap or dtypes.issubdtype(dtype, np.unsignedinteger):
+    return index
+  negative = lax_ew.lt(index, np.zeros((), dtype)[()])
+  wrapped = lax_ew.add(lax_ew.convert_element_type(index, dtype), np.array(size, dtype)[()])
+  return lax_ew.select(negative, wrapped, index)
+
+
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_rule(operand, update, *starts):
+  _check_starts("dynamic_update_slice", operand, starts)
+  if update.dtype != operand.dtype or update.ndim != operand.ndim or any(
+      u > o for u, o in zip(update.shape, operand.shape)):
+    raise TypeError(f"dynamic_update_slice update {update.str_short()} must have the "
+                    f"operand's dtype and fit inside it, operand {operand.str_short()}.")
+  return operand.update(weak_type=operand.weak_type and update.weak_type)
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+  """``operand`` with ``update`` written at traced ``start_indices`` (clamped); negative
+  starts count from the end unless ``allow_negative_indices`` is False."""
+  shape = core.get_aval(operand).shape
+  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(start_indices, shape)]
+  return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
+  zeros = ad.zeros_like_aval(x.aval)
+  return [dynamic_update_slice(zeros, ct, starts, allow_negative_indices=False)] + [
+      None] * len(starts)
+
+
+lax_shapes._linear(dynamic_slice_p, _dynamic_slice_transpose)
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+  operand, update, *starts = primals
+  out = dynamic_update_slice_p.bind(*primals)
+  t_op, t_up = tangents[0], tangents[1]
+  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
+    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
+  return out, dynamic_update_slice_p.bind(ad.instantiate(t_op), ad.instantiate(t_up),
+                                          *starts)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+  up_aval = update.aval if ad.is_undefined(update) else core.get_aval(update)
+  op_ct = dynamic_update_slice(ct, ad.zeros_like_aval(up_aval), starts,
+                               allow_negative_indices=False)
+  up_ct = dynamic_slice(ct, starts, up_aval.shape, allow_negative_indices=False)
+  return ([op_ct if ad.is_undefined(operand) else None,
+           up_ct if ad.is_undefined(update) else None] + [None] * len(starts))
+
+
+ad.jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+ad.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+
+
+def _index_vectors(starts, dims, size):
+  """Scalar start indices (some batched) as one (size, n) array of index vectors."""
+  dtype = dtypes.canonicalize_dtype(np.result_type(*[core.get_aval(s).dtype for s in starts]))
+  columns = []
+  for s, d in zip(starts, dims):
+    s = lax_ew.convert_element_type(s, dtype)
+    s = lax_shapes.broadcast_in_dim(s, (size, 1), () if d is None else (0,))
+    columns.append(s)
+  return lax_shapes.concatenate(columns, 1)
+
+
+def _zero_index(starts):
+  dtype = core.get_aval(starts[0]).dtype if starts else np.dtype(np.int32)
+  return Array(np.zeros((), dtype))
+
+
+def _dynamic_slice_batcher(vals, dims, *, slice_sizes):
+  x, *starts = vals
+  xd, *sds = dims
+  size = batching.batch_size(vals, dims)
+  if all(d is None for d in sds):
+    starts.insert(xd, _zero_index(starts))
+    sizes = slice_sizes[:xd] + (size,) + slice_sizes[xd:]
+    return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), xd
+  # Starts that differ per example: one gather window per example (clamped like
+  # dynamic_slice), with the operand's batch axis indexed in lockstep if it has one.
+  n = len(starts)
+  index = _index_vectors(starts, sds, size)
+  window = tuple(range(1, n + 1))
+  if xd is None:
+    dn = GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(),
+                                         start_index_map=tuple(range(n)))
+    return gather(x, index, dn, slice_sizes, mode="clip"), 0
+  dn = GatherDimensionNumbers(
+      offset_dims=window, collapsed_slice_dims=(), start_index_map=window,
+      operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+  out = gather(batching.moveaxis(x, xd, 0), index, dn, (1,) + slice_sizes,
+                        indices_are_sorted=True, unique_indices=True, mode="clip")
+  return out, 0
+
+
+def _dynamic_update_slice_batcher(vals, dims):
+  x, update, *starts = vals
+  xd, ud, *sds = dims
+  size = batching.batch_size(vals, dims)
+  x = batching.bdim_at_front(x, xd, size)
+  update = batching.bdim_at_front(update, ud, size)
+  if all(d is None for d in sds):
+    return dynamic_update_slice_p.bind(x, update, _zero_index(starts), *starts), 0
+  # Starts that differ per example: a scatter of one window into each example.
+  n = len(starts)
+  window = tuple(range(1, n + 1))
+  dn = ScatterDimensionNumbers(
+      update_window_dims=window, inserted_window_dims=(), scatter_dims_to_operand_dims=window,
+      operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+  out = scatter(x, _index_vectors(starts, sds, size), update, dn,
+                         indices_are_sorted=True, unique_indices=True, mode="clip")
+  return out, 0
+
+
+batching.batching_rules.update({
+    dynamic_slice_p: _dynamic_slice_batcher,
+    dynamic_update_slice_p: _dynamic_update_slice_batcher,
+})

@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import bits
 from jaxlite._src.lax import elementwise as ew
@@ -53,7 +54,6 @@ def _mm(a, b):
 
 
 def _scalar(value, dtype):
-  from jaxlite._src.array import Array
   return Array(np.array(value, dtype))
 
 

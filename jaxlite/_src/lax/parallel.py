@@ -19,6 +19,8 @@ from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.base import operand as _operand
+from jaxlite._src.lax import indexing
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
 from jaxlite._src.transforms import ad
@@ -32,15 +34,6 @@ def _names(axis_name) -> tuple:
 def _check_bound(prim_name, names):
   for name in names:
     batching.axis_size(name, prim_name)
-
-
-def _operand(x):
-  # Python numbers become weakly typed Arrays and NumPy values Arrays, as in jnp.
-  if isinstance(x, (bool, int, float, complex)):
-    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
-  if isinstance(x, (np.ndarray, np.generic)):
-    return Array(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
-  return x
 
 
 def _scalar_like(x, value):
@@ -306,7 +299,7 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
   starts[g] = ew.mul(index, Array(np.array(width, np.int32)))
   sizes = list(core.get_aval(ct).shape)
   sizes[g] = width
-  piece = shapes.dynamic_slice(summed, starts, sizes)
+  piece = indexing.dynamic_slice(summed, starts, sizes)
   return [piece if tiled else shapes.squeeze(piece, (g,))]
 
 

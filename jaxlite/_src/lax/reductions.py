@@ -7,7 +7,9 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
 
 
@@ -187,8 +189,12 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 # -- differentiation
 from jaxlite._src.transforms import ad  # noqa: E402
+from jaxlite._src.transforms import lax_ops  # noqa: E402
 from jaxlite._src.lax import elementwise as ew  # noqa: E402
 from jaxlite._src.lax import shapes  # noqa: E402
+
+# autodiff and the shape primitives' transposes sum cotangents with it
+lax_ops.ops["reduce_sum"] = reduce_sum
 
 
 def _kept_dims(ndim, axes):
@@ -226,17 +232,6 @@ for _p in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
   ad.defzero(_p)
 
 
-def _dot_general_jvp(primals, tangents, **params):
-  (x, y), (tx, ty) = primals, tangents
-  out = dot_general_p.bind(x, y, **params)
-  t = ad.Zero(ad.tangent_aval(core.get_aval(out)))
-  if type(tx) is not ad.Zero:
-    t = ad.add_tangents(t, dot_general_p.bind(tx, y, **params))
-  if type(ty) is not ad.Zero:
-    t = ad.add_tangents(t, dot_general_p.bind(x, ty, **params))
-  return out, t
-
-
 def _dot_general_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False, **params):
   # Contract ct with y over y's free dims (and batch dims as batch); permute to x's order.
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
@@ -272,14 +267,13 @@ def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision, preferred_
                                            preferred_element_type=preferred_element_type)]
 
 
-ad.jvp_rules[dot_general_p] = _dot_general_jvp
+ad.defbilinear(dot_general_p)
 ad.transpose_rules[dot_general_p] = _dot_general_transpose
 
 
 def _exclusive_products(x, axis):
   """Product of all other elements along ``axis``, without dividing (zeros are fine):
   exclusive prefix and suffix products by doubling (log2(n) steps)."""
-  from jaxlite._src.array import Array
   n = core.get_aval(x).shape[axis]
   ndim = core.get_aval(x).ndim
   one = Array(np.ones((), core.get_aval(x).dtype))
@@ -447,10 +441,9 @@ def monoid_reducer(table, computation, init):
 def _computation_jaxpr(computation, avals, in_tree):
   """``computation(xs, ys)`` traced on two copies of the scalar ``avals`` (flat leaves of
   ``in_tree``): a ClosedJaxpr and the output tree."""
-  from jaxlite._src.lax import control_flow as cf
   flat_tree = tree.tree_structure((tree.tree_unflatten(in_tree, avals),) * 2)
-  closed, out_tree = cf._trace_flat(computation, flat_tree, list(avals) * 2,
-                                    "the reduction computation")
+  closed, out_tree = trace_flat(computation, flat_tree, list(avals) * 2,
+                                "the reduction computation")
   if any(isinstance(c, core.Tracer) for c in closed.consts):
     raise NotImplementedError("Reduction computations can't close over Tracers: pass the "
                               "traced value as an operand instead.")
@@ -504,7 +497,6 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
   >>> lax.reduce(jnp.arange(6.).reshape(2, 3), 0., lax.add, (1,))
   Array([ 3., 12.], dtype=float32)
   """
-  from jaxlite._src.lax.parallel import _operand
   flat_ops, op_tree = tree.tree_flatten(operands)
   flat_inits, init_tree = tree.tree_flatten(init_values)
   if op_tree != init_tree:
@@ -512,8 +504,8 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
                      f"{op_tree} vs. {init_tree}")
   if not flat_ops:
     raise ValueError("reduce must have at least one operand.")
-  flat_ops = [_operand(x) for x in flat_ops]
-  flat_inits = [_operand(x) for x in flat_inits]
+  flat_ops = [operand(x) for x in flat_ops]
+  flat_inits = [operand(x) for x in flat_inits]
   ndim = core.get_aval(flat_ops[0]).ndim
   dims = tuple(sorted(shapes._canonical_axis(d, ndim) for d in dimensions))
   if len(flat_ops) == 1:
@@ -601,7 +593,6 @@ def _reduce_by_tree(closed, dimensions, masked, *args):
           for x, i in zip(operands, inits)]
   valid = None
   if masked:
-    from jaxlite._src.array import Array
     first = shapes.broadcast_in_dim(Array(np.bool_(True)), (1, m), ())
     valid = shapes.concatenate([first, _as_rows(mask, dimensions, kept, n, m)], 0)
   return [shapes.reshape(r, out_shape) for r in tree_reduce_rows(closed, rows, valid)]

@@ -16,6 +16,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import indexing
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -68,7 +69,6 @@ def _rng_bit_generator_batcher(vals, dims, *, shape, dtype, algorithm, out_shard
   if d is None:
     return rng_bit_generator_p.bind(keys, shape=shape, dtype=dtype, algorithm=algorithm,
                                     out_sharding=out_sharding), [None, None]
-  from jaxlite._src.lax import indexing
   keys = batching.moveaxis(keys, d, 0)
   size = core.get_aval(keys).shape[0]
   new_key, bits = rng_bit_generator_p.bind(

@@ -12,7 +12,10 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.transforms import lax_ops
 
 
 def _ints(name, values) -> tuple:
@@ -303,79 +306,6 @@ def pad(operand, padding_value, padding_config):
   return pad_p.bind(operand, padding_value, padding_config=config)
 
 
-# -- dynamic_slice / dynamic_update_slice: start indices are traced scalars, clamped
-dynamic_slice_p = Primitive("dynamic_slice")
-
-
-@dynamic_slice_p.def_abstract_eval
-def _dynamic_slice_rule(operand, *starts, slice_sizes):
-  _check_starts("dynamic_slice", operand, starts)
-  if len(slice_sizes) != operand.ndim or any(
-      not 0 <= s <= d for s, d in zip(slice_sizes, operand.shape)):
-    raise TypeError(f"dynamic_slice slice_sizes {slice_sizes} must fit inside operand shape "
-                    f"{operand.shape}.")
-  return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
-
-
-def _check_starts(name, operand, starts):
-  if len(starts) != operand.ndim:
-    raise TypeError(f"{name} needs one start index per operand dimension: got {len(starts)} "
-                    f"for shape {operand.shape}.")
-  for s in starts:
-    if s.shape or not dtypes.issubdtype(s.dtype, np.integer):
-      raise TypeError(f"{name} start indices must be integer scalars, got {s.str_short()}.")
-
-
-def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
-  """The slice of ``slice_sizes`` at traced ``start_indices``, clamped to stay in bounds;
-  negative starts count from the end unless ``allow_negative_indices`` is False."""
-  shape = core.get_aval(operand).shape
-  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(start_indices, shape)]
-  return dynamic_slice_p.bind(operand, *starts,
-                              slice_sizes=_ints("dynamic_slice", slice_sizes))
-
-
-def normalize_start(index, size, wrap=True):
-  """A start index with negative values wrapped once (if ``wrap``), as JAX's dynamic_slice.
-
-  The ops are those of JAX's ``select(i < 0, i + size, i)`` in ``jax.numpy`` terms: a
-  weakly typed index is made strong before the addition.
-  """
-  from jaxlite._src.lax import elementwise as lax_ew
-  if isinstance(index, (int, np.integer)):
-    value = int(index)
-    return lax_ew.convert_element_type(value + size if wrap and value < 0 else value,
-                                       dtypes.dtype(index, canonicalize=True))
-  dtype = core.get_aval(index).dtype
-  if not wrap or dtypes.issubdtype(dtype, np.unsignedinteger):
-    return index
-  negative = lax_ew.lt(index, np.zeros((), dtype)[()])
-  wrapped = lax_ew.add(lax_ew.convert_element_type(index, dtype), np.array(size, dtype)[()])
-  return lax_ew.select(negative, wrapped, index)
-
-
-
-dynamic_update_slice_p = Primitive("dynamic_update_slice")
-
-
-@dynamic_update_slice_p.def_abstract_eval
-def _dynamic_update_slice_rule(operand, update, *starts):
-  _check_starts("dynamic_update_slice", operand, starts)
-  if update.dtype != operand.dtype or update.ndim != operand.ndim or any(
-      u > o for u, o in zip(update.shape, operand.shape)):
-    raise TypeError(f"dynamic_update_slice update {update.str_short()} must have the "
-                    f"operand's dtype and fit inside it, operand {operand.str_short()}.")
-  return operand.update(weak_type=operand.weak_type and update.weak_type)
-
-
-def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
-  """``operand`` with ``update`` written at traced ``start_indices`` (clamped); negative
-  starts count from the end unless ``allow_negative_indices`` is False."""
-  shape = core.get_aval(operand).shape
-  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(start_indices, shape)]
-  return dynamic_update_slice_p.bind(operand, update, *starts)
-
-
 def broadcast_to_shape(x, shape):
   """Broadcast ``x`` to ``shape`` where x is rank 0 or has size-1 axes (lax's implicit
   broadcasting, made explicit)."""
@@ -392,28 +322,25 @@ def broadcast_to_shape(x, shape):
 
 def unbroadcast(aval, ct):
   """Sum ``ct`` down to ``aval``'s shape: the transpose of ``broadcast_to_shape``."""
-  from jaxlite._src.lax.reductions import reduce_sum
   ct_shape = core.get_aval(ct).shape
   if ct_shape == aval.shape:
     return ct
   if not aval.shape:
-    return reduce_sum(ct, range(len(ct_shape)))
+    return lax_ops.reduce_sum(ct, range(len(ct_shape)))
   dims = [i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c]
-  return reshape(reduce_sum(ct, dims), aval.shape)
+  return reshape(lax_ops.reduce_sum(ct, dims), aval.shape)
 
 
 # -- differentiation: every shape primitive is linear; these are the transposes
 from jaxlite._src.transforms import ad  # noqa: E402
-from jaxlite._src.transforms import lax_ops  # noqa: E402
 
 
 def _broadcast_in_dim_transpose_rule(ct, operand, *, shape, broadcast_dimensions, sharding):
-  from jaxlite._src.lax.reductions import reduce_sum
   aval = operand.aval
   new_dims = [d for d in range(len(shape)) if d not in broadcast_dimensions]
   expanded = [d for i, d in enumerate(broadcast_dimensions)
               if aval.shape[i] == 1 and shape[d] != 1]
-  summed = reduce_sum(ct, new_dims + expanded) if new_dims or expanded else ct
+  summed = lax_ops.reduce_sum(ct, new_dims + expanded) if new_dims or expanded else ct
   return [reshape(summed, aval.shape)]
 
 
@@ -439,7 +366,6 @@ _linear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
 
 
 def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
-  from jaxlite._src.array import Array
   aval = x.aval
   strides = strides or (1,) * aval.ndim
   ct_shape = core.get_aval(ct).shape
@@ -453,15 +379,6 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 _linear(slice_p, _slice_transpose)
-
-
-def _dynamic_slice_transpose(ct, x, *starts, slice_sizes):
-  zeros = ad.zeros_like_aval(x.aval)
-  return [dynamic_update_slice(zeros, ct, starts, allow_negative_indices=False)] + [
-      None] * len(starts)
-
-
-_linear(dynamic_slice_p, _dynamic_slice_transpose)
 
 
 def _concatenate_jvp(primals, tangents, *, dimension):
@@ -497,9 +414,6 @@ def _pad_jvp(primals, tangents, *, padding_config):
 
 
 def _pad_transpose(ct, operand, padding_value, *, padding_config):
-  from jaxlite._src.lax.reductions import reduce_sum
-  from jaxlite._src.lax.elementwise import sub
-  from jaxlite._src.array import Array
   zero = Array(np.zeros((), core.get_aval(ct).dtype))
   # undo negative low/high padding first, then take every (interior + 1)-th element
   unpadded = pad(ct, zero, [(-min(lo, 0), -min(hi, 0), 0) for lo, hi, _ in padding_config])
@@ -510,7 +424,8 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
   result = [op_ct if ad.is_undefined(operand) else None]
   if ad.is_undefined(padding_value):
     all_axes = range(len(shape))
-    result.append(sub(reduce_sum(ct, all_axes), reduce_sum(op_ct, all_axes)))
+    result.append(lax_ew.sub(lax_ops.reduce_sum(ct, all_axes),
+                             lax_ops.reduce_sum(op_ct, all_axes)))
   else:
     result.append(None)
   return result
@@ -518,29 +433,6 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
 
 ad.jvp_rules[pad_p] = _pad_jvp
 ad.transpose_rules[pad_p] = _pad_transpose
-
-
-def _dynamic_update_slice_jvp(primals, tangents):
-  operand, update, *starts = primals
-  out = dynamic_update_slice_p.bind(*primals)
-  t_op, t_up = tangents[0], tangents[1]
-  if type(t_op) is ad.Zero and type(t_up) is ad.Zero:
-    return out, ad.Zero(ad.tangent_aval(core.get_aval(out)))
-  return out, dynamic_update_slice_p.bind(ad.instantiate(t_op), ad.instantiate(t_up),
-                                          *starts)
-
-
-def _dynamic_update_slice_transpose(ct, operand, update, *starts):
-  up_aval = update.aval if ad.is_undefined(update) else core.get_aval(update)
-  op_ct = dynamic_update_slice(ct, ad.zeros_like_aval(up_aval), starts,
-                               allow_negative_indices=False)
-  up_ct = dynamic_slice(ct, starts, up_aval.shape, allow_negative_indices=False)
-  return ([op_ct if ad.is_undefined(operand) else None,
-           up_ct if ad.is_undefined(update) else None] + [None] * len(starts))
-
-
-ad.jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
-ad.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 
 
 # -- batching (vmap): the batch axis rides along as one more axis of the operand
@@ -604,8 +496,6 @@ def _pad_batcher(vals, dims, *, padding_config):
     config = padding_config[:xd] + ((0, 0, 0),) + padding_config[xd:]
     return pad_p.bind(x, value, padding_config=config), xd
   # A padding value per example: pad with zeros, then select it where nothing was.
-  from jaxlite._src.array import Array
-  from jaxlite._src.lax.elementwise import select
   size = batching.batch_size(vals, dims)
   x = batching.bdim_at_front(x, xd, size)
   config = ((0, 0, 0),) + padding_config
@@ -615,71 +505,7 @@ def _pad_batcher(vals, dims, *, padding_config):
                       Array(np.array(False)), padding_config=config)
   out_shape = core.get_aval(padded).shape
   values = broadcast_in_dim(batching.moveaxis(value, vd, 0), out_shape, (0,))
-  return select(inside, padded, values), 0
-
-
-def _index_vectors(starts, dims, size):
-  """Scalar start indices (some batched) as one (size, n) array of index vectors."""
-  from jaxlite._src.lax.elementwise import convert_element_type
-  dtype = dtypes.canonicalize_dtype(np.result_type(*[core.get_aval(s).dtype for s in starts]))
-  columns = []
-  for s, d in zip(starts, dims):
-    s = convert_element_type(s, dtype)
-    s = broadcast_in_dim(s, (size, 1), () if d is None else (0,))
-    columns.append(s)
-  return concatenate(columns, 1)
-
-
-def _zero_index(starts):
-  dtype = core.get_aval(starts[0]).dtype if starts else np.dtype(np.int32)
-  from jaxlite._src.array import Array
-  return Array(np.zeros((), dtype))
-
-
-def _dynamic_slice_batcher(vals, dims, *, slice_sizes):
-  x, *starts = vals
-  xd, *sds = dims
-  size = batching.batch_size(vals, dims)
-  if all(d is None for d in sds):
-    starts.insert(xd, _zero_index(starts))
-    sizes = slice_sizes[:xd] + (size,) + slice_sizes[xd:]
-    return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), xd
-  # Starts that differ per example: one gather window per example (clamped like
-  # dynamic_slice), with the operand's batch axis indexed in lockstep if it has one.
-  from jaxlite._src.lax import indexing
-  n = len(starts)
-  index = _index_vectors(starts, sds, size)
-  window = tuple(range(1, n + 1))
-  if xd is None:
-    dn = indexing.GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(),
-                                         start_index_map=tuple(range(n)))
-    return indexing.gather(x, index, dn, slice_sizes, mode="clip"), 0
-  dn = indexing.GatherDimensionNumbers(
-      offset_dims=window, collapsed_slice_dims=(), start_index_map=window,
-      operand_batching_dims=(0,), start_indices_batching_dims=(0,))
-  out = indexing.gather(batching.moveaxis(x, xd, 0), index, dn, (1,) + slice_sizes,
-                        indices_are_sorted=True, unique_indices=True, mode="clip")
-  return out, 0
-
-
-def _dynamic_update_slice_batcher(vals, dims):
-  x, update, *starts = vals
-  xd, ud, *sds = dims
-  size = batching.batch_size(vals, dims)
-  x = batching.bdim_at_front(x, xd, size)
-  update = batching.bdim_at_front(update, ud, size)
-  if all(d is None for d in sds):
-    return dynamic_update_slice_p.bind(x, update, _zero_index(starts), *starts), 0
-  # Starts that differ per example: a scatter of one window into each example.
-  from jaxlite._src.lax import indexing
-  n = len(starts)
-  window = tuple(range(1, n + 1))
-  dn = indexing.ScatterDimensionNumbers(
-      update_window_dims=window, inserted_window_dims=(), scatter_dims_to_operand_dims=window,
-      operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
-  out = indexing.scatter(x, _index_vectors(starts, sds, size), update, dn,
-                         indices_are_sorted=True, unique_indices=True, mode="clip")
-  return out, 0
+  return lax_ew.select(inside, padded, values), 0
 
 
 batching.batching_rules.update({
@@ -691,10 +517,8 @@ batching.batching_rules.update({
     slice_p: _slice_batcher,
     rev_p: _rev_batcher,
     pad_p: _pad_batcher,
-    dynamic_slice_p: _dynamic_slice_batcher,
-    dynamic_update_slice_p: _dynamic_update_slice_batcher,
 })
 
 # the transformations (below lax) build zeros and batch axes with these
 lax_ops.ops.update(broadcast_in_dim=broadcast_in_dim, broadcast_to_shape=broadcast_to_shape,
-                   transpose=transpose, expand_dims=expand_dims)
+                   transpose=transpose, expand_dims=expand_dims, unbroadcast=unbroadcast)

@@ -9,18 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import core
-from jaxlite._src.core import Primitive
+from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.lax.elementwise import _const, _float, naryop_abstract_eval
+from jaxlite._src.lax import reductions
+from jaxlite._src.lax import shapes
+from jaxlite._src.lax.elementwise import _const, _float, family_naryop as naryop
 from jaxlite._src.transforms import ad
-
-
-def naryop(name, accepted, result_dtype=None) -> Primitive:
-  # Not entered in elementwise.elementwise_primitives: that table is the fixed set of
-  # elementwise.py's own primitives, which other modules enumerate by arity.
-  prim = Primitive(name)
-  prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
-  return prim
 
 
 erf_p = naryop("erf", _float)
@@ -180,7 +174,6 @@ def igammac_value(a, x):
 
 
 def _in_wide_float(fn, a, x):
-  from jaxlite._src.lax import shapes
   shape = ew.broadcast_shapes("igamma", [core.get_aval(v).shape for v in (a, x)])
   a, x = (shapes.broadcast_in_dim(v, shape, tuple(range(core.get_aval(v).ndim)))
           for v in (a, x))
@@ -197,7 +190,6 @@ def _full(x, value):
 
 
 def _any(x):
-  from jaxlite._src.lax import reductions
   return reductions.reduce_or(x, tuple(range(core.get_aval(x).ndim)))
 
 
@@ -230,7 +222,6 @@ def _dtype(x):
 
 
 def _igamma_series(ax, x, a, enabled):
-  from jaxlite._src.lax import control_flow as cf
   eps = _const(x, np.finfo(_dtype(x)).eps)
 
   def body(vals):
@@ -248,7 +239,6 @@ def _igamma_series(ax, x, a, enabled):
 
 
 def _igammac_continued_fraction(ax, x, a, enabled):
-  from jaxlite._src.lax import control_flow as cf
   eps = _const(x, np.finfo(_dtype(x)).eps)
   one = lambda v: _const(v, 1)
 

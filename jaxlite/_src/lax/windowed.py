@@ -16,8 +16,10 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
@@ -163,7 +165,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   >>> lax.reduce_window(jnp.arange(5.), 1., lax.mul, (2,))
   Array([ 0.,  2.,  6., 12.], dtype=float32)
   """
-  from jaxlite._src.lax.parallel import _operand
   flat_ops, op_tree = tree.tree_flatten(operand)
   flat_inits, init_tree = tree.tree_flatten(init_value)
   if op_tree != init_tree:
@@ -188,7 +189,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
 # ----------------------------------------------------------------------------- differentiation
 
 def _scalar(value, dtype):
-  from jaxlite._src.array import Array
   return Array(np.array(value, dtype))
 
 

@@ -12,6 +12,8 @@ from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy import lax_numpy
+from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy.util import as_operand, check_arraylike
 
 
@@ -49,11 +51,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     out = Array(np.array(object._value), object.weak_type) if (
         copy and type(object) is Array) else object
   elif isinstance(object, (list, tuple)) and _contains_tracer(object):
-    from jaxlite._src.numpy.lax_numpy import stack
     if not object:
       out = as_operand(np.zeros((0,), dtypes.default_float_dtype()))
     else:
-      out = stack([array(o) for o in object])
+      out = lax_numpy.stack([array(o) for o in object])
   else:
     out = _from_python_or_numpy(object, want)
   # weakly typed only as the bare weak value itself was: a dtype or a sequence makes it strong
@@ -131,8 +132,7 @@ def full(shape, fill_value, dtype=None, *, device=None):
   if want is not None and (value.dtype != want or value.weak_type):
     value = lax_ew._convert_element_type(value, want, False)
   if value.ndim:
-    from jaxlite._src.numpy.lax_numpy import broadcast_to
-    return broadcast_to(value, shape)
+    return lax_numpy.broadcast_to(value, shape)
   return lax_shapes.broadcast_in_dim(value, shape, ())
 
 
@@ -231,7 +231,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
   want = _requested_dtype(dtype, "linspace") or dtypes.default_float_dtype()
-  from jaxlite._src.numpy import ufuncs, lax_numpy
   start, stop = as_operand(start), as_operand(stop)
   compute = dtypes.result_type(start, stop, dtypes.default_float_dtype())
   start = lax_ew._convert_element_type(start, compute)

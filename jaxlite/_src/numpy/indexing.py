@@ -270,8 +270,8 @@ def _dynamic_slice(arr, entries, mode, normalize):
   if not trivial:
     if len(starts) > 1:   # dynamic_slice wants one dtype for all its start indices
       starts = [lax_ew.convert_element_type(s, np.int32) for s in starts]
-    starts = [lax_shapes.normalize_start(s, d, normalize) for s, d in zip(starts, arr.shape)]
-    out = lax_shapes.dynamic_slice(arr, starts, sizes, allow_negative_indices=False)
+    starts = [lax_ix.normalize_start(s, d, normalize) for s, d in zip(starts, arr.shape)]
+    out = lax_ix.dynamic_slice(arr, starts, sizes, allow_negative_indices=False)
   if rev_axes:
     out = lax_shapes.rev(out, rev_axes)
   out = lax_shapes.squeeze(out, squeeze_axes)

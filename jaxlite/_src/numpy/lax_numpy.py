@@ -267,30 +267,11 @@ def vstack(tup, dtype=None):
   return concatenate(arrs, 0, dtype)
 
 
-def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-  """``x`` where ``condition`` else ``y``, elementwise with broadcasting; with one
-  argument, the indices of the nonzero elements of ``condition`` (``jnp.nonzero``).
-
-  Both ``x`` and ``y`` are always computed; under ``grad`` a NaN in the branch not taken
-  still reaches the gradient (see the sharp-bits docs for the double-``where`` fix).
-
-  Parameters
-  ----------
-  condition : array_like
-  x, y : array_like, optional
-    Both or neither.
-  size, fill_value : optional
-    One-argument form only: the static number of indices (needed under ``jit``) and the
-    padding beyond the nonzero count, as in ``jnp.nonzero``.
-  """
-  if x is None and y is None:
-    from jaxlite._src.numpy.sorting import nonzero
-    check_arraylike("where", condition)
-    return nonzero(condition, size=size, fill_value=fill_value)
+def where(condition, x, y, /):
+  """``x`` where ``condition`` else ``y``, elementwise with broadcasting: the three-term
+  ``jnp.where`` (the public one, in ``sorting.py``, adds the one-argument form, which is
+  ``jnp.nonzero``). Both ``x`` and ``y`` are always computed."""
   check_arraylike("where", condition, x, y)
-  if size is not None or fill_value is not None:
-    raise ValueError("size and fill_value arguments cannot be used in three-term where "
-                     "function.")
   x, y = promote_dtypes(x, y)
   condition = as_operand(condition)
   if condition.dtype != np.bool_:
@@ -397,33 +378,6 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
   return _dot_result(out, weak)
 
 
-def vdot(a, b, *, precision=None, preferred_element_type=None):
-  """Dot product of the flattened inputs (conjugating ``a``)."""
-  check_arraylike("vdot", a, b)
-  if iscomplexobj(a):
-    from jaxlite._src.numpy.math import conjugate
-    a = conjugate(a)
-  return dot(ravel(a), ravel(b), precision=precision,
-             preferred_element_type=preferred_element_type)
-
-
-def inner(a, b, *, precision=None, preferred_element_type=None):
-  """Contract the last axes of ``a`` and ``b``."""
-  a, b, out_dtype, weak = _dot_operands("inner", a, b, preferred_element_type)
-  if a.ndim == 0 or b.ndim == 0:
-    from jaxlite._src.numpy.ufuncs import multiply
-    return multiply(a, b) if preferred_element_type is None else multiply(
-        astype(a, out_dtype), astype(b, out_dtype))
-  return _dot_result(lax_red.dot_general(
-      a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision, out_dtype), weak)
-
-
-def outer(a, b):
-  """Outer product of the flattened inputs."""
-  from jaxlite._src.numpy.ufuncs import multiply
-  return multiply(reshape(a, (-1, 1)), ravel(b))
-
-
 def result_type(*args):
   """The dtype JAX's promotion gives ``args``."""
   return dtypes.result_type(*args)
@@ -437,38 +391,6 @@ def isscalar(element):
   if isinstance(element, (Array, Tracer)):
     return element.ndim == 0
   return np.isscalar(element)
-
-
-def array_equal(a1, a2, equal_nan=False):
-  """Whether two arrays have the same shape and elements."""
-  from jaxlite._src.numpy import reductions, ufuncs
-  if shape(a1) != shape(a2):
-    return as_operand(False)
-  eq = ufuncs.equal(a1, a2)
-  if equal_nan:
-    eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
-  return reductions.all(eq)
-
-
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-  """Whether all elements are equal within tolerance."""
-  from jaxlite._src.numpy import reductions
-  return reductions.all(isclose(a, b, rtol, atol, equal_nan))
-
-
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-  """Elementwise ``|a - b| <= atol + rtol * |b|``, or ``a == b`` (so equal infinities are
-  close); where ``b`` is not finite only ``a == b`` counts, as in JAX."""
-  from jaxlite._src.numpy import ufuncs
-  a, b = util.promote_args_inexact("isclose", *util.promote_args("isclose", a, b))
-  tol_dtype = np.finfo(a.dtype).dtype if dtypes.is_complex(a.dtype) else a.dtype
-  rtol, atol = (lax_ew.convert_element_type(as_operand(t), tol_dtype) for t in (rtol, atol))
-  in_range = lax_ew.le(lax_ew.abs(lax_ew.sub(a, b)),
-                       lax_ew.add(atol, lax_ew.mul(rtol, lax_ew.abs(b))))
-  out = ufuncs.logical_or(lax_ew.eq(a, b), ufuncs.logical_and(ufuncs.isfinite(b), in_range))
-  if equal_nan:
-    out = ufuncs.logical_or(out, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
-  return out
 
 
 builtins_max = builtins.max

@@ -22,6 +22,7 @@ from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import array_ops
 from jaxlite._src.numpy import creation
 from jaxlite._src.numpy import lax_numpy as lnp
+from jaxlite._src.numpy import math as _math
 from jaxlite._src.numpy import reductions as red
 from jaxlite._src.numpy import sorting
 from jaxlite._src.numpy import ufuncs
@@ -86,8 +87,7 @@ def _H(x):
 
 
 def ufuncs_conj(x):
-  from jaxlite._src.numpy import math
-  return math.conj(x)
+  return _math.conj(x)
 
 
 # ----------------------------------------------------------------------------- decompositions
@@ -492,7 +492,7 @@ def outer(x1, x2, /):
   if x1.ndim != 1 or x2.ndim != 1:
     raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
                      f"and x2.ndim={x2.ndim}.")
-  return lnp.outer(x1, x2)
+  return _math.outer(x1, x2)
 
 
 def trace(x, /, *, offset=0, dtype=None):

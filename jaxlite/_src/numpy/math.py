@@ -11,8 +11,12 @@ from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import special as lax_special
+from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.numpy import lax_numpy
+from jaxlite._src.numpy import reductions
 from jaxlite._src.numpy import ufuncs
-from jaxlite._src.numpy.lax_numpy import where
+from jaxlite._src.numpy import util
+from jaxlite._src.numpy.lax_numpy import broadcast_arrays, where
 from jaxlite._src.numpy.reductions import any as _any
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
                                      promote_args, promote_args_inexact, promote_args_numeric,
@@ -24,7 +28,7 @@ __all__ = [
     "heaviside", "conj", "conjugate", "real", "imag", "angle", "iscomplex", "isreal",
     "isrealobj", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
     "bitwise_count", "nan_to_num", "i0", "isneginf", "isposinf", "spacing", "fmax", "fmin",
-    "fabs",
+    "fabs", "vdot", "inner", "outer", "array_equal", "allclose", "isclose",
 ]
 
 
@@ -134,7 +138,6 @@ def _wrap(x, half_period):
 
 
 def _broadcast(*args):
-  from jaxlite._src.numpy.lax_numpy import broadcast_arrays
   return broadcast_arrays(*args)
 
 
@@ -475,3 +478,57 @@ for _cls in (Array, Tracer):
   _cls.conj = _cls.conjugate = conjugate
   _cls.real = property(real)
   _cls.imag = property(imag)
+
+
+# -- products and comparisons of whole arrays, built on the ufuncs and reductions
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+  """Dot product of the flattened inputs (conjugating ``a``)."""
+  check_arraylike("vdot", a, b)
+  if lax_numpy.iscomplexobj(a):
+    a = conjugate(a)
+  return lax_numpy.dot(lax_numpy.ravel(a), lax_numpy.ravel(b), precision=precision,
+                       preferred_element_type=preferred_element_type)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+  """Contract the last axes of ``a`` and ``b``."""
+  a, b, out_dtype, weak = lax_numpy._dot_operands("inner", a, b, preferred_element_type)
+  if a.ndim == 0 or b.ndim == 0:
+    return ufuncs.multiply(a, b) if preferred_element_type is None else ufuncs.multiply(
+        lax_numpy.astype(a, out_dtype), lax_numpy.astype(b, out_dtype))
+  return lax_numpy._dot_result(lax_red.dot_general(
+      a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision, out_dtype), weak)
+
+
+def outer(a, b):
+  """Outer product of the flattened inputs."""
+  return ufuncs.multiply(lax_numpy.reshape(a, (-1, 1)), lax_numpy.ravel(b))
+
+
+def array_equal(a1, a2, equal_nan=False):
+  """Whether two arrays have the same shape and elements."""
+  if lax_numpy.shape(a1) != lax_numpy.shape(a2):
+    return as_operand(False)
+  eq = ufuncs.equal(a1, a2)
+  if equal_nan:
+    eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
+  return reductions.all(eq)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  """Whether all elements are equal within tolerance."""
+  return reductions.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  """Elementwise ``|a - b| <= atol + rtol * |b|``, or ``a == b`` (so equal infinities are
+  close); where ``b`` is not finite only ``a == b`` counts, as in JAX."""
+  a, b = util.promote_args_inexact("isclose", *util.promote_args("isclose", a, b))
+  tol_dtype = np.finfo(a.dtype).dtype if dtypes.is_complex(a.dtype) else a.dtype
+  rtol, atol = (lax.convert_element_type(as_operand(t), tol_dtype) for t in (rtol, atol))
+  in_range = lax.le(lax.abs(lax.sub(a, b)),
+                       lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  out = ufuncs.logical_or(lax.eq(a, b), ufuncs.logical_and(ufuncs.isfinite(b), in_range))
+  if equal_nan:
+    out = ufuncs.logical_or(out, ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b)))
+  return out

@@ -26,9 +26,8 @@ from jaxlite._src.numpy.ufuncs import (
 from jaxlite._src.numpy.lax_numpy import (
     shape, ndim, size, broadcast_shapes, reshape, ravel, transpose, permute_dims,
     matrix_transpose, swapaxes, moveaxis, expand_dims, squeeze, broadcast_to,
-    broadcast_arrays, atleast_1d, atleast_2d, concatenate, stack, hstack, vstack, where,
-    astype, dot, matmul, vdot, inner, outer, result_type, iscomplexobj, isscalar,
-    array_equal, allclose, isclose)
+    broadcast_arrays, atleast_1d, atleast_2d, concatenate, stack, hstack, vstack, astype,
+    dot, matmul, result_type, iscomplexobj, isscalar)
 from jaxlite._src.numpy.indexing import take, take_along_axis
 from jaxlite._src.numpy.reductions import (
     sum, prod, max, min, amax, amin, all, any, mean, var, std, argmax, argmin, count_nonzero)

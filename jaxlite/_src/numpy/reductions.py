@@ -6,10 +6,12 @@ import builtins
 import numpy as np
 
 from jaxlite._src import dtypes
+from jaxlite._src.lax import bits
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import util
+from jaxlite._src.numpy.lax_numpy import broadcast_to, where as select
 from jaxlite._src.numpy.util import as_operand, check_arraylike
 
 
@@ -38,7 +40,6 @@ def _fill_value(dtype, identity):
 
 def _masked(a, where, identity):
   """``a`` with the elements ``where`` excludes replaced by the reduction's identity."""
-  from jaxlite._src.numpy.lax_numpy import where as select
   return select(where, a, as_operand(_fill_value(a.dtype, identity)))
 
 
@@ -108,7 +109,6 @@ def promote_integer_dtype(dtype):
 def _cast_to_bool(a):
   """``a != 0`` as JAX's ``any``/``all`` see it: a complex number by its real part."""
   if dtypes.is_complex(a.dtype):
-    from jaxlite._src.lax import bits
     a = bits.real(a)
   return lax_ew.convert_element_type(a, np.bool_)
 
@@ -188,7 +188,6 @@ def _count(a, axis, keepdims, where, dtype):
     axes = util.canonicalize_axes(axis, a.ndim)
     n = int(np.prod([a.shape[i] for i in axes], dtype=np.int64))
     return as_operand(np.array(n, dtype))
-  from jaxlite._src.numpy.lax_numpy import broadcast_to
   return sum(broadcast_to(where, a.shape), axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -234,7 +233,6 @@ def _correction(ddof, correction):
 def squared_magnitude(centered):
   """``|centered|**2``, real also for complex input."""
   if dtypes.is_complex(centered.dtype):
-    from jaxlite._src.lax import bits
     return bits.real(lax_ew.mul(centered, bits.conj(centered)))
   return lax_ew.mul(centered, centered)
 
@@ -263,7 +261,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   count = lax_ew.sub(count, lax_ew.convert_element_type(as_operand(correction), count.dtype))
   total = sum(squared, axis, dtype=squared.dtype, keepdims=keepdims, where=where)
   out = lax_ew.convert_element_type(lax_ew.div(total, count), dtype)
-  from jaxlite._src.numpy.lax_numpy import where as select
   # a Python NaN, promoted as jnp.where does: an integer ``dtype`` gives a weak float
   return select(lax_ew.gt(count, lax_ew._const(count, 0)), out, np.nan)
 

@@ -20,11 +20,14 @@ from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import sorting as lax_sort
 from jaxlite._src.numpy import lax_numpy
+from jaxlite._src.numpy.creation import zeros
+from jaxlite._src.numpy.indexing import take
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
                                      promote_dtypes)
 
 __all__ = [
     "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "nonzero",
+    "where",
     "argwhere", "flatnonzero", "unique", "union1d", "intersect1d", "setdiff1d", "setxor1d",
     "isin", "extract", "select", "piecewise", "compress", "sort_complex",
 ]
@@ -273,6 +276,32 @@ def flatnonzero(a, *, size=None, fill_value=None):
   return nonzero(_flat(as_operand(a)), size=size, fill_value=fill_value)[0]
 
 
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+  """``x`` where ``condition`` else ``y``, elementwise with broadcasting; with one
+  argument, the indices of the nonzero elements of ``condition`` (``jnp.nonzero``).
+
+  Both ``x`` and ``y`` are always computed; under ``grad`` a NaN in the branch not taken
+  still reaches the gradient (see the sharp-bits docs for the double-``where`` fix).
+
+  Parameters
+  ----------
+  condition : array_like
+  x, y : array_like, optional
+    Both or neither.
+  size, fill_value : optional
+    One-argument form only: the static number of indices (needed under ``jit``) and the
+    padding beyond the nonzero count, as in ``jnp.nonzero``.
+  """
+  if x is None and y is None:
+    check_arraylike("where", condition)
+    return nonzero(condition, size=size, fill_value=fill_value)
+  check_arraylike("where", condition, x, y)
+  if size is not None or fill_value is not None:
+    raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                     "function.")
+  return lax_numpy.where(condition, x, y)
+
+
 def argwhere(a, *, size=None, fill_value=None):
   """The indices of the nonzero elements, as an array of shape ``(count, a.ndim)``."""
   check_arraylike("argwhere", a)
@@ -286,7 +315,6 @@ def argwhere(a, *, size=None, fill_value=None):
 def _isin_mask(element, test):
   """For each entry of 1-D ``element``, whether it occurs in 1-D ``test``."""
   if test.shape[0] == 0 or element.shape[0] == 0:
-    from jaxlite._src.numpy.creation import zeros
     return zeros(element.shape, bool)
   eq = lax.eq(lax_shapes.broadcast_in_dim(element, element.shape + test.shape, (0,)),
               lax_shapes.broadcast_in_dim(test, element.shape + test.shape, (1,)))
@@ -525,7 +553,6 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     return lax_numpy.moveaxis(taken, 0, axis)
   idx = _first_true(condition, size)
   valid = lax.lt(_iota(size), lax.broadcast_like(count, idx))
-  from jaxlite._src.numpy.indexing import take
   taken = take(moved, idx, axis=0, mode="clip")
   mask = lax_shapes.broadcast_in_dim(valid, taken.shape, (0,))
   return lax_numpy.moveaxis(lax.select(mask, taken, lax.broadcast_like(fill, taken)), 0, axis)

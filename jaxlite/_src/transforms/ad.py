@@ -321,6 +321,21 @@ def defjvp2(prim, *jvp_fns):
   defjvp(prim, *jvp_fns, pass_ans=True)
 
 
+def defbilinear(prim):
+  """A primitive linear in each of its two operands separately (dot_general, convolution):
+  the tangent is ``prim(tx, y) + prim(x, ty)``, a term for each nonzero tangent."""
+  def rule(primals, tangents, **params):
+    (x, y), (tx, ty) = primals, tangents
+    out = prim.bind(x, y, **params)
+    t = Zero(tangent_aval(core.get_aval(out)))
+    if type(tx) is not Zero:
+      t = add_tangents(t, prim.bind(tx, y, **params))
+    if type(ty) is not Zero:
+      t = add_tangents(t, prim.bind(x, ty, **params))
+    return out, t
+  jvp_rules[prim] = rule
+
+
 def defzero(prim):
   """The output does not depend differentiably on the inputs (comparisons, floor...)."""
   def rule(primals, tangents, **params):

@@ -2,8 +2,10 @@
 
 The source is ``exec``-ed once; calling the result costs one Python call per equation,
 with no tracing, dispatch or abstract evaluation left. Common elementwise primitives are
-written as direct NumPy calls (their result dtype is the primitive's, checked by the
-tier-agreement tests); everything else calls the eager implementation table.
+written as direct NumPy ufunc calls, a speed form of the implementation table that can
+also write into a dying operand's buffer (tests/test_codegen_templates.py proves each
+computes the table's bits and dtype on every dtype it runs on); everything else calls the
+eager implementation table.
 """
 from __future__ import annotations
 

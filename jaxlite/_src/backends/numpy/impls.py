@@ -10,6 +10,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.backends.numpy import complex_math as cmath
@@ -353,8 +354,8 @@ impl_rules.update({
     sh.rev_p: lambda x, *, dimensions: np.flip(x, dimensions),
     sh.iota_p: _iota,
     sh.pad_p: _pad,
-    sh.dynamic_slice_p: _dynamic_slice,
-    sh.dynamic_update_slice_p: _dynamic_update_slice,
+    ix.dynamic_slice_p: _dynamic_slice,
+    ix.dynamic_update_slice_p: _dynamic_update_slice,
 })
 
 from jaxlite._src.transforms import ad  # noqa: E402

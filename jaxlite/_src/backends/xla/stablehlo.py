@@ -579,8 +579,8 @@ lowering_rules.update({
     sh.iota_p: lambda b, eqn, *, dtype, shape, dimension, sharding: b.op1(
         "stablehlo.iota", [], shape, dtype, f"iota_dimension = {dimension} : i64"),
     sh.pad_p: _pad_rule,
-    sh.dynamic_slice_p: _dynamic_slice_rule,
-    sh.dynamic_update_slice_p: _dynamic_update_slice_rule,
+    ix.dynamic_slice_p: _dynamic_slice_rule,
+    ix.dynamic_update_slice_p: _dynamic_update_slice_rule,
 })
 
 

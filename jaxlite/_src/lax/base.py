@@ -1,0 +1,38 @@
+"""Helpers the lax families share, below all of them: operands from Python values, and
+tracing a user function of pytrees (a reduction's computation, a loop's body)."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import dtypes
+from jaxlite._src import tree
+from jaxlite._src.array import Array, as_operand
+from jaxlite._src.core import Tracer
+from jaxlite._src.transforms.staging import trace_to_jaxpr
+
+
+def operand(x):
+  """Python numbers as weakly typed Arrays and NumPy values as Arrays, as in jnp; anything
+  else unchanged."""
+  if isinstance(x, (bool, int, float, complex)):
+    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
+  if isinstance(x, (np.ndarray, np.generic)):
+    return Array(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
+  return x
+
+
+def trace_flat(fun, in_tree, in_avals, what):
+  """Trace a user function of pytrees; returns (ClosedJaxpr, out_tree)."""
+  store = []
+
+  def flat(*leaves):
+    out = fun(*tree.tree_unflatten(in_tree, leaves))
+    out_leaves, out_tree = tree.tree_flatten(out)
+    store.append(out_tree)
+    for leaf in out_leaves:
+      if not isinstance(leaf, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
+                               complex)):
+        raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a "
+                        "valid JAX type. Return arrays (or pytrees of arrays) only.")
+    return [as_operand(x) for x in out_leaves]
+  return trace_to_jaxpr(flat, in_avals), store[-1]

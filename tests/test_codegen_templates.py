@@ -1,0 +1,91 @@
+"""Tier 0's direct NumPy templates (``codegen._DIRECT`` and ``_DIRECT_IF_KIND``) are a
+speed form of the implementation table: a generated ufunc call (which can also write into
+a dying operand's buffer) instead of a call through ``impl_rules``. This proves they
+compute what ``impl_rules`` computes, bit for bit, for every dtype each template runs on,
+edge values included; the table itself is checked against JAX by the replay tests.
+"""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jaxlite as jax
+from jaxlite._src.backends.numpy import codegen
+from jaxlite._src.backends.numpy.impls import impl_rules
+
+_DTYPES = [np.dtype(d) for d in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64,
+    np.complex128)]
+
+# NumPy warns about the inf/nan edge values; XLA (and tier 0's filter) compute them silently
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _edge_values(dtype):
+  """Zero, signed zero, extremes, infinities and NaN where the dtype has them, and a few
+  ordinary values."""
+  if dtype.kind == "b":
+    return np.array([False, True, True, False])
+  if dtype.kind in "iu":
+    info = np.iinfo(dtype)
+    return np.array([0, 1, 2, 7, info.max, info.min, info.max - 1, info.min + 1],
+                    dtype=np.int64 if dtype.kind == "i" else np.uint64).astype(dtype)
+  real = ml_dtypes.finfo(dtype.type if dtype.kind == "f" else np.float64)
+  values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, np.inf, -np.inf, np.nan,
+            float(real.max), float(real.min), float(real.tiny), float(real.smallest_subnormal)]
+  if dtype.kind == "c":
+    return np.array([complex(a, b) for a in values[::2] for b in values[1::2]], dtype)
+  return np.array(values, dtype)
+
+
+def _operands(dtype, arity):
+  """Every pair of edge values for binary primitives (so 0/-0, inf-inf, nan in either
+  place all occur)."""
+  x = _edge_values(dtype)
+  if arity == 1:
+    return (x,)
+  i, j = np.meshgrid(np.arange(x.size), np.arange(x.size), indexing="ij")
+  return x[i.ravel()], x[j.ravel()]
+
+
+def _bits(a):
+  a = np.ascontiguousarray(a)
+  return a.view(np.uint8) if a.dtype.itemsize else a
+
+
+def _cases():
+  for prim, template in codegen._DIRECT.items():
+    yield prim, template, "".join(sorted({d.kind for d in _DTYPES}))
+  for prim, (kinds, template) in codegen._DIRECT_IF_KIND.items():
+    yield prim, template, kinds
+
+
+@pytest.mark.parametrize("prim,template,kinds", list(_cases()),
+                         ids=[c[0].name for c in _cases()])
+def test_template_computes_what_the_implementation_table_computes(prim, template, kinds,
+                                                                   x64):
+  x64(True)   # the 64-bit dtypes too
+  arity = template.count("{")
+  ran = []
+  for dtype in _DTYPES:
+    if dtype.kind not in kinds:
+      continue
+    args = _operands(dtype, arity)
+    try:
+      closed = jax.make_jaxpr(prim.bind)(*args)
+    except TypeError:   # the primitive rejects this dtype: the template never sees it
+      continue
+    (eqn,) = closed.jaxpr.eqns
+    assert codegen._template(eqn) == template
+    fn, source = codegen.compile_jaxpr(closed)
+    assert template.format(*[f"a{i}" for i in range(arity)]) in source
+    (generated,) = fn(*args)
+    expected = impl_rules[prim](*args)
+    aval = eqn.outvars[0].aval
+    assert generated.dtype == expected.dtype == aval.dtype, (dtype, generated.dtype)
+    assert generated.shape == expected.shape == aval.shape
+    np.testing.assert_array_equal(_bits(generated), _bits(expected), err_msg=str(dtype))
+    ran.append(dtype)
+  # NumPy calls bfloat16's kind "V": only the unconditional templates run on it
+  floats = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float64)}
+  assert {d for d in floats if d.kind in kinds} <= set(ran)
