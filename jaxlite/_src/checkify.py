@@ -534,22 +534,22 @@ def _starts_oob(operand_shape, starts, sizes):
 
 
 def _dynamic_slice_rule(error, enabled_errors, operand, *starts, slice_sizes):
-  out = shapes.dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
+  out = indexing.dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
   if OOBError not in enabled_errors or not starts:
     return error, out
   shape = core.get_aval(operand).shape
   indices, mask = _starts_oob(shape, starts, slice_sizes)
-  return _oob_error(error, shapes.dynamic_slice_p, shape, mask, indices,
+  return _oob_error(error, indexing.dynamic_slice_p, shape, mask, indices,
                     range(len(shape))), out
 
 
 def _dynamic_update_slice_rule(error, enabled_errors, operand, update, *starts):
-  out = shapes.dynamic_update_slice_p.bind(operand, update, *starts)
+  out = indexing.dynamic_update_slice_p.bind(operand, update, *starts)
   if OOBError not in enabled_errors or not starts:
     return error, out
   shape = core.get_aval(operand).shape
   indices, mask = _starts_oob(shape, starts, core.get_aval(update).shape)
-  return _oob_error(error, shapes.dynamic_update_slice_p, shape, mask,
+  return _oob_error(error, indexing.dynamic_update_slice_p, shape, mask,
                     indices, range(len(shape))), out
 
 
@@ -591,13 +591,13 @@ def _scatter_rule(prim, error, enabled_errors, operand, indices, updates, **para
 # primitive -> the kinds of error its rule may add (besides the NaN-producing ones)
 _FAILS_WITH = {ew.div_p: (DivisionByZeroError, NaNError)}
 _FAILS_WITH.update({p: (OOBError,) for p in (
-    shapes.dynamic_slice_p, shapes.dynamic_update_slice_p, indexing.gather_p,
+    indexing.dynamic_slice_p, indexing.dynamic_update_slice_p, indexing.gather_p,
     indexing.scatter_p, indexing.scatter_add_p, indexing.scatter_mul_p,
     indexing.scatter_min_p, indexing.scatter_max_p)})
 
 error_checks[ew.div_p] = _div_rule
-error_checks[shapes.dynamic_slice_p] = _dynamic_slice_rule
-error_checks[shapes.dynamic_update_slice_p] = _dynamic_update_slice_rule
+error_checks[indexing.dynamic_slice_p] = _dynamic_slice_rule
+error_checks[indexing.dynamic_update_slice_p] = _dynamic_update_slice_rule
 error_checks[indexing.gather_p] = _gather_rule
 for _prim in (indexing.scatter_p, indexing.scatter_add_p, indexing.scatter_mul_p,
               indexing.scatter_min_p, indexing.scatter_max_p):
