@@ -189,9 +189,36 @@ def _accepted_setting(*args, **kwargs):
   yield
 
 
-default_matmul_precision = numpy_rank_promotion = transfer_guard = _accepted_setting
+transfer_guard = _accepted_setting
 transfer_guard_host_to_device = transfer_guard_device_to_host = _accepted_setting
-transfer_guard_device_to_device = checking_leaks = enable_checks = _accepted_setting
+transfer_guard_device_to_device = _accepted_setting
+
+
+def _config_context(option, doc):
+  """A context manager that sets config ``option`` inside its ``with`` block."""
+  @contextlib.contextmanager
+  def context(new_val):
+    with config.override(option, new_val):
+      yield
+  context.__doc__ = doc
+  return context
+
+
+numpy_rank_promotion = _config_context(
+    "jax_numpy_rank_promotion", "Set jax_numpy_rank_promotion ('allow', 'warn' or "
+    "'raise') inside the ``with`` block.")
+default_matmul_precision = _config_context(
+    "jax_default_matmul_precision", "Set jax_default_matmul_precision inside the ``with`` "
+    "block.")
+enable_checks = _config_context("jax_enable_checks",
+                                "Set jax_enable_checks inside the ``with`` block.")
+
+
+@contextlib.contextmanager
+def checking_leaks():
+  """Turn jax_check_tracer_leaks on inside the ``with`` block."""
+  with config.override("jax_check_tracer_leaks", True):
+    yield
 
 
 def ensure_compile_time_eval():
