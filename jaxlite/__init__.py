@@ -52,5 +52,6 @@ from jaxlite import random, nn  # noqa
 
 # Running JAX programs on jaxlite (issue 17): `import jax` served by jaxlite.
 from jaxlite._src.jax_alias import install_as_jax  # noqa
+from jaxlite._src.api import debug_nans, debug_infs  # noqa
 from jaxlite import core, typing  # noqa: imported by `import jax` in JAX too
 from jaxlite._src import debug_nans as _debug_nans  # noqa: watches jax_debug_nans/infs

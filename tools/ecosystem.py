@@ -91,10 +91,10 @@ def run_suite(python, name, site, files, args, xml_path):
   env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
   env.pop("PYTHONPATH", None)
   print(f"[{name}] {' '.join(cmd[:8])} ... ({len(files)} files)", flush=True)
-  proc = subprocess.run(cmd, cwd=site, env=env, capture_output=True, text=True)
   log = pathlib.Path(xml_path).with_suffix(".log")
-  log.write_text(proc.stdout + proc.stderr)
-  return parse_counts(proc.stdout), log
+  with open(log, "w") as out:   # written as it runs, so a long run can be watched
+    subprocess.run(cmd, cwd=site, env=env, stdout=out, stderr=subprocess.STDOUT)
+  return parse_counts(log.read_text()), log
 
 
 def parse_counts(stdout):
@@ -139,26 +139,27 @@ def main(argv=None):
   parser.add_argument("--timeout", type=int, default=300, help="seconds per test (0: none)")
   parser.add_argument("--setup-only", action="store_true")
   parser.add_argument("--skip-setup", action="store_true")
+  parser.add_argument("--tag", default="", help="suffix of the result files' names")
   parser.add_argument("--failures", action="store_true",
                       help="list the tests that fail on jaxlite but pass on JAX, grouped by message")
   args = parser.parse_args(argv)
   names = args.only or list(RUNTIMES)
-  counts, xmls = {}, {}
+  counts = {}
   for name in names:
     python = _venv_python(args.root, name) if args.skip_setup else setup_venv(args.root, name)
     if args.setup_only:
       continue
     site = site_packages(python)
-    xmls[name] = pathlib.Path(args.root) / f"{name}.xml"
+    xml = pathlib.Path(args.root) / f"{name}{args.tag}.xml"
     counts[name], log = run_suite(python, name, site, test_files(site, args.suites, args.files),
-                                  args, xmls[name])
+                                  args, xml)
     print(f"[{name}] log: {log}", flush=True)
   report(counts)
   if args.failures:
     # The JAX run's results from this call, or else from the last call that made them.
-    base = failures(pathlib.Path(args.root) / "jax.xml")
+    base = failures(pathlib.Path(args.root) / f"jax{args.tag}.xml")
     groups = collections.defaultdict(list)
-    for node, message in failures(pathlib.Path(args.root) / "jaxlite.xml").items():
+    for node, message in failures(pathlib.Path(args.root) / f"jaxlite{args.tag}.xml").items():
       if node not in base:
         groups[message].append(node)
     for message, nodes in sorted(groups.items(), key=lambda kv: -len(kv[1])):

@@ -96,19 +96,20 @@ def _enum(*choices, allow_none=False):
   return validate
 
 
-def _optional(kind, types):
+def _optional(kind, types, end):
   """Validator of an option that takes None or a value of ``types`` (JAX's string_state,
   float_state)."""
   def validate(value):
     if value is None or (isinstance(value, types) and not isinstance(value, bool)):
       return value
     raise ValueError(f"new {kind} config value must be None or of type {types[0].__name__}, "
-                     f"got {value} of type {type(value)}.")
+                     f"got {value} of type {type(value)}{end}")
   return validate
 
 
-_string = _optional("string", (str,))
-_float = _optional("float", (float, int))
+# (JAX ends the string message with a period and the float one without.)
+_string = _optional("string", (str,), ".")
+_float = _optional("float", (float, int), "")
 
 
 def _truth(value):
