@@ -63,7 +63,12 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
 
 def _from_python_or_numpy(obj, want):
   if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
-    return as_operand(obj)
+    if want is None:
+      return as_operand(obj)
+    # With a dtype the scalar only has to fit that dtype (jnp.asarray(2**32 - 1, 'uint32')).
+    if type(obj) is int and want.kind in "iu" and not (
+        np.iinfo(want).min <= obj <= np.iinfo(want).max):
+      raise OverflowError(f"Python integer {obj} out of bounds for {want}")
   try:
     value = np.asarray(obj) if want is None else np.asarray(obj, dtype=want)
   except ValueError as e:
