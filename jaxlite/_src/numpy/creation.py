@@ -146,8 +146,11 @@ def empty(shape, dtype=None, *, device=None):
 
 
 def _like(fun_name, a, dtype, shape):
-  check_arraylike(fun_name, a)
-  aval = core.get_aval(a)
+  if isinstance(a, core.ShapeDtypeStruct):   # a description of an array serves, as in JAX
+    aval = core.ShapedArray(a.shape, np.dtype(a.dtype), getattr(a, "weak_type", False))
+  else:
+    check_arraylike(fun_name, a)
+    aval = core.get_aval(a)
   want = _requested_dtype(dtype, fun_name) or aval.dtype
   return (aval.shape if shape is None else _shape(shape, fun_name)), want, aval.weak_type
 
