@@ -306,3 +306,40 @@ def test_optax_example_trains(tmp_path):
                     "--steps", "60"], tmp_path)
   assert out.returncode == 0, out.stderr
   assert "final loss" in out.stdout
+
+
+# -- what optax's suite found ------------------------------------------------------------
+
+def test_jnp_ndarray_is_jax_array_for_tracers_too():
+  assert jnp.ndarray is jax.Array
+  seen = []
+  jax.jit(lambda x: seen.append(isinstance(x, jnp.ndarray)) or x)(1.0)
+  assert seen == [True]
+
+
+def test_asarray_python_int_checked_against_requested_dtype():
+  x = jnp.asarray(2**32 - 1, dtype=jnp.uint32)
+  assert x.dtype == np.uint32 and int(x) == 2**32 - 1
+  with pytest.raises(OverflowError, match="Python integer -1 out of bounds for uint32"):
+    jnp.asarray(-1, dtype=jnp.uint32)
+
+
+def test_cond_operand_keyword_passes_none():
+  assert jax.lax.cond(True, lambda _: 1, lambda _: 2, operand=None) == 1
+  with pytest.raises(TypeError, match="if 'operand' keyword is passed"):
+    jax.lax.cond(True, lambda x: x, lambda x: x, 1, operand=2)
+
+
+def test_round_operator():
+  r = round(jnp.float32(2.6))
+  assert r.dtype == np.int32 and int(r) == 3
+  assert round(jnp.float32(2.65), 1).dtype == np.float32
+
+
+def test_like_functions_take_shape_dtype_struct():
+  s = jax.ShapeDtypeStruct((2,), jnp.float32)
+  for fn, value in [(jnp.zeros_like, 0.0), (jnp.ones_like, 1.0),
+                    (lambda a: jnp.full_like(a, 3.0), 3.0)]:
+    out = fn(s)
+    assert out.shape == (2,) and out.dtype == np.float32 and not out.weak_type
+    np.testing.assert_array_equal(out, np.full(2, value, np.float32))
