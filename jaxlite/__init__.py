@@ -6,7 +6,7 @@ from jaxlite._src.version import __version__
 
 from jaxlite._src.config import config
 from jaxlite._src import backends as _backends
-from jaxlite._src.array import Array
+from jaxlite._src.array import PublicArray as Array
 from jaxlite._src.core import ShapeDtypeStruct
 from jaxlite._src.numpy import array_methods as _array_methods
 from jaxlite._src.api import (
@@ -60,3 +60,9 @@ from jaxlite._src.pmap import pmap  # noqa: E402
 from jaxlite._src import sharding_jit as _sharding_jit  # noqa: E402,F401  (jit's shardings)
 del _sharding_jit
 from jaxlite import distributed  # noqa: E402
+
+# Running JAX programs on jaxlite (issue 17): `import jax` served by jaxlite.
+from jaxlite._src.jax_alias import install_as_jax  # noqa
+from jaxlite._src.api import debug_nans, debug_infs  # noqa
+from jaxlite import core, typing  # noqa: imported by `import jax` in JAX too
+from jaxlite._src import debug_nans as _debug_nans  # noqa: watches jax_debug_nans/infs

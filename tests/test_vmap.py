@@ -501,7 +501,8 @@ def test_jacobian_of_pytrees_and_argnums(jac):
   np.testing.assert_allclose(jy, x)
   j, aux = jac(lambda a: (a ** 2, a.sum()), has_aux=True)(x)
   np.testing.assert_allclose(j, np.diag(2 * x))
-  assert type(aux) is jax.Array and float(aux) == 6.0
+  # a concrete array, not a leaked tracer (jax.Array admits tracers too, as in JAX)
+  assert isinstance(aux, jax.Array) and not isinstance(aux, jax.core.Tracer) and float(aux) == 6.0
 
 
 def test_jacobian_dtypes_as_jax():

@@ -199,9 +199,49 @@ def _accepted_setting(*args, **kwargs):
   yield
 
 
-default_matmul_precision = numpy_rank_promotion = transfer_guard = _accepted_setting
+transfer_guard = _accepted_setting
 transfer_guard_host_to_device = transfer_guard_device_to_host = _accepted_setting
-transfer_guard_device_to_device = checking_leaks = enable_checks = _accepted_setting
+transfer_guard_device_to_device = _accepted_setting
+
+
+_NO_DEFAULT = object()
+
+
+def _config_context(option, doc):
+  """A context manager that sets config ``option`` inside its ``with`` block; called with
+  no value it turns a boolean option on (as JAX's do) and asks for one otherwise."""
+  @contextlib.contextmanager
+  def context(new_val=_NO_DEFAULT):
+    if new_val is _NO_DEFAULT:
+      if not isinstance(config.read(option), bool):
+        raise TypeError(f"Context manager for {option} config option requires an argument "
+                        "representing the new value for the config option.")
+      new_val = True
+    with config.override(option, new_val):
+      yield
+  context.__doc__ = doc
+  return context
+
+
+numpy_rank_promotion = _config_context(
+    "jax_numpy_rank_promotion", "Set jax_numpy_rank_promotion ('allow', 'warn' or "
+    "'raise') inside the ``with`` block.")
+default_matmul_precision = _config_context(
+    "jax_default_matmul_precision", "Set jax_default_matmul_precision inside the ``with`` "
+    "block.")
+debug_nans = _config_context("jax_debug_nans",
+                             "Set jax_debug_nans inside the ``with`` block.")
+debug_infs = _config_context("jax_debug_infs",
+                             "Set jax_debug_infs inside the ``with`` block.")
+enable_checks = _config_context("jax_enable_checks",
+                                "Set jax_enable_checks inside the ``with`` block.")
+
+
+@contextlib.contextmanager
+def checking_leaks():
+  """Turn jax_check_tracer_leaks on inside the ``with`` block."""
+  with config.override("jax_check_tracer_leaks", True):
+    yield
 
 
 def ensure_compile_time_eval():

@@ -5,6 +5,7 @@ same functions users call), so this module holds storage, conversion and printin
 """
 from __future__ import annotations
 
+import abc
 import math
 
 import numpy as np
@@ -284,3 +285,20 @@ def as_operand(x):
   if hasattr(x, "__jax_array__"):
     return as_operand(x.__jax_array__())
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")
+
+
+class PublicArray(abc.ABC):
+  """``jax.Array``: the type ``isinstance`` accepts for arrays and tracers alike.
+
+  JAX code writes ``isinstance(x, jax.Array)`` to mean "a JAX value", inside
+  transformations too, so the public name is an abstract base with both the concrete
+  ``Array`` class and every tracer registered under it. jaxlite's own code checks the
+  concrete class when it means a computed value.
+  """
+  __slots__ = ()
+
+
+PublicArray.__name__ = PublicArray.__qualname__ = "Array"
+PublicArray.__module__ = "jaxlite"
+PublicArray.register(Array)
+PublicArray.register(core.Tracer)

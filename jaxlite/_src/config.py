@@ -3,6 +3,12 @@
 Every flag is a plain attribute of the single ``config`` object, so hot paths read
 it with one attribute lookup (``config.jax_enable_x64``). Flags that change how
 values are traced (``jax_enable_x64``) are part of every jit cache key.
+
+Every option is defined here, the backends' too, so ``config.update`` knows each one from
+``import jaxlite`` on. A flag whose behaviour lives in a module above (the NaN checks,
+the persistent cache) is read there, or watched with ``config.watch``. Values are checked
+as JAX checks them: enum options name their choices, string and float options their
+type; boolean options take any value and keep its truth value.
 """
 import contextlib
 import os
@@ -22,15 +28,25 @@ class Config:
   def __init__(self):
     object.__setattr__(self, "_flags", {})
     object.__setattr__(self, "_hooks", {})
+    object.__setattr__(self, "_validators", {})
     object.__setattr__(self, "_lock", threading.Lock())
 
-  def define(self, name, default, help, env_var=None, parse=None, on_change=None):
+  def define(self, name, default, help, env_var=None, parse=None, on_change=None,
+             validate=None):
+    """Define option ``name``; ``validate(value)`` returns the value to store or raises."""
     if env_var is not None and env_var in os.environ:
       default = parse(os.environ[env_var]) if parse else _env_bool(env_var, default)
     self._flags[name] = help
+    if validate is not None:
+      self._validators[name] = validate
     if on_change is not None:
       self._hooks[name] = on_change
     object.__setattr__(self, name, default)
+
+  def watch(self, name, on_change):
+    """Call ``on_change(value)`` after every ``update`` of ``name`` (one watcher each)."""
+    self.read(name)
+    self._hooks[name] = on_change
 
   def update(self, name, value):
     """Set flag ``name`` to ``value`` (``jax.config.update`` semantics)."""
@@ -38,6 +54,9 @@ class Config:
       raise AttributeError(
           f"Unrecognized config option: {name}. Known options: "
           f"{', '.join(sorted(self._flags))}.")
+    validate = self._validators.get(name)
+    if validate is not None:
+      value = validate(value)
     with self._lock:
       object.__setattr__(self, name, value)
       hook = self._hooks.get(name)
@@ -67,17 +86,126 @@ class Config:
     return {name: getattr(self, name) for name in self._flags}
 
 
+def _enum(*choices, allow_none=False):
+  """Validator of an option that takes one of ``choices`` (JAX's enum_state)."""
+  def validate(value):
+    if (value is None and allow_none) or value in choices:
+      return value
+    listed = f"{'None or ' if allow_none else ''}in {list(choices)}"
+    raise ValueError(f"new enum value must be {listed}, got {value} of type {type(value)}.")
+  return validate
+
+
+def _optional(kind, types, end):
+  """Validator of an option that takes None or a value of ``types`` (JAX's string_state,
+  float_state)."""
+  def validate(value):
+    if value is None or (isinstance(value, types) and not isinstance(value, bool)):
+      return value
+    raise ValueError(f"new {kind} config value must be None or of type {types[0].__name__}, "
+                     f"got {value} of type {type(value)}{end}")
+  return validate
+
+
+# (JAX ends the string message with a period and the float one without.)
+_string = _optional("string", (str,), ".")
+_float = _optional("float", (float, int), "")
+
+
+def _truth(value):
+  return bool(value)
+
+
+def _env_float(text):
+  return float(text)
+
+
 config = Config()
 
 config.define("jax_enable_x64", False, "Enable 64-bit dtypes (int64, float64, complex128).",
-              env_var="JAX_ENABLE_X64")
+              env_var="JAX_ENABLE_X64", validate=_truth)
 config.define("jax_numpy_dtype_promotion", "standard",
               "'standard' follows JAX's promotion lattice; 'strict' forbids implicit promotion.",
-              env_var="JAX_NUMPY_DTYPE_PROMOTION", parse=str)
+              env_var="JAX_NUMPY_DTYPE_PROMOTION", parse=str,
+              validate=_enum("standard", "strict"))
 config.define("jax_disable_jit", False, "Run jitted functions eagerly, op by op.",
-              env_var="JAX_DISABLE_JIT")
+              env_var="JAX_DISABLE_JIT", validate=_truth)
 config.define("jax_explain_cache_misses", False,
               "Report every jit retrace as a warning instead of a log record.",
-              env_var="JAX_EXPLAIN_CACHE_MISSES")
+              env_var="JAX_EXPLAIN_CACHE_MISSES", validate=_truth)
 config.define("jax_log_compiles", False, "Log every compilation with its duration.",
-              env_var="JAX_LOG_COMPILES")
+              env_var="JAX_LOG_COMPILES", validate=_truth)
+
+# Checks and debugging.
+config.define("jax_debug_nans", False,
+              "Raise FloatingPointError naming the primitive that produced a NaN (eager ops; "
+              "a jitted function with a NaN output is re-run op by op to find it).",
+              env_var="JAX_DEBUG_NANS", validate=_truth)
+config.define("jax_debug_infs", False, "As jax_debug_nans, for infinities.",
+              env_var="JAX_DEBUG_INFS", validate=_truth)
+config.define("jax_numpy_rank_promotion", "allow",
+              "Broadcasting operands of different ranks (both not scalars): 'allow', 'warn' "
+              "(a UserWarning) or 'raise' (a ValueError).",
+              env_var="JAX_NUMPY_RANK_PROMOTION", parse=str,
+              validate=_enum("allow", "warn", "raise"))
+config.define("jax_enable_checks", False,
+              "Check internal invariants while tracing (jaxlite's checks are always on).",
+              env_var="JAX_ENABLE_CHECKS", validate=_truth)
+config.define("jax_check_tracer_leaks", False,
+              "Look for leaked tracers (jaxlite raises UnexpectedTracerError on every use of a "
+              "leaked tracer, so the flag adds nothing).",
+              env_var="JAX_CHECK_TRACER_LEAKS", validate=_truth)
+config.define("jax_traceback_filtering", "auto",
+              "How much of jax's internal frames tracebacks show (jaxlite leaves them whole).",
+              env_var="JAX_TRACEBACK_FILTERING", parse=str,
+              validate=_enum("off", "tracebackhide", "remove_frames", "quiet_remove_frames",
+                             "auto"))
+
+# Numerics, random numbers and platforms.
+_MATMUL_PRECISIONS = (
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64")
+config.define("jax_default_matmul_precision", None,
+              "Default precision of matmuls and convolutions without an explicit precision "
+              "(jaxlite computes them at full precision on CPU, as XLA's CPU backend does).",
+              env_var="JAX_DEFAULT_MATMUL_PRECISION", parse=str,
+              validate=_enum(*_MATMUL_PRECISIONS, allow_none=True))
+config.define("jax_default_prng_impl", "threefry2x32",
+              "The PRNG of jax.random (jaxlite implements threefry2x32; keys of the others "
+              "are refused where they are made).",
+              env_var="JAX_DEFAULT_PRNG_IMPL", parse=str,
+              validate=_enum("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg",
+                             "philox2x32", "philox4x32"))
+config.define("jax_threefry_partitionable", True,
+              "Generate random bits so that sharded and unsharded results agree (jaxlite "
+              "generates them as JAX does with this flag on).",
+              env_var="JAX_THREEFRY_PARTITIONABLE", validate=_truth)
+config.define("jax_platforms", None,
+              "Comma-separated platforms to initialize, in order of preference ('cpu', 'cuda', "
+              "'gpu'); None picks the available ones.",
+              env_var="JAX_PLATFORMS", parse=str, validate=_string)
+config.define("jax_platform_name", None,
+              "Older name of jax_platforms: the platform of the default backend.",
+              env_var="JAX_PLATFORM_NAME", parse=str, validate=_string)
+
+# Compilation caches. The persistent cache keeps XLA executables on disk across processes.
+config.define("jax_compilation_cache_dir", None,
+              "Directory of the persistent compile cache (jaxlite's default, when None: "
+              "$XDG_CACHE_HOME/jaxlite/xla or ~/.cache/jaxlite/xla).",
+              env_var="JAX_COMPILATION_CACHE_DIR", parse=str, validate=_string)
+config.define("jax_persistent_cache_min_compile_time_secs", 0.0,
+              "Only executables that took at least this long to compile are written to the "
+              "persistent cache.",
+              env_var="JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", parse=_env_float,
+              validate=_float)
+config.define("jaxlite_persistent_cache", True,
+              "Keep compiled XLA executables on disk so later processes skip compiling.",
+              env_var="JAXLITE_PERSISTENT_CACHE", validate=_truth)
+config.define("jaxlite_cache_dir", None,
+              "jaxlite's older name of jax_compilation_cache_dir (used when that is None).",
+              env_var="JAXLITE_CACHE_DIR", parse=str, validate=_string)
+config.define("jaxlite_cache_max_bytes", 1 << 30, "Size bound of the persistent cache.",
+              env_var="JAXLITE_CACHE_MAX_BYTES", parse=int)

@@ -29,6 +29,20 @@ complex64, complex128 = np.complex64, np.complex128
 # The dtype of tangents of integer and boolean values: zero bytes per element.
 float0 = np.dtype([("float0", np.void, 0)])
 
+
+
+class extended(np.generic):
+  """Scalar type of JAX's extended dtypes (typed PRNG keys), for ``issubdtype`` tests.
+
+  jaxlite's keys are plain uint32 arrays, so no array has an extended dtype and
+  ``issubdtype(x.dtype, extended)`` is False for every jaxlite value.
+  """
+
+
+class prng_key(extended):
+  """Scalar type of JAX's typed PRNG keys (``jax.random.key``), under ``extended``."""
+
+
 _b, _bf16 = np.dtype(bool), np.dtype(bfloat16)
 _i8, _i16, _i32, _i64 = map(np.dtype, (int8, int16, int32, int64))
 _u8, _u16, _u32, _u64 = map(np.dtype, (uint8, uint16, uint32, uint64))

@@ -23,10 +23,12 @@ import numpy as np
 
 from jaxlite._src import api_util
 from jaxlite._src import arguments
+from jaxlite._src import compiler
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import Array, from_device
+from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
@@ -116,7 +118,9 @@ class _Entry:
       self.tier = "xla"
       return
     t0 = time.perf_counter()
-    run, self.source = codegen.compile_jaxpr(self.optimized, name)
+    # Tier 0 runs on the host: a compile for the 'cpu' platform.
+    run, self.source = compiler.backend_compile_and_load(
+        _CPU, codegen.compile_jaxpr, self.optimized, name)
     self._record_compile("numpy", name, t0)
     self.tier = "numpy"
     # Under `auto`, tier 0 runs at once and is watched: once this signature has spent
@@ -131,7 +135,8 @@ class _Entry:
 
   def _compile_xla(self, name):
     t0 = time.perf_counter()
-    executable = tiers.compile_xla(self.optimized, name)
+    executable = compiler.backend_compile_and_load(
+        compiler.Backend(backends.default_backend()), tiers.compile_xla, self.optimized, name)
     self._record_compile("xla", name, t0)
     if executable.from_disk_cache:
       self.tier_note = "xla executable loaded from the persistent compile cache"
@@ -172,6 +177,7 @@ class _Entry:
                                  "xla": (xla_run, xla_call)})
 
 
+_CPU = compiler.Backend("cpu")
 _LEAF = tree.tree_structure(0)
 
 

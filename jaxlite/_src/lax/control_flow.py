@@ -151,7 +151,10 @@ def _common_consts(jaxprs):
   return out, [c for _, cs in converted for c in cs]
 
 
-def cond(pred, true_fun, false_fun, *operands, operand=None):
+_NO_OPERAND = object()   # cond's `operand=` not given (None is a valid operand: a pytree)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
   """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one
   ``cond`` so only one branch runs (under ``vmap`` a batched ``pred`` becomes a select).
 
@@ -162,7 +165,10 @@ def cond(pred, true_fun, false_fun, *operands, operand=None):
       callable(operands[1]):
     true_op, tf, false_op, ff = true_fun, false_fun, operands[0], operands[1]
     return cond(pred, lambda ops: tf(ops[0]), lambda ops: ff(ops[1]), (true_op, false_op))
-  if operand is not None:
+  if operand is not _NO_OPERAND:
+    if operands:
+      raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                      f"passed, got operand={operand} and positional operands {operands}")
     operands = (operand,)
   if not callable(true_fun) or not callable(false_fun):
     raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")

@@ -107,8 +107,15 @@ def _item(self, *args):
                                 "This occurred in the item() method of jax.Array").item(*args)
 
 
+def _round_operator(self, ndigits=None):
+  """``round(x)`` gives an integer array (Python's round gives an int), ``round(x, n)``
+  rounds to ``n`` decimals keeping the dtype."""
+  out = ufuncs.round(self, decimals=ndigits or 0)
+  return lax_numpy.astype(out, int) if ndigits is None else out
+
+
 _METHODS = {
-    "astype": lax_numpy.astype, "reshape": _reshape, "transpose": _transpose,
+    "__round__": _round_operator, "astype": lax_numpy.astype, "reshape": _reshape, "transpose": _transpose,
     "ravel": lax_numpy.ravel, "flatten": lax_numpy.ravel, "squeeze": lax_numpy.squeeze,
     "swapaxes": lax_numpy.swapaxes, "dot": lax_numpy.dot, "clip": ufuncs.clip,
     "round": ufuncs.round, "sum": reductions.sum, "prod": reductions.prod,

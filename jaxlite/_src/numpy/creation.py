@@ -68,7 +68,12 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
 
 def _from_python_or_numpy(obj, want):
   if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
-    return as_operand(obj)
+    if want is None:
+      return as_operand(obj)
+    # With a dtype the scalar only has to fit that dtype (jnp.asarray(2**32 - 1, 'uint32')).
+    if type(obj) is int and want.kind in "iu" and not (
+        np.iinfo(want).min <= obj <= np.iinfo(want).max):
+      raise OverflowError(f"Python integer {obj} out of bounds for {want}")
   try:
     value = np.asarray(obj) if want is None else np.asarray(obj, dtype=want)
   except ValueError as e:
@@ -154,8 +159,11 @@ def empty(shape, dtype=None, *, device=None):
 
 
 def _like(fun_name, a, dtype, shape):
-  check_arraylike(fun_name, a)
-  aval = core.get_aval(a)
+  if isinstance(a, core.ShapeDtypeStruct):   # a description of an array serves, as in JAX
+    aval = core.ShapedArray(a.shape, np.dtype(a.dtype), getattr(a, "weak_type", False))
+  else:
+    check_arraylike(fun_name, a)
+    aval = core.get_aval(a)
   want = _requested_dtype(dtype, fun_name) or aval.dtype
   return (aval.shape if shape is None else _shape(shape, fun_name)), want, aval.weak_type
 

@@ -7,7 +7,8 @@ this namespace; the public package adds them on top.
 """
 import numpy as _np
 
-from jaxlite._src.array import Array as ndarray
+# jnp.ndarray is jax.Array: isinstance accepts arrays and tracers alike
+from jaxlite._src.array import PublicArray as ndarray
 from jaxlite._src.dtypes import (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, float16,
     float32, float64, complex64, complex128, issubdtype, promote_types, finfo, iinfo)

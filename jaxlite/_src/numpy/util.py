@@ -1,9 +1,12 @@
 """Argument checks and NumPy-style promotion shared by every ``jaxlite.numpy`` function."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src.config import config
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array, as_operand  # noqa: F401 (re-exported)
 from jaxlite._src.core import Tracer
@@ -96,6 +99,8 @@ def promote_shapes(fun_name, *args):
   ndim = max(len(s) for s in shapes)
   if len({len(s) for s in shapes if s}) > 1:
     broadcast_shapes(fun_name, *shapes)  # ranks differ: NumPy's rules (same ranks: lax's)
+    if config.jax_numpy_rank_promotion != "allow":
+      _rank_promotion(fun_name, shapes)
   out = []
   for x, s in zip(args, shapes):
     if len(s) == ndim or not s:
@@ -104,6 +109,20 @@ def promote_shapes(fun_name, *args):
       out.append(lax_shapes.broadcast_in_dim(x, (1,) * (ndim - len(s)) + tuple(s),
                                              range(ndim - len(s), ndim)))
   return out
+
+
+def _rank_promotion(fun_name, shapes):
+  """Warn or raise, as ``jax_numpy_rank_promotion`` asks, about broadcasting operands of
+  different ranks (scalars excepted)."""
+  listed = " ".join(str(tuple(s)) for s in shapes)
+  link = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+  if config.jax_numpy_rank_promotion == "raise":
+    raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes "
+                     f"{listed} and with the config option jax_numpy_rank_promotion='raise'. "
+                     f"For more information, see {link}.")
+  warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes {listed}. "
+                "Set the jax_numpy_rank_promotion config option to 'allow' to disable this "
+                f"warning; for more information, see {link}.", stacklevel=4)
 
 
 def broadcast_shapes(fun_name, *shapes):

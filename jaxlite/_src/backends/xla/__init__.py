@@ -177,10 +177,10 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
       logger.warning("persistent compile cache: entry rejected by XLA (%s); recompiling", e)
   t0 = time.perf_counter()
   loaded = c.compile(text)
-  exe = XlaExecutable(loaded, text, closed.in_avals, closed.out_avals,
-                      time.perf_counter() - t0)
+  compile_secs = time.perf_counter() - t0
+  exe = XlaExecutable(loaded, text, closed.in_avals, closed.out_avals, compile_secs)
   try:
-    cache.put(entry_key, exe.serialize())
+    cache.put(entry_key, exe.serialize(), compile_secs)
   except XlaRuntimeError as e:
     logger.debug("executable not serializable, not cached: %s", e)
   return exe

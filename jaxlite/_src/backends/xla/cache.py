@@ -24,19 +24,15 @@ logger = logging.getLogger("jaxlite")
 _MAGIC = b"JAXLITE-XLA-CACHE-1\n"
 _DIGEST = 32
 
-config.define("jaxlite_persistent_cache", True,
-              "Keep compiled XLA executables on disk so later processes skip compiling.",
-              env_var="JAXLITE_PERSISTENT_CACHE")
-config.define("jaxlite_cache_dir", None, "Directory of the persistent compile cache "
-              "(default: $XDG_CACHE_HOME/jaxlite/xla or ~/.cache/jaxlite/xla).",
-              env_var="JAXLITE_CACHE_DIR", parse=str)
-config.define("jaxlite_cache_max_bytes", 1 << 30, "Size bound of the persistent cache.",
-              env_var="JAXLITE_CACHE_MAX_BYTES", parse=int)
+# The options (jax_compilation_cache_dir, jax_persistent_cache_min_compile_time_secs,
+# jaxlite_persistent_cache, jaxlite_cache_dir, jaxlite_cache_max_bytes) are defined in
+# config, so they can be set before this module loads.
 
 
 def cache_dir() -> str:
-  if config.jaxlite_cache_dir:
-    return config.jaxlite_cache_dir
+  chosen = config.jax_compilation_cache_dir or config.jaxlite_cache_dir
+  if chosen:
+    return chosen
   base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
   return os.path.join(base, "jaxlite", "xla")
 
@@ -103,9 +99,12 @@ def get(entry_key: str) -> bytes | None:
   return payload
 
 
-def put(entry_key: str, payload: bytes) -> None:
-  """Store ``payload`` atomically (a reader never sees half an entry)."""
+def put(entry_key: str, payload: bytes, compile_secs: float = float("inf")) -> None:
+  """Store ``payload`` atomically (a reader never sees half an entry), unless it compiled
+  faster than ``jax_persistent_cache_min_compile_time_secs`` (untimed payloads are kept)."""
   if not config.jaxlite_persistent_cache:
+    return
+  if compile_secs < (config.jax_persistent_cache_min_compile_time_secs or 0.0):
     return
   directory = cache_dir()
   if not _trusted_dir(directory):

@@ -1,0 +1,80 @@
+"""Record what JAX 0.10.2 says for tests/test_ecosystem.py (run with /work/jaxref/bin/python).
+
+    /work/jaxref/bin/python tests/data/make_ecosystem_reference.py
+
+Writes tests/data/ecosystem_reference.json: the public names of the modules JAX libraries
+use, every commonly set config option's default, the errors bad values raise, and the
+messages of jax_debug_nans/jax_debug_infs and jax_numpy_rank_promotion.
+"""
+import json
+import os
+import warnings
+
+import jax
+import jax.dtypes
+import jax.flatten_util
+import jax.numpy as jnp
+import jax.test_util
+import jax.tree
+import jax.tree_util
+import jax.typing
+
+OPTIONS = [
+    "jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
+    "jax_debug_nans", "jax_debug_infs", "jax_numpy_rank_promotion",
+    "jax_default_matmul_precision", "jax_platforms", "jax_traceback_filtering",
+    "jax_enable_checks", "jax_default_prng_impl", "jax_threefry_partitionable",
+    "jax_check_tracer_leaks", "jax_log_compiles", "jax_explain_cache_misses",
+    "jax_disable_jit", "jax_enable_x64"]
+BAD_VALUES = {
+    "jax_numpy_rank_promotion": "sometimes", "jax_default_matmul_precision": "fastest",
+    "jax_traceback_filtering": "all", "jax_default_prng_impl": "mt19937",
+    "jax_persistent_cache_min_compile_time_secs": "soon", "jax_platforms": 3,
+    "jax_compilation_cache_dir": 3,
+}
+
+
+def public(module):
+  return sorted(n for n in dir(module) if not n.startswith("_"))
+
+
+def error_of(thunk):
+  try:
+    thunk()
+  except Exception as e:  # recorded, class and message
+    return [type(e).__name__, str(e)]
+  return None
+
+
+def main():
+  out = {"modules": {m.__name__: public(m) for m in (jax.tree, jax.dtypes, jax.typing,
+                                                        jax.test_util, jax.flatten_util)}}
+  out["defaults"] = {name: getattr(jax.config, name) for name in OPTIONS}
+  out["bad_values"] = {name: [value, *error_of(lambda: jax.config.update(name, value))]
+                       for name, value in BAD_VALUES.items()}
+  out["unknown_option"] = error_of(lambda: jax.config.update("jax_no_such_option", 1))
+  with jax.debug_nans(True):
+    out["nan_eager"] = error_of(lambda: jnp.log(-jnp.ones(2)))
+    out["nan_jit"] = error_of(lambda: jax.jit(lambda x: jnp.log(x) * 2)(-jnp.ones(2)))
+  with jax.debug_infs(True):
+    out["inf_eager"] = error_of(lambda: jnp.ones(2) / 0.0)
+    out["inf_jit"] = error_of(lambda: jax.jit(lambda x: jnp.exp(x) + 1)(jnp.float32(100.0)))
+  with jax.numpy_rank_promotion("raise"):
+    out["rank_raise"] = error_of(lambda: jnp.ones(3) + jnp.ones((2, 3)))
+  with jax.numpy_rank_promotion("warn"), warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    jnp.ones(3) * jnp.ones((2, 3))
+    jnp.ones(3) * 2.0   # a scalar: no warning
+  out["rank_warn"] = [str(w.message) for w in seen]
+  flat, unravel = jax.flatten_util.ravel_pytree({"a": jnp.arange(2, dtype=jnp.int32),
+                                                 "b": [jnp.ones((2, 2)), 3.0]})
+  out["ravel"] = {"flat": flat.tolist(), "dtype": str(flat.dtype),
+                  "leaf_dtypes": [str(x.dtype) for x in jax.tree.leaves(unravel(flat))],
+                  "wrong_dtype": error_of(lambda: unravel(flat.astype(jnp.float16)))}
+  path = os.path.join(os.path.dirname(__file__), "ecosystem_reference.json")
+  with open(path, "w") as f:
+    json.dump(out, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+  main()
