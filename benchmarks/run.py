@@ -52,7 +52,7 @@ BASELINE = "jax"
 
 # metric -> (label, unit); the table's rows, in this order. Workers report seconds.
 METRICS = {
-  "import": ("import time (fresh process)", "ms"),
+  "import": ("W10 import time (fresh process)", "ms"),
   "w1_eager_sin": ("W1 eager sin, 4 f32", "us"),
   "w2_jit_cached": ("W2 cached jit call x**2+1, 4 f32", "us"),
   "w3_heavy_first": ("W3 heavy, first call in fresh process, 1M f32", "ms"),
@@ -72,6 +72,11 @@ METRICS = {
   "w9_call3_100": ("W9 call 3, shape (100,)", "ms"),
   "w9_call4_200": ("W9 call 4, shape (200,)", "ms"),
   "w9_call5_300": ("W9 call 5, shape (300,)", "ms"),
+  "w11_scan2000_p99": ("W11 p99 of the first 200 calls: lax.scan 2000 steps", "ms"),
+  "w11_heavy_p99": ("W11 p99 of the first 200 calls: heavy, 100k f32", "ms"),
+  "w11_mlp_p99": ("W11 p99 of the first 200 calls: MLP step", "ms"),
+  "w11_vmap_grad_p99": ("W11 p99 of the first 200 calls: vmap(grad)", "ms"),
+  "w11_hessian_p99": ("W11 p99 of the first 200 calls: hessian", "ms"),
 }
 SCALE = {"us": 1e6, "ms": 1e3}
 
@@ -116,8 +121,23 @@ def worker_env(threads, inductor_cache):
   return env
 
 
-def run_rounds(systems, jobs, rounds, pythons, quick, timeout, env, seed):
-  """Run every job of every system once per round, systems shuffled; return (rows, versions)."""
+def parse_threads(specs, systems):
+  """``--threads`` values -> {system: threads}: a plain ``N`` sets every system,
+  ``SYSTEM=N`` one of them (later values win)."""
+  threads = dict.fromkeys(systems, 1)
+  for spec in specs:
+    name, _, n = spec.rpartition("=")
+    if name and name not in SYSTEMS:
+      raise SystemExit(f"--threads {spec}: unknown system {name!r} (one of {', '.join(SYSTEMS)})")
+    if not n.isdigit():
+      raise SystemExit(f"--threads {spec}: expected N or SYSTEM=N with N a whole number")
+    threads.update({name: int(n)} if name else dict.fromkeys(systems, int(n)))
+  return threads
+
+
+def run_rounds(systems, jobs, rounds, pythons, quick, timeout, envs, seed):
+  """Run every job of every system once per round, systems shuffled; return (rows, versions).
+  ``envs`` maps each system to its workers' environment."""
   rng = random.Random(seed)
   rows, versions, skip = [], {}, set()
   for rnd in range(1, rounds + 1):
@@ -127,7 +147,7 @@ def run_rounds(systems, jobs, rounds, pythons, quick, timeout, env, seed):
       for s in order:
         if (s, job) in skip:
           continue
-        recs, vers = run_job(s, job, pythons[SYSTEMS[s].python], quick, timeout, env)
+        recs, vers = run_job(s, job, pythons[SYSTEMS[s].python], quick, timeout, envs[s])
         versions.setdefault(s, vers)
         for m, rec in recs.items():
           row = {"system": s, "workload": m, "job": job, "round": rnd}
@@ -247,10 +267,10 @@ def main():
   p.add_argument("--rounds", type=int, help="default: 5 (1 with --quick)")
   p.add_argument("--timeout", type=float, help="seconds per worker process (default 120, "
                  "60 with --quick); a job that times out is not run again")
-  p.add_argument("--threads", type=int, default=1,
-                 help="threads per system (BLAS, OpenMP, XLA, torch and its compiler); "
-                 "default 1, which keeps\na shared machine's contention out of the "
-                 "figures; 0 leaves every library's default")
+  p.add_argument("--threads", nargs="+", default=[], metavar="N|SYSTEM=N",
+                 help="threads per system (BLAS, OpenMP, XLA, torch and its compiler): N "
+                 "for all, SYSTEM=N for one;\ndefault 1, which keeps a shared machine's "
+                 "contention out of the figures; 0 leaves a library's default")
   p.add_argument("--jaxlite-python", default=sys.executable)
   p.add_argument("--jax-python", default=sys.executable)
   p.add_argument("--torch-python", default=sys.executable)
@@ -270,9 +290,10 @@ def main():
   # torch.compile's on-disk cache starts empty for each run: round 1 compiles cold.
   inductor = tempfile.mkdtemp(prefix="jaxlite-bench-inductor-")
   started = datetime.datetime.now(datetime.timezone.utc)
+  threads = parse_threads(a.threads, systems)
+  envs = {s: worker_env(threads[s], inductor) for s in systems}
   try:
-    rows, versions = run_rounds(systems, jobs, rounds, pythons, a.quick, timeout,
-                                worker_env(a.threads, inductor), a.seed)
+    rows, versions = run_rounds(systems, jobs, rounds, pythons, a.quick, timeout, envs, a.seed)
   finally:
     shutil.rmtree(inductor, ignore_errors=True)
   finished = datetime.datetime.now(datetime.timezone.utc)
@@ -285,7 +306,8 @@ def main():
     f"- Command: `{command}`",
     f"- Date: {started:%Y-%m-%d %H:%M} UTC, {(finished - started).total_seconds() / 60:.1f} min;"
     f" {rounds} round(s), systems interleaved in shuffled order each round;"
-    f" threads per system: {a.threads or 'library defaults'}",
+    " threads per system: " + ", ".join(f"{s} {threads[s] or 'library default'}"
+                                        for s in systems),
     f"- Machine: {machine()}",
   ] + [f"- {s}: " + ", ".join(f"{k} {v}" for k, v in versions[s].items())
        for s in systems if versions.get(s)]

@@ -1,4 +1,5 @@
 """Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
+import threading
 import time
 
 import numpy as np
@@ -86,3 +87,70 @@ def test_exiting_while_a_background_compile_runs_is_clean():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "exiting"
+
+
+class _Entry:
+  """The fields of a jit cache entry that a Race reads and writes."""
+
+  def __init__(self, fn):
+    self.optimized = jax.make_jaxpr(fn)(jnp.ones(3))
+    self.run = None
+    self.tier = self.tier_note = None
+    self.tier_ms = {}
+
+
+def _recording_tiers(threads, xla_error=None):
+  """Race tiers whose calls record (tier, thread name); the 'xla' one optionally fails."""
+  def call(tier):
+    def run(leaves):
+      threads.append((tier, threading.current_thread().name))
+      if tier == "xla" and xla_error is not None:
+        raise xla_error
+      return [tier]
+    return run
+  return {"numpy": ("numpy-run", call("numpy")), "xla": ("xla-run", call("xla"))}
+
+
+def _race(fn, threads, **kw):
+  entry = _Entry(fn)
+  entry.run = race = tiers.Race(entry, _recording_tiers(threads, **kw))
+  return entry, race
+
+
+def _call_until_settled(entry, race, leaves=("x",)):
+  deadline = time.time() + 30
+  outs = []
+  while entry.run is race:
+    assert time.time() < deadline, "the race never finished"
+    outs.append(race(list(leaves)))
+    time.sleep(0.001)
+  return outs
+
+
+def test_race_serves_every_call_from_tier_0_and_runs_xla_trials_off_the_callers_path():
+  threads = []
+  entry, race = _race(lambda x: jnp.sin(x), threads)
+  outs = _call_until_settled(entry, race)
+  assert outs == [["numpy"]] * len(outs)   # no call waited for XLA
+  caller = threading.current_thread().name
+  assert {name for tier, name in threads if tier == "numpy"} == {caller}
+  assert {name for tier, name in threads if tier == "xla"} == {"jaxlite-xla-compile"}
+  assert sum(tier == "xla" for tier, _ in threads) == tiers.Race.TRIALS
+  assert entry.run in ("numpy-run", "xla-run") and set(entry.tier_ms) == {"numpy", "xla"}
+
+
+def test_race_of_a_function_with_effects_runs_each_trial_as_a_real_call():
+  # a debug callback must fire once per call: no extra runs on the background thread
+  threads = []
+  entry, race = _race(lambda x: jax.debug.callback(print, x) or x, threads)
+  outs = _call_until_settled(entry, race)
+  assert [[tier] for tier, _ in threads] == outs
+  assert {name for _, name in threads} == {threading.current_thread().name}
+  assert [tier for tier, _ in threads] == ["numpy", "xla"] * tiers.Race.TRIALS
+
+
+def test_a_failing_background_trial_leaves_tier_0_serving():
+  threads = []
+  entry, race = _race(lambda x: jnp.sin(x), threads, xla_error=RuntimeError("deleted"))
+  _call_until_settled(entry, race)
+  assert entry.run == "numpy-run" and "RuntimeError: deleted" in entry.tier_note

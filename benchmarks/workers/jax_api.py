@@ -13,8 +13,9 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, mlp_data,
-                     mlp_loss_fn, small_mlp_data, hessian_input)
+from _common import (Worker, once, first_calls_p99, timed_import, SHAPES, HEAVY_SIZE,
+                     STALL_HEAVY_SIZE, LR, mlp_data, mlp_loss_fn, small_mlp_data,
+                     hessian_input)
 
 w = Worker()
 lib = w.args.lib
@@ -86,6 +87,13 @@ def job_mlp():
   w.emit("w5_mlp_steady", steady(lambda: block(step(params, x, y)), (step,)))
 
 
+def scan_loop(n):
+  """W6's loop as an ``n``-step ``lax.scan``."""
+  def f(y):
+    return lax.scan(lambda y, _: (jnp.sin(y) + 0.01 * y, None), y, xs=None, length=n)[0]
+  return f
+
+
 def job_loops():
   x = jnp.ones((1024,), dtype=jnp.float32)
   warm_up()
@@ -95,10 +103,7 @@ def job_loops():
         y = jnp.sin(y) + 0.01 * y
       return y
 
-    def scan_loop(y):
-      return lax.scan(lambda y, _: (jnp.sin(y) + 0.01 * y, None), y, xs=None, length=n)[0]
-
-    f = jit(python_loop if kind == "loop" else scan_loop)
+    f = jit(python_loop if kind == "loop" else scan_loop(n))
     w.emit(f"w6_{kind}{n}_first", once(lambda: block(f(x))))
 
 
@@ -130,5 +135,26 @@ def job_shapes():
     w.emit(f"w9_call{i + 1}_{s[0]}", once(lambda: block(f(x))))
 
 
+def job_stalls():
+  """W11: each workload freshly jitted, the p99 of its first calls (under ``auto`` these
+  span the probe, the background XLA compile and the tier race)."""
+  warm_up()
+  x = jnp.ones((1024,), dtype=jnp.float32)
+  f = jit(scan_loop(2000))
+  w.emit("w11_scan2000_p99", first_calls_p99(lambda: block(f(x))))
+  xh = block(jnp.arange(STALL_HEAVY_SIZE, dtype=jnp.float32))
+  f = jit(heavy)
+  w.emit("w11_heavy_p99", first_calls_p99(lambda: block(f(xh))))
+  params, xm, ym = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
+  step = jit(sgd_step)
+  w.emit("w11_mlp_p99", first_calls_p99(lambda: block(step(params, xm, ym))))
+  params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
+  f = jit(jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)))
+  w.emit("w11_vmap_grad_p99", first_calls_p99(lambda: block(f(params, xs, ys))))
+  xh = jnp.asarray(hessian_input(np))
+  h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)))
+  w.emit("w11_hessian_p99", first_calls_p99(lambda: block(h(xh))))
+
+
 w.run({"small": job_small, "heavy": job_heavy, "mlp": job_mlp, "loops": job_loops,
-       "transforms": job_transforms, "shapes": job_shapes})
+       "transforms": job_transforms, "shapes": job_shapes, "stalls": job_stalls})

@@ -19,6 +19,7 @@ import weakref
 from jaxlite._src import backends
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
+from jaxlite._src.passes import dce
 
 POLICIES = ("auto", "numpy", "xla")
 _BACKEND_ALIASES = {None: None, "auto": "auto", "numpy": "numpy", "xla": "xla",
@@ -127,9 +128,11 @@ def cancel_pending():
       return
     except TypeError:   # the stop sentinel
       return
-    entry = getattr(fn, "__self__", None)
-    if entry is not None:
-      entry.compiling = False
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, Race):
+      owner._abandon("race trials cancelled")
+    elif owner is not None:
+      owner.compiling = False
     _worker.queue.task_done()
 
 
@@ -160,29 +163,70 @@ class Probe:
 
 
 class Race:
-  """Alternates two tiers on real calls, then installs the faster one as ``entry.run``.
+  """Chooses between tier 0 and XLA on real arguments, then installs the faster one as
+  ``entry.run``; no call waits for XLA while it chooses.
 
   ``tiers`` maps a tier's name to ``(run, call)``: ``run`` is what the entry serves once
   that tier has won, ``call(leaves)`` runs it on the call's argument leaves the way it will
   run then (XLA on device-resident inputs) and returns the output Arrays once they are
-  computed, so that both tiers are timed to completion."""
+  computed, so that every tier is timed to completion. The callers keep being served by
+  the ``caller`` tier (tier 0), timed as they go; the other tiers run their trials on the
+  background compile thread with the first call's arguments. Trials on the caller's path
+  made a call wait for XLA's first execution (78 ms for a 4 ms scan). A function with
+  side effects (debug and io callbacks) must run once per call, so its trials alternate
+  the tiers on real calls instead."""
   TRIALS = 3
 
-  def __init__(self, entry, tiers):
+  def __init__(self, entry, tiers, caller="numpy"):
     self.entry = entry
     self.tiers = tiers
-    self.order = tuple(tiers)
+    self.caller = caller
     self.times = {t: [] for t in tiers}
-    self.calls = 0
     self.lock = threading.Lock()
+    self.effectful = any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
+    self.order = tuple(tiers)
+    self.calls = 0
+    self.trials_submitted = False
 
   def __call__(self, leaves):
     with self.lock:
-      tier = self.order[self.calls % len(self.order)]
-      self.calls += 1
+      tier = self._next_tier(leaves)
     t0 = time.perf_counter()
     outs = self.tiers[tier][1](leaves)
-    elapsed = time.perf_counter() - t0
+    self._record(tier, time.perf_counter() - t0)
+    return outs
+
+  def _next_tier(self, leaves):
+    """The tier this call runs on (called under the lock)."""
+    if self.effectful:
+      tier = self.order[self.calls % len(self.order)]
+      self.calls += 1
+      return tier
+    if not self.trials_submitted:
+      self.trials_submitted = True
+      submit(self._trials, leaves)
+    return self.caller
+
+  def _trials(self, leaves):
+    for tier, (_, call) in self.tiers.items():
+      if tier == self.caller:
+        continue
+      for _ in range(self.TRIALS):
+        t0 = time.perf_counter()
+        try:
+          call(leaves)
+        except Exception as e:  # e.g. an argument deleted since: tier 0 keeps serving
+          self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
+          return
+        self._record(tier, time.perf_counter() - t0)
+
+  def _abandon(self, note):
+    with self.lock:
+      if self.entry.run is self:
+        self.entry.tier_note = note
+        self.entry.run = self.tiers[self.caller][0]
+
+  def _record(self, tier, elapsed):
     with self.lock:
       self.times[tier].append(elapsed)
       if self.entry.run is self and all(len(t) >= self.TRIALS for t in self.times.values()):
@@ -191,4 +235,3 @@ class Race:
         self.entry.tier_ms = {t: m * 1e3 for t, m in medians.items()}
         self.entry.tier = best
         self.entry.run = self.tiers[best][0]
-    return outs

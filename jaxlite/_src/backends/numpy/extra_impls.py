@@ -7,7 +7,6 @@ rounded back, as XLA does.
 import functools
 
 import numpy as np
-import scipy.special as sps
 
 from jaxlite._src import core
 from jaxlite._src.backends.numpy import codegen
@@ -20,6 +19,18 @@ from jaxlite._src.lax import extra
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 
+
+def _scipy_special(name):
+  """``scipy.special.<name>``, imported on the first call: SciPy would otherwise be a
+  third of ``import jaxlite``, for primitives most programs never run."""
+  def call(*args):
+    import scipy.special
+    return getattr(scipy.special, name)(*args)
+  call.__name__ = name
+  return call
+
+
+_sp_digamma, _sp_gammaln, _sp_gammainc = map(_scipy_special, ("digamma", "gammaln", "gammainc"))
 
 def _in_float32(f):
   """Run ``f`` at float32 or wider and return the input's dtype."""
@@ -46,7 +57,7 @@ def _composed(fn):
 
 def _digamma(x):
   # XLA gives NaN at the poles (0, -1, ...); scipy gives -inf at 0
-  return np.where((x <= 0) & (x == np.floor(x)), np.nan, sps.digamma(x))
+  return np.where((x <= 0) & (x == np.floor(x)), np.nan, _sp_digamma(x))
 
 
 # B_{2j} / (2j)! reciprocals for the Euler-Maclaurin tail of the Hurwitz zeta function
@@ -91,14 +102,14 @@ def _polygamma(m, x):
   NaN unless ``m`` is a natural number."""
   c = lambda v: np.asarray(v, x.dtype)
   sign = c(2) * np.fmod(m, c(2)) - c(1)
-  out = sign * np.exp(sps.gammaln(m + c(1))).astype(x.dtype) * _zeta(m + c(1), x)
+  out = sign * np.exp(_sp_gammaln(m + c(1))).astype(x.dtype) * _zeta(m + c(1), x)
   out = np.where(m == 0, _digamma(x), out)
   return np.where((m != np.floor(m)) | (m < 0), np.nan, out)
 
 
 def _lgamma(x):
   # as XLA: lgamma(-inf) is inf (SciPy gives -inf)
-  return np.where(np.isneginf(x), np.inf, sps.gammaln(x))
+  return np.where(np.isneginf(x), np.inf, _sp_gammaln(x))
 
 
 def _igamma_grad_a(a, x):
@@ -106,14 +117,14 @@ def _igamma_grad_a(a, x):
   # with a so that relative accuracy holds across magnitudes.
   a64, x64 = a.astype(np.float64), x.astype(np.float64)
   h = 1e-4 * np.maximum(1.0, np.abs(a64))
-  f = lambda d: sps.gammainc(a64 + d, x64)
+  f = lambda d: _sp_gammainc(a64 + d, x64)
   return (8 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12 * h)
 
 
 impl_rules.update({
-    special.erf_p: _in_float32(sps.erf),
-    special.erfc_p: _in_float32(sps.erfc),
-    special.erf_inv_p: _in_float32(sps.erfinv),
+    special.erf_p: _in_float32(_scipy_special("erf")),
+    special.erfc_p: _in_float32(_scipy_special("erfc")),
+    special.erf_inv_p: _in_float32(_scipy_special("erfinv")),
     special.lgamma_p: _in_float32(_lgamma),
     special.digamma_p: _in_float32(_digamma),
     special.polygamma_p: _in_float32(_polygamma),
@@ -121,8 +132,8 @@ impl_rules.update({
     special.igamma_p: _composed(special.igamma_value),
     special.igammac_p: _composed(special.igammac_value),
     special.igamma_grad_a_p: _in_float32(_igamma_grad_a),
-    special.bessel_i0e_p: _in_float32(sps.i0e),
-    special.bessel_i1e_p: _in_float32(sps.i1e),
+    special.bessel_i0e_p: _in_float32(_scipy_special("i0e")),
+    special.bessel_i1e_p: _in_float32(_scipy_special("i1e")),
 })
 
 
