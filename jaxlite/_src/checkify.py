@@ -31,6 +31,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.lax import call as lax_call
+from jaxlite._src.lax import callbacks as lax_callbacks
 from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.backends.numpy import codegen
@@ -44,7 +45,6 @@ from jaxlite._src.lax import indexing
 from jaxlite._src.lax import shapes
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.passes import dce
-from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
@@ -325,15 +325,9 @@ def _flat_batch(x, batch_ndim):
 
 # ----------------------------------------------------------------------------- check_p
 
-check_p = Primitive("check")
-check_p.multiple_results = True   # none
-dce.effectful_primitives.add(check_p)
-core.hidden_params[check_p] = lambda name, value, params: name == "err_tree"
-
-
-@check_p.def_abstract_eval
-def _check_abstract_eval(*avals, err_tree, debug):
-  return []
+# the primitive and its shape/JVP rules live in lax.callbacks; what running or batching
+# a check means (an Error raised or reduced over the batch) is checkify's, registered here
+check_p = lax_callbacks.check_p
 
 
 def _check_impl(*leaves, err_tree, debug):
@@ -367,11 +361,6 @@ def _check_lowering(b, eqn, *args, err_tree, debug):
   return []
 
 
-def _check_jvp(primals, tangents, *, err_tree, debug):
-  # check the primal values; tangents carry no errors
-  return check_p.bind(*primals, err_tree=err_tree, debug=debug), []
-
-
 def _check_batching(vals, dims, *, err_tree, debug):
   size = batching.batch_size(vals, dims)
   leaves = [batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
@@ -382,7 +371,6 @@ def _check_batching(vals, dims, *, err_tree, debug):
 impl_rules[check_p] = _check_impl
 codegen.codegen_rules[check_p] = _check_codegen
 stablehlo.lowering_rules[check_p] = _check_lowering
-ad.jvp_rules[check_p] = _check_jvp
 batching.batching_rules[check_p] = _check_batching
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from jaxlite._src import core
 from jaxlite._src import tree
 from jaxlite._src.core import Primitive
 from jaxlite._src.lax import control_flow
@@ -205,3 +206,25 @@ def _io_callback_batcher(vals, dims, *, ordered, **params):
 ad.jvp_rules[io_callback_p] = _io_callback_jvp
 ad.transpose_rules[io_callback_p] = _io_callback_transpose
 batching.batching_rules[io_callback_p] = _io_callback_batcher
+
+
+# -- checkify's check: its operands are the leaves of a checkify Error (err_tree); what
+# running and batching it mean (raise the error, reduce it over the batch) is registered
+# by _src/checkify.py, which also rewrites it away inside checkify
+check_p = Primitive("check")
+check_p.multiple_results = True   # none
+dce.effectful_primitives.add(check_p)
+core.hidden_params[check_p] = lambda name, value, params: name == "err_tree"
+
+
+@check_p.def_abstract_eval
+def _check_abstract_eval(*avals, err_tree, debug):
+  return []
+
+
+def _check_jvp(primals, tangents, *, err_tree, debug):
+  # check the primal values; tangents carry no errors
+  return check_p.bind(*primals, err_tree=err_tree, debug=debug), []
+
+
+ad.jvp_rules[check_p] = _check_jvp
