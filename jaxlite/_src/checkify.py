@@ -34,9 +34,7 @@ from jaxlite._src.lax import call as lax_call
 from jaxlite._src.lax import callbacks as lax_callbacks
 from jaxlite._src import tree
 from jaxlite._src.array import Array
-from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
-from jaxlite._src.backends.xla import stablehlo
 from jaxlite._src.core import Primitive, ShapeDtypeStruct, Tracer
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import custom_derivatives
@@ -339,28 +337,6 @@ def _check_impl(*leaves, err_tree, debug):
   return []
 
 
-_FUNCTIONALIZATION_ERROR = (
-    "Cannot abstractly evaluate a checkify.check which was not functionalized. This "
-    "probably means you tried to stage (jit/scan/pmap/...) a `check` without "
-    "functionalizing it through `checkify.checkify`.")
-
-
-def _staged_check(debug):
-  # A check staged out without checkify cannot run: compiling it is JAX's error.
-  if not debug:
-    raise ValueError(_FUNCTIONALIZATION_ERROR)
-
-
-def _check_codegen(em, eqn, args, indent):
-  _staged_check(eqn.params["debug"])
-  return "None"
-
-
-def _check_lowering(b, eqn, *args, err_tree, debug):
-  _staged_check(debug)
-  return []
-
-
 def _check_batching(vals, dims, *, err_tree, debug):
   size = batching.batch_size(vals, dims)
   leaves = [batching.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
@@ -369,8 +345,6 @@ def _check_batching(vals, dims, *, err_tree, debug):
 
 
 impl_rules[check_p] = _check_impl
-codegen.codegen_rules[check_p] = _check_codegen
-stablehlo.lowering_rules[check_p] = _check_lowering
 batching.batching_rules[check_p] = _check_batching
 
 

@@ -228,3 +228,15 @@ def _check_jvp(primals, tangents, *, err_tree, debug):
 
 
 ad.jvp_rules[check_p] = _check_jvp
+
+_FUNCTIONALIZATION_ERROR = (
+    "Cannot abstractly evaluate a checkify.check which was not functionalized. This "
+    "probably means you tried to stage (jit/scan/pmap/...) a `check` without "
+    "functionalizing it through `checkify.checkify`.")
+
+
+def staged_check(debug):
+  """What compiling a check staged without checkify does (either tier): JAX's error; a
+  ``debug_check`` is dropped."""
+  if not debug:
+    raise ValueError(_FUNCTIONALIZATION_ERROR)

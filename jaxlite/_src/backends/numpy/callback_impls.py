@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
+from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import callbacks as cb
 from jaxlite._src.lax.callbacks import _merge_callback_args
@@ -89,3 +90,11 @@ impl_rules[cb.debug_print_p] = _debug_print_impl
 impl_rules[cb.debug_callback_p] = _debug_callback_impl
 impl_rules[cb.pure_callback_p] = _pure_callback_impl
 impl_rules[cb.io_callback_p] = _io_callback_impl
+
+
+def _check_codegen(em, eqn, args, indent):
+  cb.staged_check(eqn.params["debug"])
+  return "None"
+
+
+codegen.codegen_rules[cb.check_p] = _check_codegen

@@ -430,3 +430,11 @@ stablehlo._BY_NAME.update({
     "io_callback": _lowering("io_callback", side_effect=True),
     "debug_callback": _lowering("debug_callback", side_effect=True),
     "debug_print": _lowering("debug_print", side_effect=True)})
+
+
+def _check_lowering(b, eqn, *args, err_tree, debug):
+  lax_callbacks.staged_check(debug)
+  return []
+
+
+stablehlo.lowering_rules[lax_callbacks.check_p] = _check_lowering
