@@ -343,3 +343,65 @@ def test_like_functions_take_shape_dtype_struct():
     out = fn(s)
     assert out.shape == (2,) and out.dtype == np.float32 and not out.weak_type
     np.testing.assert_array_equal(out, np.full(2, value, np.float32))
+
+
+# -- the sharding in the types (optax's tree.random_like, add_noise, _vdot, microbatching) --
+
+SHARDING_REF = REF["typeof_sharding"]
+
+
+def describe_sharding(s):
+  """The same fields as make_ecosystem_reference.describe_sharding."""
+  m = s.mesh
+
+  def error_of(thunk):
+    try:
+      thunk()
+    except Exception as e:  # compared, class and message
+      return [type(e).__name__, str(e)]
+    return None
+  return {"repr": repr(s), "spec": repr(s.spec), "memory_kind": s.memory_kind,
+          "num_devices": s.num_devices, "is_fully_replicated": s.is_fully_replicated,
+          "mesh": repr(m), "empty": m.empty, "size": m.size, "axis_names": list(m.axis_names),
+          "are_all_axes_explicit": m.are_all_axes_explicit,
+          "are_all_axes_auto": m.are_all_axes_auto, "are_all_axes_manual": m.are_all_axes_manual,
+          "device_set": error_of(lambda: s.device_set), "devices": error_of(lambda: m.devices)}
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (3, 4)])
+def test_typeof_sharding_is_jax_empty_abstract_mesh(shape):
+  got = describe_sharding(jax.typeof(jnp.ones(shape)).sharding)
+  assert got == SHARDING_REF[f"eager{list(shape)}"]
+
+
+def test_typeof_sharding_of_tracers_and_scalars():
+  seen = {}
+
+  def probe(name):
+    def f(y):
+      seen[name] = repr(jax.typeof(y).sharding)
+      return y.sum()
+    return f
+  jax.jit(probe("jit"))(jnp.ones((3, 4)))
+  jax.vmap(probe("vmap"))(jnp.ones((3, 4)))
+  jax.grad(probe("grad"))(jnp.ones((3, 4)))
+  assert seen == SHARDING_REF["traced"]
+  assert repr(jax.typeof(1.0).sharding) == SHARDING_REF["python_scalar"]
+  sharding = jax.typeof(jnp.ones((3, 4))).sharding
+  assert list(sharding.shard_shape((3, 4))) == SHARDING_REF["shard_shape"]
+
+
+def test_abstract_mesh_and_axis_types():
+  from jaxlite.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
+  named = AbstractMesh((2, 3), ("a", "b"))
+  explicit = AbstractMesh((2,), ("a",), axis_types=(AxisType.Explicit,))
+  got = [[repr(m), m.size, m.are_all_axes_explicit, m.are_all_axes_auto,
+          [repr(t) for t in m.axis_types]] for m in (named, explicit)]
+  assert got == SHARDING_REF["abstract_meshes"]
+  assert list(NamedSharding(named, P("b", "a")).shard_shape((6, 4))) == (
+      SHARDING_REF["named_shard_shape"])
+  with pytest.raises(ValueError) as e:
+    NamedSharding(AbstractMesh((), ()), P("x"))
+  assert [type(e.value).__name__, str(e.value)] == SHARDING_REF["bad_axis"]
+  with pytest.raises(ValueError, match="one size and one type per axis"):
+    AbstractMesh((2,), ("a", "b"))

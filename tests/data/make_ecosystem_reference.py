@@ -4,7 +4,8 @@
 
 Writes tests/data/ecosystem_reference.json: the public names of the modules JAX libraries
 use, every commonly set config option's default, the errors bad values raise, and the
-messages of jax_debug_nans/jax_debug_infs and jax_numpy_rank_promotion.
+messages of jax_debug_nans/jax_debug_infs and jax_numpy_rank_promotion, and the sharding
+in the types (``jax.typeof(x).sharding``) that optax reads.
 """
 import json
 import os
@@ -46,6 +47,43 @@ def error_of(thunk):
   return None
 
 
+def describe_sharding(s):
+  """What optax and chex read of ``jax.typeof(x).sharding`` and its mesh."""
+  m = s.mesh
+  return {"repr": repr(s), "spec": repr(s.spec), "memory_kind": s.memory_kind,
+          "num_devices": s.num_devices, "is_fully_replicated": s.is_fully_replicated,
+          "mesh": repr(m), "empty": m.empty, "size": m.size, "axis_names": list(m.axis_names),
+          "are_all_axes_explicit": m.are_all_axes_explicit,
+          "are_all_axes_auto": m.are_all_axes_auto, "are_all_axes_manual": m.are_all_axes_manual,
+          "device_set": error_of(lambda: s.device_set), "devices": error_of(lambda: m.devices)}
+
+
+def typeof_sharding():
+  """``jax.typeof(x).sharding`` eagerly, under jit, vmap and grad, and AbstractMesh."""
+  from jax.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
+  out = {f"eager{list(shape)}": describe_sharding(jax.typeof(jnp.ones(shape)).sharding)
+         for shape in [(), (3,), (3, 4)]}
+  out["python_scalar"] = repr(jax.typeof(1.0).sharding)
+  seen = {}
+  def probe(name):
+    def f(y):
+      seen[name] = repr(jax.typeof(y).sharding)
+      return y.sum()
+    return f
+  jax.jit(probe("jit"))(jnp.ones((3, 4)))
+  jax.vmap(probe("vmap"))(jnp.ones((3, 4)))
+  jax.grad(probe("grad"))(jnp.ones((3, 4)))
+  out["traced"] = seen
+  out["shard_shape"] = list(jax.typeof(jnp.ones((3, 4))).sharding.shard_shape((3, 4)))
+  named = AbstractMesh((2, 3), ("a", "b"))
+  explicit = AbstractMesh((2,), ("a",), axis_types=(AxisType.Explicit,))
+  out["abstract_meshes"] = [[repr(m), m.size, m.are_all_axes_explicit, m.are_all_axes_auto,
+                             [repr(t) for t in m.axis_types]] for m in (named, explicit)]
+  out["named_shard_shape"] = list(NamedSharding(named, P("b", "a")).shard_shape((6, 4)))
+  out["bad_axis"] = error_of(lambda: NamedSharding(AbstractMesh((), ()), P("x")))
+  return out
+
+
 def main():
   out = {"modules": {m.__name__: public(m) for m in (jax.tree, jax.dtypes, jax.typing,
                                                         jax.test_util, jax.flatten_util)}}
@@ -71,6 +109,7 @@ def main():
   out["ravel"] = {"flat": flat.tolist(), "dtype": str(flat.dtype),
                   "leaf_dtypes": [str(x.dtype) for x in jax.tree.leaves(unravel(flat))],
                   "wrong_dtype": error_of(lambda: unravel(flat.astype(jnp.float16)))}
+  out["typeof_sharding"] = typeof_sharding()
   path = os.path.join(os.path.dirname(__file__), "ecosystem_reference.json")
   with open(path, "w") as f:
     json.dump(out, f, indent=1, sort_keys=True)
