@@ -120,6 +120,20 @@ def test_install_as_jax_in_process_is_idempotent(tmp_path):
   assert out.stdout.split() == ["1", "True", "jaxlite.numpy"], out.stderr
 
 
+def test_xla_bridge_backends_created_on_first_use(tmp_path):
+  # chex's set_n_cpu_devices reads jax._src.xla_bridge._backends without importing it
+  (tmp_path / "bridge.py").write_text(textwrap.dedent("""
+      import jax
+      before = sorted(jax._src.xla_bridge._backends)
+      jax.devices()
+      after = jax._src.xla_bridge._backends
+      print(repr([before, sorted(after)]), after["cpu"].platform)
+      """))
+  out = run_python(["-m", "jaxlite", "bridge.py"], tmp_path)
+  assert out.stdout.split(" cpu")[0].strip() == repr(REF["xla_bridge_backends"]), out.stderr
+  assert out.stdout.strip().endswith(" cpu")
+
+
 # -- the surface -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("module", ["jax.tree", "jax.dtypes", "jax.typing", "jax.test_util",

@@ -85,7 +85,13 @@ def typeof_sharding():
 
 
 def main():
-  out = {"modules": {m.__name__: public(m) for m in (jax.tree, jax.dtypes, jax.typing,
+  # chex's set_n_cpu_devices reads it: no backend before the devices are first listed,
+  # 'cpu' after
+  created = [sorted(jax._src.xla_bridge._backends)]
+  jax.devices()
+  created.append(sorted(jax._src.xla_bridge._backends))
+  out = {"xla_bridge_backends": created,
+         "modules": {m.__name__: public(m) for m in (jax.tree, jax.dtypes, jax.typing,
                                                         jax.test_util, jax.flatten_util)}}
   out["defaults"] = {name: getattr(jax.config, name) for name in OPTIONS}
   out["bad_values"] = {name: [value, *error_of(lambda: jax.config.update(name, value))]
