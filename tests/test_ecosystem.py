@@ -419,3 +419,34 @@ def test_abstract_mesh_and_axis_types():
   assert [type(e.value).__name__, str(e.value)] == SHARDING_REF["bad_axis"]
   with pytest.raises(ValueError, match="one size and one type per axis"):
     AbstractMesh((2,), ("a", "b"))
+
+
+# -- what chex's asserts and fakes read ------------------------------------------------
+
+CHEX_REF = REF["chex_surface"]
+
+
+def test_jitted_function_name_repr_and_signature():
+  import inspect
+
+  def f(x, y=2, *, k=3):
+    return x
+  jitted = jax.jit(f)
+  assert type(jitted).__name__ == CHEX_REF["jit_type"]
+  assert repr(jitted).split(" at 0x")[0].replace(
+      "test_jitted_function_name_repr_and_signature", "chex_surface") == CHEX_REF["jit_repr"]
+  assert str(inspect.signature(jitted, follow_wrapped=False)) == CHEX_REF["jit_signature"]
+
+
+def test_device_count_per_backend():
+  assert [jax.device_count("cpu"), jax.local_device_count("cpu")] == CHEX_REF["device_count"]
+  with pytest.raises(Exception, match="Unknown backend") as e:
+    jax.device_count("bogus")
+  assert type(e.value).__name__ == CHEX_REF["unknown_backend"]
+
+
+def test_array_of_bfloat16_arrays():
+  bf16 = jnp.bfloat16(128)
+  listed = [jnp.array([bf16, bf16], dtype=jnp.bfloat16), jnp.array([bf16, bf16]),
+            jnp.array((jnp.ones(2, jnp.bfloat16), [1.0, 2.0]), dtype=jnp.bfloat16)]
+  assert [[str(a.dtype), a.tolist()] for a in listed] == CHEX_REF["array_of_bf16_arrays"]

@@ -7,6 +7,7 @@ use, every commonly set config option's default, the errors bad values raise, an
 messages of jax_debug_nans/jax_debug_infs and jax_numpy_rank_promotion, and the sharding
 in the types (``jax.typeof(x).sharding``) that optax reads.
 """
+import inspect
 import json
 import os
 import warnings
@@ -84,6 +85,22 @@ def typeof_sharding():
   return out
 
 
+def chex_surface():
+  """What chex's asserts and fakes read: jitted functions' names and signatures, device
+  counts per backend, and jnp.array of a list of bfloat16 arrays."""
+  def f(x, y=2, *, k=3):
+    return x
+  jitted = jax.jit(f)
+  bf16 = jnp.bfloat16(128)
+  listed = [jnp.array([bf16, bf16], dtype=jnp.bfloat16), jnp.array([bf16, bf16]),
+            jnp.array((jnp.ones(2, jnp.bfloat16), [1.0, 2.0]), dtype=jnp.bfloat16)]
+  return {"jit_type": type(jitted).__name__, "jit_repr": repr(jitted).split(" at 0x")[0],
+          "jit_signature": str(inspect.signature(jitted, follow_wrapped=False)),
+          "device_count": [jax.device_count("cpu"), jax.local_device_count("cpu")],
+          "unknown_backend": error_of(lambda: jax.device_count("bogus"))[0],
+          "array_of_bf16_arrays": [[str(a.dtype), a.tolist()] for a in listed]}
+
+
 def main():
   # chex's set_n_cpu_devices reads it: no backend before the devices are first listed,
   # 'cpu' after
@@ -116,6 +133,7 @@ def main():
                   "leaf_dtypes": [str(x.dtype) for x in jax.tree.leaves(unravel(flat))],
                   "wrong_dtype": error_of(lambda: unravel(flat.astype(jnp.float16)))}
   out["typeof_sharding"] = typeof_sharding()
+  out["chex_surface"] = chex_surface()
   path = os.path.join(os.path.dirname(__file__), "ecosystem_reference.json")
   with open(path, "w") as f:
     json.dump(out, f, indent=1, sort_keys=True)
