@@ -450,3 +450,14 @@ def test_array_of_bfloat16_arrays():
   listed = [jnp.array([bf16, bf16], dtype=jnp.bfloat16), jnp.array([bf16, bf16]),
             jnp.array((jnp.ones(2, jnp.bfloat16), [1.0, 2.0]), dtype=jnp.bfloat16)]
   assert [[str(a.dtype), a.tolist()] for a in listed] == CHEX_REF["array_of_bf16_arrays"]
+
+
+def test_check_message_formats_payload_as_arrays():
+  from jaxlite.experimental import checkify
+
+  def checked(x, d):
+    checkify.check(False, "s={} v={v} d={d} f={s:.2f}", x[0], v=x, d=d, s=x[1])
+    return x
+  err, _ = checkify.checkify(jax.jit(checked))(
+      jnp.array([-1.0, 2.5]), {"a": jnp.float32(0), "b": jnp.int32(3)})
+  assert err.get() == CHEX_REF["check_message"]

@@ -87,14 +87,22 @@ def typeof_sharding():
 
 def chex_surface():
   """What chex's asserts and fakes read: jitted functions' names and signatures, device
-  counts per backend, and jnp.array of a list of bfloat16 arrays."""
+  counts per backend, jnp.array of a list of bfloat16 arrays, and the message of a
+  checkify.check whose arguments are arrays in a container (chexify's assertions)."""
   def f(x, y=2, *, k=3):
     return x
   jitted = jax.jit(f)
   bf16 = jnp.bfloat16(128)
   listed = [jnp.array([bf16, bf16], dtype=jnp.bfloat16), jnp.array([bf16, bf16]),
             jnp.array((jnp.ones(2, jnp.bfloat16), [1.0, 2.0]), dtype=jnp.bfloat16)]
-  return {"jit_type": type(jitted).__name__, "jit_repr": repr(jitted).split(" at 0x")[0],
+  from jax.experimental import checkify
+
+  def checked(x, d):
+    checkify.check(False, "s={} v={v} d={d} f={s:.2f}", x[0], v=x, d=d, s=x[1])
+    return x
+  err, _ = checkify.checkify(jax.jit(checked))(
+      jnp.array([-1.0, 2.5]), {"a": jnp.float32(0), "b": jnp.int32(3)})
+  return {"check_message": err.get(), "jit_type": type(jitted).__name__, "jit_repr": repr(jitted).split(" at 0x")[0],
           "jit_signature": str(inspect.signature(jitted, follow_wrapped=False)),
           "device_count": [jax.device_count("cpu"), jax.local_device_count("cpu")],
           "unknown_backend": error_of(lambda: jax.device_count("bogus"))[0],
