@@ -455,11 +455,12 @@ def _device_index(device) -> int:
 
 def put_pieces(values, devices) -> list:
   """``values[i]`` on ``devices[i]``: PJRT buffers when the XLA tier runs, else NumPy."""
+  # np.asarray(order="C"), not np.ascontiguousarray, which makes a rank-0 piece rank 1
   if not tiers.xla_available():
-    return [np.ascontiguousarray(v) for v in values]
+    return [np.asarray(v, order="C") for v in values]
   from jaxlite._src.backends import xla
   client = xla.client()
-  return [client.put(np.ascontiguousarray(v), _device_index(d))
+  return [client.put(np.asarray(v, order="C"), _device_index(d))
           for v, d in zip(values, devices)]
 
 
