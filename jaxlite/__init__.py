@@ -33,8 +33,12 @@ from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, p
 local_devices = devices
 
 
-def device_count() -> int:
-  return len(devices())
+def device_count(backend=None) -> int:
+  """How many devices ``backend`` ('cpu' or 'gpu'; default: the default backend) has.
+
+  Raises RuntimeError for a backend that is unknown or does not work here, as JAX does.
+  """
+  return len(devices(backend))
 
 
 local_device_count = device_count

@@ -1,5 +1,6 @@
 """``jax.sharding``: meshes, partition specs and shardings."""
-from jaxlite._src.sharding import (Sharding, Mesh, PartitionSpec, NamedSharding,
-                                   SingleDeviceSharding)
+from jaxlite._src.sharding import (Sharding, Mesh, AbstractMesh, AxisType, PartitionSpec,
+                                   NamedSharding, SingleDeviceSharding)
 
-__all__ = ["Sharding", "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding"]
+__all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "PartitionSpec", "NamedSharding",
+           "SingleDeviceSharding"]

@@ -190,6 +190,16 @@ def test_pmap_axes_and_static_args(tier):
   close(h({"a": x.T})["a"], x.T + 1)
 
 
+def test_pmap_keyword_arguments_map_over_leading_axis(tier):
+  # in_axes covers the positional arguments only; keyword arguments are mapped over axis 0
+  x = np.arange(3 * N, dtype=np.float32).reshape(N, 3)
+  f = jax.pmap(lambda a, b, k, y: a * k + y["c"] * b, in_axes=(0, None),
+               static_broadcasted_argnums=2)
+  close(f(x, 2.0, 3.0, y={"c": x + 1}), x * 3 + (x + 1) * 2)
+  with pytest.raises(ValueError):
+    f(x, 2.0, 3.0, y={"c": np.ones(3)})
+
+
 def test_pmap_devices_argument(tier):
   devs = jax.devices()[N // 2:]
   out = jax.pmap(lambda v: lax.psum(v, "i"), "i", devices=devs)(np.ones((N // 2, 2)))

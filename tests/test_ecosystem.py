@@ -120,6 +120,20 @@ def test_install_as_jax_in_process_is_idempotent(tmp_path):
   assert out.stdout.split() == ["1", "True", "jaxlite.numpy"], out.stderr
 
 
+def test_xla_bridge_backends_created_on_first_use(tmp_path):
+  # chex's set_n_cpu_devices reads jax._src.xla_bridge._backends without importing it
+  (tmp_path / "bridge.py").write_text(textwrap.dedent("""
+      import jax
+      before = sorted(jax._src.xla_bridge._backends)
+      jax.devices()
+      after = jax._src.xla_bridge._backends
+      print(repr([before, sorted(after)]), after["cpu"].platform)
+      """))
+  out = run_python(["-m", "jaxlite", "bridge.py"], tmp_path)
+  assert out.stdout.split(" cpu")[0].strip() == repr(REF["xla_bridge_backends"]), out.stderr
+  assert out.stdout.strip().endswith(" cpu")
+
+
 # -- the surface -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("module", ["jax.tree", "jax.dtypes", "jax.typing", "jax.test_util",
@@ -343,3 +357,107 @@ def test_like_functions_take_shape_dtype_struct():
     out = fn(s)
     assert out.shape == (2,) and out.dtype == np.float32 and not out.weak_type
     np.testing.assert_array_equal(out, np.full(2, value, np.float32))
+
+
+# -- the sharding in the types (optax's tree.random_like, add_noise, _vdot, microbatching) --
+
+SHARDING_REF = REF["typeof_sharding"]
+
+
+def describe_sharding(s):
+  """The same fields as make_ecosystem_reference.describe_sharding."""
+  m = s.mesh
+
+  def error_of(thunk):
+    try:
+      thunk()
+    except Exception as e:  # compared, class and message
+      return [type(e).__name__, str(e)]
+    return None
+  return {"repr": repr(s), "spec": repr(s.spec), "memory_kind": s.memory_kind,
+          "num_devices": s.num_devices, "is_fully_replicated": s.is_fully_replicated,
+          "mesh": repr(m), "empty": m.empty, "size": m.size, "axis_names": list(m.axis_names),
+          "are_all_axes_explicit": m.are_all_axes_explicit,
+          "are_all_axes_auto": m.are_all_axes_auto, "are_all_axes_manual": m.are_all_axes_manual,
+          "device_set": error_of(lambda: s.device_set), "devices": error_of(lambda: m.devices)}
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (3, 4)])
+def test_typeof_sharding_is_jax_empty_abstract_mesh(shape):
+  got = describe_sharding(jax.typeof(jnp.ones(shape)).sharding)
+  assert got == SHARDING_REF[f"eager{list(shape)}"]
+
+
+def test_typeof_sharding_of_tracers_and_scalars():
+  seen = {}
+
+  def probe(name):
+    def f(y):
+      seen[name] = repr(jax.typeof(y).sharding)
+      return y.sum()
+    return f
+  jax.jit(probe("jit"))(jnp.ones((3, 4)))
+  jax.vmap(probe("vmap"))(jnp.ones((3, 4)))
+  jax.grad(probe("grad"))(jnp.ones((3, 4)))
+  assert seen == SHARDING_REF["traced"]
+  assert repr(jax.typeof(1.0).sharding) == SHARDING_REF["python_scalar"]
+  sharding = jax.typeof(jnp.ones((3, 4))).sharding
+  assert list(sharding.shard_shape((3, 4))) == SHARDING_REF["shard_shape"]
+
+
+def test_abstract_mesh_and_axis_types():
+  from jaxlite.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
+  named = AbstractMesh((2, 3), ("a", "b"))
+  explicit = AbstractMesh((2,), ("a",), axis_types=(AxisType.Explicit,))
+  got = [[repr(m), m.size, m.are_all_axes_explicit, m.are_all_axes_auto,
+          [repr(t) for t in m.axis_types]] for m in (named, explicit)]
+  assert got == SHARDING_REF["abstract_meshes"]
+  assert list(NamedSharding(named, P("b", "a")).shard_shape((6, 4))) == (
+      SHARDING_REF["named_shard_shape"])
+  with pytest.raises(ValueError) as e:
+    NamedSharding(AbstractMesh((), ()), P("x"))
+  assert [type(e.value).__name__, str(e.value)] == SHARDING_REF["bad_axis"]
+  with pytest.raises(ValueError, match="one size and one type per axis"):
+    AbstractMesh((2,), ("a", "b"))
+
+
+# -- what chex's asserts and fakes read ------------------------------------------------
+
+CHEX_REF = REF["chex_surface"]
+
+
+def test_jitted_function_name_repr_and_signature():
+  import inspect
+
+  def f(x, y=2, *, k=3):
+    return x
+  jitted = jax.jit(f)
+  assert type(jitted).__name__ == CHEX_REF["jit_type"]
+  assert repr(jitted).split(" at 0x")[0].replace(
+      "test_jitted_function_name_repr_and_signature", "chex_surface") == CHEX_REF["jit_repr"]
+  assert str(inspect.signature(jitted, follow_wrapped=False)) == CHEX_REF["jit_signature"]
+
+
+def test_device_count_per_backend():
+  assert [jax.device_count("cpu"), jax.local_device_count("cpu")] == CHEX_REF["device_count"]
+  with pytest.raises(Exception, match="Unknown backend") as e:
+    jax.device_count("bogus")
+  assert type(e.value).__name__ == CHEX_REF["unknown_backend"]
+
+
+def test_array_of_bfloat16_arrays():
+  bf16 = jnp.bfloat16(128)
+  listed = [jnp.array([bf16, bf16], dtype=jnp.bfloat16), jnp.array([bf16, bf16]),
+            jnp.array((jnp.ones(2, jnp.bfloat16), [1.0, 2.0]), dtype=jnp.bfloat16)]
+  assert [[str(a.dtype), a.tolist()] for a in listed] == CHEX_REF["array_of_bf16_arrays"]
+
+
+def test_check_message_formats_payload_as_arrays():
+  from jaxlite.experimental import checkify
+
+  def checked(x, d):
+    checkify.check(False, "s={} v={v} d={d} f={s:.2f}", x[0], v=x, d=d, s=x[1])
+    return x
+  err, _ = checkify.checkify(jax.jit(checked))(
+      jnp.array([-1.0, 2.5]), {"a": jnp.float32(0), "b": jnp.int32(3)})
+  assert err.get() == CHEX_REF["check_message"]

@@ -147,8 +147,9 @@ class BatchedError(JaxException):
 
 
 def _host_value(x):
-  # formatting arrays as NumPy prints them ("-1.0", "[ 1. -3.]"), as JAX's do
-  return np.asarray(x)[()] if np.ndim(x) == 0 else np.asarray(x)
+  # an Array, as JAX formats its payload: it prints as NumPy does ("-1.0", "[ 1. -3.]",
+  # "{:.2f}"), and inside a container by its repr ("{'b': Array(nan, dtype=float32)}")
+  return Array(np.asarray(x))
 
 
 ErrorCategory = type[JaxException]

@@ -23,6 +23,11 @@ from jaxlite._src import pretty_printer as pp
 
 # ----------------------------------------------------------------------------- avals
 
+# ``jax.typeof(x).sharding``: sharding.py, a layer above core, fills "sharding" with a
+# function of the aval.
+aval_rules: dict = {}
+
+
 class ShapedArray:
   """The abstract value of an array: shape, dtype and weak type, but no values."""
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
@@ -43,6 +48,11 @@ class ShapedArray:
 
   def strip_weak_type(self) -> ShapedArray:
     return self.update(weak_type=False) if self.weak_type else self
+
+  @property
+  def sharding(self):
+    """The sharding in the type (``NamedSharding`` over an abstract mesh), as in JAX."""
+    return aval_rules["sharding"](self)
 
   def __eq__(self, other):
     return (type(other) is ShapedArray and self.shape == other.shape

@@ -5,7 +5,7 @@ FloatingPointError naming itself ("invalid value (nan) encountered in log"), and
 function whose output holds one is run again op by op, with jit disabled, so that the
 eager check names the primitive, as JAX's de-optimized re-run does. With both flags off
 nothing is checked: the checking versions of ``EvalTrace.process_primitive`` and
-``Jitted.__call__`` are installed only while a flag is on, so the hot paths pay nothing.
+``PjitFunction.__call__`` are installed only while a flag is on, so the hot paths pay nothing.
 """
 import logging
 
@@ -18,7 +18,7 @@ from jaxlite._src.config import config
 logger = logging.getLogger("jaxlite")
 
 _plain_process_primitive = core.EvalTrace.process_primitive
-_plain_jit_call = jit.Jitted.__call__
+_plain_jit_call = jit.PjitFunction.__call__
 
 
 def _bad_value(values):
@@ -63,7 +63,7 @@ def _update(_value=None):
   on = bool(config.jax_debug_nans or config.jax_debug_infs)
   core.EvalTrace.process_primitive = (_checked_process_primitive if on
                                       else _plain_process_primitive)
-  jit.Jitted.__call__ = _checked_jit_call if on else _plain_jit_call
+  jit.PjitFunction.__call__ = _checked_jit_call if on else _plain_jit_call
 
 
 config.watch("jax_debug_nans", _update)

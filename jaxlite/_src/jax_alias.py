@@ -13,11 +13,14 @@ import importlib.machinery
 import importlib.util
 import sys
 
-# JAX's private modules that libraries import at their top level (chex's restrict_backends
-# imports jax._src.compiler), mapped to the jaxlite modules that play their part.
+# JAX's private modules that libraries use (chex's restrict_backends imports
+# jax._src.compiler; its set_n_cpu_devices reads jax._src.xla_bridge._backends without
+# importing it, since `import jax` loads it), mapped to the jaxlite modules that play
+# their part.
 _PRIVATE = {
     "jax._src": "jaxlite._src",
     "jax._src.compiler": "jaxlite._src.compiler",
+    "jax._src.xla_bridge": "jaxlite._src.xla_bridge",
 }
 
 
@@ -119,3 +122,5 @@ def install_as_jax():
   if _finder not in sys.meta_path:
     sys.meta_path.insert(0, _finder)
   importlib.import_module("jax")
+  for private in _PRIVATE.values():   # attributes of jax._src, as after JAX's `import jax`
+    importlib.import_module(private)

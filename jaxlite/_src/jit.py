@@ -181,8 +181,11 @@ _CPU = compiler.Backend("cpu")
 _LEAF = tree.tree_structure(0)
 
 
-class Jitted:
-  """A function compiled by ``jit`` (``jax.stages.Wrapped``)."""
+class PjitFunction:
+  """A function compiled by ``jit`` (``jax.stages.Wrapped``).
+
+  Named, and printed, as JAX's jitted functions are (``<PjitFunction of f>``): libraries
+  tell jitted functions apart by that name (chex's ``assert_max_traces``)."""
 
   def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                keep_unused, inline, backend):
@@ -281,13 +284,20 @@ class Jitted:
     entry.exec_s.append(time.perf_counter() - t0)
     return tree.tree_unflatten(entry.out_tree, outs)
 
+  @property
+  def __signature__(self):
+    # the wrapped function's, as JAX's jitted functions give: inspect would otherwise take
+    # this descriptor (it has __get__) for a builtin and find no signature, even with
+    # follow_wrapped=False (chex's fake_pmap asks so)
+    return inspect.signature(self.fun)
+
   def __get__(self, instance, owner=None):
     if instance is None:
       return self
     return functools.partial(self, instance)
 
   def __repr__(self):
-    return f"<Jitted of {self.fun!r}>"
+    return f"<PjitFunction of {self.fun!r}>"
 
   # -- static arguments
   def _split_static(self, args, kwargs):
@@ -533,7 +543,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 
   Returns
   -------
-  Jitted
+  PjitFunction
     A callable with ``lower``, ``trace``, ``eval_shape``, ``clear_cache`` and ``stats``.
 
   Examples
@@ -549,7 +559,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                              donate_argnames=donate_argnames, keep_unused=keep_unused,
                              device=device, backend=backend, inline=inline,
                              in_shardings=in_shardings, out_shardings=out_shardings)
-  jitted = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+  jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   keep_unused, inline, backend)
   if in_shardings is None and out_shardings is None:
     return jitted

@@ -92,19 +92,21 @@ class _Pmapped:
     functools.update_wrapper(self, fun)
 
   def __call__(self, *args, **kwargs):
-    if kwargs:
-      raise TypeError("pmap does not support keyword arguments; pass them positionally.")
     static = tuple(a % len(args) for a in self.static_argnums if -len(args) <= a < len(args))
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     static_vals = tuple((i, args[i]) for i in sorted(static))
-    leaves, treedef = tree.tree_flatten(dyn)
-    leaves = [as_operand(x) for x in leaves]
+    pos_leaves, pos_tree = tree.tree_flatten(dyn)
     in_axes = self.in_axes
     if isinstance(in_axes, list):
       in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) is int) and static:
       in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
-    axes = _flatten_axes("pmap in_axes", treedef, in_axes)
+    # in_axes covers the positional arguments; keyword arguments are mapped over their
+    # leading axis, as in JAX
+    kw_leaves = tree.tree_leaves(kwargs)
+    axes = _flatten_axes("pmap in_axes", pos_tree, in_axes) + [0] * len(kw_leaves)
+    leaves, treedef = tree.tree_flatten((dyn, kwargs))
+    leaves = [as_operand(x) for x in leaves]
     axes = [_canonical_in_axis(a, core.get_aval(x).ndim) for x, a in zip(leaves, axes)]
     n = _mapped_size(self.fun, leaves, axes, self.axis_size)
     key = (static_vals, treedef, tuple(axes), n)
@@ -124,11 +126,12 @@ class _Pmapped:
     def local(*shards):
       # each mapped argument arrives as its slice with the mapped axis of size 1
       shards = [x if a is None else shapes.squeeze(x, (a,)) for x, a in zip(shards, axes)]
-      dyn = iter(tree.tree_unflatten(treedef, shards))
+      dyn, kwargs = tree.tree_unflatten(treedef, shards)
       statics = dict(static_vals)
-      nargs = len(treedef.children()) + len(statics)
+      dyn = iter(dyn)
+      nargs = len(treedef.children()[0].children()) + len(statics)
       full = [statics[i] if i in statics else next(dyn) for i in range(nargs)]
-      out_leaves, out_tree = tree.tree_flatten(fun(*full))
+      out_leaves, out_tree = tree.tree_flatten(fun(*full, **kwargs))
       out_leaves = [as_operand(o) for o in out_leaves]
       resolved[:] = [None if a is None else a % (core.get_aval(o).ndim + 1) for o, a in
                      zip(out_leaves, _flatten_axes("pmap out_axes", out_tree, out_axes))]

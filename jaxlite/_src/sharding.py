@@ -12,17 +12,20 @@ assembled from the pieces when something reads it.
 from __future__ import annotations
 
 import collections
+import enum
 import math
 
 import numpy as np
 
 from jaxlite._src import array as array_mod
 from jaxlite._src import backends
+from jaxlite._src import core
 from jaxlite._src import tiers
 from jaxlite._src.array import Array
 
-__all__ = ["Sharding", "Mesh", "make_mesh", "PartitionSpec", "NamedSharding",
-           "SingleDeviceSharding", "Shard", "place", "visualize_array_sharding"]
+__all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "make_mesh", "PartitionSpec",
+           "NamedSharding", "SingleDeviceSharding", "Shard", "place",
+           "visualize_array_sharding"]
 
 
 class PartitionSpec(tuple):
@@ -120,6 +123,96 @@ class Mesh:
 _mesh_stack: list = []
 
 
+class AxisType(enum.Enum):
+  """How a mesh axis is partitioned (``jax.sharding.AxisType``)."""
+  Auto = enum.auto()
+  Explicit = enum.auto()
+  Manual = enum.auto()
+
+  def __repr__(self):
+    return self.name
+
+
+class AbstractMesh:
+  """A mesh's axis names, sizes and types, without devices (``jax.sharding.AbstractMesh``).
+
+  It is the mesh of the shardings in types: ``jax.typeof(x).sharding.mesh``. The empty
+  one, ``AbstractMesh((), ())``, is the mesh of every array outside ``set_mesh``.
+
+  Parameters
+  ----------
+  axis_sizes : tuple of int
+  axis_names : tuple of str
+    One name per size.
+  axis_types : tuple of AxisType, optional
+    One type per axis; Auto for each when None.
+  """
+
+  def __init__(self, axis_sizes, axis_names, axis_types=None):
+    axis_sizes, axis_names = tuple(axis_sizes), tuple(axis_names)
+    axis_types = (AxisType.Auto,) * len(axis_names) if axis_types is None else tuple(
+        (axis_types,) if isinstance(axis_types, AxisType) else axis_types)
+    if not len(axis_sizes) == len(axis_names) == len(axis_types):
+      raise ValueError(f"AbstractMesh needs one size and one type per axis name, got "
+                       f"axis_sizes={axis_sizes}, axis_names={axis_names}, "
+                       f"axis_types={axis_types}.")
+    self.axis_sizes, self.axis_names, self.axis_types = axis_sizes, axis_names, axis_types
+
+  @property
+  def shape(self):
+    return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+  @property
+  def shape_tuple(self) -> tuple:
+    return tuple(zip(self.axis_names, self.axis_sizes))
+
+  @property
+  def empty(self) -> bool:
+    return not self.axis_names
+
+  @property
+  def size(self) -> int:
+    return 0 if self.empty else math.prod(self.axis_sizes)   # JAX's: 0 for the empty mesh
+
+  def _axes_of(self, kind) -> tuple:
+    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == kind)
+
+  # JAX's: an empty mesh's axes are none of the three kinds.
+  explicit_axes = property(lambda self: self._axes_of(AxisType.Explicit))
+  auto_axes = property(lambda self: self._axes_of(AxisType.Auto))
+  manual_axes = property(lambda self: self._axes_of(AxisType.Manual))
+  are_all_axes_explicit = property(
+      lambda self: not self.empty and len(self.explicit_axes) == len(self.axis_names))
+  are_all_axes_auto = property(
+      lambda self: not self.empty and len(self.auto_axes) == len(self.axis_names))
+  are_all_axes_manual = property(
+      lambda self: not self.empty and len(self.manual_axes) == len(self.axis_names))
+
+  @property
+  def devices(self):
+    raise ValueError("AbstractMesh does not implement devices")
+
+  def __eq__(self, other):
+    return isinstance(other, AbstractMesh) and self.shape_tuple == other.shape_tuple and (
+        self.axis_types == other.axis_types)
+
+  def __hash__(self):
+    return hash((self.shape_tuple, self.axis_types))
+
+  def _short_repr(self):
+    if self.empty:
+      return "AbstractMesh((), axis_types=())"
+    axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
+    types = "(" + ", ".join(t.name for t in self.axis_types) + ("," if len(
+        self.axis_types) == 1 else "") + ")"
+    return f"AbstractMesh({axes}, axis_types={types})"
+
+  __repr__ = _short_repr
+
+
+_EMPTY_MESH = AbstractMesh((), ())
+
+
 def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None) -> Mesh:
   """A mesh of ``axis_shapes`` over the first ``prod(axis_shapes)`` devices."""
   axis_shapes, axis_names = tuple(axis_shapes), tuple(axis_names)
@@ -194,8 +287,9 @@ class NamedSharding(Sharding):
   """
 
   def __init__(self, mesh, spec=PartitionSpec(), *, memory_kind=None):
-    if not isinstance(mesh, Mesh):
-      raise TypeError(f"NamedSharding needs a Mesh, got {type(mesh).__name__}.")
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+      raise TypeError(f"NamedSharding needs a Mesh or an AbstractMesh, got "
+                      f"{type(mesh).__name__}.")
     spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
     used = []
     for entry in spec:
@@ -210,8 +304,22 @@ class NamedSharding(Sharding):
     self.mesh, self.spec = mesh, spec
 
   @property
+  def _is_abstract(self) -> bool:
+    return isinstance(self.mesh, AbstractMesh)
+
+  @property
   def device_set(self) -> set:
+    if self._is_abstract:
+      raise ValueError("device_set is not implemented for `jax.sharding.AbstractMesh`.")
     return set(self.mesh.devices.flat)
+
+  @property
+  def num_devices(self) -> int:
+    return self.mesh.size
+
+  @property
+  def memory_kind(self):
+    return None if self._is_abstract else "device"
 
   @property
   def _device_list(self) -> list:
@@ -238,6 +346,12 @@ class NamedSharding(Sharding):
                          f"partitioned {parts} times, but does not evenly divide the "
                          f"dimension size {global_shape[d]}. Got shape: "
                          f"{tuple(global_shape)} and sharding {self!r}")
+
+  def shard_shape(self, global_shape) -> tuple:
+    """Each device's piece's shape; from the mesh's axis sizes, so abstract meshes too."""
+    self.check_shape(global_shape)
+    return tuple(n // math.prod(self.mesh.shape[a] for a in axes)
+                 for n, axes in zip(global_shape, self._dim_axes(len(global_shape))))
 
   def devices_indices_map(self, global_shape):
     global_shape = tuple(global_shape)
@@ -284,8 +398,8 @@ class NamedSharding(Sharding):
     return hash((self.mesh, _normalized(self.spec)))
 
   def __repr__(self):
-    return (f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, "
-            "memory_kind=device)")
+    memory = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
+    return f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}{memory})"
 
 
 def _normalized(spec) -> tuple:
@@ -341,11 +455,12 @@ def _device_index(device) -> int:
 
 def put_pieces(values, devices) -> list:
   """``values[i]`` on ``devices[i]``: PJRT buffers when the XLA tier runs, else NumPy."""
+  # np.asarray(order="C"), not np.ascontiguousarray, which makes a rank-0 piece rank 1
   if not tiers.xla_available():
-    return [np.ascontiguousarray(v) for v in values]
+    return [np.asarray(v, order="C") for v in values]
   from jaxlite._src.backends import xla
   client = xla.client()
-  return [client.put(np.ascontiguousarray(v), _device_index(d))
+  return [client.put(np.asarray(v, order="C"), _device_index(d))
           for v, d in zip(values, devices)]
 
 
@@ -401,6 +516,18 @@ def sharding_of(x: Array) -> Sharding:
 
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of)
+
+
+def aval_sharding(aval) -> NamedSharding:
+  """``jax.typeof(x).sharding``: no dimension split, over the empty abstract mesh.
+
+  jaxlite's meshes have Auto axes only, which JAX leaves out of types, so every aval's
+  sharding is this one (JAX names the array's own mesh when it lives on one).
+  """
+  return NamedSharding(_EMPTY_MESH, PartitionSpec(*[None] * aval.ndim))
+
+
+core.aval_rules["sharding"] = aval_sharding
 
 
 def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80):

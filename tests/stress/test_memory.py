@@ -42,7 +42,7 @@ def test_ten_thousand_signatures_then_clear_caches_return_memory():
 
 
 @pytest.mark.xfail(strict=True, reason="each cache miss scans every earlier signature "
-                   "(Jitted._explain: max(self._order, key=_similarity)), so n signatures of "
+                   "(PjitFunction._explain: max(self._order, key=_similarity)), so n signatures of "
                    "one function cost O(n^2): 3,000 take ~26 s, 23 s of it in _explain")
 def test_cache_misses_cost_does_not_grow_with_the_number_of_signatures():
   f = jax.jit(lambda x: x * 2, backend="numpy")

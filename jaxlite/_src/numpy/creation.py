@@ -30,6 +30,17 @@ def _contains_tracer(obj):
   return isinstance(obj, (list, tuple)) and any(_contains_tracer(o) for o in obj)
 
 
+def _arrays_as_numpy(obj):
+  """``obj`` with the Arrays nested in its lists and tuples as NumPy arrays: NumPy converts
+  those itself, while ml_dtypes' types (``np.asarray([a, b], dtype=bfloat16)``) only
+  take numbers and NumPy values."""
+  if isinstance(obj, Array):
+    return obj._value
+  if isinstance(obj, (list, tuple)):
+    return [_arrays_as_numpy(o) for o in obj]
+  return obj
+
+
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
   """Create an array (``numpy.array``); 64-bit types follow ``jax_enable_x64``.
 
@@ -56,7 +67,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     else:
       out = lax_numpy.stack([array(o) for o in object])
   else:
-    out = _from_python_or_numpy(object, want)
+    out = _from_python_or_numpy(_arrays_as_numpy(object), want)
   # weakly typed only as the bare weak value itself was: a dtype or a sequence makes it strong
   weak = dtype is None and not isinstance(object, (list, tuple)) and out.weak_type
   if (want is not None and out.dtype != want) or out.weak_type != weak:
