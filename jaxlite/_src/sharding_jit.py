@@ -32,19 +32,16 @@ __all__ = ["ShardedJitted"]
 def _flatten_shardings(what, treedef, shardings) -> list:
   """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them."""
   is_leaf = lambda s: s is None or isinstance(s, Sharding)
-  specs, spec_tree = tree.tree_flatten(shardings, is_leaf=is_leaf)
   dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
   try:
-    subtrees = spec_tree.flatten_up_to(dummy)
+    out = tree.broadcast_prefix(shardings, dummy, is_leaf)
   except ValueError:
     raise ValueError(f"jit {what} must be a Sharding or a tree prefix of the "
                      f"corresponding values: {shardings!r} does not match {treedef}.") from None
-  out = []
-  for s, sub in zip(specs, subtrees):
+  for s in tree.tree_leaves(shardings, is_leaf=is_leaf):
     if s is not None and not isinstance(s, Sharding):
       raise TypeError(f"jit {what}: expected Sharding instances, got {s!r} (a "
                       "PartitionSpec needs a mesh: wrap it in NamedSharding(mesh, spec)).")
-    out += [s] * tree.tree_structure(sub).num_leaves
   return out
 
 

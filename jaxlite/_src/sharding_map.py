@@ -35,18 +35,13 @@ __all__ = ["shard_map", "MeshProgram"]
 def flatten_specs(what, treedef, spec_tree) -> list:
   """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``."""
   is_spec = lambda x: x is None or isinstance(x, PartitionSpec)
-  specs, spec_treedef = tree.tree_flatten(spec_tree, is_leaf=is_spec)
   dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
   try:
-    subtrees = spec_treedef.flatten_up_to(dummy)
+    specs = tree.broadcast_prefix(spec_tree, dummy, is_spec)
   except ValueError:
     raise ValueError(f"shard_map {what} must be a tree prefix of the corresponding "
                      f"arguments or outputs: {spec_tree!r} does not match {treedef}.") from None
-  out = []
-  for spec, sub in zip(specs, subtrees):
-    spec = PartitionSpec() if spec is None else spec
-    out += [spec] * tree.tree_structure(sub).num_leaves
-  return out
+  return [PartitionSpec() if spec is None else spec for spec in specs]
 
 
 def _parts(mesh, spec, ndim) -> list:
