@@ -143,8 +143,6 @@ def test_sharding_errors():
     NamedSharding(m, P("z"))
   with pytest.raises(ValueError, match="does not evenly divide the dimension size 3"):
     jax.device_put(jnp.ones(3), NamedSharding(m, P("x")))
-  with pytest.raises(ValueError, match=f"Number of devices {N} must equal the product"):
-    jax.make_mesh((N + 1,), ("x",))
 
 
 # ----------------------------------------------------------------------------- pmap
@@ -250,6 +248,44 @@ def test_pmap_errors(tier):
     jax.pmap(lambda v: lax.psum(v, "j"), "i")(np.ones((N, 2)))
   with pytest.raises(ValueError, match="given 2 devices, but the mapped axis has size"):
     jax.pmap(lambda v: v, devices=jax.devices()[:2])(np.ones((N, 2)))
+
+
+def test_pmap_and_shard_map_under_outer_transforms(tier):
+  # Called under jit, grad, vmap or checkify (on tracers, or on constants while a trace is
+  # staging), the per-device program runs as named vmaps over the shards: the same values
+  x = np.linspace(-1, 1, N * 3, dtype=np.float32).reshape(N, 3)
+  f = jax.pmap(lambda v: jnp.sin(v) * lax.psum(v ** 2, "i"), "i")
+  s = (x ** 2).sum(0)
+  close(jax.jit(f)(x), np.sin(x) * s)
+  close(jax.jit(lambda: f(x))(), np.sin(x) * s)
+  close(jax.grad(lambda v: f(v).sum())(x), np.cos(x) * s + 2 * x * np.sin(x).sum(0))
+  xs = np.stack([x, 2 * x])
+  close(jax.vmap(f)(xs), np.sin(xs) * (xs ** 2).sum(1, keepdims=True))
+  from jaxlite.experimental import checkify
+  g = jax.pmap(lambda v: (checkify.check(jnp.all(v < 0.5), "too big: {}", v.max()), v)[1],
+               "i")
+  err, out = checkify.checkify(g)(x)
+  assert err.get() is not None and "too big" in err.get()
+  close(out, x)
+  err, _ = checkify.checkify(g)(x - 2)
+  assert err.get() is None
+  mesh = mesh2d()
+  h = jax.shard_map(lambda a: lax.psum(jnp.sum(a ** 2), ("x", "y")), mesh=mesh,
+                    in_specs=P(("x", "y")), out_specs=P())
+  v = np.arange(N * 2, dtype=np.float32)
+  close(jax.jit(h)(v), (v ** 2).sum())
+  close(jax.grad(h)(v), 2 * v)
+
+
+def test_nested_meshes_and_smaller_meshes(tier):
+  inner = jax.pmap(lambda y: lax.psum(y, "j"), "j")
+  with pytest.raises(ValueError, match="should match the mesh passed to pmap"):
+    jax.pmap(inner, "i")(np.ones((2, 2, 2), np.float32))
+  # as in JAX, make_mesh takes the first prod(shape) devices
+  mesh = jax.make_mesh((N // 2,), ("x",))
+  assert list(mesh.devices.flat) == jax.devices()[:N // 2]
+  with pytest.raises(ValueError, match=f"Number of devices {N} must be >= the product"):
+    jax.make_mesh((N + 1,), ("x",))
 
 
 def test_collective_outside_a_map_is_a_name_error():

@@ -89,7 +89,7 @@ class _Pmapped:
     self.static_argnums, self.devices, self.axis_size = static_argnums, devices, axis_size
     self.policy = tiers.resolve_policy(backend)
     self._programs: dict = {}
-    functools.update_wrapper(self, fun)
+    functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: it may be a pmap
 
   def __call__(self, *args, **kwargs):
     static = tuple(a % len(args) for a in self.static_argnums if -len(args) <= a < len(args))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import enum
 import math
+import operator
 
 import numpy as np
 
@@ -213,16 +214,32 @@ class AbstractMesh:
 _EMPTY_MESH = AbstractMesh((), ())
 
 
-def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None) -> Mesh:
-  """A mesh of ``axis_shapes`` over the first ``prod(axis_shapes)`` devices."""
-  axis_shapes, axis_names = tuple(axis_shapes), tuple(axis_names)
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
+  """A mesh of ``axis_shapes`` over the first ``prod(axis_shapes)`` devices.
+
+  Parameters
+  ----------
+  axis_shapes : sequence of int
+  axis_names : sequence of str
+  axis_types : tuple of AxisType, optional
+    Accepted for compatibility; every jaxlite mesh axis behaves as an Auto axis.
+  devices : sequence of Device, optional
+    Default: ``jax.devices()``; the first ``prod(axis_shapes)`` of them are used.
+  """
+  try:
+    axis_shapes = tuple(operator.index(s) for s in axis_shapes)
+  except TypeError:
+    raise ValueError("`axis_shapes` passed to `make_mesh` should be a sequence of ints. "
+                     f"Got {axis_shapes}") from None
+  axis_names = tuple(axis_names)
   devices = list(backends.devices() if devices is None else devices)
   n = math.prod(axis_shapes)
-  if n != len(devices):
-    raise ValueError(f"Number of devices {len(devices)} must equal the product of mesh_shape "
-                     f"{axis_shapes} ({n}). Pass devices= or set jax_num_cpu_devices "
-                     f"(XLA_FLAGS=--xla_force_host_platform_device_count={n}).")
-  return Mesh(np.array(devices, dtype=object).reshape(axis_shapes), axis_names)
+  if n > len(devices):
+    raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "
+                     f"{axis_shapes}. Set jax_num_cpu_devices (or XLA_FLAGS="
+                     f"--xla_force_host_platform_device_count={n}) before the first "
+                     "computation, or pass devices=.")
+  return Mesh(np.array(devices[:n], dtype=object).reshape(axis_shapes), axis_names)
 
 
 class Sharding:

@@ -63,7 +63,7 @@ class ShardedJitted:
   def __init__(self, jitted, in_shardings, out_shardings):
     self.jitted, self.in_shardings, self.out_shardings = jitted, in_shardings, out_shardings
     self._exes: dict = {}
-    functools.update_wrapper(self, jitted.fun)
+    functools.update_wrapper(self, jitted.fun, updated=())
 
   def __call__(self, *args, **kwargs):
     jitted = self.jitted

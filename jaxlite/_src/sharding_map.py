@@ -99,6 +99,14 @@ class MeshProgram:
     hit = self._cache.get(key)
     if hit is not None:
       return hit
+    if _manual_meshes and _manual_meshes[-1] != self.mesh:
+      # JAX 0.10 refuses this too: pmap is a shard_map, and one inside another's body
+      # would need the outer mesh's devices split further
+      raise ValueError(f"The context mesh {_manual_meshes[-1]._short_repr()} should match "
+                       f"the mesh passed to {self.name.split('_')[0]} "
+                       f"{self.mesh._short_repr()}: a pmap or shard_map inside another "
+                       "over a different mesh is not supported. Use one shard_map over a "
+                       "mesh with both axes, or vmap with axis_name for the inner map.")
     specs = self.in_specs(treedef)
     local = [shard_aval(self.mesh, s, a) for s, a in zip(specs, avals)]
     flat_fun, out_tree = api_util.flatten_fun(self.local_fun, treedef, with_kwargs=False)
@@ -114,13 +122,15 @@ class MeshProgram:
     leaves, treedef = tree.tree_flatten(args)
     leaves = [as_operand(x) for x in leaves]
     avals = [core.get_aval(x) for x in leaves]
-    if any(isinstance(x, core.Tracer) for x in leaves):
-      raise NotImplementedError(f"{self.name} called on traced values (inside jit, grad or "
-                                "vmap): apply those transformations inside the mapped "
-                                "function instead.")
     entry = self._trace(treedef, avals)
     closed, specs, out_specs, out_tree, _ = entry
-    if self._use_xla():
+    if core.current_trace() is not core.eval_trace or any(
+        isinstance(x, core.Tracer) for x in leaves):
+      # under an outer jit, grad, vmap or checkify (even on constants, which are staged
+      # as in JAX): the per-device program becomes named vmaps over the shards, which
+      # every transformation traces through
+      outs = self._run_vmapped(closed, specs, out_specs, leaves)
+    elif self._use_xla():
       outs = self._run_xla(entry, leaves)
     else:
       outs = self._run_numpy(closed, specs, out_specs, leaves)
@@ -147,37 +157,46 @@ class MeshProgram:
 
   # -- tier 0: the jaxpr under one named vmap per mesh axis
   def _run_numpy(self, closed, specs, out_specs, leaves):
+    outs = self._run_vmapped(closed, specs, out_specs, leaves)
+    return [_host_placed(NamedSharding(self.mesh, spec), np.asarray(o._value), o.weak_type)
+            for spec, o in zip(out_specs, outs)]
+
+  def _run_vmapped(self, closed, specs, out_specs, leaves):
+    """The global outputs of the per-device jaxpr run under one named ``vmap`` per mesh
+    axis (vmap's collectives are exactly the mesh's), on Arrays or tracers."""
     from jaxlite._src.vmap_api import vmap
     mesh = self.mesh
     names = mesh.axis_names
-    stacked, used = [], []
-    for x, spec in zip(leaves, specs):
-      value, axes = _stack_mesh_axes(mesh, spec, np.asarray(x._value))
-      stacked.append(Array(value, x.weak_type))
-      used.append(axes)
+    stacked = [_stack_mesh_axes(mesh, spec, x) for x, spec in zip(leaves, specs)]
+    used = [axes for _, axes in stacked]
     fun = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
     for k in reversed(range(len(names))):
       fun = vmap(fun, in_axes=[0 if names[k] in u else None for u in used], out_axes=0,
                  axis_name=names[k], axis_size=mesh.devices.shape[k])
-    outs = fun(*stacked)
-    return [_host_placed(NamedSharding(mesh, spec),
-                         _unstack_mesh_axes(mesh, spec, np.asarray(o._value)), o.weak_type)
-            for spec, o in zip(out_specs, outs)]
+    outs = fun(*[value for value, _ in stacked])
+    return [_unstack_mesh_axes(mesh, spec, o) for spec, o in zip(out_specs, outs)]
+
+
+# the meshes whose per-device functions are being traced, innermost last
+_manual_meshes: list = []
 
 
 class _bound_axes:
   """Binds every mesh axis name (with its size) while the local function is traced."""
 
   def __init__(self, mesh):
+    self.mesh = mesh
     self.envs = [batching.extend_axis_env(n, s) for n, s in mesh.shape.items()]
 
   def __enter__(self):
+    _manual_meshes.append(self.mesh)
     for e in self.envs:
       e.__enter__()
 
   def __exit__(self, *exc):
     for e in reversed(self.envs):
       e.__exit__(*exc)
+    _manual_meshes.pop()
 
 
 def _pieces(x: Array, sharding: NamedSharding) -> list:
@@ -203,8 +222,8 @@ def _host_placed(sharding, value, weak_type) -> Array:
 
 
 def _stack_mesh_axes(mesh, spec, value):
-  """``value`` with a leading axis per mesh axis that splits it (in mesh order), the
-  rest shard-shaped; and those mesh axes' names."""
+  """``value`` (an Array or tracer) with a leading axis per mesh axis that splits it (in
+  mesh order), the rest shard-shaped; and those mesh axes' names."""
   dims = _parts(mesh, spec, value.ndim)
   shape, labels = [], []
   for d, axes in enumerate(dims):
