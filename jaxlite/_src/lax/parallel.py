@@ -48,7 +48,7 @@ def _canonical_groups(groups):
     return None
   groups = tuple(tuple(int(i) for i in g) for g in groups)
   indices = [i for g in groups for i in g]
-  if set(indices) != set(range(len(indices))) or len(set(indices)) != len(indices):
+  if set(indices) != set(range(len(indices))):   # JAX's check (so repeats fail too)
     raise ValueError("axis_index_groups must cover all indices exactly once")
   return groups
 
@@ -83,8 +83,8 @@ def _check_groups_fit(prim_name, groups, names, equal):
     raise ValueError(f"{prim_name}: axis_index_groups {groups} cover {count} of the "
                      f"{size} positions of axis {_name_str(names)}; they must cover all.")
   if equal and len({len(g) for g in groups}) > 1:
-    raise ValueError(f"{prim_name}: axis_index_groups must all be the same size (replica "
-                     f"groups must be equally sized), got {groups}.")
+    raise ValueError(f"Replica groups must be equally sized: {prim_name} got "
+                     f"axis_index_groups {groups}.")
 
 
 def _name_str(names):
@@ -639,18 +639,25 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     leaf = _operand(leaf)
     ndim = core.get_aval(leaf).ndim
     s, c = (shapes._canonical_axis(split_axis, ndim),
-            shapes._canonical_axis(concat_axis, ndim if tiled else ndim + 1))
+            shapes._canonical_axis(concat_axis, ndim))
     if not tiled:
       if core.get_aval(leaf).shape[s] != size:
         raise ValueError(f"all_to_all: split_axis {split_axis} has size "
                          f"{core.get_aval(leaf).shape[s]}, but axis {names[0]!r} has "
                          f"{size} examples; they must be equal (or use tiled=True).")
-      # insert the concat axis (size 1), exchange along it, drop the split axis
+      if s == c:   # the chunks (of one entry) are exchanged in place
+        return all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
+                                 axis_index_groups=groups, axis_size=size, tiled=True)
+      # as in JAX: concat_axis is a position of the result, which lacks the split axis;
+      # insert it (size 1), exchange along it, drop the split axis
+      if s < c:
+        c += 1
+      else:
+        s += 1
       leaf = shapes.expand_dims(leaf, (c,))
-      s2 = s + (1 if c <= s else 0)
-      out = all_to_all_p.bind(leaf, axis_name=names, split_axis=s2, concat_axis=c,
+      out = all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
                               axis_index_groups=groups, axis_size=size, tiled=True)
-      return shapes.squeeze(out, (s2,))
+      return shapes.squeeze(out, (s,))
     if core.get_aval(leaf).shape[s] % size:
       raise ValueError(f"all_to_all: split_axis {split_axis} of size "
                        f"{core.get_aval(leaf).shape[s]} does not divide into {size} chunks.")
