@@ -7,7 +7,8 @@ each collective into an ordinary reduction, broadcast or iota over the batch axi
 runs pmap and shard_map this way too). Under pmap and shard_map on the XLA tier the
 collectives stay in the per-device jaxpr and lower to StableHLO collectives
 (``backends/xla/stablehlo.py``). Outside a map that binds the name they raise NameError,
-as JAX does.
+as JAX does. ``axis_index_groups`` (run the collective within each group of indices
+separately) works under pmap and shard_map; vmap rejects it, as JAX's does.
 """
 from __future__ import annotations
 
@@ -642,8 +643,9 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             shapes._canonical_axis(concat_axis, ndim))
     if not tiled:
       if core.get_aval(leaf).shape[s] != size:
+        where = "each group of axis" if groups is not None else "axis"
         raise ValueError(f"all_to_all: split_axis {split_axis} has size "
-                         f"{core.get_aval(leaf).shape[s]}, but axis {names[0]!r} has "
+                         f"{core.get_aval(leaf).shape[s]}, but {where} {names[0]!r} has "
                          f"{size} examples; they must be equal (or use tiled=True).")
       if s == c:   # the chunks (of one entry) are exchanged in place
         return all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
