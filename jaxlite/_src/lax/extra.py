@@ -843,13 +843,23 @@ def pbroadcast(x, axis_name, source):
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
                  tiled=False):
   """``psum`` then give example ``i`` only block ``i`` of ``scatter_dimension`` (one
-  index, or with ``tiled=True`` a block of ``size / axis_size`` entries)."""
-  if axis_index_groups is not None:
-    raise NotImplementedError("psum_scatter: axis_index_groups is not supported")
+  index, or with ``tiled=True`` a block of ``size / axis_size`` entries).
+
+  With ``axis_index_groups`` (equal groups covering every index once; under ``pmap``
+  and ``shard_map`` only, as in JAX) the sum is over the example's group and the block
+  is the one of its place in the group.
+  """
+  names = parallel._names(axis_name)
+  groups = parallel._canonical_groups(axis_index_groups)
+  n = axis_size(axis_name)
+  if groups is not None:
+    parallel._no_groups_under_vmap("reduce_scatter", names, groups)
+    parallel._check_groups_fit("psum_scatter", groups, names, equal=True)
+    n = len(groups[0])
 
   def one(v):
-    total = parallel.psum(_operand(v), axis_name)
-    n, me = axis_size(axis_name), parallel.axis_index(axis_name)
+    total = parallel.psum(_operand(v), axis_name, axis_index_groups=groups)
+    me = parallel._group_position(names, groups)
     size = _aval(total).shape[scatter_dimension]
     if not tiled:
       if size != n:

@@ -7,7 +7,8 @@ each collective into an ordinary reduction, broadcast or iota over the batch axi
 runs pmap and shard_map this way too). Under pmap and shard_map on the XLA tier the
 collectives stay in the per-device jaxpr and lower to StableHLO collectives
 (``backends/xla/stablehlo.py``). Outside a map that binds the name they raise NameError,
-as JAX does.
+as JAX does. ``axis_index_groups`` (run the collective within each group of indices
+separately) works under pmap and shard_map; vmap rejects it, as JAX's does.
 """
 from __future__ import annotations
 
@@ -40,6 +41,92 @@ def _scalar_like(x, value):
   return Array(np.array(value, core.get_aval(x).dtype), True)
 
 
+# -- axis_index_groups: the collective runs within each group of indices of the named
+# axis (of the combined index, first name major, for several names) separately.
+def _canonical_groups(groups):
+  """The groups as a tuple of tuples of ints, checked as JAX's API checks them."""
+  if groups is None:
+    return None
+  groups = tuple(tuple(int(i) for i in g) for g in groups)
+  indices = [i for g in groups for i in g]
+  if set(indices) != set(range(len(indices))):   # JAX's check (so repeats fail too)
+    raise ValueError("axis_index_groups must cover all indices exactly once")
+  return groups
+
+
+_VMAP_GROUPS = {
+    "psum": "axis_index_groups not supported in vmap collectives. Please open a feature "
+            "request!",
+    "all_gather": "axis_index_groups not supported in vmap",
+    "reduce_scatter": "axis_index_groups not supported in vmap",
+    "all_to_all": "Please open a feature request!",
+}
+
+
+def _no_groups_under_vmap(kind, names, groups):
+  # JAX's vmap batching rules reject groups; pmap and shard_map (and make_jaxpr with
+  # axis_env) accept them, and tier 0 then runs them under vmap through the rules below.
+  if groups is not None and any(batching.bound_by_vmap(n) for n in names):
+    raise NotImplementedError(_VMAP_GROUPS[kind])
+
+
+def _check_groups_fit(prim_name, groups, names, equal):
+  """The groups must index exactly the named axis (XLA rejects other replica groups);
+  ``equal``: collectives whose result size is the group size need equal groups."""
+  if groups is None:
+    return
+  size = int(np.prod([batching.axis_size(n, prim_name) for n in names]))
+  count = sum(len(g) for g in groups)
+  if count > size:
+    raise IndexError(f"{prim_name}: axis_index_groups {groups} index {count} positions, "
+                     f"but axis {_name_str(names)} has size {size}.")
+  if count < size:
+    raise ValueError(f"{prim_name}: axis_index_groups {groups} cover {count} of the "
+                     f"{size} positions of axis {_name_str(names)}; they must cover all.")
+  if equal and len({len(g) for g in groups}) > 1:
+    raise ValueError(f"Replica groups must be equally sized: {prim_name} got "
+                     f"axis_index_groups {groups}.")
+
+
+def _name_str(names):
+  return repr(names[0]) if len(names) == 1 else repr(tuple(names))
+
+
+def _group_tables(groups, size):
+  """``members[p]``: the group of position p, in group order (shorter groups padded with
+  ``size``, the index of a fill row); ``position[p]``: p's place in its group."""
+  width = max(len(g) for g in groups)
+  members = np.full((size, width), size, np.int32)
+  position = np.zeros(size, np.int32)
+  for g in groups:
+    for k, p in enumerate(g):
+      members[p, :len(g)] = g
+      position[p] = k
+  return members, position
+
+
+def _combined_index(names):
+  """This example's index along the named axes together (the first name major)."""
+  index, stride = None, 1
+  for name in reversed(names):
+    term = axis_index_p.bind(axis_name=name)
+    if stride != 1:
+      term = ew.mul(term, Array(np.array(stride, np.int32)))
+    index = term if index is None else ew.add(index, term)
+    stride *= batching.axis_size(name)
+  return index
+
+
+def _group_position(names, groups):
+  """This example's place in its group (its index along the axis if no groups)."""
+  index = _combined_index(names)
+  if groups is None:
+    return index
+  size = int(np.prod([batching.axis_size(n) for n in names]))
+  _, position = _group_tables(groups, size)
+  return indexing.dynamic_index_in_dim(Array(position), index, keepdims=False)
+
+
 # -- psum, pmax, pmin (multiple_results, as in JAX, though the API binds leaf by leaf)
 def _allreduce_primitive(name) -> Primitive:
   prim = Primitive(name)
@@ -48,6 +135,7 @@ def _allreduce_primitive(name) -> Primitive:
   @prim.def_abstract_eval
   def _abstract_eval(*avals, axes, axis_index_groups):
     _check_bound(name, axes)
+    _check_groups_fit(name, axis_index_groups, axes, equal=False)
     return list(avals)
 
   batching.collective_axis_names[prim] = lambda params: params["axes"]
@@ -60,14 +148,19 @@ pmin_p = _allreduce_primitive("pmin")
 
 
 def _allreduce(prim, x, axis_name, axis_index_groups):
-  if axis_index_groups is not None:
-    raise NotImplementedError(f"{prim.name}: axis_index_groups is not supported; reduce "
-                              "over the whole named axis instead.")
   names = _names(axis_name)
+  groups = _canonical_groups(axis_index_groups)
   _check_bound(prim.name, names)
   leaves, treedef = tree.tree_flatten(x)
+  if groups is not None and prim is psum_p and not any(
+      isinstance(leaf, core.Tracer) for leaf in leaves):
+    # as in JAX: a constant's sum over a group is the constant times the group size
+    size = len(groups[0])
+    return tree.tree_unflatten(treedef, [ew.mul(_scalar_like(_operand(leaf), size),
+                                                _operand(leaf)) for leaf in leaves])
+  _no_groups_under_vmap("psum", names, groups)
   # one bind per leaf, so jaxprs show one equation per value as JAX's do
-  outs = [prim.bind(_operand(leaf), axes=names, axis_index_groups=None)[0]
+  outs = [prim.bind(_operand(leaf), axes=names, axis_index_groups=groups)[0]
           for leaf in leaves]
   return tree.tree_unflatten(treedef, outs)
 
@@ -81,8 +174,10 @@ def psum(x, axis_name, *, axis_index_groups=None):
     The values of this example.
   axis_name : hashable or tuple of hashables
     The ``axis_name`` of an enclosing ``vmap`` (a tuple sums over several).
-  axis_index_groups : None
-    Not supported (JAX uses it to reduce over subgroups of devices).
+  axis_index_groups : list of lists of int, optional
+    Sum within each group of indices of the axis separately (each example gets its
+    group's sum). The groups must cover every index once. Under ``pmap`` and
+    ``shard_map`` only: ``vmap`` raises NotImplementedError, as in JAX.
 
   Returns
   -------
@@ -111,11 +206,15 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 def pmean(x, axis_name, *, axis_index_groups=None):
   """The mean of ``x`` (a pytree of arrays) over the examples of a named vmap axis.
 
-  Integer values give floating-point means, as in JAX.
+  Integer values give floating-point means, as in JAX. With ``axis_index_groups`` the
+  sum over each group is divided by the size of the first group, as in JAX.
   """
   names = _names(axis_name)
   _check_bound("pmean", names)
-  count = int(np.prod([batching.axis_size(n) for n in names]))
+  groups = _canonical_groups(axis_index_groups)
+  # as in JAX, the divisor is the size of the first group
+  count = (len(groups[0]) if groups is not None else
+           int(np.prod([batching.axis_size(n) for n in names])))
 
   def mean(total):
     aval = core.get_aval(total)
@@ -134,6 +233,7 @@ batching.collective_axis_names[all_gather_p] = lambda params: params["axis_name"
 def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_groups,
                               axis_size, tiled):
   _check_bound("all_gather", axis_name)
+  _check_groups_fit("all_gather", axis_index_groups, axis_name, equal=True)
   shape = list(x.shape)
   if tiled:
     shape[all_gather_dimension] *= axis_size
@@ -155,11 +255,15 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     Where the new axis goes (with ``tiled``, the existing axis to join along).
   tiled : bool
     Join along ``axis`` instead of stacking along a new one.
+  axis_index_groups : list of lists of int, optional
+    Gather within each group of indices separately, in the group's order (groups of
+    equal size, covering every index once). Under ``pmap`` and ``shard_map`` only, as
+    in JAX.
 
   Returns
   -------
   pytree of arrays
-    The same in every example.
+    The same in every example (of a group).
 
   Examples
   --------
@@ -169,21 +273,22 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
          [-1,  0,  1],
          [-2, -1,  0]], dtype=int32)
   """
-  if axis_index_groups is not None:
-    raise NotImplementedError("all_gather: axis_index_groups is not supported; gather "
-                              "over the whole named axis instead.")
   names = _names(axis_name)
+  groups = _canonical_groups(axis_index_groups)
   if len(names) != 1:
     raise NotImplementedError(f"all_gather over several axis names {names} is not "
                               "supported; nest one all_gather per name.")
   size = batching.axis_size(names[0], "all_gather")
+  _no_groups_under_vmap("all_gather", names, groups)
+  if groups is not None:
+    size = len(groups[0])   # the gathered axis holds one entry per group member
 
   def gather_leaf(leaf):
     leaf = _operand(leaf)
     ndim = core.get_aval(leaf).ndim
     dim = shapes._canonical_axis(axis, ndim if tiled else ndim + 1)
     return all_gather_p.bind(leaf, all_gather_dimension=dim, axis_name=names,
-                             axis_index_groups=None, axis_size=size, tiled=bool(tiled))
+                             axis_index_groups=groups, axis_size=size, tiled=bool(tiled))
   return tree.tree_map(gather_leaf, x)
 
 
@@ -214,10 +319,16 @@ def axis_index(axis_name):
 # -- batching: a collective over this vmap's axis reduces over the batch axis, and its
 # result is the same for every example (unbatched); over another vmap's axis, it is
 # passed to the parent trace with this batch axis riding along.
-def _allreduce_batcher(prim, reduce, of_unbatched):
+def _allreduce_batcher(prim, reduce, of_unbatched, fill):
   def rule(axis_data, vals, dims, *, axes, axis_index_groups):
     if axis_data.name not in axes:
       return prim.bind(*vals, axes=axes, axis_index_groups=axis_index_groups), list(dims)
+    if axis_index_groups is not None:
+      def group_reduce(members, index):    # [group member, ...] -> their reduction
+        return reduce(members, (0,))
+      outs = [_within_groups(axis_data, v, d, axes, axis_index_groups, group_reduce,
+                             fill(core.get_aval(v).dtype)) for v, d in zip(vals, dims)]
+      return [o for o, _ in outs], [d for _, d in outs]
     outs = [of_unbatched(v, axis_data.size) if d is None else reduce(v, (d,))
             for v, d in zip(vals, dims)]
     rest = tuple(a for a in axes if a != axis_data.name)
@@ -228,9 +339,68 @@ def _allreduce_batcher(prim, reduce, of_unbatched):
 
 
 _allreduce_batcher(psum_p, reductions.reduce_sum,
-                   lambda v, size: ew.mul(v, _scalar_like(v, size)))
-_allreduce_batcher(pmax_p, reductions.reduce_max, lambda v, size: v)
-_allreduce_batcher(pmin_p, reductions.reduce_min, lambda v, size: v)
+                   lambda v, size: ew.mul(v, _scalar_like(v, size)), lambda dtype: 0)
+_allreduce_batcher(pmax_p, reductions.reduce_max, lambda v, size: v, dtypes.lowest)
+_allreduce_batcher(pmin_p, reductions.reduce_min, lambda v, size: v, dtypes.highest)
+
+
+# With axis_index_groups (reached on tier 0, where pmap and shard_map run under vmap):
+# every example of this vmap looks up the members of its group in the stack of all the
+# examples of the named axes, and combines their values.
+def _within_groups(axis_data, x, d, names, groups, combine, fill=None):
+  """``combine([members' values], index) -> result`` for each example of this vmap
+  (``index``: the example's combined index along ``names``).
+
+  The other names in ``names`` are bound by enclosing vmaps: their examples are gathered
+  with ``all_gather`` first. ``fill`` (a scalar) stands in for the missing members of
+  groups shorter than the longest. Returns ``(out, out_dim)``.
+  """
+  n = axis_data.size
+  full = batching.broadcast(x, n, 0) if d is None else batching.moveaxis(x, d, 0)
+  others = [name for name in names if name != axis_data.name]
+  for name in reversed(others):    # leading axes become [*others, this axis]
+    full = all_gather_p.bind(full, all_gather_dimension=0, axis_name=(name,),
+                             axis_index_groups=None, axis_size=batching.axis_size(name),
+                             tiled=False)
+  order = others + [axis_data.name]
+  rank = len(core.get_aval(full).shape)
+  full = shapes.transpose(full, [order.index(name) for name in names]
+                          + list(range(len(names), rank)))
+  example_shape = list(core.get_aval(full).shape[len(names):])
+  sizes = [n if name == axis_data.name else batching.axis_size(name) for name in names]
+  size = int(np.prod(sizes))
+  full = shapes.reshape(full, [size] + example_shape)
+  if fill is not None:   # row ``size``: what padded group entries read
+    row = shapes.broadcast_in_dim(_scalar_like(full, fill), [1] + example_shape, ())
+    full = shapes.concatenate([full, row], 0)
+  # the combined index of each example of this vmap (others: the enclosing examples')
+  at = names.index(axis_data.name)
+  index = ew.mul(shapes.iota(np.int32, n),
+                 Array(np.array(int(np.prod(sizes[at + 1:])), np.int32)))
+  if others:
+    index = ew.add(index, _others_offset(names, sizes, at))
+  members, _ = _group_tables(groups, size)
+  table = Array(members)
+
+  def one(i):
+    group = indexing.dynamic_index_in_dim(table, i, keepdims=False)
+    picked = [indexing.dynamic_index_in_dim(full, indexing.index_in_dim(group, k, 0, False))
+              for k in range(members.shape[1])]
+    return [combine(shapes.concatenate(picked, 0), i)]
+  outs, out_dims = batching.vmap_flat(one, [index], [0], n)
+  return outs[0], out_dims[0]
+
+
+def _others_offset(names, sizes, at):
+  """The part of the combined index that the enclosing vmaps' names contribute."""
+  offset = None
+  for k, name in enumerate(names):
+    if k == at:
+      continue
+    term = ew.mul(axis_index_p.bind(axis_name=name),
+                  Array(np.array(int(np.prod(sizes[k + 1:])), np.int32)))
+    offset = term if offset is None else ew.add(offset, term)
+  return offset
 
 
 def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_name,
@@ -242,6 +412,15 @@ def _all_gather_batcher(axis_data, vals, dims, *, all_gather_dimension, axis_nam
                             axis_name=axis_name, axis_index_groups=axis_index_groups,
                             axis_size=axis_size, tiled=tiled)
     return out, 0
+  if axis_index_groups is not None:
+    def gather_group(members, index):    # [group member, ...] -> this example's result
+      out = batching.moveaxis(members, 0, g)
+      if tiled:
+        shape = list(core.get_aval(out).shape)
+        shape[g:g + 2] = [shape[g] * shape[g + 1]]
+        out = shapes.reshape(out, shape)
+      return out
+    return _within_groups(axis_data, x, d, axis_name, axis_index_groups, gather_group)
   if axis_size != axis_data.size:
     raise ValueError(f"all_gather was traced for axis {axis_data.name!r} of size {axis_size} "
                      f"but runs in a vmap of size {axis_data.size}; trace it again inside "
@@ -294,7 +473,7 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
   g = all_gather_dimension
   (summed,) = psum_p.bind(ct, axes=axis_name, axis_index_groups=axis_index_groups)
   width = x.aval.shape[g] if tiled else 1
-  index = axis_index_p.bind(axis_name=axis_name[0])
+  index = _group_position(axis_name, axis_index_groups)
   starts = [Array(np.zeros((), np.int32))] * len(core.get_aval(ct).shape)
   starts[g] = ew.mul(index, Array(np.array(width, np.int32)))
   sizes = list(core.get_aval(ct).shape)
@@ -410,8 +589,10 @@ batching.collective_axis_names[all_to_all_p] = lambda params: params["axis_name"
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                              axis_size, tiled):
   _check_bound("all_to_all", axis_name)
+  _check_groups_fit("all_to_all", axis_index_groups, axis_name, equal=True)
   shape = list(x.shape)
   shape[split_axis] //= axis_size
   shape[concat_axis] *= axis_size
@@ -432,6 +613,10 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
   concat_axis : int
     The axis along which the received chunks are joined (with ``tiled=False`` a new axis
     of that size is inserted there).
+  axis_index_groups : list of lists of int, optional
+    Exchange within each group of indices separately: the chunks are as many as a
+    group's members, and chunk j goes to the group's j-th member (groups of equal size,
+    covering every index once). Under ``pmap`` and ``shard_map`` only, as in JAX.
 
   Examples
   --------
@@ -441,46 +626,60 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
   Array([[0, 2],
          [1, 3]], dtype=int32)
   """
-  if axis_index_groups is not None:
-    raise NotImplementedError("all_to_all: axis_index_groups is not supported.")
   names = _names(axis_name)
+  groups = _canonical_groups(axis_index_groups)
   if len(names) != 1:
     raise NotImplementedError(f"all_to_all over several axis names {names} is not "
                               "supported.")
   size = batching.axis_size(names[0], "all_to_all")
+  _no_groups_under_vmap("all_to_all", names, groups)
+  if groups is not None:
+    size = len(groups[0])   # the chunks go to the members of a group
 
   def leaf_fn(leaf):
     leaf = _operand(leaf)
     ndim = core.get_aval(leaf).ndim
     s, c = (shapes._canonical_axis(split_axis, ndim),
-            shapes._canonical_axis(concat_axis, ndim if tiled else ndim + 1))
+            shapes._canonical_axis(concat_axis, ndim))
     if not tiled:
       if core.get_aval(leaf).shape[s] != size:
+        where = "each group of axis" if groups is not None else "axis"
         raise ValueError(f"all_to_all: split_axis {split_axis} has size "
-                         f"{core.get_aval(leaf).shape[s]}, but axis {names[0]!r} has "
+                         f"{core.get_aval(leaf).shape[s]}, but {where} {names[0]!r} has "
                          f"{size} examples; they must be equal (or use tiled=True).")
-      # insert the concat axis (size 1), exchange along it, drop the split axis
+      if s == c:   # the chunks (of one entry) are exchanged in place
+        return all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
+                                 axis_index_groups=groups, axis_size=size, tiled=True)
+      # as in JAX: concat_axis is a position of the result, which lacks the split axis;
+      # insert it (size 1), exchange along it, drop the split axis
+      if s < c:
+        c += 1
+      else:
+        s += 1
       leaf = shapes.expand_dims(leaf, (c,))
-      s2 = s + (1 if c <= s else 0)
-      out = all_to_all_p.bind(leaf, axis_name=names, split_axis=s2, concat_axis=c,
-                              axis_size=size, tiled=True)
-      return shapes.squeeze(out, (s2,))
+      out = all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
+                              axis_index_groups=groups, axis_size=size, tiled=True)
+      return shapes.squeeze(out, (s,))
     if core.get_aval(leaf).shape[s] % size:
       raise ValueError(f"all_to_all: split_axis {split_axis} of size "
                        f"{core.get_aval(leaf).shape[s]} does not divide into {size} chunks.")
     return all_to_all_p.bind(leaf, axis_name=names, split_axis=s, concat_axis=c,
-                             axis_size=size, tiled=True)
+                             axis_index_groups=groups, axis_size=size, tiled=True)
   return tree.tree_map(leaf_fn, x)
 
 
 def _all_to_all_batcher(axis_data, vals, dims, *, axis_name, split_axis, concat_axis,
-                        axis_size, tiled):
+                        axis_index_groups, axis_size, tiled):
   (x,), (d,) = vals, dims
   if axis_data.name not in axis_name:
     x = batching.moveaxis(x, d, 0)
     return all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
-                             concat_axis=concat_axis + 1, axis_size=axis_size,
+                             concat_axis=concat_axis + 1,
+                             axis_index_groups=axis_index_groups, axis_size=axis_size,
                              tiled=tiled), 0
+  if axis_index_groups is not None:
+    return _all_to_all_in_groups(axis_data, x, d, axis_name, split_axis, concat_axis,
+                                 axis_index_groups, axis_size)
   n = axis_data.size
   if d is None:
     x, d = batching.broadcast(x, n, 0), 0
@@ -504,9 +703,28 @@ def _all_to_all_batcher(axis_data, vals, dims, *, axis_name, split_axis, concat_
   return shapes.reshape(x, new[:at] + [new[at] * new[at + 1]] + new[at + 2:]), 0
 
 
-def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+def _all_to_all_in_groups(axis_data, x, d, names, split_axis, concat_axis, groups, k):
+  """Tier 0's all_to_all within groups of ``k`` members: the example at place r of its
+  group joins chunk r of every member's value, in group order."""
+  shape = core.get_aval(x).shape
+  chunk = shape[split_axis + (1 if d is not None and d <= split_axis else 0)] // k
+  size = sum(len(g) for g in groups)
+  position = Array(_group_tables(groups, size)[1])
+
+  def exchange(members, index):     # members: [k, ...], the group's values in order
+    start = ew.mul(indexing.dynamic_index_in_dim(position, index, keepdims=False),
+                   Array(np.array(chunk, np.int32)))
+    pieces = [indexing.dynamic_slice_in_dim(indexing.index_in_dim(members, j, 0, False),
+                                            start, chunk, split_axis) for j in range(k)]
+    return shapes.concatenate(pieces, concat_axis)
+  return _within_groups(axis_data, x, d, names, groups, exchange)
+
+
+def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                          axis_size, tiled):
   return [all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis,
-                            concat_axis=split_axis, axis_size=axis_size, tiled=tiled)]
+                            concat_axis=split_axis, axis_index_groups=axis_index_groups,
+                            axis_size=axis_size, tiled=tiled)]
 
 
 batching.axis_batching_rules[all_to_all_p] = _all_to_all_batcher

@@ -82,14 +82,19 @@ _axis_env = _AxisEnv()
 
 
 class extend_axis_env:
-  """``with extend_axis_env(name, size):`` binds ``name`` for collectives in the block."""
-  __slots__ = ("name", "size")
+  """``with extend_axis_env(name, size):`` binds ``name`` for collectives in the block.
 
-  def __init__(self, name, size):
-    self.name, self.size = name, size
+  ``by_vmap`` marks a binding made by ``vmap`` itself (rather than by a mesh program
+  tracing its per-device function, or by ``make_jaxpr(axis_env=...)``): JAX supports
+  some collective options, such as ``axis_index_groups``, only outside vmap.
+  """
+  __slots__ = ("name", "size", "by_vmap")
+
+  def __init__(self, name, size, by_vmap=False):
+    self.name, self.size, self.by_vmap = name, size, by_vmap
 
   def __enter__(self):
-    _axis_env.names.append((self.name, self.size))
+    _axis_env.names.append((self.name, self.size, self.by_vmap))
 
   def __exit__(self, *exc):
     _axis_env.names.pop()
@@ -97,11 +102,19 @@ class extend_axis_env:
 
 def axis_size(name, prim_name="a collective") -> int:
   """The size of the innermost vmap axis called ``name``; NameError if none is bound."""
-  for bound, size in reversed(_axis_env.names):
+  for bound, size, _ in reversed(_axis_env.names):
     if bound == name:
       return size
   raise NameError(f"unbound axis name: {name}. Call {prim_name} inside "
                   f"jax.vmap(f, axis_name={name!r}), which binds the name.")
+
+
+def bound_by_vmap(name) -> bool:
+  """Whether the innermost binding of ``name`` was made by a ``vmap``."""
+  for bound, _, by_vmap in reversed(_axis_env.names):
+    if bound == name:
+      return by_vmap
+  return False
 
 
 def _env_key():
@@ -215,7 +228,7 @@ def vmap_flat(flat_fun, args, in_dims, size: int, axis_name=None, spmd_axis_name
       if axis_name is None:
         outs = flat_fun(*tracers)
       else:
-        with extend_axis_env(axis_name, size):
+        with extend_axis_env(axis_name, size, by_vmap=True):
           outs = flat_fun(*tracers)
     pairs = [trace.to_batch_info(x) for x in outs]
   finally:

@@ -1461,15 +1461,29 @@ def replica_groups(mesh_axes, names) -> np.ndarray:
   return ids.transpose(outside + inside).reshape(-1, group)
 
 
-def _groups_attr(groups: np.ndarray) -> str:
-  rows = ", ".join("[" + ", ".join(map(str, row)) + "]" for row in groups)
-  return f"replica_groups = dense<[{rows}]> : tensor<{groups.shape[0]}x{groups.shape[1]}xi64>"
+def index_groups(mesh_axes, names, axis_index_groups) -> list:
+  """The replica groups of a collective over ``names`` within ``axis_index_groups``: as
+  in JAX, each group of indices picks, in its order, the replicas at those positions of
+  every group of ``replica_groups`` (all of them if no index groups)."""
+  groups = replica_groups(mesh_axes, names)
+  if axis_index_groups is None:
+    return [list(g) for g in groups]
+  return [[int(g[i]) for i in index_group] for g in groups
+          for index_group in axis_index_groups]
+
+
+def _groups_attr(groups) -> str:
+  # groups of unequal size are padded with -1, as JAX does
+  width = max(len(g) for g in groups)
+  rows = ", ".join("[" + ", ".join(map(str, list(g) + [-1] * (width - len(g)))) + "]"
+                   for g in groups)
+  return f"replica_groups = dense<[{rows}]> : tensor<{len(groups)}x{width}xi64>"
 
 
 def _all_reduce_rule(op):
   def rule(b, eqn, *xs, axes, axis_index_groups):
     _mesh_axes(b, axes, eqn.primitive.name)
-    groups = _groups_attr(replica_groups(b.mesh_axes, axes))
+    groups = _groups_attr(index_groups(b.mesh_axes, axes, axis_index_groups))
     outs = []
     for x in xs:
       # XLA's CPU all-reduce accepts only a plain binary op as its computation
@@ -1488,7 +1502,7 @@ def _all_gather_rule(b, eqn, x, *, all_gather_dimension, axis_name, axis_index_g
     x = reshape(b, x, x.shape[:g] + (1,) + x.shape[g:])
   shape = list(x.shape)
   shape[g] *= axis_size
-  groups = _groups_attr(replica_groups(b.mesh_axes, axis_name))
+  groups = _groups_attr(index_groups(b.mesh_axes, axis_name, axis_index_groups))
   return b.op1("stablehlo.all_gather", [x], shape, x.dtype,
                f"all_gather_dim = {g} : i64, {groups}")
 
@@ -1513,9 +1527,10 @@ def _ppermute_rule(b, eqn, x, *, axis_name, perm):
                f"source_target_pairs = dense<[{text}]> : tensor<{len(pairs)}x2xi64>")
 
 
-def _all_to_all_rule(b, eqn, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+def _all_to_all_rule(b, eqn, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
+                     axis_size, tiled):
   _mesh_axes(b, axis_name, "all_to_all")
-  groups = _groups_attr(replica_groups(b.mesh_axes, axis_name))
+  groups = _groups_attr(index_groups(b.mesh_axes, axis_name, axis_index_groups))
   return b.op1("stablehlo.all_to_all", [x], *_out(eqn),
                f"split_dimension = {split_axis} : i64, concat_dimension = {concat_axis} : "
                f"i64, split_count = {axis_size} : i64, {groups}")
