@@ -3,6 +3,7 @@
 Each implementation takes NumPy values and the primitive's params and returns NumPy
 values of exactly the dtype the primitive's shape rule says (a test checks every row).
 """
+import math
 import warnings
 
 import numpy as np
@@ -276,20 +277,28 @@ def _dot_accumulation_dtype(operand, result):
 
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding):
+  # XLA's canonical form: (batch, free, contracted) @ (batch, contracted, free), one
+  # matmul (one BLAS call when there is no batch); a contraction of size 1 (an outer
+  # product, as per-example gradients make) is a broadcast multiply. NumPy's einsum
+  # would plan some of these as a BLAS call per row (W7 in benchmarks/README.md).
   (lc, rc), (lb, rb) = dimension_numbers
-  letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-  lhs_sub = [next(letters) for _ in range(lhs.ndim)]
-  rhs_sub = [next(letters) for _ in range(rhs.ndim)]
-  for l, r in zip(lc + lb, rc + rb):
-    rhs_sub[r] = lhs_sub[l]
-  out = ([lhs_sub[d] for d in lb]
-         + [s for i, s in enumerate(lhs_sub) if i not in lc + lb]
-         + [s for i, s in enumerate(rhs_sub) if i not in rc + rb])
+  lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+  rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+  batch = [lhs.shape[d] for d in lb]
+  m, n = [lhs.shape[d] for d in lf], [rhs.shape[d] for d in rf]
+  k = math.prod(lhs.shape[d] for d in lc)
   dtype = np.dtype(preferred_element_type or lhs.dtype)
   acc = _dot_accumulation_dtype(lhs.dtype, dtype)
-  spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
-  res = np.asarray(np.einsum(spec, lhs.astype(acc, copy=False), rhs.astype(acc, copy=False),
-                             optimize=lhs.ndim + rhs.ndim > 3))
+  lhs, rhs = lhs.astype(acc, copy=False), rhs.astype(acc, copy=False)
+  if not lb and lhs.ndim <= 2 and rhs.ndim <= 2 and tuple(lc) == (lhs.ndim - 1,) and tuple(
+      rc) == (0,):
+    res = np.dot(lhs, rhs)   # already in np.dot's form: skip the reshapes
+  else:
+    a = lhs.transpose([*lb, *lf, *lc]).reshape(math.prod(batch), math.prod(m), k)
+    b = rhs.transpose([*rb, *rc, *rf]).reshape(math.prod(batch), k, math.prod(n))
+    res = (a * b if k == 1 else np.matmul(a, b)).reshape(batch + m + n)
+  if res.dtype == dtype:
+    return res
   # XLA's conversion: the real part of complex operands, floats saturating into integers
   return _convert_element_type(res, new_dtype=dtype, weak_type=False, sharding=None)
 
