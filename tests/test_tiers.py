@@ -1,4 +1,5 @@
 """Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
+import os
 import threading
 import time
 
@@ -154,3 +155,13 @@ def test_a_failing_background_trial_leaves_tier_0_serving():
   entry, race = _race(lambda x: jnp.sin(x), threads, xla_error=RuntimeError("deleted"))
   _call_until_settled(entry, race)
   assert entry.run == "numpy-run" and "RuntimeError: deleted" in entry.tier_note
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="per-thread priorities: Linux")
+def test_background_compile_thread_runs_at_the_lowest_priority():
+  seen = []
+  tiers.submit(lambda: seen.append(os.getpriority(os.PRIO_PROCESS,
+                                                   threading.get_native_id())))
+  tiers._worker.queue.join()
+  assert seen == [19]
+  assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19   # caller untouched

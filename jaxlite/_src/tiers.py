@@ -10,6 +10,7 @@ per function; ``jaxlite.config.update("jaxlite_tier", ...)`` or ``JAXLITE_TIER``
 from __future__ import annotations
 
 import atexit
+import os
 import queue
 import statistics
 import threading
@@ -86,6 +87,7 @@ class _Worker:
     atexit.register(self.stop)
 
   def loop(self):
+    _lower_priority()
     while True:
       task = self.queue.get()
       if task is None or self.stopping:
@@ -102,6 +104,15 @@ class _Worker:
     self.stopping = True
     self.queue.put(None)
     self.thread.join()
+
+
+def _lower_priority():
+  """Give the compile thread (and the threads XLA starts from it, which inherit it) the
+  lowest CPU priority, so that on a busy machine the caller's calls run first."""
+  try:
+    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+  except (AttributeError, OSError):   # not Linux (where priorities are per thread)
+    pass
 
 
 _worker = None
