@@ -287,14 +287,16 @@ def check_donated_once(leaves, donate):
       j = first.setdefault(id(x), i)
       if j != i and (j in donate or i in donate):
         if i in donate and j in donate:
-          what, toy = "Attempt to donate the same buffer twice", "f(donate(a), donate(a))"
+          what = "Attempt to donate the same buffer twice in Execute()"
+          toy = "f(donate(a), donate(a))"
         elif j in donate:
-          what = "Attempt to use a buffer that was previously donated in the same call"
+          what = ("Attempt to use a buffer that was previously donated in the same call to "
+                  "Execute()")
           toy = "f(donate(a), a)"
         else:
-          what = "Attempt to donate a buffer which is also used by the same call"
+          what = "Attempt to donate a buffer which is also used by the same call to Execute()"
           toy = "f(a, donate(a))"
-        raise DonationError(f"INVALID_ARGUMENT: {what} to Execute() (flattened argument "
+        raise DonationError(f"INVALID_ARGUMENT: {what} (flattened argument "
                             f"{i}, replica 0, partition 0, first use: {j}). Toy example "
                             f"for this bug: `{toy}`.")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import operator
 import os
 import statistics
 import threading
@@ -306,7 +307,11 @@ class PjitFunction:
       outs = run.executable.execute_donating(bufs, consumed)
       outs = list(map(from_device, outs, entry.out_weak))
     elif run.__class__ is tiers.Race:
-      outs = run(leaves)
+      # the race's XLA trials run later, on the leaves of the call that starts them: give
+      # them stand-ins for the donated Arrays (same immutable values), which are deleted
+      outs = run(leaves if run.trials_submitted else
+                 [Array(x._value, x.weak_type) if i in entry.donate and type(x) is Array
+                  else x for i, x in enumerate(leaves)])
     else:
       outs = list(map(Array, run(*map(arguments.leaf_value, leaves)), entry.out_weak))
     entry.exec_s.append(time.perf_counter() - t0)
@@ -579,7 +584,7 @@ def _resolve_donate(fun, donate_argnums, donate_argnames, static_argnums, static
     return (), ()
   nums = None if donate_argnums is None else (
       (donate_argnums,) if isinstance(donate_argnums, int)
-      else tuple(int.__index__(n) for n in donate_argnums))
+      else tuple(operator.index(n) for n in donate_argnums))
   names = None if donate_argnames is None else (
       (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames))
   try:
