@@ -36,8 +36,8 @@ from jaxlite._src.config import config
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import batching, staging
+from jaxlite._src import donation
 from jaxlite._src import passes
-from jaxlite._src.passes import dce
 
 logger = logging.getLogger("jaxlite")
 
@@ -105,7 +105,7 @@ class _Entry:
     self.tier_note = None
     self.tier_ms = {}   # tier -> median ms measured while choosing between tiers
     self.compiling = False   # a background XLA compile is queued or running
-    # donation (see _donation_plan): per argument leaf, the output XLA writes into its
+    # donation (see donation.plan): per argument leaf, the output XLA writes into its
     # buffer, True (any output of its size), or None; ``donate``: the leaves a call
     # consumes (deletes), None when none is donated
     self.donation = None
@@ -427,8 +427,8 @@ class PjitFunction:
         return entry
       entry = self._trace(key, args, kwargs, leaves, static_key)
       if self._donates:
-        entry.donation = _donation_plan(entry.jaxpr, self._donated_leaves(args, kwargs),
-                                        self._keep_unused)
+        entry.donation = donation.plan(entry.jaxpr, self._donated_leaves(args, kwargs),
+                                       self._keep_unused)
         donate = tuple(i for i, d in enumerate(entry.donation) if d is not None)
         entry.donate = donate or None
       if self._order:
@@ -629,49 +629,6 @@ def _rebase(donate_argnums, static_argnums):
                      f"`donate_argnums` {sorted(set(donate_argnums))} cannot intersect.")
   return tuple(sorted(n - sum(s < n for s in static_argnums) if n >= 0 else n
                       for n in set(donate_argnums)))
-
-
-def _donation_plan(closed, donated, keep_unused):
-  """Per argument leaf: the output XLA writes into its buffer, True (XLA may reuse it for
-  any output of as many elements), or None (not donated). As JAX's lowering
-  (``mlir._set_up_aliases``): a donated argument aliases the first free output of its
-  shape and dtype, else is a buffer donor for one of its size; an argument the program
-  does not read is not donated (unless ``keep_unused``, as JAX prunes it); a donation
-  with no output to go to warns and leaves the argument alive."""
-  jaxpr = dce.run(closed).jaxpr
-  if not keep_unused:
-    used = {v for e in jaxpr.eqns for v in e.invars if type(v) is core.Var}
-    used.update(v for v in jaxpr.outvars if type(v) is core.Var)
-    donated = [d and v in used for d, v in zip(donated, jaxpr.invars)]
-  in_avals = [v.aval for v in jaxpr.invars]
-  out_avals = closed.out_avals
-  plan = [None] * len(in_avals)
-  waiting = {}
-  for i, (aval, d) in enumerate(zip(in_avals, donated)):
-    if d:
-      waiting.setdefault((aval.shape, aval.dtype), deque()).append(i)
-  for j, aval in enumerate(out_avals):
-    queue = waiting.get((aval.shape, aval.dtype))
-    if queue:
-      plan[queue.popleft()] = j
-  taken = set(p for p in plan if p is not None)
-  by_size = {}
-  for j, aval in enumerate(out_avals):
-    if j not in taken:
-      by_size.setdefault(aval.size, deque()).append(j)
-  unusable = []
-  for i, (aval, d) in enumerate(zip(in_avals, donated)):
-    if d and plan[i] is None:
-      if by_size.get(aval.size):
-        by_size[aval.size].popleft()
-        plan[i] = True
-      else:
-        unusable.append(aval.str_short())
-  if unusable:
-    warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.\nSee an "
-                  "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
-                  stacklevel=5)
-  return tuple(plan)
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

@@ -202,25 +202,27 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
 
 def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, replicas: bool,
                        mesh_axes=(), arg_shardings=None, out_shardings=None,
-                       in_specs=None, out_specs=None):
+                       in_specs=None, out_specs=None, donation=None):
   """Compile ``closed`` to run on the devices ``device_ids`` (client indices) at once.
 
   ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
   replica per device; collectives name the ``mesh_axes``. ``replicas=False``: ``closed``
   is the global program, and XLA's SPMD partitioner splits it into one partition per
   device as the ``mhlo.sharding`` strings say. ``in_specs``/``out_specs`` are the
-  per-device (shape, dtype) of the buffers (default: the jaxpr's avals). Returns the
+  per-device (shape, dtype) of the buffers (default: the jaxpr's avals); ``donation``
+  the parameters XLA may write results into (see ``lower``). Returns the
   ``pjrt.LoadedExecutable``; run it with ``execute_sharded``.
   """
   n = len(device_ids)
   counts = dict(num_replicas=n, num_partitions=1) if replicas else dict(num_replicas=1,
                                                                          num_partitions=n)
   text = stablehlo.lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
-                         out_shardings=out_shardings, **counts)
+                         out_shardings=out_shardings, donation=donation, **counts)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
   loaded = client().compile(text, pjrt.compile_options(device_ids=ids, **counts))
   loaded.set_signature(in_specs or [(a.shape, a.dtype) for a in closed.in_avals],
-                       out_specs or [(a.shape, a.dtype) for a in closed.out_avals])
+                       out_specs or [(a.shape, a.dtype) for a in closed.out_avals],
+                       donors(donation))
   loaded.text = text
   return loaded
 

@@ -619,11 +619,12 @@ class LoadedExecutable:
       raise api.error(err)
     return self._outputs(handles, _Flight(api, event, None, ()))
 
-  def execute_sharded(self, arg_lists):
+  def execute_sharded(self, arg_lists, donate=()):
     """Dispatch a program compiled for several devices (replicas or partitions) without
     waiting: ``arg_lists[i]`` holds the DeviceBuffers of the i-th device of its device
     assignment, each already on that device. Returns one list of output DeviceBuffers
-    per device, ready later."""
+    per device, ready later. ``donate``: the donor arguments whose buffers XLA may
+    consume (on every device; see ``execute_donating``)."""
     api, n = self.api, len(arg_lists)
     nin, nout = len(self.in_specs), len(self.out_specs)
     keep = []
@@ -637,7 +638,7 @@ class LoadedExecutable:
     arg_ptrs = (c_void_p * n)(*[ctypes.addressof(a) for a in keep])
     out_ptrs = (c_void_p * n)(*[ctypes.addressof(o) for o in outs])
     events = (c_void_p * n)()
-    options, kept = self._options(self.donors)
+    options, kept = self._options(tuple(i for i in self.donors if i not in donate))
     ex = _new(ExecuteArgs, executable=self.handle, options=ctypes.addressof(options),
               argument_lists=ctypes.addressof(arg_ptrs), num_devices=n, num_args=nin,
               output_lists=ctypes.addressof(out_ptrs),
