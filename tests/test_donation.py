@@ -59,6 +59,32 @@ def test_donated_argument_is_deleted_and_every_use_raises_as_in_jax(tier):
 
 
 @pytest.mark.parametrize("tier", TIERS)
+def test_a_donated_array_passed_to_a_cached_jitted_call_is_a_value_error(tier):
+  """JAX 0.10.2: a call that hits the compile cache hands the consumed buffer to XLA,
+  which rejects it (ValueError); a call that traces first, or an Array deleted with
+  ``delete()``, raises the RuntimeError."""
+  invalid = ("INVALID_ARGUMENT: Invalid buffer passed to Execute() as argument {} to "
+             "replica 0: INVALID_ARGUMENT: Buffer has been deleted or donated.")
+  f = jax.jit(lambda a: a + 1, donate_argnums=0, backend=tier)
+  g = jax.jit(lambda a, b: a * b, backend=tier)
+  g(jnp.ones(3), jnp.ones(3))
+  x = jnp.arange(3.0)
+  f(x)
+  for call, index in [(lambda: f(x), 0), (lambda: g(jnp.ones(3), x), 1),
+                      (lambda: g(x, jnp.ones(3)), 0)]:
+    with pytest.raises(ValueError) as info:
+      call()
+    assert str(info.value) == invalid.format(index)
+  with pytest.raises(RuntimeError, match="Array has been deleted"):
+    jax.jit(lambda a: a - 1, backend=tier)(x)
+  y = jnp.arange(3.0)
+  y.delete()
+  for call in [lambda: f(y), lambda: g(y, y)]:
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+      call()
+
+
+@pytest.mark.parametrize("tier", TIERS)
 def test_results_with_and_without_donation_agree(tier):
   """The donating path (slow path, XLA writing into the inputs) against the plain jit
   (fast path) and NumPy, over a loop that feeds each result back in, as training does."""

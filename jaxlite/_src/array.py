@@ -178,12 +178,12 @@ class Array:
   def copy_to_host_async(self):
     return None
 
-  def delete(self):
+  def delete(self, _donated=False):
     """Free this array's memory now; any later use of its value raises ``RuntimeError``
     (its shape and dtype stay readable). What a donated argument becomes after the call."""
     if self._buf.__class__ is _Deleted:
       return
-    deleted = _Deleted((self.shape, self.dtype))
+    deleted = _Deleted((self.shape, self.dtype), _donated)
     try:
       del self._value
     except AttributeError:
@@ -249,12 +249,13 @@ class _Deleted:
   """Stands in for the buffer of a deleted Array. Keeps (shape, dtype) in ``spec`` as a
   device buffer does, so shape queries still answer and the jit paths that read buffers or
   values reach ``to_numpy`` / ``__array__``, which raise JAX's error."""
-  __slots__ = ("spec",)
+  __slots__ = ("spec", "donated")
   host = None
   client = None
 
-  def __init__(self, spec):
+  def __init__(self, spec, donated=False):
     self.spec = spec
+    self.donated = donated   # consumed by a call it was donated to (not ``delete()``)
 
   def _error(self):
     shape, dtype = self.spec
@@ -311,7 +312,18 @@ def delete_donated(leaves, donate):
   for i in donate:
     x = leaves[i]
     if type(x) is Array:
-      x.delete()
+      x.delete(_donated=True)
+
+
+def check_not_donated(leaves):
+  """After a cached call failed reading an argument: JAX's error when that argument was
+  consumed by an earlier donating call (its executable rejects the donated buffer; a
+  call that traces first, or an Array deleted by hand, gets the ``RuntimeError``)."""
+  for i, x in enumerate(leaves):
+    if type(x) is Array and x._buf.__class__ is _Deleted and x._buf.donated:
+      raise ValueError(f"INVALID_ARGUMENT: Invalid buffer passed to Execute() as argument "
+                       f"{i} to replica 0: INVALID_ARGUMENT: Buffer has been deleted or "
+                       "donated.")
 
 
 _new_array = object.__new__

@@ -28,7 +28,8 @@ from jaxlite._src import compiler
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import Array, check_donated_once, delete_donated, from_device
+from jaxlite._src.array import (Array, check_donated_once, check_not_donated, delete_donated,
+                                from_device)
 from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
@@ -242,17 +243,21 @@ class PjitFunction:
         entry.calls += 1
         run = entry.run
         t0 = time.perf_counter()
-        if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
-          outs = run.execute_device([a._to_device() if a._buf is None else a._buf
-                                     for a in args])
-          entry.exec_s.append(time.perf_counter() - t0)
-          if entry.single_output:
-            return from_device(outs[0], entry.out_weak[0])
-          return tree.tree_unflatten(entry.out_tree,
-                                     list(map(from_device, outs, entry.out_weak)))
-        if run.__class__ is tiers.Race:
-          return self._race(entry, run, args, t0)
-        outs = run(*[a._value for a in args])
+        try:
+          if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
+            outs = run.execute_device([a._to_device() if a._buf is None else a._buf
+                                       for a in args])
+            entry.exec_s.append(time.perf_counter() - t0)
+            if entry.single_output:
+              return from_device(outs[0], entry.out_weak[0])
+            return tree.tree_unflatten(entry.out_tree,
+                                       list(map(from_device, outs, entry.out_weak)))
+          if run.__class__ is tiers.Race:
+            return self._race(entry, run, args, t0)
+          outs = run(*[a._value for a in args])
+        except RuntimeError:   # a deleted argument: JAX's error for a donated one
+          check_not_donated(args)
+          raise
         entry.exec_s.append(time.perf_counter() - t0)
         if entry.single_output:
           return Array(outs[0], entry.out_weak[0])
@@ -274,8 +279,15 @@ class PjitFunction:
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
-    else:
-      entry.hits += 1
+      return self._execute(entry, args, kwargs, static_key, leaves)
+    entry.hits += 1
+    try:
+      return self._execute(entry, args, kwargs, static_key, leaves)
+    except RuntimeError:   # a deleted argument: JAX's error for a donated one (cache hit)
+      check_not_donated(leaves)
+      raise
+
+  def _execute(self, entry, args, kwargs, static_key, leaves):
     entry.calls += 1
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
     if entry.donate is not None:
