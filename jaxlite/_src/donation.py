@@ -14,8 +14,9 @@ from collections import deque
 import numpy as np
 
 from jaxlite._src import core
-from jaxlite._src.array import Array, check_donated_once
+from jaxlite._src.array import Array, check_donated_once, delete_donated
 from jaxlite._src.passes import dce
+from jaxlite._src.sharding import NamedSharding
 
 
 def plan(closed, donated, keep_unused=False, stacklevel=5):
@@ -91,7 +92,6 @@ def run_mesh(program, entry, leaves):
   """Run a ``sharding_map.MeshProgram`` whose ``donated`` flags (pmap's donate_argnums)
   are set: plan once per traced signature, let XLA consume the donated shards it may,
   delete the donated Arrays on either tier. Returns the output Arrays."""
-  from jaxlite._src.sharding import NamedSharding
   plans = program.__dict__.setdefault("_donation_plans", {})
   aliases = plans.get(id(entry))   # entries live as long as the program's cache
   if aliases is None:
@@ -103,6 +103,5 @@ def run_mesh(program, entry, leaves):
     outs = program._run_xla(entry, leaves, aliases, donate)
   else:
     outs = program._run_numpy(entry[0], entry[1], entry[2], leaves)
-  for i in donate:
-    leaves[i].delete()
+  delete_donated(leaves, donate)
   return outs
