@@ -33,6 +33,8 @@ class Array:
   Shape and dtype come from the buffer without a transfer. An array split over several
   devices (``device_put`` with a sharding, pmap, shard_map) keeps its pieces in
   ``_placed`` (``sharding.Placed``) and assembles ``_value`` from them when read.
+  A deleted array (``delete``, or donated to a jitted call) holds a ``_Deleted`` in
+  ``_buf``: it keeps the shape and dtype, and every read of the value raises.
   """
   __slots__ = ("_value", "weak_type", "_buf", "_placed", "__weakref__")
   __array_priority__ = 100
@@ -176,6 +178,23 @@ class Array:
   def copy_to_host_async(self):
     return None
 
+  def delete(self, _donated=False):
+    """Free this array's memory now; any later use of its value raises ``RuntimeError``
+    (its shape and dtype stay readable). What a donated argument becomes after the call."""
+    if self._buf.__class__ is _Deleted:
+      return
+    deleted = _Deleted((self.shape, self.dtype), _donated)
+    try:
+      del self._value
+    except AttributeError:
+      pass
+    self._placed = None
+    self._buf = deleted
+
+  def is_deleted(self) -> bool:
+    """Whether ``delete`` was called, or the array was donated to a jitted call."""
+    return self._buf.__class__ is _Deleted
+
   def is_ready(self):
     buf = self._buf
     return buf is None or buf.is_ready()
@@ -224,6 +243,87 @@ class Array:
     if not self._value.shape:
       return format(self._value.item(), spec)
     return format(str(self), spec)
+
+
+class _Deleted:
+  """Stands in for the buffer of a deleted Array. Keeps (shape, dtype) in ``spec`` as a
+  device buffer does, so shape queries still answer and the jit paths that read buffers or
+  values reach ``to_numpy`` / ``__array__``, which raise JAX's error."""
+  __slots__ = ("spec", "donated")
+  host = None
+  client = None
+
+  def __init__(self, spec, donated=False):
+    self.spec = spec
+    self.donated = donated   # consumed by a call it was donated to (not ``delete()``)
+
+  def _error(self):
+    shape, dtype = self.spec
+    return RuntimeError(f"Array has been deleted with shape="
+                        f"{ShapedArray(shape, dtype).str_short()}.")
+
+  def to_numpy(self):
+    raise self._error()
+
+  def __array__(self, dtype=None, copy=None):
+    raise self._error()
+
+  def block_until_ready(self):
+    raise RuntimeError("INVALID_ARGUMENT: BlockHostUntilReady() called on deleted or "
+                       "donated buffer")
+
+  def is_ready(self):
+    raise RuntimeError("INVALID_ARGUMENT: Array has been deleted.")
+
+  def donatable(self, value_read):
+    return False   # nothing to give XLA: the call fails reading it
+
+
+def check_donated_once(leaves, donate):
+  """A donated Array must not also be another argument of the same call (its buffer
+  would be gone while read): XLA's error, raised before anything runs on any tier."""
+  first = {}
+  for i, x in enumerate(leaves):
+    if type(x) is Array:
+      j = first.setdefault(id(x), i)
+      if j != i and (j in donate or i in donate):
+        if i in donate and j in donate:
+          what = "Attempt to donate the same buffer twice in Execute()"
+          toy = "f(donate(a), donate(a))"
+        elif j in donate:
+          what = ("Attempt to use a buffer that was previously donated in the same call to "
+                  "Execute()")
+          toy = "f(donate(a), a)"
+        else:
+          what = "Attempt to donate a buffer which is also used by the same call to Execute()"
+          toy = "f(a, donate(a))"
+        raise DonationError(f"INVALID_ARGUMENT: {what} (flattened argument "
+                            f"{i}, replica 0, partition 0, first use: {j}). Toy example "
+                            f"for this bug: `{toy}`.")
+
+
+class DonationError(RuntimeError):
+  """A donated buffer used twice by one call (JAX raises ``JaxRuntimeError``)."""
+
+
+def delete_donated(leaves, donate):
+  """Delete the Arrays among ``leaves`` at the positions ``donate``: after the call they
+  were donated to, they are gone on every tier, as in JAX (other values are untouched)."""
+  for i in donate:
+    x = leaves[i]
+    if type(x) is Array:
+      x.delete(_donated=True)
+
+
+def check_not_donated(leaves):
+  """After a cached call failed reading an argument: JAX's error when that argument was
+  consumed by an earlier donating call (its executable rejects the donated buffer; a
+  call that traces first, or an Array deleted by hand, gets the ``RuntimeError``)."""
+  for i, x in enumerate(leaves):
+    if type(x) is Array and x._buf.__class__ is _Deleted and x._buf.donated:
+      raise ValueError(f"INVALID_ARGUMENT: Invalid buffer passed to Execute() as argument "
+                       f"{i} to replica 0: INVALID_ARGUMENT: Buffer has been deleted or "
+                       "donated.")
 
 
 _new_array = object.__new__

@@ -328,6 +328,15 @@ class Tracer:
       raise errors.TracerIntegerConversionError(self)
     return int(value)
 
+  def delete(self):
+    raise errors.ConcretizationTypeError(self, self._method_context("delete"))
+
+  def is_deleted(self):
+    raise errors.ConcretizationTypeError(self, self._method_context("is_deleted"))
+
+  def _method_context(self, name):
+    return f"The {name}() method was called on traced array with shape {self.aval.str_short()}.\n"
+
   def __array__(self, dtype=None, copy=None):
     value = self.to_concrete_value()
     if value is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import operator
 import os
 import statistics
 import threading
@@ -27,7 +28,8 @@ from jaxlite._src import compiler
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import Array, from_device
+from jaxlite._src.array import (Array, check_donated_once, check_not_donated, delete_donated,
+                                from_device)
 from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
@@ -35,6 +37,7 @@ from jaxlite._src.config import config
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import batching, staging
+from jaxlite._src import donation
 from jaxlite._src import passes
 
 logger = logging.getLogger("jaxlite")
@@ -78,7 +81,8 @@ class _Entry:
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock", "x64",
                "promotion",
-               "single_output", "xla_text", "tier_note", "tier_ms", "compiling")
+               "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
+               "donation", "donate")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
@@ -102,6 +106,11 @@ class _Entry:
     self.tier_note = None
     self.tier_ms = {}   # tier -> median ms measured while choosing between tiers
     self.compiling = False   # a background XLA compile is queued or running
+    # donation (see donation.plan): per argument leaf, the output XLA writes into its
+    # buffer, True (any output of its size), or None; ``donate``: the leaves a call
+    # consumes (deletes), None when none is donated
+    self.donation = None
+    self.donate = None
 
   def executable(self, name, policy="numpy"):
     """The function the hot path calls, preparing the tiers ``policy`` asks for."""
@@ -136,7 +145,8 @@ class _Entry:
   def _compile_xla(self, name):
     t0 = time.perf_counter()
     executable = compiler.backend_compile_and_load(
-        compiler.Backend(backends.default_backend()), tiers.compile_xla, self.optimized, name)
+        compiler.Backend(backends.default_backend()), tiers.compile_xla, self.optimized, name,
+        self.donation)
     self._record_compile("xla", name, t0)
     if executable.from_disk_cache:
       self.tier_note = "xla executable loaded from the persistent compile cache"
@@ -197,6 +207,10 @@ class PjitFunction:
     self._name = api_util.fun_name(fun)
     self._static_argnums, self._static_argnames = _resolve_static(
         fun, static_argnums, static_argnames)
+    self._donate_argnums, self._donate_argnames = _resolve_donate(
+        fun, donate_argnums, donate_argnames, self._static_argnums, self._static_argnames)
+    self._donates = bool(self._donate_argnums or self._donate_argnames)
+    self._keep_unused = keep_unused
     self._inline = inline
     self._cache: dict = {}
     # positional-Arrays-only signatures (shape, dtype, weak per argument) -> entry
@@ -229,17 +243,21 @@ class PjitFunction:
         entry.calls += 1
         run = entry.run
         t0 = time.perf_counter()
-        if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
-          outs = run.execute_device([a._to_device() if a._buf is None else a._buf
-                                     for a in args])
-          entry.exec_s.append(time.perf_counter() - t0)
-          if entry.single_output:
-            return from_device(outs[0], entry.out_weak[0])
-          return tree.tree_unflatten(entry.out_tree,
-                                     list(map(from_device, outs, entry.out_weak)))
-        if run.__class__ is tiers.Race:
-          return self._race(entry, run, args, t0)
-        outs = run(*[a._value for a in args])
+        try:
+          if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
+            outs = run.execute_device([a._to_device() if a._buf is None else a._buf
+                                       for a in args])
+            entry.exec_s.append(time.perf_counter() - t0)
+            if entry.single_output:
+              return from_device(outs[0], entry.out_weak[0])
+            return tree.tree_unflatten(entry.out_tree,
+                                       list(map(from_device, outs, entry.out_weak)))
+          if run.__class__ is tiers.Race:
+            return self._race(entry, run, args, t0)
+          outs = run(*[a._value for a in args])
+        except RuntimeError:   # a deleted argument: JAX's error for a donated one
+          check_not_donated(args)
+          raise
         entry.exec_s.append(time.perf_counter() - t0)
         if entry.single_output:
           return Array(outs[0], entry.out_weak[0])
@@ -261,11 +279,21 @@ class PjitFunction:
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
-    else:
-      entry.hits += 1
+      return self._execute(entry, args, kwargs, static_key, leaves)
+    entry.hits += 1
+    try:
+      return self._execute(entry, args, kwargs, static_key, leaves)
+    except RuntimeError:   # a deleted argument: JAX's error for a donated one (cache hit)
+      check_not_donated(leaves)
+      raise
+
+  def _execute(self, entry, args, kwargs, static_key, leaves):
     entry.calls += 1
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
-    if not kwargs and not static_key and all(type(a) is Array for a in args):
+    if entry.donate is not None:
+      return self._call_donating(entry, run, leaves)
+    if (not kwargs and not static_key and not self._donates
+        and all(type(a) is Array for a in args)):
       self._fast_cache[tuple((a.shape, a.dtype, a.weak_type) for a in args)] = entry
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
@@ -277,6 +305,30 @@ class PjitFunction:
     outs = run(*map(arguments.leaf_value, leaves))
     entry.exec_s.append(time.perf_counter() - t0)
     return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
+
+  def _call_donating(self, entry, run, leaves):
+    """A call that donates argument leaves: whatever the tier, the donated Arrays are
+    deleted once the outputs are dispatched. On the XLA tier their buffers go to XLA,
+    which writes outputs into them, when nothing else can see their memory."""
+    check_donated_once(leaves, entry.donate)
+    t0 = time.perf_counter()
+    if run.__class__ is _XlaDispatch:
+      bufs = list(map(arguments.leaf_device_value, leaves))
+      consumed = [i for i in entry.donate if type(leaves[i]) is Array
+                  and bufs[i].donatable(not leaves[i]._on_device)]
+      outs = run.executable.execute_donating(bufs, consumed)
+      outs = list(map(from_device, outs, entry.out_weak))
+    elif run.__class__ is tiers.Race:
+      # the race's XLA trials run later, on the leaves of the call that starts them: give
+      # them stand-ins for the donated Arrays (same immutable values), which are deleted
+      outs = run(leaves if run.trials_submitted else
+                 [Array(x._value, x.weak_type) if i in entry.donate and type(x) is Array
+                  else x for i, x in enumerate(leaves)])
+    else:
+      outs = list(map(Array, run(*map(arguments.leaf_value, leaves)), entry.out_weak))
+    entry.exec_s.append(time.perf_counter() - t0)
+    delete_donated(leaves, entry.donate)
+    return tree.tree_unflatten(entry.out_tree, outs)
 
   @staticmethod
   def _race(entry, race, leaves, t0):
@@ -386,6 +438,11 @@ class PjitFunction:
         entry.hits += 1
         return entry
       entry = self._trace(key, args, kwargs, leaves, static_key)
+      if self._donates:
+        entry.donation = donation.plan(entry.jaxpr, self._donated_leaves(args, kwargs),
+                                       self._keep_unused)
+        donate = tuple(i for i, d in enumerate(entry.donation) if d is not None)
+        entry.donate = donate or None
       if self._order:
         self._explain(key, args, kwargs)
       if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts):
@@ -406,6 +463,16 @@ class PjitFunction:
     else:
       outs = call_jaxpr(closed, leaves, self._name)
     return tree.tree_unflatten(entry.out_tree, outs)
+
+  def _donated_leaves(self, args, kwargs):
+    """Per argument leaf (dynamic ``args`` then ``kwargs``, flattened), whether it is
+    donated: as JAX's ``donation_vector``, positions name positional arguments and names
+    keyword arguments (each filled from the other by the signature)."""
+    nums, names = self._donate_argnums, self._donate_argnames
+    flags = [i in nums for i, a in enumerate(args) for _ in tree.tree_leaves(a)]
+    flags += tree.tree_leaves({k: tree.tree_map(lambda _, d=k in names: d, v)
+                               for k, v in kwargs.items()})
+    return flags
 
   # -- explanations
   def _explain(self, key, args, kwargs):
@@ -521,6 +588,61 @@ def _resolve_static(fun, static_argnums, static_argnames):
   return tuple(sorted(set(nums + extra_nums))), tuple(dict.fromkeys(names + extra_names))
 
 
+def _resolve_donate(fun, donate_argnums, donate_argnames, static_argnums, static_argnames):
+  """donate_argnums (counted among the dynamic arguments) and donate_argnames, each
+  filled from the other by ``fun``'s signature and checked, as JAX's
+  ``api_util.resolve_argnums``."""
+  if donate_argnums is None and donate_argnames is None:
+    return (), ()
+  nums = None if donate_argnums is None else (
+      (donate_argnums,) if isinstance(donate_argnums, int)
+      else tuple(operator.index(n) for n in donate_argnums))
+  names = None if donate_argnames is None else (
+      (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames))
+  try:
+    params = list(inspect.signature(fun).parameters.values())
+  except (TypeError, ValueError):
+    if names is not None:
+      raise ValueError(f"Getting the signature of function {fun} failed. Pass "
+                       "donate_argnums instead of donate_argnames.") from None
+    return _rebase(nums, static_argnums), ()
+  kinds = inspect.Parameter
+  if nums is None:
+    nums = tuple(i for i, p in enumerate(params)
+                 if p.kind is kinds.POSITIONAL_OR_KEYWORD and p.name in names)
+  elif names is None:
+    names = tuple(p.name for i, p in enumerate(params)
+                  if p.kind is kinds.POSITIONAL_OR_KEYWORD and i in nums)
+  if not any(p.kind is kinds.VAR_POSITIONAL for p in params):
+    n_pos = sum(p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
+                for p in params)
+    if nums and (-min(nums) > n_pos or max(nums) >= n_pos):
+      raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
+                       f"{n_pos} positional arguments.")
+  positional_only = {p.name for p in params
+                     if p.kind in (kinds.POSITIONAL_ONLY, kinds.VAR_POSITIONAL)}
+  if bad := positional_only & set(names):
+    raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                     "These are positional-only")
+  if not any(p.kind is kinds.VAR_KEYWORD for p in params):
+    if bad := set(names) - {p.name for p in params} - positional_only:
+      raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
+                       "Function does not take these args.")
+  if both := set(static_argnames) & set(names):
+    raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                     f"names {both} appear in both static_argnames and donate_argnames")
+  return _rebase(nums, static_argnums), names
+
+
+def _rebase(donate_argnums, static_argnums):
+  """Donated positions counted among the dynamic arguments (statics are taken out)."""
+  if set(donate_argnums) & set(static_argnums):
+    raise ValueError(f"`static_argnums` {sorted(set(static_argnums))} and "
+                     f"`donate_argnums` {sorted(set(donate_argnums))} cannot intersect.")
+  return tuple(sorted(n - sum(s < n for s in static_argnums) if n >= 0 else n
+                      for n in set(donate_argnums)))
+
+
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, compiler_options=None, in_shardings=None, out_shardings=None):
@@ -533,8 +655,14 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
   static_argnums, static_argnames : int / str or sequence of them
     Arguments treated as compile-time constants: each distinct (hashable) value gets its
     own compiled program.
-  donate_argnums, donate_argnames :
-    Accepted for compatibility; the NumPy tier never reuses input buffers.
+  donate_argnums, donate_argnames : int / str or sequence of them
+    Arguments whose buffers the call may reuse for its outputs (each filled from the
+    other by the signature, as in JAX). Every Array leaf of a donated argument is deleted
+    by the call (``is_deleted()``; reading it raises ``RuntimeError``) on every tier. The
+    XLA tier writes outputs of the same shape and dtype into the donated buffers
+    (``tf.aliasing_output`` in the lowered program) and lets XLA reuse the others of the
+    same size (``jax.buffer_donor``); a donated argument no output fits stays alive with
+    a ``UserWarning``. Under an outer trace (jit, grad, vmap) donation has no effect.
   inline : bool
     Inline this function's jaxpr into enclosing traces instead of a nested ``jit`` call.
   in_shardings, out_shardings : Sharding or pytree of them, optional

@@ -16,6 +16,7 @@ import numpy as np
 from jaxlite._src import api_util
 from jaxlite._src import backends
 from jaxlite._src import core
+from jaxlite._src import donation
 from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import as_operand
@@ -84,7 +85,8 @@ class _Pmapped:
   in_axes layout)."""
 
   def __init__(self, fun, axis_name, in_axes, out_axes, static_argnums, devices, backend,
-               axis_size):
+               axis_size, donate_argnums=()):
+    self.donate_argnums = donate_argnums
     self.fun, self.axis_name, self.in_axes, self.out_axes = fun, axis_name, in_axes, out_axes
     self.static_argnums, self.devices, self.axis_size = static_argnums, devices, axis_size
     self.policy = tiers.resolve_policy(backend)
@@ -113,6 +115,10 @@ class _Pmapped:
     program = self._programs.get(key)
     if program is None:
       program = self._programs[key] = self._program(static_vals, treedef, axes, n, leaves)
+      if self.donate_argnums:   # positions among the dynamic arguments (see donation.py)
+        dynamic = [i for i in range(len(args)) if i not in static]
+        program.donated = donation.donated_positional(
+            treedef, {k for k, i in enumerate(dynamic) if i in self.donate_argnums})
     return program(*leaves)
 
   def _program(self, static_vals, treedef, axes, n, leaves):
@@ -164,8 +170,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
   backend : str, optional
     'numpy' runs tier 0 (under a named vmap); 'xla'/'cpu'/'gpu' or None (default
     policy) compile one XLA program with ``num_replicas = n``.
-  donate_argnums :
-    Accepted for compatibility; inputs are not reused.
+  donate_argnums : int or sequence of int
+    Positional arguments whose buffers the program may reuse for its outputs. As JAX, a
+    donated Array already laid out over the devices as pmap takes it (the output of a
+    previous pmap) is consumed and deleted (``is_deleted()``), on both tiers; one that
+    must be resharded first is copied and stays alive. A donation no output fits warns.
 
   Returns
   -------
@@ -185,5 +194,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
   if global_arg_shapes is not None:
     raise ValueError("pmap's global_arg_shapes is not supported (it was removed from JAX); "
                      "pass arrays of the global shape instead.")
+  donate_argnums = ((donate_argnums,) if isinstance(donate_argnums, int)
+                    else tuple(donate_argnums))
+  if set(static_broadcasted_argnums) & set(donate_argnums):
+    raise ValueError(f"`static_argnums` {sorted(set(static_broadcasted_argnums))} and "
+                     f"`donate_argnums` {sorted(set(donate_argnums))} cannot intersect.")
   return _Pmapped(fun, axis_name, in_axes, out_axes, tuple(static_broadcasted_argnums),
-                  devices, backend, axis_size)
+                  devices, backend, axis_size, donate_argnums)

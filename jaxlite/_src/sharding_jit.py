@@ -21,7 +21,7 @@ from jaxlite._src import core
 from jaxlite._src import jit as jit_mod
 from jaxlite._src import tiers
 from jaxlite._src import tree
-from jaxlite._src.array import as_operand
+from jaxlite._src.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
                                    SingleDeviceSharding, from_pieces)
 from jaxlite._src.sharding_map import _host_placed, _pieces
@@ -84,7 +84,11 @@ class ShardedJitted:
     if mesh is None or mesh.size == 1 or policy == "numpy" or not tiers.xla_available():
       outs = self._run_unsharded(args, kwargs, mesh, out_sh)
     else:
+      if entry.donate is not None:
+        check_donated_once(leaves, entry.donate)
       outs = self._run_spmd(entry, closed, leaves, mesh, in_sh, out_sh)
+      if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
+        delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)
 
   def _in_shardings(self, in_tree, leaves):

@@ -21,6 +21,7 @@ import numpy as np
 
 from jaxlite._src import api_util
 from jaxlite._src import core
+from jaxlite._src import donation
 from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import Array, as_operand
@@ -85,6 +86,9 @@ class MeshProgram:
   Compiled programs are cached per argument signature.
   """
 
+  # pmap's donate_argnums: per argument leaf, whether it is donated (see donation.py)
+  donated = None
+
   def __init__(self, local_fun, mesh: Mesh, in_specs, out_specs, name, policy=None):
     self.local_fun, self.mesh, self.name, self.policy = local_fun, mesh, name, policy
     self.in_specs, self.out_specs = in_specs, out_specs
@@ -128,8 +132,10 @@ class MeshProgram:
         isinstance(x, core.Tracer) for x in leaves):
       # under an outer jit, grad, vmap or checkify (even on constants, which are staged
       # as in JAX): the per-device program becomes named vmaps over the shards, which
-      # every transformation traces through
+      # every transformation traces through (donation has no effect there, as in JAX)
       outs = self._run_vmapped(closed, specs, out_specs, leaves)
+    elif self.donated is not None:
+      return tree.tree_unflatten(out_tree, donation.run_mesh(self, entry, leaves))
     elif self._use_xla():
       outs = self._run_xla(entry, leaves)
     else:
@@ -137,17 +143,20 @@ class MeshProgram:
     return tree.tree_unflatten(out_tree, outs)
 
   # -- XLA: one replica per mesh device
-  def _run_xla(self, entry, leaves):
+  def _run_xla(self, entry, leaves, aliases=None, donate=()):
     closed, specs, out_specs = entry[0], entry[1], entry[2]
     mesh = self.mesh
     devices = list(mesh.devices.flat)
     if entry[4] is None:
       from jaxlite._src.backends import xla
       entry[4] = xla.compile_on_devices(closed, self.name, [d.id for d in devices],
-                                        replicas=True, mesh_axes=tuple(mesh.shape.items()))
+                                        replicas=True, mesh_axes=tuple(mesh.shape.items()),
+                                        donation=aliases)
     exe = entry[4]
     per_arg = [_pieces(x, NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
-    outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))])
+    consumed = [i for i in donate if donation.consumable_pieces(leaves[i], per_arg[i])]
+    outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))],
+                               consumed)
     result = []
     for j, (spec, aval) in enumerate(zip(out_specs, closed.out_avals)):
       shape = global_shape(mesh, spec, aval.shape)

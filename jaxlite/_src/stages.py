@@ -5,7 +5,7 @@ import numpy as np
 
 from jaxlite._src import arguments
 from jaxlite._src import tree
-from jaxlite._src.array import Array
+from jaxlite._src.array import Array, check_donated_once, delete_donated
 from jaxlite._src.core import ShapeDtypeStruct
 
 
@@ -49,7 +49,7 @@ class Lowered:
     optimized = entry.optimized or passes.optimize(entry.jaxpr)
     if dialect in ("stablehlo", "mhlo", "hlo"):
       from jaxlite._src.backends import xla
-      return xla.lower(optimized, jitted._name)
+      return xla.lower(optimized, jitted._name, entry.donation)
     if dialect in ("numpy", "python"):
       return entry.source or codegen.compile_jaxpr(optimized, jitted._name)[1]
     raise ValueError(f"Unknown dialect {dialect!r}: use 'stablehlo' or 'numpy'.")
@@ -93,10 +93,14 @@ class Compiled:
     if mismatches:
       raise TypeError("Argument types differ from the types for which this computation was "
                       "compiled. The mismatches are:\n" + "\n".join(mismatches))
+    donate = self._entry.donate
+    if donate is not None:
+      check_donated_once(leaves, donate)
     outs = self._run(*map(arguments.leaf_value, leaves))
-    return tree.tree_unflatten(self._entry.out_tree,
-                               [Array(np.asarray(o), w) for o, w in
-                                zip(outs, self._entry.out_weak)])
+    outs = [Array(np.asarray(o), w) for o, w in zip(outs, self._entry.out_weak)]
+    if donate is not None:   # deleted as a jitted call deletes them
+      delete_donated(leaves, donate)
+    return tree.tree_unflatten(self._entry.out_tree, outs)
 
 
 Wrapped = None  # set by jaxlite.stages to the jit wrapper class

@@ -46,13 +46,13 @@ def default_policy() -> str:
   return policy
 
 
-def compile_xla(closed, name):
+def compile_xla(closed, name, donation=None):
   """Compile ``closed`` with XLA; a clear error when no plugin is installed."""
   from jaxlite._src.backends import xla
   if not xla_available():
     reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
-  return xla.compile(closed, name)
+  return xla.compile(closed, name, donation)
 
 
 # every live jitted function (jit adds itself), for settled(), the profiler and

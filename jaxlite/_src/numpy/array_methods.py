@@ -122,7 +122,7 @@ _METHODS = {
     "max": reductions.max, "min": reductions.min, "mean": reductions.mean,
     "var": reductions.var, "std": reductions.std, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "any": reductions.any, "all": reductions.all,
-    "copy": lambda self: lax_numpy.astype(self, self.dtype),
+    "copy": lambda self: array_ops.copy(self),   # a new Array (donating self keeps it)
     "__getitem__": indexing.getitem, "repeat": array_ops.repeat, "take": indexing.take,
     "trace": array_ops.trace, "diagonal": array_ops.diagonal, "compress": _compress,
     "choose": _choose, "sort": sorting.sort, "argsort": sorting.argsort,

@@ -107,9 +107,16 @@ def device_put(value) -> DeviceBuffer:
   return client().put(value)
 
 
-def lower(closed: core.ClosedJaxpr, name: str = "main") -> str:
-  """The StableHLO text of ``closed`` (see ``stablehlo.lower``)."""
-  return stablehlo.lower(closed, name)
+def lower(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> str:
+  """The StableHLO text of ``closed`` (see ``stablehlo.lower``; ``donation`` per
+  parameter: the output it aliases, True for a buffer donor, or None)."""
+  return stablehlo.lower(closed, name, donation=donation)
+
+
+def donors(donation) -> tuple:
+  """The parameters whose buffers a program lowered with ``donation`` may consume."""
+  return () if donation is None else tuple(i for i, d in enumerate(donation)
+                                           if d is not None)
 
 
 class XlaExecutable:
@@ -127,13 +134,16 @@ class XlaExecutable:
 
   from_disk_cache = False
 
-  def __init__(self, loaded, text, in_avals, out_avals, compile_time=0.0):
+  def __init__(self, loaded, text, in_avals, out_avals, compile_time=0.0, donors=()):
     self.loaded, self.text, self.compile_time = loaded, text, compile_time
     self.in_avals, self.out_avals = list(in_avals), list(out_avals)
     loaded.set_signature([(a.shape, a.dtype) for a in in_avals],
-                         [(a.shape, a.dtype) for a in out_avals])
+                         [(a.shape, a.dtype) for a in out_avals], donors)
     self._execute = loaded.execute
     self.execute_device = loaded.execute_device
+    # execute_donating(args, donate): execute_device letting XLA consume the buffers at
+    # the indices ``donate`` (see ``pjrt.LoadedExecutable.execute_donating``)
+    self.execute_donating = loaded.execute_donating
 
   def __call__(self, *args):
     return self._execute(args)
@@ -150,8 +160,9 @@ class XlaExecutable:
     return self.loaded.serialize()
 
 
-def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
-  """Lower ``closed`` and compile it with XLA for the first device.
+def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaExecutable:
+  """Lower ``closed`` and compile it with XLA for the first device; ``donation`` says
+  which parameters XLA may write results into (see ``lower``).
 
   Raises
   ------
@@ -160,7 +171,8 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
   XlaRuntimeError
     XLA rejected the program (its message is kept).
   """
-  text = lower(closed, name)
+  text = lower(closed, name, donation)
+  given = donors(donation)
   c = client()
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key:
   # an executable compiled under other flags must not be loaded.
@@ -170,7 +182,8 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
   stored = cache.get(entry_key)
   if stored is not None:
     try:
-      exe = XlaExecutable(c.deserialize(stored), text, closed.in_avals, closed.out_avals)
+      exe = XlaExecutable(c.deserialize(stored), text, closed.in_avals, closed.out_avals,
+                          donors=given)
       exe.from_disk_cache = True
       return exe
     except XlaRuntimeError as e:   # e.g. written by another plugin build: recompile
@@ -178,7 +191,8 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
   t0 = time.perf_counter()
   loaded = c.compile(text)
   compile_secs = time.perf_counter() - t0
-  exe = XlaExecutable(loaded, text, closed.in_avals, closed.out_avals, compile_secs)
+  exe = XlaExecutable(loaded, text, closed.in_avals, closed.out_avals, compile_secs,
+                      given)
   try:
     cache.put(entry_key, exe.serialize(), compile_secs)
   except XlaRuntimeError as e:
@@ -188,25 +202,27 @@ def compile(closed: core.ClosedJaxpr, name: str = "main") -> XlaExecutable:
 
 def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, replicas: bool,
                        mesh_axes=(), arg_shardings=None, out_shardings=None,
-                       in_specs=None, out_specs=None):
+                       in_specs=None, out_specs=None, donation=None):
   """Compile ``closed`` to run on the devices ``device_ids`` (client indices) at once.
 
   ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
   replica per device; collectives name the ``mesh_axes``. ``replicas=False``: ``closed``
   is the global program, and XLA's SPMD partitioner splits it into one partition per
   device as the ``mhlo.sharding`` strings say. ``in_specs``/``out_specs`` are the
-  per-device (shape, dtype) of the buffers (default: the jaxpr's avals). Returns the
+  per-device (shape, dtype) of the buffers (default: the jaxpr's avals); ``donation``
+  the parameters XLA may write results into (see ``lower``). Returns the
   ``pjrt.LoadedExecutable``; run it with ``execute_sharded``.
   """
   n = len(device_ids)
   counts = dict(num_replicas=n, num_partitions=1) if replicas else dict(num_replicas=1,
                                                                          num_partitions=n)
   text = stablehlo.lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
-                         out_shardings=out_shardings, **counts)
+                         out_shardings=out_shardings, donation=donation, **counts)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
   loaded = client().compile(text, pjrt.compile_options(device_ids=ids, **counts))
   loaded.set_signature(in_specs or [(a.shape, a.dtype) for a in closed.in_avals],
-                       out_specs or [(a.shape, a.dtype) for a in closed.out_avals])
+                       out_specs or [(a.shape, a.dtype) for a in closed.out_avals],
+                       donors(donation))
   loaded.text = text
   return loaded
 

@@ -467,6 +467,7 @@ class LoadedExecutable:
     self._finalizer = weakref.finalize(self, _destroy_loaded, client, handle)
     self._finalizer.atexit = False
     self.in_specs = self.out_specs = None
+    self.donors = ()
     self._lock = threading.Lock()
 
   def _executable(self):
@@ -496,8 +497,15 @@ class LoadedExecutable:
     finally:
       api.Executable_Destroy(ctypes.byref(_new(ExecutableArgs, executable=exe)))
 
-  def set_signature(self, in_specs, out_specs):
-    """Declare the (shape, dtype) of every argument and output; builds the call structs."""
+  def set_signature(self, in_specs, out_specs, donors=()):
+    """Declare the (shape, dtype) of every argument and output; builds the call structs.
+
+    ``donors``: the arguments the program lets XLA write its outputs into (lowered with
+    ``tf.aliasing_output`` / ``jax.buffer_donor``). PJRT would invalidate their buffers at
+    every execution, so every call keeps them (PJRT copies instead) except through
+    ``execute_donating``, which names the buffers it may consume."""
+    self.donors = tuple(donors)
+    self._donating = {}   # the donors kept by a donating call -> its prebuilt structs
     self.in_specs = [_spec(s, d) for s, d in in_specs]
     self.out_specs = [_spec(s, d) for s, d in out_specs]
     n = self.num_outputs()
@@ -512,7 +520,9 @@ class LoadedExecutable:
     self._arg_list, self._out_list, self._events = self._structs[1:4]
     self._ex_ref, self._nout = self._structs[5], len(self.out_specs)
 
-  def _build_structs(self):
+  def _build_structs(self, keep_donors=None):
+    """The argument structs of a call; ``keep_donors``: the donor arguments PJRT must not
+    consume (default: all of them)."""
     api, client = self.api, self.client
     device = client.devices[0].handle
     h2d = []
@@ -528,7 +538,7 @@ class LoadedExecutable:
     out_list = (c_void_p * max(nout, 1))()
     out_lists = (c_void_p * 1)(ctypes.addressof(out_list))
     events = (c_void_p * 1)()
-    options = _new(ExecuteOptions)
+    options, kept = self._options(self.donors if keep_donors is None else keep_donors)
     ex = _new(ExecuteArgs, executable=self.handle, options=ctypes.addressof(options),
               argument_lists=ctypes.addressof(arg_lists), num_devices=1, num_args=nin,
               output_lists=ctypes.addressof(out_lists),
@@ -537,10 +547,40 @@ class LoadedExecutable:
     buf_args = _new(BufferArgs)
     ptr_args = _new(UnsafePointerArgs)
     host_args = _new(ToHostArgs)
-    keep = (arg_lists, out_lists, options)
+    keep = (arg_lists, out_lists, options, kept)
     return (h2d, arg_list, out_list, events, ex, ctypes.byref(ex), event_args,
             ctypes.byref(event_args), buf_args, ctypes.byref(buf_args), ptr_args,
             ctypes.byref(ptr_args), host_args, ctypes.byref(host_args), keep)
+
+  @staticmethod
+  def _options(keep_donors):
+    """ExecuteOptions listing ``keep_donors`` as non-donatable, and the index array the
+    options point to (keep it alive as long as the options)."""
+    options = _new(ExecuteOptions)
+    kept = None
+    if keep_donors:
+      kept = (c_int64 * len(keep_donors))(*keep_donors)
+      options.non_donatable_input_indices = ctypes.addressof(kept)
+      options.num_non_donatable_input_indices = len(keep_donors)
+    return options, kept
+
+  def execute_donating(self, args, donate):
+    """``execute_device`` that lets XLA reuse the buffers of the arguments at the indices
+    ``donate`` (donors, see ``set_signature``): those DeviceBuffers are invalid afterwards
+    and must be dropped. The caller guarantees nothing else reads their memory; every
+    other argument is left intact."""
+    keep = tuple(i for i in self.donors if i not in donate)
+    args = self._check_device_args(args)
+    on_device = all(x.__class__ is DeviceBuffer for x in args)
+    if self._lock.acquire(False):
+      try:
+        structs = self._donating.get(keep)
+        if structs is None:
+          structs = self._donating[keep] = self._build_structs(keep)
+        return self._outputs(*self._execute_with(args, structs, on_device))
+      finally:
+        self._lock.release()
+    return self._outputs(*self._execute_with(args, self._build_structs(keep), on_device))
 
   def execute_device(self, args):
     """Dispatch on device 0 without waiting: each argument a ``DeviceBuffer`` of this
@@ -579,11 +619,12 @@ class LoadedExecutable:
       raise api.error(err)
     return self._outputs(handles, _Flight(api, event, None, ()))
 
-  def execute_sharded(self, arg_lists):
+  def execute_sharded(self, arg_lists, donate=()):
     """Dispatch a program compiled for several devices (replicas or partitions) without
     waiting: ``arg_lists[i]`` holds the DeviceBuffers of the i-th device of its device
     assignment, each already on that device. Returns one list of output DeviceBuffers
-    per device, ready later."""
+    per device, ready later. ``donate``: the donor arguments whose buffers XLA may
+    consume (on every device; see ``execute_donating``)."""
     api, n = self.api, len(arg_lists)
     nin, nout = len(self.in_specs), len(self.out_specs)
     keep = []
@@ -597,7 +638,7 @@ class LoadedExecutable:
     arg_ptrs = (c_void_p * n)(*[ctypes.addressof(a) for a in keep])
     out_ptrs = (c_void_p * n)(*[ctypes.addressof(o) for o in outs])
     events = (c_void_p * n)()
-    options = _new(ExecuteOptions)
+    options, kept = self._options(tuple(i for i in self.donors if i not in donate))
     ex = _new(ExecuteArgs, executable=self.handle, options=ctypes.addressof(options),
               argument_lists=ctypes.addressof(arg_ptrs), num_devices=n, num_args=nin,
               output_lists=ctypes.addressof(out_ptrs),
@@ -1028,6 +1069,13 @@ class DeviceBuffer:
     """The NumPy array whose memory this buffer shares (None: it has its own)."""
     alias = self._alias
     return None if alias is None else alias[0]
+
+  def donatable(self, value_read: bool) -> bool:
+    """Whether XLA may write into this buffer's memory without changing any other value:
+    not sharing a NumPy array's memory (zero-copy ``put``), and not exposed to NumPy by a
+    read that aliased it (``value_read``: the holder has read the value)."""
+    return self._alias is None and not (value_read and self.client.direct_read
+                                        and self.nbytes >= ALIAS_MIN_BYTES)
 
   @property
   def nbytes(self) -> int:

@@ -1605,7 +1605,7 @@ def _init():
 
 def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1,
           num_partitions: int = 1, mesh_axes=(), arg_shardings=None,
-          out_shardings=None) -> str:
+          out_shardings=None, donation=None) -> str:
   """The StableHLO module (text) computing ``closed``; its entry is ``@main``.
 
   Parameters
@@ -1620,6 +1620,9 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
     For a program run as one replica per mesh device: the axes collectives name.
   arg_shardings, out_shardings : list of (str or None), optional
     ``mhlo.sharding`` strings of the parameters and results (for XLA's SPMD partitioner).
+  donation : sequence of (int or True or None), optional
+    Per parameter: the result XLA writes into its buffer (``tf.aliasing_output``), True
+    to let XLA reuse its buffer for any result (``jax.buffer_donor``), or None.
 
   Returns
   -------
@@ -1636,7 +1639,7 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
   # an output may be an input or a scalar constant of a different shape: never; types match
   out_types = ", ".join(o.type + _sharding_attr(out_shardings, i)
                         for i, o in enumerate(outs))
-  in_sig = ", ".join(f"{a.name}: {a.type}{_sharding_attr(arg_shardings, i)}"
+  in_sig = ", ".join(f"{a.name}: {a.type}{_arg_attrs(arg_shardings, donation, i)}"
                      for i, a in enumerate(args))
   body = "\n".join(b.lines)
   ret = (f'    "func.return"({", ".join(o.name for o in outs)}) : '
@@ -1646,6 +1649,19 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
           f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
           f"  func.func public @main({in_sig}) -> ({out_types}) {{\n"
           f"{body}\n{ret}\n  }}\n}}\n")
+
+
+def _arg_attrs(shardings, donation, i) -> str:
+  """A parameter's attributes: its sharding and its donation, as JAX's lowering writes."""
+  attrs = []
+  if shardings is not None and shardings[i] is not None:
+    attrs.append(f'mhlo.sharding = "{shardings[i]}"')
+  alias = None if donation is None else donation[i]
+  if alias is True:
+    attrs.append("jax.buffer_donor = true")
+  elif alias is not None:
+    attrs.append(f"tf.aliasing_output = {alias} : i32")
+  return f" {{{', '.join(attrs)}}}" if attrs else ""
 
 
 def _sharding_attr(shardings, i) -> str:
