@@ -16,6 +16,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite._src import tiers
 from jaxlite._src.array import Array
+from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.numpy import ufuncs
 
 _TIERS = ("numpy",) + (("xla",) if tiers.xla_available() else ())
@@ -163,7 +164,6 @@ def _outcome(fn):
 
 
 def _elementwise_primitives():
-  from jaxlite._src.lax import elementwise as ew
   return [pytest.param(prim, id=name) for name, prim in sorted(ew.elementwise_primitives.items())]
 
 
@@ -182,15 +182,18 @@ def test_eager_elementwise_hot_path_matches_the_shape_rule_path(prim, monkeypatc
                                            itertools.product([False, True], repeat=arity)):
       args = [Array(_sample(dtype, s, k), w) for k, (s, w) in enumerate(zip(shapes, weaks))]
       hot = _outcome(lambda: prim.bind(*args, **params))
+      direct = ew.direct_functions.get(prim)   # lax.sin etc.: the kernel without bind
+      direct = hot if direct is None else _outcome(lambda: direct(*args))
       with monkeypatch.context() as m:
         m.setattr(prim, "elementwise_dtypes", None)
         general = _outcome(lambda: prim.bind(*args, **params))
       case = f"{prim.name} {np.dtype(dtype).name} {shapes} weak={weaks}"
       if isinstance(general, type):
-        assert hot is general, case
+        assert hot is general and direct is general, case
         continue
-      assert hot[:4] == general[:4], case
+      assert hot[:4] == general[:4] == direct[:4], case
       np.testing.assert_array_equal(hot[4], general[4], err_msg=case)
+      np.testing.assert_array_equal(direct[4], general[4], err_msg=case)
       compiled = _outcome(lambda: tier0(*args))
       assert compiled[:3] == general[:3], case
 
@@ -480,3 +483,25 @@ def test_xla_reads_arrays_that_are_views_of_other_buffers():
     np.testing.assert_array_equal(got, want * 2)
     np.testing.assert_array_equal(view, want)
   np.testing.assert_array_equal(x, np.arange(12.0).reshape(3, 4))
+
+
+def test_direct_lax_functions_defer_to_debug_nans_checks():
+  """Under jax_debug_nans every eager op goes through the checking bind: the direct
+  kernel call of lax.log must not skip it."""
+  x = jnp.array([-1.0, 2.0])
+  with jax.debug_nans(True):
+    with pytest.raises(FloatingPointError, match="encountered in log"):
+      jax.lax.log(x)
+  assert np.isnan(np.asarray(jax.lax.log(x))[0])
+
+
+def test_kernels_without_a_dtype_wrapper_keep_every_accepted_dtype():
+  from jaxlite._src.backends.numpy import impls
+  jnp.bfloat16   # noqa: B018  (loads ml_dtypes: its dtypes join the accepted sets)
+  for prim in impls.KEEPS_DTYPE:
+    assert impls.impl_rules[prim] is {**impls._UNARY, **impls._BINARY}[prim]
+    for dtype in prim.elementwise_dtypes:
+      x = _sample(dtype, (2, 3), 0)
+      with np.errstate(all="ignore"):
+        out = impls.impl_rules[prim](*[x] * (2 if prim.name in _BINARY_PRIMITIVES else 1))
+      assert out.dtype == dtype, (prim.name, dtype)

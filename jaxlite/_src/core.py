@@ -212,7 +212,7 @@ class EvalTrace(Trace):
   layers above (``backends`` and ``array``) when the package is imported.
   """
   description = "eager evaluation"
-  impls: dict = {}
+  impls: dict = {}           # primitive -> NumPy implementation (the backend fills it)
   to_value: Callable = None  # Array | NumPy | scalar -> NumPy value
   wrap: Callable = None      # (NumPy value, weak_type) -> Array
   array_type: type = None    # Array
@@ -265,6 +265,10 @@ class EvalTrace(Trace):
 
 eval_trace = EvalTrace()
 _context = _Context()
+# The trace on which lax's elementwise functions may run a NumPy kernel directly instead
+# of binding (see lax.elementwise._unary): the eager trace, or None while a checking
+# process_primitive is installed (jax_debug_nans), which every op must then go through.
+direct_eval_trace = eval_trace
 
 
 class Tracer:

@@ -224,17 +224,39 @@ core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and
 
 
 # -- the user-facing lax functions
+# Eagerly, on Arrays of a dtype the primitive accepts, they run its NumPy kernel at once:
+# what bind reaches through EvalTrace._elementwise, without the three calls in between
+# (W1 in benchmarks/README.md). Any trace, Tracer, other type, mixed dtypes or shapes, or
+# a checking trace (core.direct_eval_trace is None under jax_debug_nans) goes to bind.
+_kernels = core.EvalTrace.impls
+direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function (tests)
+
+
 def _unary(prim):
-  fun = lambda x: prim.bind(x)
+  def fun(x):
+    if type(x) is Array and core._context.trace is core.direct_eval_trace:
+      value = x._value
+      if value.dtype in prim.elementwise_dtypes:
+        return Array(_kernels[prim](value), x.weak_type)
+    return prim.bind(x)
   fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
+  direct_functions[prim] = fun
   return fun
 
 
 def _binary(prim):
-  fun = lambda x, y: prim.bind(x, y)
+  def fun(x, y):
+    if (type(x) is Array and type(y) is Array
+        and core._context.trace is core.direct_eval_trace):
+      a, b = x._value, y._value
+      if a.dtype in prim.elementwise_dtypes and b.dtype == a.dtype and (
+          a.shape == b.shape or not a.ndim or not b.ndim):
+        return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
+    return prim.bind(x, y)
   fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
+  direct_functions[prim] = fun
   return fun
 
 

@@ -16,7 +16,9 @@ from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.backends.numpy import complex_math as cmath
 
-impl_rules = {}
+# the eager trace's table itself (core.EvalTrace.impls), so that what is registered here
+# later is what eager evaluation finds
+impl_rules = core.EvalTrace.impls
 
 # XLA computes nan/inf silently; NumPy would warn from inside these implementations.
 # A filter on this module costs nothing per call, unlike np.errstate (about 1 us).
@@ -159,8 +161,14 @@ _BINARY = {
 _COMPARE = {ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less,
             ew.le_p: np.less_equal, ew.gt_p: np.greater, ew.ge_p: np.greater_equal}
 
+# NumPy ufuncs whose loops return the operand dtype for every dtype the primitive accepts
+# (tests/test_primitives.py checks each, bfloat16 included): they need no _same_dtype
+# wrapper, a call less on eager's hot path.
+KEEPS_DTYPE = frozenset([ew.neg_p, ew.floor_p, ew.ceil_p, ew.tanh_p, ew.sin_p, ew.cos_p,
+                         ew.tan_p, ew.atan_p, ew.sinh_p, ew.cosh_p, ew.atanh_p, ew.cbrt_p,
+                         ew.square_p, ew.add_p, ew.sub_p, ew.mul_p, ew.nextafter_p])
 for _prim, _fn in {**_UNARY, **_BINARY}.items():
-  impl_rules[_prim] = _same_dtype(_fn)
+  impl_rules[_prim] = _fn if _prim in KEEPS_DTYPE else _same_dtype(_fn)
 impl_rules.update(_COMPARE)
 impl_rules[ew.is_finite_p] = np.isfinite
 impl_rules[ew.abs_p] = _by_kind(np.abs, cmath.abs_)
