@@ -71,10 +71,11 @@ def _literal_value(lit: core.Literal):
 
 
 def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
-               blocked: bool = True) -> list[str]:
+               blocked: bool = True, out_targets=None) -> list[str]:
   """Emit the body of ``jaxpr`` given names for its constvars+invars; returns out names.
   With ``blocked`` (and ``jaxlite_tier0_blocks``), large elementwise runs become blocked
-  regions."""
+  regions. ``out_targets`` maps outvars to expressions of buffers that a direct ufunc
+  computing them writes into."""
   names = dict(zip(list(jaxpr.constvars) + list(jaxpr.invars), arg_names))
 
   def read(v):
@@ -103,7 +104,9 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
       continue
     args = [read(v) for v in eqn.invars]
     reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
-    expr, in_place = _expression(em, eqn, args, indent, reusable)
+    target = (out_targets or {}).get(eqn.outvars[0]) if _allocates(eqn) else None
+    expr, in_place = _expression(em, eqn, args, indent, target or reusable)
+    in_place = None if target else in_place
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
         f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
@@ -141,7 +144,8 @@ def _small_power(eqn) -> bool:
 def _emit_region(em, region, names, indent):
   """Emit ``region`` as a function of one block, and the line that runs it over all blocks.
   The block's body is ``emit_jaxpr`` of the region's equations on slices of its array
-  operands; it copies the block of each output that is read outside the region."""
+  operands; a direct ufunc writes each output's block in place (other outputs are
+  copied)."""
   if not region.outvars:   # nothing reads it (and ufuncs have no effects)
     return
   arrays = [v for v in region.invars if v.aval.shape]
@@ -150,12 +154,15 @@ def _emit_region(em, region, names, indent):
   params = [f"x{i}" for i in range(len(arrays))] + [f"y{i}" for i in range(len(scalars))]
   out_params = [f"o{i}" for i in range(len(region.outvars))]
   outer_lines, em.lines = em.lines, [f"  x{i} = x{i}[s]" for i in range(len(arrays))]
-  outs = emit_jaxpr(em, body, params, "  ", blocked=False)
+  direct = {v for e in region.eqns if _allocates(e) for v in e.outvars}
+  targets = {v: f"{o}[s]" for v, o in zip(region.outvars, out_params) if v in direct}
+  outs = emit_jaxpr(em, body, params, "  ", blocked=False, out_targets=targets)
   block_lines, em.lines = em.lines, outer_lines
   fn = f"_block{next(em.counter)}"
   em.functions.append("\n".join(
       [f"def {fn}({', '.join(['s'] + params + out_params)}):", *block_lines,
-       *(f"  {o}[s] = {out}" for o, out in zip(out_params, outs))]))
+       *(f"  {o}[s] = {out}" for v, o, out in zip(region.outvars, out_params, outs)
+         if v not in targets)]))
   layout = em.constant(blocks.layout(region), "_layout")
   results = [f"v{next(em.counter)}" for _ in region.outvars]
   for v, n in zip(region.outvars, results):
