@@ -94,19 +94,20 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
         last_use[v] = i
   keep = set(jaxpr.outvars) | set(jaxpr.constvars) | set(jaxpr.invars)
   buffers = _BufferOwners()
-  for i, eqn in enumerate(items):
-    dying = [v for v in eqn.invars
+  for i, item in enumerate(items):
+    dying = [v for v in item.invars
              if type(v) is core.Var and v not in keep and last_use[v] == i]
-    if type(eqn) is blocks.Region:
-      _emit_region(em, eqn, names, indent)
-      buffers.allocate(eqn.outvars)
+    if type(item) is blocks.Region:
+      _emit_region(em, item, names, indent)
+      buffers.allocate(item.outvars)
       _emit_del(em, names, dying, indent)
       continue
+    eqn = item
     args = [read(v) for v in eqn.invars]
     reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
-    target = (out_targets or {}).get(eqn.outvars[0]) if _allocates(eqn) else None
-    expr, in_place = _expression(em, eqn, args, indent, target or reusable)
-    in_place = None if target else in_place
+    out_to = _allocates(eqn) and (out_targets or {}).get(eqn.outvars[0])
+    expr, in_place = _expression(em, eqn, args, indent, out_to or reusable)
+    in_place = None if out_to else in_place
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
         f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
