@@ -4,6 +4,9 @@ with the regions (``jaxlite_tier0_blocks``) and without, run on the same inputs 
 threads and several block sizes, and must give the same bits, dtypes and shapes as the
 unblocked code; and both are checked against the same computation written in NumPy.
 """
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -297,3 +300,47 @@ def test_concurrent_callers_share_the_pool():
 def test_threads_option_rejects_what_is_not_a_positive_count(bad):
   with pytest.raises(ValueError, match="jaxlite_tier0_threads"):
     jax.config.update("jaxlite_tier0_threads", bad)
+
+
+def test_helper_threads_take_blocks_while_the_caller_computes():
+  """With 2 threads a helper computes blocks at the same time as the caller: each one's
+  first block waits at a barrier that only both together pass."""
+  barrier, seen = threading.Barrier(2, timeout=30), set()
+
+  def block(s, x, o):
+    name = threading.current_thread().name
+    if name not in seen:
+      seen.add(name)
+      barrier.wait()
+    np.multiply(x[s], 2, out=o[s])
+
+  x = np.arange(4 * blocks.BLOCK + 5, dtype=np.float32)
+  lay = blocks.Layout(x.shape, x.size, (x.dtype,))
+  with jax.config.override("jaxlite_tier0_threads", 2):
+    (out,) = blocks.run(block, lay, (x,), ())
+  assert len(seen) == 2
+  _assert_same(out, x * 2)
+
+
+def test_one_thread_computes_every_block_on_the_caller():
+  names = []
+
+  def block(s, x, o):
+    names.append(threading.current_thread().name)
+    o[s] = x[s]
+
+  x = np.arange(3 * blocks.BLOCK + 1, dtype=np.int32)
+  lay = blocks.Layout(x.shape, x.size, (x.dtype,))
+  with jax.config.override("jaxlite_tier0_threads", 1):
+    (out,) = blocks.run(block, lay, (x,), ())
+  assert names == [threading.current_thread().name] * 3   # the remainder joins the last
+  _assert_same(out, x)
+
+
+def test_options_are_read_from_the_environment():
+  code = ("import jaxlite; c = jaxlite.config; "
+          "print(c.jaxlite_tier0_threads, c.jaxlite_tier0_blocks)")
+  env = dict(os.environ, JAXLITE_TIER0_THREADS="3", JAXLITE_TIER0_BLOCKS="0")
+  out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                       text=True, check=True).stdout.split()
+  assert out == ["3", "False"]
