@@ -115,7 +115,7 @@ def worker_env(threads, inductor_cache):
   if threads:
     n = str(threads)
     env.update(OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n,
-               TORCHINDUCTOR_COMPILE_THREADS=n)
+               TORCHINDUCTOR_COMPILE_THREADS=n, JAXLITE_TIER0_THREADS=n)
     if threads == 1:
       env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
   return env
@@ -268,7 +268,8 @@ def main():
   p.add_argument("--timeout", type=float, help="seconds per worker process (default 120, "
                  "60 with --quick); a job that times out is not run again")
   p.add_argument("--threads", nargs="+", default=[], metavar="N|SYSTEM=N",
-                 help="threads per system (BLAS, OpenMP, XLA, torch and its compiler): N "
+                 help="threads per system (BLAS, OpenMP, XLA, torch and its compiler, jaxlite's "
+                 "tier-0 blocks): N "
                  "for all, SYSTEM=N for one;\ndefault 1, which keeps a shared machine's "
                  "contention out of the figures; 0 leaves a library's default")
   p.add_argument("--jaxlite-python", default=sys.executable)

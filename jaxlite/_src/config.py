@@ -209,3 +209,20 @@ config.define("jaxlite_cache_dir", None,
               env_var="JAXLITE_CACHE_DIR", parse=str, validate=_string)
 config.define("jaxlite_cache_max_bytes", 1 << 30, "Size bound of the persistent cache.",
               env_var="JAXLITE_CACHE_MAX_BYTES", parse=int)
+
+
+def _threads(value):
+  if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+    return value
+  raise ValueError(f"jaxlite_tier0_threads must be a whole number of at least 1, got {value!r}.")
+
+
+# Tier 0 (the NumPy tier) runs large elementwise regions in cache-sized blocks, on threads.
+config.define("jaxlite_tier0_blocks", True,
+              "Tier 0 evaluates runs of elementwise operations on large arrays in cache-sized "
+              "blocks (read when a function is compiled; the bits are the same either way).",
+              env_var="JAXLITE_TIER0_BLOCKS", validate=_truth)
+config.define("jaxlite_tier0_threads", min(os.cpu_count() or 1, 8),
+              "Threads that share tier 0's blocks (1: the calling thread alone).",
+              env_var="JAXLITE_TIER0_THREADS", parse=lambda text: _threads(int(text)),
+              validate=_threads)

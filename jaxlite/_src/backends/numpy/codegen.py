@@ -5,7 +5,8 @@ with no tracing, dispatch or abstract evaluation left. Common elementwise primit
 written as direct NumPy ufunc calls, a speed form of the implementation table that can
 also write into a dying operand's buffer (tests/test_codegen_templates.py proves each
 computes the table's bits and dtype on every dtype it runs on); everything else calls the
-eager implementation table.
+eager implementation table. Runs of them on large arrays are evaluated in cache-sized
+blocks, on threads (``blocks.py``): each block is the same code, emitted by ``emit_jaxpr``.
 """
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import passes
+from jaxlite._src.backends.numpy import blocks
 from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
 
 # primitive -> NumPy expression template over the argument names {0}, {1}, ...
@@ -51,9 +54,11 @@ class _Emitter:
   def __init__(self):
     # generated code belongs to the backend's package, so its NumPy floating-point
     # warnings fall under the backend's warning filter
-    self.namespace = {"_np": np, "__name__": "jaxlite._src.backends.numpy.generated"}
+    self.namespace = {"_np": np, "_run_blocks": blocks.run,
+                      "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
+    self.functions = []   # source of the block functions the lines call
 
   def constant(self, value, prefix="_k") -> str:
     name = f"{prefix}{next(self.counter)}"
@@ -65,8 +70,12 @@ def _literal_value(lit: core.Literal):
   return np.asarray(lit.val, lit.aval.dtype)[()]
 
 
-def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[str]:
-  """Emit the body of ``jaxpr`` given names for its constvars+invars; returns out names."""
+def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
+               blocked: bool = True, out_targets=None) -> list[str]:
+  """Emit the body of ``jaxpr`` given names for its constvars+invars; returns out names.
+  With ``blocked`` (and ``jaxlite_tier0_blocks``), large elementwise runs become blocked
+  regions. ``out_targets`` maps outvars to expressions of buffers that a direct ufunc
+  computing them writes into."""
   names = dict(zip(list(jaxpr.constvars) + list(jaxpr.invars), arg_names))
 
   def read(v):
@@ -76,19 +85,29 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[
 
   # Free each intermediate after its last use: large arrays are then recycled by the
   # allocator instead of all living until the function returns.
+  items = (blocks.plan(jaxpr, _blockable) if blocked and config.jaxlite_tier0_blocks
+           else jaxpr.eqns)
   last_use = {}
-  for i, eqn in enumerate(jaxpr.eqns):
-    for v in eqn.invars:
+  for i, item in enumerate(items):
+    for v in item.invars:
       if type(v) is core.Var:
         last_use[v] = i
   keep = set(jaxpr.outvars) | set(jaxpr.constvars) | set(jaxpr.invars)
   buffers = _BufferOwners()
-  for i, eqn in enumerate(jaxpr.eqns):
-    args = [read(v) for v in eqn.invars]
-    dying = [v for v in eqn.invars
+  for i, item in enumerate(items):
+    dying = [v for v in item.invars
              if type(v) is core.Var and v not in keep and last_use[v] == i]
+    if type(item) is blocks.Region:
+      _emit_region(em, item, names, indent)
+      buffers.allocate(item.outvars)
+      _emit_del(em, names, dying, indent)
+      continue
+    eqn = item
+    args = [read(v) for v in eqn.invars]
     reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
-    expr, in_place = _expression(em, eqn, args, indent, reusable)
+    out_to = _allocates(eqn) and (out_targets or {}).get(eqn.outvars[0])
+    expr, in_place = _expression(em, eqn, args, indent, out_to or reusable)
+    in_place = None if out_to else in_place
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
         f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
@@ -102,10 +121,56 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str) -> list[
       em.lines.append(f"{indent}{target} = {expr}" if outs else f"{indent}{expr}")
     else:
       em.lines.append(f"{indent}{outs[0]} = {expr}")
-    dead = sorted({names[v] for v in dying} - {in_place})
-    if dead:
-      em.lines.append(f"{indent}del {', '.join(dead)}")
+    _emit_del(em, names, dying, indent, in_place)
   return [read(v) for v in jaxpr.outvars]
+
+
+def _emit_del(em, names, dying, indent, in_place=None):
+  dead = sorted({names[v] for v in dying} - {in_place})
+  if dead:
+    em.lines.append(f"{indent}del {', '.join(dead)}")
+
+
+def _blockable(eqn) -> bool:
+  """Whether ``eqn`` is one elementwise ufunc call (a direct template or a small power)
+  on operands a region can slice."""
+  direct = _template(eqn) is not None or _small_power(eqn)
+  return direct and blocks.blockable_shapes(eqn)
+
+
+def _small_power(eqn) -> bool:
+  return eqn.primitive is ew.integer_pow_p and 1 <= eqn.params["y"] <= 4
+
+
+def _emit_region(em, region, names, indent):
+  """Emit ``region`` as a function of one block, and the line that runs it over all blocks.
+  The block's body is ``emit_jaxpr`` of the region's equations on slices of its array
+  operands; a direct ufunc writes each output's block in place (other outputs are
+  copied)."""
+  if not region.outvars:   # nothing reads it (and ufuncs have no effects)
+    return
+  arrays = [v for v in region.invars if v.aval.shape]
+  scalars = [v for v in region.invars if not v.aval.shape]
+  body = core.Jaxpr([], arrays + scalars, region.outvars, region.eqns)
+  params = [f"x{i}" for i in range(len(arrays))] + [f"y{i}" for i in range(len(scalars))]
+  out_params = [f"o{i}" for i in range(len(region.outvars))]
+  outer_lines, em.lines = em.lines, [f"  x{i} = x{i}[s]" for i in range(len(arrays))]
+  direct = {v for e in region.eqns if _allocates(e) for v in e.outvars}
+  targets = {v: f"{o}[s]" for v, o in zip(region.outvars, out_params) if v in direct}
+  outs = emit_jaxpr(em, body, params, "  ", blocked=False, out_targets=targets)
+  block_lines, em.lines = em.lines, outer_lines
+  fn = f"_block{next(em.counter)}"
+  em.functions.append("\n".join(
+      [f"def {fn}({', '.join(['s'] + params + out_params)}):", *block_lines,
+       *(f"  {o}[s] = {out}" for v, o, out in zip(region.outvars, out_params, outs)
+         if v not in targets)]))
+  layout = em.constant(blocks.layout(region), "_layout")
+  results = [f"v{next(em.counter)}" for _ in region.outvars]
+  for v, n in zip(region.outvars, results):
+    names[v] = n
+  tup = lambda vs: f"({''.join(names[v] + ', ' for v in vs)})"
+  em.lines.append(f"{indent}{', '.join(results)}, = _run_blocks({fn}, {layout}, "
+                  f"{tup(arrays)}, {tup(scalars)})")
 
 
 class _BufferOwners:
@@ -174,7 +239,7 @@ def _expression(em, eqn, args, indent, reusable=None):
   rule = codegen_rules.get(prim)
   if rule is not None:
     return rule(em, eqn, args, indent), None
-  if prim is ew.integer_pow_p and 1 <= eqn.params["y"] <= 4:
+  if _small_power(eqn):
     # small powers as products, the fastest NumPy spelling (dtype is preserved)
     y = eqn.params["y"]
     return ("_np.multiply(" * (y - 1) + args[0] + "".join(
@@ -206,7 +271,7 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
   header = f"def {fn_name}({', '.join(arg_names)}):"
   outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ")
   body = em.lines + [f"  return [{', '.join(outs)}]"]
-  source = "\n".join([header] + body) + "\n"
+  source = "\n\n".join(em.functions + ["\n".join([header] + body)]) + "\n"
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
   return em.namespace[fn_name], source
