@@ -232,13 +232,23 @@ _kernels = core.EvalTrace.impls
 direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function (tests)
 
 
-def _unary(prim):
+def direct_unary(prim, fallback, positional_only=False):
+  """A function of one operand that runs ``prim``'s kernel at once on an Array of a dtype
+  ``prim`` accepts, eagerly; anything else goes to ``fallback`` (``prim.bind``, or jnp's
+  promotion then bind). ``positional_only``: ``fun(x, /)``, as NumPy's ufuncs are."""
   def fun(x):
     if type(x) is Array and core._context.trace is core.direct_eval_trace:
       value = x._value
       if value.dtype in prim.elementwise_dtypes:
         return Array(_kernels[prim](value), x.weak_type)
-    return prim.bind(x)
+    return fallback(x)
+  if positional_only:   # the same code object with x positional-only: no second copy
+    fun.__code__ = fun.__code__.replace(co_posonlyargcount=1)
+  return fun
+
+
+def _unary(prim):
+  fun = direct_unary(prim, prim.bind)
   fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
   fun.__doc__ = f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
   direct_functions[prim] = fun

@@ -35,11 +35,23 @@ _WEAK_DEFAULTS = {x64: frozenset(map(np.dtype, names)) for x64, names in [
     (False, ["int32", "float32", "complex64"]), (True, ["int64", "float64", "complex128"])]}
 
 
+_PRIMITIVE_OF = {fun: prim for prim, fun in lax.direct_functions.items()}
+
+
 def _inexact_unary(name, lax_fn, doc):
-  def fun(x, /):
-    if type(x) is not Array or x._value.dtype not in _INEXACT_DTYPES:  # else: hot path
-      x, = promote_args_inexact(name, x)
+  def promoting(x):
+    x, = promote_args_inexact(name, x)
     return lax_fn(x)
+  prim = _PRIMITIVE_OF.get(lax_fn)
+  if prim is not None and all(map(dtypes.is_inexact, prim.elementwise_dtypes)):
+    # one primitive taking inexact dtypes only: an inexact Array needs no promotion, so
+    # the hot path is lax's own direct kernel call, with the promotion as its fallback
+    fun = lax.direct_unary(prim, promoting, positional_only=True)
+  else:
+    def fun(x, /):
+      if type(x) is not Array or x._value.dtype not in _INEXACT_DTYPES:  # else: hot path
+        x, = promote_args_inexact(name, x)
+      return lax_fn(x)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"{doc}, elementwise (``numpy.{name}``); integers are promoted to float."
   return fun
