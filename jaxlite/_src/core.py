@@ -129,7 +129,7 @@ class Primitive:
   is_call = False  # params["jaxpr"] is called on the operands (jit): printed with aliasing
   # Elementwise primitives: the operand dtypes they accept. Eager evaluation uses it to
   # skip the shape rule when the operands plainly agree.
-  elementwise_dtypes: frozenset | None = None
+  elementwise_dtypes: set | None = None
 
   def __init__(self, name: str):
     self.name = name

@@ -560,11 +560,26 @@ def _build_tables(bf16):
   _UPPER_BOUNDS = {"standard": _lattice_upper_bounds(False, bf16),
                    "strict": _lattice_upper_bounds(True, bf16)}
   _NUMERIC, _JAX_DTYPES = numeric, jax_dtypes
+  for dts, predicate in _derived_sets:
+    dts.update(d for d in numeric if predicate(d))
   clear_caches()
 
 
+_derived_sets = []  # (set, predicate) of numeric_dtypes_where, updated by _build_tables
+
+
+def numeric_dtypes_where(predicate):
+  """The set of numeric dtypes arrays may hold for which ``predicate(dtype)`` is true,
+  kept current: bfloat16 joins it when ml_dtypes loads. For fast paths' membership
+  tests, built once at import (the caller must not modify it).
+  """
+  dts = {d for d in _NUMERIC if predicate(d)}
+  _derived_sets.append((dts, predicate))
+  return dts
+
+
 _ml_dtypes = None
-_ml_dtypes_lock = threading.Lock()
+_ml_dtypes_lock = threading.RLock()
 
 
 def ml_dtypes():
