@@ -19,7 +19,6 @@ once the user's code imported ml_dtypes). Until then the tables below hold NumPy
 own dtypes; loading adds bfloat16 to every one of them, and no result for another
 dtype changes.
 """
-import sys
 import threading
 import warnings
 
@@ -379,7 +378,7 @@ def dtype(x, canonicalize=False):
     dt = getattr(x, "dtype", None)
     if not isinstance(dt, np.dtype):
       dt = _dtype_of_spec(x)
-    elif dt not in _JAX_DTYPES and not is_jax_dtype(dt):
+    elif dt not in _JAX_DTYPES and not is_jax_dtype(dt):  # the common case makes no call
       raise _invalid_dtype(x, dt)
   return canonicalize_dtype(dt) if canonicalize else dt
 
