@@ -376,7 +376,7 @@ def as_operand(x):
   if isinstance(x, (Array, core.Tracer)):
     return x
   if isinstance(x, (np.ndarray, np.generic)):  # before the scalars: np.float64 is a float
-    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and x.dtype not in dtypes._NUMERIC):
+    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
       raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
                       "array. Convert the values to numbers first.")
     return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))

@@ -34,7 +34,7 @@ class ShapedArray:
 
   def __init__(self, shape, dtype, weak_type: bool = False):
     self.shape = tuple(shape)
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, np.dtype) else dtypes.np_dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = None
 
@@ -99,7 +99,7 @@ class ShapeDtypeStruct:
 
   def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
     self.shape = tuple(int(d) for d in shape)
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtypes.np_dtype(dtype)
     self.weak_type = weak_type
 
   ndim = property(lambda self: len(self.shape))
@@ -129,7 +129,7 @@ class Primitive:
   is_call = False  # params["jaxpr"] is called on the operands (jit): printed with aliasing
   # Elementwise primitives: the operand dtypes they accept. Eager evaluation uses it to
   # skip the shape rule when the operands plainly agree.
-  elementwise_dtypes: frozenset | None = None
+  elementwise_dtypes: set | None = None
 
   def __init__(self, name: str):
     self.name = name

@@ -10,10 +10,18 @@ a small lattice whose nodes are dtypes plus the three weak nodes ``int``,
 Everything the core calls per operation (``canonicalize_dtype``, ``dtype``,
 ``result_type``) is a dict lookup in the common case; the caches key on the
 x64 flag and the promotion mode, so ``config.update`` needs no invalidation.
+
+ml_dtypes (bfloat16, the float8 family, int4, ...) takes longer to import than the
+rest of jaxlite, so it loads when first needed (:func:`ml_dtypes`): a public name
+bound to one of its objects (``jnp.bfloat16``, ``jnp.finfo``, ``jnp.dtype``), a dtype
+string naming one of its types, or a value of one of its dtypes (which exists only
+once the user's code imported ml_dtypes). Until then the tables below hold NumPy's
+own dtypes; loading adds bfloat16 to every one of them, and no result for another
+dtype changes.
 """
+import threading
 import warnings
 
-import ml_dtypes
 import numpy as np
 
 from jaxlite._src.config import config
@@ -22,7 +30,6 @@ from jaxlite._src.config import config
 bool_ = np.bool_
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
 uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
-bfloat16 = ml_dtypes.bfloat16
 float16, float32, float64 = np.float16, np.float32, np.float64
 complex64, complex128 = np.complex64, np.complex128
 
@@ -43,23 +50,23 @@ class prng_key(extended):
   """Scalar type of JAX's typed PRNG keys (``jax.random.key``), under ``extended``."""
 
 
-_b, _bf16 = np.dtype(bool), np.dtype(bfloat16)
+_b = np.dtype(bool)
 _i8, _i16, _i32, _i64 = map(np.dtype, (int8, int16, int32, int64))
 _u8, _u16, _u32, _u64 = map(np.dtype, (uint8, uint16, uint32, uint64))
 _f16, _f32, _f64 = map(np.dtype, (float16, float32, float64))
 _c64, _c128 = np.dtype(complex64), np.dtype(complex128)
+_bf16 = None  # np.dtype(bfloat16) once ml_dtypes is loaded
 
-_NUMERIC = (_b, _i8, _i16, _i32, _i64, _u8, _u16, _u32, _u64, _bf16, _f16, _f32,
-            _f64, _c64, _c128)
-# What a JAX array may hold (JAX also admits NumPy's variable-width strings).
-_JAX_DTYPES = frozenset((*_NUMERIC, float0, np.dtypes.StringDType()))
+_NUMPY_NUMERIC = (_b, _i8, _i16, _i32, _i64, _u8, _u16, _u32, _u64, _f16, _f32, _f64,
+                  _c64, _c128)
 _TO_32BIT = {_i64: _i32, _u64: _u32, _f64: _f32, _c128: _c64}
 
-# ml_dtypes scalar types are not placed in NumPy's type hierarchy (bfloat16 is
-# not a subclass of np.floating), so their kind is read off their names.
-# ('bfloat16' -> 'f', 'bcomplex32' -> 'c', 'int4' -> 'i', 'uint4' -> 'u', ...).
-_ML_KIND = {t: name.removeprefix("b")[0] for name in dir(ml_dtypes)
-            if isinstance(t := getattr(ml_dtypes, name), type) and issubclass(t, np.generic)}
+# The names NumPy's dtype parser learns when ml_dtypes is imported (np.sctypeDict).
+_ML_DTYPE_NAMES = frozenset((
+    "bcomplex32", "bfloat16", "complex32", "float4_e2m1fn", "float6_e2m3fn",
+    "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e5m3fnu",
+    "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4"))
 _KIND_ABSTRACT = {
     "f": {np.floating, np.inexact, np.number, np.generic},
     "c": {np.complexfloating, np.inexact, np.number, np.generic},
@@ -67,11 +74,23 @@ _KIND_ABSTRACT = {
     "u": {np.unsignedinteger, np.integer, np.number, np.generic},
 }
 
-_KINDS = {d: _ML_KIND.get(d.type, d.kind) for d in _JAX_DTYPES}
+
+def _ml_kind(sctype):
+  """'f', 'c', 'i' or 'u' for an ml_dtypes scalar type, else None.
+
+  ml_dtypes' types are not placed in NumPy's type hierarchy (bfloat16 is not a
+  subclass of np.floating), so their kind is read off their names ('bfloat16' ->
+  'f', 'bcomplex32' -> 'c', 'int4' -> 'i', 'uint4' -> 'u', ...) without importing
+  ml_dtypes.
+  """
+  if getattr(sctype, "__module__", None) != "ml_dtypes":
+    return None
+  return sctype.__name__.removeprefix("b")[0]
+
+
 _SHORT_NAMES = {_b: "bool", _i8: "i8", _i16: "i16", _i32: "i32", _i64: "i64",
-                _u8: "u8", _u16: "u16", _u32: "u32", _u64: "u64", _bf16: "bf16",
-                _f16: "f16", _f32: "f32", _f64: "f64", _c64: "c64", _c128: "c128",
-                float0: "float0"}
+                _u8: "u8", _u16: "u16", _u32: "u32", _u64: "u64", _f16: "f16",
+                _f32: "f32", _f64: "f64", _c64: "c64", _c128: "c128", float0: "float0"}
 
 # Uncanonicalized dtype of each Python scalar type; bool is the only one that
 # is never weak.
@@ -114,8 +133,8 @@ def _known_canonical(x64):
 
 
 # {x64 flag: {dtype-like: canonical np.dtype}}; anything hashable np.dtype
-# accepts ends up here after its first use.
-_canonical = {False: _known_canonical(False), True: _known_canonical(True)}
+# accepts ends up here after its first use. Filled by _build_tables.
+_canonical = {}
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype=False):
@@ -150,7 +169,7 @@ def canonicalize_dtype(dtype, allow_extended_dtype=False):
     return _canonical[x64][dtype]
   except (KeyError, TypeError):  # TypeError: unhashable dtype spec
     pass
-  dt = np.dtype(dtype)  # raises numpy's TypeError for things that are not dtypes
+  dt = np_dtype(dtype)  # raises numpy's TypeError for things that are not dtypes
   out = dt if x64 else _TO_32BIT.get(dt, dt)
   try:
     _canonical[x64][dtype] = out
@@ -164,8 +183,8 @@ def _kind(dtype):
   try:
     return _KINDS[dtype]
   except (KeyError, TypeError):
-    dt = np.dtype(dtype)
-    return _ML_KIND.get(dt.type, dt.kind)
+    dt = np_dtype(dtype)
+    return _ml_kind(dt.type) or dt.kind
 
 
 def is_integer(dtype):
@@ -188,10 +207,16 @@ def is_inexact(dtype):
   return _kind(dtype) in ("f", "c")
 
 
+def is_half_float(dtype):
+  """True for float16 and bfloat16, which JAX computes reductions and some functions in
+  float32 (checked without importing ml_dtypes: a bfloat16 value implies it is loaded)."""
+  return dtype == _f16 or (_bf16 is not None and dtype == _bf16)
+
+
 def to_inexact_dtype(dtype):
   """The floating type a ``dtype`` computes in where an inexact one is needed: itself if
   inexact, float64 for 64-bit integers, else float32 (also with x64 on, as JAX)."""
-  dtype = np.dtype(dtype)
+  dtype = np_dtype(dtype)
   if is_inexact(dtype):
     return dtype
   return canonicalize_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
@@ -222,7 +247,7 @@ def short_name(dtype):
   try:
     return _SHORT_NAMES[dtype]
   except (KeyError, TypeError):
-    name = np.dtype(dtype).name
+    name = np_dtype(dtype).name
     return (name.replace("float", "f").replace("uint", "u").replace("int", "i")
             .replace("complex", "c"))
 
@@ -231,7 +256,7 @@ def itemsize_bits(dtype):
   """Number of bits per element of ``dtype`` (4 for int4; 8 for bool)."""
   if dtype is None:
     raise ValueError("dtype cannot be None.")
-  dt = np.dtype(dtype)
+  dt = np_dtype(dtype)
   kind = _kind(dt)
   if kind in ("i", "u"):
     return iinfo(dt).bits
@@ -310,13 +335,13 @@ def _dtype_of_spec(x):
     if issubclass(x, np.generic):
       return np.dtype(x)
   if isinstance(x, (str, np.dtype)):
-    dt = np.dtype(x)
+    dt = np_dtype(x)
   else:
     try:
       dt = np.result_type(x)
     except TypeError as e:
       raise TypeError(f"Cannot determine dtype of {x}") from e
-  if dt not in _JAX_DTYPES:
+  if not is_jax_dtype(dt):
     raise _invalid_dtype(x, dt)
   return dt
 
@@ -353,7 +378,7 @@ def dtype(x, canonicalize=False):
     dt = getattr(x, "dtype", None)
     if not isinstance(dt, np.dtype):
       dt = _dtype_of_spec(x)
-    elif dt not in _JAX_DTYPES:
+    elif dt not in _JAX_DTYPES and not is_jax_dtype(dt):  # the common case makes no call
       raise _invalid_dtype(x, dt)
   return canonicalize_dtype(dt) if canonicalize else dt
 
@@ -416,8 +441,8 @@ def check_user_dtype_supported(dtype, fun_name=None, stacklevel=3):
                      "instead of dtype=arr use dtype=arr.dtype.")
   if isinstance(dtype, type) and dtype in _PY_SCALAR_DTYPES:
     return canonicalize_dtype(_PY_SCALAR_DTYPES[dtype])
-  dt = np.dtype(dtype)
-  if dt not in _JAX_DTYPES:
+  dt = np_dtype(dtype)
+  if not is_jax_dtype(dt):
     raise TypeError("JAX only supports number, bool, and string dtypes, got dtype "
                     f"{dtype}" + (f" in {fun_name}" if fun_name else ""))
   canonical = canonicalize_dtype(dt)
@@ -432,7 +457,7 @@ def check_user_dtype_supported(dtype, fun_name=None, stacklevel=3):
 def _sctype(x):
   if isinstance(x, type) and issubclass(x, np.generic):
     return x
-  return np.dtype(x).type
+  return np_dtype(x).type
 
 
 _subdtype_cache = {}
@@ -446,7 +471,8 @@ def issubdtype(a, b):
 
   Examples
   --------
-  >>> issubdtype(bfloat16, np.floating), np.issubdtype(bfloat16, np.floating)
+  >>> bf16 = ml_dtypes().bfloat16
+  >>> issubdtype(bf16, np.floating), np.issubdtype(bf16, np.floating)
   (True, False)
   >>> issubdtype('int8', np.signedinteger)
   True
@@ -456,7 +482,7 @@ def issubdtype(a, b):
   except (KeyError, TypeError):
     pass
   a_t, b_t = _sctype(a), _sctype(b)
-  kind = _ML_KIND.get(a_t)
+  kind = _ml_kind(a_t)
   out = (b_t is a_t or b_t in _KIND_ABSTRACT[kind] if kind is not None
          else bool(np.issubdtype(a_t, b_t)))
   try:
@@ -466,27 +492,47 @@ def issubdtype(a, b):
   return out
 
 
-finfo = ml_dtypes.finfo
-iinfo = ml_dtypes.iinfo
+def finfo(dtype):
+  """``ml_dtypes.finfo(dtype)`` (JAX's ``jnp.finfo``) for jaxlite's own use.
+
+  NumPy's float types get ``np.finfo``, whose values ml_dtypes' finfo returns for
+  them, so asking about float32 does not import ml_dtypes. The public
+  ``jnp.finfo`` is ``ml_dtypes.finfo`` itself, as in JAX.
+  """
+  dt = np_dtype(dtype)
+  return ml_dtypes().finfo(dt) if _ml_kind(dt.type) else np.finfo(dt)
+
+
+def iinfo(dtype):
+  """``ml_dtypes.iinfo(dtype)`` (JAX's ``jnp.iinfo``) for jaxlite's own use; NumPy's
+  integer types get ``np.iinfo`` without importing ml_dtypes (see :func:`finfo`)."""
+  dt = np_dtype(dtype)
+  return ml_dtypes().iinfo(dt) if _ml_kind(dt.type) else np.iinfo(dt)
 
 
 # ---------------------------------------------------------------------------
 # The promotion lattice.
 
-def _lattice_upper_bounds(strict):
-  """Map each node to the set of nodes at or above it (its upper bounds)."""
+def _lattice_upper_bounds(strict, bf16):
+  """Map each node to the set of nodes at or above it (its upper bounds).
+
+  ``bf16`` is bfloat16's dtype, or None before ml_dtypes is loaded: the node is
+  then left out, which changes no join of the other nodes (none of them has
+  bfloat16 as its join).
+  """
   i_, f_, c_ = _WEAK_TYPES
   if strict:
     # Only weak types promote: a weak scalar adapts to any dtype of its kind or
     # a higher kind, and strong dtypes never mix.
-    ints, floats = (_i8, _i16, _i32, _i64, _u8, _u16, _u32, _u64), (_bf16, _f16, _f32, _f64)
+    ints, floats = (_i8, _i16, _i32, _i64, _u8, _u16, _u32, _u64), (bf16, _f16, _f32, _f64)
     up = {i_: [f_, *ints], f_: [c_, *floats], c_: [_c64, _c128],
-          **{d: [] for d in _NUMERIC}}
+          **{d: [] for d in (*_NUMPY_NUMERIC, bf16)}}
   else:
     up = {_b: [i_], i_: [_u8, _i8], _u8: [_i16, _u16], _u16: [_i32, _u32],
           _u32: [_i64, _u64], _u64: [f_], _i8: [_i16], _i16: [_i32], _i32: [_i64],
-          _i64: [f_], f_: [_bf16, _f16, c_], _bf16: [_f32], _f16: [_f32],
+          _i64: [f_], f_: [bf16, _f16, c_], bf16: [_f32], _f16: [_f32],
           _f32: [_f64, _c64], _f64: [_c128], c_: [_c64], _c64: [_c128], _c128: []}
+  up = {n: [m for m in ups if m is not None] for n, ups in up.items() if n is not None}
   # JAX also keeps an x64-off variant where u32 x i32 -> i32 instead of i64;
   # since results here are always canonicalized, both variants agree.
 
@@ -499,8 +545,82 @@ def _lattice_upper_bounds(strict):
   return {n: frozenset(close(n, set())) for n in up}
 
 
-_UPPER_BOUNDS = {"standard": _lattice_upper_bounds(False),
-                 "strict": _lattice_upper_bounds(True)}
+def _build_tables(bf16):
+  """Set the module's dtype tables for NumPy's dtypes plus, if given, bfloat16.
+
+  Each table is built whole and then bound, so a thread reading them meanwhile
+  sees the old or the new one, never half of one.
+  """
+  global _NUMERIC, _JAX_DTYPES, _KINDS, _UPPER_BOUNDS
+  numeric = _NUMPY_NUMERIC if bf16 is None else (*_NUMPY_NUMERIC, bf16)
+  # What a JAX array may hold (JAX also admits NumPy's variable-width strings).
+  jax_dtypes = frozenset((*numeric, float0, np.dtypes.StringDType()))
+  _KINDS = {d: _ml_kind(d.type) or d.kind for d in jax_dtypes}
+  _UPPER_BOUNDS = {"standard": _lattice_upper_bounds(False, bf16),
+                   "strict": _lattice_upper_bounds(True, bf16)}
+  _NUMERIC, _JAX_DTYPES = numeric, jax_dtypes
+  for dts, predicate in _derived_sets:
+    dts.update(d for d in numeric if predicate(d))
+  clear_caches()
+
+
+_derived_sets = []  # (set, predicate) of numeric_dtypes_where, updated by _build_tables
+
+
+def numeric_dtypes_where(predicate):
+  """The set of numeric dtypes arrays may hold for which ``predicate(dtype)`` is true,
+  kept current: bfloat16 joins it when ml_dtypes loads. For fast paths' membership
+  tests, built once at import (the caller must not modify it).
+  """
+  dts = {d for d in _NUMERIC if predicate(d)}
+  _derived_sets.append((dts, predicate))
+  return dts
+
+
+_ml_dtypes = None
+_ml_dtypes_lock = threading.RLock()
+
+
+def ml_dtypes():
+  """The ml_dtypes module, imported on the first call, which adds bfloat16 to the tables."""
+  global _ml_dtypes, _bf16
+  if _ml_dtypes is None:
+    with _ml_dtypes_lock:
+      if _ml_dtypes is None:
+        import ml_dtypes as module
+        _bf16 = np.dtype(module.bfloat16)
+        _build_tables(_bf16)
+        _ml_dtypes = module
+  return _ml_dtypes
+
+
+def np_dtype(spec):
+  """``np.dtype(spec)``, loading ml_dtypes first if ``spec`` names one of its types
+  (``'bfloat16'``, ``'int4'``, ...): NumPy learns those names from ml_dtypes."""
+  if _ml_dtypes is None and isinstance(spec, str) and spec in _ML_DTYPE_NAMES:
+    ml_dtypes()
+  return np.dtype(spec)
+
+
+def is_jax_dtype(dt):
+  """Whether a JAX array may hold values of the ``np.dtype`` ``dt``.
+
+  A dtype of ml_dtypes loads its table entries first: an array of one exists only
+  if the user's code imported ml_dtypes, so loading costs nothing more.
+  """
+  if dt in _JAX_DTYPES:
+    return True
+  if _ml_dtypes is None and _ml_kind(getattr(dt, "type", None)):
+    ml_dtypes()
+    return dt in _JAX_DTYPES
+  return False
+
+
+def __getattr__(name):
+  # bfloat16 and ml_dtypes' other scalar types, under their JAX names
+  if name in _ML_DTYPE_NAMES:
+    return getattr(ml_dtypes(), name)
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _least_upper_bound(mode, nodes):
@@ -514,6 +634,8 @@ def _least_upper_bound(mode, nodes):
     bounds = [ub[n] for n in nodes]
   except KeyError:
     bad = next(n for n in nodes if n not in ub)
+    if _ml_dtypes is None and isinstance(bad, np.dtype) and is_jax_dtype(bad):
+      return _least_upper_bound(mode, nodes)  # bfloat16's node is in the lattice now
     raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
   common = frozenset.intersection(*bounds)
   # The join is the common upper bound below all others (a lattice has one).
@@ -566,7 +688,7 @@ def promote_types(a, b):
   >>> promote_types('uint8', int), np.promote_types('uint8', int)
   (dtype('uint8'), dtype('int64'))
   """
-  nodes = [t if any(t is w for w in _WEAK_TYPES) else np.dtype(t) for t in (a, b)]
+  nodes = [t if any(t is w for w in _WEAK_TYPES) else np_dtype(t) for t in (a, b)]
   return _node_dtype(_least_upper_bound(config.jax_numpy_dtype_promotion, nodes))
 
 
@@ -590,7 +712,7 @@ def _resolve(key, arg):
   """(dtype, weak, truncated explicit dtype or None) of one operand."""
   if type(key) is tuple:
     dt, weak = key
-    if dt not in _JAX_DTYPES:
+    if not is_jax_dtype(dt):
       raise _invalid_dtype(arg, dt)
     if weak is None:  # a NumPy value: stored canonicalized once it enters jaxlite
       return canonicalize_dtype(dt), False, None
@@ -713,3 +835,6 @@ def clear_caches():
   _subdtype_cache.clear()
   for x64 in (False, True):
     _canonical[x64] = _known_canonical(x64)
+
+
+_build_tables(None)

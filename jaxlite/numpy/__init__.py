@@ -12,5 +12,16 @@ from jaxlite._src.numpy.array_api import (  # noqa
     __array_api_version__, __array_namespace_info__, from_dlpack)
 from jaxlite._src.numpy import array_methods as _array_methods
 
+from jaxlite._src.numpy.namespace import _LAZY_NAMES, _lazy_attribute
+
 _array_methods.register_namespace(_sys.modules[__name__])
-del _sys, _array_methods, _importlib
+del _array_methods, _importlib
+
+
+def __getattr__(name):
+  # bfloat16, finfo, dtype, ...: they load ml_dtypes, on first use rather than at import
+  return _lazy_attribute(_sys.modules[__name__], name)
+
+
+def __dir__():
+  return sorted({*globals(), *_LAZY_NAMES})

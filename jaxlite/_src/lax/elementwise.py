@@ -82,8 +82,8 @@ elementwise_primitives: dict[str, Primitive] = {}
 def naryop(name, accepted, result_dtype=None) -> Primitive:
   prim = Primitive(name)
   prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
-  prim.elementwise_dtypes = frozenset(
-      d for d in dtypes._NUMERIC if any(dtypes.issubdtype(d, c) for c in accepted))
+  prim.elementwise_dtypes = dtypes.numeric_dtypes_where(
+      lambda d: any(dtypes.issubdtype(d, c) for c in accepted))
   elementwise_primitives[name] = prim
   return prim
 
@@ -143,8 +143,7 @@ square_p = naryop("square", _num)
 integer_pow_p = naryop("integer_pow", _num)
 integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 # eager's fast path skips the check of y, which only integers need
-integer_pow_p.elementwise_dtypes = frozenset(
-    d for d in integer_pow_p.elementwise_dtypes if dtypes.is_inexact(d))
+integer_pow_p.elementwise_dtypes = dtypes.numeric_dtypes_where(dtypes.is_inexact)
 # -- binary
 add_p = naryop("add", _num)
 sub_p = naryop("sub", _num)

@@ -90,7 +90,7 @@ def _from_python_or_numpy(obj, want):
   except ValueError as e:
     raise ValueError(f"jnp.array could not build an array from {obj!r}: {e}") from None
   if value.dtype == object or value.dtype.kind in "USMm" or (
-      value.dtype.kind == "V" and value.dtype not in dtypes._NUMERIC):
+      value.dtype.kind == "V" and not dtypes.is_jax_dtype(value.dtype)):
     raise TypeError(f"Value {obj!r} with dtype {value.dtype} is not a valid JAX array type. "
                     "Only arrays of numeric types are supported by JAX.")
   if want is None:

@@ -11,7 +11,6 @@ import collections
 import functools
 import re
 
-import ml_dtypes
 import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
@@ -35,17 +34,6 @@ __all__ = [
     "place", "put", "put_along_axis", "polydiv", "polyfit", "roots", "pow", "rollaxis",
     "trim_zeros", "unique_all", "unique_counts", "unique_inverse", "unique_values",
     "packbits", "unpackbits", "unstack", "unwrap", "vectorize"]
-
-# Narrow float and int types come from ml_dtypes, as in JAX; arrays of them are not yet
-# admitted by jaxlite's dtype table, so these are exported as plain scalar types.
-_ML_NAMES = ["float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4",
-             "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-             "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "int1", "int2", "int4",
-             "uint1", "uint2", "uint4"]
-for _name in _ML_NAMES:
-  if hasattr(ml_dtypes, _name):
-    globals()[_name] = getattr(ml_dtypes, _name)
-    __all__.append(_name)
 
 ComplexWarning = np.exceptions.ComplexWarning
 single, double, csingle, cdouble, uint = (
@@ -152,8 +140,8 @@ def can_cast(from_, to, casting="safe"):
   """Whether NumPy's casting rules allow ``from_`` to become ``to`` (``numpy.can_cast``)."""
   if not isinstance(from_, (np.dtype, type, str)):
     from_ = dtypes.dtype(from_)
-  return np.can_cast(np.dtype(getattr(from_, "dtype", from_)),
-                     np.dtype(getattr(to, "dtype", to)), casting)
+  return np.can_cast(dtypes.np_dtype(getattr(from_, "dtype", from_)),
+                     dtypes.np_dtype(getattr(to, "dtype", to)), casting)
 
 
 _ISDTYPE_KINDS = {
@@ -171,7 +159,7 @@ def isdtype(dtype, kind):
   """Whether ``dtype`` is of ``kind``: a dtype, one of the array-API kind names
   (``'bool'``, ``'signed integer'``, ``'unsigned integer'``, ``'integral'``,
   ``'real floating'``, ``'complex floating'``, ``'numeric'``) or a tuple of them."""
-  d = np.dtype(getattr(dtype, "dtype", dtype))
+  d = dtypes.np_dtype(getattr(dtype, "dtype", dtype))
   kinds = kind if isinstance(kind, tuple) else (kind,)
   for k in kinds:
     if isinstance(k, str):
@@ -179,7 +167,7 @@ def isdtype(dtype, kind):
         raise ValueError(f"Unrecognized {k=!r}")
       if _ISDTYPE_KINDS[k](d):
         return True
-    elif d == np.dtype(getattr(k, "dtype", k)):
+    elif d == dtypes.np_dtype(getattr(k, "dtype", k)):
       return True
   return False
 

@@ -13,6 +13,7 @@ import enum
 
 import numpy as np
 
+from jaxlite._src import dtypes
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import linalg as lax_linalg
 from jaxlite._src.numpy import extras
@@ -188,7 +189,7 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
     a_i, b_i, c_i, d_i = xs
     denom = b_i - a_i * cp
     if perturb_singular:
-      denom = jnp.where(denom == 0, jnp.finfo(denom.dtype).eps, denom)
+      denom = jnp.where(denom == 0, dtypes.finfo(denom.dtype).eps, denom)
     cp = c_i / denom
     dp = (d_i - a_i[..., None] * dp) / denom[..., None]
     return (cp, dp), (cp, dp)

@@ -5,13 +5,16 @@ Modules under ``jaxlite._src`` never import the public ``jaxlite.numpy``; those 
 jnp``). It holds every ``jnp`` name except the ones of ``extras``, which is itself built on
 this namespace; the public package adds them on top.
 """
+import sys as _sys
+
 import numpy as _np
 
 # jnp.ndarray is jax.Array: isinstance accepts arrays and tracers alike
 from jaxlite._src.array import PublicArray as ndarray
+from jaxlite._src import dtypes as _dtypes
 from jaxlite._src.dtypes import (
-    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, float16,
-    float32, float64, complex64, complex128, issubdtype, promote_types, finfo, iinfo)
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+    float32, float64, complex64, complex128, issubdtype, promote_types)
 from jaxlite._src.numpy.creation import (
     array, asarray, zeros, ones, full, empty, zeros_like, ones_like, full_like, empty_like,
     arange, linspace, eye, identity)
@@ -36,7 +39,6 @@ from jaxlite._src.numpy.reductions import (
 bool = bool_
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
-dtype = _np.dtype
 generic, number, integer, signedinteger, unsignedinteger = (
     _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger)
 inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
@@ -69,8 +71,8 @@ def _make_scalar_type(np_type):
 
 bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64 = map(_make_scalar_type, (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64))
-bfloat16, float16, float32, float64, complex64, complex128 = map(_make_scalar_type, (
-    bfloat16, float16, float32, float64, complex64, complex128))
+float16, float32, float64, complex64, complex128 = map(_make_scalar_type, (
+    float16, float32, float64, complex64, complex128))
 bool = bool_
 float_, int_, complex_ = float64, int64, complex128
 from jaxlite._src.numpy.array_ops import *  # noqa
@@ -78,3 +80,38 @@ from jaxlite._src.numpy.einsum import *  # noqa
 from jaxlite._src.numpy import linalg, fft  # noqa
 from jaxlite._src.numpy.windows import *  # noqa
 from jaxlite._src.numpy.polynomial import *  # noqa
+
+
+# The names bound to ml_dtypes objects, as in JAX: narrow float and int scalar types (arrays
+# of them other than bfloat16 are not admitted by jaxlite's dtype table, so they are
+# exported as plain scalar types), its finfo and iinfo, and np.dtype, which parses
+# 'bfloat16' only once ml_dtypes is loaded. They load ml_dtypes on first access
+# (``__getattr__``), which is why ``import jaxlite.numpy`` does not.
+_LAZY_NAMES = ("bfloat16", "dtype", "finfo", "iinfo", "float4_e2m1fn", "float6_e2m3fn",
+               "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
+               "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+               "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4")
+_lazy_values = {}
+
+
+def _ml_dtypes_value(name):
+  ml_dtypes = _dtypes.ml_dtypes()  # also teaches np.dtype the names 'bfloat16', ...
+  if name == "bfloat16":
+    return _make_scalar_type(ml_dtypes.bfloat16)
+  return _np.dtype if name == "dtype" else getattr(ml_dtypes, name)
+
+
+def _lazy_attribute(module, name):
+  """``module.name`` for a name of ``_LAZY_NAMES``, made on first access and then bound in
+  ``module``, so that later accesses are plain lookups (and every module gets one object)."""
+  if name not in _LAZY_NAMES:
+    raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+  value = _lazy_values.get(name)
+  if value is None:
+    value = _lazy_values.setdefault(name, _ml_dtypes_value(name))
+  setattr(module, name, value)
+  return value
+
+
+def __getattr__(name):
+  return _lazy_attribute(_sys.modules[__name__], name)

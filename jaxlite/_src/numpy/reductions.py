@@ -174,7 +174,7 @@ def _no_out(name, out):
 
 def _upcast_f16(dtype):
   """Half-precision floats accumulate in float32, as in JAX."""
-  return np.dtype(np.float32) if dtype in (np.float16, dtypes.bfloat16) else dtype
+  return np.dtype(np.float32) if dtypes.is_half_float(dtype) else dtype
 
 
 def _user_dtype(dtype, name):

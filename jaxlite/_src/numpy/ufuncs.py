@@ -19,11 +19,12 @@ from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like,
                                      promote_shapes)
 
 
-_INEXACT_DTYPES = frozenset(d for d in dtypes._NUMERIC if dtypes.is_inexact(d))
-_ACCEPTED_WITHOUT_PROMOTION = {
-    promote_args: frozenset(dtypes._NUMERIC),
-    promote_args_inexact: _INEXACT_DTYPES,
-    promote_args_numeric: frozenset(d for d in dtypes._NUMERIC if d != np.bool_),
+_INEXACT_DTYPES = dtypes.numeric_dtypes_where(dtypes.is_inexact)
+# which operand dtypes each promotion function leaves as they are
+_UNCHANGED_BY = {
+    promote_args: lambda d: True,
+    promote_args_inexact: dtypes.is_inexact,
+    promote_args_numeric: lambda d: d != np.bool_,
 }
 
 
@@ -72,8 +73,9 @@ def _binary(name, lax_fn, doc, promote=promote_args):
   # array's dtype absorbs. A promotion that changes dtypes (to inexact for true_divide and
   # arctan2, to numeric for booleans) always runs, and so does one that makes a weak bool
   # (a comparison of weak values) strong: bool has no weak form in JAX's lattice.
-  accepted = _ACCEPTED_WITHOUT_PROMOTION[promote]
-  accepted_weak = accepted - {np.dtype(np.bool_)}
+  unchanged = _UNCHANGED_BY[promote]
+  accepted = dtypes.numeric_dtypes_where(unchanged)
+  accepted_weak = dtypes.numeric_dtypes_where(lambda d: unchanged(d) and d != np.bool_)
 
   def fun(x, y, /):
     if type(x) is Array and x._value.dtype in (accepted_weak if x.weak_type else accepted):

@@ -177,7 +177,7 @@ def fresnel(x):
   out_dtype = xx.dtype
   if dtypes.is_complex(out_dtype):
     raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
-  if out_dtype in (np.float16, dtypes.bfloat16):
+  if dtypes.is_half_float(out_dtype):
     xx = xx.astype(np.float32)
   c = _FRESNEL32 if xx.dtype == np.float32 else _FRESNEL64
   x = jnp.abs(xx)
