@@ -505,3 +505,17 @@ def test_kernels_without_a_dtype_wrapper_keep_every_accepted_dtype():
       with np.errstate(all="ignore"):
         out = impls.impl_rules[prim](*[x] * (2 if prim.name in _BINARY_PRIMITIVES else 1))
       assert out.dtype == dtype, (prim.name, dtype)
+
+
+def test_eager_nan_and_inf_are_silent_as_in_xla():
+  """NumPy warns where XLA computes nan/inf silently; the library filters the warnings of
+  every module that runs a kernel (the direct lax calls included), in a fresh interpreter
+  where only the library's filters apply."""
+  import subprocess
+  import sys
+  code = ("import jaxlite.numpy as jnp, jaxlite.lax as lax\n"
+          "x = jnp.array([float('inf'), -1.0, 0.0])\n"
+          "jnp.sin(x); jnp.log(x); x - x; x * 0; lax.sqrt(x); x / 0\n")
+  proc = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                        capture_output=True, text=True, timeout=120)
+  assert proc.returncode == 0, proc.stderr

@@ -20,10 +20,11 @@ from jaxlite._src.backends.numpy import complex_math as cmath
 # later is what eager evaluation finds
 impl_rules = core.EvalTrace.impls
 
-# XLA computes nan/inf silently; NumPy would warn from inside these implementations.
-# A filter on this module costs nothing per call, unlike np.errstate (about 1 us).
+# XLA computes nan/inf silently; NumPy would warn from inside these implementations, or
+# from their callers (eager dispatch in core, lax's direct kernel calls). A filter on
+# those modules costs nothing per call, unlike np.errstate (about 1 us).
 warnings.filterwarnings("ignore", category=RuntimeWarning,
-                        module=r"jaxlite\._src\.(backends\.numpy|core)")
+                        module=r"jaxlite\._src\.(backends\.numpy|core|lax\.elementwise)")
 
 
 def _same_dtype(f):
