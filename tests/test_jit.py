@@ -10,6 +10,7 @@ import pytest
 
 import jaxlite as jax
 import jaxlite.numpy as jnp
+from jaxlite._src import tiers
 
 
 def test_body_runs_once_per_new_shape_like_the_tutorial():
@@ -244,6 +245,21 @@ def test_stages_trace_lower_compile():
     compiled((jnp.ones(3),))
   assert f.eval_shape(jnp.ones((2, 2))) == jax.ShapeDtypeStruct((2, 2), jnp.float32)
   assert isinstance(f, jax.stages.Wrapped) and isinstance(compiled, jax.stages.Compiled)
+
+
+def test_lowered_compiler_ir_is_the_stablehlo_module():
+  lowered = jax.jit(lambda x: x * x).lower(jnp.ones(3))
+  if tiers.xla_available():
+    text = str(lowered.compiler_ir())
+    assert text == str(lowered.compiler_ir("stablehlo")) == lowered.as_text("stablehlo")
+    assert text.startswith("module @") and "stablehlo.multiply" in text
+  # JAX's error for an unknown dialect; 'hlo' (XLA's HLO text) has no jaxlite form, and
+  # asking for it must not hand out StableHLO under its name
+  with pytest.raises(ValueError, match="unknown dialect: foo"):
+    lowered.compiler_ir("foo")
+  for ask in (lambda: lowered.compiler_ir("hlo"), lambda: lowered.as_text("hlo")):
+    with pytest.raises(ValueError, match="no HLO form"):
+      ask()
 
 
 def test_retrace_is_explained_in_one_log_line(caplog):

@@ -31,6 +31,26 @@ class Traced:
     return Lowered(self)
 
 
+def _check_dialect(dialect):
+  if dialect == "hlo":
+    raise ValueError("dialect='hlo': jaxlite lowers to StableHLO, which XLA's CPU and GPU "
+                     "plugins compile directly; it has no HLO form of the program. Use "
+                     "as_text() or compiler_ir('stablehlo').")
+
+
+class LoweredModule:
+  """What ``Lowered.compiler_ir()`` returns: the module, printed as StableHLO text."""
+
+  def __init__(self, text: str):
+    self._text = text
+
+  def __str__(self):
+    return self._text
+
+  def __repr__(self):
+    return f"<LoweredModule: {self._text.splitlines()[0] if self._text else ''}>"
+
+
 class Lowered:
   """A traced function lowered for a backend; ``as_text()`` shows the program."""
 
@@ -47,12 +67,22 @@ class Lowered:
     if dialect is None:
       dialect = "stablehlo" if policy != "numpy" and tiers.xla_available() else "numpy"
     optimized = entry.optimized or passes.optimize(entry.jaxpr)
-    if dialect in ("stablehlo", "mhlo", "hlo"):
+    if dialect in ("stablehlo", "mhlo"):
       from jaxlite._src.backends import xla
       return xla.lower(optimized, jitted._name, entry.donation)
     if dialect in ("numpy", "python"):
       return entry.source or codegen.compile_jaxpr(optimized, jitted._name)[1]
-    raise ValueError(f"Unknown dialect {dialect!r}: use 'stablehlo' or 'numpy'.")
+    _check_dialect(dialect)
+    raise ValueError(f"unknown dialect: {dialect}. Use 'stablehlo' or 'numpy'.")
+
+  def compiler_ir(self, dialect=None):
+    """The lowered module as an object whose ``str`` is its StableHLO text (JAX returns an
+    MLIR module; ``dialect`` 'stablehlo', the default, or 'mhlo')."""
+    dialect = "stablehlo" if dialect is None else dialect
+    _check_dialect(dialect)
+    if dialect not in ("stablehlo", "mhlo"):
+      raise ValueError(f"unknown dialect: {dialect}")
+    return LoweredModule(self.as_text(dialect))
 
   def compile(self):
     return Compiled(self._traced)
