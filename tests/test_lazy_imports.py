@@ -56,6 +56,20 @@ def test_float32_work_and_dir_load_no_ml_dtypes():
   assert values.split()[1] == "float16"
 
 
+def test_xla_compile_and_callbacks_load_no_ml_dtypes():
+  """Compiling for XLA (often on the background compile thread under `auto`) must not
+  import ml_dtypes: its extension holds the GIL for about 0.5 s while it loads, which
+  would stall the caller's tier-0 calls."""
+  out = _run("import sys, jaxlite as jax, jaxlite.numpy as jnp\n"
+             "from jaxlite._src import tiers\n"
+             "if tiers.xla_available():\n"
+             "  f = jax.jit(lambda x: jax.pure_callback(lambda v: v * 3, x, x) + 1,"
+             " backend='xla')\n"
+             "  print(f(jnp.arange(3.0)))\n"
+             "print('ml_dtypes' in sys.modules)\n")
+  assert out.split()[-1] == "False"
+
+
 def test_public_ml_dtypes_names_load_it_on_first_access():
   out = _run("import sys, jaxlite, jaxlite.numpy as jnp, ml_dtypes\n"
              "print(jnp.finfo is ml_dtypes.finfo, jnp.iinfo is ml_dtypes.iinfo,"

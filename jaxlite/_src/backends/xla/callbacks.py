@@ -23,9 +23,9 @@ import itertools
 import threading
 from ctypes import POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_uint32, c_void_p
 
-import ml_dtypes
 import numpy as np
 
+from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy import callback_impls
 from jaxlite._src.backends.xla import stablehlo
 from jaxlite._src.lax import callbacks as lax_callbacks
@@ -133,13 +133,13 @@ _UNKNOWN = 2                   # XLA_FFI_Error_Code_UNKNOWN
 # version between 0.1 and its own, and the call frame it passes is its own layout.
 _HANDLER_FFI_VERSION = (0, 1)
 
-_DTYPES = {
-    1: np.dtype(np.bool_), 2: np.dtype(np.int8), 3: np.dtype(np.int16),
-    4: np.dtype(np.int32), 5: np.dtype(np.int64), 6: np.dtype(np.uint8),
-    7: np.dtype(np.uint16), 8: np.dtype(np.uint32), 9: np.dtype(np.uint64),
-    10: np.dtype(np.float16), 11: np.dtype(np.float32), 12: np.dtype(np.float64),
-    16: np.dtype(ml_dtypes.bfloat16), 15: np.dtype(np.complex64),
-    18: np.dtype(np.complex128)}
+# XLA FFI element types, as dtype names (bfloat16 without importing ml_dtypes: an operand
+# of that type exists only once jaxlite's dtypes have loaded it)
+_DTYPE_NAMES = {
+    1: "bool", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "uint8", 7: "uint16",
+    8: "uint32", 9: "uint64", 10: "float16", 11: "float32", 12: "float64", 16: "bfloat16",
+    15: "complex64", 18: "complex128"}
+_DTYPES: dict = {}   # element type -> np.dtype, filled as met
 
 
 # ----------------------------------------------------------------------------- registry
@@ -248,7 +248,10 @@ def _buffer_spec(ptr):
   buf = _Buffer.from_address(ptr)
   dtype = _DTYPES.get(buf.dtype)
   if dtype is None:
-    raise TypeError(f"{TARGET}: unsupported XLA FFI element type {buf.dtype}.")
+    name = _DTYPE_NAMES.get(buf.dtype)
+    if name is None:
+      raise TypeError(f"{TARGET}: unsupported XLA FFI element type {buf.dtype}.")
+    dtype = _DTYPES[buf.dtype] = dtypes.np_dtype(name)
   return buf, tuple(buf.dims[i] for i in range(buf.rank)), dtype
 
 

@@ -14,11 +14,11 @@ import atexit
 import collections
 import ctypes
 import itertools
+import os
 import threading
 import weakref
 from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_void_p
 
-import ml_dtypes
 import numpy as np
 
 __all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "DeviceBuffer", "load_api",
@@ -143,14 +143,13 @@ Buffer_ToHostBuffer Buffer_IsOnCpu Buffer_ReadyEvent Buffer_UnsafePointer
 """.split()
 _API_HEADER = 40  # struct_size, extension_start, PJRT_Api_Version (24 bytes)
 
-# PJRT_Buffer_Type enum values
+# PJRT_Buffer_Type enum values, by dtype name: naming bfloat16 needs no ml_dtypes import,
+# whose extension holds the GIL for about 0.5 s while it loads (a stall for a caller
+# running while the backend loads on the compile thread)
 _BUFFER_TYPES = {
-    np.dtype(np.bool_): 1, np.dtype(np.int8): 2, np.dtype(np.int16): 3,
-    np.dtype(np.int32): 4, np.dtype(np.int64): 5, np.dtype(np.uint8): 6,
-    np.dtype(np.uint16): 7, np.dtype(np.uint32): 8, np.dtype(np.uint64): 9,
-    np.dtype(np.float16): 10, np.dtype(np.float32): 11, np.dtype(np.float64): 12,
-    np.dtype(ml_dtypes.bfloat16): 13, np.dtype(np.complex64): 14,
-    np.dtype(np.complex128): 15}
+    "bool": 1, "int8": 2, "int16": 3, "int32": 4, "int64": 5, "uint8": 6, "uint16": 7,
+    "uint32": 8, "uint64": 9, "float16": 10, "float32": 11, "float64": 12, "bfloat16": 13,
+    "complex64": 14, "complex128": 15}
 
 _ERROR_CODES = ["CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
                 "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
@@ -203,7 +202,7 @@ _HOST_ZERO_COPY = 2
 
 
 def buffer_type(dtype) -> int:
-  t = _BUFFER_TYPES.get(np.dtype(dtype))
+  t = _BUFFER_TYPES.get(np.dtype(dtype).name)
   if t is None:
     raise TypeError(f"XLA backend: dtype {np.dtype(dtype).name} is not supported.")
   return t
@@ -216,6 +215,7 @@ class Api:
 
   def __init__(self, path: str):
     self.path = path
+    _dlopen_releasing_the_gil(path)
     lib = ctypes.CDLL(path, mode=getattr(ctypes, "RTLD_LOCAL", 0))
     get_api = lib.GetPjrtApi
     get_api.restype, get_api.argtypes = c_void_p, []
@@ -297,6 +297,19 @@ class Api:
 
 _apis: dict = {}
 _apis_lock = threading.Lock()
+
+
+def _dlopen_releasing_the_gil(path: str):
+  """Load the plugin through libc's ``dlopen`` called as a foreign function, which runs
+  without the GIL, so that the other threads keep running meanwhile: the plugin is large
+  (about 20 ms to load) and ``ctypes.CDLL`` holds the GIL while it loads a library. The
+  ``CDLL`` that follows then finds it loaded. Plugins are never unloaded."""
+  try:
+    libc_dlopen = ctypes.CDLL(None).dlopen
+  except (OSError, AttributeError):   # not a POSIX libc: CDLL loads it, holding the GIL
+    return
+  libc_dlopen.restype, libc_dlopen.argtypes = c_void_p, [c_char_p, c_int]
+  libc_dlopen(os.fsencode(path), os.RTLD_NOW | os.RTLD_LOCAL)
 
 
 def load_api(path: str) -> Api:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 from typing import Callable, NamedTuple
 
-import ml_dtypes
 import numpy as np
 
 from jaxlite._src import core
@@ -29,17 +28,15 @@ from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax.indexing import GatherScatterMode
 from jaxlite._src.transforms import ad
 
-_ELEMENT_TYPES = {
-    np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
-    np.dtype(np.int32): "i32", np.dtype(np.int64): "i64", np.dtype(np.uint8): "ui8",
-    np.dtype(np.uint16): "ui16", np.dtype(np.uint32): "ui32", np.dtype(np.uint64): "ui64",
-    np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16",
-    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-    np.dtype(np.complex64): "complex<f32>", np.dtype(np.complex128): "complex<f64>"}
+_ELEMENT_TYPES = {   # by dtype name: bfloat16 without importing ml_dtypes (see pjrt.py)
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64", "float16": "f16",
+    "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex64": "complex<f32>",
+    "complex128": "complex<f64>"}
 
 
 def tensor_type(shape, dtype) -> str:
-  elt = _ELEMENT_TYPES.get(np.dtype(dtype))
+  elt = _ELEMENT_TYPES.get(np.dtype(dtype).name)
   if elt is None:
     raise NotImplementedError(f"The XLA backend does not support dtype {np.dtype(dtype)}.")
   return f"tensor<{''.join(f'{d}x' for d in shape)}{elt}>"
