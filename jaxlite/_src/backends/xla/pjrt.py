@@ -306,10 +306,11 @@ def _dlopen_releasing_the_gil(path: str):
   ``CDLL`` that follows then finds it loaded. Plugins are never unloaded."""
   try:
     libc_dlopen = ctypes.CDLL(None).dlopen
-  except (OSError, AttributeError):   # not a POSIX libc: CDLL loads it, holding the GIL
+    mode = os.RTLD_NOW | os.RTLD_LOCAL
+  except (OSError, AttributeError, TypeError):   # no POSIX dlopen: CDLL loads it alone
     return
   libc_dlopen.restype, libc_dlopen.argtypes = c_void_p, [c_char_p, c_int]
-  libc_dlopen(os.fsencode(path), os.RTLD_NOW | os.RTLD_LOCAL)
+  libc_dlopen(os.fsencode(path), mode)
 
 
 def load_api(path: str) -> Api:
