@@ -22,6 +22,7 @@ from jaxlite._src import array as array_mod
 from jaxlite._src import backends
 from jaxlite._src import core
 from jaxlite._src import tiers
+from jaxlite._src import tree
 from jaxlite._src.array import Array
 
 __all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "make_mesh", "PartitionSpec",
@@ -212,6 +213,16 @@ class AbstractMesh:
 
 
 _EMPTY_MESH = AbstractMesh((), ())
+
+
+def broadcast_to_leaves(prefix, treedef, is_leaf, message) -> list:
+  """One entry of the prefix tree ``prefix`` per leaf of ``treedef`` (shardings or specs
+  given for whole subtrees); ``ValueError(message)`` when it is not a prefix."""
+  dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
+  try:
+    return tree.broadcast_prefix(prefix, dummy, is_leaf)
+  except ValueError:
+    raise ValueError(message) from None
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:

@@ -23,7 +23,8 @@ from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
-                                   SingleDeviceSharding, from_pieces)
+                                   SingleDeviceSharding, broadcast_to_leaves,
+                                   from_pieces)
 from jaxlite._src.sharding_map import _host_placed, _pieces
 
 __all__ = ["ShardedJitted"]
@@ -32,12 +33,9 @@ __all__ = ["ShardedJitted"]
 def _flatten_shardings(what, treedef, shardings) -> list:
   """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them."""
   is_leaf = lambda s: s is None or isinstance(s, Sharding)
-  dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
-  try:
-    out = tree.broadcast_prefix(shardings, dummy, is_leaf)
-  except ValueError:
-    raise ValueError(f"jit {what} must be a Sharding or a tree prefix of the "
-                     f"corresponding values: {shardings!r} does not match {treedef}.") from None
+  out = broadcast_to_leaves(shardings, treedef, is_leaf,
+                            f"jit {what} must be a Sharding or a tree prefix of the "
+                            f"corresponding values: {shardings!r} does not match {treedef}.")
   for s in tree.tree_leaves(shardings, is_leaf=is_leaf):
     if s is not None and not isinstance(s, Sharding):
       raise TypeError(f"jit {what}: expected Sharding instances, got {s!r} (a "

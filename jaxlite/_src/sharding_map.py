@@ -27,7 +27,7 @@ from jaxlite._src import tree
 from jaxlite._src.array import Array, as_operand
 from jaxlite._src.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
-                                   from_pieces, put_pieces)
+                                   broadcast_to_leaves, from_pieces, put_pieces)
 from jaxlite._src.transforms import batching, staging
 
 __all__ = ["shard_map", "MeshProgram"]
@@ -36,12 +36,9 @@ __all__ = ["shard_map", "MeshProgram"]
 def flatten_specs(what, treedef, spec_tree) -> list:
   """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``."""
   is_spec = lambda x: x is None or isinstance(x, PartitionSpec)
-  dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
-  try:
-    specs = tree.broadcast_prefix(spec_tree, dummy, is_spec)
-  except ValueError:
-    raise ValueError(f"shard_map {what} must be a tree prefix of the corresponding "
-                     f"arguments or outputs: {spec_tree!r} does not match {treedef}.") from None
+  specs = broadcast_to_leaves(spec_tree, treedef, is_spec,
+                              f"shard_map {what} must be a tree prefix of the corresponding "
+                              f"arguments or outputs: {spec_tree!r} does not match {treedef}.")
   return [PartitionSpec() if spec is None else spec for spec in specs]
 
 

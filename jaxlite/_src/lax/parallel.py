@@ -70,6 +70,20 @@ def _no_groups_under_vmap(kind, names, groups):
     raise NotImplementedError(_VMAP_GROUPS[kind])
 
 
+def _one_axis(kind, axis_name, axis_index_groups, hint=""):
+  """The names, canonical groups and participant count of a collective over one axis
+  (all_gather, all_to_all): the axis size, or the group size with groups."""
+  names = _names(axis_name)
+  groups = _canonical_groups(axis_index_groups)
+  if len(names) != 1:
+    raise NotImplementedError(f"{kind} over several axis names {names} is not "
+                              f"supported{hint}.")
+  size = batching.axis_size(names[0], kind)
+  _no_groups_under_vmap(kind, names, groups)
+  # with groups, the gathered axis / the chunks go to the members of one group
+  return names, groups, size if groups is None else len(groups[0])
+
+
 def _check_groups_fit(prim_name, groups, names, equal):
   """The groups must index exactly the named axis (XLA rejects other replica groups);
   ``equal``: collectives whose result size is the group size need equal groups."""
@@ -273,15 +287,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
          [-1,  0,  1],
          [-2, -1,  0]], dtype=int32)
   """
-  names = _names(axis_name)
-  groups = _canonical_groups(axis_index_groups)
-  if len(names) != 1:
-    raise NotImplementedError(f"all_gather over several axis names {names} is not "
-                              "supported; nest one all_gather per name.")
-  size = batching.axis_size(names[0], "all_gather")
-  _no_groups_under_vmap("all_gather", names, groups)
-  if groups is not None:
-    size = len(groups[0])   # the gathered axis holds one entry per group member
+  names, groups, size = _one_axis("all_gather", axis_name, axis_index_groups,
+                                   "; nest one all_gather per name")
 
   def gather_leaf(leaf):
     leaf = _operand(leaf)
@@ -626,15 +633,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
   Array([[0, 2],
          [1, 3]], dtype=int32)
   """
-  names = _names(axis_name)
-  groups = _canonical_groups(axis_index_groups)
-  if len(names) != 1:
-    raise NotImplementedError(f"all_to_all over several axis names {names} is not "
-                              "supported.")
-  size = batching.axis_size(names[0], "all_to_all")
-  _no_groups_under_vmap("all_to_all", names, groups)
-  if groups is not None:
-    size = len(groups[0])   # the chunks go to the members of a group
+  names, groups, size = _one_axis("all_to_all", axis_name, axis_index_groups)
 
   def leaf_fn(leaf):
     leaf = _operand(leaf)
