@@ -31,13 +31,6 @@ class Traced:
     return Lowered(self)
 
 
-def _check_dialect(dialect):
-  if dialect == "hlo":
-    raise ValueError("dialect='hlo': jaxlite lowers to StableHLO, which XLA's CPU and GPU "
-                     "plugins compile directly; it has no HLO form of the program. Use "
-                     "as_text() or compiler_ir('stablehlo').")
-
-
 class LoweredModule:
   """What ``Lowered.compiler_ir()`` returns: the module, printed as StableHLO text."""
 
@@ -72,15 +65,17 @@ class Lowered:
       return xla.lower(optimized, jitted._name, entry.donation)
     if dialect in ("numpy", "python"):
       return entry.source or codegen.compile_jaxpr(optimized, jitted._name)[1]
-    _check_dialect(dialect)
+    if dialect == "hlo":
+      raise ValueError("dialect='hlo': jaxlite lowers to StableHLO, which XLA's CPU and GPU "
+                       "plugins compile directly; it has no HLO form of the program. Use "
+                       "as_text() or compiler_ir('stablehlo').")
     raise ValueError(f"unknown dialect: {dialect}. Use 'stablehlo' or 'numpy'.")
 
   def compiler_ir(self, dialect=None):
     """The lowered module as an object whose ``str`` is its StableHLO text (JAX returns an
     MLIR module; ``dialect`` 'stablehlo', the default, or 'mhlo')."""
     dialect = "stablehlo" if dialect is None else dialect
-    _check_dialect(dialect)
-    if dialect not in ("stablehlo", "mhlo"):
+    if dialect not in ("stablehlo", "mhlo", "hlo"):   # as_text refuses 'hlo', saying why
       raise ValueError(f"unknown dialect: {dialect}")
     return LoweredModule(self.as_text(dialect))
 

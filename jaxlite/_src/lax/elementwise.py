@@ -228,7 +228,7 @@ core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and
 # (W1 in benchmarks/README.md). Any trace, Tracer, other type, mixed dtypes or shapes, or
 # a checking trace (core.direct_eval_trace is None under jax_debug_nans) goes to bind.
 _kernels = core.EvalTrace.impls
-direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function (tests)
+direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function
 
 
 def direct_unary(prim, fallback, positional_only=False):
