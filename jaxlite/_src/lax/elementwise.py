@@ -13,6 +13,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import staging
 
 _bool = (np.bool_,)
@@ -164,6 +165,20 @@ lt_p = naryop("lt", _ordered, _to_bool)
 le_p = naryop("le", _ordered, _to_bool)
 gt_p = naryop("gt", _ordered, _to_bool)
 ge_p = naryop("ge", _ordered, _to_bool)
+
+
+def _times_one(eqn, invars, producer, uses):
+  # x * 1 is x, bit for bit, for every real dtype (NaNs and signed zeros included). Not for
+  # complex: XLA's product of inf + 0j and 1 + 0j has a NaN imaginary part.
+  out = eqn.outvars[0].aval
+  if out.dtype.kind != "c":
+    for one, x in (invars, invars[::-1]):
+      if algebraic.is_one(one) and algebraic.same_type(x.aval, out):
+        return x
+  return None
+
+
+algebraic.register(mul_p, _times_one)
 
 
 # -- select_n: which (bool or int32) picks among cases

@@ -15,6 +15,7 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import lax_ops
 
 
@@ -135,6 +136,29 @@ def transpose(operand, permutation):
       len(permutation) == core.get_aval(operand).ndim:
     return operand
   return transpose_p.bind(operand, permutation=permutation)
+
+
+def _reshape_chain(eqn, invars, producer, uses):
+  # a reshape of reshapes and squeezes reads the first operand; to its own shape, is it
+  (x,) = invars
+  if eqn.params["dimensions"] is not None:
+    return None
+  while (source := producer.get(x)) is not None and (
+      source.primitive is squeeze_p
+      or source.primitive is reshape_p and source.params["dimensions"] is None):
+    x = source.invars[0]
+  if algebraic.same_type(x.aval, eqn.outvars[0].aval):
+    return x
+  return eqn._replace(invars=[x]) if x is not invars[0] else None
+
+
+def _identity_transpose(eqn, invars, producer, uses):
+  perm = eqn.params["permutation"]
+  return invars[0] if tuple(perm) == tuple(range(len(perm))) else None
+
+
+algebraic.register(reshape_p, _reshape_chain)
+algebraic.register(transpose_p, _identity_transpose)
 
 
 # -- squeeze

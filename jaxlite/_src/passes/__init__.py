@@ -1,10 +1,12 @@
 """Jaxpr -> jaxpr rewrites run before compilation, one module each."""
-from jaxlite._src.passes import cse, dce, constant_folding, inline
+from jaxlite._src.passes import algebraic, cse, dce, constant_folding, inline
 
 
 def optimize(closed):
-  """The pipeline jit runs: inline nested calls, fold constants, share and prune."""
+  """The pipeline jit runs: inline nested calls, fold constants, simplify, share and
+  prune."""
   closed = inline.run(closed)
   closed = constant_folding.run(closed)
+  closed = algebraic.run(closed)
   closed = cse.run(closed)
   return dce.run(closed)
