@@ -1,5 +1,6 @@
 """Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
 import os
+import sys
 import threading
 import time
 
@@ -134,10 +135,59 @@ def test_race_serves_every_call_from_tier_0_and_runs_xla_trials_off_the_callers_
   outs = _call_until_settled(entry, race)
   assert outs == [["numpy"]] * len(outs)   # no call waited for XLA
   caller = threading.current_thread().name
-  assert {name for tier, name in threads if tier == "numpy"} == {caller}
-  assert {name for tier, name in threads if tier == "xla"} == {"jaxlite-xla-compile"}
-  assert sum(tier == "xla" for tier, _ in threads) == tiers.Race.TRIALS
+  assert {tier for tier, name in threads if name == caller} == {"numpy"}
+  assert len([1 for _, name in threads if name == caller]) == len(outs)
+  # every tier's trials run in turn on the compile thread: instant ones, as many rounds
+  # as allowed within the trial budget
+  trials = [tier for tier, name in threads if name == "jaxlite-xla-compile"]
+  assert trials == ["numpy", "xla"] * tiers.Race.MAX_TRIALS
   assert entry.run in ("numpy-run", "xla-run") and set(entry.tier_ms) == {"numpy", "xla"}
+
+
+def _timed_tiers(numpy_s, xla_s):
+  """Race tiers that take the given seconds per call: a constant for tier 0, one figure
+  per successive trial for XLA (its last figure repeats); ``trials`` counts XLA's."""
+  trials = []
+
+  def xla(leaves):
+    time.sleep(xla_s[min(len(trials), len(xla_s) - 1)])
+    trials.append(1)
+    return ["xla"]
+
+  def numpy(leaves):
+    time.sleep(numpy_s)
+    return ["numpy"]
+  return {"numpy": ("numpy-run", numpy), "xla": ("xla-run", xla)}, trials
+
+
+def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time():
+  # an executable's first runs are slower: they must not decide the race
+  race_tiers, trials = _timed_tiers(0.004, [0.03, 0.01, 0.008, 0.001])
+  entry = _Entry(lambda x: jnp.sin(x))
+  entry.run = race = tiers.Race(entry, race_tiers)
+  _call_until_settled(entry, race)
+  assert entry.run == "xla-run" and entry.tier == "xla"
+  assert tiers.Race.TRIALS < len(trials) <= tiers.Race.MAX_TRIALS
+  assert entry.tier_ms["xla"] < entry.tier_ms["numpy"]
+
+
+def test_race_trials_stop_at_three_once_they_spend_the_budget():
+  slow = tiers.Race.TRIAL_BUDGET / 2
+  race_tiers, trials = _timed_tiers(0.001, [slow])
+  entry = _Entry(lambda x: jnp.sin(x))
+  entry.run = race = tiers.Race(entry, race_tiers)
+  _call_until_settled(entry, race)
+  assert len(trials) == tiers.Race.TRIALS and entry.run == "numpy-run"
+
+
+def test_the_compile_thread_shortens_the_gil_switch_interval_while_it_works():
+  before = sys.getswitchinterval()
+  seen = []
+  tiers.submit(lambda: seen.append(sys.getswitchinterval()))
+  tiers._worker.queue.join()
+  # (Python keeps the interval in whole microseconds)
+  assert seen == [pytest.approx(min(before, tiers.SWITCH_INTERVAL), rel=1e-6)]
+  assert sys.getswitchinterval() == before
 
 
 def test_race_of_a_function_with_effects_runs_each_trial_as_a_real_call():

@@ -104,7 +104,7 @@ class _Entry:
     self.lock = threading.Lock()
     self.xla_text = None
     self.tier_note = None
-    self.tier_ms = {}   # tier -> median ms measured while choosing between tiers
+    self.tier_ms = {}   # tier -> best ms measured while choosing between tiers
     self.compiling = False   # a background XLA compile is queued or running
     # donation (see donation.plan): per argument leaf, the output XLA writes into its
     # buffer, True (any output of its size), or None; ``donate``: the leaves a call
