@@ -1,6 +1,12 @@
 """Probe: cached jit call (x*2+1 on a device-resident f32[4]) and the MLP step, pinned to XLA.
 
     python benchmarks/probes/xla_dispatch.py jaxlite|jax small|mlp
+    python benchmarks/probes/xla_dispatch.py jaxlite floor
+
+``floor``: the four PJRT C calls one cached, waited-for call of ``small`` makes (execute,
+await and destroy its completion event, destroy the previous output buffer), through
+jaxlite's prebuilt ctypes structs with no other Python: what the Python-over-ctypes design
+cannot go under.
 
 Run jaxlite and JAX alternately in the same time window; compare medians."""
 import os, sys, time, statistics
@@ -26,7 +32,28 @@ def med(fn, number, repeat):
   P10 = ts[len(ts) // 10]
   return statistics.median(ts)
 
-if job == "small":
+if job == "floor":
+  from jaxlite._src.backends.xla import pjrt
+  f = jit(lambda x: x * 2 + 1)
+  x = block(f(jnp.arange(4, dtype=jnp.float32)))
+  loaded = next(iter(f._cache.values())).run.executable.loaded
+  api, ex_ref, events, out_list = loaded.api, loaded._ex_ref, loaded._events, loaded._out_list
+  loaded._arg_list[0] = x._buf.handle
+  execute, await_, destroy_event, destroy_buffer = (
+      api.LoadedExecutable_Execute, api.Event_Await, api.Event_Destroy, api.Buffer_Destroy)
+  ev, ev_ref = pjrt._borrow(pjrt._event_args, pjrt.EventArgs)
+  ba, ba_ref = pjrt._borrow(pjrt._buffer_args, pjrt.BufferArgs)
+
+  def call():
+    execute(ex_ref)
+    ev.event = events[0]
+    await_(ev_ref)
+    destroy_event(ev_ref)
+    ba.buffer = out_list[0]
+    destroy_buffer(ba_ref)
+  m = med(call, 200, 101)
+  print(f"{lib} floor_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
+elif job == "small":
   f = jit(lambda x: x * 2 + 1)
   x = block(f(jnp.arange(4, dtype=jnp.float32)))
   m = med(lambda: block(f(x)), 200, 101)

@@ -1,0 +1,122 @@
+"""Probe: is W5's XLA-tier gap to JAX in jaxlite's program or in the XLA runtime?
+
+Times the W5 MLP step (gradient + SGD update) as four executables on the same inputs:
+each lowering (jaxlite's StableHLO, JAX's) compiled by each runtime (the PyPI
+``xla-cpu-pjrt`` plugin through jaxlite's PJRT binding, jaxlib's own client), one thread
+each as in ``run.py``. If the two lowerings take the same time on one runtime and the
+runtimes differ, the gap is the runtime build, not jaxlite.
+
+    .venv/bin/python benchmarks/probes/w5_runtime.py --jax-python /work/jaxref/bin/python
+
+(run with jaxlite's interpreter; the JAX side runs in a subprocess of ``--jax-python``)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+  os.environ[var] = "1"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
+
+import numpy as np  # noqa: E402
+
+from _common import LR, mlp_data, mlp_loss_fn  # noqa: E402
+
+
+def median_ms(runs, calls=10, repeat=31):
+  """Median ms per blocking call of each of ``runs`` (name -> function), timed in turn
+  (``repeat`` rounds of ``calls`` calls each), so that the machine's slow spells fall on
+  all of them alike."""
+  times = {name: [] for name in runs}
+  for round_ in range(repeat + 1):
+    for name, run in runs.items():
+      t0 = time.perf_counter()
+      for _ in range(calls):
+        run()
+      if round_:   # the first round is a warm-up
+        times[name].append((time.perf_counter() - t0) / calls)
+  return {name: statistics.median(t) * 1e3 for name, t in times.items()}
+
+
+def lowered_step(lib):
+  """``lib``'s (jaxlite's or JAX's) StableHLO of the jitted W5 step and its flat inputs."""
+  import importlib
+  jax = importlib.import_module(lib)
+  jnp = importlib.import_module(lib + ".numpy")
+  loss = mlp_loss_fn(jnp)
+
+  def step(params, x, y):
+    grads = jax.grad(loss)(params, x, y)
+    return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+  params, x, y = mlp_data(np)
+  jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
+  text = jit(step).lower(params, x, y).as_text()
+  return text, jax.tree_util.tree_leaves((params, x, y))
+
+
+def jax_side(folder):
+  """Runs in JAX's venv: both lowerings on jaxlib's client; writes JAX's text."""
+  import jax
+  from jax.extend import backend
+  text, leaves = lowered_step("jax")
+  with open(os.path.join(folder, "jax.mlir"), "w") as f:
+    f.write(text)
+  with open(os.path.join(folder, "jaxlite.mlir")) as f:
+    theirs = f.read()
+  client = backend.get_backend()
+  args = [jax.device_put(a) for a in leaves]
+  runs = {}
+  for name, module in (("jax", text), ("jaxlite", theirs)):
+    exe = client.compile_and_load(module, client.devices()[:1])
+    runs[name] = lambda exe=exe: jax.block_until_ready(exe.execute(args))
+  print(json.dumps(median_ms(runs)))
+
+
+def main():
+  p = argparse.ArgumentParser(description=__doc__)
+  p.add_argument("--jax-python", required=True)
+  p.add_argument("--jax-side", help=argparse.SUPPRESS)
+  opts = p.parse_args()
+  if opts.jax_side:
+    return jax_side(opts.jax_side)
+  from jaxlite._src.backends import xla
+  import jaxlite as jax
+  text, leaves = lowered_step("jaxlite")
+  with tempfile.TemporaryDirectory() as folder:
+    with open(os.path.join(folder, "jaxlite.mlir"), "w") as f:
+      f.write(text)
+    out = subprocess.run([opts.jax_python, os.path.abspath(__file__), "--jax-python",
+                          opts.jax_python, "--jax-side", folder],
+                         capture_output=True, text=True, check=True)
+    on_jaxlib = json.loads(out.stdout.strip().splitlines()[-1])
+    with open(os.path.join(folder, "jax.mlir")) as f:
+      jax_text = f.read()
+  closed = jax.make_jaxpr(lambda *a: a)(*leaves)   # the flat signature, for the avals
+  client = xla.client()
+  args = [xla.device_put(a) for a in leaves]
+  runs = {}
+  for name, module in (("jax", jax_text), ("jaxlite", text)):
+    loaded = client.compile(module)
+    out_avals = [jax.core.ShapedArray(a.shape, a.dtype) for a in leaves[:-2]]
+    exe = xla.XlaExecutable(loaded, module, closed.in_avals, out_avals)
+
+    def run(exe=exe):
+      for buf in exe.execute_device(args):
+        buf.block_until_ready()
+    runs[name] = run
+  on_plugin = median_ms(runs)
+  print("W5 step, median ms (one thread):")
+  print(f"{'lowering':10s} {'xla-cpu-pjrt plugin':>20s} {'jaxlib client':>14s}")
+  for name in ("jaxlite", "jax"):
+    print(f"{name:10s} {on_plugin[name]:20.3f} {on_jaxlib[name]:14.3f}")
+
+
+if __name__ == "__main__":
+  main()
