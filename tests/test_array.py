@@ -64,6 +64,30 @@ def test_input_numpy_arrays_are_copied():
   assert float(x[0]) == 0.0
 
 
+@pytest.mark.parametrize("op", [
+    lambda a: jax.lax.reshape(a, (2, 3)),
+    lambda a: jax.lax.broadcast_in_dim(a, (1, 6), (1,)),
+    lambda a: jax.lax.broadcast_in_dim(a, (4, 6), (1,)),
+    lambda a: jax.lax.transpose(a.reshape(2, 3), (1, 0)),
+    lambda a: jax.lax.squeeze(a.reshape(1, 6), (0,)),
+    lambda a: jax.lax.expand_dims(a, (0,)),
+    lambda a: jax.lax.slice(a, (1,), (5,), (2,)),
+    lambda a: jax.lax.rev(a, (0,)),
+    lambda a: jax.lax.dynamic_slice(a, (2,), (3,)),
+    lambda a: jax.lax.convert_element_type(a, np.float32),
+], ids=["reshape", "broadcast_in_dim-reshape", "broadcast_in_dim", "transpose", "squeeze",
+        "expand_dims", "slice", "rev", "dynamic_slice", "convert_element_type"])
+def test_lax_results_of_numpy_arrays_do_not_change_when_the_input_is_written(op):
+  # eager lax ops on a NumPy argument: views of it (NumPy's reshape, transpose, slicing)
+  # must become Arrays of their own, as JAX's results are on the device
+  a = np.arange(6, dtype=np.float32)
+  before = np.asarray(op(a)).copy()
+  out = op(a)
+  assert isinstance(out, jax.Array)
+  a[:] = -1
+  np.testing.assert_array_equal(np.asarray(out), before)
+
+
 def test_conversions_and_attributes():
   x = jnp.arange(6.0).reshape(2, 3)
   assert (x.shape, x.ndim, x.size, x.dtype) == ((2, 3), 2, 6, np.float32)

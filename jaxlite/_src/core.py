@@ -234,8 +234,8 @@ class EvalTrace(Trace):
     outs = impl(*[self.to_value(x) for x in args], **params)
     wrap = self.wrap
     if prim.multiple_results:
-      return [wrap(v, a) for v, a in zip(outs, out_avals)]
-    return wrap(outs, out_avals[0])
+      return [wrap(_owned(v, args), a) for v, a in zip(outs, out_avals)]
+    return wrap(_owned(outs, args), out_avals[0])
 
 
   def _elementwise(self, prim, accepted, args, params):
@@ -261,6 +261,16 @@ class EvalTrace(Trace):
       weak = weak and y.weak_type
     # the implementation returns the dtype the shape rule gives (a test checks every row)
     return array(self.impls[prim](*values, **params), weak)
+
+
+def _owned(value, args):
+  """``value``, copied if it may be a view of a caller's NumPy array among ``args`` (a
+  reshape, transpose, broadcast or slice of it): an Array must not change when the caller
+  writes to that array afterwards."""
+  for x in args:
+    if type(x) is np.ndarray and np.may_share_memory(value, x):
+      return np.array(value, copy=True)
+  return value
 
 
 eval_trace = EvalTrace()

@@ -5,8 +5,6 @@ a dimension of size 1 or a rank-0 operand broadcasts (as JAX's lax allows).
 """
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 from jaxlite._src import core
@@ -323,8 +321,10 @@ def convert_element_type(operand, new_dtype):
 def _convert_element_type(operand, new_dtype, weak_type=False):
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   aval = core.get_aval(operand)
+  # as JAX: only an Array (or tracer) comes back as it is; a NumPy array or a Python
+  # scalar becomes an Array of its own
   if (aval.dtype == new_dtype and aval.weak_type == weak_type
-      and not isinstance(operand, (bool, int, float, builtins.complex))):
+      and isinstance(operand, (Array, core.Tracer))):
     return operand
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                      sharding=None)
@@ -630,7 +630,7 @@ def imag(x):
   return imag_p.bind(x)
 
 
-def complex(x, y):  # noqa: A001 (lax's name; builtins.complex is spelled out above)
+def complex(x, y):  # noqa: A001 (lax's name)
   """``x + 1j * y`` from two float arrays of one dtype."""
   return complex_p.bind(x, y)
 
