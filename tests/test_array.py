@@ -75,8 +75,12 @@ def test_input_numpy_arrays_are_copied():
     lambda a: jax.lax.rev(a, (0,)),
     lambda a: jax.lax.dynamic_slice(a, (2,), (3,)),
     lambda a: jax.lax.convert_element_type(a, np.float32),
+    lambda a: jax.lax.optimization_barrier(a),
+    lambda a: jax.lax.cond(True, lambda v: v, lambda v: v, a),
+    lambda a: jax.device_put(a),
 ], ids=["reshape", "broadcast_in_dim-reshape", "broadcast_in_dim", "transpose", "squeeze",
-        "expand_dims", "slice", "rev", "dynamic_slice", "convert_element_type"])
+        "expand_dims", "slice", "rev", "dynamic_slice", "convert_element_type",
+        "optimization_barrier", "cond", "device_put"])
 def test_lax_results_of_numpy_arrays_do_not_change_when_the_input_is_written(op):
   # eager lax ops on a NumPy argument: views of it (NumPy's reshape, transpose, slicing)
   # must become Arrays of their own, as JAX's results are on the device

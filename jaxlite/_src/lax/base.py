@@ -16,8 +16,10 @@ def operand(x):
   else unchanged."""
   if isinstance(x, (bool, int, float, complex)):
     return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
-  if isinstance(x, (np.ndarray, np.generic)):
+  if isinstance(x, np.generic):
     return Array(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
+  if isinstance(x, np.ndarray):   # a copy: the caller may write to its array afterwards
+    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True))
   return x
 
 
