@@ -1,6 +1,5 @@
 """Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
 import os
-import sys
 import threading
 import time
 
@@ -180,15 +179,6 @@ def test_race_warm_up_stops_once_its_runs_spend_the_budget():
   _call_until_settled(entry, race)
   assert len(trials) == 3 + tiers.Race.TRIALS and entry.run == "numpy-run"
 
-
-def test_the_compile_thread_shortens_the_gil_switch_interval_while_it_works():
-  before = sys.getswitchinterval()
-  seen = []
-  tiers.submit(lambda: seen.append(sys.getswitchinterval()))
-  tiers._worker.queue.join()
-  # (Python keeps the interval in whole microseconds)
-  assert seen == [pytest.approx(min(before, tiers.SWITCH_INTERVAL), rel=1e-6)]
-  assert sys.getswitchinterval() == before
 
 
 def test_race_of_a_function_with_effects_runs_each_trial_as_a_real_call():

@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import os
 import queue
-import sys
 import threading
 import time
 import weakref
@@ -74,13 +73,6 @@ def settled(*functions) -> bool:
   return True
 
 
-# While the compile thread works, a thread waiting for the GIL gets it after this many
-# seconds instead of Python's 5 ms: the caller then never waits long for the compile
-# thread's Python (lowering), and a race trial timed there never includes a long wait for
-# the caller's.
-SWITCH_INTERVAL = 5e-3
-
-
 class _Worker:
   """One daemon thread compiling in the background. At exit, queued compiles are dropped
   and only the one in progress is waited for (never a crash inside the C library)."""
@@ -101,12 +93,9 @@ class _Worker:
         return
       fn, args = task
       self.busy = True
-      interval = sys.getswitchinterval()
-      sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
       try:
         fn(*args)
       finally:
-        sys.setswitchinterval(interval)
         self.busy = False
         self.queue.task_done()
 
@@ -197,9 +186,9 @@ class Race:
   (78 ms for a 4 ms scan), and the caller's own calls, timed while XLA's trials ran beside
   them or right after an idle pause, came out 2-20x their steady time (W8's tier 0: 619,
   108, 91 us against 30). XLA first warms up (below); then TRIALS rounds time each tier
-  once. A function with side effects (debug and io callbacks) must run
-  once per call, so its trials alternate the tiers on real calls instead. Each tier's best
-  time decides: noise (another thread's turn, a page fault) only adds."""
+  once. A function with side effects (debug and io callbacks) must run once per call, so
+  its trials alternate the tiers on real calls instead. Each tier's best time decides:
+  noise (another thread's turn, a page fault) only adds."""
   TRIALS = 3
   # An XLA executable's first runs are slower (W7: 38 ms, then 1.6, 1.3, 1.5, 1.2, 1.3,
   # and from then on 0.10-0.17 ms): it first runs untimed, up to WARMUP times while
