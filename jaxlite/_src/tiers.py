@@ -232,9 +232,11 @@ class Race:
 
   def _trials(self, leaves):
     try:
-      for tier, (_, call) in self.tiers.items():   # warm-up, untimed
+      for tier, (_, call) in self.tiers.items():   # warm-up, untimed, of the other tiers
+        if tier == self.caller:
+          continue
         spent, runs = 0.0, 0
-        while tier != self.caller and runs < self.WARMUP and spent < self.WARMUP_BUDGET:
+        while runs < self.WARMUP and spent < self.WARMUP_BUDGET:
           t0 = time.perf_counter()
           call(leaves)
           spent += (time.perf_counter() - t0) if runs else 0.0   # the first: one-time costs

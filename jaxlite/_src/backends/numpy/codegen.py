@@ -19,7 +19,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import passes
 from jaxlite._src.backends.numpy import blocks
-from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
 from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
@@ -49,12 +49,11 @@ _DIRECT_IF_KIND = {
 
 def _broadcast_view(eqn):
   shape = tuple(eqn.params["shape"])
-  expanded = [1] * len(shape)
-  for i, d in enumerate(eqn.params["broadcast_dimensions"]):
-    expanded[d] = eqn.invars[0].aval.shape[i]
-  if eqn.invars[0].aval.size == eqn.outvars[0].aval.size:   # only size-1 axes inserted
+  expanded = expanded_shape(eqn.invars[0].aval.shape, shape,
+                            eqn.params["broadcast_dimensions"])
+  if expanded == shape:   # only size-1 axes inserted
     return f"{{0}}.reshape({shape})"
-  return f"_np.broadcast_to({{0}}.reshape({tuple(expanded)}), {shape})"
+  return f"_np.broadcast_to({{0}}.reshape({expanded}), {shape})"
 
 
 # Shape primitives whose result is a view of their operand: primitive -> function(eqn) ->

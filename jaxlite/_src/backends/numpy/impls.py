@@ -316,13 +316,20 @@ impl_rules[red.dot_general_p] = _dot_general
 
 
 # -- shapes
-def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
+def expanded_shape(operand_shape, shape, broadcast_dimensions) -> tuple:
+  """The operand's shape with size-1 axes inserted where ``broadcast_in_dim`` adds axes:
+  the reshape that NumPy's broadcasting then takes to ``shape``."""
   expanded = [1] * len(shape)
   for i, d in enumerate(broadcast_dimensions):
-    expanded[d] = x.shape[i]
+    expanded[d] = operand_shape[i]
+  return tuple(expanded)
+
+
+def _broadcast_in_dim(x, *, shape, broadcast_dimensions, sharding):
+  expanded = expanded_shape(np.shape(x), shape, broadcast_dimensions)
   x = np.reshape(x, expanded)
   # np.broadcast_to costs ~3 us; a broadcast that only inserts size-1 axes is the reshape
-  return x if x.shape == tuple(shape) else np.broadcast_to(x, shape)
+  return x if expanded == tuple(shape) else np.broadcast_to(x, shape)
 
 
 def _slice(x, *, start_indices, limit_indices, strides):
