@@ -31,7 +31,7 @@ def on_device(x):
 def test_outputs_are_device_backed_until_read():
   f = xla_jit(lambda x: x * 2 + 1)
   y = f(jnp.arange(4.0))
-  assert type(y) is Array and on_device(y)
+  assert isinstance(y, Array) and on_device(y)
   assert y.shape == (4,) and y.dtype == np.float32 and y.ndim == 1 and y.size == 4
   assert y.aval.shape == (4,) and not y.weak_type
   assert on_device(y)                       # shape and dtype did not transfer
@@ -176,7 +176,7 @@ def test_pickle_print_and_numpy_conversion():
   assert str(y) == "[0. 2. 4.]"
   y = f(jnp.arange(3.0))
   z = pickle.loads(pickle.dumps(y))
-  assert type(z) is Array and not on_device(z)
+  assert isinstance(z, Array) and not on_device(z)
   np.testing.assert_array_equal(z, [0, 2, 4])
   y = f(jnp.arange(3.0))
   a = np.asarray(y)
@@ -241,3 +241,63 @@ def test_process_exits_cleanly_with_live_device_arrays():
                      timeout=120)
   assert r.returncode == 0, r.stderr
   assert r.stdout.strip() == "ok"
+
+
+def test_dispatch_that_finished_at_once_matches_the_asking_path():
+  # Fast path: a dispatch found finished right after Execute gets no flight, and after
+  # INLINE_AFTER of them in a row (on ready inputs) the executable stops asking. Slow
+  # path: the same program with the streak reset before every call asks each time.
+  f = xla_jit(lambda x: jnp.sin(x) * 2 + 1)
+  x = jax.block_until_ready(f(jnp.arange(16.0)))
+  loaded = next(iter(f._cache.values())).run.executable.loaded
+  expected = np.sin(np.sin(np.arange(16.0)) * 2 + 1) * 2 + 1
+  fast = [f(x) for _ in range(pjrt.INLINE_AFTER + 40)]
+  assert loaded._inline_streak >= pjrt.INLINE_AFTER
+  slow = []
+  for _ in range(8):
+    loaded._inline_streak = 0
+    slow.append(f(x))
+  for y in fast + slow:
+    assert y._buf._flight is None and y._buf.ready and y.is_ready()
+    np.testing.assert_allclose(y, expected, rtol=1e-6)
+
+
+def test_input_not_known_ready_takes_the_asking_path():
+  # An input still being computed (a large matmul chain) must not make the next dispatch
+  # wait for it: that dispatch asks whether it finished instead of waiting at once.
+  heavy = xla_jit(lambda x: (jnp.tanh(x @ x) @ x)[0, :4])
+  small = xla_jit(lambda v: v * 2)
+  a = jnp.ones((512, 512)) * 0.001
+  ready = jax.block_until_ready(heavy(a))
+  for _ in range(pjrt.INLINE_AFTER + 2):
+    small(ready)
+  loaded = next(iter(small._cache.values())).run.executable.loaded
+  assert loaded._inline_streak >= pjrt.INLINE_AFTER
+  pending = heavy(a)
+  still_running = pending._buf._flight is not None
+  streak = loaded._inline_streak
+  out = small(pending)
+  if still_running:   # (it always is, unless the machine ran it inside Execute)
+    assert loaded._inline_streak in (0, streak)   # not counted: it asked
+  np.testing.assert_allclose(out, np.asarray(ready) * 2, rtol=1e-6)
+
+
+def test_unfetched_array_becomes_a_plain_array_when_read():
+  f = xla_jit(lambda x: x * 2)
+  y = f(jnp.arange(3.0))
+  assert type(y) is not Array and isinstance(y, Array) and type(y).__name__ == "Array"
+  assert on_device(y) and y.shape == (3,) and y.dtype == np.float32
+  with pytest.raises(AttributeError, match="'Array' object has no attribute 'nope'"):
+    y.nope
+  np.testing.assert_array_equal(y, [0, 2, 4])
+  assert type(y) is Array and not on_device(y)
+  # deleting makes the value unreadable again, with JAX's error
+  z = f(jnp.arange(3.0))
+  z.delete()
+  assert z.is_deleted() and z.shape == (3,)
+  with pytest.raises(RuntimeError, match="Array has been deleted"):
+    np.asarray(z)
+  w = jnp.arange(3.0)
+  w.delete()
+  with pytest.raises(RuntimeError, match="Array has been deleted"):
+    w + 1

@@ -519,3 +519,59 @@ def test_eager_nan_and_inf_are_silent_as_in_xla():
   proc = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
                         capture_output=True, text=True, timeout=120)
   assert proc.returncode == 0, proc.stderr
+
+
+def test_eager_everywhere_flags_follow_the_traces_open_in_every_thread():
+  """bind, the jit cache hit and lax's direct kernels skip reading the thread's trace
+  while ``core.eager_everywhere`` says no thread has another trace open; they must read
+  it (the slow path) while one does, and a thread that is tracing must always see False."""
+  import threading
+  from jaxlite._src import core
+  assert core.eager_everywhere and core.direct_everywhere
+  seen = []
+
+  def traced(x):
+    seen.append((core.eager_everywhere, core.direct_everywhere))
+    return x * 2
+  jax.jit(traced)(jnp.ones(2))
+  jax.grad(lambda x: traced(x).sum())(jnp.ones(2))
+  assert seen == [(False, False), (False, False)]
+  assert core.eager_everywhere and core.direct_everywhere
+  with pytest.raises(ZeroDivisionError):
+    jax.jit(lambda x: 1 / 0)(jnp.ones(2))   # an error while tracing closes the trace
+  assert core.eager_everywhere and core.direct_everywhere
+
+  # another thread stays inside a trace while this one computes eagerly
+  inside, release = threading.Event(), threading.Event()
+
+  def held(x):
+    inside.set()
+    release.wait(30)
+    return x + 1
+  worker = threading.Thread(target=lambda: jax.jit(held)(jnp.ones(3)))
+  cached = jax.jit(lambda x: jnp.cos(x) * 3)
+  x = jnp.arange(3.0)
+  cached(x)
+  worker.start()
+  try:
+    assert inside.wait(30)
+    assert not core.eager_everywhere and not core.direct_everywhere
+    for out, want in [(jnp.sin(x), np.sin(np.arange(3.0))), (lax_add(x, x), 2 * np.arange(3.0)),
+                      (cached(x), np.cos(np.arange(3.0)) * 3), (x * x, np.arange(3.0) ** 2)]:
+      assert type(out) in (Array,) or isinstance(out, Array)   # values, not tracers
+      np.testing.assert_allclose(out, want, rtol=1e-6)
+  finally:
+    release.set()
+    worker.join(30)
+  assert core.eager_everywhere and core.direct_everywhere
+
+  # a checking trace (jax_debug_nans) turns the direct kernels off, not bind's shortcut
+  with jax.debug_nans(True):
+    assert core.eager_everywhere and not core.direct_everywhere
+    with pytest.raises(FloatingPointError):
+      jnp.log(-jnp.ones(2))
+  assert core.direct_everywhere
+
+
+def lax_add(x, y):
+  return jax.lax.add(x, y)

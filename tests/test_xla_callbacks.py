@@ -333,3 +333,23 @@ def test_io_callback_results_and_vmap_on_xla():
                                              x)), backend="xla")
   np.testing.assert_array_equal(f(jnp.arange(6.0).reshape(3, 2)), [[0, 2], [4, 6], [8, 10]])
   assert calls == [[0, 1], [2, 3], [4, 5]]   # one call per element, in order
+
+
+def test_an_error_in_a_dispatch_that_runs_inline_surfaces_when_read():
+  # A small program on ready inputs runs inside Execute; after INLINE_AFTER such runs its
+  # dispatches skip asking whether it finished (pjrt.LoadedExecutable._flight). A failing
+  # run on that path must still raise when its output is read, and later runs work.
+  def host(v):
+    if v[0] < 0:
+      raise ValueError("negative on the host")
+    return v + 1
+  f = jax.jit(lambda x: jax.pure_callback(host, jax.ShapeDtypeStruct((3,), jnp.float32), x),
+              backend="xla")
+  good = jax.block_until_ready(jnp.ones(3) + 0)
+  for _ in range(pjrt.INLINE_AFTER + 2):
+    np.testing.assert_array_equal(f(good), [2, 2, 2])
+  loaded = next(iter(f._cache.values())).run.executable.loaded
+  assert loaded._inline_streak >= pjrt.INLINE_AFTER
+  with pytest.raises(Exception, match="ValueError: negative on the host"):
+    np.asarray(f(-good))
+  np.testing.assert_array_equal(f(good), [2, 2, 2])

@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
-from jaxlite._src.array import Array
+from jaxlite._src.array import Array, Unfetched
 from jaxlite._src.config import config
 from jaxlite._src.core import Tracer
 
@@ -26,7 +26,7 @@ def scalar_aval(t):
 def leaf_signature(x):
   """What of an argument leaf enters the cache key: shape, dtype, weak type."""
   t = type(x)
-  if t is Array:
+  if t is Array or t is Unfetched:
     return (x.shape, x.dtype, x.weak_type)   # no transfer for a device-backed array
   if t is np.ndarray or isinstance(x, np.generic):
     return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
@@ -49,7 +49,7 @@ def signature_aval(sig):
 def leaf_value(x):
   """The NumPy value a tier-0 executable receives for an argument leaf."""
   t = type(x)
-  if t is Array:
+  if t is Array or t is Unfetched:
     return x._value
   if t in (float, int, bool, complex):
     return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
@@ -61,7 +61,8 @@ def leaf_value(x):
 def leaf_device_value(x):
   """What the XLA tier receives for an argument leaf: an Array's device buffer (made
   once and kept by the Array: no transfer on later calls), else the NumPy value."""
-  if type(x) is Array:
+  t = type(x)
+  if t is Array or t is Unfetched:
     buf = x._buf
     return x._to_device() if buf is None else buf
   return leaf_value(x)

@@ -28,13 +28,15 @@ class Array:
 
   Storage: ``_value`` is a NumPy array or scalar. An array computed by the XLA tier holds
   a device buffer (``_buf``) instead and leaves ``_value`` unset until something reads
-  it: ``__getattr__`` then waits for the buffer, converts it once and stores it, so every
-  code path that reads ``x._value`` works unchanged (and pays nothing when it is set).
-  Shape and dtype come from the buffer without a transfer. An array split over several
-  devices (``device_put`` with a sharding, pmap, shard_map) keeps its pieces in
-  ``_placed`` (``sharding.Placed``) and assembles ``_value`` from them when read.
-  A deleted array (``delete``, or donated to a jitted call) holds a ``_Deleted`` in
+  it: such an array is an ``Unfetched`` (see there), which reads, converts and stores the
+  value once, then becomes a plain ``Array``, so every code path that reads ``x._value``
+  works unchanged. Shape and dtype come from the buffer without a transfer. An array
+  split over several devices (``device_put`` with a sharding, pmap, shard_map) keeps its
+  pieces in ``_placed`` (``sharding.Placed``) and assembles ``_value`` from them when
+  read. A deleted array (``delete``, or donated to a jitted call) holds a ``_Deleted`` in
   ``_buf``: it keeps the shape and dtype, and every read of the value raises.
+
+  Test for an Array with ``isinstance``, or ``type(x) in ARRAY_TYPES`` on hot paths.
   """
   __slots__ = ("_value", "weak_type", "_buf", "_placed", "__weakref__")
   __array_priority__ = 100
@@ -43,28 +45,7 @@ class Array:
     self._value = value          # np.ndarray or np.generic, never written to
     self.weak_type = weak_type
     self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None
-    # set, not left to __getattr__: every read of an unset slot (shape, dtype,
-    # block_until_ready read it) costs a failed lookup and a Python call, ~0.3 us
     self._placed = None
-
-  def __getattr__(self, name):
-    # Only called when normal lookup fails: an unset slot or a missing attribute.
-    if name == "_value":
-      buf = self._buf
-      if buf is not None:
-        value = buf.to_numpy()
-        if not value.shape:
-          value = value[()]      # 0-d results are NumPy scalars, as tier 0 makes them
-        self._value = value
-        return value
-      placed = self._placed
-      if placed is not None:
-        value = placement["assemble"](placed)
-        self._value = value
-        return value
-    elif name == "_buf" or name == "_placed":
-      return None
-    raise AttributeError(f"'Array' object has no attribute {name!r}")
 
   @property
   def aval(self) -> ShapedArray:
@@ -104,14 +85,8 @@ class Array:
 
   @property
   def _on_device(self) -> bool:
-    """Whether the value lives only on the device so far (``_value`` not yet set)."""
-    if self._buf is None:
-      return False
-    try:
-      object.__getattribute__(self, "_value")
-      return False
-    except AttributeError:
-      return True
+    """Whether the value lives only on the device so far (not fetched yet)."""
+    return self._buf is not None and type(self) is Unfetched
 
   # -- conversion to Python and NumPy
   def __array__(self, dtype=None, copy=None):
@@ -193,6 +168,7 @@ class Array:
       pass
     self._placed = None
     self._buf = deleted
+    self.__class__ = Unfetched   # reading the value now asks _Deleted, which raises
 
   def is_deleted(self) -> bool:
     """Whether ``delete`` was called, or the array was donated to a jitted call."""
@@ -287,7 +263,7 @@ def check_donated_once(leaves, donate):
   would be gone while read): XLA's error, raised before anything runs on any tier."""
   first = {}
   for i, x in enumerate(leaves):
-    if type(x) is Array:
+    if type(x) in ARRAY_TYPES:
       j = first.setdefault(id(x), i)
       if j != i and (j in donate or i in donate):
         if i in donate and j in donate:
@@ -314,7 +290,7 @@ def delete_donated(leaves, donate):
   were donated to, they are gone on every tier, as in JAX (other values are untouched)."""
   for i in donate:
     x = leaves[i]
-    if type(x) is Array:
+    if type(x) in ARRAY_TYPES:
       x.delete(_donated=True)
 
 
@@ -323,18 +299,55 @@ def check_not_donated(leaves):
   consumed by an earlier donating call (its executable rejects the donated buffer; a
   call that traces first, or an Array deleted by hand, gets the ``RuntimeError``)."""
   for i, x in enumerate(leaves):
-    if type(x) is Array and x._buf.__class__ is _Deleted and x._buf.donated:
+    if type(x) in ARRAY_TYPES and x._buf.__class__ is _Deleted and x._buf.donated:
       raise ValueError(f"INVALID_ARGUMENT: Invalid buffer passed to Execute() as argument "
                        f"{i} to replica 0: INVALID_ARGUMENT: Buffer has been deleted or "
                        "donated.")
 
 
+_value_slot = Array.__dict__["_value"]   # the slot's own descriptor
+
+
+class Unfetched(Array):
+  """An Array whose value is not on the host yet: it lives in a device buffer (``_buf``)
+  or in pieces on several devices (``_placed``), or the array was deleted.
+
+  ``_value`` is a property here: the first read fetches the value (waiting for the
+  computation), stores it in the slot and turns the object into a plain ``Array``, whose
+  reads of ``_value`` are plain slot reads again. Not ``__getattr__``: on a class with
+  one, CPython reads every attribute the slow way (about twice the work, never
+  specialised), and an Array's attributes are read on every operation.
+  """
+  __slots__ = ()
+
+  @property
+  def _value(self):
+    buf = self._buf
+    if buf is not None:
+      value = buf.to_numpy()     # raises for a deleted array
+      if not value.shape:
+        value = value[()]        # 0-d results are NumPy scalars, as tier 0 makes them
+    else:
+      value = placement["assemble"](self._placed)
+    _value_slot.__set__(self, value)
+    self.__class__ = Array
+    return value
+
+  @_value.setter
+  def _value(self, value):
+    _value_slot.__set__(self, value)
+    self.__class__ = Array
+
+
+# One name for users whichever state an array is in (``type(x)`` prints ``Array``).
+Unfetched.__name__ = Unfetched.__qualname__ = "Array"
+ARRAY_TYPES = (Array, Unfetched)
 _new_array = object.__new__
 
 
 def from_device(buf, weak_type: bool = False) -> Array:
   """An Array backed by device buffer ``buf`` (a ``pjrt.DeviceBuffer``), not yet read."""
-  a = _new_array(Array)
+  a = _new_array(Unfetched)
   a.weak_type = weak_type
   a._buf = buf
   a._placed = None
@@ -359,7 +372,7 @@ def format_array_repr(value: np.ndarray, weak_type: bool) -> str:
 
 def to_numpy(x):
   """The NumPy value of an eager operand (Array, NumPy value or Python scalar)."""
-  if type(x) is Array:
+  if type(x) in ARRAY_TYPES:
     return x._value
   if isinstance(x, (np.ndarray, np.generic)):
     return x

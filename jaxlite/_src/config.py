@@ -30,6 +30,9 @@ class Config:
     object.__setattr__(self, "_hooks", {})
     object.__setattr__(self, "_validators", {})
     object.__setattr__(self, "_lock", threading.Lock())
+    # replaced by a new object at every update: a cache of results that depend on flag
+    # values checks with one identity test that no flag changed since it was filled
+    object.__setattr__(self, "generation", object())
 
   def define(self, name, default, help, env_var=None, parse=None, on_change=None,
              validate=None):
@@ -59,6 +62,7 @@ class Config:
       value = validate(value)
     with self._lock:
       object.__setattr__(self, name, value)
+      object.__setattr__(self, "generation", object())
       hook = self._hooks.get(name)
     if hook is not None:
       hook(value)

@@ -135,7 +135,8 @@ class Primitive:
     self.name = name
 
   def bind(self, *args, **params):
-    return _context.trace.process_primitive(self, args, params)
+    trace = eval_trace if eager_everywhere else _context.trace
+    return trace.process_primitive(self, args, params)
 
   def def_abstract_eval(self, rule):
     abstract_eval_rules[self] = rule
@@ -195,10 +196,44 @@ class set_current_trace:
 
   def __enter__(self):
     self.prev = _context.trace
+    if self.trace is not eval_trace:
+      _count_open_traces(1)    # before the switch: see eager_everywhere
     _context.trace = self.trace
 
   def __exit__(self, *exc):
     _context.trace = self.prev
+    if self.trace is not eval_trace:
+      _count_open_traces(-1)   # after the switch back
+
+
+# Reading the thread-local context costs about five times a global's read, and the hot
+# paths (bind, a jit cache hit, lax's direct kernels) ask it on every call. They read
+# these globals first, and the context only when one is False:
+# - eager_everywhere: no thread has a trace other than the eager one current (a thread
+#   counts itself before it switches, and uncounts after it switches back, so a thread
+#   that is tracing always sees False);
+# - direct_everywhere: that, and no checking trace installed (``direct_eval_trace``).
+eager_everywhere = True
+direct_everywhere = True
+_open_traces = 0
+_open_traces_lock = threading.Lock()
+
+
+def _count_open_traces(delta):
+  global _open_traces, eager_everywhere, direct_everywhere
+  with _open_traces_lock:
+    _open_traces += delta
+    eager_everywhere = _open_traces == 0
+    direct_everywhere = eager_everywhere and direct_eval_trace is eval_trace
+
+
+def set_direct_eval_trace(trace):
+  """Install ``direct_eval_trace``: ``eval_trace``, or None while a checking
+  ``process_primitive`` is installed (jax_debug_nans)."""
+  global direct_eval_trace, direct_everywhere
+  with _open_traces_lock:
+    direct_eval_trace = trace
+    direct_everywhere = eager_everywhere and trace is eval_trace
 
 
 def current_trace() -> Trace:

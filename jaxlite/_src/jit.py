@@ -28,8 +28,8 @@ from jaxlite._src import compiler
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import (Array, check_donated_once, check_not_donated, delete_donated,
-                                from_device)
+from jaxlite._src.array import (ARRAY_TYPES, Array, Unfetched, check_donated_once,
+                                check_not_donated, delete_donated, from_device)
 from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
@@ -79,15 +79,12 @@ def _describe(sig):
 class _Entry:
   """One signature of one jitted function: its jaxpr, executable and statistics."""
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
-               "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock", "x64",
-               "promotion",
+               "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
                "donation", "donate")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
-    self.x64 = key[3]
-    self.promotion = key[5]
     self.single_output = out_tree.num_leaves == 1 and out_tree == _LEAF
     self.jaxpr = jaxpr
     self.out_tree = out_tree
@@ -215,6 +212,7 @@ class PjitFunction:
     self._cache: dict = {}
     # positional-Arrays-only signatures (shape, dtype, weak per argument) -> entry
     self._fast_cache: dict = {}
+    self._fast_flags = None      # config.generation the fast cache was filled under
     self._has_static = bool(self._static_argnums or self._static_argnames)
     self._order: list = []        # signatures in the order they were first seen
     self._lock = threading.Lock()
@@ -227,41 +225,51 @@ class PjitFunction:
 
   # -- calling
   def __call__(self, *args, **kwargs):
-    # Hot path: positional Array arguments only, a signature seen before, eager context.
-    if not kwargs and not self._has_static and core._context.trace is core.eval_trace:
-      try:
-        # shape and dtype of a device-backed array come from its buffer (no transfer)
-        key = tuple([(a._value.shape, a._value.dtype, a.weak_type) if a._buf is None
-                     else (*a._buf.spec, a.weak_type) for a in args if type(a) is Array])
-        entry = self._fast_cache.get(key) if len(key) == len(args) else None
-      except AttributeError:
-        entry = None
-      if (entry is not None and not config.jax_disable_jit
-          and entry.x64 is config.jax_enable_x64
-          and entry.promotion == config.jax_numpy_dtype_promotion):
-        entry.hits += 1
-        entry.calls += 1
-        run = entry.run
-        t0 = time.perf_counter()
-        try:
-          if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
-            outs = run.execute_device([a._to_device() if a._buf is None else a._buf
-                                       for a in args])
-            entry.exec_s.append(time.perf_counter() - t0)
-            if entry.single_output:
-              return from_device(outs[0], entry.out_weak[0])
-            return tree.tree_unflatten(entry.out_tree,
-                                       list(map(from_device, outs, entry.out_weak)))
-          if run.__class__ is tiers.Race:
-            return self._race(entry, run, args, t0)
-          outs = run(*[a._value for a in args])
-        except RuntimeError:   # a deleted argument: JAX's error for a donated one
-          check_not_donated(args)
-          raise
-        entry.exec_s.append(time.perf_counter() - t0)
-        if entry.single_output:
-          return Array(outs[0], entry.out_weak[0])
-        return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
+    # Hot path: positional Array arguments only, a signature seen before, eager context,
+    # no flag changed since the fast cache was filled (``_fast_flags``; never for static
+    # arguments). One loop builds the key and collects the device buffers.
+    if (not kwargs and self._fast_flags is config.generation
+        and (core.eager_everywhere or core._context.trace is core.eval_trace)):
+      key = []
+      bufs = []
+      for a in args:
+        cls = type(a)
+        if cls is not Array and cls is not Unfetched:
+          break
+        buf = a._buf   # shape and dtype of a device-backed array come from its buffer
+        if buf is None:
+          value = a._value
+          key.append(((value.shape, value.dtype), a.weak_type))
+        else:
+          key.append((buf.spec, a.weak_type))
+        bufs.append(buf)
+      else:
+        entry = self._fast_cache.get(tuple(key))
+        if entry is not None:
+          entry.hits += 1
+          entry.calls += 1
+          run = entry.run
+          t0 = time.perf_counter()
+          try:
+            if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
+              if None in bufs:
+                bufs = [a._to_device() if b is None else b for a, b in zip(args, bufs)]
+              outs = run.execute_device(bufs)
+              entry.exec_s.append(time.perf_counter() - t0)
+              if entry.single_output:
+                return from_device(outs[0], entry.out_weak[0])
+              return tree.tree_unflatten(entry.out_tree,
+                                         list(map(from_device, outs, entry.out_weak)))
+            if run.__class__ is tiers.Race:
+              return self._race(entry, run, args, t0)
+            outs = run(*[a._value for a in args])
+          except RuntimeError:   # a deleted argument: JAX's error for a donated one
+            check_not_donated(args)
+            raise
+          entry.exec_s.append(time.perf_counter() - t0)
+          if entry.single_output:
+            return Array(outs[0], entry.out_weak[0])
+          return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
     return self._call(args, kwargs)
 
   def _call(self, args, kwargs):
@@ -292,9 +300,12 @@ class PjitFunction:
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
     if entry.donate is not None:
       return self._call_donating(entry, run, leaves)
-    if (not kwargs and not static_key and not self._donates
-        and all(type(a) is Array for a in args)):
-      self._fast_cache[tuple((a.shape, a.dtype, a.weak_type) for a in args)] = entry
+    if (not kwargs and not static_key and not self._donates and not self._has_static
+        and all(type(a) in ARRAY_TYPES for a in args)):
+      if self._fast_flags is not config.generation:   # a flag changed: start afresh
+        self._fast_cache.clear()
+        self._fast_flags = config.generation
+      self._fast_cache[tuple(((a.shape, a.dtype), a.weak_type) for a in args)] = entry
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
       outs = run.execute_device(list(map(arguments.leaf_device_value, leaves)))
@@ -314,7 +325,7 @@ class PjitFunction:
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
       bufs = list(map(arguments.leaf_device_value, leaves))
-      consumed = [i for i in entry.donate if type(leaves[i]) is Array
+      consumed = [i for i in entry.donate if type(leaves[i]) in ARRAY_TYPES
                   and bufs[i].donatable(not leaves[i]._on_device)]
       outs = run.executable.execute_donating(bufs, consumed)
       outs = list(map(from_device, outs, entry.out_weak))
@@ -322,7 +333,7 @@ class PjitFunction:
       # the race's XLA trials run later, on the leaves of the call that starts them: give
       # them stand-ins for the donated Arrays (same immutable values), which are deleted
       outs = run(leaves if run.trials_submitted else
-                 [Array(x._value, x.weak_type) if i in entry.donate and type(x) is Array
+                 [Array(x._value, x.weak_type) if i in entry.donate and type(x) in ARRAY_TYPES
                   else x for i, x in enumerate(leaves)])
     else:
       outs = list(map(Array, run(*map(arguments.leaf_value, leaves)), entry.out_weak))

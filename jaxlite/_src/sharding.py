@@ -492,12 +492,15 @@ def put_pieces(values, devices) -> list:
           for v, d in zip(values, devices)]
 
 
-def from_pieces(sharding, pieces, shape, dtype, weak_type=False) -> Array:
-  """An Array made of ``pieces`` laid out by ``sharding``."""
-  a = Array.__new__(Array)
+def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> Array:
+  """An Array made of ``pieces`` laid out by ``sharding``; ``value``: the whole value,
+  when known already (else assembled from the pieces when first read)."""
+  a = object.__new__(Array if value is not None else array_mod.Unfetched)
   a.weak_type = weak_type
   a._buf = None
   a._placed = Placed(sharding, pieces, shape, dtype)
+  if value is not None:
+    a._value = value
   return a
 
 

@@ -221,10 +221,8 @@ def _pieces(x: Array, sharding: NamedSharding) -> list:
 def _host_placed(sharding, value, weak_type) -> Array:
   """A tier-0 result laid out by ``sharding``: its pieces are NumPy views of ``value``."""
   indices = sharding.devices_indices_map(value.shape)
-  a = from_pieces(sharding, [np.asarray(value[indices[d]]) for d in sharding._device_list],
-                  value.shape, value.dtype, weak_type)
-  a._value = value if value.shape else value[()]
-  return a
+  return from_pieces(sharding, [np.asarray(value[indices[d]]) for d in sharding._device_list],
+                     value.shape, value.dtype, weak_type, value if value.shape else value[()])
 
 
 def _stack_mesh_axes(mesh, spec, value):

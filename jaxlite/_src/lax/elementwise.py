@@ -239,7 +239,8 @@ core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and
 # Eagerly, on Arrays of a dtype the primitive accepts, they run its NumPy kernel at once:
 # what bind reaches through EvalTrace._elementwise, without the three calls in between
 # (W1 in benchmarks/README.md). Any trace, Tracer, other type, mixed dtypes or shapes, or
-# a checking trace (core.direct_eval_trace is None under jax_debug_nans) goes to bind.
+# a checking trace (core.direct_eval_trace is None under jax_debug_nans) goes to bind
+# (core.direct_everywhere: see core.eager_everywhere).
 _kernels = core.EvalTrace.impls
 direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function
 
@@ -249,7 +250,8 @@ def direct_unary(prim, fallback, positional_only=False):
   ``prim`` accepts, eagerly; anything else goes to ``fallback`` (``prim.bind``, or jnp's
   promotion then bind). ``positional_only``: ``fun(x, /)``, as NumPy's ufuncs are."""
   def fun(x):
-    if type(x) is Array and core._context.trace is core.direct_eval_trace:
+    if type(x) is Array and (core.direct_everywhere
+                             or core._context.trace is core.direct_eval_trace):
       value = x._value
       if value.dtype in prim.elementwise_dtypes:
         return Array(_kernels[prim](value), x.weak_type)
@@ -270,7 +272,7 @@ def _unary(prim):
 def _binary(prim):
   def fun(x, y):
     if (type(x) is Array and type(y) is Array
-        and core._context.trace is core.direct_eval_trace):
+        and (core.direct_everywhere or core._context.trace is core.direct_eval_trace)):
       a, b = x._value, y._value
       if a.dtype in prim.elementwise_dtypes and b.dtype == a.dtype and (
           a.shape == b.shape or not a.ndim or not b.ndim):

@@ -210,6 +210,11 @@ def buffer_type(dtype) -> int:
 
 # ----------------------------------------------------------------------------- the API
 
+# Slots that only read or free an event or an error: they never wait and never call back.
+_HOLDING_THE_GIL = frozenset(["Event_IsReady", "Event_Error", "Event_Destroy", "Error_Destroy",
+                              "Error_Message", "Error_GetCode"])
+
+
 class Api:
   """A loaded plugin's function table. Plugins are never unloaded (PJRT forbids it)."""
 
@@ -233,10 +238,13 @@ class Api:
     # ctypes.byref(...): declaring no argument types skips ctypes' per-call conversion
     # (about 90 ns of the 220 ns a call costs). Never pass a plain int address here: without
     # argtypes ctypes would truncate it to a C int.
-    proto = ctypes.CFUNCTYPE(c_void_p)
+    # Calls that can neither block nor run a host callback keep the GIL: releasing and
+    # taking it back is a fifth of what a call costs, and a dispatch makes three of them.
+    releasing, holding = ctypes.CFUNCTYPE(c_void_p), ctypes.PYFUNCTYPE(c_void_p)
     for i, name in enumerate(_API_SLOTS):
       offset = _API_HEADER + 8 * i
       addr = c_void_p.from_address(base + offset).value if offset + 8 <= size else None
+      proto = holding if name in _HOLDING_THE_GIL else releasing
       setattr(self, name, proto(addr) if addr else None)
     for name in ("Error_Destroy", "Error_Message", "Error_GetCode", "Client_Create",
                  "Client_Compile", "Client_BufferFromHostBuffer",
@@ -520,6 +528,7 @@ class LoadedExecutable:
     ``execute_donating``, which names the buffers it may consume."""
     self.donors = tuple(donors)
     self._donating = {}   # the donors kept by a donating call -> its prebuilt structs
+    self._inline_streak = 0   # dispatches found finished at once, in a row (``_flight``)
     self.in_specs = [_spec(s, d) for s, d in in_specs]
     self.out_specs = [_spec(s, d) for s, d in out_specs]
     n = self.num_outputs()
@@ -561,10 +570,12 @@ class LoadedExecutable:
     buf_args = _new(BufferArgs)
     ptr_args = _new(UnsafePointerArgs)
     host_args = _new(ToHostArgs)
+    ready_args = _new(IsReadyArgs)
     keep = (arg_lists, out_lists, options, kept)
     return (h2d, arg_list, out_list, events, ex, ctypes.byref(ex), event_args,
             ctypes.byref(event_args), buf_args, ctypes.byref(buf_args), ptr_args,
-            ctypes.byref(ptr_args), host_args, ctypes.byref(host_args), keep)
+            ctypes.byref(ptr_args), host_args, ctypes.byref(host_args), keep, ready_args,
+            ctypes.byref(ready_args))
 
   @staticmethod
   def _options(keep_donors):
@@ -610,9 +621,12 @@ class LoadedExecutable:
                       f"{len(args)}.")
     # Fast path: buffers of this client whose spec is the very tuple declared (specs are
     # interned, see ``_spec``); anything else is checked and converted one by one.
+    inputs_ready = True
     for x, spec in zip(args, specs):
       if x.__class__ is not DeviceBuffer or x.spec is not spec or x.client is not client:
         return self._dispatch(self._check_device_args(args), False)
+      if x._flight is not None:
+        inputs_ready = False
     if not self._lock.acquire(False):
       return self._dispatch(args, True)
     # The common cached call, inline (each Python call costs ~0.1 us): buffers only, and
@@ -623,15 +637,13 @@ class LoadedExecutable:
       for i, x in enumerate(args):
         arg_list[i] = x.handle
       err = api.LoadedExecutable_Execute(self._ex_ref)
-      events = self._events
-      event = events[0]
-      events[0] = None
+      if err:
+        raise api.error(err)
       handles = self._out_list[:self._nout]
+      flight = self._flight(self._structs, inputs_ready)
     finally:
       self._lock.release()
-    if err:
-      raise api.error(err)
-    return self._outputs(handles, _Flight(api, event, None, ()))
+    return self._outputs(handles, flight)
 
   def execute_sharded(self, arg_lists, donate=()):
     """Dispatch a program compiled for several devices (replicas or partitions) without
@@ -658,7 +670,7 @@ class LoadedExecutable:
               output_lists=ctypes.addressof(out_ptrs),
               device_complete_events=ctypes.addressof(events))
     api.check(api.LoadedExecutable_Execute(ctypes.byref(ex)))
-    return [self._outputs(out[:nout], _Flight(api, events[i], None, ()))
+    return [self._outputs(out[:nout], _Flight(api, events[i]))
             for i, out in enumerate(outs)]
 
   def _check_device_args(self, args):
@@ -699,11 +711,56 @@ class LoadedExecutable:
       err = api.LoadedExecutable_Execute(ex_ref)
       if err:
         raise api.error(err)
-      flight = _Flight(api, events[0], None, ())
+      flight = self._flight(structs)
     else:
       flight = self._dispatch_with_host(args, structs)
     events[0] = None
     return out_list[:len(self.out_specs)], flight
+
+  def _flight(self, structs, inputs_ready=False):
+    """The flight of the dispatch just made with ``structs`` (it takes the completion
+    event), or None when the dispatch has finished already: the CPU client runs a small
+    program inside Execute when its inputs are ready, and a finished dispatch needs no
+    flight object, no tracking and no wait later.
+
+    One C call asks whether it has finished. An executable found finished
+    ``INLINE_AFTER`` times in a row, on inputs known to be ready (``inputs_ready``),
+    runs inline: its dispatches on ready inputs skip the question and wait for the event
+    at once, which returns at once (it would only wait for a run that, against the
+    record, went to another thread). Every ``INLINE_RECHECK``-th such dispatch asks
+    again, and a run found unfinished ends the streak."""
+    events = structs[3]
+    event = events[0]
+    events[0] = None
+    api = self.api
+    if event is None or api.Event_IsReady is None:
+      return _Flight(api, event)
+    ev, ev_ref = structs[6], structs[7]
+    ev.event = event
+    streak = self._inline_streak
+    if inputs_ready and streak >= INLINE_AFTER and streak % INLINE_RECHECK:
+      self._inline_streak = streak + 1
+      err = api.Event_Await(ev_ref)
+    else:
+      ready = structs[15]
+      ready.event = event
+      err = api.Event_IsReady(structs[16])
+      if err or not ready.is_ready:
+        if err:
+          api.error(err)   # destroys it: waiting later reports what went wrong
+        self._inline_streak = 0
+        return _Flight(api, event)
+      if inputs_ready:
+        self._inline_streak = streak + 1
+      # the event is ready: reading its error does not wait (Await would be the same
+      # answer, with the GIL released around the call)
+      err = (api.Event_Error or api.Event_Await)(ev_ref)
+    api.Event_Destroy(ev_ref)
+    if not err:
+      return None
+    failed = _Flight(api, None)   # the computation's error, raised when waited for
+    failed.error = str(api.error(err))
+    return failed
 
   def _dispatch_with_host(self, args, structs):
     """Transfer the NumPy arguments, execute; the flight that keeps them alive."""
@@ -739,11 +796,12 @@ class LoadedExecutable:
       for b in transferred:
         _destroy_buffer(api, b)
       if not ok:
-        _Flight(api, None, host, host_events).wait()
-    return _Flight(api, events[0], host, host_events)
+        _HostFlight(api, None, host, host_events).wait()
+    return _HostFlight(api, events[0], host, host_events)
 
   def _outputs(self, handles, flight):
-    """One ``DeviceBuffer`` per output handle of the dispatch ``flight``."""
+    """One ``DeviceBuffer`` per output handle of the dispatch ``flight`` (None: finished,
+    see ``_flight``)."""
     api, client = self.api, self.client
     outs = []
     for handle, spec in zip(handles, self.out_specs):
@@ -752,12 +810,16 @@ class LoadedExecutable:
                                                                 flight, None)
       next(_created)
       outs.append(b)
-    if flight.event is None:   # no completion event from this plugin: synchronous
+    if flight is None:
+      return outs
+    if flight.event is not None:   # tracked until finished (see ``_flights``)
+      _flights.append(flight)
+      if len(_flights) > _PRUNE_AT:
+        _prune()
+    elif flight.error is None:   # no completion event from this plugin: synchronous
       for b in outs:
         b._await_ready_event()
       flight.wait()
-    else:
-      _track(flight)
     return outs
 
   def check_args(self, args):
@@ -781,7 +843,7 @@ class LoadedExecutable:
   def _run(self, args, structs):
     api = self.api
     (h2d, arg_list, out_list, events, ex, ex_ref, ev, ev_ref, ba, ba_ref, pa, pa_ref,
-     ha, ha_ref, _) = structs
+     ha, ha_ref) = structs[:14]
     from_host, destroy_event, destroy_buffer = (
         api.Client_BufferFromHostBuffer, api.Event_Destroy, api.Buffer_Destroy)
     n = 0
@@ -885,6 +947,10 @@ _new_object = object.__new__
 _created = itertools.count()
 _destroyed = itertools.count()
 _state = {"exiting": False}
+# A dispatch runs inline once this many in a row were found finished at once; each this
+# many-th of those asks again (see ``LoadedExecutable._flight``).
+INLINE_AFTER = 8
+INLINE_RECHECK = 32
 # Reading a ready CPU buffer aliases its memory from this size on (copies below it).
 ALIAS_MIN_BYTES = 1 << 16
 
@@ -932,7 +998,10 @@ def _destroy_buffer(api, handle):
 
 def _await_event(api, event):
   """Wait for ``event`` and destroy it; returns its ``PJRT_Error*`` (None: no error)."""
-  a, ref = _borrow(_event_args, EventArgs)
+  try:   # _borrow, inline: this runs for every dispatch
+    a, ref = _event_args.pop()
+  except IndexError:
+    a, ref = _borrow(_event_args, EventArgs)
   a.event = event
   err = api.Event_Await(ref)
   api.Event_Destroy(ref)
@@ -941,15 +1010,18 @@ def _await_event(api, event):
 
 
 class _Flight:
-  """One asynchronous dispatch: its completion event, shared by its outputs, and the
-  host arrays it transferred (the device may alias them, zero copy), kept alive until
-  the computation and their done events let go of them."""
-  __slots__ = ("api", "event", "host", "host_events", "lock", "error")
+  """One asynchronous dispatch: its completion event, shared by its outputs.
 
-  def __init__(self, api, event, host, host_events):
-    self.api, self.event, self.host, self.host_events = api, event, host, host_events
-    self.lock = threading.Lock()
-    self.error = None
+  Every flight sits in the tracking deque (``_flights``) until its event has been waited
+  for and destroyed (by ``wait``, by ``_prune`` once ready, or at exit), so it needs no
+  finalizer: a Python ``__del__`` on every dispatch would cost ~0.15 us. Only a
+  ``_HostFlight``, which holds host memory, has one.
+  """
+  __slots__ = ("api", "event", "lock", "error")
+  host = None   # the host arrays a ``_HostFlight`` keeps alive
+
+  def __init__(self, api, event):
+    self.api, self.event, self.lock, self.error = api, event, threading.Lock(), None
 
   def is_ready(self) -> bool:
     if self.event is None:
@@ -971,13 +1043,28 @@ class _Flight:
       raise XlaRuntimeError(self.error)
 
   def _finish(self):
-    api = self.api
-    if self.event is not None:
-      err = _await_event(api, self.event)
+    """Wait for and destroy the event (the caller holds ``lock``)."""
+    event = self.event
+    if event is not None:
+      err = _await_event(self.api, event)
       self.event = None
       if err:
-        self.error = str(api.error(err))
+        self.error = str(self.api.error(err))
+
+
+class _HostFlight(_Flight):
+  """A dispatch that transferred host arrays, which the device may alias (zero copy):
+  they stay alive until the computation and their done events let go of them."""
+  __slots__ = ("host", "host_events")
+
+  def __init__(self, api, event, host, host_events):
+    super().__init__(api, event)
+    self.host, self.host_events = host, host_events
+
+  def _finish(self):
+    super()._finish()
     if self.host is not None:
+      api = self.api
       for event in self.host_events:
         err = _await_event(api, event)
         if err:
@@ -985,8 +1072,8 @@ class _Flight:
       self.host_events, self.host = (), None
 
   def __del__(self):
-    # A flight leaves the tracking deque once finished; its outputs may all be gone
-    # before anyone waited: destroy the event, release the host arrays.
+    # Its outputs may all be gone before anyone waited, and before the deque let go of
+    # it: release the host memory now rather than at some later dispatch.
     try:
       if (self.event is not None or self.host is not None) and not _state["exiting"]:
         self._finish()
@@ -994,29 +1081,30 @@ class _Flight:
       pass
 
 
-# Dispatches not known to be finished, oldest first. Bounded by pruning finished ones at
-# each dispatch; at exit every one is waited for: the process must not tear the plugin
-# down under a running computation (that crashes), whoever still holds its outputs.
+# Dispatches not known to be finished, oldest first. Once more than _PRUNE_AT are held, a
+# dispatch finishes and forgets the oldest ones that are done, down to _KEEP_FLIGHTS
+# (amortised: one pass per _PRUNE_AT - _KEEP_FLIGHTS dispatches). At exit every one is
+# waited for: the process must not tear the plugin down under a running computation
+# (that crashes), whoever still holds its outputs.
 _flights = collections.deque()
 _prune_lock = threading.Lock()
 _KEEP_FLIGHTS = 8
+_PRUNE_AT = 16
 
 
 _ready_args = _new(IsReadyArgs)
 _ready_ref = ctypes.byref(_ready_args)
 
 
-def _track(flight):
-  _flights.append(flight)
-  if len(_flights) > _KEEP_FLIGHTS and _prune_lock.acquire(False):
-    try:
-      # Forget the oldest dispatches once finished (one C call each; their events are
-      # destroyed when waited for or when their outputs are gone).
-      while len(_flights) > _KEEP_FLIGHTS:
-        oldest = _flights[0]
-        if oldest.event is None:   # waited for already (an event is never set again)
-          _flights.popleft()
-          continue
+def _prune():
+  """Finish and forget the oldest dispatches that are done (one C call to ask each; a
+  ready event's wait does not block), down to ``_KEEP_FLIGHTS``."""
+  if not _prune_lock.acquire(False):
+    return
+  try:
+    while len(_flights) > _KEEP_FLIGHTS:
+      oldest = _flights[0]
+      if oldest.event is not None or oldest.host is not None:
         if not oldest.lock.acquire(False):
           break       # someone is waiting for it
         try:
@@ -1029,11 +1117,12 @@ def _track(flight):
               break
             if not _ready_args.is_ready:
               break
+          oldest._finish()
         finally:
           oldest.lock.release()
-        _flights.popleft()
-    finally:
-      _prune_lock.release()
+      _flights.popleft()
+  finally:
+    _prune_lock.release()
 
 
 def pending_dispatches() -> int:
@@ -1163,7 +1252,13 @@ class DeviceBuffer:
     try:
       if handle and not _state["exiting"]:
         self.handle = None
-        _destroy_buffer(self.api, handle)
+        try:   # _destroy_buffer, inline: this runs for every output
+          a, ref = _buffer_args.pop()
+        except IndexError:
+          a, ref = _borrow(_buffer_args, BufferArgs)
+        a.buffer = handle
+        self.api.Buffer_Destroy(ref)
+        _buffer_args.append((a, ref))
         alias = self._alias
         if alias is not None and alias[1]:
           # the host memory must outlive every execution still reading the buffer
