@@ -1,4 +1,5 @@
 """Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
+import collections
 import os
 import threading
 import time
@@ -98,6 +99,7 @@ class _Entry:
     self.run = None
     self.tier = self.tier_note = None
     self.tier_ms = {}
+    self.exec_s = collections.deque(maxlen=256)   # the caller's timed calls (none yet)
 
 
 def _recording_tiers(threads, xla_error=None):
@@ -179,6 +181,31 @@ def test_race_warm_up_stops_once_its_runs_spend_the_budget():
   _call_until_settled(entry, race)
   assert len(trials) == 3 + tiers.Race.TRIALS and entry.run == "numpy-run"
 
+
+
+def test_race_takes_tier_0s_figure_from_the_calls_it_served():
+  # Enough timed tier-0 calls: their best time stands for tier 0, which runs no trials on
+  # the compile thread; fewer: tier 0 runs its trials there (the tests above).
+  calls = []
+  race_tiers, trials = _timed_tiers(0.0, [0.002])
+  numpy_run, numpy_call = race_tiers["numpy"]
+  race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
+      threading.current_thread().name) or numpy_call(leaves))
+  entry = _Entry(lambda x: jnp.sin(x))
+  entry.exec_s.extend([0.009, 0.003, 0.05] + [0.004] * (tiers.Race.CALLER_CALLS - 3))
+  entry.run = race = tiers.Race(entry, race_tiers)
+  _call_until_settled(entry, race)
+  assert "jaxlite-xla-compile" not in calls         # no tier-0 trial in the background
+  assert entry.tier_ms["numpy"] == pytest.approx(3.0)  # the best served call, in ms
+  assert entry.run == "xla-run" and len(trials) == tiers.Race.WARMUP + tiers.Race.TRIALS
+  # the same calls, but too few of them: tier 0 is timed by trials (0 s each), and wins
+  entry = _Entry(lambda x: jnp.sin(x))
+  entry.exec_s.extend([0.003] * (tiers.Race.CALLER_CALLS - 1))
+  calls.clear()
+  entry.run = race = tiers.Race(entry, race_tiers)
+  _call_until_settled(entry, race)
+  assert calls.count("jaxlite-xla-compile") == tiers.Race.TRIALS
+  assert entry.run == "numpy-run"
 
 
 def test_race_of_a_function_with_effects_runs_each_trial_as_a_real_call():
