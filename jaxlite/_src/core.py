@@ -220,20 +220,26 @@ _open_traces_lock = threading.Lock()
 
 
 def _count_open_traces(delta):
-  global _open_traces, eager_everywhere, direct_everywhere
+  global _open_traces
   with _open_traces_lock:
     _open_traces += delta
-    eager_everywhere = _open_traces == 0
-    direct_everywhere = eager_everywhere and direct_eval_trace is eval_trace
+    _refresh_everywhere()
 
 
 def set_direct_eval_trace(trace):
   """Install ``direct_eval_trace``: ``eval_trace``, or None while a checking
   ``process_primitive`` is installed (jax_debug_nans)."""
-  global direct_eval_trace, direct_everywhere
+  global direct_eval_trace
   with _open_traces_lock:
     direct_eval_trace = trace
-    direct_everywhere = eager_everywhere and trace is eval_trace
+    _refresh_everywhere()
+
+
+def _refresh_everywhere():
+  # (under _open_traces_lock)
+  global eager_everywhere, direct_everywhere
+  eager_everywhere = _open_traces == 0
+  direct_everywhere = eager_everywhere and direct_eval_trace is eval_trace
 
 
 def current_trace() -> Trace:

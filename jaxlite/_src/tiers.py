@@ -187,9 +187,10 @@ class Race:
   after an idle pause came out 2-20x its steady time (W8's tier 0: 619, 108, 91 us
   against 30), but the best of many skips those. With too few calls served, tier 0 runs
   trials on the compile thread too, in turn with XLA's. XLA first warms up (below); then
-  TRIALS rounds time each tier once. A function with side effects (debug and io callbacks) must run once per call, so
-  its trials alternate the tiers on real calls instead. Each tier's best time decides:
-  noise (another thread's turn, a page fault) only adds."""
+  TRIALS rounds time each tier once. A function with side effects (debug and io
+  callbacks) must run once per call, so its trials alternate the tiers on real calls
+  instead. Each tier's best time decides: noise (another thread's turn, a page fault)
+  only adds."""
   TRIALS = 3
   # An XLA executable's first runs are slower (W7: 38 ms, then 1.6, 1.3, 1.5, 1.2, 1.3,
   # and from then on 0.10-0.17 ms): it first runs untimed, up to WARMUP times while
@@ -250,12 +251,11 @@ class Race:
           runs += 1
       times = {t: [] for t in self.tiers}
       served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
-      if len(served) >= self.CALLER_CALLS:
+      if len(served) >= self.CALLER_CALLS:   # as many figures as trials, for _decide
         times[self.caller] = [min(served)] * self.TRIALS
+      timed = [(tier, call) for tier, (_, call) in self.tiers.items() if not times[tier]]
       for _ in range(self.TRIALS):
-        for tier, (_, call) in self.tiers.items():
-          if len(times[tier]) >= self.TRIALS:
-            continue
+        for tier, call in timed:
           t0 = time.perf_counter()
           call(leaves)
           times[tier].append(time.perf_counter() - t0)

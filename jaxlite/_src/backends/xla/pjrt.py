@@ -990,7 +990,10 @@ def _borrow(pool, cls):
 
 
 def _destroy_buffer(api, handle):
-  a, ref = _borrow(_buffer_args, BufferArgs)
+  try:   # _borrow, inline: this runs for every output buffer
+    a, ref = _buffer_args.pop()
+  except IndexError:
+    a, ref = _borrow(_buffer_args, BufferArgs)
   a.buffer = handle
   api.Buffer_Destroy(ref)
   _buffer_args.append((a, ref))
@@ -998,10 +1001,7 @@ def _destroy_buffer(api, handle):
 
 def _await_event(api, event):
   """Wait for ``event`` and destroy it; returns its ``PJRT_Error*`` (None: no error)."""
-  try:   # _borrow, inline: this runs for every dispatch
-    a, ref = _event_args.pop()
-  except IndexError:
-    a, ref = _borrow(_event_args, EventArgs)
+  a, ref = _borrow(_event_args, EventArgs)
   a.event = event
   err = api.Event_Await(ref)
   api.Event_Destroy(ref)
@@ -1252,13 +1252,7 @@ class DeviceBuffer:
     try:
       if handle and not _state["exiting"]:
         self.handle = None
-        try:   # _destroy_buffer, inline: this runs for every output
-          a, ref = _buffer_args.pop()
-        except IndexError:
-          a, ref = _borrow(_buffer_args, BufferArgs)
-        a.buffer = handle
-        self.api.Buffer_Destroy(ref)
-        _buffer_args.append((a, ref))
+        _destroy_buffer(self.api, handle)
         alias = self._alias
         if alias is not None and alias[1]:
           # the host memory must outlive every execution still reading the buffer
