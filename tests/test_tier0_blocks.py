@@ -322,6 +322,43 @@ def test_helper_threads_take_blocks_while_the_caller_computes():
   _assert_same(out, x * 2)
 
 
+def test_scratch_buffers_are_the_threads_and_reused_across_calls():
+  """A block's intermediates go to its thread's scratch buffers: the same buffers call
+  after call, and none of them is an output."""
+  x = _floats(ODD, seed=11)
+  blocked, src = _compile(_heavy, x)
+  assert "out=t0" in src, src
+  with jax.config.override("jaxlite_tier0_threads", 1):
+    first = blocked(x)[0]
+    pool = {d: list(bufs) for d, bufs in blocks._thread_scratch.pool.items()}
+    second = blocked(x)[0]
+  assert {d: list(bufs) for d, bufs in blocks._thread_scratch.pool.items()} == pool
+  assert all(not np.shares_memory(first, b) for bufs in pool.values() for b in bufs)
+  _assert_bits(first, second)
+  _assert_same(first, _heavy_np(x))
+
+
+def test_a_region_run_inside_another_gets_its_own_scratch():
+  """A region evaluated while the thread is inside another one's block (a finalizer
+  running jitted code, say) must not write into the outer block's scratch buffers."""
+  x = _floats(ODD, seed=12)
+  inner, _ = _compile(_heavy, x)
+  want_inner = _heavy_np(x)
+  lay = blocks.Layout(x.shape, x.size, (x.dtype,), ((x.dtype, 0),))
+  nested = []
+
+  def block(s, x, o, t0):
+    np.multiply(x[s], 3, out=t0)
+    if not nested:   # t0 holds this block's value while the inner region runs
+      nested.append(inner(x)[0])
+    np.add(t0, 1, out=o[s])
+
+  with jax.config.override("jaxlite_tier0_threads", 1):
+    (out,) = blocks.run(block, lay, (x,), ())
+  _assert_same(out, x * np.float32(3) + np.float32(1))
+  _assert_same(nested[0], want_inner)
+
+
 def test_one_thread_computes_every_block_on_the_caller():
   names = []
 

@@ -4,7 +4,10 @@ A run of elementwise ufunc equations on arrays of one large shape is, unblocked,
 pass over memory per equation. ``plan`` groups such a run into a ``Region``; code
 generation emits the region's body as a function of one block (a slice of the flattened
 arrays) and ``run`` calls it over all the blocks, on up to ``jaxlite_tier0_threads``
-threads (NumPy's ufuncs release the GIL). The intermediates of a block stay in the cache.
+threads (NumPy's ufuncs release the GIL). The intermediates of a block are written into
+a few scratch buffers per thread, reused from block to block and from call to call: they
+stay in the cache, and no block allocates. (Allocating them instead was 13% slower once
+the XLA client existed: glibc then grew and trimmed the heap for them on every call.)
 
 Every element goes through the same ufunc calls as unblocked, and through the same
 machine code: NumPy's loops compute the vector body and the scalar tail of an array with
@@ -17,6 +20,7 @@ thread computes a block.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import math
 import threading
@@ -99,25 +103,30 @@ def _mark_outputs(items, outvars):
 
 
 class Layout(NamedTuple):
-  """What ``run`` needs to know of a region: its shape, size and output dtypes."""
+  """What ``run`` needs to know of a region: its shape, size, output dtypes and the
+  block function's scratch buffers, as (dtype, the how-many-th of that dtype) pairs."""
   shape: tuple
   size: int
   dtypes: tuple
+  scratch: tuple = ()
 
 
-def layout(region: Region) -> Layout:
+def layout(region: Region, scratch_dtypes=()) -> Layout:
   return Layout(region.shape, math.prod(region.shape),
-                tuple(v.aval.dtype for v in region.outvars))
+                tuple(v.aval.dtype for v in region.outvars),
+                tuple((d, list(scratch_dtypes[:j]).count(d))
+                      for j, d in enumerate(scratch_dtypes)))
 
 
 def run(block, lay: Layout, arrays, scalars):
-  """Evaluate a region: ``block(s, *arrays, *scalars, *outs)`` computes the elements
-  ``s`` of the outputs ``outs`` from those of ``arrays``. Returns the outputs."""
+  """Evaluate a region: ``block(s, *arrays, *scalars, *outs, *scratch)`` computes the
+  elements ``s`` of the outputs ``outs`` from those of ``arrays``, with ``scratch``
+  buffers of the block's length to write intermediates into. Returns the outputs."""
   if not all(type(a) is np.ndarray and a.flags.c_contiguous for a in arrays):
     # only a contiguous array has flat slices; NumPy may take another loop on strided
     # memory, so compute as unblocked code does: one block of everything
     outs = [np.empty(lay.shape, d) for d in lay.dtypes]
-    block(..., *arrays, *scalars, *outs)
+    block(..., *arrays, *scalars, *outs, *[np.empty(lay.shape, d) for d, _ in lay.scratch])
     return outs
   flat = [a.reshape(-1) for a in arrays]
   outs = [np.empty(lay.size, d) for d in lay.dtypes]
@@ -126,8 +135,11 @@ def run(block, lay: Layout, arrays, scalars):
   indices = iter(range(count))   # shared by the threads: each block is taken once
 
   def work():
-    for i in indices:
-      block(slice(i * BLOCK, (i + 1) * BLOCK if i < count - 1 else lay.size), *args)
+    with _scratch(lay.scratch) as tmp:
+      for i in indices:
+        start = i * BLOCK
+        stop = start + BLOCK if i < count - 1 else lay.size
+        block(slice(start, stop), *args, *[t[:stop - start] for t in tmp])
 
   helpers = min(config.jaxlite_tier0_threads, count) - 1
   if helpers > 0:
@@ -135,6 +147,44 @@ def run(block, lay: Layout, arrays, scalars):
   else:
     work()
   return [o.reshape(lay.shape) for o in outs]
+
+
+class _ThreadScratch(threading.local):
+  """A thread's scratch buffers, by dtype: ``2 * BLOCK`` elements each (a region's last
+  block is up to twice as long as the others), made on first use and shared by every
+  region the thread runs. A region run while the thread is inside another (a finalizer
+  that runs jitted code, say) gets buffers of its own."""
+
+  def __init__(self):
+    self.length = 0
+    self.pool = {}
+    self.busy = False
+
+
+_thread_scratch = _ThreadScratch()
+
+
+@contextlib.contextmanager
+def _scratch(slots):
+  """This thread's buffers for ``slots`` ((dtype, index) pairs), for the duration of the
+  ``with``."""
+  mine = _thread_scratch
+  if mine.busy:
+    yield [np.empty(2 * BLOCK, d) for d, _ in slots]
+    return
+  if mine.length != 2 * BLOCK:   # (tests vary BLOCK)
+    mine.length, mine.pool = 2 * BLOCK, {}
+  tmp = []
+  for dtype, k in slots:
+    have = mine.pool.setdefault(dtype, [])
+    while len(have) <= k:
+      have.append(np.empty(mine.length, dtype))
+    tmp.append(have[k])
+  mine.busy = True
+  try:
+    yield tmp
+  finally:
+    mine.busy = False
 
 
 def _run_with_helpers(work, helpers):

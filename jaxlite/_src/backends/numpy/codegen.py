@@ -94,11 +94,12 @@ def _literal_value(lit: core.Literal):
 
 
 def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
-               blocked: bool = True, out_targets=None) -> list[str]:
+               blocked: bool = True, out_targets=None, scratch=None) -> list[str]:
   """Emit the body of ``jaxpr`` given names for its constvars+invars; returns out names.
   With ``blocked`` (and ``jaxlite_tier0_blocks``), large elementwise runs become blocked
   regions. ``out_targets`` maps outvars to expressions of buffers that a direct ufunc
-  computing them writes into."""
+  computing them writes into; with ``scratch`` (a ``_Scratch``), every other direct ufunc
+  writes into a scratch buffer, one freed when its value dies."""
   names = dict(zip(list(jaxpr.constvars) + list(jaxpr.invars), arg_names))
 
   def read(v):
@@ -129,6 +130,9 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
     args = [read(v) for v in eqn.invars]
     reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
     out_to = _allocates(eqn) and (out_targets or {}).get(eqn.outvars[0])
+    slot = None
+    if scratch is not None and _allocates(eqn) and not (out_to or reusable):
+      slot = out_to = scratch.take(eqn.outvars[0].aval.dtype)
     expr, in_place = _expression(em, eqn, args, indent, out_to or reusable)
     in_place = None if out_to else in_place
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
@@ -144,7 +148,10 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
       em.lines.append(f"{indent}{target} = {expr}" if outs else f"{indent}{expr}")
     else:
       em.lines.append(f"{indent}{outs[0]} = {expr}")
-    _emit_del(em, names, dying, indent, in_place)
+    dead = _emit_del(em, names, dying, indent, in_place)
+    if scratch is not None:
+      scratch.held[outs[0]] = slot or scratch.held.get(in_place)
+      scratch.release(dead)
   return [read(v) for v in jaxpr.outvars]
 
 
@@ -152,6 +159,32 @@ def _emit_del(em, names, dying, indent, in_place=None):
   dead = sorted({names[v] for v in dying} - {in_place})
   if dead:
     em.lines.append(f"{indent}del {', '.join(dead)}")
+  return dead
+
+
+class _Scratch:
+  """The scratch buffers of one block function: parameters ``t0, t1, ...`` (a block's
+  length, each of one dtype), which its intermediates are written into. A buffer is
+  taken again once the value in it dies, so a block allocates nothing, and its few
+  buffers stay in the cache from block to block (``blocks.run`` passes each thread's)."""
+
+  def __init__(self):
+    self.dtypes = []   # buffer index -> dtype
+    self.free = {}     # dtype -> indices of the buffers holding no live value
+    self.held = {}     # name of a live value -> the buffer it is in (None: not scratch)
+
+  def take(self, dtype) -> str:
+    free = self.free.setdefault(dtype, [])
+    if not free:
+      free.append(len(self.dtypes))
+      self.dtypes.append(dtype)
+    return f"t{free.pop()}"
+
+  def release(self, names):
+    for name in names:
+      slot = self.held.pop(name, None)
+      if slot is not None:
+        self.free[self.dtypes[int(slot[1:])]].append(int(slot[1:]))
 
 
 def _blockable(eqn) -> bool:
@@ -180,14 +213,17 @@ def _emit_region(em, region, names, indent):
   outer_lines, em.lines = em.lines, [f"  x{i} = x{i}[s]" for i in range(len(arrays))]
   direct = {v for e in region.eqns if _allocates(e) for v in e.outvars}
   targets = {v: f"{o}[s]" for v, o in zip(region.outvars, out_params) if v in direct}
-  outs = emit_jaxpr(em, body, params, "  ", blocked=False, out_targets=targets)
+  scratch = _Scratch()
+  outs = emit_jaxpr(em, body, params, "  ", blocked=False, out_targets=targets,
+                    scratch=scratch)
   block_lines, em.lines = em.lines, outer_lines
   fn = f"_block{next(em.counter)}"
+  tmp_params = [f"t{j}" for j in range(len(scratch.dtypes))]
   em.functions.append("\n".join(
-      [f"def {fn}({', '.join(['s'] + params + out_params)}):", *block_lines,
+      [f"def {fn}({', '.join(['s'] + params + out_params + tmp_params)}):", *block_lines,
        *(f"  {o}[s] = {out}" for v, o, out in zip(region.outvars, out_params, outs)
          if v not in targets)]))
-  layout = em.constant(blocks.layout(region), "_layout")
+  layout = em.constant(blocks.layout(region, scratch.dtypes), "_layout")
   results = [f"v{next(em.counter)}" for _ in region.outvars]
   for v, n in zip(region.outvars, results):
     names[v] = n
