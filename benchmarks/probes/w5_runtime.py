@@ -1,12 +1,14 @@
-"""Probe: is W5's XLA-tier gap to JAX in jaxlite's program or in the XLA runtime?
+"""Probe: is W5's (or W4's) XLA-tier gap to JAX in jaxlite's program or in the XLA runtime?
 
-Times the W5 MLP step (gradient + SGD update) as four executables on the same inputs:
+Times the W5 MLP step (gradient + SGD update), or with ``--workload heavy`` W4's heavy on
+1M f32, as four executables on the same inputs:
 each lowering (jaxlite's StableHLO, JAX's) compiled by each runtime (the PyPI
 ``xla-cpu-pjrt`` plugin through jaxlite's PJRT binding, jaxlib's own client), one thread
 each as in ``run.py``. If the two lowerings take the same time on one runtime and the
 runtimes differ, the gap is the runtime build, not jaxlite.
 
     .venv/bin/python benchmarks/probes/w5_runtime.py --jax-python /work/jaxref/bin/python
+    .venv/bin/python benchmarks/probes/w5_runtime.py --jax-python ... --workload heavy
 
 (run with jaxlite's interpreter; the JAX side runs in a subprocess of ``--jax-python``)
 """
@@ -27,7 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from _common import LR, mlp_data, mlp_loss_fn  # noqa: E402
+from _common import HEAVY_SIZE, LR, mlp_data, mlp_loss_fn  # noqa: E402
 
 
 def median_ms(runs, calls=10, repeat=31):
@@ -45,27 +47,37 @@ def median_ms(runs, calls=10, repeat=31):
   return {name: statistics.median(t) * 1e3 for name, t in times.items()}
 
 
-def lowered_step(lib):
-  """``lib``'s (jaxlite's or JAX's) StableHLO of the jitted W5 step and its flat inputs."""
+def lowered_step(lib, workload):
+  """``lib``'s (jaxlite's or JAX's) StableHLO of the jitted workload, its flat inputs and
+  the number of outputs."""
   import importlib
   jax = importlib.import_module(lib)
   jnp = importlib.import_module(lib + ".numpy")
+  jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
+  if workload == "heavy":
+    def heavy(x):
+      y = x
+      for _ in range(20):
+        y = jnp.sin(y) * jnp.cos(y) + jnp.tanh(y)
+      return y
+    x = np.arange(HEAVY_SIZE, dtype=np.float32)
+    return jit(heavy).lower(x).as_text(), [x], 1
   loss = mlp_loss_fn(jnp)
 
   def step(params, x, y):
     grads = jax.grad(loss)(params, x, y)
     return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
   params, x, y = mlp_data(np)
-  jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
   text = jit(step).lower(params, x, y).as_text()
-  return text, jax.tree_util.tree_leaves((params, x, y))
+  leaves = jax.tree_util.tree_leaves((params, x, y))
+  return text, leaves, len(leaves) - 2
 
 
-def jax_side(folder):
+def jax_side(folder, workload):
   """Runs in JAX's venv: both lowerings on jaxlib's client; writes JAX's text."""
   import jax
   from jax.extend import backend
-  text, leaves = lowered_step("jax")
+  text, leaves, _ = lowered_step("jax", workload)
   with open(os.path.join(folder, "jax.mlir"), "w") as f:
     f.write(text)
   with open(os.path.join(folder, "jaxlite.mlir")) as f:
@@ -82,18 +94,20 @@ def jax_side(folder):
 def main():
   p = argparse.ArgumentParser(description=__doc__)
   p.add_argument("--jax-python", required=True)
+  p.add_argument("--workload", choices=("mlp", "heavy"), default="mlp")
   p.add_argument("--jax-side", help=argparse.SUPPRESS)
   opts = p.parse_args()
   if opts.jax_side:
-    return jax_side(opts.jax_side)
+    return jax_side(opts.jax_side, opts.workload)
   from jaxlite._src.backends import xla
   import jaxlite as jax
-  text, leaves = lowered_step("jaxlite")
+  text, leaves, n_out = lowered_step("jaxlite", opts.workload)
   with tempfile.TemporaryDirectory() as folder:
     with open(os.path.join(folder, "jaxlite.mlir"), "w") as f:
       f.write(text)
     out = subprocess.run([opts.jax_python, os.path.abspath(__file__), "--jax-python",
-                          opts.jax_python, "--jax-side", folder],
+                          opts.jax_python, "--workload", opts.workload, "--jax-side",
+                          folder],
                          capture_output=True, text=True, check=True)
     on_jaxlib = json.loads(out.stdout.strip().splitlines()[-1])
     with open(os.path.join(folder, "jax.mlir")) as f:
@@ -104,7 +118,7 @@ def main():
   runs = {}
   for name, module in (("jax", jax_text), ("jaxlite", text)):
     loaded = client.compile(module)
-    out_avals = [jax.core.ShapedArray(a.shape, a.dtype) for a in leaves[:-2]]
+    out_avals = [jax.core.ShapedArray(a.shape, a.dtype) for a in leaves[:n_out]]
     exe = xla.XlaExecutable(loaded, module, closed.in_avals, out_avals)
 
     def run(exe=exe):
@@ -112,7 +126,7 @@ def main():
         buf.block_until_ready()
     runs[name] = run
   on_plugin = median_ms(runs)
-  print("W5 step, median ms (one thread):")
+  print(f"{'W5 step' if opts.workload == 'mlp' else 'W4 heavy'}, median ms (one thread):")
   print(f"{'lowering':10s} {'xla-cpu-pjrt plugin':>20s} {'jaxlib client':>14s}")
   for name in ("jaxlite", "jax"):
     print(f"{name:10s} {on_plugin[name]:20.3f} {on_jaxlib[name]:14.3f}")

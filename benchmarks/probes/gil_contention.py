@@ -1,0 +1,89 @@
+"""Probe: what each kind of background work costs a caller running tier 0.
+
+The caller times tier 0's ``heavy`` (W11's size, 100k f32, one thread) while a second
+thread repeats one kind of work, as ``auto``'s compile thread does:
+
+  none     nothing (the reference)
+  compile  XLA compiles heavy's StableHLO (C++, ctypes releases the GIL)
+  execute  XLA runs heavy (C++, and a little Python around each run)
+  numpy    np.sin over 100k f32 (C, NumPy releases the GIL)
+  lower    jaxlite lowers heavy's jaxpr to StableHLO (Python)
+
+Tier 0's call makes about 130 ufunc calls, and each releases the GIL. While the other
+thread runs Python, it takes the GIL at each release and keeps it until the caller has
+waited a whole switch interval (5 ms), so every ufunc call of the caller costs it up to
+5 ms. Work in C beside it costs the caller little: three runs gave 2.49-2.52 ms alone,
+2.50-3.70 beside XLA's compile, 2.52-4.29 beside its runs, and 576-872 ms beside the
+lowering.
+
+    .venv/bin/python benchmarks/probes/gil_contention.py
+"""
+import os
+import statistics
+import threading
+import time
+
+os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+os.environ["JAXLITE_TIER0_THREADS"] = "1"
+
+import numpy as np  # noqa: E402
+
+import jaxlite as jax  # noqa: E402
+import jaxlite.numpy as jnp  # noqa: E402
+from jaxlite._src.backends import xla  # noqa: E402
+
+
+def heavy(x):
+  y = x
+  for _ in range(20):
+    y = jnp.sin(y) * jnp.cos(y) + jnp.tanh(y)
+  return y
+
+
+def main():
+  x = jnp.arange(100_000, dtype=jnp.float32).block_until_ready()
+  tier0 = jax.jit(heavy, backend="numpy")
+  on_xla = jax.jit(heavy, backend="xla")
+  tier0(x).block_until_ready()
+  on_xla(x).block_until_ready()
+  closed = jax.make_jaxpr(heavy)(x)
+  text = xla.lower(closed, "heavy")
+  client = xla.client()
+  plain = np.asarray(x)
+  work = {
+      "none": None,
+      "compile": lambda: client.compile(text),
+      "execute": lambda: on_xla(x).block_until_ready(),
+      "numpy": lambda: np.sin(plain),
+      "lower": lambda: xla.lower(closed, "heavy"),
+  }
+
+  def median_ms(background, calls):
+    stop = threading.Event()
+
+    def repeat():
+      while not stop.is_set():
+        background()
+    thread = threading.Thread(target=repeat) if background else None
+    if thread:
+      thread.start()
+    times = []
+    try:
+      for _ in range(calls):
+        t0 = time.perf_counter()
+        tier0(x).block_until_ready()
+        times.append(time.perf_counter() - t0)
+    finally:
+      stop.set()
+      if thread:
+        thread.join()
+    return statistics.median(times) * 1e3
+
+  print("tier 0 heavy (100k f32), median ms per call, with another thread doing:")
+  for name, background in work.items():
+    calls = 5 if name == "lower" else 40   # a call takes ~0.6 s beside the lowering
+    print(f"  {name:8s} {median_ms(background, calls):9.2f}")
+
+
+if __name__ == "__main__":
+  main()
