@@ -10,6 +10,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite._src import backends
+from jaxlite._src.backends import background
 from jaxlite._src import tiers
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
@@ -234,3 +235,30 @@ def test_background_compile_thread_runs_at_the_lowest_priority():
   tiers._worker.queue.join()
   assert seen == [19]
   assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == caller   # untouched
+
+
+def test_background_compile_thread_hands_the_gil_over_while_it_lowers(monkeypatch):
+  """The compile thread lowers with one hand-over of the GIL per equation (a sleep, so a
+  caller waiting for the GIL takes it; ``time.sleep(0)`` would not): without it a caller
+  making ufunc calls waits a whole switch interval at each (gil_contention.py). The
+  caller's own thread never sleeps."""
+  def f(x):
+    return jnp.tanh(jnp.sin(x) * 2.0 + x) / (x * x + 1.0)
+
+  closed = jax.make_jaxpr(f)(jnp.ones(8))
+  eqns = len(closed.jaxpr.eqns)
+  assert eqns >= 6
+  sleeps = collections.Counter()
+  monkeypatch.setattr(background.time, "sleep",
+                      lambda s: sleeps.update([threading.current_thread().name]))
+  if tiers.xla_available():
+    from jaxlite._src.backends import xla
+    xla.lower(closed, "f")
+    assert sleeps == {}   # the calling thread: no hand-overs
+    tiers.submit(lambda: xla.lower(closed, "f"))
+    tiers._worker.queue.join()
+    assert sleeps == {"jaxlite-xla-compile": eqns}
+  tiers.submit(background.yield_to_callers)
+  tiers._worker.queue.join()
+  background.yield_to_callers()
+  assert sleeps["jaxlite-xla-compile"] >= 1 and threading.current_thread().name not in sleeps

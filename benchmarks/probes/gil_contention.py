@@ -8,13 +8,16 @@ thread repeats one kind of work, as ``auto``'s compile thread does:
   execute  XLA runs heavy (C++, and a little Python around each run)
   numpy    np.sin over 100k f32 (C, NumPy releases the GIL)
   lower    jaxlite lowers heavy's jaxpr to StableHLO (Python)
+  lower, yielding
+           the same on a thread marked as the compile thread is
+           (``background.run_in_background``): it hands the GIL over after each equation
 
 Tier 0's call makes about 130 ufunc calls, and each releases the GIL. While the other
 thread runs Python, it takes the GIL at each release and keeps it until the caller has
 waited a whole switch interval (5 ms), so every ufunc call of the caller costs it up to
 5 ms. Work in C beside it costs the caller little: three runs gave 2.49-2.52 ms alone,
 2.50-3.70 beside XLA's compile, 2.52-4.29 beside its runs, and 576-872 ms beside the
-lowering.
+lowering; with the hand-over, 2.8-4.6 ms.
 
     .venv/bin/python benchmarks/probes/gil_contention.py
 """
@@ -30,6 +33,7 @@ import numpy as np  # noqa: E402
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
+from jaxlite._src.backends import background as compile_thread  # noqa: E402
 from jaxlite._src.backends import xla  # noqa: E402
 
 
@@ -56,12 +60,15 @@ def main():
       "execute": lambda: on_xla(x).block_until_ready(),
       "numpy": lambda: np.sin(plain),
       "lower": lambda: xla.lower(closed, "heavy"),
+      "lower, yielding": lambda: xla.lower(closed, "heavy"),
   }
 
-  def median_ms(background, calls):
+  def median_ms(background, calls, yielding):
     stop = threading.Event()
 
     def repeat():
+      if yielding:
+        compile_thread.run_in_background()
       while not stop.is_set():
         background()
     thread = threading.Thread(target=repeat) if background else None
@@ -82,7 +89,7 @@ def main():
   print("tier 0 heavy (100k f32), median ms per call, with another thread doing:")
   for name, background in work.items():
     calls = 5 if name == "lower" else 40   # a call takes ~0.6 s beside the lowering
-    print(f"  {name:8s} {median_ms(background, calls):9.2f}")
+    print(f"  {name:16s} {median_ms(background, calls, 'yielding' in name):9.2f}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import time
 import weakref
 
 from jaxlite._src import backends
+from jaxlite._src.backends import background
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
 from jaxlite._src.passes import dce
@@ -87,6 +88,7 @@ class _Worker:
 
   def loop(self):
     _lower_priority()
+    background.run_in_background()
     while True:
       task = self.queue.get()
       if task is None or self.stopping:

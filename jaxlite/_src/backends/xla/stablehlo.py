@@ -15,6 +15,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from jaxlite._src.backends.background import yield_to_callers
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.lax import call
@@ -1567,6 +1568,7 @@ def lower_jaxpr(b: Builder, jaxpr: core.Jaxpr, consts, args) -> list[V]:
     return env[v]
 
   for eqn in jaxpr.eqns:
+    yield_to_callers()
     rule = lowering_rules.get(eqn.primitive)
     if rule is None:
       _register_late()
