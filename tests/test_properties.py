@@ -444,7 +444,10 @@ def programs(draw):
     name, fn = draw(st.sampled_from(choices))
     steps.append((name, fn))
     shape = _shape_after(name, shape)
-  x = draw(hnp.arrays(np.float32, start, elements=st.floats(-2, 2, width=32)))
+  # no subnormal inputs: XLA on CPU flushes them to zero, as JAX does everywhere (grad of
+  # softplus at 1e-45: 0.0 on XLA and in JAX, 0.5 on NumPy), and NumPy does not
+  x = draw(hnp.arrays(np.float32, start,
+                      elements=st.floats(-2, 2, width=32, allow_subnormal=False)))
   return start, steps, x
 
 
