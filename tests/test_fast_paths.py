@@ -5,6 +5,7 @@ rule of eager dispatch, tier 0 without buffer reuse, the full jit cache key, a j
 without the optimization passes, a pinned tier. The expected values come from NumPy, or
 from JAX 0.10.2 where a docstring says so.
 """
+import collections
 import itertools
 import operator
 import time
@@ -379,6 +380,84 @@ def test_static_arguments_and_pytrees_are_never_served_by_another_signature():
   for tree in ((x, x), [x, x], {"a": x, "b": x}, (x, (x,)), (x, x)):
     out = g(tree)
     assert jax.tree_util.tree_structure(out) == jax.tree_util.tree_structure(tree)
+
+
+class _Pair(collections.namedtuple("_Pair", "w b")):
+  pass
+
+
+_Point = collections.namedtuple("_Point", "x y")
+
+
+def _trees(x, y):
+  """Argument trees that differ from one another only in structure or in one leaf's
+  signature: no two may share a fast-cache entry."""
+  return [
+      (x, y), [x, y], (x, (y,)), ((x,), y), {"a": x, "b": y}, {"a": x, "c": y}, (x, None, y), (x, y, None), _Point(x, y), _Pair(x, y),
+      (x, y.astype(jnp.int32)), (x, y[:2]), (x, jax.lax.broadcast_in_dim(2.0, (3,), ())),
+      {"a": [x, {"z": y}], "b": None}, {"a": [x, {"y": y}], "b": None},
+  ]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_nested_argument_trees_hit_only_their_own_entry(backend):
+  """The hot path for Arrays nested in containers keys on the tree's structure and the
+  leaves' signatures: every call answers as a fresh trace on the slow path does."""
+  if backend == "xla" and not tiers.xla_available():
+    pytest.skip("no XLA plugin installed")
+  fn = lambda t: jax.tree_util.tree_map(lambda v: v * 2 + jnp.ones_like(v), t)
+  f = jax.jit(fn, backend=backend)
+  x, y = jnp.arange(3.0), jnp.asarray([5.0, 6.0, 7.0])
+  trees = _trees(x, y)
+  for _ in range(2):   # the second round is served by the fast cache
+    for t in trees:
+      got = f(t)
+      assert (jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(t)), t
+      for g, v in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(t)):
+        want = np.asarray(v) * 2 + 1
+        assert (g.dtype, g.weak_type, g.shape) == (v.dtype, v.weak_type, want.shape), t
+        np.testing.assert_array_equal(np.asarray(g), want)
+  assert f.stats().traces == len(trees)
+  assert len(f._fast_cache) == len(trees)
+  assert sum(row["cache_hits"] for row in f.stats().rows) == len(trees)
+
+
+def test_nested_fast_key_is_the_slow_paths_signature():
+  """Equal fast keys exactly when the slow path's cache keys (tree structure and leaf
+  signatures) are equal; trees with other leaves or custom nodes have no fast key."""
+  from jaxlite._src import arguments, tree
+  from jaxlite._src import jit as jit_module
+
+  def keys(t):
+    leaves, key = [], []
+    ok = arguments.nested_key((t,), leaves, key)
+    flat, treedef = tree.tree_flatten(((t,), {}))
+    slow = jit_module._cache_key(treedef, tuple(map(arguments.leaf_signature, flat)), ())
+    return (tuple(key) if ok else None), slow, leaves, flat
+
+  x, y = jnp.arange(3.0), jnp.asarray([5.0, 6.0, 7.0])
+  trees = _trees(x, y) + [{"b": y, "a": x}, (y, x)]
+  seen = {}
+  for t in trees:
+    fast, slow, leaves, flat = keys(t)
+    assert fast is not None and [id(a) for a in leaves] == [id(a) for a in flat], t
+    assert seen.setdefault(fast, slow) == slow, t
+  assert len(set(seen.values())) == len(seen)
+  jax.tree_util.register_pytree_node(
+      _Pair, lambda p: ((p.w, p.b), None), lambda _, c: _Pair(*c))
+  try:
+    for t in (_Pair(x, y), (x, np.ones(3, np.float32)), (x, 2.0), [x, "s"]):
+      assert keys(t)[0] is None, t
+  finally:
+    tree._registry.pop(_Pair)
+
+
+def test_dict_arguments_in_any_insertion_order_share_an_entry():
+  f = jax.jit(lambda d: d["a"] - d["b"], backend="numpy")
+  a, b = jnp.arange(3.0), jnp.ones(3)
+  np.testing.assert_array_equal(f({"a": a, "b": b}), np.arange(3.0) - 1)
+  np.testing.assert_array_equal(f({"b": b, "a": a}), np.arange(3.0) - 1)
+  assert f.stats().traces == 1
 
 
 # -- passes: constant folding, CSE and DCE must not change what a program does

@@ -1,7 +1,11 @@
-"""Probe: cached jit call (x*2+1 on a device-resident f32[4]) and the MLP step, pinned to XLA.
+"""Probe: cached jit call (x*2+1 on a device-resident f32[4]), a call on a parameter tree
+and the MLP step, pinned to XLA.
 
-    python benchmarks/probes/xla_dispatch.py jaxlite|jax small|mlp
+    python benchmarks/probes/xla_dispatch.py jaxlite|jax small|pytree|mlp
     python benchmarks/probes/xla_dispatch.py jaxlite floor
+
+``pytree``: ``instructions.py``'s pytree workload, f(params, x) with 3 (f32[4,4],
+f32[4]) pairs and 6 outputs.
 
 ``floor``: the four PJRT C calls one cached, waited-for call of ``small`` makes (execute,
 await and destroy its completion event, destroy the previous output buffer), through
@@ -60,6 +64,13 @@ elif job == "small":
   print(f"{lib} small_cached_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
   m = med(lambda: f(x), 200, 101)
   print(f"{lib} small_nowait_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
+elif job == "pytree":
+  params = [(jnp.ones((4, 4)), jnp.ones((4,))) for _ in range(3)]
+  f = jit(lambda p, x: [(w * 0.5, c + x.sum()) for w, c in p])
+  x = jnp.ones((4,))
+  block(f(params, x))
+  m = med(lambda: block(f(params, x)), 200, 101)
+  print(f"{lib} pytree_cached_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
 else:
   mlp_loss = mlp_loss_fn(jnp)
 

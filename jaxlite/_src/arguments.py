@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import tree
 from jaxlite._src.array import Array, Unfetched
 from jaxlite._src.config import config
 from jaxlite._src.core import Tracer
@@ -38,6 +39,43 @@ def leaf_signature(x):
   if isinstance(x, (Array, np.ndarray)):
     return leaf_signature(np.asarray(x))
   return None
+
+
+def nested_key(args, leaves, key) -> bool:
+  """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays, in
+  the order ``tree_flatten`` visits them; False, at once, for anything but Arrays nested
+  in tuples, lists, dicts, named tuples and Nones. Containers enter the key as (type,
+  length) or (dict, keys), Nones as None and Arrays as their (shape, dtype) and weak
+  type, so equal keys mean equal argument trees and leaf signatures: what ``jit``'s
+  cache key holds of them."""
+  for x in args:
+    t = type(x)
+    if t is Array or t is Unfetched:
+      buf = x._buf   # shape and dtype of a device-backed array come from its buffer
+      if buf is None:
+        value = x._value
+        key.append(((value.shape, value.dtype), x.weak_type))
+      else:
+        key.append((buf.spec, x.weak_type))
+      leaves.append(x)
+    elif x is None:
+      key.append(None)
+    elif t is tuple or t is list:
+      key.append((t, len(x)))
+      if not nested_key(x, leaves, key):
+        return False
+    elif t is dict:
+      names = tree.dict_keys_in_order(x)
+      key.append((dict, names))
+      if not nested_key(map(x.__getitem__, names), leaves, key):
+        return False
+    elif issubclass(t, tuple) and hasattr(t, "_fields") and not tree.is_registered(t):
+      key.append((t, len(x)))   # a named tuple
+      if not nested_key(x, leaves, key):
+        return False
+    else:
+      return False
+  return True
 
 
 def signature_aval(sig):

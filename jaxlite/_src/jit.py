@@ -225,51 +225,54 @@ class PjitFunction:
 
   # -- calling
   def __call__(self, *args, **kwargs):
-    # Hot path: positional Array arguments only, a signature seen before, eager context,
-    # no flag changed since the fast cache was filled (``_fast_flags``; never for static
-    # arguments). One loop builds the key and collects the device buffers.
+    # Hot path: a signature seen before, eager context, no flag changed since the fast
+    # cache was filled (``_fast_flags``; never for static or donated arguments).
+    # Positional Arrays: one loop builds the key and collects the device buffers. Arrays
+    # nested in tuples, lists, dicts and named tuples (parameter trees):
+    # ``arguments.nested_key`` builds the key and collects the leaves in one pass.
     if (not kwargs and self._fast_flags is config.generation
         and (core.eager_everywhere or core._context.trace is core.eval_trace)):
-      key = []
-      bufs = []
+      leaves, key, bufs = args, [], []
       for a in args:
         cls = type(a)
         if cls is not Array and cls is not Unfetched:
+          leaves, key, bufs = [], [], None
+          if not arguments.nested_key(args, leaves, key):
+            return self._call(args, kwargs)
           break
-        buf = a._buf   # shape and dtype of a device-backed array come from its buffer
+        buf = a._buf   # (the key as arguments.nested_key builds it)
         if buf is None:
           value = a._value
           key.append(((value.shape, value.dtype), a.weak_type))
         else:
           key.append((buf.spec, a.weak_type))
         bufs.append(buf)
-      else:
-        entry = self._fast_cache.get(tuple(key))
-        if entry is not None:
-          entry.hits += 1
-          entry.calls += 1
-          run = entry.run
-          t0 = time.perf_counter()
-          try:
-            if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
-              if None in bufs:
-                bufs = [a._to_device() if b is None else b for a, b in zip(args, bufs)]
-              outs = run.execute_device(bufs)
-              entry.exec_s.append(time.perf_counter() - t0)
-              if entry.single_output:
-                return from_device(outs[0], entry.out_weak[0])
-              return tree.tree_unflatten(entry.out_tree,
-                                         list(map(from_device, outs, entry.out_weak)))
-            if run.__class__ is tiers.Race:
-              return self._race(entry, run, args, t0)
-            outs = run(*[a._value for a in args])
-          except RuntimeError:   # a deleted argument: JAX's error for a donated one
-            check_not_donated(args)
-            raise
-          entry.exec_s.append(time.perf_counter() - t0)
-          if entry.single_output:
-            return Array(outs[0], entry.out_weak[0])
-          return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
+      entry = self._fast_cache.get(tuple(key))
+      if entry is not None:
+        entry.hits += 1
+        entry.calls += 1
+        run = entry.run
+        t0 = time.perf_counter()
+        try:
+          if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
+            if bufs is None or None in bufs:
+              bufs = [a._to_device() if a._buf is None else a._buf for a in leaves]
+            outs = run.execute_device(bufs)
+            entry.exec_s.append(time.perf_counter() - t0)
+            if entry.single_output:
+              return from_device(outs[0], entry.out_weak[0])
+            return tree.tree_unflatten(entry.out_tree,
+                                       list(map(from_device, outs, entry.out_weak)))
+          if run.__class__ is tiers.Race:
+            return self._race(entry, run, leaves, t0)
+          outs = run(*[a._value for a in leaves])
+        except RuntimeError:   # a deleted argument: JAX's error for a donated one
+          check_not_donated(leaves)
+          raise
+        entry.exec_s.append(time.perf_counter() - t0)
+        if entry.single_output:
+          return Array(outs[0], entry.out_weak[0])
+        return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
     return self._call(args, kwargs)
 
   def _call(self, args, kwargs):
@@ -300,12 +303,13 @@ class PjitFunction:
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
     if entry.donate is not None:
       return self._call_donating(entry, run, leaves)
+    key = []
     if (not kwargs and not static_key and not self._donates and not self._has_static
-        and all(type(a) in ARRAY_TYPES for a in args)):
+        and arguments.nested_key(args, [], key)):
       if self._fast_flags is not config.generation:   # a flag changed: start afresh
         self._fast_cache.clear()
         self._fast_flags = config.generation
-      self._fast_cache[tuple(((a.shape, a.dtype), a.weak_type) for a in args)] = entry
+      self._fast_cache[tuple(key)] = entry
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
       outs = run.execute_device(list(map(arguments.leaf_device_value, leaves)))

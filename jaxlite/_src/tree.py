@@ -234,6 +234,16 @@ def _kind(t):
   return _registry.get(t) or _namedtuple_kind(t)
 
 
+def is_registered(t) -> bool:
+  """Whether ``t`` is a registered node type (tuple, list, dict, None or a custom one)."""
+  return t in _registry
+
+
+def dict_keys_in_order(d) -> tuple:
+  """A dict's keys in the order flattening visits their values (sorted)."""
+  return _sorted_keys(d)
+
+
 def _kind_for_pickle(t):
   kind = _kind(t)
   if kind is None:
