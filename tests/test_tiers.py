@@ -262,3 +262,45 @@ def test_background_compile_thread_hands_the_gil_over_while_it_lowers(monkeypatc
   tiers._worker.queue.join()
   background.yield_to_callers()
   assert sleeps["jaxlite-xla-compile"] >= 1 and threading.current_thread().name not in sleeps
+
+
+_PRIORITIES_SCRIPT = r"""
+import glob, os, time
+import jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite._src import tiers
+def threads():
+  return {int(t.rsplit("/", 1)[1]) for t in glob.glob(f"/proc/{os.getpid()}/task/*")}
+before = threads()
+tiers.submit(lambda: None)   # the compile thread starts, and creates XLA's client
+tiers._worker.queue.join()
+worker = tiers._worker.thread.native_id
+started = threads() - before - {worker}   # the client's threads
+f = jax.jit(lambda x: jnp.sin(x) * jnp.cos(x) + x, backend="auto")
+x = jnp.ones(200_000)
+f(x)
+deadline = time.time() + 60
+while not tiers.settled(f) and time.time() < deadline:
+  f(x)
+assert f.stats()[0]["tier"], f.stats()
+print(len(started), os.getpriority(os.PRIO_PROCESS, worker),
+      sorted({os.getpriority(os.PRIO_PROCESS, t) for t in started}))
+"""
+
+
+@needs_xla
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="per-thread priorities: Linux")
+def test_only_the_compile_thread_runs_at_the_lowest_priority():
+  """XLA's client starts its thread pools, which run every XLA computation, from the
+  thread that creates it, and they inherit its priority. Under auto the compile thread
+  creates the client: it must do so before lowering its own priority, or the callers'
+  XLA computations run at the lowest priority for the rest of the process (a fresh
+  process: this one has its client). Threads XLA starts to compile may stay low."""
+  import subprocess
+  import sys
+  out = subprocess.run([sys.executable, "-c", _PRIORITIES_SCRIPT], capture_output=True,
+                       text=True, timeout=300, env=dict(os.environ, JAXLITE_TIER="auto"))
+  assert out.returncode == 0, out.stderr
+  started, worker, client = out.stdout.split(maxsplit=2)
+  assert int(started) >= 1, "the compile thread did not create XLA's client on starting"
+  assert int(worker) == 19
+  assert client.strip() == str([os.getpriority(os.PRIO_PROCESS, 0)])

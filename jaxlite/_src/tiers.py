@@ -87,6 +87,10 @@ class _Worker:
     atexit.register(self.stop)
 
   def loop(self):
+    # XLA's client starts its thread pools from the thread that creates it, and they
+    # inherit that thread's priority for good: create it before this thread lowers its
+    # own, or every XLA computation, the callers' too, runs at the lowest priority
+    backends.xla_available()
     _lower_priority()
     background.run_in_background()
     while True:
