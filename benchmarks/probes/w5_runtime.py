@@ -1,7 +1,8 @@
 """Probe: is W5's (or W4's) XLA-tier gap to JAX in jaxlite's program or in the XLA runtime?
 
 Times the W5 MLP step (gradient + SGD update), or with ``--workload heavy`` W4's heavy on
-1M f32, as four executables on the same inputs:
+1M f32, or with ``--workload hessian`` W8's hessian, as four executables on the same
+inputs:
 each lowering (jaxlite's StableHLO, JAX's) compiled by each runtime (the PyPI
 ``xla-cpu-pjrt`` plugin through jaxlite's PJRT binding, jaxlib's own client), one thread
 each as in ``run.py``. If the two lowerings take the same time on one runtime and the
@@ -29,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from _common import HEAVY_SIZE, LR, mlp_data, mlp_loss_fn  # noqa: E402
+from _common import HEAVY_SIZE, LR, hessian_input, mlp_data, mlp_loss_fn  # noqa: E402
 
 
 def median_ms(runs, calls=10, repeat=31):
@@ -54,6 +55,10 @@ def lowered_step(lib, workload):
   jax = importlib.import_module(lib)
   jnp = importlib.import_module(lib + ".numpy")
   jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
+  if workload == "hessian":
+    h = jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3))
+    x = np.asarray(hessian_input(np))
+    return jit(h).lower(x).as_text(), [x], 1
   if workload == "heavy":
     def heavy(x):
       y = x
@@ -94,7 +99,7 @@ def jax_side(folder, workload):
 def main():
   p = argparse.ArgumentParser(description=__doc__)
   p.add_argument("--jax-python", required=True)
-  p.add_argument("--workload", choices=("mlp", "heavy"), default="mlp")
+  p.add_argument("--workload", choices=("mlp", "heavy", "hessian"), default="mlp")
   p.add_argument("--jax-side", help=argparse.SUPPRESS)
   opts = p.parse_args()
   if opts.jax_side:
@@ -118,7 +123,9 @@ def main():
   runs = {}
   for name, module in (("jax", jax_text), ("jaxlite", text)):
     loaded = client.compile(module)
-    out_avals = [jax.core.ShapedArray(a.shape, a.dtype) for a in leaves[:n_out]]
+    out_avals = ([jax.core.ShapedArray(a.shape * 2, a.dtype) for a in leaves]
+                 if opts.workload == "hessian" else
+                 [jax.core.ShapedArray(a.shape, a.dtype) for a in leaves[:n_out]])
     exe = xla.XlaExecutable(loaded, module, closed.in_avals, out_avals)
 
     def run(exe=exe):
@@ -126,7 +133,8 @@ def main():
         buf.block_until_ready()
     runs[name] = run
   on_plugin = median_ms(runs)
-  print(f"{'W5 step' if opts.workload == 'mlp' else 'W4 heavy'}, median ms (one thread):")
+  title = {"mlp": "W5 step", "heavy": "W4 heavy", "hessian": "W8 hessian"}[opts.workload]
+  print(f"{title}, median ms (one thread):")
   print(f"{'lowering':10s} {'xla-cpu-pjrt plugin':>20s} {'jaxlib client':>14s}")
   for name in ("jaxlite", "jax"):
     print(f"{name:10s} {on_plugin[name]:20.3f} {on_jaxlib[name]:14.3f}")
