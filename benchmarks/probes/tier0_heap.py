@@ -13,21 +13,20 @@ to compare.
 """
 import os
 import statistics
+import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
 os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 os.environ["JAXLITE_TIER0_THREADS"] = "1"
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
+from _common import heavy_fn  # noqa: E402
 from jaxlite._src import tiers  # noqa: E402
 
 
-def heavy(x):
-  y = x
-  for _ in range(20):
-    y = jnp.sin(y) * jnp.cos(y) + jnp.tanh(y)
-  return y
+heavy = heavy_fn(jnp)
 
 
 def median_ms(f, x, calls=100):

@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from _common import HEAVY_SIZE, LR, hessian_input, mlp_data, mlp_loss_fn  # noqa: E402
+from _common import (HEAVY_SIZE, LR, heavy_fn, hessian_input, mlp_data,  # noqa: E402
+                     mlp_loss_fn)
 
 
 def median_ms(runs, calls=10, repeat=31):
@@ -60,13 +61,8 @@ def lowered_step(lib, workload):
     x = np.asarray(hessian_input(np))
     return jit(h).lower(x).as_text(), [x], 1
   if workload == "heavy":
-    def heavy(x):
-      y = x
-      for _ in range(20):
-        y = jnp.sin(y) * jnp.cos(y) + jnp.tanh(y)
-      return y
     x = np.arange(HEAVY_SIZE, dtype=np.float32)
-    return jit(heavy).lower(x).as_text(), [x], 1
+    return jit(heavy_fn(jnp)).lower(x).as_text(), [x], 1
   loss = mlp_loss_fn(jnp)
 
   def step(params, x, y):

@@ -130,6 +130,17 @@ def timed_import(worker, *names):
   return mods
 
 
+def heavy_fn(m):
+  """W3, W4 and W11's heavy for a library ``m`` with NumPy's ``sin``, ``cos`` and ``tanh``
+  (jax.numpy, NumPy, torch): 20 rounds of ``sin(y) * cos(y) + tanh(y)``."""
+  def heavy(x):
+    y = x
+    for _ in range(20):
+      y = m.sin(y) * m.cos(y) + m.tanh(y)
+    return y
+  return heavy
+
+
 def mlp_data(np):
   """The MLP's parameters and batch, identical for every system (float32, seeded)."""
   rng = np.random.default_rng(0)

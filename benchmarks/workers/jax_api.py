@@ -14,7 +14,7 @@ import time
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from _common import (Worker, once, first_calls_p99, timed_import, SHAPES, HEAVY_SIZE,
-                     STALL_HEAVY_SIZE, LR, mlp_data, mlp_loss_fn, small_mlp_data,
+                     STALL_HEAVY_SIZE, LR, heavy_fn, mlp_data, mlp_loss_fn, small_mlp_data,
                      hessian_input)
 
 w = Worker()
@@ -58,11 +58,7 @@ def job_small():
   w.emit("w2_jit_cached", steady(lambda: block(f(x)), (f,), number=200))
 
 
-def heavy(x):
-  y = x
-  for _ in range(20):
-    y = jnp.sin(y) * jnp.cos(y) + jnp.tanh(y)
-  return y
+heavy = heavy_fn(jnp)
 
 
 def job_heavy():

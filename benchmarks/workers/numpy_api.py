@@ -6,7 +6,7 @@ Gradients are written by hand (the MLP's backward pass, W7's per-example gradien
 analytic Hessian). "First call" is the first call of the plain function in a fresh
 process. NumPy has no scan, so W6's scan rows are "n/a".
 """
-from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, mlp_data,
+from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, heavy_fn, mlp_data,
                      small_mlp_data, hessian_input)
 
 w = Worker()
@@ -21,11 +21,7 @@ def job_small():
   w.emit("w2_jit_cached", w.steady(lambda: f(x), number=200))
 
 
-def heavy(x):
-  y = x
-  for _ in range(20):
-    y = np.sin(y) * np.cos(y) + np.tanh(y)
-  return y
+heavy = heavy_fn(np)
 
 
 def job_heavy():

@@ -7,7 +7,7 @@ Under ``--mode compile`` every workload function is wrapped in ``torch.compile``
 compiles the loss and lets AOTAutograd compile its backward (the usual training setup).
 PyTorch has no public ``scan``, so W6's scan rows are "n/a".
 """
-from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, mlp_data,
+from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, heavy_fn, mlp_data,
                      small_mlp_data, hessian_input)
 
 w = Worker()
@@ -29,11 +29,7 @@ def job_small():
   w.emit("w2_jit_cached", w.steady(lambda: f(x), number=200))
 
 
-def heavy(x):
-  y = x
-  for _ in range(20):
-    y = torch.sin(y) * torch.cos(y) + torch.tanh(y)
-  return y
+heavy = heavy_fn(torch)
 
 
 def job_heavy():
