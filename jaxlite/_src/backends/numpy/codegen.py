@@ -132,7 +132,8 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
     out_to = _allocates(eqn) and (out_targets or {}).get(eqn.outvars[0])
     slot = None
     if scratch is not None and _allocates(eqn) and not (out_to or reusable):
-      slot = out_to = scratch.take(eqn.outvars[0].aval.dtype)
+      slot = scratch.take(eqn.outvars[0].aval.dtype)
+      out_to = f"t{slot}"
     expr, in_place = _expression(em, eqn, args, indent, out_to or reusable)
     in_place = None if out_to else in_place
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
@@ -150,7 +151,7 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
       em.lines.append(f"{indent}{outs[0]} = {expr}")
     dead = _emit_del(em, names, dying, indent, in_place)
     if scratch is not None:
-      scratch.held[outs[0]] = slot or scratch.held.get(in_place)
+      scratch.held[outs[0]] = slot if slot is not None else scratch.held.get(in_place)
       scratch.release(dead)
   return [read(v) for v in jaxpr.outvars]
 
@@ -173,18 +174,18 @@ class _Scratch:
     self.free = {}     # dtype -> indices of the buffers holding no live value
     self.held = {}     # name of a live value -> the buffer it is in (None: not scratch)
 
-  def take(self, dtype) -> str:
+  def take(self, dtype) -> int:
     free = self.free.setdefault(dtype, [])
     if not free:
       free.append(len(self.dtypes))
       self.dtypes.append(dtype)
-    return f"t{free.pop()}"
+    return free.pop()
 
   def release(self, names):
     for name in names:
       slot = self.held.pop(name, None)
       if slot is not None:
-        self.free[self.dtypes[int(slot[1:])]].append(int(slot[1:]))
+        self.free[self.dtypes[slot]].append(slot)
 
 
 def _blockable(eqn) -> bool:

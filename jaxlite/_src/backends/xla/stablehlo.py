@@ -15,9 +15,9 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jaxlite._src.backends.background import yield_to_callers
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.backends.background import yield_to_callers
 from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as ew
