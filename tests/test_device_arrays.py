@@ -301,3 +301,53 @@ def test_unfetched_array_becomes_a_plain_array_when_read():
   w.delete()
   with pytest.raises(RuntimeError, match="Array has been deleted"):
     w + 1
+
+
+_SYNCHRONOUS_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import jaxlite as jax, jaxlite.numpy as jnp
+    assert jax.config.jax_cpu_enable_async_dispatch is False
+    def heavy(x):
+      for _ in range(20):
+        x = jnp.sin(x) * jnp.cos(x) + jnp.tanh(x)
+      return x
+    x = jax.jit(lambda: jnp.arange(1_000_000, dtype=jnp.float32) / 1e6, backend="xla")()
+    f = jax.jit(heavy, backend="xla")
+    for _ in range(3):
+      out = f(x)
+      assert out.is_ready()   # a 1M-element program: returned only once computed
+    np.testing.assert_allclose(np.asarray(out),
+                               np.asarray(jax.jit(heavy, backend="numpy")(x)),
+                               rtol=1e-5, atol=1e-6)
+    def host(v):
+      raise ValueError("boom on the host")
+    g = jax.jit(lambda v: jax.pure_callback(host, jax.ShapeDtypeStruct((3,), jnp.float32),
+                                            v), backend="xla")
+    try:   # raised by the call, as in JAX (or, had the call returned, when read)
+      np.asarray(g(jnp.ones(3)))
+    except Exception as e:
+      assert "boom on the host" in str(e), e
+    else:
+      raise AssertionError("no error")
+    print("ok")
+""")
+
+
+def test_cpu_async_dispatch_off_returns_computed_outputs():
+  """JAX's ``jax_cpu_enable_async_dispatch=False`` (env JAX_CPU_ENABLE_ASYNC_DISPATCH),
+  read when the client is created: every XLA call returns once its outputs are computed,
+  and a computation's error is still raised."""
+  if not tiers.xla_available():
+    pytest.skip("no XLA plugin installed")
+  import os
+  out = subprocess.run([sys.executable, "-c", _SYNCHRONOUS_SCRIPT], capture_output=True,
+                       text=True, timeout=300,
+                       env=dict(os.environ, JAX_CPU_ENABLE_ASYNC_DISPATCH="false"))
+  assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_cpu_async_dispatch_is_a_config_option_as_in_jax():
+  assert jax.config.jax_cpu_enable_async_dispatch is True   # JAX's default
+  with jax.config.override("jax_cpu_enable_async_dispatch", False):
+    assert jax.config.jax_cpu_enable_async_dispatch is False
+  jax.config.update("jax_cpu_enable_async_dispatch", True)

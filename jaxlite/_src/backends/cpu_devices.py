@@ -40,3 +40,9 @@ config.define("jax_num_cpu_devices", -1,
               "--xla_force_host_platform_device_count, else 1). Read once, when the "
               "devices are first used.", env_var="JAX_NUM_CPU_DEVICES", parse=int,
               on_change=_check_count_change)
+
+config.define("jax_cpu_enable_async_dispatch", True,
+              "Only applies to non-parallel computations. If False, run computations "
+              "inline without async dispatch: an XLA call on the CPU returns once its "
+              "outputs are computed. Read once, when the XLA client is created.",
+              env_var="JAX_CPU_ENABLE_ASYNC_DISPATCH", validate=bool)

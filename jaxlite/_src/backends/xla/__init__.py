@@ -21,6 +21,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src.backends.cpu_devices import cpu_device_count
+from jaxlite._src.config import config
 from jaxlite._src.backends.xla import cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
@@ -53,8 +54,10 @@ def _create_client():
   for plugin in candidates:
     try:
       api = pjrt.load_api(plugin.path)
-      options = {"cpu_device_count": cpu_device_count()} if plugin.platform == "cpu" else {}
-      return pjrt.Client(api, options), None
+      cpu = plugin.platform == "cpu"
+      options = {"cpu_device_count": cpu_device_count()} if cpu else {}
+      return pjrt.Client(api, options, synchronous=cpu and not
+                         config.jax_cpu_enable_async_dispatch), None
     except (OSError, XlaRuntimeError) as e:
       errors.append(f"{plugin.package} ({plugin.path}): {e}")
   if not candidates:

@@ -368,10 +368,13 @@ class Device:
 
 
 class Client:
-  """A PJRT client; its buffers and executables are destroyed before it is."""
+  """A PJRT client; its buffers and executables are destroyed before it is.
+  ``synchronous``: every single-device dispatch finishes before it returns (JAX's
+  ``jax_cpu_enable_async_dispatch=False``; the CPU plugin has no option for it)."""
 
-  def __init__(self, api: Api, options: dict | None = None):
+  def __init__(self, api: Api, options: dict | None = None, synchronous: bool = False):
     self.api = api
+    self.synchronous = synchronous
     keep, values = [], []
     for name, value in (options or {}).items():
       raw = name.encode()
@@ -670,7 +673,7 @@ class LoadedExecutable:
               output_lists=ctypes.addressof(out_ptrs),
               device_complete_events=ctypes.addressof(events))
     api.check(api.LoadedExecutable_Execute(ctypes.byref(ex)))
-    return [self._outputs(out[:nout], _Flight(api, events[i]))
+    return [self._outputs(out[:nout], _Flight(api, events[i]), parallel=True)
             for i, out in enumerate(outs)]
 
   def _check_device_args(self, args):
@@ -799,9 +802,9 @@ class LoadedExecutable:
         _HostFlight(api, None, host, host_events).wait()
     return _HostFlight(api, events[0], host, host_events)
 
-  def _outputs(self, handles, flight):
+  def _outputs(self, handles, flight, parallel=False):
     """One ``DeviceBuffer`` per output handle of the dispatch ``flight`` (None: finished,
-    see ``_flight``)."""
+    see ``_flight``); ``parallel``: one device's share of a multi-device dispatch."""
     api, client = self.api, self.client
     outs = []
     for handle, spec in zip(handles, self.out_specs):
@@ -811,6 +814,13 @@ class LoadedExecutable:
       next(_created)
       outs.append(b)
     if flight is None:
+      return outs
+    if flight.event is not None and client.synchronous and not parallel:
+      with flight.lock:   # finished before returning; an error is raised when read
+        flight._finish()
+      if flight.error is None:
+        for b in outs:
+          b._flight = None
       return outs
     if flight.event is not None:   # tracked until finished (see ``_flights``)
       _flights.append(flight)
