@@ -51,27 +51,25 @@ def median_ms(runs, calls=10, repeat=31):
 
 def lowered_step(lib, workload):
   """``lib``'s (jaxlite's or JAX's) StableHLO of the jitted workload, its flat inputs and
-  the number of outputs."""
+  its flat outputs' shapes and dtypes."""
   import importlib
   jax = importlib.import_module(lib)
   jnp = importlib.import_module(lib + ".numpy")
-  jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
   if workload == "hessian":
-    h = jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3))
-    x = np.asarray(hessian_input(np))
-    return jit(h).lower(x).as_text(), [x], 1
-  if workload == "heavy":
-    x = np.arange(HEAVY_SIZE, dtype=np.float32)
-    return jit(heavy_fn(jnp)).lower(x).as_text(), [x], 1
-  loss = mlp_loss_fn(jnp)
+    fn, args = jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)), (hessian_input(np),)
+  elif workload == "heavy":
+    fn, args = heavy_fn(jnp), (np.arange(HEAVY_SIZE, dtype=np.float32),)
+  else:
+    loss = mlp_loss_fn(jnp)
 
-  def step(params, x, y):
-    grads = jax.grad(loss)(params, x, y)
-    return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
-  params, x, y = mlp_data(np)
-  text = jit(step).lower(params, x, y).as_text()
-  leaves = jax.tree_util.tree_leaves((params, x, y))
-  return text, leaves, len(leaves) - 2
+    def fn(params, x, y):
+      grads = jax.grad(loss)(params, x, y)
+      return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+    args = mlp_data(np)
+  jitted = jax.jit(fn, backend="xla") if lib == "jaxlite" else jax.jit(fn)
+  outs = jax.tree_util.tree_leaves(jax.eval_shape(fn, *args))
+  return (jitted.lower(*args).as_text(), jax.tree_util.tree_leaves(args),
+          [(o.shape, o.dtype) for o in outs])
 
 
 def jax_side(folder, workload):
@@ -102,7 +100,7 @@ def main():
     return jax_side(opts.jax_side, opts.workload)
   from jaxlite._src.backends import xla
   import jaxlite as jax
-  text, leaves, n_out = lowered_step("jaxlite", opts.workload)
+  text, leaves, out_specs = lowered_step("jaxlite", opts.workload)
   with tempfile.TemporaryDirectory() as folder:
     with open(os.path.join(folder, "jaxlite.mlir"), "w") as f:
       f.write(text)
@@ -119,9 +117,7 @@ def main():
   runs = {}
   for name, module in (("jax", jax_text), ("jaxlite", text)):
     loaded = client.compile(module)
-    out_avals = ([jax.core.ShapedArray(a.shape * 2, a.dtype) for a in leaves]
-                 if opts.workload == "hessian" else
-                 [jax.core.ShapedArray(a.shape, a.dtype) for a in leaves[:n_out]])
+    out_avals = [jax.core.ShapedArray(shape, dtype) for shape, dtype in out_specs]
     exe = xla.XlaExecutable(loaded, module, closed.in_avals, out_avals)
 
     def run(exe=exe):
