@@ -252,10 +252,10 @@ def test_dispatch_that_finished_at_once_matches_the_asking_path():
   loaded = next(iter(f._cache.values())).run.executable.loaded
   expected = np.sin(np.sin(np.arange(16.0)) * 2 + 1) * 2 + 1
   fast = [f(x) for _ in range(pjrt.INLINE_AFTER + 40)]
-  assert loaded._inline_streak >= pjrt.INLINE_AFTER
+  assert loaded._streak[0] >= pjrt.INLINE_AFTER
   slow = []
   for _ in range(8):
-    loaded._inline_streak = 0
+    loaded._streak[0] = 0
     slow.append(f(x))
   for y in fast + slow:
     assert y._buf._flight is None and y._buf.ready and y.is_ready()
@@ -272,13 +272,13 @@ def test_input_not_known_ready_takes_the_asking_path():
   for _ in range(pjrt.INLINE_AFTER + 2):
     small(ready)
   loaded = next(iter(small._cache.values())).run.executable.loaded
-  assert loaded._inline_streak >= pjrt.INLINE_AFTER
+  assert loaded._streak[0] >= pjrt.INLINE_AFTER
   pending = heavy(a)
   still_running = pending._buf._flight is not None
-  streak = loaded._inline_streak
+  streak = loaded._streak[0]
   out = small(pending)
   if still_running:   # (it always is, unless the machine ran it inside Execute)
-    assert loaded._inline_streak in (0, streak)   # not counted: it asked
+    assert loaded._streak[0] in (0, streak)   # not counted: it asked
   np.testing.assert_allclose(out, np.asarray(ready) * 2, rtol=1e-6)
 
 
@@ -351,3 +351,67 @@ def test_cpu_async_dispatch_is_a_config_option_as_in_jax():
   with jax.config.override("jax_cpu_enable_async_dispatch", False):
     assert jax.config.jax_cpu_enable_async_dispatch is False
   jax.config.update("jax_cpu_enable_async_dispatch", True)
+
+
+def _loaded(f):
+  return next(iter(f._cache.values())).run.executable.loaded
+
+
+@pytest.mark.parametrize("fun, nargs", [
+    (lambda: jnp.arange(3.0) * 2, 0),
+    (lambda x: x * 2 + 1, 1),
+    (lambda x, y, z: (x @ y + z, jnp.tanh(z).sum(), x.T), 3),
+    (lambda x, y: [x, y, x - y, x * y], 2),
+])
+def test_cached_call_matches_the_general_path_and_numpy(fun, nargs):
+  # The cached call is generated per (arguments, outputs) count (pjrt._cached_call);
+  # the general path (LoadedExecutable.execute_device) takes the same buffers.
+  rng = np.random.default_rng(0)
+  host = [rng.normal(size=(3, 3)).astype(np.float32) for _ in range(nargs)]
+  args = [jax.block_until_ready(xla_jit(lambda a: a + 0)(h)) for h in host]
+  f = xla_jit(fun)
+  expected = jax.tree_util.tree_map(np.asarray, jax.jit(fun, backend="numpy")(*host))
+  for _ in range(pjrt.INLINE_AFTER + 3):   # past the streak: the inline path too
+    got = f(*args)
+    jax.tree_util.tree_map(lambda g, e: np.testing.assert_allclose(g, e, rtol=1e-5), got,
+                           expected)
+  loaded = _loaded(f)
+  exe = next(iter(f._cache.values())).run.executable
+  assert exe.execute_device is not loaded.execute_device     # the generated function
+  bufs = [a._buf for a in args]
+  fast, general = exe.execute_device(bufs), loaded.execute_device(bufs)
+  assert len(fast) == len(general) == len(jax.tree_util.tree_leaves(expected))
+  for a, b in zip(fast, general):
+    assert a.spec is b.spec and a.client is b.client
+    np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
+
+
+def test_cached_call_hands_anything_else_to_the_general_path():
+  f = xla_jit(lambda x, y: x * y)
+  x = jax.block_until_ready(f(jnp.arange(3.0), jnp.arange(3.0)))
+  exe = next(iter(f._cache.values())).run.executable
+  with pytest.raises(TypeError, match="takes 2 arguments, got 1"):
+    exe.execute_device([x._buf])
+  with pytest.raises(TypeError, match="takes 2 arguments, got 3"):
+    exe.execute_device([x._buf] * 3)
+  wrong = xla_jit(lambda v: v + 1)(jnp.arange(4.0))
+  with pytest.raises(TypeError, match=r"float32\[3\]"):
+    exe.execute_device([x._buf, wrong._buf])
+  # NumPy arguments are transferred; a held lock (another thread's call) makes fresh structs
+  host = np.arange(3, dtype=np.float32)
+  np.testing.assert_array_equal(exe.execute_device([x._buf, host])[0].to_numpy(),
+                                [0, 1, 8])
+  loaded = _loaded(f)
+  with loaded._lock:
+    outs = exe.execute_device([x._buf, x._buf])
+  np.testing.assert_array_equal(outs[0].to_numpy(), [0, 1, 16])
+
+
+def test_many_arguments_take_the_general_path(monkeypatch):
+  monkeypatch.setattr(pjrt, "CACHED_CALL_MAX_ARITY", 2)
+  f = xla_jit(lambda x, y: x - y)
+  np.testing.assert_array_equal(f(jnp.arange(3.0), jnp.ones(3)), [-1, 0, 1])
+  exe = next(iter(f._cache.values())).run.executable
+  assert exe.execute_device == _loaded(f).execute_device
+  y = f(jnp.arange(3.0), jnp.ones(3))
+  np.testing.assert_array_equal(f(y, y), [0, 0, 0])

@@ -335,21 +335,25 @@ def test_io_callback_results_and_vmap_on_xla():
   assert calls == [[0, 1], [2, 3], [4, 5]]   # one call per element, in order
 
 
-def test_an_error_in_a_dispatch_that_runs_inline_surfaces_when_read():
+@pytest.mark.parametrize("n", [3, 1 << 15])   # read by copy; read in place (aliased)
+def test_an_error_in_a_dispatch_that_runs_inline_surfaces_when_read(n):
   # A small program on ready inputs runs inside Execute; after INLINE_AFTER such runs its
-  # dispatches skip asking whether it finished (pjrt.LoadedExecutable._flight). A failing
-  # run on that path must still raise when its output is read, and later runs work.
+  # dispatches skip asking whether it finished (the cached call, pjrt._CACHED_CALL). A
+  # failing run on that path must still raise (the CPU client reports a callback's error
+  # from Execute itself; an error on the completion event would raise at the read), and
+  # later runs work.
   def host(v):
     if v[0] < 0:
       raise ValueError("negative on the host")
     return v + 1
-  f = jax.jit(lambda x: jax.pure_callback(host, jax.ShapeDtypeStruct((3,), jnp.float32), x),
+  f = jax.jit(lambda x: jax.pure_callback(host, jax.ShapeDtypeStruct((n,), jnp.float32), x),
               backend="xla")
-  good = jax.block_until_ready(jnp.ones(3) + 0)
+  good = jax.block_until_ready(jnp.ones(n) + 0)
   for _ in range(pjrt.INLINE_AFTER + 2):
-    np.testing.assert_array_equal(f(good), [2, 2, 2])
+    np.testing.assert_array_equal(f(good), np.full(n, 2))
   loaded = next(iter(f._cache.values())).run.executable.loaded
-  assert loaded._inline_streak >= pjrt.INLINE_AFTER
+  assert loaded._streak[0] >= pjrt.INLINE_AFTER
+  bad = jax.block_until_ready(jax.jit(lambda v: -v, backend="xla")(good))   # ready, too
   with pytest.raises(Exception, match="ValueError: negative on the host"):
-    np.asarray(f(-good))
-  np.testing.assert_array_equal(f(good), [2, 2, 2])
+    np.asarray(f(bad))
+  np.testing.assert_array_equal(f(good), np.full(n, 2))

@@ -78,7 +78,8 @@ def _describe(sig):
 
 class _Entry:
   """One signature of one jitted function: its jaxpr, executable and statistics."""
-  __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls", "hits",
+  # (its cache hits are its calls but the first, which traced it: no counter needed)
+  __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
                "donation", "donate")
@@ -93,7 +94,6 @@ class _Entry:
     self.source = None
     self.optimized = None
     self.calls = 0
-    self.hits = 0
     self.trace_ms = trace_ms
     self.compile_ms = {}
     self.exec_s = deque(maxlen=256)
@@ -249,7 +249,6 @@ class PjitFunction:
         bufs.append(buf)
       entry = self._fast_cache.get(tuple(key))
       if entry is not None:
-        entry.hits += 1
         entry.calls += 1
         run = entry.run
         t0 = time.perf_counter()
@@ -291,7 +290,6 @@ class PjitFunction:
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
       return self._execute(entry, args, kwargs, static_key, leaves)
-    entry.hits += 1
     try:
       return self._execute(entry, args, kwargs, static_key, leaves)
     except RuntimeError:   # a deleted argument: JAX's error for a donated one (cache hit)
@@ -450,7 +448,6 @@ class PjitFunction:
     with self._lock:
       entry = self._cache.get(key)
       if entry is not None:
-        entry.hits += 1
         return entry
       entry = self._trace(key, args, kwargs, leaves, static_key)
       if self._donates:

@@ -56,7 +56,7 @@ def _row(entry):
   return {
       "signature": "(" + ", ".join(a.str_short(short_dtypes=True) for a in avals) + ")",
       "calls": entry.calls,
-      "cache_hits": entry.hits,
+      "cache_hits": max(entry.calls - 1, 0),   # every call but the one that traced
       "trace_ms": entry.trace_ms,
       "compile_ms": dict(entry.compile_ms),
       "execute_ms_median": statistics.median(times) * 1e3 if times else None,

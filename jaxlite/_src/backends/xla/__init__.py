@@ -143,7 +143,7 @@ class XlaExecutable:
     loaded.set_signature([(a.shape, a.dtype) for a in in_avals],
                          [(a.shape, a.dtype) for a in out_avals], donors)
     self._execute = loaded.execute
-    self.execute_device = loaded.execute_device
+    self.execute_device = loaded.cached_call()
     # execute_donating(args, donate): execute_device letting XLA consume the buffers at
     # the indices ``donate`` (see ``pjrt.LoadedExecutable.execute_donating``)
     self.execute_donating = loaded.execute_donating

@@ -531,7 +531,7 @@ class LoadedExecutable:
     ``execute_donating``, which names the buffers it may consume."""
     self.donors = tuple(donors)
     self._donating = {}   # the donors kept by a donating call -> its prebuilt structs
-    self._inline_streak = 0   # dispatches found finished at once, in a row (``_flight``)
+    self._streak = [0]   # dispatches found finished at once, in a row (``_flight``)
     self.in_specs = [_spec(s, d) for s, d in in_specs]
     self.out_specs = [_spec(s, d) for s, d in out_specs]
     n = self.num_outputs()
@@ -617,36 +617,24 @@ class LoadedExecutable:
 
     NumPy arguments may be aliased by the device (zero copy) until the computation is
     done with them: they are kept alive by the outputs and must not be mutated.
+
+    ``cached_call`` makes a faster function for the common case, which comes back here
+    for anything else.
     """
-    specs, client = self.in_specs, self.client
+    specs = self.in_specs
     if len(args) != len(specs):
       raise TypeError(f"The compiled function takes {len(specs)} arguments, got "
                       f"{len(args)}.")
-    # Fast path: buffers of this client whose spec is the very tuple declared (specs are
-    # interned, see ``_spec``); anything else is checked and converted one by one.
-    inputs_ready = True
-    for x, spec in zip(args, specs):
-      if x.__class__ is not DeviceBuffer or x.spec is not spec or x.client is not client:
-        return self._dispatch(self._check_device_args(args), False)
-      if x._flight is not None:
-        inputs_ready = False
-    if not self._lock.acquire(False):
-      return self._dispatch(args, True)
-    # The common cached call, inline (each Python call costs ~0.1 us): buffers only, and
-    # the prebuilt structs are ours until the output handles are read.
-    api = self.api
-    try:
-      arg_list = self._arg_list
-      for i, x in enumerate(args):
-        arg_list[i] = x.handle
-      err = api.LoadedExecutable_Execute(self._ex_ref)
-      if err:
-        raise api.error(err)
-      handles = self._out_list[:self._nout]
-      flight = self._flight(self._structs, inputs_ready)
-    finally:
-      self._lock.release()
-    return self._outputs(handles, flight)
+    args = self._check_device_args(args)
+    return self._dispatch(args, all(x.__class__ is DeviceBuffer for x in args))
+
+  def cached_call(self):
+    """``execute_device`` made for this signature's common case: this client's buffers of
+    the declared specs, the prebuilt structs free (see ``_CACHED_CALL``). It holds this
+    executable; keep it where the executable does not hold it (no reference cycle)."""
+    if len(self.in_specs) + len(self.out_specs) > CACHED_CALL_MAX_ARITY:
+      return self.execute_device
+    return _cached_call(self)
 
   def execute_sharded(self, arg_lists, donate=()):
     """Dispatch a program compiled for several devices (replicas or partitions) without
@@ -726,44 +714,35 @@ class LoadedExecutable:
     program inside Execute when its inputs are ready, and a finished dispatch needs no
     flight object, no tracking and no wait later.
 
-    One C call asks whether it has finished. An executable found finished
-    ``INLINE_AFTER`` times in a row, on inputs known to be ready (``inputs_ready``),
-    runs inline: its dispatches on ready inputs skip the question and wait for the event
-    at once, which returns at once (it would only wait for a run that, against the
-    record, went to another thread). Every ``INLINE_RECHECK``-th such dispatch asks
-    again, and a run found unfinished ends the streak."""
+    One C call asks whether it has finished. Dispatches on inputs known to be ready
+    (``inputs_ready``) found finished count towards the executable's streak (``_streak``);
+    a run found unfinished ends it. From ``INLINE_AFTER`` in a row on, the cached call
+    skips the question on ready inputs and waits for the event at once, which returns at
+    once (it would only wait for a run that, against the record, went to another
+    thread); every ``INLINE_RECHECK``-th of those asks here again."""
     events = structs[3]
     event = events[0]
     events[0] = None
     api = self.api
     if event is None or api.Event_IsReady is None:
       return _Flight(api, event)
+    ready = structs[15]
+    ready.event = event
+    err = api.Event_IsReady(structs[16])
+    if err or not ready.is_ready:
+      if err:
+        api.error(err)   # destroys it: waiting later reports what went wrong
+      self._streak[0] = 0
+      return _Flight(api, event)
+    if inputs_ready:
+      self._streak[0] += 1
+    # the event is ready: reading its error does not wait (Await would be the same
+    # answer, with the GIL released around the call)
     ev, ev_ref = structs[6], structs[7]
     ev.event = event
-    streak = self._inline_streak
-    if inputs_ready and streak >= INLINE_AFTER and streak % INLINE_RECHECK:
-      self._inline_streak = streak + 1
-      err = api.Event_Await(ev_ref)
-    else:
-      ready = structs[15]
-      ready.event = event
-      err = api.Event_IsReady(structs[16])
-      if err or not ready.is_ready:
-        if err:
-          api.error(err)   # destroys it: waiting later reports what went wrong
-        self._inline_streak = 0
-        return _Flight(api, event)
-      if inputs_ready:
-        self._inline_streak = streak + 1
-      # the event is ready: reading its error does not wait (Await would be the same
-      # answer, with the GIL released around the call)
-      err = (api.Event_Error or api.Event_Await)(ev_ref)
+    err = (api.Event_Error or api.Event_Await)(ev_ref)
     api.Event_Destroy(ev_ref)
-    if not err:
-      return None
-    failed = _Flight(api, None)   # the computation's error, raised when waited for
-    failed.error = str(api.error(err))
-    return failed
+    return _failed_flight(api, err) if err else None
 
   def _dispatch_with_host(self, args, structs):
     """Transfer the NumPy arguments, execute; the flight that keeps them alive."""
@@ -965,6 +944,99 @@ INLINE_RECHECK = 32
 ALIAS_MIN_BYTES = 1 << 16
 
 
+# The cached call of ``LoadedExecutable.execute_device``, as Python source with one line
+# per argument and per output: unrolled, the loops, zips and slices of the general path go,
+# and the prebuilt structs are closure variables instead of attributes. That is a fifth of
+# the instructions of a cached jit call. Made once per (arguments, outputs) count.
+_CACHED_CALL = """
+def make(general, flight_of, outputs, lock, api, client, execute, ex_ref, arg_list,
+         out_list, structs, in_specs, out_specs, streak, DeviceBuffer, new, created,
+         failed_flight, INLINE_AFTER, INLINE_RECHECK):
+  [{specs}] = in_specs
+  [{outs}] = out_specs
+  acquire, release = lock.acquire, lock.release
+  events, ev, ev_ref = structs[3], structs[6], structs[7]
+  await_event, destroy_event = api.Event_Await, api.Event_Destroy
+
+  def execute_device(args):
+    try:
+      [{xs}] = args
+    except (TypeError, ValueError):   # the wrong number: the general path says so
+      return general(args)
+    if {not_ours}:
+      return general(args)
+    inputs_ready = {ready}
+    if not acquire(False):   # another thread's call holds the structs
+      return general(args)
+    try:
+{stores}
+      err = execute(ex_ref)
+      if err:
+        raise api.error(err)
+{handles}
+      run = streak[0]
+      if inputs_ready and run >= INLINE_AFTER and run % INLINE_RECHECK:
+        # this executable runs inline on ready inputs (``LoadedExecutable._flight``)
+        streak[0] = run + 1
+        ev.event = events[0]
+        events[0] = None
+        err = await_event(ev_ref)
+        destroy_event(ev_ref)
+        flight = failed_flight(api, err) if err else None
+      else:
+        flight = flight_of(structs, inputs_ready)
+    finally:
+      release()
+    if flight is not None:
+      return outputs([{hs}], flight)
+{buffers}
+    return [{bs}]
+  return execute_device
+"""
+_cached_call_makers: dict = {}
+# Above this many arguments and outputs together, the general path serves (the source
+# would take longer to compile than the calls it speeds up)
+CACHED_CALL_MAX_ARITY = 256
+
+
+def _cached_call(loaded):
+  """``LoadedExecutable.cached_call``: the function made from ``_CACHED_CALL``."""
+  nin, nout = len(loaded.in_specs), len(loaded.out_specs)
+  make = _cached_call_makers.get((nin, nout))
+  if make is None:
+    xs = [f"x{i}" for i in range(nin)]
+    checks = [f"{x}.__class__ is not DeviceBuffer or {x}.spec is not spec{i} "
+              f"or {x}.client is not client" for i, x in enumerate(xs)]
+    indent = "\n" + " " * 6
+    text = _CACHED_CALL.format(
+        specs=", ".join(f"spec{i}" for i in range(nin)),
+        outs=", ".join(f"out{j}" for j in range(nout)),
+        xs=", ".join(xs),
+        not_ours=" or ".join(f"({c})" for c in checks) or "False",
+        ready=" and ".join(f"{x}._flight is None" for x in xs) or "True",
+        stores=indent[1:] + indent.join(f"arg_list[{i}] = {x}.handle"
+                                        for i, x in enumerate(xs)) if xs else "      pass",
+        handles=indent[1:] + indent.join(f"h{j} = out_list[{j}]" for j in range(nout))
+        if nout else "      pass",
+        hs=", ".join(f"h{j}" for j in range(nout)),
+        buffers="\n".join(
+            f"    b{j} = new(DeviceBuffer)\n"
+            f"    b{j}.handle, b{j}.api, b{j}.client, b{j}.spec, b{j}._flight, b{j}._alias = "
+            f"h{j}, api, client, out{j}, None, None\n"
+            f"    next(created)" for j in range(nout)),
+        bs=", ".join(f"b{j}" for j in range(nout)))
+    namespace: dict = {}
+    exec(compile(text, f"<jaxlite cached call: {nin} arguments, {nout} outputs>", "exec"),
+         namespace)
+    make = _cached_call_makers[(nin, nout)] = namespace["make"]
+  api = loaded.api
+  return make(loaded.execute_device, loaded._flight, loaded._outputs, loaded._lock, api,
+              loaded.client, api.LoadedExecutable_Execute, loaded._ex_ref, loaded._arg_list,
+              loaded._out_list, loaded._structs, loaded.in_specs, loaded.out_specs,
+              loaded._streak, DeviceBuffer, _new_object, _created, _failed_flight,
+              INLINE_AFTER, INLINE_RECHECK)
+
+
 def _peek(counter) -> int:
   return int(repr(counter)[6:-1])
 
@@ -1007,6 +1079,14 @@ def _destroy_buffer(api, handle):
   a.buffer = handle
   api.Buffer_Destroy(ref)
   _buffer_args.append((a, ref))
+
+
+def _failed_flight(api, err):
+  """A finished dispatch's flight carrying its error (``PJRT_Error*`` ``err``, destroyed
+  here), raised when its outputs are waited for."""
+  failed = _Flight(api, None)
+  failed.error = str(api.error(err))
+  return failed
 
 
 def _await_event(api, event):
