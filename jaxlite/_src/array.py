@@ -144,7 +144,7 @@ class Array:
   def block_until_ready(self):
     """Wait until the value is computed (without copying it to the host); returns self."""
     buf = self._buf
-    if buf is not None:
+    if buf is not None and buf._flight is not None:   # None: computed (no call needed)
       buf.block_until_ready()
     placed = self._placed
     if placed is not None:
@@ -231,6 +231,7 @@ class _Deleted:
   __slots__ = ("spec", "donated")
   host = None
   client = None
+  _flight = "deleted"   # not None, as for a buffer still computing: waiting raises
 
   def __init__(self, spec, donated=False):
     self.spec = spec
