@@ -946,8 +946,9 @@ ALIAS_MIN_BYTES = 1 << 16
 
 # The cached call of ``LoadedExecutable.execute_device``, as Python source with one line
 # per argument and per output: unrolled, the loops, zips and slices of the general path go,
-# and the prebuilt structs are closure variables instead of attributes. That is a fifth of
-# the instructions of a cached jit call. Made once per (arguments, outputs) count.
+# and the prebuilt structs are closure variables instead of attributes. That took 8,700
+# of the 56,000 instructions a cached jit call counted (benchmarks/README.md, fifth pass).
+# Made once per (arguments, outputs) count.
 _CACHED_CALL = """
 def make(general, flight_of, outputs, lock, api, client, execute, ex_ref, arg_list,
          out_list, structs, in_specs, out_specs, streak, DeviceBuffer, new, created,
@@ -975,10 +976,12 @@ def make(general, flight_of, outputs, lock, api, client, execute, ex_ref, arg_li
         raise api.error(err)
 {handles}
       run = streak[0]
-      if inputs_ready and run >= INLINE_AFTER and run % INLINE_RECHECK:
+      event = events[0]
+      if (inputs_ready and run >= INLINE_AFTER and run % INLINE_RECHECK
+          and event is not None):
         # this executable runs inline on ready inputs (``LoadedExecutable._flight``)
         streak[0] = run + 1
-        ev.event = events[0]
+        ev.event = event
         events[0] = None
         err = await_event(ev_ref)
         destroy_event(ev_ref)
