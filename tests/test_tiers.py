@@ -3,6 +3,7 @@ import collections
 import os
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -146,25 +147,44 @@ def test_race_serves_every_call_from_tier_0_and_runs_xla_trials_off_the_callers_
   assert entry.run in ("numpy-run", "xla-run") and set(entry.tier_ms) == {"numpy", "xla"}
 
 
-def _timed_tiers(numpy_s, xla_s):
-  """Race tiers that take the given seconds per call: a constant for tier 0, one figure
-  per successive trial for XLA (its last figure repeats); ``trials`` counts XLA's."""
+class _ThreadClock:
+  """``time.perf_counter`` for the race under test: each thread's clock moves only by the
+  seconds the fake tiers declare in that thread. Real sleeps on the compile thread (which
+  runs at the lowest priority) measured anything on a loaded machine, and the slower tier
+  sometimes won."""
+
+  def __init__(self):
+    self._local = threading.local()
+
+  def perf_counter(self):
+    return getattr(self._local, "now", 0.0)
+
+  def advance(self, seconds):
+    self._local.now = self.perf_counter() + seconds
+
+
+def _timed_tiers(monkeypatch, numpy_s, xla_s):
+  """Race tiers that take the given seconds per call, on a per-thread clock the race
+  reads: a constant for tier 0, one figure per successive trial for XLA (its last
+  figure repeats); ``trials`` counts XLA's."""
+  clock = _ThreadClock()
+  monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
   trials = []
 
   def xla(leaves):
-    time.sleep(xla_s[min(len(trials), len(xla_s) - 1)])
+    clock.advance(xla_s[min(len(trials), len(xla_s) - 1)])
     trials.append(1)
     return ["xla"]
 
   def numpy(leaves):
-    time.sleep(numpy_s)
+    clock.advance(numpy_s)
     return ["numpy"]
   return {"numpy": ("numpy-run", numpy), "xla": ("xla-run", xla)}, trials
 
 
-def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time():
+def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time(monkeypatch):
   # an executable's first runs are slower: they must not decide the race
-  race_tiers, trials = _timed_tiers(0.004, [0.03, 0.01, 0.008, 0.001])
+  race_tiers, trials = _timed_tiers(monkeypatch, 0.004, [0.03, 0.01, 0.008, 0.001])
   entry = _Entry(lambda x: jnp.sin(x))
   entry.run = race = tiers.Race(entry, race_tiers)
   _call_until_settled(entry, race)
@@ -173,10 +193,10 @@ def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time():
   assert entry.tier_ms["xla"] < entry.tier_ms["numpy"]
 
 
-def test_race_warm_up_stops_once_its_runs_spend_the_budget():
-  # the first run is free (one-time costs); two more of half the budget spend it
-  slow = tiers.Race.WARMUP_BUDGET / 2
-  race_tiers, trials = _timed_tiers(0.001, [slow])
+def test_race_warm_up_stops_once_its_runs_spend_the_budget(monkeypatch):
+  # the first run is free (one-time costs); two more of just over half the budget spend it
+  slow = tiers.Race.WARMUP_BUDGET * 0.51
+  race_tiers, trials = _timed_tiers(monkeypatch, 0.001, [slow])
   entry = _Entry(lambda x: jnp.sin(x))
   entry.run = race = tiers.Race(entry, race_tiers)
   _call_until_settled(entry, race)
@@ -184,11 +204,11 @@ def test_race_warm_up_stops_once_its_runs_spend_the_budget():
 
 
 
-def test_race_takes_tier_0s_figure_from_the_calls_it_served():
+def test_race_takes_tier_0s_figure_from_the_calls_it_served(monkeypatch):
   # Enough timed tier-0 calls: their best time stands for tier 0, which runs no trials on
   # the compile thread; fewer: tier 0 runs its trials there (the tests above).
   calls = []
-  race_tiers, trials = _timed_tiers(0.0, [0.002])
+  race_tiers, trials = _timed_tiers(monkeypatch, 0.0, [0.002])
   numpy_run, numpy_call = race_tiers["numpy"]
   race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
       threading.current_thread().name) or numpy_call(leaves))
