@@ -41,8 +41,9 @@ if job == "floor":
   f = jit(lambda x: x * 2 + 1)
   x = block(f(jnp.arange(4, dtype=jnp.float32)))
   loaded = next(iter(f._cache.values())).run.executable.loaded
-  api, ex_ref, events, out_list = loaded.api, loaded._ex_ref, loaded._events, loaded._out_list
-  loaded._arg_list[0] = x._buf.handle
+  api, structs = loaded.api, loaded._structs
+  arg_list, out_list, events, ex_ref = structs[1], structs[2], structs[3], structs[5]
+  arg_list[0] = x._buf.handle
   execute, await_, destroy_event, destroy_buffer = (
       api.LoadedExecutable_Execute, api.Event_Await, api.Event_Destroy, api.Buffer_Destroy)
   ev, ev_ref = pjrt._borrow(pjrt._event_args, pjrt.EventArgs)

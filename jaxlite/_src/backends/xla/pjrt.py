@@ -542,9 +542,6 @@ class LoadedExecutable:
       buffer_type(d)
     self._cpu = self.client.platform == "cpu" and self.api.Buffer_UnsafePointer is not None
     self._structs = self._build_structs()
-    # the pieces of the prebuilt structs the cached-call path touches
-    self._arg_list, self._out_list, self._events = self._structs[1:4]
-    self._ex_ref, self._nout = self._structs[5], len(self.out_specs)
 
   def _build_structs(self, keep_donors=None):
     """The argument structs of a call; ``keep_donors``: the donor arguments PJRT must not
@@ -950,13 +947,14 @@ ALIAS_MIN_BYTES = 1 << 16
 # of the 56,000 instructions a cached jit call counted (benchmarks/README.md, fifth pass).
 # Made once per (arguments, outputs) count.
 _CACHED_CALL = """
-def make(general, flight_of, outputs, lock, api, client, execute, ex_ref, arg_list,
-         out_list, structs, in_specs, out_specs, streak, DeviceBuffer, new, created,
-         failed_flight, INLINE_AFTER, INLINE_RECHECK):
+def make(general, flight_of, outputs, lock, api, client, structs, in_specs, out_specs,
+         streak, DeviceBuffer, new, created, failed_flight, INLINE_AFTER, INLINE_RECHECK):
   [{specs}] = in_specs
   [{outs}] = out_specs
   acquire, release = lock.acquire, lock.release
-  events, ev, ev_ref = structs[3], structs[6], structs[7]
+  arg_list, out_list, events, ex_ref = structs[1], structs[2], structs[3], structs[5]
+  ev, ev_ref = structs[6], structs[7]
+  execute = api.LoadedExecutable_Execute
   await_event, destroy_event = api.Event_Await, api.Event_Destroy
 
   def execute_device(args):
@@ -1033,10 +1031,8 @@ def _cached_call(loaded):
     exec(compile(text, f"<jaxlite cached call: {nin} arguments, {nout} outputs>", "exec"),
          namespace)
     make = _cached_call_makers[(nin, nout)] = namespace["make"]
-  api = loaded.api
-  return make(loaded.execute_device, loaded._flight, loaded._outputs, loaded._lock, api,
-              loaded.client, api.LoadedExecutable_Execute, loaded._ex_ref, loaded._arg_list,
-              loaded._out_list, loaded._structs, loaded.in_specs, loaded.out_specs,
+  return make(loaded.execute_device, loaded._flight, loaded._outputs, loaded._lock,
+              loaded.api, loaded.client, loaded._structs, loaded.in_specs, loaded.out_specs,
               loaded._streak, DeviceBuffer, _new_object, _created, _failed_flight,
               INLINE_AFTER, INLINE_RECHECK)
 
