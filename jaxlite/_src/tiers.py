@@ -10,7 +10,6 @@ per function; ``jaxlite.config.update("jaxlite_tier", ...)`` or ``JAXLITE_TIER``
 from __future__ import annotations
 
 import atexit
-import os
 import queue
 import threading
 import time
@@ -88,10 +87,9 @@ class _Worker:
 
   def loop(self):
     # XLA's client starts its thread pools from the thread that creates it, and they
-    # inherit that thread's priority for good: create it before this thread lowers its
-    # own, or every XLA computation, the callers' too, runs at the lowest priority
+    # inherit that thread's priority for good: this thread keeps the callers' (XLA's
+    # compile alone runs at the lowest, ``background.at_low_priority``)
     backends.xla_available()
-    _lower_priority()
     background.run_in_background()
     while True:
       task = self.queue.get()
@@ -109,15 +107,6 @@ class _Worker:
     self.stopping = True
     self.queue.put(None)
     self.thread.join()
-
-
-def _lower_priority():
-  """Give the compile thread (and the threads XLA starts from it, which inherit it) the
-  lowest CPU priority, so that on a busy machine the caller's calls run first."""
-  try:
-    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-  except (AttributeError, OSError):   # not Linux (where priorities are per thread)
-    pass
 
 
 _worker = None

@@ -1,10 +1,20 @@
-"""The background compile thread's manners: it hands the GIL to the callers it runs beside.
+"""The background compile thread's manners: it hands the GIL to the callers it runs beside,
+and leaves the CPU to them while XLA compiles.
 
 A caller that wants the GIL waits a whole switch interval (5 ms) while another thread runs
 Python, and tier 0 releases the GIL at every ufunc call; so Python on the compile thread
 (lowering above all) would be taken out of the caller's calls many times over. Loops that
 run there call ``yield_to_callers`` once per step.
+
+The compile thread keeps the callers' CPU priority, because it holds the GIL in turns: at
+the lowest priority the kernel descheduled it while it held the GIL whenever the callers
+kept both cores busy (tier 0's matrix products on OpenBLAS's threads), so a caller waited
+up to 21 ms for the GIL, and lowering the W5 MLP step took 1,016 ms for 17 ms of CPU time
+(benchmarks/README.md, sixth pass). Only XLA's long C calls, which hold no GIL, run at the
+lowest priority (``at_low_priority``).
 """
+import os
+import queue
 import threading
 import time
 
@@ -31,3 +41,58 @@ def yield_to_callers():
   back before the waiter wakes."""
   if _courtesy.background:
     time.sleep(YIELD_FOR)
+
+
+def lower_priority():
+  """Give the calling thread, and the threads it starts later, the lowest CPU priority."""
+  try:
+    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+  except (AttributeError, OSError):   # not Linux (where priorities are per thread)
+    pass
+
+
+class _LowPriorityThread:
+  """A daemon thread at the lowest CPU priority that runs the calls handed to it."""
+
+  def __init__(self):
+    self.requests = queue.SimpleQueue()
+    self.thread = threading.Thread(target=self.loop, name="jaxlite-xla-compile-low",
+                                   daemon=True)
+    self.thread.start()
+
+  def loop(self):
+    lower_priority()
+    while True:
+      fn, args, done, outcome = self.requests.get()
+      try:
+        outcome.append((fn(*args), None))
+      except BaseException as e:   # raised again on the thread that asked
+        outcome.append((None, e))
+      done.set()
+
+  def run(self, fn, args):
+    done, outcome = threading.Event(), []
+    self.requests.put((fn, args, done, outcome))
+    done.wait()
+    result, error = outcome[0]
+    if error is not None:
+      raise error
+    return result
+
+
+_low = None
+_low_lock = threading.Lock()
+
+
+def at_low_priority(c_function, *args):
+  """``c_function(*args)``: on a background thread, run by a thread at the lowest CPU
+  priority, so that on a busy machine the callers' threads run first; on a caller's
+  thread, directly. For long C calls that hold no GIL (XLA's compile): Python there could
+  be descheduled holding the GIL."""
+  global _low
+  if not _courtesy.background:
+    return c_function(*args)
+  with _low_lock:
+    if _low is None:
+      _low = _LowPriorityThread()
+  return _low.run(c_function, args)
