@@ -8,16 +8,21 @@ thread repeats one kind of work, as ``auto``'s compile thread does:
   execute  XLA runs heavy (C++, and a little Python around each run)
   numpy    np.sin over 100k f32 (C, NumPy releases the GIL)
   lower    jaxlite lowers heavy's jaxpr to StableHLO (Python)
-  lower, yielding
+  lower, yield 5 us
+  lower, yield 0.5 ms
            the same on a thread marked as the compile thread is
-           (``background.run_in_background``): it hands the GIL over after each equation
+           (``background.run_in_background``): it hands the GIL over after each
+           equation, sleeping 5 us or 0.5 ms (``background.YIELD_FOR``)
 
 Tier 0's call makes about 130 ufunc calls, and each releases the GIL. While the other
 thread runs Python, it takes the GIL at each release and keeps it until the caller has
 waited a whole switch interval (5 ms), so every ufunc call of the caller costs it up to
 5 ms. Work in C beside it costs the caller little: three runs gave 2.49-2.52 ms alone,
 2.50-3.70 beside XLA's compile, 2.52-4.29 beside its runs, and 576-872 ms beside the
-lowering; with the hand-over, 2.8-4.6 ms.
+lowering. With the hand-over the thread still takes the GIL at the caller's first release
+after each sleep, for one equation. Three runs (2026-12-02): the caller's median call
+was 1.6-2.2x its time alone with 5 us sleeps and 1.1-1.6x with 0.5 ms ones, while the
+lowering (printed: wall time per pass) took 11 and 63 ms.
 
     .venv/bin/python benchmarks/probes/gil_contention.py
 """
@@ -59,14 +64,23 @@ def main():
       "execute": lambda: on_xla(x).block_until_ready(),
       "numpy": lambda: np.sin(plain),
       "lower": lambda: xla.lower(closed, "heavy"),
-      "lower, yielding": lambda: xla.lower(closed, "heavy"),
   }
+  yields = {"lower, yield 5 us": 5e-6, "lower, yield 0.5 ms": 5e-4}
+  for name in yields:
+    work[name] = work["lower"]
+  passes = []
 
-  def median_ms(background, calls, yielding):
+  def timed_lowering():
+    t0 = time.perf_counter()
+    xla.lower(closed, "heavy")
+    passes.append(time.perf_counter() - t0)
+
+  def median_ms(background, calls, yield_for):
     stop = threading.Event()
 
     def repeat():
-      if yielding:
+      if yield_for:
+        compile_thread.YIELD_FOR = yield_for
         compile_thread.run_in_background()
       while not stop.is_set():
         background()
@@ -88,7 +102,12 @@ def main():
   print("tier 0 heavy (100k f32), median ms per call, with another thread doing:")
   for name, background in work.items():
     calls = 5 if name == "lower" else 40   # a call takes ~0.6 s beside the lowering
-    print(f"  {name:16s} {median_ms(background, calls, 'yielding' in name):9.2f}")
+    if name in yields:
+      background, passes[:] = timed_lowering, []
+    line = f"  {name:20s} {median_ms(background, calls, yields.get(name)):9.2f}"
+    if name in yields:
+      line += f"   (lowering: {statistics.median(passes) * 1e3:.0f} ms per pass)"
+    print(line)
 
 
 if __name__ == "__main__":

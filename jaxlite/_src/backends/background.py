@@ -25,7 +25,14 @@ class _Courtesy(threading.local):
 
 
 _courtesy = _Courtesy()
-YIELD_FOR = 5e-6   # seconds a hand-over sleeps (Linux's timer slack makes it ~55 us)
+# Seconds a hand-over sleeps (Linux's timer slack makes it ~55 us). The caller still loses
+# the GIL to this thread at its first release after the sleep, for one equation's
+# lowering. Sleeping 0.5 ms instead spread that over 6x as many of the caller's calls
+# (tier 0's heavy beside a lowering: 1.1-1.6x its time alone instead of 1.6-2.2x, for 63
+# ms of lowering instead of 11; benchmarks/probes/gil_contention.py's "yield" rows), and
+# every call beside background work is slower on this 2-CPU machine anyway, so W11's
+# p99 (the third slowest call) came out worse; not kept.
+YIELD_FOR = 5e-6
 
 
 def run_in_background():
@@ -36,9 +43,9 @@ def run_in_background():
 def yield_to_callers():
   """On a background thread, release the GIL long enough for a waiting caller to take it.
   Beside a thread lowering in a loop, tier 0's heavy (100k f32) took 576-872 ms per call
-  instead of 2.5, and 2.8-4.6 with this hand-over (``benchmarks/probes/
-  gil_contention.py``). ``time.sleep(0)`` would not hand over: the sleeper takes the GIL
-  back before the waiter wakes."""
+  instead of 2.5, and 4.1-5.5 with this hand-over (``benchmarks/probes/
+  gil_contention.py``, 2026-12-02). ``time.sleep(0)`` would not hand over: the sleeper
+  takes the GIL back before the waiter wakes."""
   if _courtesy.background:
     time.sleep(YIELD_FOR)
 
