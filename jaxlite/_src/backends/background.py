@@ -8,10 +8,10 @@ run there call ``yield_to_callers`` once per step.
 
 The compile thread keeps the callers' CPU priority, because it holds the GIL in turns: at
 the lowest priority the kernel descheduled it while it held the GIL whenever the callers
-kept both cores busy (tier 0's matrix products on OpenBLAS's threads), so a caller waited
-up to 21 ms for the GIL, and lowering the W5 MLP step took 1,016 ms for 17 ms of CPU time
-(benchmarks/README.md, sixth pass). Only XLA's long C calls, which hold no GIL, run at the
-lowest priority (``at_low_priority``).
+kept both cores busy (tier 0's matrix products on OpenBLAS's threads), so the callers'
+calls took up to 24 ms instead of 8, and lowering the W5 MLP step took 0.9-1.4 s for
+13-21 ms of CPU time (``benchmarks/probes/lowering_priority.py``). Only XLA's long C
+calls, which hold no GIL, run at the lowest priority (``at_low_priority``).
 """
 import os
 import queue
