@@ -185,9 +185,7 @@ class Race:
   TRIALS rounds time each tier once. A function with side effects (debug and io
   callbacks) must run once per call, so its trials alternate the tiers on real calls
   instead. Each tier's best time decides: noise (another thread's turn, a page fault)
-  only adds. So once tier 0's figure comes from served calls, the first of XLA's runs,
-  warm-up included, that beats it decides at once: the runs left would only slow the
-  callers' calls beside them."""
+  only adds."""
   TRIALS = 3
   # An XLA executable's first runs are slower (W7: 38 ms, then 1.6, 1.3, 1.5, 1.2, 1.3,
   # and from then on 0.10-0.17 ms): it first runs untimed, up to WARMUP times while
@@ -236,48 +234,29 @@ class Race:
     return self.caller
 
   def _trials(self, leaves):
-    times = {t: [] for t in self.tiers}
-
-    def timed(tier, call):
-      """Run ``call``; its seconds, and whether they settle the race outright."""
-      t0 = time.perf_counter()
-      call(leaves)
-      elapsed = time.perf_counter() - t0
-      if tier == self.caller or len(self.tiers) != 2:
-        return elapsed, False
-      served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
-      if len(served) < self.CALLER_CALLS or elapsed >= min(served):
-        return elapsed, False
-      times[tier], times[self.caller] = [elapsed] * self.TRIALS, [min(served)] * self.TRIALS
-      return elapsed, True
-
     try:
       for tier, (_, call) in self.tiers.items():   # warm-up, untimed, of the other tiers
         if tier == self.caller:
           continue
         spent, runs = 0.0, 0
         while runs < self.WARMUP and spent < self.WARMUP_BUDGET:
-          elapsed, settled = timed(tier, call)
-          if settled:
-            return self._install(times)
-          spent += elapsed if runs else 0.0   # the first: one-time costs
+          t0 = time.perf_counter()
+          call(leaves)
+          spent += (time.perf_counter() - t0) if runs else 0.0   # the first: one-time costs
           runs += 1
-      served = self.entry.exec_s.copy()
+      times = {t: [] for t in self.tiers}
+      served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
       if len(served) >= self.CALLER_CALLS:   # as many figures as trials, for _decide
         times[self.caller] = [min(served)] * self.TRIALS
-      racing = [(tier, call) for tier, (_, call) in self.tiers.items() if not times[tier]]
+      timed = [(tier, call) for tier, (_, call) in self.tiers.items() if not times[tier]]
       for _ in range(self.TRIALS):
-        for tier, call in racing:
-          elapsed, settled = timed(tier, call)
-          if settled:
-            return self._install(times)
-          times[tier].append(elapsed)
+        for tier, call in timed:
+          t0 = time.perf_counter()
+          call(leaves)
+          times[tier].append(time.perf_counter() - t0)
     except Exception as e:  # e.g. an argument deleted since: tier 0 keeps serving
       self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
       return
-    self._install(times)
-
-  def _install(self, times):
     with self.lock:
       self.times = times
       self._decide()
