@@ -250,8 +250,9 @@ def test_a_failing_background_trial_leaves_tier_0_serving():
 def test_only_the_c_calls_handed_over_by_the_compile_thread_run_at_the_lowest_priority():
   """The compile thread keeps the callers' priority: it runs Python, and at the lowest
   priority the kernel descheduled it holding the GIL whenever the callers kept both
-  cores busy (a caller waited up to 21 ms). The long C calls it hands over run at the
-  lowest priority; a caller's own calls run on its thread."""
+  cores busy (the callers' calls took up to 24 ms instead of 8; probes/
+  lowering_priority.py). The long C calls it hands over run at the lowest priority; a
+  caller's own calls run on its thread."""
   def priority():
     return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
