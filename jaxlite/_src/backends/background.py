@@ -13,8 +13,8 @@ calls took up to 24 ms instead of 8, and lowering the W5 MLP step took 0.9-1.4 s
 13-21 ms of CPU time (``benchmarks/probes/lowering_priority.py``). Only XLA's long C
 calls, which hold no GIL, run at the lowest priority (``at_low_priority``).
 """
+import concurrent.futures
 import os
-import queue
 import threading
 import time
 
@@ -58,36 +58,7 @@ def lower_priority():
     pass
 
 
-class _LowPriorityThread:
-  """A daemon thread at the lowest CPU priority that runs the calls handed to it."""
-
-  def __init__(self):
-    self.requests = queue.SimpleQueue()
-    self.thread = threading.Thread(target=self.loop, name="jaxlite-xla-compile-low",
-                                   daemon=True)
-    self.thread.start()
-
-  def loop(self):
-    lower_priority()
-    while True:
-      fn, args, done, outcome = self.requests.get()
-      try:
-        outcome.append((fn(*args), None))
-      except BaseException as e:   # raised again on the thread that asked
-        outcome.append((None, e))
-      done.set()
-
-  def run(self, fn, args):
-    done, outcome = threading.Event(), []
-    self.requests.put((fn, args, done, outcome))
-    done.wait()
-    result, error = outcome[0]
-    if error is not None:
-      raise error
-    return result
-
-
-_low = None
+_low = None   # the executor of at_low_priority's calls, made on first use
 _low_lock = threading.Lock()
 
 
@@ -101,5 +72,6 @@ def at_low_priority(c_function, *args):
     return c_function(*args)
   with _low_lock:
     if _low is None:
-      _low = _LowPriorityThread()
-  return _low.run(c_function, args)
+      _low = concurrent.futures.ThreadPoolExecutor(1, "jaxlite-xla-compile-low",
+                                                   initializer=lower_priority)
+  return _low.submit(c_function, *args).result()
