@@ -7,6 +7,12 @@ thread repeats the XLA tier's ``heavy``, as the tier race's trials do. Modes:
   free    the second thread runs; the kernel places every thread
   pinned  the caller on CPU 0; every other thread (the second one, XLA's pools) on CPU 1
 
+Everything runs with one thread, as in ``run.py``'s default rows: tier 0's blocks on the
+caller alone (a second tier-0 thread pinned to CPU 1 would share it with XLA, as it did in
+this probe's first version, whose "pinned" rows came out as slow as the "free" ones).
+Three runs each (2026-12-02, seventh pass), p99: none 4.1-4.4 ms, free 10.4-12.6,
+pinned 4.0-5.6.
+
     for m in none free pinned; do .venv/bin/python benchmarks/probes/stall_affinity.py $m; done
 
 Linux only (``os.sched_setaffinity`` per thread), two CPUs at least.
@@ -18,6 +24,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
+os.environ.update(JAXLITE_TIER0_THREADS="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+                  XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402

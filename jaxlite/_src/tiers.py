@@ -95,10 +95,11 @@ class _Worker:
       task = self.queue.get()
       if task is None or self.stopping:
         return
-      fn, args = task
+      fn, args, caller = task
       self.busy = True
       try:
-        fn(*args)
+        with background.away_from(caller):
+          fn(*args)
       finally:
         self.busy = False
         self.queue.task_done()
@@ -114,12 +115,12 @@ _worker_lock = threading.Lock()
 
 
 def submit(fn, *args):
-  """Run ``fn(*args)`` on the background compile thread."""
+  """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU."""
   global _worker
   with _worker_lock:
     if _worker is None:
       _worker = _Worker()
-  _worker.queue.put((fn, args))
+  _worker.queue.put((fn, args, threading.get_native_id()))
 
 
 def cancel_pending():
@@ -128,7 +129,7 @@ def cancel_pending():
     return
   while True:
     try:
-      fn, _ = _worker.queue.get_nowait()
+      fn, _, _ = _worker.queue.get_nowait()
     except queue.Empty:
       return
     except TypeError:   # the stop sentinel
@@ -185,7 +186,9 @@ class Race:
   TRIALS rounds time each tier once. A function with side effects (debug and io
   callbacks) must run once per call, so its trials alternate the tiers on real calls
   instead. Each tier's best time decides: noise (another thread's turn, a page fault)
-  only adds."""
+  only adds. Like the compile, XLA's trials run off the caller's CPU (``submit``), XLA's
+  pools included, so a computation XLA spreads over every core is timed on one core
+  fewer than it gets once it has won."""
   TRIALS = 3
   # An XLA executable's first runs are slower (W7: 38 ms, then 1.6, 1.3, 1.5, 1.2, 1.3,
   # and from then on 0.10-0.17 ms): it first runs untimed, up to WARMUP times while

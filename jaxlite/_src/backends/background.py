@@ -12,8 +12,16 @@ kept both cores busy (tier 0's matrix products on OpenBLAS's threads), so the ca
 calls took up to 24 ms instead of 8, and lowering the W5 MLP step took 0.9-1.4 s for
 13-21 ms of CPU time (``benchmarks/probes/lowering_priority.py``). Only XLA's long C
 calls, which hold no GIL, run at the lowest priority (``at_low_priority``).
+
+Background work also keeps off the CPU of the caller it works for (``away_from``): the
+compile thread, the thread of its XLA calls and XLA's own pools run on the other CPUs
+while it lasts. Beside XLA running heavy on another thread, tier 0's heavy (100k f32, one
+thread) had a p99 of 10.4-12.6 ms free and 4.0-5.6 kept apart, against 4.1-4.4 alone
+(``benchmarks/probes/stall_affinity.py``); a process spinning on the other CPU costs the
+caller nothing (``benchmarks/probes/stall_floor.py``).
 """
 import concurrent.futures
+import contextlib
 import os
 import threading
 import time
@@ -60,6 +68,7 @@ def lower_priority():
 
 _low = None   # the executor of at_low_priority's calls, made on first use
 _low_lock = threading.Lock()
+_low_thread = None   # its thread's native id, once started
 
 
 def at_low_priority(c_function, *args):
@@ -73,5 +82,83 @@ def at_low_priority(c_function, *args):
   with _low_lock:
     if _low is None:
       _low = concurrent.futures.ThreadPoolExecutor(1, "jaxlite-xla-compile-low",
-                                                   initializer=lower_priority)
+                                                   initializer=_start_low_thread)
   return _low.submit(c_function, *args).result()
+
+
+def _start_low_thread():
+  global _low_thread
+  lower_priority()
+  _low_thread = threading.get_native_id()
+
+
+# Native ids of the threads that C libraries started for background work (XLA's pools):
+# ``away_from`` moves them with the compile thread.
+_helpers = set()
+
+
+def _native_threads() -> set:
+  """Native ids of this process's threads that Python's ``threading`` did not start."""
+  try:
+    every = set(map(int, os.listdir("/proc/self/task")))
+  except OSError:   # not Linux
+    return set()
+  return every - {t.native_id for t in threading.enumerate()}
+
+
+def adopt_threads_started_by(c_function, *args):
+  """``c_function(*args)``; the native threads it starts (XLA's client starts its pools
+  when it is created) follow the background work's placement from then on."""
+  before = _native_threads()
+  try:
+    return c_function(*args)
+  finally:
+    _helpers.update(_native_threads() - before)
+
+
+def _last_cpu(tid) -> int:
+  """The CPU that thread ``tid`` of this process last ran on (``/proc``'s stat, field 39)."""
+  with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+    return int(f.read().rsplit(b")", 1)[1].split()[36])
+
+
+def _set_cpus(tid, cpus) -> bool:
+  try:
+    os.sched_setaffinity(tid, cpus)
+    return True
+  except OSError:   # the thread has ended
+    return False
+
+
+@contextlib.contextmanager
+def away_from(caller):
+  """While open, the calling thread (the compile thread), the thread of its
+  ``at_low_priority`` calls and the adopted C threads run only on the CPUs other than the
+  one thread ``caller`` (a native id) last ran on, so that the caller keeps its CPU to
+  itself; at the end each gets back the CPUs it had. Nothing changes where there is no
+  other CPU, or no way to tell (not Linux, the caller gone)."""
+  own = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else set()
+  try:
+    cpu = _last_cpu(caller)
+  except (OSError, ValueError, IndexError):
+    cpu = None
+  if cpu not in own or len(own) < 2:
+    yield
+    return
+  moved = []
+  for tid in {threading.get_native_id(), _low_thread, *_helpers} - {None}:
+    try:
+      had = os.sched_getaffinity(tid)
+    except OSError:   # ended
+      _helpers.discard(tid)
+      continue
+    if had - {cpu} and cpu in had and _set_cpus(tid, had - {cpu}):
+      moved.append((tid, had))
+  low_before = _low_thread
+  try:
+    yield
+  finally:
+    for tid, had in moved:
+      _set_cpus(tid, had)
+    if _low_thread is not None and _low_thread != low_before:
+      _set_cpus(_low_thread, own)   # started meanwhile: it inherited the narrowed CPUs

@@ -395,7 +395,7 @@ class Client:
     array = (NamedValue * len(values))(*values)
     a = _new(ClientCreateArgs, create_options=ctypes.addressof(array),
              num_options=len(values))
-    api.check(api.Client_Create(ctypes.byref(a)))
+    api.check(background.adopt_threads_started_by(api.Client_Create, ctypes.byref(a)))
     self.handle = a.client
     self.platform = _string(api, api.Client_PlatformName, ClientStringArgs, client=a.client)
     self.platform_version = _string(api, api.Client_PlatformVersion, ClientStringArgs,
