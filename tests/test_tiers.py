@@ -289,11 +289,14 @@ def _raised(fn):
   return None
 
 
-def test_background_compile_thread_hands_the_gil_over_while_it_lowers(monkeypatch):
-  """The compile thread lowers with one hand-over of the GIL per equation (a sleep, so a
-  caller waiting for the GIL takes it; ``time.sleep(0)`` would not): without it a caller
-  making ufunc calls waits a whole switch interval at each (gil_contention.py). The
-  caller's own thread never sleeps."""
+def test_background_compile_thread_hands_the_gil_over_once_per_turn_while_it_lowers(
+    monkeypatch):
+  """The compile thread lowers handing the GIL over once per ``TURN`` of lowering (a
+  sleep, so a caller waiting for the GIL takes it; ``time.sleep(0)`` would not): without
+  hand-overs a caller making ufunc calls waits a whole switch interval at each, and with
+  one per equation each hand-over's wake-up cost the caller more than the lowering itself
+  (gil_contention.py, lowering_turn.py). The caller's own thread never sleeps. The clock here advances one
+  second per reading (whole numbers: exact)."""
   def f(x):
     return jnp.tanh(jnp.sin(x) * 2.0 + x) / (x * x + 1.0)
 
@@ -301,19 +304,40 @@ def test_background_compile_thread_hands_the_gil_over_while_it_lowers(monkeypatc
   eqns = len(closed.jaxpr.eqns)
   assert eqns >= 6
   sleeps = collections.Counter()
-  monkeypatch.setattr(background.time, "sleep",
-                      lambda s: sleeps.update([threading.current_thread().name]))
-  if tiers.xla_available():
-    from jaxlite._src.backends import xla
+  ticks = iter(range(10**9))
+  monkeypatch.setattr(background, "time", types.SimpleNamespace(
+      sleep=lambda s: sleeps.update([threading.current_thread().name]),
+      perf_counter=lambda: next(ticks)))
+
+  def on_the_worker(fn):
+    tiers.submit(fn)
+    tiers._worker.queue.join()
+
+  def new_turn():   # the worker's last hand-over, read from the real clock: long ago
+    on_the_worker(lambda: setattr(background._courtesy, "since", 0))
+
+  def lowerings(turn):
+    monkeypatch.setattr(background, "TURN", turn)
+    new_turn()
+    sleeps.clear()
     xla.lower(closed, "f")
     assert sleeps == {}   # the calling thread: no hand-overs
-    tiers.submit(lambda: xla.lower(closed, "f"))
-    tiers._worker.queue.join()
-    assert sleeps == {"jaxlite-xla-compile": eqns}
-  tiers.submit(background.yield_to_callers)
-  tiers._worker.queue.join()
-  background.yield_to_callers()
-  assert sleeps["jaxlite-xla-compile"] >= 1 and threading.current_thread().name not in sleeps
+    on_the_worker(lambda: xla.lower(closed, "f"))
+    return sleeps["jaxlite-xla-compile"]
+
+  try:
+    if tiers.xla_available():
+      from jaxlite._src.backends import xla
+      assert lowerings(0) == eqns   # a hand-over at every equation
+      assert lowerings(2) == (eqns + 1) // 2   # at the first, then one per two readings
+    new_turn()
+    sleeps.clear()
+    on_the_worker(background.yield_to_callers)
+    background.yield_to_callers()
+    assert sleeps == {"jaxlite-xla-compile": 1}
+  finally:
+    monkeypatch.undo()
+    new_turn()
 
 
 needs_two_cpus = pytest.mark.skipif(

@@ -12,7 +12,8 @@ thread repeats one kind of work, as ``auto``'s compile thread does:
   lower, yield 0.5 ms
            the same on a thread marked as the compile thread is
            (``background.run_in_background``): it hands the GIL over after each
-           equation, sleeping 5 us or 0.5 ms (``background.YIELD_FOR``)
+           equation (``background.TURN`` 0), sleeping 5 us or 0.5 ms
+           (``background.YIELD_FOR``); ``lowering_turn.py`` times longer turns
 
 Tier 0's call makes about 130 ufunc calls, and each releases the GIL. While the other
 thread runs Python, it takes the GIL at each release and keeps it until the caller has
@@ -80,7 +81,7 @@ def main():
 
     def repeat():
       if yield_for:
-        compile_thread.YIELD_FOR = yield_for
+        compile_thread.YIELD_FOR, compile_thread.TURN = yield_for, 0.0
         compile_thread.run_in_background()
       while not stop.is_set():
         background()

@@ -4,7 +4,7 @@ and leaves the CPU to them while XLA compiles.
 A caller that wants the GIL waits a whole switch interval (5 ms) while another thread runs
 Python, and tier 0 releases the GIL at every ufunc call; so Python on the compile thread
 (lowering above all) would be taken out of the caller's calls many times over. Loops that
-run there call ``yield_to_callers`` once per step.
+run there call ``yield_to_callers`` once per step, which hands the GIL over once per turn.
 
 The compile thread keeps the callers' CPU priority, because it holds the GIL in turns: at
 the lowest priority the kernel descheduled it while it held the GIL whenever the callers
@@ -28,19 +28,26 @@ import time
 
 
 class _Courtesy(threading.local):
-  """Whether this thread is a background one that should hand the GIL to callers."""
+  """Whether this thread is a background one that should hand the GIL to callers, and
+  when it last did."""
   background = False
+  since = 0.0
 
 
 _courtesy = _Courtesy()
-# Seconds a hand-over sleeps (Linux's timer slack makes it ~55 us). The caller still loses
-# the GIL to this thread at its first release after the sleep, for one equation's
-# lowering. Sleeping 0.5 ms instead spread that over 6x as many of the caller's calls
-# (tier 0's heavy beside a lowering: 1.1-1.6x its time alone instead of 1.6-2.2x, for 63
-# ms of lowering instead of 11; benchmarks/probes/gil_contention.py's "yield" rows), and
-# every call beside background work is slower on this 2-CPU machine anyway, so W11's
-# p99 (the third slowest call) came out worse; not kept.
+# Seconds a hand-over sleeps (Linux's timer slack makes it ~55 us). Sleeping 0.5 ms
+# instead, with a hand-over after every equation, spread the lowering over 6x as many of
+# the caller's calls, and W11's p99 (the third slowest call) came out worse
+# (benchmarks/probes/gil_contention.py's "yield" rows).
 YIELD_FOR = 5e-6
+# Seconds of Python a background thread runs between hand-overs. Each hand-over costs the
+# caller a wake-up on top of the Python it waits for. One lowering of heavy (100
+# equations) cost the caller 6.5-6.9 ms over two calls and took 11-12 ms with a hand-over
+# after every equation, and 2.5-3.5 ms in one call, taking 2.0-2.3 ms, with one per 1 ms;
+# W7's vmap(grad) lost 1.9 ms over 6-7 calls against 1.0-1.1 in one
+# (benchmarks/probes/lowering_turn.py). Longer turns gained no more. A caller waits about
+# this long at most for the GIL, well under a switch interval.
+TURN = 1e-3
 
 
 def run_in_background():
@@ -49,13 +56,16 @@ def run_in_background():
 
 
 def yield_to_callers():
-  """On a background thread, release the GIL long enough for a waiting caller to take it.
-  Beside a thread lowering in a loop, tier 0's heavy (100k f32) took 576-872 ms per call
-  instead of 2.5, and 4.1-5.5 with this hand-over (``benchmarks/probes/
+  """On a background thread, once per ``TURN`` seconds, release the GIL long enough for a
+  waiting caller to take it. Beside a thread lowering in a loop, tier 0's heavy (100k
+  f32) took 576-872 ms per call instead of 2.5 without hand-overs (``benchmarks/probes/
   gil_contention.py``, 2026-12-02). ``time.sleep(0)`` would not hand over: the sleeper
   takes the GIL back before the waiter wakes."""
   if _courtesy.background:
-    time.sleep(YIELD_FOR)
+    now = time.perf_counter()
+    if now - _courtesy.since >= TURN:
+      time.sleep(YIELD_FOR)
+      _courtesy.since = time.perf_counter()
 
 
 def lower_priority():
