@@ -359,7 +359,8 @@ def test_background_work_keeps_off_the_callers_cpu_while_it_lasts():
 
   def c_pool_thread():   # a C library's thread: Python's threading did not start it
     started.append(threading.get_native_id())
-    hold.acquire()
+    hold.acquire()   # until the test ends; then let the next one end too
+    hold.release()
   background.adopt_threads_started_by(_thread.start_new_thread, c_pool_thread, ())
   deadline = time.time() + 10
   while not started and time.time() < deadline:
@@ -374,17 +375,24 @@ def test_background_work_keeps_off_the_callers_cpu_while_it_lasts():
   def job():
     seen.update(worker=os.sched_getaffinity(0), pool=os.sched_getaffinity(pool),
                 low=background.at_low_priority(os.sched_getaffinity, 0))
+    _thread.start_new_thread(c_pool_thread, ())   # as XLA does at its first compile
+    while len(started) < 2:
+      time.sleep(0.001)
+    seen.update(later=os.sched_getaffinity(started[1]))
   try:
     assert pool in background._helpers
     os.sched_setaffinity(0, {cpu})   # the caller (this thread) runs on ``cpu``
     tiers.submit(job)
     tiers._worker.queue.join()
+    [later] = started[1:]
+    assert seen == {"worker": others, "pool": others, "low": others, "later": others}
+    assert {t: os.sched_getaffinity(t) for t in before} == before
+    # the thread started meanwhile inherited the narrowed CPUs: widened back, and adopted
+    assert os.sched_getaffinity(later) == every and later in background._helpers
   finally:
     os.sched_setaffinity(0, every)
     hold.release()
-    background._helpers.discard(pool)
-  assert seen == {"worker": others, "pool": others, "low": others}
-  assert {t: os.sched_getaffinity(t) for t in before} == before
+    background._helpers.difference_update(started)
 
 
 @needs_two_cpus

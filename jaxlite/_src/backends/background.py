@@ -145,7 +145,8 @@ def away_from(caller):
   """While open, the calling thread (the compile thread), the thread of its
   ``at_low_priority`` calls and the adopted C threads run only on the CPUs other than the
   one thread ``caller`` (a native id) last ran on, so that the caller keeps its CPU to
-  itself; at the end each gets back the CPUs it had. Nothing changes where there is no
+  itself; at the end each gets back the CPUs it had, and the C threads they started
+  meanwhile get the caller's CPU back and are adopted. Nothing changes where there is no
   other CPU, or no way to tell (not Linux, the caller gone)."""
   own = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else set()
   try:
@@ -164,11 +165,22 @@ def away_from(caller):
       continue
     if had - {cpu} and cpu in had and _set_cpus(tid, had - {cpu}):
       moved.append((tid, had))
-  low_before = _low_thread
+  existing, low_before = _native_threads(), _low_thread
   try:
     yield
   finally:
     for tid, had in moved:
       _set_cpus(tid, had)
-    if _low_thread is not None and _low_thread != low_before:
-      _set_cpus(_low_thread, own)   # started meanwhile: it inherited the narrowed CPUs
+    # Threads started meanwhile by the moved ones inherited the narrowed CPUs: XLA starts
+    # more of its threads at its first compile and run. Widen them back, and move XLA's
+    # with the background work from now on.
+    started = _native_threads() - existing
+    if _low_thread != low_before:
+      started.add(_low_thread)
+    for tid in started:
+      try:
+        cpus = os.sched_getaffinity(tid)
+      except OSError:   # ended
+        continue
+      if cpu not in cpus and _set_cpus(tid, cpus | {cpu}) and tid != _low_thread:
+        _helpers.add(tid)
