@@ -1,5 +1,5 @@
 """The background compile thread's manners: it hands the GIL to the callers it runs beside,
-and leaves the CPU to them while XLA compiles.
+keeps off their CPU, and leaves the CPU to them while XLA compiles.
 
 A caller that wants the GIL waits a whole switch interval (5 ms) while another thread runs
 Python, and tier 0 releases the GIL at every ufunc call; so Python on the compile thread
