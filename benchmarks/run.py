@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORKERS = HERE / "workers"
 sys.path.insert(0, str(WORKERS))
-from _common import JOBS  # noqa: E402
+from _common import JOBS, threads_env  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,7 @@ def worker_env(threads, inductor_cache):
   env = dict(os.environ, JAX_PLATFORMS="cpu", TORCHINDUCTOR_CACHE_DIR=inductor_cache,
              PYTHONPATH=os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")]))
   if threads:
-    n = str(threads)
-    env.update(OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n,
-               TORCHINDUCTOR_COMPILE_THREADS=n, JAXLITE_TIER0_THREADS=n)
-    if threads == 1:
-      env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+    env.update(threads_env(threads))
   return env
 
 

@@ -23,28 +23,24 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
-os.environ.update(JAXLITE_TIER0_THREADS="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+from _common import threads_env  # noqa: E402 (standard library only)
+os.environ.update(threads_env(1))   # one thread each, as run.py's default rows
 
 import numpy as np  # noqa: E402
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
-from _common import heavy_fn, small_mlp_data  # noqa: E402
+from _common import heavy_fn, per_example_loss_fn, small_mlp_data  # noqa: E402
 from jaxlite._src.backends import background, xla  # noqa: E402
 
 TURNS = (0.0, 3e-4, 1e-3, 2e-3)
-
-
-def per_example_loss(p, x, y):   # W7's, as in workers/jax_api.py
-  h = jnp.tanh(x @ p[0] + p[1])
-  return ((h @ p[2] + p[3])[0] - y) ** 2
 
 
 def workload(name):
   if name == "heavy":
     return heavy_fn(jnp), (jnp.arange(100_000, dtype=jnp.float32),)
   params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
-  return jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)), (params, xs, ys)
+  return jax.vmap(jax.grad(per_example_loss_fn(jnp)), in_axes=(None, 0, 0)), (params, xs, ys)
 
 
 def main(name):

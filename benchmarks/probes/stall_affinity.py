@@ -24,8 +24,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
-os.environ.update(JAXLITE_TIER0_THREADS="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                  XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+from _common import threads_env  # noqa: E402 (standard library only)
+os.environ.update(threads_env(1))   # one thread each, as run.py's default rows
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402

@@ -23,10 +23,9 @@ import tempfile
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-  os.environ[var] = "1"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
+from _common import threads_env  # noqa: E402 (standard library only)
+os.environ.update(threads_env(1))   # one thread each, as run.py's default rows
 
 import numpy as np  # noqa: E402
 

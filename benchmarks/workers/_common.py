@@ -130,6 +130,18 @@ def timed_import(worker, *names):
   return mods
 
 
+def threads_env(n):
+  """Environment variables giving every library ``n`` threads: BLAS, OpenMP, torch's
+  compiler, jaxlite's tier 0 and, for one thread, XLA's CPU runtime (which still spreads
+  large elementwise loops over its pool)."""
+  n = str(n)
+  env = dict(OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n,
+             TORCHINDUCTOR_COMPILE_THREADS=n, JAXLITE_TIER0_THREADS=n)
+  if n == "1":
+    env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+  return env
+
+
 def heavy_fn(m):
   """W3, W4 and W11's heavy for a library ``m`` with NumPy's ``sin``, ``cos`` and ``tanh``
   (jax.numpy, NumPy, torch): 20 rounds of ``sin(y) * cos(y) + tanh(y)``."""
@@ -174,6 +186,15 @@ def small_mlp_data(np):
             rng.standard_normal((64, 1), np.float32) / np.float32(8.0),
             np.zeros(1, np.float32))
   return params, rng.standard_normal((256, 32), np.float32), rng.standard_normal(256, np.float32)
+
+
+def per_example_loss_fn(m):
+  """W7's per-example loss (a 32-64-1 tanh MLP, squared error) for a library ``m`` with
+  ``tanh`` (jax.numpy, torch)."""
+  def per_example_loss(p, x, y):
+    h = m.tanh(x @ p[0] + p[1])
+    return ((h @ p[2] + p[3])[0] - y) ** 2
+  return per_example_loss
 
 
 def hessian_input(np):

@@ -15,7 +15,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from _common import (Worker, once, first_calls_p99, timed_import, SHAPES, HEAVY_SIZE,
                      STALL_HEAVY_SIZE, LR, heavy_fn, mlp_data, mlp_loss_fn, small_mlp_data,
-                     hessian_input)
+                     per_example_loss_fn, hessian_input)
 
 w = Worker()
 lib = w.args.lib
@@ -103,9 +103,7 @@ def job_loops():
     w.emit(f"w6_{kind}{n}_first", once(lambda: block(f(x))))
 
 
-def per_example_loss(p, x, y):
-  h = jnp.tanh(x @ p[0] + p[1])
-  return ((h @ p[2] + p[3])[0] - y) ** 2
+per_example_loss = per_example_loss_fn(jnp)
 
 
 def job_transforms():

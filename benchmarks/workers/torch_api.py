@@ -8,7 +8,7 @@ compiles the loss and lets AOTAutograd compile its backward (the usual training 
 PyTorch has no public ``scan``, so W6's scan rows are "n/a".
 """
 from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, heavy_fn, mlp_data,
-                     small_mlp_data, hessian_input)
+                     small_mlp_data, per_example_loss_fn, hessian_input)
 
 w = Worker()
 (torch,) = timed_import(w, "torch")
@@ -80,9 +80,7 @@ def job_loops():
     w.emit(f"w6_loop{n}_first", once(lambda: f(x)))
 
 
-def per_example_loss(p, x, y):
-  h = torch.tanh(x @ p[0] + p[1])
-  return ((h @ p[2] + p[3])[0] - y) ** 2
+per_example_loss = per_example_loss_fn(torch)
 
 
 def job_transforms():
