@@ -31,6 +31,7 @@ from jaxlite._src import tree
 from jaxlite._src.array import (ARRAY_TYPES, Array, Unfetched, check_donated_once,
                                 check_not_donated, delete_donated, from_device)
 from jaxlite._src import backends
+from jaxlite._src.backends import compile_server
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
@@ -161,27 +162,88 @@ class _Entry:
       self.compiling = False
 
   def _race_with_xla(self, name, numpy_run):
-    if not tiers.xla_available():
-      self.tier_note = "no XLA plugin: the NumPy tier only"
-      return
-    try:
-      xla_run = self._compile_xla(name)
-    except Exception as e:  # the NumPy tier keeps serving; say why in the stats
-      self.tier_note = f"xla unavailable for this function: {type(e).__name__}: {e}"
-      logger.debug("%s: %s", name, self.tier_note)
-      return
     out_weak = self.out_weak
 
     def numpy_call(leaves):
       return list(map(Array, numpy_run(*map(arguments.leaf_value, leaves)), out_weak))
+    # (a function with effects alternates the tiers on real calls, in this process)
+    server = None if tiers.has_effects(self) else compile_server.server()
+    if server is not None:   # XLA compiles and runs its trials there
+      xla = _RemoteXla(self, name, server)
+    elif not tiers.xla_available():
+      self.tier_note = "no XLA plugin: the NumPy tier only"
+      return
+    else:
+      try:
+        xla = self.xla_tier(self._compile_xla(name))
+      except Exception as e:  # the NumPy tier keeps serving; say why in the stats
+        self.tier_note = f"xla unavailable for this function: {type(e).__name__}: {e}"
+        logger.debug("%s: %s", name, self.tier_note)
+        return
+    self.run = tiers.Race(self, {"numpy": (numpy_run, numpy_call), "xla": xla})
+
+  def xla_tier(self, xla_run):
+    """The race's ``(run, call)`` of the XLA executable ``xla_run`` (an _XlaDispatch)."""
+    out_weak = self.out_weak
 
     def xla_call(leaves):
       bufs = xla_run.execute_device(list(map(arguments.leaf_device_value, leaves)))
       for buf in bufs:
         buf.block_until_ready()   # timed to completion, as tier 0 is
       return list(map(from_device, bufs, out_weak))
-    self.run = tiers.Race(self, {"numpy": (numpy_run, numpy_call),
-                                 "xla": (xla_run, xla_call)})
+    return xla_run, xla_call
+
+
+class _RemoteXla:
+  """The race's XLA tier when the compile server compiles and times it
+  (``compile_server``): this process loads the executable only if it wins. Where the
+  server cannot take the jaxpr, XLA compiles and runs its trials here, as without one."""
+
+  def __init__(self, entry, name, server):
+    self.entry, self.name, self.server = entry, name, server
+    self.result = None
+    self.here = None   # (run, call) when XLA raced in this process after all
+
+  def trial_times(self, race, leaves):
+    """XLA's times on ``leaves``, warm-up done (``Race.trial_times``'s contract)."""
+    entry = self.entry
+    try:
+      t0 = time.perf_counter()
+      self.result = r = self.server.compete(
+          entry.optimized, self.name, entry.donation, list(map(arguments.leaf_value, leaves)),
+          race.WARMUP, race.WARMUP_BUDGET, race.TRIALS)
+    except compile_server.ServerError as e:
+      logger.debug("%s: racing XLA in this process: %s", self.name, e)
+      if not tiers.xla_available():
+        raise RuntimeError("no XLA plugin") from None
+      self.here = entry.xla_tier(entry._compile_xla(self.name))
+      return race.trial_times(self.here[1], leaves)
+    entry.compile_ms["xla"] = r["compile_s"] * 1e3
+    entry.xla_text = r["text"]
+    if r["from_disk_cache"]:
+      entry.tier_note = "xla executable loaded from the persistent compile cache"
+    if config.jax_log_compiles:
+      logger.warning("Compiling %s for tier xla in %.2f ms (compile server, %.2f ms in all)",
+                     self.name, r["compile_s"] * 1e3, (time.perf_counter() - t0) * 1e3)
+    return r["times"]
+
+  def load(self, race, leaves):
+    """The winner's ``(run, call)`` in this process, warmed up."""
+    if self.here is not None:
+      return self.here
+    entry, r = self.entry, self.result
+    if r["executable"] is None:   # the plugin could not serialize it: compile it here
+      run = entry._compile_xla(self.name)
+    else:
+      from jaxlite._src.backends import xla
+      if not tiers.xla_available():
+        raise RuntimeError(f"the XLA tier is not available here: "
+                           f"{backends.xla_state.get('reason')}")
+      run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
+                                         entry.donation))
+    self.here = entry.xla_tier(run)
+    race.warm_up(self.here[1], leaves)
+    return self.here
 
 
 _CPU = compiler.Backend("cpu")

@@ -86,10 +86,9 @@ class _Worker:
     atexit.register(self.stop)
 
   def loop(self):
-    # XLA's client starts its thread pools from the thread that creates it, and they
-    # inherit that thread's priority for good: this thread keeps the callers' (XLA's
-    # compile alone runs at the lowest, ``background.at_low_priority``)
-    backends.xla_available()
+    # (XLA's client, when this process needs one, is created on this thread, which keeps
+    # the callers' priority: its thread pools inherit it for good. XLA's compile alone
+    # runs at the lowest, ``background.at_low_priority``)
     background.run_in_background()
     while True:
       task = self.queue.get()
@@ -168,6 +167,11 @@ class Probe:
     return out
 
 
+def has_effects(entry) -> bool:
+  """Whether the signature's program has effects (callbacks that must run once per call)."""
+  return any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
+
+
 class Race:
   """Chooses between tier 0 and XLA on real arguments, then installs the faster one as
   ``entry.run``; no call waits for XLA while it chooses.
@@ -175,7 +179,10 @@ class Race:
   ``tiers`` maps a tier's name to ``(run, call)``: ``run`` is what the entry serves once
   that tier has won, ``call(leaves)`` runs it on the call's argument leaves the way it will
   run then (XLA on device-resident inputs) and returns the output Arrays once they are
-  computed, so that every tier is timed to completion. The callers keep being served by
+  computed, so that every tier is timed to completion. A tier timed elsewhere (XLA in the
+  compile server, ``jit._RemoteXla``) is instead an object with ``trial_times(race,
+  leaves)``, its figures, and ``load(race, leaves)``, its warmed-up ``(run, call)`` here,
+  asked for only when it has won. The callers keep being served by
   the ``caller`` tier (tier 0) while XLA runs its trials on the background compile thread
   with the first call's arguments: trials of XLA on the caller's path made a call wait for
   its first execution (78 ms for a 4 ms scan). Tier 0's figure is the best of the calls it
@@ -210,7 +217,7 @@ class Race:
     self.caller = caller
     self.times = {t: [] for t in tiers}
     self.lock = threading.Lock()
-    self.effectful = any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
+    self.effectful = has_effects(entry)
     self.order = tuple(tiers)
     self.calls = 0
     self.trials_submitted = False
@@ -237,32 +244,53 @@ class Race:
     return self.caller
 
   def _trials(self, leaves):
+    tier = None
     try:
-      for tier, (_, call) in self.tiers.items():   # warm-up, untimed, of the other tiers
-        if tier == self.caller:
-          continue
-        spent, runs = 0.0, 0
-        while runs < self.WARMUP and spent < self.WARMUP_BUDGET:
-          t0 = time.perf_counter()
-          call(leaves)
-          spent += (time.perf_counter() - t0) if runs else 0.0   # the first: one-time costs
-          runs += 1
       times = {t: [] for t in self.tiers}
+      for tier, contender in self.tiers.items():   # timed elsewhere (the compile server)
+        if not isinstance(contender, tuple):
+          times[tier] = contender.trial_times(self, leaves)
+      here = [(t, c[1]) for t, c in self.tiers.items() if isinstance(c, tuple)]
+      for tier, call in here:
+        if tier != self.caller:
+          self.warm_up(call, leaves)
       served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
       if len(served) >= self.CALLER_CALLS:   # as many figures as trials, for _decide
         times[self.caller] = [min(served)] * self.TRIALS
-      timed = [(tier, call) for tier, (_, call) in self.tiers.items() if not times[tier]]
+      here = [(tier, call) for tier, call in here if not times[tier]]
       for _ in range(self.TRIALS):
-        for tier, call in timed:
-          t0 = time.perf_counter()
-          call(leaves)
-          times[tier].append(time.perf_counter() - t0)
+        for tier, call in here:
+          times[tier].append(self.timed(call, leaves))
+      tier = min(times, key=lambda t: min(times[t]))
+      if not isinstance(self.tiers[tier], tuple):   # the winner, loaded here
+        self.tiers[tier] = self.tiers[tier].load(self, leaves)
     except Exception as e:  # e.g. an argument deleted since: tier 0 keeps serving
       self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
       return
     with self.lock:
       self.times = times
       self._decide()
+
+  def warm_up(self, call, leaves):
+    """Run ``call(leaves)`` untimed, ``WARMUP`` times at most, while the runs after the
+    first take under ``WARMUP_BUDGET`` seconds in all."""
+    spent, runs = 0.0, 0
+    while runs < self.WARMUP and spent < self.WARMUP_BUDGET:
+      t0 = time.perf_counter()
+      call(leaves)
+      spent += (time.perf_counter() - t0) if runs else 0.0   # the first: one-time costs
+      runs += 1
+
+  @staticmethod
+  def timed(call, leaves) -> float:
+    t0 = time.perf_counter()
+    call(leaves)
+    return time.perf_counter() - t0
+
+  def trial_times(self, call, leaves) -> list:
+    """A tier's figures as the race takes them here: warm-up, then ``TRIALS`` timed runs."""
+    self.warm_up(call, leaves)
+    return [self.timed(call, leaves) for _ in range(self.TRIALS)]
 
   def _abandon(self, note):
     with self.lock:

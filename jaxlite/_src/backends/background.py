@@ -32,6 +32,7 @@ class _Courtesy(threading.local):
   when it last did."""
   background = False
   since = 0.0
+  avoiding = None   # the CPU kept free for the caller (``away_from``), if any
 
 
 _courtesy = _Courtesy()
@@ -132,6 +133,25 @@ def _last_cpu(tid) -> int:
     return int(f.read().rsplit(b")", 1)[1].split()[36])
 
 
+def avoided_cpu():
+  """The CPU that the background work running on this thread keeps off (the caller's), or
+  None (``away_from``)."""
+  return _courtesy.avoiding
+
+
+def keep_process_off(cpu, cpus: set):
+  """Run every thread of this process on ``cpus`` but ``cpu`` (on all of ``cpus`` when
+  ``cpu`` is None or the only one): the compile server's threads are all background work,
+  so it does this at each request."""
+  keep = cpus - {cpu} if cpu is not None and cpus - {cpu} else cpus
+  try:
+    threads = set(map(int, os.listdir("/proc/self/task")))
+  except OSError:   # not Linux
+    return
+  for tid in threads:
+    _set_cpus(tid, keep)
+
+
 def _set_cpus(tid, cpus) -> bool:
   try:
     os.sched_setaffinity(tid, cpus)
@@ -166,9 +186,11 @@ def away_from(caller):
     if had - {cpu} and cpu in had and _set_cpus(tid, had - {cpu}):
       moved.append((tid, had))
   existing, low_before = _native_threads(), _low_thread
+  _courtesy.avoiding = cpu
   try:
     yield
   finally:
+    _courtesy.avoiding = None
     for tid, had in moved:
       _set_cpus(tid, had)
     # Threads started meanwhile by the moved ones inherited the narrowed CPUs: XLA starts

@@ -230,11 +230,13 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   return loaded
 
 
-def deserialize(data: bytes, closed_or_avals, text: str = "") -> XlaExecutable:
+def deserialize(data: bytes, closed_or_avals, text: str = "", donation=None) -> XlaExecutable:
   """An executable from ``XlaExecutable.serialize`` bytes; the signature comes from a
-  ClosedJaxpr or an ``(in_avals, out_avals)`` pair."""
+  ClosedJaxpr or an ``(in_avals, out_avals)`` pair, ``donation`` is the one it was
+  compiled with (see ``compile``)."""
   if isinstance(closed_or_avals, core.ClosedJaxpr):
     in_avals, out_avals = closed_or_avals.in_avals, closed_or_avals.out_avals
   else:
     in_avals, out_avals = closed_or_avals
-  return XlaExecutable(client().deserialize(data), text, in_avals, out_avals)
+  return XlaExecutable(client().deserialize(data), text, in_avals, out_avals,
+                       donors=donors(donation))

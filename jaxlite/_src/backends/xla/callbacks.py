@@ -180,6 +180,11 @@ def _site_key(name, params):
     return None
 
 
+# False in the compile server: a callback must run in the process that calls it, so a
+# program with one is compiled there, not in the server (``xla/server.py``).
+sites_allowed = True
+
+
 def register_site(name: str, params: dict) -> int:
   """The ``callback_id`` of a call site; the site is kept for the process's lifetime.
 
@@ -196,6 +201,9 @@ def register_site(name: str, params: dict) -> int:
   int
     The id the custom call passes back to the handler as its ``callback_id`` attribute.
   """
+  if not sites_allowed:
+    raise NotImplementedError(f"{name} calls back into Python: compiled in the caller's "
+                              "process, not in the compile server")
   key = _site_key(name, params)
   with _lock:
     cid = _site_ids.get(key) if key is not None else None

@@ -1,0 +1,262 @@
+"""XLA's side of the tier race in a separate process, so that its Python never holds the
+caller's GIL.
+
+Under ``auto``, the race's Python (the lowering to StableHLO, the persistent cache, the
+executable's set-up, the glue of XLA's warm-up and trials: 4-5 ms per race) ran on the
+compile thread, in the caller's process, and each millisecond of it was taken out of a
+caller's call, which waited for the GIL: those were W11's remaining stalls (benchmarks/
+README, seventh and eighth passes). Now the compile thread sends the optimised jaxpr and
+the call's argument values to a server process (``xla/server.py``, started on first use,
+one per process), which lowers, compiles (through the persistent cache), warms XLA up and
+times it there, and answers with the times and the serialized executable. The caller's
+process loads the executable only when XLA has won.
+
+Only the CPU plugin is served: a second process on a GPU would hold a second context.
+Everything here falls back to the in-process race (``ServerError``): no plugin, a GPU, a
+jaxpr that refers to something the server cannot rebuild (a primitive it does not know,
+a function of the user's), the server's death.
+"""
+from __future__ import annotations
+
+import atexit
+import copyreg
+import io
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
+import threading
+
+from jaxlite._src import core
+from jaxlite._src.backends import background
+from jaxlite._src.config import config
+
+config.define("jaxlite_compile_server", True,
+              "Under the auto tier policy, compile and time XLA in a separate process, so "
+              "that the race never holds the caller's GIL (CPU plugin only).",
+              env_var="JAXLITE_COMPILE_SERVER")
+
+_FRAME = struct.Struct("<Q")
+# Modules whose names a request may refer to: the server imports nothing of the user's.
+_MODULES = frozenset(["builtins", "copyreg", "collections", "functools", "operator", "_codecs",
+                      "numpy", "ml_dtypes", "jaxlite"])
+
+
+class ServerError(RuntimeError):
+  """The server cannot take this request (or is gone): race in this process instead."""
+
+
+# ------------------------------------------------------------------ the wire format
+
+def _primitives() -> dict:
+  """name -> primitive, for every primitive with a shape rule (one per name)."""
+  rules = core.abstract_eval_rules
+  if _by_name.get(None) != len(rules):   # primitives defined since: rebuild
+    _by_name.clear()
+    _by_name.update((p.name, p) for p in list(rules))
+    _by_name[None] = len(rules)
+  return _by_name
+
+
+_by_name: dict = {}
+
+
+def primitive(name: str) -> core.Primitive:
+  """The primitive named ``name`` (how a request's primitives are rebuilt)."""
+  found = _primitives().get(name)
+  if found is None:
+    raise pickle.UnpicklingError(f"no primitive named {name!r} in the compile server")
+  return found
+
+
+def _reduce_primitive(p):
+  if _primitives().get(p.name) is not p:
+    raise pickle.PicklingError(f"primitive {p.name!r} is not the one of that name that the "
+                               "compile server knows")
+  return primitive, (p.name,)
+
+
+def _subclasses(cls):
+  for sub in cls.__subclasses__():
+    yield sub
+    yield from _subclasses(sub)
+
+
+def dumps(obj) -> list:
+  """``obj`` pickled, primitives by name (the server has the same ones, by import): the
+  pickle, then the arrays' memory, out of band, so that nothing large is copied while
+  the GIL is held (``send`` writes each part, and a write releases the GIL)."""
+  table = dict(copyreg.dispatch_table)
+  table.update((cls, _reduce_primitive) for cls in (core.Primitive, *_subclasses(core.Primitive)))
+  out, buffers = io.BytesIO(), []
+  pickler = pickle.Pickler(out, protocol=5, buffer_callback=buffers.append)
+  pickler.dispatch_table = table
+  pickler.dump(obj)
+  return [out.getbuffer(), *(b.raw() for b in buffers)]
+
+
+class _Unpickler(pickle.Unpickler):
+  def find_class(self, module, name):
+    if module.split(".", 1)[0] not in _MODULES:
+      raise pickle.UnpicklingError(f"{module}.{name} is outside what the compile server "
+                                   "imports")
+    return super().find_class(module, name)
+
+
+def loads(parts):
+  """What ``dumps`` wrote; names outside jaxlite, NumPy and the standard containers are
+  refused, so that the server never imports the user's modules."""
+  return _Unpickler(io.BytesIO(parts[0]), buffers=parts[1:]).load()
+
+
+def send(stream, parts):
+  """Write one frame: its number of parts, then each part's length and bytes."""
+  stream.write(_FRAME.pack(len(parts)))
+  for part in parts:
+    stream.write(_FRAME.pack(memoryview(part).nbytes))
+    stream.write(part)
+  stream.flush()
+
+
+def receive(stream) -> list | None:
+  """The next frame's parts (bytes), or None at the end of the stream."""
+  def read(size):
+    data = stream.read(size)
+    if len(data) < size:
+      raise EOFError
+    return data
+  try:
+    (count,) = _FRAME.unpack(read(_FRAME.size))
+    return [read(_FRAME.unpack(read(_FRAME.size))[0]) for _ in range(count)]
+  except EOFError:
+    return None
+
+
+# ------------------------------------------------------------------ the client side
+
+class Server:
+  """A running compile server: one request at a time (the compile thread's)."""
+  START_TIMEOUT = 60.0   # seconds: its imports and XLA's client, on a loaded machine
+
+  def __init__(self):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    self.pid = os.getpid()   # a forked child must start its own
+    self.lock = threading.Lock()
+    self.process = subprocess.Popen(
+        [sys.executable, "-m", "jaxlite._src.backends.xla.server"], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, close_fds=True)
+    if os.name == "posix" and not select.select([self.process.stdout], [], [],
+                                                  self.START_TIMEOUT)[0]:
+      self.process.kill()
+      self.process.wait()
+      raise ServerError(f"the compile server did not start within {self.START_TIMEOUT} s")
+    hello = self._receive()
+    if hello[0] != "ready":
+      self.close()
+      raise ServerError(hello[1])
+
+  def _receive(self):
+    parts = receive(self.process.stdout)
+    if parts is None:
+      raise ServerError(f"the compile server ended (exit status {self.process.poll()})")
+    return pickle.loads(parts[0])   # written by our own server
+
+  def compete(self, closed, name, donation, values, warmup, warmup_budget, trials):
+    """Compile ``closed`` in the server, warm it up and time it on ``values``.
+
+    Returns a dict: ``times`` (seconds, ``trials`` of them), ``executable`` (serialized,
+    or None when the plugin cannot serialize it), ``text`` (StableHLO), ``compile_s``
+    (the server's lowering and compile, or cache load) and ``from_disk_cache``.
+
+    Raises
+    ------
+    ServerError
+      The request could not be sent (something the server cannot rebuild), the server
+      failed on it, or it is gone.
+    """
+    try:
+      request = [pickle.dumps(_modules(), protocol=5), *dumps((
+          "compete", closed, name, donation, values, warmup, warmup_budget, trials,
+          background.avoided_cpu(), _flags()))]
+    except Exception as e:   # from any object's __reduce__
+      raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
+    with self.lock:
+      try:
+        send(self.process.stdin, request)
+        reply = self._receive()
+      except (OSError, ValueError) as e:   # a closed pipe
+        raise ServerError(f"the compile server is gone: {e}") from None
+    if reply[0] != "ok":
+      raise ServerError(reply[1])
+    return reply[1]
+
+  def close(self):
+    try:
+      self.process.stdin.close()
+    except OSError:
+      pass
+    try:
+      self.process.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+      self.process.kill()
+
+
+def _modules() -> tuple:
+  """The jaxlite modules loaded here: the server loads them before it reads a request,
+  so that it knows every primitive the request may name."""
+  if _loaded[0] != len(sys.modules):
+    _loaded[:] = len(sys.modules), tuple(m for m in list(sys.modules)
+                                        if m.startswith("jaxlite._src."))
+  return _loaded[1]
+
+
+_loaded = [0, ()]   # len(sys.modules) when _modules last looked, and what it found
+
+
+def _flags() -> dict:
+  """The config values the server takes over (it reads its own environment at start)."""
+  return {name: value for name, value in config.values().items()
+          if value is None or type(value) in (bool, int, float, str)}
+
+
+_server = None
+_failure = None   # why the server is not used in this process
+_lock = threading.Lock()
+
+
+def server() -> Server | None:
+  """This process's compile server, started on first use; None where it is not used: not
+  wanted (``jaxlite_compile_server``), failed to start, or ended (it is not restarted)."""
+  global _server, _failure
+  if not config.jaxlite_compile_server:
+    return None
+  s = _server
+  if s is not None and s.pid == os.getpid() and s.process.poll() is None:
+    return s
+  with _lock:
+    if _server is not None and _server.pid != os.getpid():
+      _server, _failure = None, None   # forked from the process that started it
+    elif _server is not None and _server.process.poll() is not None:
+      _server, _failure = None, "the compile server ended"
+    if _server is None and _failure is None:
+      try:
+        _server = Server()
+      except (OSError, ServerError) as e:
+        _failure = str(e)
+    return _server
+
+
+def failure() -> str | None:
+  """Why ``server()`` gave None (None when it did not or was not asked)."""
+  return _failure
+
+
+@atexit.register   # registered at import, so it runs after the compile thread has stopped
+def _close():
+  if _server is not None and _server.pid == os.getpid():
+    _server.close()

@@ -1,0 +1,100 @@
+"""The compile server's process: ``python -m jaxlite._src.backends.xla.server``.
+
+It reads requests from stdin and writes replies to stdout, one frame each
+(``compile_server.send``/``receive``). First it answers ``("ready", platform)``, or
+``("unavailable", reason)`` and exits when no CPU plugin loads. A ``compete`` request
+carries an optimised jaxpr and argument values; the reply is ``("ok", result)`` (see
+``compile_server.Server.compete``) or ``("error", message)``. It exits at the end of stdin,
+when the process that started it closes the pipe or ends.
+"""
+import importlib
+import os
+import pickle
+import sys
+import time
+import traceback
+
+import numpy as np
+
+from jaxlite._src.backends import background, compile_server
+from jaxlite._src.backends.xla import plugins
+from jaxlite._src.config import config
+
+
+def _reply(out, *message):
+  compile_server.send(out, [pickle.dumps(message, protocol=5)])
+
+
+def compete(closed, name, donation, values, warmup, warmup_budget, trials, cpu, flags,
+            cpus):
+  from jaxlite._src.backends import xla
+  for flag, value in flags.items():
+    if flag in config.values() and config.read(flag) != value:
+      config.update(flag, value)
+  background.keep_process_off(cpu, cpus)
+  t0 = time.perf_counter()
+  exe = xla.compile(closed, name, donation)
+  compile_s = time.perf_counter() - t0
+  client = xla.client()
+  bufs = [client.put(np.asarray(v)) for v in values]
+
+  def run():
+    for out in exe.execute_device(bufs):
+      out.block_until_ready()
+  # the same warm-up and trials as tiers.Race gives an XLA tier in the caller's process
+  spent, runs = 0.0, 0
+  while runs < warmup and spent < warmup_budget:
+    t = time.perf_counter()
+    run()
+    spent += (time.perf_counter() - t) if runs else 0.0
+    runs += 1
+  times = []
+  for _ in range(trials):
+    t = time.perf_counter()
+    run()
+    times.append(time.perf_counter() - t)
+  try:
+    data = exe.serialize()
+  except xla.XlaRuntimeError:   # the caller's process compiles it if XLA wins
+    data = None
+  return dict(times=times, executable=data, text=exe.text, compile_s=compile_s,
+              from_disk_cache=exe.from_disk_cache)
+
+
+def main():
+  inp, out = sys.stdin.buffer, sys.stdout.buffer
+  sys.stdout = sys.stderr   # a stray print must not reach the replies
+  cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+  plugin = plugins.find_plugin()
+  if plugin is None or plugin.platform != "cpu":
+    _reply(out, "unavailable", "no CPU plugin" if plugin is None else
+           f"the {plugin.platform} plugin is served in the caller's process")
+    return
+  from jaxlite._src.backends import xla
+  from jaxlite._src.backends.xla import callbacks
+  callbacks.sites_allowed = False
+  if not xla.is_available():
+    _reply(out, "unavailable", xla.unavailable_reason())
+    return
+  # XLA's compile runs on a thread at the lowest priority, as in the caller's process
+  background.run_in_background()
+  _reply(out, "ready", xla.platform())
+  while True:
+    parts = compile_server.receive(inp)
+    if parts is None:
+      return
+    try:
+      modules, request = pickle.loads(parts[0]), parts[1:]
+      for module in modules:   # the modules whose primitives the request may name
+        if module.startswith("jaxlite._src.") and module not in sys.modules:
+          importlib.import_module(module)
+      kind, *args = compile_server.loads(request)
+      if kind != "compete":
+        raise ValueError(f"unknown request {kind!r}")
+      _reply(out, "ok", compete(*args, cpus))
+    except Exception as e:   # the caller's process races in-process instead
+      _reply(out, "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-3)}")
+
+
+if __name__ == "__main__":
+  main()

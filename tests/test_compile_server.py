@@ -1,0 +1,297 @@
+"""The compile server: XLA's side of the auto tier's race in a separate process."""
+import datetime
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite._src import core, jit as jit_module, passes, tiers
+from jaxlite._src.backends import compile_server
+
+needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
+
+
+def _program(x, w):
+  """A scan (a sub-jaxpr), a matrix product, literals and a closed-over constant."""
+  table = np.linspace(-1.0, 1.0, 8, dtype=np.float32)
+
+  def body(carry, row):
+    return jnp.tanh(carry @ w + row) * 0.5, jnp.sum(carry)
+  carry, sums = lax.scan(body, x[0], x)
+  return carry + table, sums
+
+
+def _program_in_numpy(x, w):
+  carry, sums = x[0], []
+  for row in x:
+    sums.append(carry.sum())
+    carry = np.tanh(carry @ w + row) * 0.5
+  return carry + np.linspace(-1.0, 1.0, 8, dtype=np.float32), np.array(sums)
+
+
+_X = np.random.default_rng(0).standard_normal((5, 8)).astype(np.float32)
+_W = np.random.default_rng(1).standard_normal((8, 8)).astype(np.float32) * 0.3
+
+
+def _closed():
+  return passes.optimize(jax.make_jaxpr(_program)(_X, _W))
+
+
+def test_a_jaxpr_crosses_the_wire_with_its_primitives_by_name():
+  closed = _closed()
+  parts = compile_server.dumps((closed, [_X]))
+  assert len(parts) >= 2   # the argument's memory travels out of band, uncopied
+  back, (x,) = compile_server.loads([bytes(p) for p in parts])
+  np.testing.assert_array_equal(x, _X)
+  prims = lambda c: [e.primitive for e in c.jaxpr.eqns]   # noqa: E731
+  assert all(a is b for a, b in zip(prims(back), prims(closed))) and prims(back)
+  scan_eqn = next(e for e in back.jaxpr.eqns if e.primitive.name == "scan")
+  known = compile_server._primitives()
+  assert all(known[e.primitive.name] is e.primitive for e in scan_eqn.params["jaxpr"].jaxpr.eqns)
+  out = core.eval_jaxpr(back.jaxpr, back.consts, _X, _W)
+  for got, want in zip(out, _program_in_numpy(_X, _W)):
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-6)
+
+
+def test_the_wire_refuses_what_the_server_would_have_to_import_or_cannot_rebuild():
+  class Local:   # a class of the user's (here: of this test module)
+    pass
+  with pytest.raises(pickle.UnpicklingError, match="outside what the compile server"):
+    compile_server.loads([pickle.dumps(datetime.date(2026, 12, 2))])   # a module of its own
+  with pytest.raises((pickle.PicklingError, AttributeError)):
+    compile_server.dumps(Local())
+  twin = core.Primitive("sin")   # not the primitive named "sin" that the server knows
+  with pytest.raises(pickle.PicklingError, match="'sin' is not the one"):
+    compile_server.dumps(twin)
+  with pytest.raises(pickle.UnpicklingError, match="no primitive named"):
+    compile_server.primitive("no_such_primitive")
+
+
+def _fresh_auto_function():
+  return jax.jit(lambda x, w: _program(x, w))
+
+
+def _settle(f, *args, timeout=60):
+  deadline = time.time() + timeout
+  outs = f(*args)
+  while not tiers.settled(f) and time.time() < deadline:
+    outs = f(*args)
+    time.sleep(0.005)
+  assert tiers.settled(f), "the race did not finish"
+  return outs
+
+
+def _check(outs):
+  for got, want in zip(outs, _program_in_numpy(_X, _W)):
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-6)
+
+
+@needs_xla
+def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(monkeypatch):
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
+  served = []
+  trial_times = jit_module._RemoteXla.trial_times
+
+  def xla_wins(self, race, leaves):
+    served.append(trial_times(self, race, leaves))   # the server's real figures
+    return [0.0] * race.TRIALS
+  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", xla_wins)
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  f = _fresh_auto_function()
+  _check(_settle(f, _X, _W))
+  row = f.stats()[0]
+  assert row["tier"] == "xla" and "xla" in row["compile_ms"], row
+  assert len(served) == 1 and len(served[0]) == tiers.Race.TRIALS
+  assert all(t > 0 for t in served[0])
+  entry, = f._cache.values()
+  assert entry.xla_text.startswith("module") and "stablehlo" in entry.xla_text
+  assert type(entry.run) is jit_module._XlaDispatch   # deserialized in this process
+  _check(f(_X, _W))
+  _check(f(_X * 1, _W * 1))
+  assert compile_server.server() is server   # one server, kept
+
+
+@needs_xla
+def test_a_loss_in_the_server_keeps_tier_0_without_loading_xla_here(monkeypatch):
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
+  loads = []
+  monkeypatch.setattr(jit_module._RemoteXla, "trial_times",
+                      lambda self, race, leaves: [1.0] * race.TRIALS)
+  monkeypatch.setattr(jit_module._RemoteXla, "load",
+                      lambda self, race, leaves: loads.append(1))
+  f = _fresh_auto_function()
+  _check(_settle(f, _X, _W))
+  assert f.stats()[0]["tier"] == "numpy" and not loads
+
+
+@needs_xla
+def test_the_race_runs_here_when_the_server_cannot_take_the_jaxpr(monkeypatch):
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
+
+  def refuse(*args, **kwargs):
+    raise compile_server.ServerError("cannot send this jaxpr")
+  monkeypatch.setattr(compile_server.Server, "compete", refuse)
+  f = _fresh_auto_function()
+  _check(_settle(f, _X, _W))
+  row = f.stats()[0]
+  assert set(row["tier_ms"]) == {"numpy", "xla"} and "xla" in row["compile_ms"]
+  entry, = f._cache.values()
+  assert entry.xla_text and "stablehlo" in entry.xla_text   # compiled here
+  _check(f(_X, _W))
+
+
+@needs_xla
+def test_the_server_answers_an_error_and_keeps_serving():
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  foreign = core.Primitive("compile_server_test_only")   # no lowering rule anywhere
+  foreign.def_abstract_eval(lambda x: x)
+  x = np.ones(3, np.float32)
+  closed = jax.make_jaxpr(lambda v: foreign.bind(v))(x)
+  with pytest.raises(compile_server.ServerError, match="compile_server_test_only"):
+    server.compete(closed, "f", None, [x], 0, 0.0, 1)
+  del core.abstract_eval_rules[foreign]
+  result = server.compete(_closed(), "g", None, [_X, _W], 1, 0.1, 2)
+  assert len(result["times"]) == 2 and result["executable"] and result["text"]
+
+
+def test_no_server_when_the_flag_is_off():
+  with jax.config.override("jaxlite_compile_server", False):
+    assert compile_server.server() is None
+
+
+def test_a_missing_plugin_is_a_clear_refusal(monkeypatch):
+  monkeypatch.setenv("JAXLITE_PJRT_CPU_PLUGIN", "/nonexistent/plugin.so")
+  monkeypatch.setenv("JAXLITE_PLATFORM", "cpu")
+  with pytest.raises(compile_server.ServerError, match="no CPU plugin"):
+    compile_server.Server()
+
+
+@needs_xla
+def test_a_forked_process_and_a_dead_server_are_handled(monkeypatch):
+  first = compile_server.server()
+  assert first is not None, compile_server.failure()
+  real_pid = os.getpid()
+  monkeypatch.setattr(compile_server.os, "getpid", lambda: real_pid + 10**6)
+  try:
+    second = compile_server.server()   # "forked": its own server, not its parent's pipes
+    assert second is not None and second is not first
+    assert second.process.pid != first.process.pid
+    second.process.kill()
+    second.process.wait()
+    assert compile_server.server() is None   # ended: not restarted, and it says why
+    assert "ended" in compile_server.failure()
+  finally:
+    monkeypatch.setattr(compile_server.os, "getpid", lambda: real_pid)
+    compile_server._server, compile_server._failure = first, None
+  assert compile_server.server() is first
+
+
+_AFFINITY_SCRIPT = textwrap.dedent("""
+    import os, threading
+    from jaxlite._src.backends import background
+    cpus = os.sched_getaffinity(0)
+    ready, done = threading.Event(), threading.Event()
+    t = threading.Thread(target=lambda: (ready.set(), done.wait()))
+    t.start(); ready.wait()
+    tids = [int(x) for x in os.listdir("/proc/self/task")]
+    first = min(cpus)
+    background.keep_process_off(first, cpus)
+    print(all(os.sched_getaffinity(tid) == cpus - {first} for tid in tids))
+    background.keep_process_off(None, cpus)
+    print(all(os.sched_getaffinity(tid) == cpus for tid in tids))
+    background.keep_process_off(first, {first})
+    print(all(os.sched_getaffinity(tid) == {first} for tid in tids))
+    done.set(); t.join()
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs Linux and two CPUs")
+def test_the_server_keeps_every_thread_off_the_callers_cpu():
+  out = subprocess.run([sys.executable, "-c", _AFFINITY_SCRIPT], capture_output=True,
+                       text=True, timeout=120)
+  assert out.stdout.split() == ["True", "True", "True"], out.stderr
+
+
+@needs_xla
+def test_a_program_that_calls_back_into_python_is_compiled_here(monkeypatch):
+  """np.sin crosses the wire by name, but its callback must run in this process."""
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  x = np.linspace(0.0, 1.0, 16, dtype=np.float32)
+  spec = jax.ShapeDtypeStruct(x.shape, x.dtype)
+
+  def f(v):
+    return jax.pure_callback(np.sin, spec, v * 2.0) + 1.0
+  closed = passes.optimize(jax.make_jaxpr(f)(x))
+  with pytest.raises(compile_server.ServerError, match="calls back into Python"):
+    server.compete(closed, "f", None, [x], 0, 0.0, 1)
+  g = jax.jit(f)
+  want = np.sin(x * 2.0) + 1.0
+  np.testing.assert_allclose(np.asarray(_settle(g, x)), want, rtol=1e-6)
+  row = g.stats()[0]
+  assert set(row["tier_ms"]) == {"numpy", "xla"}, row   # raced here instead
+  np.testing.assert_allclose(np.asarray(g(x)), want, rtol=1e-6)
+
+
+@needs_xla
+def test_an_executable_from_the_server_keeps_its_donation(monkeypatch):
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
+  monkeypatch.setattr(tiers.Race, "CALLER_CALLS", 10**9)   # tier 0 runs trials here
+  trial_times = jit_module._RemoteXla.trial_times
+  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", lambda self, race, leaves: (
+      trial_times(self, race, leaves), [0.0] * race.TRIALS)[1])   # XLA wins
+  f = jax.jit(lambda a, b: a * 2.0 + b, donate_argnums=0)
+  b = jnp.ones(1000, jnp.float32)
+  deadline = time.time() + 60
+  while not (f._cache and tiers.settled(f)) and time.time() < deadline:
+    a = jnp.arange(1000, dtype=jnp.float32)
+    np.testing.assert_allclose(np.asarray(f(a, b)), np.arange(1000) * 2.0 + 1.0)
+    time.sleep(0.005)
+  assert f.stats()[0]["tier"] == "xla"
+  entry, = f._cache.values()
+  assert entry.run.executable.loaded.donors == (0,)
+  a = jnp.arange(1000, dtype=jnp.float32)
+  np.testing.assert_allclose(np.asarray(f(a, b)), np.arange(1000) * 2.0 + 1.0)
+  assert a.is_deleted()
+
+
+@needs_xla
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="per-thread priorities: Linux")
+def test_the_server_compiles_at_the_lowest_priority_and_runs_xla_at_the_callers():
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  server.compete(_closed(), "h", None, [_X, _W], 1, 0.1, 1)
+  pid = server.process.pid
+  nice = {}   # thread name -> the priorities of the threads of that name
+  for tid in os.listdir(f"/proc/{pid}/task"):
+    with open(f"/proc/{pid}/task/{tid}/comm") as f:
+      nice.setdefault(f.read().strip(), []).append(os.getpriority(os.PRIO_PROCESS, int(tid)))
+  caller = os.getpriority(os.PRIO_PROCESS, 0)
+  assert os.getpriority(os.PRIO_PROCESS, pid) == caller   # the server's own thread
+  assert 19 in nice.pop("python") and nice   # the one that ran XLA's compile
+  assert all(set(v) == {caller} for v in nice.values()), nice   # XLA's pools
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a shell script stands in for Python")
+def test_a_server_that_never_answers_is_given_up_on(monkeypatch, tmp_path):
+  silent = tmp_path / "silent-python"
+  silent.write_text("#!/bin/sh\nexec sleep 30\n")
+  silent.chmod(0o755)
+  monkeypatch.setattr(sys, "executable", str(silent))
+  monkeypatch.setattr(compile_server.Server, "START_TIMEOUT", 0.5)
+  t0 = time.time()
+  with pytest.raises(compile_server.ServerError, match="did not start within 0.5 s"):
+    compile_server.Server()
+  assert time.time() - t0 < 10
