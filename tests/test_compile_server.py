@@ -295,3 +295,12 @@ def test_a_server_that_never_answers_is_given_up_on(monkeypatch, tmp_path):
   with pytest.raises(compile_server.ServerError, match="did not start within 0.5 s"):
     compile_server.Server()
   assert time.time() - t0 < 10
+
+
+@needs_xla
+def test_xla_flags_changed_since_the_server_started_send_the_race_home(monkeypatch):
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  monkeypatch.setenv("XLA_FLAGS", (os.environ.get("XLA_FLAGS") or "") + " --xla_dump_to=/x")
+  with pytest.raises(compile_server.ServerError, match="XLA_FLAGS changed"):
+    server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)

@@ -146,6 +146,7 @@ class Server:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     self.pid = os.getpid()   # a forked child must start its own
+    self.xla_flags = os.environ.get("XLA_FLAGS")   # what its XLA reads, once
     self.lock = threading.Lock()
     self.process = subprocess.Popen(
         [sys.executable, "-m", "jaxlite._src.backends.xla.server"], stdin=subprocess.PIPE,
@@ -179,6 +180,8 @@ class Server:
       The request could not be sent (something the server cannot rebuild), the server
       failed on it, or it is gone.
     """
+    if os.environ.get("XLA_FLAGS") != self.xla_flags:
+      raise ServerError("XLA_FLAGS changed since the compile server started")
     try:
       request = [pickle.dumps(_modules(), protocol=5), *dumps((
           "compete", closed, name, donation, values, warmup, warmup_budget, trials,
