@@ -12,6 +12,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite._src import backends
 from jaxlite._src.backends import background
+from jaxlite._src.backends import compile_server
 from jaxlite._src import tiers
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
@@ -168,7 +169,9 @@ def _timed_tiers(monkeypatch, numpy_s, xla_s):
   reads: a constant for tier 0, one figure per successive trial for XLA (its last
   figure repeats); ``trials`` counts XLA's."""
   clock = _ThreadClock()
-  monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+  fake_time = types.SimpleNamespace(perf_counter=clock.perf_counter)
+  monkeypatch.setattr(tiers, "time", fake_time)
+  monkeypatch.setattr(compile_server, "time", fake_time)   # the race's warm-up and trials
   trials = []
 
   def xla(leaves):

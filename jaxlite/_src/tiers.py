@@ -17,6 +17,7 @@ import weakref
 
 from jaxlite._src import backends
 from jaxlite._src.backends import background
+from jaxlite._src.backends import compile_server
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
 from jaxlite._src.passes import dce
@@ -272,20 +273,12 @@ class Race:
       self._decide()
 
   def warm_up(self, call, leaves):
-    """Run ``call(leaves)`` untimed, ``WARMUP`` times at most, while the runs after the
-    first take under ``WARMUP_BUDGET`` seconds in all."""
-    spent, runs = 0.0, 0
-    while runs < self.WARMUP and spent < self.WARMUP_BUDGET:
-      t0 = time.perf_counter()
-      call(leaves)
-      spent += (time.perf_counter() - t0) if runs else 0.0   # the first: one-time costs
-      runs += 1
+    """Run ``call(leaves)`` untimed: ``WARMUP`` times at most, within ``WARMUP_BUDGET``."""
+    compile_server.warm_up(lambda: call(leaves), self.WARMUP, self.WARMUP_BUDGET)
 
   @staticmethod
   def timed(call, leaves) -> float:
-    t0 = time.perf_counter()
-    call(leaves)
-    return time.perf_counter() - t0
+    return compile_server.timed(lambda: call(leaves))
 
   def trial_times(self, call, leaves) -> list:
     """A tier's figures as the race takes them here: warm-up, then ``TRIALS`` timed runs."""

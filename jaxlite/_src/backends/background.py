@@ -108,13 +108,17 @@ def _start_low_thread():
 _helpers = set()
 
 
-def _native_threads() -> set:
-  """Native ids of this process's threads that Python's ``threading`` did not start."""
+def _threads() -> set:
+  """Native ids of all this process's threads (none known where there is no ``/proc``)."""
   try:
-    every = set(map(int, os.listdir("/proc/self/task")))
+    return set(map(int, os.listdir("/proc/self/task")))
   except OSError:   # not Linux
     return set()
-  return every - {t.native_id for t in threading.enumerate()}
+
+
+def _native_threads() -> set:
+  """Native ids of this process's threads that Python's ``threading`` did not start."""
+  return _threads() - {t.native_id for t in threading.enumerate()}
 
 
 def adopt_threads_started_by(c_function, *args):
@@ -144,11 +148,7 @@ def keep_process_off(cpu, cpus: set):
   ``cpu`` is None or the only one): the compile server's threads are all background work,
   so it does this at each request."""
   keep = cpus - {cpu} if cpu is not None and cpus - {cpu} else cpus
-  try:
-    threads = set(map(int, os.listdir("/proc/self/task")))
-  except OSError:   # not Linux
-    return
-  for tid in threads:
+  for tid in _threads():
     _set_cpus(tid, keep)
 
 

@@ -28,6 +28,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 
 from jaxlite._src import core
 from jaxlite._src.backends import background
@@ -42,6 +43,25 @@ _FRAME = struct.Struct("<Q")
 # Modules whose names a request may refer to: the server imports nothing of the user's.
 _MODULES = frozenset(["builtins", "copyreg", "collections", "functools", "operator", "_codecs",
                       "numpy", "ml_dtypes", "jaxlite"])
+
+
+def warm_up(run, most: int, budget: float):
+  """Call ``run()`` untimed, ``most`` times at most, while the calls after the first take
+  under ``budget`` seconds in all (the first carries one-time costs). The race warms XLA
+  up this way in either process (``tiers.Race``, ``xla/server.py``)."""
+  spent, runs = 0.0, 0
+  while runs < most and spent < budget:
+    t0 = time.perf_counter()
+    run()
+    spent += (time.perf_counter() - t0) if runs else 0.0
+    runs += 1
+
+
+def timed(run) -> float:
+  """Seconds one ``run()`` takes: a race trial, in either process."""
+  t0 = time.perf_counter()
+  run()
+  return time.perf_counter() - t0
 
 
 class ServerError(RuntimeError):

@@ -28,8 +28,9 @@ def _reply(out, *message):
 def compete(closed, name, donation, values, warmup, warmup_budget, trials, cpu, flags,
             cpus):
   from jaxlite._src.backends import xla
+  current = config.values()
   for flag, value in flags.items():
-    if flag in config.values() and config.read(flag) != value:
+    if flag in current and current[flag] != value:
       config.update(flag, value)
   background.keep_process_off(cpu, cpus)
   t0 = time.perf_counter()
@@ -41,18 +42,8 @@ def compete(closed, name, donation, values, warmup, warmup_budget, trials, cpu, 
   def run():
     for out in exe.execute_device(bufs):
       out.block_until_ready()
-  # the same warm-up and trials as tiers.Race gives an XLA tier in the caller's process
-  spent, runs = 0.0, 0
-  while runs < warmup and spent < warmup_budget:
-    t = time.perf_counter()
-    run()
-    spent += (time.perf_counter() - t) if runs else 0.0
-    runs += 1
-  times = []
-  for _ in range(trials):
-    t = time.perf_counter()
-    run()
-    times.append(time.perf_counter() - t)
+  compile_server.warm_up(run, warmup, warmup_budget)   # as tiers.Race does here
+  times = [compile_server.timed(run) for _ in range(trials)]
   try:
     data = exe.serialize()
   except xla.XlaRuntimeError:   # the caller's process compiles it if XLA wins
