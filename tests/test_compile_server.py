@@ -96,14 +96,7 @@ def _check(outs):
 
 @needs_xla
 def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(monkeypatch):
-  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
-  served = []
-  trial_times = jit_module._RemoteXla.trial_times
-
-  def xla_wins(self, race, leaves):
-    served.append(trial_times(self, race, leaves))   # the server's real figures
-    return [0.0] * race.TRIALS
-  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", xla_wins)
+  served = _xla_always_wins(monkeypatch)   # on the server's real figures
   server = compile_server.server()
   assert server is not None, compile_server.failure()
   f = _fresh_auto_function()
@@ -118,6 +111,39 @@ def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(mo
   _check(f(_X, _W))
   _check(f(_X * 1, _W * 1))
   assert compile_server.server() is server   # one server, kept
+
+
+def _xla_always_wins(monkeypatch):
+  """Make every race's XLA win on the server's real figures; returns those figures."""
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
+  served = []
+  trial_times = jit_module._RemoteXla.trial_times
+
+  def xla_wins(self, race, leaves):
+    served.append(trial_times(self, race, leaves))
+    return [0.0] * race.TRIALS
+  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", xla_wins)
+  return served
+
+
+@needs_xla
+def test_an_executable_the_server_found_in_the_persistent_cache_runs_here(monkeypatch, tmp_path):
+  _xla_always_wins(monkeypatch)
+  old = jax.config.jaxlite_cache_dir
+  jax.config.update("jaxlite_cache_dir", str(tmp_path))   # the server takes it per request
+  try:
+    notes = []
+    for _ in range(2):   # the first compiles and writes the entry, the second loads it
+      f = _fresh_auto_function()
+      _check(_settle(f, _X, _W))
+      entry, = f._cache.values()
+      assert entry.tier == "xla" and type(entry.run) is jit_module._XlaDispatch, entry.tier_note
+      _check(f(_X, _W))
+      _check(f(_X + 0, _W))
+      notes.append(entry.tier_note)
+  finally:
+    jax.config.update("jaxlite_cache_dir", old)
+  assert notes[0] is None and "persistent compile cache" in notes[1], notes
 
 
 @needs_xla

@@ -443,6 +443,10 @@ def test_serialize_roundtrip_and_text():
   assert "func.func public @main" in exe.as_text()
   again = xla.deserialize(exe.serialize(), closed)
   np.testing.assert_array_equal(again(x)[0], exe(x)[0])
+  # A deserialized executable serializes to what loads and runs again (the persistent
+  # cache's entries are deserialized, and the compile server sends them on).
+  third = xla.deserialize(again.serialize(), closed)
+  np.testing.assert_allclose(third(x)[0], np.sin(x) + 1, rtol=1e-6)
 
 
 def test_threads_share_one_executable():

@@ -472,7 +472,9 @@ class Client:
              serialized_executable_size=len(data))
     self.api.check(background.at_low_priority(self.api.Executable_DeserializeAndLoad,
                                               ctypes.byref(a)))
-    return LoadedExecutable(self, a.loaded_executable)
+    loaded = LoadedExecutable(self, a.loaded_executable)
+    loaded.serialized = data
+    return loaded
 
 
 def _destroy_client(api, handle):
@@ -497,6 +499,10 @@ class LoadedExecutable:
     self.in_specs = self.out_specs = None
     self.donors = ()
     self._lock = threading.Lock()
+    # The bytes a deserialized executable was loaded from. XLA's CPU plugin serializes
+    # such an executable without its compiled kernels: loaded again, it fails at its
+    # first run ("Function ..._fusion not found"), so these are what serialize returns.
+    self.serialized = None
 
   def _executable(self):
     api = self.api
@@ -514,6 +520,8 @@ class LoadedExecutable:
       api.Executable_Destroy(ctypes.byref(_new(ExecutableArgs, executable=exe)))
 
   def serialize(self) -> bytes:
+    if self.serialized is not None:
+      return self.serialized
     api, exe = self.api, self._executable()
     try:
       s = _new(SerializeArgs, executable=exe)
