@@ -117,10 +117,18 @@ def _recording_tiers(threads, xla_error=None):
   return {"numpy": ("numpy-run", call("numpy")), "xla": ("xla-run", call("xla"))}
 
 
+def _start(entry, race_tiers):
+  """Install a race as ``jit`` does: its trials (none for a function with effects) run
+  on the compile thread."""
+  entry.run = race = tiers.Race(entry, race_tiers)
+  if not race.effectful:
+    tiers.submit(race.run_trials, ["x"])
+  return race
+
+
 def _race(fn, threads, **kw):
   entry = _Entry(fn)
-  entry.run = race = tiers.Race(entry, _recording_tiers(threads, **kw))
-  return entry, race
+  return entry, _start(entry, _recording_tiers(threads, **kw))
 
 
 def _call_until_settled(entry, race, leaves=("x",)):
@@ -189,7 +197,7 @@ def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time(monkeypatch):
   # an executable's first runs are slower: they must not decide the race
   race_tiers, trials = _timed_tiers(monkeypatch, 0.004, [0.03, 0.01, 0.008, 0.001])
   entry = _Entry(lambda x: jnp.sin(x))
-  entry.run = race = tiers.Race(entry, race_tiers)
+  race = _start(entry, race_tiers)
   _call_until_settled(entry, race)
   assert entry.run == "xla-run" and entry.tier == "xla"
   assert len(trials) == tiers.Race.WARMUP + tiers.Race.TRIALS
@@ -201,7 +209,7 @@ def test_race_warm_up_stops_once_its_runs_spend_the_budget(monkeypatch):
   slow = tiers.Race.WARMUP_BUDGET * 0.51
   race_tiers, trials = _timed_tiers(monkeypatch, 0.001, [slow])
   entry = _Entry(lambda x: jnp.sin(x))
-  entry.run = race = tiers.Race(entry, race_tiers)
+  race = _start(entry, race_tiers)
   _call_until_settled(entry, race)
   assert len(trials) == 3 + tiers.Race.TRIALS and entry.run == "numpy-run"
 
@@ -217,7 +225,7 @@ def test_race_takes_tier_0s_figure_from_the_calls_it_served(monkeypatch):
       threading.current_thread().name) or numpy_call(leaves))
   entry = _Entry(lambda x: jnp.sin(x))
   entry.exec_s.extend([0.009, 0.003, 0.05] + [0.004] * (tiers.Race.CALLER_CALLS - 3))
-  entry.run = race = tiers.Race(entry, race_tiers)
+  race = _start(entry, race_tiers)
   _call_until_settled(entry, race)
   assert "jaxlite-xla-compile" not in calls         # no tier-0 trial in the background
   assert entry.tier_ms["numpy"] == pytest.approx(3.0)  # the best served call, in ms
@@ -226,7 +234,7 @@ def test_race_takes_tier_0s_figure_from_the_calls_it_served(monkeypatch):
   entry = _Entry(lambda x: jnp.sin(x))
   entry.exec_s.extend([0.003] * (tiers.Race.CALLER_CALLS - 1))
   calls.clear()
-  entry.run = race = tiers.Race(entry, race_tiers)
+  race = _start(entry, race_tiers)
   _call_until_settled(entry, race)
   assert calls.count("jaxlite-xla-compile") == tiers.Race.TRIALS
   assert entry.run == "numpy-run"

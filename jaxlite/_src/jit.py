@@ -151,36 +151,45 @@ class _Entry:
     self.xla_text = executable.as_text()
     return _XlaDispatch(executable)
 
-  def start_xla(self, name, numpy_run):
+  def start_xla(self, name, numpy_run, values):
+    """Compile XLA in the background and race it against ``numpy_run`` on ``values``
+    (the NumPy arguments of the call that earned it; immutable, so safe to keep)."""
     self.compiling = True
-    tiers.submit(self._background_xla, name, numpy_run)
+    tiers.submit(self._background_xla, name, numpy_run, values)
 
-  def _background_xla(self, name, numpy_run):
+  def _background_xla(self, name, numpy_run, values):
     try:
-      self._race_with_xla(name, numpy_run)
+      race = self._race_with_xla(name, numpy_run)
+      if race is not None and not race.effectful:
+        race.run_trials([Array(np.asarray(v), a.weak_type)
+                         for v, a in zip(values, self.jaxpr.in_avals)])
     finally:
       self.compiling = False
 
   def _race_with_xla(self, name, numpy_run):
+    """Install the race between tier 0 and XLA (None where XLA is unavailable)."""
     out_weak = self.out_weak
 
     def numpy_call(leaves):
       return list(map(Array, numpy_run(*map(arguments.leaf_value, leaves)), out_weak))
     # (a function with effects alternates the tiers on real calls, in this process)
-    server = None if tiers.has_effects(self) else compile_server.server()
+    effectful = tiers.has_effects(self)
+    server = None if effectful else compile_server.server()
     if server is not None:   # XLA compiles and runs its trials there
       xla = _RemoteXla(self, name, server)
     elif not tiers.xla_available():
       self.tier_note = "no XLA plugin: the NumPy tier only"
-      return
+      return None
     else:
       try:
         xla = self.xla_tier(self._compile_xla(name))
       except Exception as e:  # the NumPy tier keeps serving; say why in the stats
         self.tier_note = f"xla unavailable for this function: {type(e).__name__}: {e}"
         logger.debug("%s: %s", name, self.tier_note)
-        return
-    self.run = tiers.Race(self, {"numpy": (numpy_run, numpy_call), "xla": xla})
+        return None
+    self.run = race = tiers.Race(self, {"numpy": (numpy_run, numpy_call), "xla": xla},
+                                 effectful)
+    return race
 
   def xla_tier(self, xla_run):
     """The race's ``(run, call)`` of the XLA executable ``xla_run`` (an _XlaDispatch)."""
@@ -394,11 +403,7 @@ class PjitFunction:
       outs = run.executable.execute_donating(bufs, consumed)
       outs = list(map(from_device, outs, entry.out_weak))
     elif run.__class__ is tiers.Race:
-      # the race's XLA trials run later, on the leaves of the call that starts them: give
-      # them stand-ins for the donated Arrays (same immutable values), which are deleted
-      outs = run(leaves if run.trials_submitted else
-                 [Array(x._value, x.weak_type) if i in entry.donate and type(x) in ARRAY_TYPES
-                  else x for i, x in enumerate(leaves)])
+      outs = run(leaves)
     else:
       outs = list(map(Array, run(*map(arguments.leaf_value, leaves)), entry.out_weak))
     entry.exec_s.append(time.perf_counter() - t0)

@@ -162,7 +162,7 @@ class Probe:
     if self.entry.run is self:
       if elapsed >= self.SLOW_CALL or self.total >= self.BUDGET:
         self.entry.run = self.run
-        self.entry.start_xla(self.name, self.run)
+        self.entry.start_xla(self.name, self.run, args)   # its trials run on these
       elif self.calls >= self.MAX_CALLS:
         self.entry.run = self.run
     return out
@@ -185,7 +185,8 @@ class Race:
   leaves)``, its figures, and ``load(race, leaves)``, its warmed-up ``(run, call)`` here,
   asked for only when it has won. The callers keep being served by
   the ``caller`` tier (tier 0) while XLA runs its trials on the background compile thread
-  with the first call's arguments: trials of XLA on the caller's path made a call wait for
+  (``run_trials``, in the job that compiled XLA) with the arguments of the call that
+  earned the compile: trials of XLA on the caller's path made a call wait for
   its first execution (78 ms for a 4 ms scan). Tier 0's figure is the best of the calls it
   served (``CALLER_CALLS``); one call timed while XLA's trials ran beside it or right
   after an idle pause came out 2-20x its steady time (W8's tier 0: 619, 108, 91 us
@@ -212,39 +213,31 @@ class Race:
   # 0.75-0.9x).
   CALLER_CALLS = 8
 
-  def __init__(self, entry, tiers, caller="numpy"):
+  def __init__(self, entry, tiers, effectful=None, caller="numpy"):
     self.entry = entry
     self.tiers = tiers
     self.caller = caller
     self.times = {t: [] for t in tiers}
     self.lock = threading.Lock()
-    self.effectful = has_effects(entry)
+    self.effectful = has_effects(entry) if effectful is None else effectful
     self.order = tuple(tiers)
     self.calls = 0
-    self.trials_submitted = False
 
   def __call__(self, leaves):
+    if not self.effectful:   # the trials run on the compile thread (``run_trials``)
+      return self.tiers[self.caller][1](leaves)
     with self.lock:
-      tier = self._next_tier(leaves)
-    if not self.effectful:
-      return self.tiers[tier][1](leaves)
+      tier = self.order[self.calls % len(self.order)]
+      self.calls += 1
     t0 = time.perf_counter()
     outs = self.tiers[tier][1](leaves)
     self._record(tier, time.perf_counter() - t0)
     return outs
 
-  def _next_tier(self, leaves):
-    """The tier this call runs on (called under the lock)."""
-    if self.effectful:
-      tier = self.order[self.calls % len(self.order)]
-      self.calls += 1
-      return tier
-    if not self.trials_submitted:
-      self.trials_submitted = True
-      submit(self._trials, leaves)
-    return self.caller
-
-  def _trials(self, leaves):
+  def run_trials(self, leaves):
+    """Time the tiers on ``leaves`` (on the compile thread, in the job that made this race:
+    one wake-up of that thread per race, each of which takes the GIL from the callers),
+    then install the winner."""
     tier = None
     try:
       times = {t: [] for t in self.tiers}
