@@ -75,6 +75,29 @@ def test_the_wire_refuses_what_the_server_would_have_to_import_or_cannot_rebuild
     compile_server.primitive("no_such_primitive")
 
 
+def test_warm_up_stops_at_its_budget_or_once_a_run_is_as_fast_as_when_warm(monkeypatch):
+  now = [0.0]
+  monkeypatch.setattr(compile_server, "time", type("Clock", (), {
+      "perf_counter": staticmethod(lambda: now[0])}))
+
+  def runs_taking(*seconds):
+    taken = []
+
+    def run():
+      now[0] += seconds[min(len(taken), len(seconds) - 1)]
+      taken.append(1)
+    return run, taken
+  run, taken = runs_taking(0.040, 0.009, 0.002, 0.0001)
+  compile_server.warm_up(run, 8, 0.1, warm=0.0003)
+  assert len(taken) == 4   # the first run is never enough: one-time costs
+  run, taken = runs_taking(0.040, 0.009, 0.002, 0.0001)
+  compile_server.warm_up(run, 8, 0.1)   # no known warm time: as many runs as allowed
+  assert len(taken) == 8
+  run, taken = runs_taking(0.040, 0.06)
+  compile_server.warm_up(run, 8, 0.1, warm=0.0003)
+  assert len(taken) == 3   # the budget (0.1 s after the first run) ends it
+
+
 def _fresh_auto_function():
   return jax.jit(lambda x, w: _program(x, w))
 

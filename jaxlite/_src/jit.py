@@ -208,6 +208,8 @@ class _RemoteXla:
   (``compile_server``): this process loads the executable only if it wins. Where the
   server cannot take the jaxpr, XLA compiles and runs its trials here, as without one."""
 
+  GLUE = 50e-6   # seconds of Python a run here takes on top of the server's run
+
   def __init__(self, entry, name, server):
     self.entry, self.name, self.server = entry, name, server
     self.result = None
@@ -251,7 +253,11 @@ class _RemoteXla:
       run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
                                          entry.donation))
     self.here = entry.xla_tier(run)
-    race.warm_up(self.here[1], leaves)
+    # Warm once a run is about as fast as in the server: each run hands the GIL over
+    # twice (the run, the wait), each time taking it from a caller's call. A process's
+    # first executable needs the most runs (W7: 40 ms, then 1.5-9 ms five times, then
+    # 0.1-0.3); a later one 2-3.
+    race.warm_up(self.here[1], leaves, warm=1.5 * min(r["times"]) + self.GLUE)
     return self.here
 
 

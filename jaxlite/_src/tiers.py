@@ -265,9 +265,10 @@ class Race:
       self.times = times
       self._decide()
 
-  def warm_up(self, call, leaves):
-    """Run ``call(leaves)`` untimed: ``WARMUP`` times at most, within ``WARMUP_BUDGET``."""
-    compile_server.warm_up(lambda: call(leaves), self.WARMUP, self.WARMUP_BUDGET)
+  def warm_up(self, call, leaves, warm=0.0):
+    """Run ``call(leaves)`` untimed: ``WARMUP`` times at most, within ``WARMUP_BUDGET``,
+    until a run after the first takes at most ``warm`` seconds."""
+    compile_server.warm_up(lambda: call(leaves), self.WARMUP, self.WARMUP_BUDGET, warm)
 
   @staticmethod
   def timed(call, leaves) -> float:

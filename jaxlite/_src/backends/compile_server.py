@@ -45,15 +45,19 @@ _MODULES = frozenset(["builtins", "copyreg", "collections", "functools", "operat
                       "numpy", "ml_dtypes", "jaxlite"])
 
 
-def warm_up(run, most: int, budget: float):
+def warm_up(run, most: int, budget: float, warm: float = 0.0):
   """Call ``run()`` untimed, ``most`` times at most, while the calls after the first take
-  under ``budget`` seconds in all (the first carries one-time costs). The race warms XLA
-  up this way in either process (``tiers.Race``, ``xla/server.py``)."""
+  under ``budget`` seconds in all (the first carries one-time costs), and until one after
+  the first takes at most ``warm`` seconds (the time it is known to take once warm). The
+  race warms XLA up this way in either process (``tiers.Race``, ``xla/server.py``)."""
   spent, runs = 0.0, 0
   while runs < most and spent < budget:
     t0 = time.perf_counter()
     run()
-    spent += (time.perf_counter() - t0) if runs else 0.0
+    took = time.perf_counter() - t0
+    if runs and took <= warm:
+      return
+    spent += took if runs else 0.0
     runs += 1
 
 
