@@ -172,14 +172,22 @@ def test_an_executable_the_server_found_in_the_persistent_cache_runs_here(monkey
 @needs_xla
 def test_a_loss_in_the_server_keeps_tier_0_without_loading_xla_here(monkeypatch):
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
-  loads = []
-  monkeypatch.setattr(jit_module._RemoteXla, "trial_times",
-                      lambda self, race, leaves: [1.0] * race.TRIALS)
+  loads, raced_on, jobs = [], [], []
+  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", lambda self, race, leaves: (
+      raced_on.append([np.asarray(x) for x in leaves]) or [1.0] * race.TRIALS))
   monkeypatch.setattr(jit_module._RemoteXla, "load",
                       lambda self, race, leaves: loads.append(1))
+  submit = tiers.submit
+  monkeypatch.setattr(tiers, "submit", lambda fn, *args: jobs.append(fn) or submit(fn, *args))
   f = _fresh_auto_function()
-  _check(_settle(f, _X, _W))
+  f(_X, _W)   # earns the compile: the race runs on these values, whatever comes next
+  _settle(f, _X + 1, _W)
   assert f.stats()[0]["tier"] == "numpy" and not loads
+  _check(f(_X, _W))
+  [(x, w)] = raced_on
+  np.testing.assert_array_equal(x, _X)
+  np.testing.assert_array_equal(w, _W)
+  assert len(jobs) == 1   # one background job per race: each takes the GIL from a caller
 
 
 @needs_xla
