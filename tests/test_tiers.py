@@ -52,6 +52,37 @@ def test_xla_policy_agrees_with_numpy_policy():
   assert "stablehlo" in xla_f.lower(x, w).as_text()
 
 
+def test_the_probe_starts_xla_after_two_slow_calls_in_a_row_or_its_budget(monkeypatch):
+  now = [0.0]
+  monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+
+  class Entry:
+    def start_xla(self, name, run, values):
+      self.started = (len(taken), values)
+
+  def probe_with_calls_taking(*seconds):
+    entry = Entry()
+    entry.started = None
+
+    def run(*values):
+      now[0] += seconds[len(taken)]
+      taken.append(1)
+      return values
+    entry.run = probe = tiers.Probe(entry, "f", run)
+    for i in range(len(seconds)):
+      probe(i)
+    return entry
+  slow, fast = tiers.Probe.SLOW_CALL, 1e-6
+  taken = []   # a pause of the machine's: one slow call alone starts nothing
+  assert probe_with_calls_taking(fast, slow, fast, fast, slow, fast).started is None
+  taken = []   # two in a row: the second call's values are raced on
+  entry = probe_with_calls_taking(fast, slow, slow, fast)
+  assert entry.started == (3, (2,)) and not isinstance(entry.run, tiers.Probe)
+  taken = []   # the execution budget, in calls of any length
+  n = int(tiers.Probe.BUDGET / 1e-3) + 1
+  assert probe_with_calls_taking(*[1e-3] * n).started[0] == round(tiers.Probe.BUDGET / 1e-3)
+
+
 @needs_xla
 def test_auto_policy_probes_then_races_and_keeps_a_tier(monkeypatch):
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile

@@ -144,7 +144,10 @@ def cancel_pending():
 
 class Probe:
   """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile."""
-  SLOW_CALL = 2e-3      # one call this slow: compile now
+  # Two calls in a row this slow: compile now. One alone can be a pause of the machine's
+  # (a 4 ms call of a 0.03 ms hessian started a compile, and its race's Python stalled
+  # the calls after it).
+  SLOW_CALL = 2e-3
   BUDGET = 50e-3        # or this much execution time in total
   MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
 
@@ -152,6 +155,7 @@ class Probe:
     self.entry, self.name, self.run = entry, name, run
     self.total = 0.0
     self.calls = 0
+    self.slow = False   # whether the last call took SLOW_CALL or more
 
   def __call__(self, *args):
     t0 = time.perf_counter()
@@ -159,8 +163,9 @@ class Probe:
     elapsed = time.perf_counter() - t0
     self.total += elapsed
     self.calls += 1
+    slow, self.slow = self.slow, elapsed >= self.SLOW_CALL
     if self.entry.run is self:
-      if elapsed >= self.SLOW_CALL or self.total >= self.BUDGET:
+      if (slow and self.slow) or self.total >= self.BUDGET:
         self.entry.run = self.run
         self.entry.start_xla(self.name, self.run, args)   # its trials run on these
       elif self.calls >= self.MAX_CALLS:
