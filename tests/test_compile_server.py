@@ -1,4 +1,5 @@
 """The compile server: XLA's side of the auto tier's race in a separate process."""
+import collections
 import datetime
 import os
 import pickle
@@ -126,9 +127,9 @@ def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(mo
   _check(_settle(f, _X, _W))
   row = f.stats()[0]
   assert row["tier"] == "xla" and "xla" in row["compile_ms"], row
-  assert len(served) == 1 and len(served[0]) == tiers.Race.TRIALS
-  assert all(t > 0 for t in served[0])
   entry, = f._cache.values()
+  [times] = served[entry]   # (races of earlier tests' functions may finish meanwhile)
+  assert len(times) == tiers.Race.TRIALS and all(t > 0 for t in times)
   assert entry.xla_text.startswith("module") and "stablehlo" in entry.xla_text
   assert type(entry.run) is jit_module._XlaDispatch   # deserialized in this process
   _check(f(_X, _W))
@@ -137,13 +138,14 @@ def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(mo
 
 
 def _xla_always_wins(monkeypatch):
-  """Make every race's XLA win on the server's real figures; returns those figures."""
+  """Make every race's XLA win on the server's real figures; returns those figures, per
+  jit cache entry."""
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
-  served = []
+  served = collections.defaultdict(list)
   trial_times = jit_module._RemoteXla.trial_times
 
   def xla_wins(self, race, leaves):
-    served.append(trial_times(self, race, leaves))
+    served[self.entry].append(trial_times(self, race, leaves))
     return [0.0] * race.TRIALS
   monkeypatch.setattr(jit_module._RemoteXla, "trial_times", xla_wins)
   return served
@@ -172,22 +174,25 @@ def test_an_executable_the_server_found_in_the_persistent_cache_runs_here(monkey
 @needs_xla
 def test_a_loss_in_the_server_keeps_tier_0_without_loading_xla_here(monkeypatch):
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
-  loads, raced_on, jobs = [], [], []
+  # (per jit cache entry: races of earlier tests' functions may finish meanwhile)
+  loads, raced_on, jobs = [], collections.defaultdict(list), collections.defaultdict(list)
   monkeypatch.setattr(jit_module._RemoteXla, "trial_times", lambda self, race, leaves: (
-      raced_on.append([np.asarray(x) for x in leaves]) or [1.0] * race.TRIALS))
+      raced_on[self.entry].append([np.asarray(x) for x in leaves]) or [1.0] * race.TRIALS))
   monkeypatch.setattr(jit_module._RemoteXla, "load",
                       lambda self, race, leaves: loads.append(1))
   submit = tiers.submit
-  monkeypatch.setattr(tiers, "submit", lambda fn, *args: jobs.append(fn) or submit(fn, *args))
+  monkeypatch.setattr(tiers, "submit", lambda fn, *args: (
+      jobs[getattr(fn, "__self__", None)].append(fn) or submit(fn, *args)))
   f = _fresh_auto_function()
   f(_X, _W)   # earns the compile: the race runs on these values, whatever comes next
   _settle(f, _X + 1, _W)
+  entry, = f._cache.values()
   assert f.stats()[0]["tier"] == "numpy" and not loads
   _check(f(_X, _W))
-  [(x, w)] = raced_on
+  [(x, w)] = raced_on[entry]
   np.testing.assert_array_equal(x, _X)
   np.testing.assert_array_equal(w, _W)
-  assert len(jobs) == 1   # one background job per race: each takes the GIL from a caller
+  assert len(jobs[entry]) == 1   # one background job per race: each takes the GIL from a caller
 
 
 @needs_xla
