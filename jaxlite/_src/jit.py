@@ -128,27 +128,31 @@ class _Entry:
     # Tier 0 runs on the host: a compile for the 'cpu' platform.
     run, self.source = compiler.backend_compile_and_load(
         _CPU, codegen.compile_jaxpr, self.optimized, name)
-    self._record_compile("numpy", name, t0)
+    self._record_compile("numpy", name, (time.perf_counter() - t0) * 1e3)
     self.tier = "numpy"
     # Under `auto`, tier 0 runs at once and is watched: once this signature has spent
     # enough time executing, XLA compiles it in the background and the tiers race.
     self.run = tiers.Probe(self, name, run) if policy == "auto" else run
 
-  def _record_compile(self, tier, name, t0):
-    ms = (time.perf_counter() - t0) * 1e3
+  def _record_compile(self, tier, name, ms, where=""):
     self.compile_ms[tier] = ms
     if config.jax_log_compiles:
-      logger.warning("Compiling %s for tier %s in %.2f ms", name, tier, ms)
+      logger.warning("Compiling %s for tier %s in %.2f ms%s", name, tier, ms, where)
+
+  def _record_xla(self, name, ms, text, from_disk_cache, where=""):
+    """Record an XLA compile (here or in the compile server): its time, its StableHLO."""
+    self._record_compile("xla", name, ms, where)
+    if from_disk_cache:
+      self.tier_note = "xla executable loaded from the persistent compile cache"
+    self.xla_text = text
 
   def _compile_xla(self, name):
     t0 = time.perf_counter()
     executable = compiler.backend_compile_and_load(
         compiler.Backend(backends.default_backend()), tiers.compile_xla, self.optimized, name,
         self.donation)
-    self._record_compile("xla", name, t0)
-    if executable.from_disk_cache:
-      self.tier_note = "xla executable loaded from the persistent compile cache"
-    self.xla_text = executable.as_text()
+    self._record_xla(name, (time.perf_counter() - t0) * 1e3, executable.as_text(),
+                     executable.from_disk_cache)
     return _XlaDispatch(executable)
 
   def start_xla(self, name, numpy_run, values):
@@ -229,13 +233,8 @@ class _RemoteXla:
         raise RuntimeError("no XLA plugin") from None
       self.here = entry.xla_tier(entry._compile_xla(self.name))
       return race.trial_times(self.here[1], leaves)
-    entry.compile_ms["xla"] = r["compile_s"] * 1e3
-    entry.xla_text = r["text"]
-    if r["from_disk_cache"]:
-      entry.tier_note = "xla executable loaded from the persistent compile cache"
-    if config.jax_log_compiles:
-      logger.warning("Compiling %s for tier xla in %.2f ms (compile server, %.2f ms in all)",
-                     self.name, r["compile_s"] * 1e3, (time.perf_counter() - t0) * 1e3)
+    entry._record_xla(self.name, r["compile_s"] * 1e3, r["text"], r["from_disk_cache"],
+                      f" (compile server, {(time.perf_counter() - t0) * 1e3:.2f} ms in all)")
     return r["times"]
 
   def load(self, race, leaves):

@@ -185,8 +185,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
   stored = cache.get(entry_key)
   if stored is not None:
     try:
-      exe = XlaExecutable(c.deserialize(stored), text, closed.in_avals, closed.out_avals,
-                          donors=given)
+      exe = deserialize(stored, closed, text, donation)
       exe.from_disk_cache = True
       return exe
     except XlaRuntimeError as e:   # e.g. written by another plugin build: recompile
