@@ -134,10 +134,8 @@ def cancel_pending():
       return
     except TypeError:   # the stop sentinel
       return
-    owner = getattr(fn, "__self__", None)
-    if isinstance(owner, Race):
-      owner._abandon("race trials cancelled")
-    elif owner is not None:
+    owner = getattr(fn, "__self__", None)   # a jit cache entry's XLA compile and race
+    if owner is not None:
       owner.compiling = False
     _worker.queue.task_done()
 
