@@ -285,6 +285,42 @@ def test_the_server_keeps_every_thread_off_the_callers_cpu():
   assert out.stdout.split() == ["True", "True", "True"], out.stderr
 
 
+_EXIT_SCRIPT = textwrap.dedent("""
+    import atexit, os, signal, sys, time
+    import numpy as np
+    import jaxlite as jax, jaxlite.numpy as jnp
+    from jaxlite._src import tiers
+    from jaxlite._src.backends import compile_server
+    tiers.Probe.BUDGET = 0.0   # the first call starts the race
+    server = compile_server.server()
+    assert server is not None, compile_server.failure()
+    os.kill(server.process.pid, signal.SIGSTOP)   # a server that gets no CPU: no answer
+    # (registered before the compile thread starts, so it runs after that thread stopped)
+    atexit.register(lambda: print("xla loaded here:", "jaxlite._src.backends.xla.pjrt" in
+                                  sys.modules, f.stats()[0]["tier"], flush=True))
+    f = jax.jit(lambda x: jnp.sin(x) * 2.0)
+    print(np.asarray(f(jnp.arange(3.0))).tolist())
+    while not server.lock.locked():   # the race's request is in the server
+      time.sleep(0.01)
+    print("exiting", flush=True)
+""")
+
+
+@needs_xla
+@pytest.mark.skipif(os.name != "posix", reason="SIGSTOP stands in for a server with no CPU")
+def test_exit_does_not_wait_for_a_server_that_has_not_answered():
+  """The server compiles at the lowest priority: on a busy machine its answer can take
+  minutes. Exit ends it instead, and races nothing in this process."""
+  t0 = time.time()
+  out = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], capture_output=True, text=True,
+                       timeout=120)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.split("\n")[:3] == [
+      str((np.sin(np.arange(3.0, dtype=np.float32)) * 2.0).tolist()), "exiting",
+      "xla loaded here: False numpy"], out.stdout + out.stderr
+  assert time.time() - t0 < 60
+
+
 @needs_xla
 def test_a_program_that_calls_back_into_python_is_compiled_here(monkeypatch):
   """np.sin crosses the wire by name, but its callback must run in this process."""

@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -61,6 +62,17 @@ def test_size_bound_evicts_least_recently_used(cache_dir):
     config.update("jaxlite_cache_max_bytes", old)
   assert remaining and "e4.bin" in remaining and "e0.bin" not in remaining
   assert sum((cache_dir / n).stat().st_size for n in remaining) <= 300
+
+
+def test_a_writer_killed_mid_entry_leaves_no_file_for_long(cache_dir):
+  cache.put("k5", b"first")   # (makes the directory, as its owner's)
+  stale, fresh = cache_dir / ".tmp-stale", cache_dir / ".tmp-fresh"
+  stale.write_bytes(b"half an entry")
+  fresh.write_bytes(b"being written")
+  os.utime(stale, (time.time() - 3600, time.time() - 3600))
+  cache.put("k6", b"payload")   # each write looks for stale ones
+  assert not stale.exists() and fresh.exists()
+  assert cache.get("k6") == b"payload"
 
 
 def test_disabled_cache_stores_nothing(cache_dir):

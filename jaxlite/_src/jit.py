@@ -228,6 +228,8 @@ class _RemoteXla:
           entry.optimized, self.name, entry.donation, list(map(arguments.leaf_value, leaves)),
           race.WARMUP, race.WARMUP_BUDGET, race.TRIALS)
     except compile_server.ServerError as e:
+      if compile_server.exiting:
+        raise
       logger.debug("%s: racing XLA in this process: %s", self.name, e)
       if not tiers.xla_available():
         raise RuntimeError("no XLA plugin") from None

@@ -107,6 +107,9 @@ class _Worker:
   def stop(self):
     self.stopping = True
     self.queue.put(None)
+    # A job waiting for the compile server (whose XLA compile runs at the lowest priority,
+    # so on a busy machine it can take minutes) gets its answer now: the server is gone.
+    compile_server.shut_down()
     self.thread.join()
 
 

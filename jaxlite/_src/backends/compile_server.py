@@ -213,6 +213,8 @@ class Server:
     except Exception as e:   # from any object's __reduce__
       raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
     with self.lock:
+      if exiting:   # (checked under the lock that shut_down looks at)
+        raise ServerError("the process is exiting")
       try:
         send(self.process.stdin, request)
         reply = self._receive()
@@ -281,6 +283,20 @@ def server() -> Server | None:
 def failure() -> str | None:
   """Why ``server()`` gave None (None when it did not or was not asked)."""
   return _failure
+
+
+exiting = False   # set by shut_down: a request cut short is not raced here instead
+
+
+def shut_down():
+  """At exit: end a request in progress (it raises ``ServerError``) by ending the server,
+  and use none from now on."""
+  global _failure, exiting
+  with _lock:
+    exiting, _failure = True, "the process is exiting"
+    s = _server
+  if s is not None and s.pid == os.getpid() and s.lock.locked() and s.process.poll() is None:
+    s.process.kill()
 
 
 @atexit.register   # registered at import, so it runs after the compile thread has stopped

@@ -16,6 +16,7 @@ import logging
 import os
 import stat
 import tempfile
+import time
 
 from jaxlite._src.config import config
 
@@ -127,12 +128,25 @@ def _remove(path):
     pass
 
 
+# A writer ended mid-entry (the compile server is killed when its caller exits) leaves its
+# temporary file: one this old is not being written any more.
+_STALE_TMP_S = 600.0
+
+
 def _evict(directory):
   try:
-    entries = [os.path.join(directory, n) for n in os.listdir(directory) if n.endswith(".bin")]
+    names = os.listdir(directory)
+    entries = [os.path.join(directory, n) for n in names if n.endswith(".bin")]
     sized = sorted(((os.stat(p).st_mtime, os.stat(p).st_size, p) for p in entries))
   except OSError:
     return
+  now = time.time()
+  for tmp in (os.path.join(directory, n) for n in names if n.startswith(".tmp-")):
+    try:
+      if now - os.stat(tmp).st_mtime > _STALE_TMP_S:
+        os.remove(tmp)
+    except OSError:   # renamed into place or removed meanwhile
+      pass
   total = sum(size for _, size, _ in sized)
   limit = config.jaxlite_cache_max_bytes
   for _, size, path in sized:
