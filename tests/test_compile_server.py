@@ -366,19 +366,22 @@ def test_an_executable_from_the_server_keeps_its_donation(monkeypatch):
 
 
 @needs_xla
-@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="per-thread priorities: Linux")
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="per-thread priorities: Linux")
 def test_the_server_compiles_at_the_lowest_priority_and_runs_xla_at_the_callers():
   server = compile_server.server()
   assert server is not None, compile_server.failure()
   server.compete(_closed(), "h", None, [_X, _W], 1, 0.1, 1)
   pid = server.process.pid
-  nice = {}   # thread name -> the priorities of the threads of that name
+  nice = {}   # thread name -> the (priority, policy) of the threads of that name
   for tid in os.listdir(f"/proc/{pid}/task"):
     with open(f"/proc/{pid}/task/{tid}/comm") as f:
-      nice.setdefault(f.read().strip(), []).append(os.getpriority(os.PRIO_PROCESS, int(tid)))
-  caller = os.getpriority(os.PRIO_PROCESS, 0)
-  assert os.getpriority(os.PRIO_PROCESS, pid) == caller   # the server's own thread
-  assert 19 in nice.pop("python") and nice   # the one that ran XLA's compile
+      nice.setdefault(f.read().strip(), []).append(
+          (os.getpriority(os.PRIO_PROCESS, int(tid)), os.sched_getscheduler(int(tid))))
+  caller = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0))
+  assert caller[1] != os.SCHED_IDLE
+  assert (os.getpriority(os.PRIO_PROCESS, pid), os.sched_getscheduler(pid)) == caller
+  # the one that ran XLA's compile: nice 19, and only on a CPU with nothing else to run
+  assert (19, os.SCHED_IDLE) in nice.pop("python") and nice
   assert all(set(v) == {caller} for v in nice.values()), nice   # XLA's pools
 
 

@@ -71,21 +71,33 @@ def yield_to_callers():
 
 def lower_priority():
   """Give the calling thread, and the threads it starts later, the lowest CPU priority:
-  nice 19 and, on Linux, the ``SCHED_IDLE`` policy, under which it runs only on a CPU
-  that has nothing else to run.
+  nice 19 and, in the compile server (``compile_only_when_idle``), Linux's ``SCHED_IDLE``
+  policy too, under which it runs only on a CPU that has nothing else to run."""
+  tid = threading.get_native_id()
+  try:
+    os.setpriority(os.PRIO_PROCESS, tid, 19)
+    if _compile_idle:
+      os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+  except (AttributeError, OSError):   # not Linux (where priorities are per thread)
+    pass
+
+
+_compile_idle = False
+
+
+def compile_only_when_idle():
+  """In the compile server: ``at_low_priority``'s thread runs under ``SCHED_IDLE`` too.
 
   At nice 19, XLA compiling on the other CPU still took that CPU from tier 0's second
   block thread in turns: tier 0's heavy (two threads) took 1.30x as long per call while
   it lasted, and 1.04x under ``SCHED_IDLE`` (``benchmarks/probes/other_cpu_wakeups.py``).
-  Only a long C call that holds no GIL may run so (``at_low_priority``): Python there
-  could wait for a CPU while holding the GIL. XLA's trials never do: under ``SCHED_IDLE``
-  they got a CPU only between the caller's calls, and XLA lost races it wins."""
-  tid = threading.get_native_id()
-  try:
-    os.setpriority(os.PRIO_PROCESS, tid, 19)
-    os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
-  except (AttributeError, OSError):   # not Linux (where priorities are per thread)
-    pass
+  Not in the caller's process: that thread takes the GIL after each call it runs, and
+  under ``SCHED_IDLE`` any other task preempts it holding it (the stalls job's vmap(grad)
+  and hessian p99s went from 1.1x tier 0's to 2-4x). Nor for XLA's trials: under
+  ``SCHED_IDLE`` they got a CPU only between the caller's calls, and XLA lost races it
+  wins."""
+  global _compile_idle
+  _compile_idle = True
 
 
 _low = None   # the executor of at_low_priority's calls, made on first use

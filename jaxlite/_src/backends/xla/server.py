@@ -67,8 +67,10 @@ def main():
   if not xla.is_available():
     _reply(out, "unavailable", xla.unavailable_reason())
     return
-  # XLA's compile runs on a thread at the lowest priority, as in the caller's process
+  # XLA's compile runs on a thread at the lowest priority, as in the caller's process,
+  # and here only on a CPU that has nothing else to run
   background.run_in_background()
+  background.compile_only_when_idle()
   _reply(out, "ready", xla.platform())
   while True:
     parts = compile_server.receive(inp)
