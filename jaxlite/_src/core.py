@@ -63,6 +63,11 @@ class ShapedArray:
       self._hash = hash((self.shape, self.dtype, self.weak_type))
     return self._hash
 
+  def __reduce__(self):
+    # Without the cached hash: a dtype's hash differs from process to process (the compile
+    # server unpickles avals, and the tier races' memory keys on their pickle).
+    return ShapedArray, (self.shape, self.dtype, self.weak_type)
+
   def str_short(self, short_dtypes: bool = False) -> str:
     name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
     return f"{name}[{','.join(map(str, self.shape))}]"
