@@ -249,10 +249,10 @@ def test_boolean_options_keep_truth_value():
 
 def test_backend_options_known_right_after_import(tmp_path):
   code = ("import sys, jaxlite\n"
-          "assert 'jaxlite._src.backends.xla.cache' not in sys.modules\n"
+          "assert 'jaxlite._src.backends.xla' not in sys.modules\n"
           f"jaxlite.config.update('jaxlite_cache_dir', {str(tmp_path)!r})\n"
           f"jaxlite.config.update('jax_compilation_cache_dir', {str(tmp_path)!r})\n"
-          "from jaxlite._src.backends.xla import cache\n"
+          "from jaxlite._src.backends import disk_cache as cache\n"
           "print(cache.cache_dir())\n")
   out = run_python(["-c", code], tmp_path)
   assert out.returncode == 0 and out.stdout.strip() == str(tmp_path), out.stderr

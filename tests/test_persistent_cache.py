@@ -8,7 +8,7 @@ import pytest
 
 from jaxlite import config
 from jaxlite._src import tiers
-from jaxlite._src.backends.xla import cache
+from jaxlite._src.backends import disk_cache as cache
 
 
 @pytest.fixture

@@ -163,8 +163,19 @@ class _Entry:
 
   def _background_xla(self, name, numpy_run, values):
     try:
+      lost_races = tiers.LostRaces(self)
+      lost = lost_races.recall()
+      if lost is not None:   # tier 0 (already serving) keeps serving; XLA is not loaded
+        self.tier_ms = lost["ms"]
+        self.tier_note = (
+            f"tier 0: XLA lost this signature's race in an earlier process "
+            f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
+            f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
+            f"compile cache for a day (jaxlite_remember_tiers)")
+        return
       race = self._race_with_xla(name, numpy_run)
       if race is not None and not race.effectful:
+        race.lost_races = lost_races
         race.run_trials([Array(np.asarray(v), a.weak_type)
                          for v, a in zip(values, self.jaxpr.in_avals)])
     finally:

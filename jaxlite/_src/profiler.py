@@ -45,6 +45,8 @@ class FunctionStats:
       lines.append(f"  {r['signature']:<28} {r['calls']:>6} {r['cache_hits']:>6} "
                    f"{r['trace_ms']:>9.2f} {compile_ms:>11} {exec_ms:>17}  {r['tier'] or '-'}"
                    f"{raced}")
+      if r["note"]:
+        lines.append(f"    {r['note']}")
     return "\n".join(lines)
 
   __repr__ = __str__

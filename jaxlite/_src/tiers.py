@@ -10,7 +10,10 @@ per function; ``jaxlite.config.update("jaxlite_tier", ...)`` or ``JAXLITE_TIER``
 from __future__ import annotations
 
 import atexit
+import json
+import os
 import queue
+import sys
 import threading
 import time
 import weakref
@@ -28,6 +31,11 @@ _BACKEND_ALIASES = {None: None, "auto": "auto", "numpy": "numpy", "xla": "xla",
 
 config.define("jaxlite_tier", "auto", "Default tier policy of jit: auto, numpy or xla.",
               env_var="JAXLITE_TIER", parse=str)
+config.define("jaxlite_remember_tiers", True,
+              "Under the auto tier policy, remember in the persistent compile cache the "
+              "signatures whose race XLA clearly lost, and run them on tier 0 without "
+              "compiling XLA in later processes, for a day.",
+              env_var="JAXLITE_REMEMBER_TIERS")
 
 
 def resolve_policy(backend):
@@ -179,6 +187,85 @@ def has_effects(entry) -> bool:
   return any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
 
 
+class LostRaces:
+  """The races of one signature that XLA clearly lost, remembered across processes in the
+  persistent compile cache (``.tier`` entries), so that a later process running the same
+  program keeps that signature on tier 0 without compiling XLA or racing it again: each
+  race costs the callers' calls the race's Python and, where tier 0 uses every CPU, a CPU
+  for XLA's compile and trials (benchmarks/README, tenth pass).
+
+  Only a clear loss is kept (XLA's best time at least ``MARGIN`` times tier 0's), and for
+  ``TTL`` seconds: a race is timed once, on a machine that may have been busy. The key
+  is the optimised jaxpr with its constants and donation, and what sets either tier's
+  speed here (``_machine``). Functions with effects race on real calls instead: none is
+  remembered."""
+  MARGIN = 1.25
+  TTL = 24 * 3600.0
+  KIND = ".tier"
+
+  def __init__(self, entry):
+    self.key = None
+    if not (config.jaxlite_remember_tiers and config.jaxlite_persistent_cache) or \
+        has_effects(entry):
+      return
+    from jaxlite._src.backends import disk_cache
+    try:   # the jaxpr by value, primitives by name (as the compile server gets it)
+      parts = compile_server.dumps((entry.optimized, entry.donation))
+    except Exception:   # something pickle cannot take: race every time
+      return
+    self.key = disk_cache.key(*parts, repr(_machine()))
+
+  def recall(self) -> dict | None:
+    """The remembered loss, ``{"at": seconds since the epoch, "ms": {tier: best ms}}``, if
+    one younger than ``TTL`` is stored."""
+    if self.key is None:
+      return None
+    from jaxlite._src.backends import disk_cache
+    payload = disk_cache.get(self.key, self.KIND)
+    try:
+      record = json.loads(payload)
+      fresh = 0 <= time.time() - record["at"] < self.TTL and all(
+          isinstance(v, float) for v in record["ms"].values())
+    except (TypeError, ValueError, KeyError, AttributeError):
+      return None
+    return record if fresh else None
+
+  def remember(self, times: dict, caller: str):
+    """Store the race's figures (``times``: tier -> seconds) if the caller's tier won
+    clearly."""
+    best = {tier: min(figures) for tier, figures in times.items()}
+    if self.key is None or min(best, key=best.get) != caller or any(
+        t < self.MARGIN * best[caller] for tier, t in best.items() if tier != caller):
+      return
+    from jaxlite._src.backends import disk_cache
+    record = {"at": time.time(), "ms": {tier: t * 1e3 for tier, t in best.items()}}
+    disk_cache.put(self.key, json.dumps(record).encode(), kind=self.KIND)
+
+
+def _machine() -> tuple:
+  """What sets the tiers' speeds besides the program: versions, the CPUs this process may
+  use, tier 0's threads and blocks, XLA's flags and plugin."""
+  from jaxlite._src import version
+  import numpy
+  cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+  return (version.__version__, numpy.__version__, sys.version, cpus,
+          config.jaxlite_tier0_threads, config.jaxlite_tier0_blocks,
+          *(os.environ.get(name) for name in ("XLA_FLAGS", "JAXLITE_PLATFORM",
+                                              "JAXLITE_PJRT_CPU_PLUGIN")),
+          _plugin_stamp())
+
+
+def _plugin_stamp():
+  """When the CPU plugin's package was installed (a new XLA races afresh), found without
+  importing the XLA backend."""
+  import importlib.util
+  try:
+    spec = importlib.util.find_spec("xla_plugins.xla_cpu_pjrt")
+    return os.stat(spec.origin or spec.submodule_search_locations[0]).st_mtime_ns
+  except (ImportError, ValueError, AttributeError, TypeError, IndexError, OSError):
+    return None
+
+
 class Race:
   """Chooses between tier 0 and XLA on real arguments, then installs the faster one as
   ``entry.run``; no call waits for XLA while it chooses.
@@ -228,6 +315,7 @@ class Race:
     self.effectful = has_effects(entry) if effectful is None else effectful
     self.order = tuple(tiers)
     self.calls = 0
+    self.lost_races = None   # where a clear loss of XLA's is remembered (LostRaces)
 
   def __call__(self, leaves):
     if not self.effectful:   # the trials run on the compile thread (``run_trials``)
@@ -262,6 +350,8 @@ class Race:
         for tier, call in here:
           times[tier].append(self.timed(call, leaves))
       tier = min(times, key=lambda t: min(times[t]))
+      if self.lost_races is not None:
+        self.lost_races.remember(times, self.caller)
       if not isinstance(self.tiers[tier], tuple):   # the winner, loaded here
         self.tiers[tier] = self.tiers[tier].load(self, leaves)
     except Exception as e:  # e.g. an argument deleted since: tier 0 keeps serving

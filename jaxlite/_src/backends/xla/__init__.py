@@ -22,7 +22,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config
-from jaxlite._src.backends.xla import cache
+from jaxlite._src.backends import disk_cache as cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends.xla import plugins
 from jaxlite._src.backends.xla import stablehlo
@@ -179,7 +179,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
   c = client()
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key:
   # an executable compiled under other flags must not be loaded.
-  entry_key = cache.key(text, c.api.attributes().get("xla_version"),
+  entry_key = cache.key(text, repr(c.api.attributes().get("xla_version")),
                         pjrt.COMPILE_OPTIONS + os.environ.get("XLA_FLAGS", "").encode(),
                         c.devices[0].device_kind)
   stored = cache.get(entry_key)

@@ -1,13 +1,14 @@
-"""A persistent on-disk cache of compiled XLA executables.
+"""The persistent on-disk cache: compiled XLA executables (``.bin``) and the tier races'
+remembered verdicts (``.tier``, ``tiers.remember_loss``).
 
 A second process running the same program skips XLA's compiler. The cache is a trust
 boundary: whoever can write an entry can make this process run code. So the directory is
 created user-only (0700), entries are written atomically with user-only permissions, an
 entry is refused unless it is owned by this user and not writable by others, and its
-checksum is verified before it reaches the plugin. A corrupt or foreign entry is dropped
-and recompiled. Entries are keyed by the sha256 of the StableHLO text, the plugin's XLA
-version, the compile options and the device kind; the directory is kept under a size
-bound by evicting the least recently used entries.
+checksum is verified before it is used. A corrupt or foreign entry is dropped (and
+recompiled). An executable is keyed by the sha256 of the StableHLO text, the plugin's XLA
+version, the compile options and the device kind (``key``); the directory is kept under
+a size bound by evicting the least recently used entries.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from jaxlite._src.config import config
 logger = logging.getLogger("jaxlite")
 
 _MAGIC = b"JAXLITE-XLA-CACHE-1\n"
+_KINDS = (".bin", ".tier")   # the suffixes of entries, by what they hold
 _DIGEST = 32
 
 # The options (jax_compilation_cache_dir, jax_persistent_cache_min_compile_time_secs,
@@ -38,10 +40,11 @@ def cache_dir() -> str:
   return os.path.join(base, "jaxlite", "xla")
 
 
-def key(text: str, xla_version, compile_options: bytes, device_kind: str) -> str:
+def key(*parts) -> str:
+  """The sha256 of ``parts`` (each ``str`` or bytes-like), each prefixed by its length."""
   h = hashlib.sha256()
-  for part in (text.encode(), repr(xla_version).encode(), compile_options,
-               device_kind.encode()):
+  for part in parts:
+    part = part.encode() if isinstance(part, str) else memoryview(part).cast("B")
     h.update(len(part).to_bytes(8, "little"))
     h.update(part)
   return h.hexdigest()
@@ -68,13 +71,13 @@ def _trusted_file(path: str) -> bool:
           and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
-def get(entry_key: str) -> bytes | None:
-  """The serialized executable stored under ``entry_key``, or None (missing, foreign or
-  corrupt entries are dropped)."""
+def get(entry_key: str, kind: str = ".bin") -> bytes | None:
+  """The payload stored under ``entry_key`` (a serialized executable, or another
+  ``kind``), or None (missing, foreign or corrupt entries are dropped)."""
   if not config.jaxlite_persistent_cache:
     return None
   directory = cache_dir()
-  path = os.path.join(directory, entry_key + ".bin")
+  path = os.path.join(directory, entry_key + kind)
   if not os.path.exists(path) or not _trusted_dir(directory):
     return None
   try:
@@ -100,7 +103,8 @@ def get(entry_key: str) -> bytes | None:
   return payload
 
 
-def put(entry_key: str, payload: bytes, compile_secs: float = float("inf")) -> None:
+def put(entry_key: str, payload: bytes, compile_secs: float = float("inf"),
+        kind: str = ".bin") -> None:
   """Store ``payload`` atomically (a reader never sees half an entry), unless it compiled
   faster than ``jax_persistent_cache_min_compile_time_secs`` (untimed payloads are kept)."""
   if not config.jaxlite_persistent_cache:
@@ -114,7 +118,7 @@ def put(entry_key: str, payload: bytes, compile_secs: float = float("inf")) -> N
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
     with os.fdopen(fd, "wb") as f:   # mkstemp creates the file with mode 0600
       f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
-    os.replace(tmp, os.path.join(directory, entry_key + ".bin"))
+    os.replace(tmp, os.path.join(directory, entry_key + kind))
   except OSError as e:
     logger.warning("persistent compile cache: could not write an entry (%s)", e)
     return
@@ -136,7 +140,7 @@ _STALE_TMP_S = 600.0
 def _evict(directory):
   try:
     names = os.listdir(directory)
-    entries = [os.path.join(directory, n) for n in names if n.endswith(".bin")]
+    entries = [os.path.join(directory, n) for n in names if n.endswith(_KINDS)]
     sized = sorted(((os.stat(p).st_mtime, os.stat(p).st_size, p) for p in entries))
   except OSError:
     return
@@ -161,5 +165,5 @@ def clear() -> None:
   directory = cache_dir()
   if os.path.isdir(directory):
     for name in os.listdir(directory):
-      if name.endswith(".bin"):
+      if name.endswith(_KINDS):
         _remove(os.path.join(directory, name))
