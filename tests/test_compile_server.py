@@ -212,6 +212,20 @@ def test_the_race_runs_here_when_the_server_cannot_take_the_jaxpr(monkeypatch):
 
 
 @needs_xla
+def test_a_program_pickled_beforehand_makes_the_same_request():
+  # tiers.LostRaces pickles the jaxpr for its key; the request reuses that pickle
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  closed = _closed()
+  donation = [None, None]
+  fresh = server.compete(closed, "g", donation, [_X, _W], 1, 0.1, 2)
+  reused = server.compete(None, "g", None, [_X, _W], 1, 0.1, 2,
+                          program=compile_server.dumps((closed, donation)))
+  assert fresh["text"] == reused["text"] and "stablehlo" in fresh["text"]
+  assert len(fresh["times"]) == len(reused["times"]) == 2 and reused["executable"]
+
+
+@needs_xla
 def test_the_server_answers_an_error_and_keeps_serving():
   server = compile_server.server()
   assert server is not None, compile_server.failure()

@@ -80,6 +80,11 @@ def test_a_corrupt_or_foreign_record_is_ignored(cache_dir):
   entry = _entry(_heavy, jnp.ones(100))
   tiers.LostRaces(entry).remember({"numpy": [1e-3], "xla": [9e-3]}, "numpy")
   [path] = cache_dir.glob("*.tier")
+  data = bytearray(path.read_bytes())
+  data[-2] ^= 0x01   # a flipped bit: the checksum no longer matches
+  path.write_bytes(bytes(data))
+  assert tiers.LostRaces(entry).recall() is None and not path.exists()
+  tiers.LostRaces(entry).remember({"numpy": [1e-3], "xla": [9e-3]}, "numpy")
   os.chmod(path, 0o666)   # writable by others: not trusted
   assert tiers.LostRaces(entry).recall() is None
   from jaxlite._src.backends import disk_cache

@@ -173,7 +173,7 @@ class _Entry:
             f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
             f"compile cache for a day (jaxlite_remember_tiers)")
         return
-      race = self._race_with_xla(name, numpy_run)
+      race = self._race_with_xla(name, numpy_run, lost_races.program)
       if race is not None and not race.effectful:
         race.lost_races = lost_races
         race.run_trials([Array(np.asarray(v), a.weak_type)
@@ -181,8 +181,9 @@ class _Entry:
     finally:
       self.compiling = False
 
-  def _race_with_xla(self, name, numpy_run):
-    """Install the race between tier 0 and XLA (None where XLA is unavailable)."""
+  def _race_with_xla(self, name, numpy_run, program=None):
+    """Install the race between tier 0 and XLA (None where XLA is unavailable);
+    ``program``: the compile server's pickle of the jaxpr, if made already."""
     out_weak = self.out_weak
 
     def numpy_call(leaves):
@@ -191,7 +192,7 @@ class _Entry:
     effectful = tiers.has_effects(self)
     server = None if effectful else compile_server.server()
     if server is not None:   # XLA compiles and runs its trials there
-      xla = _RemoteXla(self, name, server)
+      xla = _RemoteXla(self, name, server, program)
     elif not tiers.xla_available():
       self.tier_note = "no XLA plugin: the NumPy tier only"
       return None
@@ -225,8 +226,8 @@ class _RemoteXla:
 
   GLUE = 50e-6   # seconds of Python a run here takes on top of the server's run
 
-  def __init__(self, entry, name, server):
-    self.entry, self.name, self.server = entry, name, server
+  def __init__(self, entry, name, server, program=None):
+    self.entry, self.name, self.server, self.program = entry, name, server, program
     self.result = None
     self.here = None   # (run, call) when XLA raced in this process after all
 
@@ -237,7 +238,7 @@ class _RemoteXla:
       t0 = time.perf_counter()
       self.result = r = self.server.compete(
           entry.optimized, self.name, entry.donation, list(map(arguments.leaf_value, leaves)),
-          race.WARMUP, race.WARMUP_BUDGET, race.TRIALS)
+          race.WARMUP, race.WARMUP_BUDGET, race.TRIALS, self.program)
     except compile_server.ServerError as e:
       if compile_server.exiting:
         raise

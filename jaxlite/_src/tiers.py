@@ -21,6 +21,7 @@ import weakref
 from jaxlite._src import backends
 from jaxlite._src.backends import background
 from jaxlite._src.backends import compile_server
+from jaxlite._src.backends import disk_cache
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
 from jaxlite._src.passes import dce
@@ -205,22 +206,21 @@ class LostRaces:
 
   def __init__(self, entry):
     self.key = None
+    self.program = None   # the compile server's pickle of the jaxpr, which the key hashes
     if not (config.jaxlite_remember_tiers and config.jaxlite_persistent_cache) or \
         has_effects(entry):
       return
-    from jaxlite._src.backends import disk_cache
-    try:   # the jaxpr by value, primitives by name (as the compile server gets it)
-      parts = compile_server.dumps((entry.optimized, entry.donation))
+    try:   # the jaxpr by value, primitives by name, as the compile server gets it
+      self.program = compile_server.dumps((entry.optimized, entry.donation))
     except Exception:   # something pickle cannot take: race every time
       return
-    self.key = disk_cache.key(*parts, repr(_machine()))
+    self.key = disk_cache.key(*self.program, repr(_machine()), kind=self.KIND)
 
   def recall(self) -> dict | None:
     """The remembered loss, ``{"at": seconds since the epoch, "ms": {tier: best ms}}``, if
     one younger than ``TTL`` is stored."""
     if self.key is None:
       return None
-    from jaxlite._src.backends import disk_cache
     payload = disk_cache.get(self.key, self.KIND)
     try:
       record = json.loads(payload)
@@ -237,33 +237,40 @@ class LostRaces:
     if self.key is None or min(best, key=best.get) != caller or any(
         t < self.MARGIN * best[caller] for tier, t in best.items() if tier != caller):
       return
-    from jaxlite._src.backends import disk_cache
     record = {"at": time.time(), "ms": {tier: t * 1e3 for tier, t in best.items()}}
     disk_cache.put(self.key, json.dumps(record).encode(), kind=self.KIND)
 
 
 def _machine() -> tuple:
   """What sets the tiers' speeds besides the program: versions, the CPUs this process may
-  use, tier 0's threads and blocks, XLA's flags and plugin."""
-  from jaxlite._src import version
-  import numpy
-  cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-  return (version.__version__, numpy.__version__, sys.version, cpus,
-          config.jaxlite_tier0_threads, config.jaxlite_tier0_blocks,
+  use, tier 0's threads and blocks, XLA's flags and plugins."""
+  return (*_INSTALLED, config.jaxlite_tier0_threads, config.jaxlite_tier0_blocks,
+          len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
           *(os.environ.get(name) for name in ("XLA_FLAGS", "JAXLITE_PLATFORM",
-                                              "JAXLITE_PJRT_CPU_PLUGIN")),
-          _plugin_stamp())
+                                              "JAXLITE_PJRT_CPU_PLUGIN")))
 
 
-def _plugin_stamp():
-  """When the CPU plugin's package was installed (a new XLA races afresh), found without
-  importing the XLA backend."""
+def _installed() -> tuple:
+  """The versions of jaxlite, NumPy and Python, and when each PJRT plugin's package was
+  installed (a new XLA races afresh), found without importing a plugin or the XLA
+  backend."""
   import importlib.util
-  try:
-    spec = importlib.util.find_spec("xla_plugins.xla_cpu_pjrt")
-    return os.stat(spec.origin or spec.submodule_search_locations[0]).st_mtime_ns
-  except (ImportError, ValueError, AttributeError, TypeError, IndexError, OSError):
-    return None
+  import numpy
+  from jaxlite._src import version
+
+  def installed_at(module):
+    try:
+      spec = importlib.util.find_spec(module)
+      return os.stat(spec.origin or spec.submodule_search_locations[0]).st_mtime_ns
+    except (ImportError, ValueError, AttributeError, TypeError, IndexError, OSError):
+      return None
+  return (version.__version__, numpy.__version__, sys.version,
+          *map(installed_at, ("xla_plugins.xla_cpu_pjrt", "jax_plugins.xla_cuda13",
+                              "jax_plugins.xla_cuda12")))
+
+
+# At import (0.4 ms), not on the compile thread while callers wait for the GIL.
+_INSTALLED = _installed()
 
 
 class Race:

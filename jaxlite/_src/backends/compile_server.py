@@ -191,8 +191,12 @@ class Server:
       raise ServerError(f"the compile server ended (exit status {self.process.poll()})")
     return pickle.loads(parts[0])   # written by our own server
 
-  def compete(self, closed, name, donation, values, warmup, warmup_budget, trials):
+  def compete(self, closed, name, donation, values, warmup, warmup_budget, trials,
+              program=None):
     """Compile ``closed`` in the server, warm it up and time it on ``values``.
+
+    ``program``, when given, is ``dumps((closed, donation))`` already made (by
+    ``tiers.LostRaces``, whose key it is), sent as it is.
 
     Returns a dict: ``times`` (seconds, ``trials`` of them), ``executable`` (serialized,
     or None when the plugin cannot serialize it), ``text`` (StableHLO), ``compile_s``
@@ -207,8 +211,9 @@ class Server:
     if os.environ.get("XLA_FLAGS") != self.xla_flags:
       raise ServerError("XLA_FLAGS changed since the compile server started")
     try:
-      request = [pickle.dumps(_modules(), protocol=5), *dumps((
-          "compete", closed, name, donation, values, warmup, warmup_budget, trials,
+      program = program or dumps((closed, donation))
+      request = [pickle.dumps((_modules(), len(program)), protocol=5), *program, *dumps((
+          "compete", name, values, warmup, warmup_budget, trials,
           background.avoided_cpu(), _flags()))]
     except Exception as e:   # from any object's __reduce__
       raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
@@ -233,6 +238,7 @@ class Server:
       self.process.wait(timeout=1)
     except subprocess.TimeoutExpired:
       self.process.kill()
+    self.process.stdout.close()
 
 
 def _modules() -> tuple:

@@ -12,7 +12,6 @@ a size bound by evicting the least recently used entries.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import stat
@@ -24,8 +23,24 @@ from jaxlite._src.config import config
 logger = logging.getLogger("jaxlite")
 
 _MAGIC = b"JAXLITE-XLA-CACHE-1\n"
-_KINDS = (".bin", ".tier")   # the suffixes of entries, by what they hold
 _DIGEST = 32
+_KINDS = (".bin", ".tier")   # the suffixes of entries, by what they hold
+
+
+def _hasher(kind: str = ".bin"):
+  """A new hash of ``kind``'s checksums and keys (32 bytes): sha256 for executables, as
+  ever; BLAKE2b for the small entries read on tier 0's side, where importing hashlib
+  (OpenSSL: 3-5 ms, holding the GIL on the compile thread) stalled the callers' calls."""
+  if kind == ".bin":
+    import hashlib
+    return hashlib.sha256()
+  return _blake2b(digest_size=_DIGEST)
+
+
+try:
+  from _blake2 import blake2b as _blake2b   # what hashlib.blake2b is, without OpenSSL
+except ImportError:
+  from hashlib import blake2b as _blake2b
 
 # The options (jax_compilation_cache_dir, jax_persistent_cache_min_compile_time_secs,
 # jaxlite_persistent_cache, jaxlite_cache_dir, jaxlite_cache_max_bytes) are defined in
@@ -40,9 +55,10 @@ def cache_dir() -> str:
   return os.path.join(base, "jaxlite", "xla")
 
 
-def key(*parts) -> str:
-  """The sha256 of ``parts`` (each ``str`` or bytes-like), each prefixed by its length."""
-  h = hashlib.sha256()
+def key(*parts, kind: str = ".bin") -> str:
+  """The hash of ``parts`` (each ``str`` or bytes-like), each prefixed by its length: the
+  name of an entry of ``kind`` (sha256 for executables)."""
+  h = _hasher(kind)
   for part in parts:
     part = part.encode() if isinstance(part, str) else memoryview(part).cast("B")
     h.update(len(part).to_bytes(8, "little"))
@@ -91,7 +107,7 @@ def get(entry_key: str, kind: str = ".bin") -> bytes | None:
     return None
   header = len(_MAGIC) + _DIGEST
   payload = blob[header:]
-  if blob[:len(_MAGIC)] != _MAGIC or hashlib.sha256(payload).digest() != \
+  if blob[:len(_MAGIC)] != _MAGIC or _checksum(payload, kind) != \
       blob[len(_MAGIC):header]:
     logger.warning("persistent compile cache: dropping corrupt entry %s", path)
     _remove(path)
@@ -101,6 +117,12 @@ def get(entry_key: str, kind: str = ".bin") -> bytes | None:
   except OSError:
     pass
   return payload
+
+
+def _checksum(payload: bytes, kind: str) -> bytes:
+  h = _hasher(kind)
+  h.update(payload)
+  return h.digest()
 
 
 def put(entry_key: str, payload: bytes, compile_secs: float = float("inf"),
@@ -117,7 +139,7 @@ def put(entry_key: str, payload: bytes, compile_secs: float = float("inf"),
   try:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
     with os.fdopen(fd, "wb") as f:   # mkstemp creates the file with mode 0600
-      f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+      f.write(_MAGIC + _checksum(payload, kind) + payload)
     os.replace(tmp, os.path.join(directory, entry_key + kind))
   except OSError as e:
     logger.warning("persistent compile cache: could not write an entry (%s)", e)

@@ -77,14 +77,18 @@ def main():
     if parts is None:
       return
     try:
-      modules, request = pickle.loads(parts[0]), parts[1:]
-      for module in modules:   # the modules whose primitives the request may name
+      # the modules whose primitives the request may name, then (closed, donation)
+      # pickled on its own (``Server.compete``), then the rest
+      modules, size = pickle.loads(parts[0])
+      program, request = parts[1:1 + size], parts[1 + size:]
+      for module in modules:
         if module.startswith("jaxlite._src.") and module not in sys.modules:
           importlib.import_module(module)
-      kind, *args = compile_server.loads(request)
+      closed, donation = compile_server.loads(program)
+      kind, name, *args = compile_server.loads(request)
       if kind != "compete":
         raise ValueError(f"unknown request {kind!r}")
-      _reply(out, "ok", compete(*args, cpus))
+      _reply(out, "ok", compete(closed, name, donation, *args, cpus))
     except Exception as e:   # the caller's process races in-process instead
       _reply(out, "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-3)}")
 
