@@ -666,7 +666,7 @@ def test_huge_array_request_is_a_clear_error_never_a_crash():
 
 def test_missing_xla_plugin_names_the_package_to_install(monkeypatch):
   from jaxlite._src.backends import xla
-  from jaxlite._src.backends.xla import plugins
+  from jaxlite._src.backends import plugins
   monkeypatch.setattr(plugins, "cpu_plugin", lambda: None)
   monkeypatch.setattr(plugins, "cuda_plugin", lambda: None)
   monkeypatch.setattr(xla, "_client", None)

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from jaxlite._src.backends.xla import plugins
+from jaxlite._src.backends import plugins
 
 if plugins.cpu_plugin() is None:
   pytest.skip(f"the XLA CPU plugin is not installed ({plugins.INSTALL_CPU})",

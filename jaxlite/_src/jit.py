@@ -173,17 +173,16 @@ class _Entry:
             f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
             f"compile cache for a day (jaxlite_remember_tiers)")
         return
-      race = self._race_with_xla(name, numpy_run, lost_races.program)
+      race = self._race_with_xla(name, numpy_run, lost_races)
       if race is not None and not race.effectful:
-        race.lost_races = lost_races
         race.run_trials([Array(np.asarray(v), a.weak_type)
                          for v, a in zip(values, self.jaxpr.in_avals)])
     finally:
       self.compiling = False
 
-  def _race_with_xla(self, name, numpy_run, program=None):
-    """Install the race between tier 0 and XLA (None where XLA is unavailable);
-    ``program``: the compile server's pickle of the jaxpr, if made already."""
+  def _race_with_xla(self, name, numpy_run, lost_races=None):
+    """Install the race between tier 0 and XLA (None where XLA is unavailable); it
+    remembers a clear loss of XLA's in ``lost_races`` (a ``tiers.LostRaces``)."""
     out_weak = self.out_weak
 
     def numpy_call(leaves):
@@ -192,7 +191,7 @@ class _Entry:
     effectful = tiers.has_effects(self)
     server = None if effectful else compile_server.server()
     if server is not None:   # XLA compiles and runs its trials there
-      xla = _RemoteXla(self, name, server, program)
+      xla = _RemoteXla(self, name, server, lost_races and lost_races.program)
     elif not tiers.xla_available():
       self.tier_note = "no XLA plugin: the NumPy tier only"
       return None
@@ -204,7 +203,7 @@ class _Entry:
         logger.debug("%s: %s", name, self.tier_note)
         return None
     self.run = race = tiers.Race(self, {"numpy": (numpy_run, numpy_call), "xla": xla},
-                                 effectful)
+                                 effectful, lost_races=lost_races)
     return race
 
   def xla_tier(self, xla_run):

@@ -251,22 +251,19 @@ def _machine() -> tuple:
 
 
 def _installed() -> tuple:
-  """The versions of jaxlite, NumPy and Python, and when each PJRT plugin's package was
-  installed (a new XLA races afresh), found without importing a plugin or the XLA
-  backend."""
-  import importlib.util
+  """The versions of jaxlite, NumPy and Python, and each PJRT plugin's file and when it
+  was installed (a new XLA races afresh), found without loading a plugin or XLA."""
   import numpy
   from jaxlite._src import version
+  from jaxlite._src.backends import plugins
 
-  def installed_at(module):
+  def stamp(plugin):
     try:
-      spec = importlib.util.find_spec(module)
-      return os.stat(spec.origin or spec.submodule_search_locations[0]).st_mtime_ns
-    except (ImportError, ValueError, AttributeError, TypeError, IndexError, OSError):
+      return plugin and (plugin.path, os.stat(plugin.path).st_mtime_ns)
+    except OSError:
       return None
   return (version.__version__, numpy.__version__, sys.version,
-          *map(installed_at, ("xla_plugins.xla_cpu_pjrt", "jax_plugins.xla_cuda13",
-                              "jax_plugins.xla_cuda12")))
+          stamp(plugins.cpu_plugin()), stamp(plugins.cuda_plugin()))
 
 
 # At import (0.4 ms), not on the compile thread while callers wait for the GIL.
@@ -313,7 +310,7 @@ class Race:
   # 0.75-0.9x).
   CALLER_CALLS = 8
 
-  def __init__(self, entry, tiers, effectful=None, caller="numpy"):
+  def __init__(self, entry, tiers, effectful=None, caller="numpy", lost_races=None):
     self.entry = entry
     self.tiers = tiers
     self.caller = caller
@@ -322,7 +319,7 @@ class Race:
     self.effectful = has_effects(entry) if effectful is None else effectful
     self.order = tuple(tiers)
     self.calls = 0
-    self.lost_races = None   # where a clear loss of XLA's is remembered (LostRaces)
+    self.lost_races = lost_races   # where a clear loss of XLA's is remembered
 
   def __call__(self, leaves):
     if not self.effectful:   # the trials run on the compile thread (``run_trials``)

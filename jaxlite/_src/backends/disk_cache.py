@@ -1,5 +1,5 @@
 """The persistent on-disk cache: compiled XLA executables (``.bin``) and the tier races'
-remembered verdicts (``.tier``, ``tiers.remember_loss``).
+remembered losses (``.tier``, ``tiers.LostRaces``).
 
 A second process running the same program skips XLA's compiler. The cache is a trust
 boundary: whoever can write an entry can make this process run code. So the directory is
@@ -27,6 +27,12 @@ _DIGEST = 32
 _KINDS = (".bin", ".tier")   # the suffixes of entries, by what they hold
 
 
+try:
+  from _blake2 import blake2b as _blake2b   # what hashlib.blake2b is, without OpenSSL
+except ImportError:
+  from hashlib import blake2b as _blake2b
+
+
 def _hasher(kind: str = ".bin"):
   """A new hash of ``kind``'s checksums and keys (32 bytes): sha256 for executables, as
   ever; BLAKE2b for the small entries read on tier 0's side, where importing hashlib
@@ -36,11 +42,6 @@ def _hasher(kind: str = ".bin"):
     return hashlib.sha256()
   return _blake2b(digest_size=_DIGEST)
 
-
-try:
-  from _blake2 import blake2b as _blake2b   # what hashlib.blake2b is, without OpenSSL
-except ImportError:
-  from hashlib import blake2b as _blake2b
 
 # The options (jax_compilation_cache_dir, jax_persistent_cache_min_compile_time_secs,
 # jaxlite_persistent_cache, jaxlite_cache_dir, jaxlite_cache_max_bytes) are defined in

@@ -24,7 +24,7 @@ from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config
 from jaxlite._src.backends import disk_cache as cache
 from jaxlite._src.backends.xla import pjrt
-from jaxlite._src.backends.xla import plugins
+from jaxlite._src.backends import plugins
 from jaxlite._src.backends.xla import stablehlo
 # the lowering rules these two add to stablehlo's table by name
 from jaxlite._src.backends.xla import callbacks

@@ -17,7 +17,7 @@ import traceback
 import numpy as np
 
 from jaxlite._src.backends import background, compile_server
-from jaxlite._src.backends.xla import plugins
+from jaxlite._src.backends import plugins
 from jaxlite._src.config import config
 
 
