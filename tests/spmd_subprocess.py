@@ -16,7 +16,8 @@ def run_cases(n: int, selection: str, xla: bool = True, cases: str = "spmd_cases
     env["JAXLITE_PLATFORM"] = "none"
   env.pop("XLA_FLAGS", None)
   proc = subprocess.run(
-      [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+      # in this one process (the project's addopts spread a run over one worker per CPU)
+      [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider", "-x",
        str(ROOT / "tests" / cases), "-k", selection],
       cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
   assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
