@@ -56,6 +56,22 @@ def run_in_background():
   _courtesy.background = True
 
 
+def may_poll() -> bool:
+  """Whether the calling thread may poll a running computation instead of sleeping on it
+  (``pjrt.POLL_FOR``): a caller's thread, or any in the compile server, which has no
+  callers whose GIL a poll would hold (``serve_alone``)."""
+  return _alone or not _courtesy.background
+
+
+_alone = False
+
+
+def serve_alone():
+  """Declare this process the compile server: no caller shares its GIL."""
+  global _alone
+  _alone = True
+
+
 def yield_to_callers():
   """On a background thread, once per ``TURN`` seconds, release the GIL long enough for a
   waiting caller to take it. Beside a thread lowering in a loop, tier 0's heavy (100k

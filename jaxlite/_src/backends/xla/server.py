@@ -71,6 +71,7 @@ def main():
   # and here only on a CPU that has nothing else to run
   background.run_in_background()
   background.compile_only_when_idle()
+  background.serve_alone()
   _reply(out, "ready", xla.platform())
   while True:
     parts = compile_server.receive(inp)
