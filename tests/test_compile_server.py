@@ -6,6 +6,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -15,7 +16,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src import core, jit as jit_module, passes, tiers
-from jaxlite._src.backends import compile_server
+from jaxlite._src.backends import background, compile_server
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
 
@@ -419,3 +420,37 @@ def test_xla_flags_changed_since_the_server_started_send_the_race_home(monkeypat
   monkeypatch.setenv("XLA_FLAGS", (os.environ.get("XLA_FLAGS") or "") + " --xla_dump_to=/x")
   with pytest.raises(compile_server.ServerError, match="XLA_FLAGS changed"):
     server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
+
+
+@needs_xla
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs Linux and two CPUs")
+def test_a_server_started_off_a_cpu_still_keeps_off_the_callers(monkeypatch):
+  """The compile thread starts the server while it keeps off the caller's CPU, so the
+  server inherits only the other CPUs. Each request says which CPUs the caller has and
+  which one to keep off: a server started off CPU ``first`` must move there when the
+  caller has moved to another, and spread over all of them when it keeps off none."""
+  cpus = os.sched_getaffinity(0)
+  first, last = min(cpus), max(cpus)
+  made = {}
+
+  def start_narrowed():
+    os.sched_setaffinity(0, cpus - {first})
+    made["server"] = compile_server.Server()
+  t = threading.Thread(target=start_narrowed)
+  t.start()
+  t.join()
+  server = made["server"]
+  try:
+    def affinities():
+      tids = os.listdir(f"/proc/{server.process.pid}/task")
+      return {frozenset(os.sched_getaffinity(int(tid))) for tid in tids}
+    assert affinities() == {frozenset(cpus - {first})}   # inherited from its starter
+    monkeypatch.setattr(background._courtesy, "avoiding", last, raising=False)
+    server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
+    assert affinities() == {frozenset(cpus - {last})}
+    monkeypatch.setattr(background._courtesy, "avoiding", None, raising=False)
+    server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
+    assert affinities() == {frozenset(cpus)}
+  finally:
+    server.close()

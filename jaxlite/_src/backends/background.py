@@ -176,10 +176,15 @@ def _last_cpu(tid) -> int:
     return int(f.read().rsplit(b")", 1)[1].split()[36])
 
 
-def avoided_cpu():
-  """The CPU that the background work running on this thread keeps off (the caller's), or
-  None (``away_from``)."""
-  return _courtesy.avoiding
+def placement():
+  """``(cpu, cpus)``: the CPU that the background work running on this thread keeps off
+  (the caller's; None: none, ``away_from``), and the CPUs of this process's main thread,
+  which the compile server spreads over when it need not keep off one. The server must be
+  told both: it was started by the compile thread while that thread kept off a CPU, and
+  inherited only the others (the stalls job's vmap(grad) found the server on the caller's
+  CPU in 2 races of 5 once the caller had moved there)."""
+  cpus = os.sched_getaffinity(os.getpid()) if hasattr(os, "sched_getaffinity") else set()
+  return _courtesy.avoiding, cpus
 
 
 def keep_process_off(cpu, cpus: set):

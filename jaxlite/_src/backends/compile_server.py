@@ -214,7 +214,7 @@ class Server:
       program = program or dumps((closed, donation))
       request = [pickle.dumps((_modules(), len(program)), protocol=5), *program, *dumps((
           "compete", name, values, warmup, warmup_budget, trials,
-          background.avoided_cpu(), _flags()))]
+          background.placement(), _flags()))]
     except Exception as e:   # from any object's __reduce__
       raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
     with self.lock:

@@ -8,7 +8,6 @@ carries an optimised jaxpr and argument values; the reply is ``("ok", result)`` 
 when the process that started it closes the pipe or ends.
 """
 import importlib
-import os
 import pickle
 import sys
 import time
@@ -25,14 +24,14 @@ def _reply(out, *message):
   compile_server.send(out, [pickle.dumps(message, protocol=5)])
 
 
-def compete(closed, name, donation, values, warmup, warmup_budget, trials, cpu, flags,
-            cpus):
+def compete(closed, name, donation, values, warmup, warmup_budget, trials, placement,
+            flags):
   from jaxlite._src.backends import xla
   current = config.values()
   for flag, value in flags.items():
     if flag in current and current[flag] != value:
       config.update(flag, value)
-  background.keep_process_off(cpu, cpus)
+  background.keep_process_off(*placement)   # (the caller's CPU and CPUs)
   t0 = time.perf_counter()
   exe = xla.compile(closed, name, donation)
   compile_s = time.perf_counter() - t0
@@ -55,7 +54,6 @@ def compete(closed, name, donation, values, warmup, warmup_budget, trials, cpu, 
 def main():
   inp, out = sys.stdin.buffer, sys.stdout.buffer
   sys.stdout = sys.stderr   # a stray print must not reach the replies
-  cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
   plugin = plugins.find_plugin()
   if plugin is None or plugin.platform != "cpu":
     _reply(out, "unavailable", "no CPU plugin" if plugin is None else
@@ -89,7 +87,7 @@ def main():
       kind, name, *args = compile_server.loads(request)
       if kind != "compete":
         raise ValueError(f"unknown request {kind!r}")
-      _reply(out, "ok", compete(closed, name, donation, *args, cpus))
+      _reply(out, "ok", compete(closed, name, donation, *args))
     except Exception as e:   # the caller's process races in-process instead
       _reply(out, "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-3)}")
 
