@@ -97,8 +97,8 @@ def test_one_cpu_never_polls(monkeypatch):
 
 
 def _slow_program(x):
-  """A few ms of work on XLA's threads: longer than a short poll, so that waits both poll
-  to the end and give up and sleep."""
+  """A few ms of work on XLA's threads: longer than a short poll, so that waits may both
+  poll to the end and give up and sleep."""
   return lax.fori_loop(0, 200, lambda i, a: jnp.tanh(a @ a.T / 64.0 + i * 1e-3), x)
 
 
@@ -131,9 +131,12 @@ def test_results_with_and_without_polling(polling, monkeypatch, poll_for):
   for _ in range(3):
     (out,) = exe(x)
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
-  waits = 4   # and one question at jit's dispatch, whether it finished inline
+  # Each of the four waits asks at least once (both wait paths poll); with POLL_FOR 0 no
+  # more than once, besides jit's one question at dispatch whether it finished inline.
+  # (How often a longer poll asks depends on whether XLA ran the program on another
+  # thread: the fake API's tests above pin that down.)
+  waits = 4
+  assert asked[0] >= waits
   if poll_for == 0.0:
     assert asked[0] <= 1 + waits
-  elif poll_for == 10.0:   # every wait polled a run of milliseconds to its end
-    assert asked[0] > 10 * waits
 
