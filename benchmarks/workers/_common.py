@@ -35,6 +35,11 @@ SHAPES = [(100,), (200,), (100,), (200,), (300,)]  # the tutorial's W9 sequence
 HEAVY_SIZE = 1_000_000
 STALL_CALLS = 200   # W11: the first calls of each workload whose p99 is reported
 STALL_HEAVY_SIZE = 100_000   # W11's heavy: 200 calls of the 1M version would take 15 s
+# W7's and W8's steady calls take 0.01-0.3 ms: each timing averages 20 calls, after 20
+# untimed ones. Timed one call at a time after two warm-up calls, W8's median moved by
+# 20-50% between full runs (an XLA executable's first runs are slower than its later ones,
+# and one pause of the machine's is a fifth of five samples).
+SMALL_STEADY = {"number": 20, "warmup": 20}
 MLP_SIZES = (784, 512, 512, 10)
 MLP_BATCH = 128
 LR = 0.01

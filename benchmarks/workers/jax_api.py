@@ -15,7 +15,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from _common import (Worker, once, first_calls_p99, timed_import, SHAPES, HEAVY_SIZE,
                      STALL_HEAVY_SIZE, LR, heavy_fn, mlp_data, mlp_loss_fn, small_mlp_data,
-                     per_example_loss_fn, hessian_input)
+                     per_example_loss_fn, hessian_input, SMALL_STEADY)
 
 w = Worker()
 lib = w.args.lib
@@ -112,13 +112,14 @@ def job_transforms():
     params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
     f = jit(jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)))
     w.emit("w7_vmap_grad_first", once(lambda: block(f(params, xs, ys))))
-    w.emit("w7_vmap_grad_steady", steady(lambda: block(f(params, xs, ys)), (f,)))
+    w.emit("w7_vmap_grad_steady", steady(lambda: block(f(params, xs, ys)), (f,),
+                                         **SMALL_STEADY))
   except Exception as e:
     w.unavailable(f"{type(e).__name__}: {e}", ["w7_vmap_grad_first", "w7_vmap_grad_steady"])
   x = jnp.asarray(hessian_input(np))
   h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)))
   w.emit("w8_hessian_first", once(lambda: block(h(x))))
-  w.emit("w8_hessian_steady", steady(lambda: block(h(x)), (h,)))
+  w.emit("w8_hessian_steady", steady(lambda: block(h(x)), (h,), **SMALL_STEADY))
 
 
 def job_shapes():

@@ -7,7 +7,7 @@ analytic Hessian). "First call" is the first call of the plain function in a fre
 process. NumPy has no scan, so W6's scan rows are "n/a".
 """
 from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, heavy_fn, mlp_data,
-                     small_mlp_data, hessian_input)
+                     small_mlp_data, hessian_input, SMALL_STEADY)
 
 w = Worker()
 (np,) = timed_import(w, "numpy")
@@ -85,10 +85,11 @@ def hessian(x):
 def job_transforms():
   params, xs, ys = small_mlp_data(np)
   w.emit("w7_vmap_grad_first", once(lambda: per_example_grads(params, xs, ys)))
-  w.emit("w7_vmap_grad_steady", w.steady(lambda: per_example_grads(params, xs, ys)))
+  w.emit("w7_vmap_grad_steady",
+         w.steady(lambda: per_example_grads(params, xs, ys), **SMALL_STEADY))
   x = hessian_input(np)
   w.emit("w8_hessian_first", once(lambda: hessian(x)))
-  w.emit("w8_hessian_steady", w.steady(lambda: hessian(x)))
+  w.emit("w8_hessian_steady", w.steady(lambda: hessian(x), **SMALL_STEADY))
 
 
 def job_shapes():

@@ -8,7 +8,7 @@ compiles the loss and lets AOTAutograd compile its backward (the usual training 
 PyTorch has no public ``scan``, so W6's scan rows are "n/a".
 """
 from _common import (Worker, once, timed_import, SHAPES, HEAVY_SIZE, LR, heavy_fn, mlp_data,
-                     small_mlp_data, per_example_loss_fn, hessian_input)
+                     small_mlp_data, per_example_loss_fn, hessian_input, SMALL_STEADY)
 
 w = Worker()
 (torch,) = timed_import(w, "torch")
@@ -89,11 +89,11 @@ def job_transforms():
   params, xs, ys = tuple(map(torch.tensor, params)), torch.tensor(xs), torch.tensor(ys)
   f = maybe_compile(vmap(grad(per_example_loss), in_dims=(None, 0, 0)))
   w.emit("w7_vmap_grad_first", once(lambda: f(params, xs, ys)))
-  w.emit("w7_vmap_grad_steady", w.steady(lambda: f(params, xs, ys)))
+  w.emit("w7_vmap_grad_steady", w.steady(lambda: f(params, xs, ys), **SMALL_STEADY))
   x = torch.tensor(hessian_input(np))
   h = maybe_compile(hessian(lambda x: (torch.tanh(x) ** 3).sum()))
   w.emit("w8_hessian_first", once(lambda: h(x)))
-  w.emit("w8_hessian_steady", w.steady(lambda: h(x)))
+  w.emit("w8_hessian_steady", w.steady(lambda: h(x), **SMALL_STEADY))
 
 
 def job_shapes():
