@@ -18,7 +18,7 @@ otherwise. Needs Linux and two CPUs; run from the repository root.
 Found (benchmarks/README, tenth pass): with tier 0 on two threads, the other process's
 work slows its calls about 1.4x while it lasts at an ordinary priority, less at nice 19
 and not at all under SCHED_IDLE; with one thread, not at all. So XLA's compile, a long C
-call, runs under SCHED_IDLE in the compile server (``background.compile_only_when_idle``);
+call, runs under SCHED_IDLE in the compile server (``background.serve_alone``);
 XLA's trials do not: there they got a CPU only between the caller's calls, and XLA lost
 races it wins. Nor does it in the caller's process, where the thread that runs it takes
 the GIL back after each call and, preempted holding it, stalled the caller's calls.

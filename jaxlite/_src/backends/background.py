@@ -63,15 +63,6 @@ def may_poll() -> bool:
   return _alone or not _courtesy.background
 
 
-_alone = False
-
-
-def serve_alone():
-  """Declare this process the compile server: no caller shares its GIL."""
-  global _alone
-  _alone = True
-
-
 def yield_to_callers():
   """On a background thread, once per ``TURN`` seconds, release the GIL long enough for a
   waiting caller to take it. Beside a thread lowering in a loop, tier 0's heavy (100k
@@ -87,33 +78,45 @@ def yield_to_callers():
 
 def lower_priority():
   """Give the calling thread, and the threads it starts later, the lowest CPU priority:
-  nice 19 and, in the compile server (``compile_only_when_idle``), Linux's ``SCHED_IDLE``
+  nice 19 and, in the compile server (``serve_alone``), Linux's ``SCHED_IDLE``
   policy too, under which it runs only on a CPU that has nothing else to run."""
   tid = threading.get_native_id()
   try:
     os.setpriority(os.PRIO_PROCESS, tid, 19)
-    if _compile_idle:
+    if _alone:
       os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
   except (AttributeError, OSError):   # not Linux (where priorities are per thread)
     pass
 
 
-_compile_idle = False
+_alone = False   # this process is the compile server (``serve_alone``)
 
 
-def compile_only_when_idle():
-  """In the compile server: ``at_low_priority``'s thread runs under ``SCHED_IDLE`` too.
+def serve_alone():
+  """Declare this process the compile server, whose threads all work in the background
+  for callers in another process.
 
-  At nice 19, XLA compiling on the other CPU still took that CPU from tier 0's second
-  block thread in turns: tier 0's heavy (two threads) took 1.30x as long per call while
-  it lasted, and 1.04x under ``SCHED_IDLE`` (``benchmarks/probes/other_cpu_wakeups.py``).
-  Not in the caller's process: that thread takes the GIL after each call it runs, and
-  under ``SCHED_IDLE`` any other task preempts it holding it (the stalls job's vmap(grad)
-  and hessian p99s went from 1.1x tier 0's to 2-4x). Nor for XLA's trials: under
-  ``SCHED_IDLE`` they got a CPU only between the caller's calls, and XLA lost races it
-  wins."""
-  global _compile_idle
-  _compile_idle = True
+  - ``at_low_priority``'s thread runs under ``SCHED_IDLE`` as well as at nice 19. At
+    nice 19, XLA compiling on the other CPU still took that CPU from tier 0's second
+    block thread in turns: tier 0's heavy (two threads) took 1.30x as long per call while
+    it lasted, and 1.04x under ``SCHED_IDLE`` (``benchmarks/probes/other_cpu_wakeups.py``).
+    Not in the caller's process: that thread takes the GIL after each call it runs, and
+    under ``SCHED_IDLE`` any other task preempts it holding it (the stalls job's
+    vmap(grad) and hessian p99s went from 1.1x tier 0's to 2-4x). Nor for XLA's trials:
+    under ``SCHED_IDLE`` they got a CPU only between the caller's calls, and XLA lost
+    races it wins.
+  - Its background threads poll XLA's computations (``may_poll``): no caller shares their
+    GIL, and the trials then wait as the callers will."""
+  global _alone
+  _alone = True
+
+
+def process_cpus() -> set:
+  """The CPUs this process's main thread may run on (all of them where that cannot be
+  asked): a background thread's own set may be narrowed (``away_from``)."""
+  if hasattr(os, "sched_getaffinity"):
+    return os.sched_getaffinity(os.getpid())
+  return set(range(os.cpu_count() or 1))
 
 
 _low = None   # the executor of at_low_priority's calls, made on first use
@@ -183,8 +186,7 @@ def placement():
   told both: it was started by the compile thread while that thread kept off a CPU, and
   inherited only the others (the stalls job's vmap(grad) found the server on the caller's
   CPU in 2 races of 5 once the caller had moved there)."""
-  cpus = os.sched_getaffinity(os.getpid()) if hasattr(os, "sched_getaffinity") else set()
-  return _courtesy.avoiding, cpus
+  return _courtesy.avoiding, process_cpus()
 
 
 def keep_process_off(cpu, cpus: set):

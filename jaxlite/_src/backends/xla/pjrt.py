@@ -867,11 +867,8 @@ class LoadedExecutable:
     outs = []
     try:
       if events[0]:
-        ev.event = events[0]
-        events[0] = None
-        _poll(api, ev.event)
-        err = api.Event_Await(ev_ref)
-        destroy_event(ev_ref)
+        event, events[0] = events[0], None
+        err = _await_event(api, event)
         if err:
           raise api.error(err)
       for i, (shape, dtype) in enumerate(self.out_specs):
@@ -1114,8 +1111,7 @@ def _failed_flight(api, err):
 # With one CPU a poll only delays the computation it waits for.
 POLL_FOR = 200e-6
 _yield_cpu = getattr(os, "sched_yield", lambda: None)
-_MANY_CPUS = len(os.sched_getaffinity(os.getpid()) if hasattr(os, "sched_getaffinity")
-                 else range(os.cpu_count() or 1)) > 1
+_MANY_CPUS = len(background.process_cpus()) > 1
 
 
 def _poll(api, event):

@@ -66,9 +66,8 @@ def main():
     _reply(out, "unavailable", xla.unavailable_reason())
     return
   # XLA's compile runs on a thread at the lowest priority, as in the caller's process,
-  # and here only on a CPU that has nothing else to run
+  # and here only on a CPU that has nothing else to run; its trials poll, as callers do
   background.run_in_background()
-  background.compile_only_when_idle()
   background.serve_alone()
   _reply(out, "ready", xla.platform())
   while True:
