@@ -245,7 +245,7 @@ def _machine() -> tuple:
   """What sets the tiers' speeds besides the program: versions, the CPUs this process may
   use, tier 0's threads and blocks, XLA's flags and plugins."""
   return (*_INSTALLED, config.jaxlite_tier0_threads, config.jaxlite_tier0_blocks,
-          len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+          len(background.process_cpus()),
           *(os.environ.get(name) for name in ("XLA_FLAGS", "JAXLITE_PLATFORM",
                                               "JAXLITE_PJRT_CPU_PLUGIN")))
 
