@@ -111,7 +111,8 @@ def test_the_key_is_the_same_in_every_process():
   keys = set()
   for seed in ("1", "2"):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env={**os.environ, "PYTHONHASHSEED": seed})
+                         timeout=120, env={**os.environ, "PYTHONHASHSEED": seed,
+                                           "JAXLITE_REMEMBER_TIERS": "1"})
     assert out.returncode == 0, out.stderr[-2000:]
     keys.add(out.stdout.strip())
   assert len(keys) == 1 and len(keys.pop()) == 64
@@ -163,7 +164,8 @@ print(row["note"])
 
 @needs_xla
 def test_a_later_process_keeps_a_signature_xla_lost_on_tier_0_without_xla(tmp_path):
-  env = {**os.environ, "JAXLITE_CACHE_DIR": str(tmp_path / "shared")}
+  env = {**os.environ, "JAXLITE_CACHE_DIR": str(tmp_path / "shared"),
+         "JAXLITE_REMEMBER_TIERS": "1"}   # (the suite turns the memory off: conftest)
 
   def run(mode, **extra):
     out = subprocess.run([sys.executable, "-c", _PROGRAM, mode], capture_output=True,
