@@ -1127,7 +1127,7 @@ def _poll(api, event):
     if err:
       api.error(err)   # destroyed; the wait reports what went wrong
       return
-    if a.is_ready or clock() > end:
+    if a.is_ready or clock() >= end:
       return
     _yield_cpu()
 
