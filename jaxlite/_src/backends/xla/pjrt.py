@@ -1104,11 +1104,12 @@ def _failed_flight(api, err):
 # VM's virtual CPU halts): W8's hessian, 15 us of work on XLA's threads, took a median of
 # 50-93 us per call to wait for asleep and 12-15 us polling in 5 processes of 6 (JAX's
 # wait, which sleeps: 51-100; benchmarks/README, eleventh pass). In some processes it
-# does not pay (4 of 10 in later runs averaged 113-212 us a call; why is not known, and a
-# poll time that shrank after unanswered polls did no better). Between questions the
-# poller yields its CPU, to an XLA thread placed on it. The callers' background threads
-# sleep: their poll would take the GIL back from a caller's call after every question.
-# With one CPU a poll only delays the computation it waits for.
+# does not pay (4 of 10 in later runs averaged 113-212 us a call; a poll time that shrank
+# after unanswered polls did no better): there the run is handed to XLA's threads on the
+# other CPU, which costs 40-70 us (twelfth pass, ``xla_wait.py --placement``). Between
+# questions the poller yields its CPU, to an XLA thread placed on it. The callers'
+# background threads sleep: their poll would take the GIL back from a caller's call after
+# every question. With one CPU a poll only delays the computation it waits for.
 POLL_FOR = 200e-6
 _yield_cpu = getattr(os, "sched_yield", lambda: None)
 _MANY_CPUS = len(background.process_cpus()) > 1
