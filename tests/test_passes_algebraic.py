@@ -65,6 +65,35 @@ def test_multiplying_by_one_keeps_complex_products_and_weak_types():
   assert not out.weak_type
 
 
+def test_uniform_constants_are_read_as_scalars_with_every_bit_kept():
+  x = np.array([_SPECIALS[:4], _SPECIALS[4:]], np.float32).T     # (4, 2)
+  ones_row, twos = np.ones((1, 2), np.float32), np.full((4, 2), 2.0, np.float32)
+  fn = lambda x: (x * ones_row, x - twos, jnp.maximum(twos, x))
+  closed = passes.optimize(jax.make_jaxpr(fn)(x))
+  assert not closed.consts                        # every constant became a literal
+  assert _primitives(closed).count("mul") == 0    # and x * 1 is x
+  _check_tiers(fn, (x,), (x, x - twos, np.maximum(twos, x)))
+  i, b = np.array([[3, -1], [0, 7]], np.int32), np.array([[True, False]])
+  int_fn = lambda i, b: (i + np.zeros((2, 2), np.int32), b & np.ones((1, 2), bool))
+  assert not passes.optimize(jax.make_jaxpr(int_fn)(i, b)).consts
+  _check_tiers(int_fn, (i, b), (i, b))
+
+
+@pytest.mark.parametrize("const", [
+    np.array([[0.0, -0.0]], np.float32),            # equal values, different bits
+    np.array([[np.nan, np.nan]], np.float32),       # NumPy's loops may pick either NaN
+    np.ones((3, 2), np.float32),                    # the other operand lacks the shape
+])
+def test_constants_that_are_not_splats_of_the_shape_stay_arrays(const):
+  x = np.array([[-0.0, np.nan]], np.float32)
+  fn = lambda x: (x + const, x * const)
+  closed = passes.optimize(jax.make_jaxpr(fn)(x))
+  assert closed.consts
+  with np.errstate(invalid="ignore"):
+    want = (x + const, x * const)
+  _check_tiers(fn, (x,), want)
+
+
 def test_reshape_chains_read_the_first_operand():
   x = np.arange(24, dtype=np.float32)
   fn = lambda x: (x.reshape(2, 12).reshape(4, 6).reshape(24), jnp.squeeze(

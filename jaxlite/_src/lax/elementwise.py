@@ -553,6 +553,7 @@ from jaxlite._src.transforms import batching  # noqa: E402
 
 for _p in elementwise_primitives.values():
   batching.defbroadcasting(_p)
+algebraic.scalar_operands.update(elementwise_primitives.values())
 batching.defvectorized(convert_element_type_p)
 
 

@@ -8,12 +8,21 @@ primitive -> list of ``rule(eqn, invars, producer, uses)``, given the operands a
 earlier rewrites, the equation defining each variable and how many times each is read.
 A rule returns an atom to forward in place of the equation's output, a replacement
 equation, or None.
+
+Constants whose elements are all the same (the ones of a cotangent seed after constant
+folding, say) are read as scalar literals by the primitives in ``scalar_operands``, where
+another operand has the output's shape: the rules above then see ``mul 1.0 x``, and tier 0
+calls a ufunc with a scalar instead of broadcasting a row over every row of ``x``.
 """
 import numpy as np
 
 from jaxlite._src import core
 
 simplify_rules: dict = {}
+# primitives whose operands may be rank-0 literals, broadcast to the output's shape
+scalar_operands: set = set()
+# a constant larger than this is not examined for being uniform
+SPLAT_LIMIT = 1 << 16
 
 
 def register(primitive, rule):
@@ -28,6 +37,31 @@ def same_type(a, b) -> bool:
 def is_one(v) -> bool:
   """Whether atom ``v`` is the scalar literal 1."""
   return type(v) is core.Literal and np.ndim(v.val) == 0 and v.val == 1
+
+
+def splat_literal(value):
+  """``value`` as a scalar Literal if every element of it has the same bits (a NaN
+  excepted), else None."""
+  value = np.asarray(value)
+  if not 0 < value.size <= SPLAT_LIMIT or value.dtype.kind not in "biufc":
+    return None
+  flat = np.ascontiguousarray(value).reshape(-1)
+  first = flat[0]
+  if value.dtype.kind in "fc" and np.isnan(first):
+    return None   # NumPy's loops may pick either NaN operand: keep the array's own loop
+  rows = flat.view(np.uint8).reshape(flat.size, flat.itemsize)
+  if not (rows == rows[0]).all():
+    return None
+  return core.Literal(first, core.ShapedArray((), value.dtype))
+
+
+def _read_splats(invars, splats, shape):
+  """``invars`` with each splat constant as its scalar literal, when an operand that is
+  not one has the output's ``shape`` (so the output keeps it)."""
+  if not any(type(v) is core.Var and v not in splats and v.aval.shape == shape
+             for v in invars):
+    return invars
+  return [splats.get(v, v) if type(v) is core.Var else v for v in invars]
 
 
 def _simplify(eqn, invars, producer, uses):
@@ -52,8 +86,14 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   count(jaxpr.outvars, 1)
   rename, producer, eqns, changed = {}, {}, [], False
   read = lambda v: v if type(v) is core.Literal else rename.get(v, v)
+  splats = {v: lit for v, c in zip(jaxpr.constvars, closed.consts)
+            if (lit := splat_literal(c)) is not None}
   for eqn in jaxpr.eqns:
     invars = [read(v) for v in eqn.invars]
+    if splats and eqn.primitive in scalar_operands:
+      scalars = _read_splats(invars, splats, eqn.outvars[0].aval.shape)
+      changed |= scalars is not invars
+      invars = scalars
     result = _simplify(eqn, invars, producer, uses) if eqn.primitive in simplify_rules \
         else None
     if result is None:
