@@ -42,7 +42,6 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing
 from jaxlite._src.lax import shapes
 from jaxlite._src.numpy import namespace as jnp
-from jaxlite._src.passes import dce
 from jaxlite._src.transforms import batching
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
@@ -392,8 +391,8 @@ def _can_fail(eqn, enabled_errors) -> bool:
   kinds = _FAILS_WITH.get(prim) or ((NaNError,) if prim.name in _NAN_PRIMITIVES else ())
   if any(k in enabled_errors for k in kinds):
     return True
-  # the jaxprs among the params (loop bodies, branches, called functions), as DCE finds them
-  return any(_can_fail(e, enabled_errors) for j in dce._sub_jaxprs(eqn.params.values())
+  # the jaxprs among the params (loop bodies, branches, called functions)
+  return any(_can_fail(e, enabled_errors) for j in core.subjaxprs(eqn)
              for e in j.eqns)
 
 
@@ -727,7 +726,7 @@ def _without_checks(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
 
 def _has_check(jaxpr: core.Jaxpr) -> bool:
-  return any(e.primitive is check_p or any(map(_has_check, dce._sub_jaxprs(e.params.values())))
+  return any(e.primitive is check_p or any(map(_has_check, core.subjaxprs(e)))
              for e in jaxpr.eqns)
 
 

@@ -754,11 +754,17 @@ def _dropvar_names(jaxpr: Jaxpr) -> dict:
   return names
 
 
-def _subjaxprs(eqn: JaxprEqn):
+def subjaxprs(eqn: JaxprEqn):
+  """The jaxprs in ``eqn``'s parameters (a call's body, cond's branches, a loop's body
+  and condition, a custom rule's function), opened, in parameter order."""
+  def walk(value):
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+      yield _open(value)
+    elif isinstance(value, (tuple, list)):
+      for v in value:
+        yield from walk(v)
   for value in eqn.params.values():
-    for v in value if type(value) is tuple else (value,):
-      if isinstance(v, (Jaxpr, ClosedJaxpr)):
-        yield _open(v)
+    yield from walk(value)
 
 
 def _find_shared(top: Jaxpr) -> list:
@@ -779,7 +785,7 @@ def _find_shared(top: Jaxpr) -> list:
                                         else 1)
     for eqn in jaxpr.eqns:
       name = eqn.params.get("name") if eqn.primitive.is_call else None
-      for sub in _subjaxprs(eqn):
+      for sub in subjaxprs(eqn):
         queue.append(sub)
         if name is not None:
           names.setdefault(id(sub), str(name).strip("<>"))

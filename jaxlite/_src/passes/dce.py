@@ -10,17 +10,7 @@ def has_effects(eqn) -> bool:
   params (a cond branch, a loop body, a custom rule's function) holds such an equation.
   Passes never drop, merge or evaluate early such an equation."""
   return eqn.primitive in effectful_primitives or any(
-      has_effects(e) for jaxpr in _sub_jaxprs(eqn.params.values()) for e in jaxpr.eqns)
-
-
-def _sub_jaxprs(values):
-  for value in values:
-    if isinstance(value, core.ClosedJaxpr):
-      yield value.jaxpr
-    elif isinstance(value, core.Jaxpr):
-      yield value
-    elif isinstance(value, (tuple, list)):
-      yield from _sub_jaxprs(value)
+      has_effects(e) for jaxpr in core.subjaxprs(eqn) for e in jaxpr.eqns)
 
 
 def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
