@@ -189,6 +189,23 @@ def placement():
   return _courtesy.avoiding, process_cpus()
 
 
+@contextlib.contextmanager
+def on_one_cpu():
+  """While open, the calling thread runs on one of its CPUs only, so that a C library
+  sizing its thread pools by the CPUs it may use makes them one thread each (XLA's client
+  does, at creation); at the end the thread, and the threads started meanwhile, get the
+  calling thread's CPUs back."""
+  cpus = os.sched_getaffinity(0)
+  existing = _native_threads()
+  os.sched_setaffinity(0, {min(cpus)})
+  try:
+    yield
+  finally:
+    os.sched_setaffinity(0, cpus)
+    for tid in _native_threads() - existing:
+      _set_cpus(tid, cpus)
+
+
 def keep_process_off(cpu, cpus: set):
   """Run every thread of this process on ``cpus`` but ``cpu`` (on all of ``cpus`` when
   ``cpu`` is None or the only one): the compile server's threads are all background work,

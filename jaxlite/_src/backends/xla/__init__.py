@@ -13,6 +13,7 @@ The PJRT client is created once per process, on first use, under a lock.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -22,6 +23,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config
+from jaxlite._src.backends import background
 from jaxlite._src.backends import disk_cache as cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends import plugins
@@ -163,9 +165,57 @@ class XlaExecutable:
     return self.loaded.serialize()
 
 
+# Below this many element operations (``work``), a program on the CPU is compiled without
+# parallel task partitions. XLA's CPU compiler splits a large enough loop into one task
+# per thread of the client's pool, and running it then hands the tasks to other threads
+# and waits for them. For a program this small that costs more than it saves: W8's
+# hessian (1.8e5) took 16 us a call unsplit and 20-100 split; W7's vmap(grad) (1.3e6)
+# was even, W4's heavy (1e7) twice as fast split (benchmarks/README.md, thirteenth pass).
+UNSPLIT_BELOW = 1_000_000
+_unsplit_client = None
+
+
+def work(jaxpr: core.Jaxpr) -> int:
+  """An estimate of ``jaxpr``'s size: the elements its equations produce, a dot_general's
+  counted once per multiply-add, a loop's body or a branch once."""
+  total = 0
+  for eqn in jaxpr.eqns:
+    out = max((math.prod(v.aval.shape) for v in eqn.outvars
+               if isinstance(v.aval, core.ShapedArray)), default=0)
+    if eqn.primitive.name == "dot_general":
+      (contracted, _), _ = eqn.params["dimension_numbers"]
+      out *= math.prod(eqn.invars[0].aval.shape[d] for d in contracted)
+    total += out + sum(work(sub) for sub in core.subjaxprs(eqn))
+  return total
+
+
+def _unsplit(closed: core.ClosedJaxpr, main: pjrt.Client) -> bool:
+  """Whether to compile ``closed`` without parallel tasks: a small program, on a CPU
+  client that has more than one CPU and can load another client's executables."""
+  return (main.platform == "cpu" and main.api.Executable_DeserializeAndLoad is not None
+          and work(closed.jaxpr) < UNSPLIT_BELOW and len(os.sched_getaffinity(0)) > 1)
+
+
+def _unsplitting(main: pjrt.Client) -> pjrt.Client:
+  """A client of ``main``'s plugin whose pools have one thread each (XLA sizes them by the
+  CPUs the creating thread may run on), so that XLA splits nothing it compiles; ``main``
+  if the plugin will not make one."""
+  global _unsplit_client
+  with _lock:
+    if _unsplit_client is None:
+      try:
+        with background.on_one_cpu():
+          _unsplit_client = pjrt.Client(main.api, {"cpu_device_count": 1})
+      except XlaRuntimeError as e:
+        logger.debug("no single-threaded client (%s): small programs are split too", e)
+        _unsplit_client = main
+  return _unsplit_client
+
+
 def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaExecutable:
   """Lower ``closed`` and compile it with XLA for the first device; ``donation`` says
-  which parameters XLA may write results into (see ``lower``).
+  which parameters XLA may write results into (see ``lower``). A small program is
+  compiled without parallel tasks (``UNSPLIT_BELOW``).
 
   Raises
   ------
@@ -177,11 +227,12 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
   text = lower(closed, name, donation)
   given = donors(donation)
   c = client()
-  # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key:
-  # an executable compiled under other flags must not be loaded.
+  unsplit = _unsplit(closed, c)
+  # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key,
+  # as is the split into tasks: an executable compiled otherwise must not be loaded.
   entry_key = cache.key(text, repr(c.api.attributes().get("xla_version")),
                         pjrt.COMPILE_OPTIONS + os.environ.get("XLA_FLAGS", "").encode(),
-                        c.devices[0].device_kind)
+                        c.devices[0].device_kind, b"unsplit" if unsplit else b"")
   stored = cache.get(entry_key)
   if stored is not None:
     try:
@@ -191,7 +242,10 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
     except XlaRuntimeError as e:   # e.g. written by another plugin build: recompile
       logger.warning("persistent compile cache: entry rejected by XLA (%s); recompiling", e)
   t0 = time.perf_counter()
-  loaded = c.compile(text)
+  compiler = _unsplitting(c) if unsplit else c
+  loaded = compiler.compile(text)
+  if compiler is not c:   # runs on the process's client, with its buffers
+    loaded = c.deserialize(loaded.serialize())
   compile_secs = time.perf_counter() - t0
   exe = XlaExecutable(loaded, text, closed.in_avals, closed.out_avals, compile_secs,
                       given)
