@@ -191,9 +191,11 @@ def work(jaxpr: core.Jaxpr) -> int:
 
 def _unsplit(closed: core.ClosedJaxpr, main: pjrt.Client) -> bool:
   """Whether to compile ``closed`` without parallel tasks: a small program, on a CPU
-  client that has more than one CPU and can load another client's executables."""
+  client that can load another client's executables, in a process that has more than
+  one CPU (on Linux: the second client is made by way of the thread's CPUs)."""
   return (main.platform == "cpu" and main.api.Executable_DeserializeAndLoad is not None
-          and work(closed.jaxpr) < UNSPLIT_BELOW and len(os.sched_getaffinity(0)) > 1)
+          and work(closed.jaxpr) < UNSPLIT_BELOW and hasattr(os, "sched_setaffinity")
+          and len(os.sched_getaffinity(0)) > 1)
 
 
 def _unsplitting(main: pjrt.Client) -> pjrt.Client:
