@@ -430,8 +430,9 @@ def _shape_after(name, shape):
     return (shape[0], shape[0])
   if name == "expand":
     return (3,)
-  if name == "outer_dot":
-    return shape if len(shape) == 1 or shape[-1] == shape[0] else None
+  if name == "outer_dot":   # dot(v, v) + v: a vector or a square matrix (dot contracts
+    # a 3-d operand's last axis with the second to last)
+    return shape if len(shape) == 1 or len(shape) == 2 and shape[0] == shape[1] else None
   return shape
 
 
