@@ -422,6 +422,12 @@ def test_xla_flags_changed_since_the_server_started_send_the_race_home(monkeypat
     server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
 
 
+def _xla_pool_threads(pid) -> int:
+  """How many threads of XLA's intra-op pool process ``pid`` has (by their names)."""
+  tasks = f"/proc/{pid}/task"
+  return sum("XLAEigen" in open(f"{tasks}/{tid}/comm").read() for tid in os.listdir(tasks))
+
+
 @needs_xla
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
                     reason="needs Linux and two CPUs")
@@ -442,6 +448,9 @@ def test_a_server_started_off_a_cpu_still_keeps_off_the_callers(monkeypatch):
   t.join()
   server = made["server"]
   try:
+    # XLA sized its pools for the caller's CPUs, not for those the server started on
+    assert _xla_pool_threads(server.process.pid) == len(cpus)
+
     def affinities():
       tids = os.listdir(f"/proc/{server.process.pid}/task")
       return {frozenset(os.sched_getaffinity(int(tid))) for tid in tids}

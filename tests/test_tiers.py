@@ -488,7 +488,7 @@ deadline = time.time() + 60
 while not tiers.settled(f) and time.time() < deadline:
   f(x)
 assert f.stats()[0]["tier"], f.stats()
-print(len(started), adopted, os.getpriority(os.PRIO_PROCESS, worker), compiled_at,
+print(len(started), adopted, os.getpriority(os.PRIO_PROCESS, worker), sorted(set(compiled_at)),
       sorted({os.getpriority(os.PRIO_PROCESS, t) for t in started}))
 """
 

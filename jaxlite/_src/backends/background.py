@@ -115,7 +115,7 @@ def process_cpus() -> set:
   """The CPUs this process's main thread may run on (all of them where that cannot be
   asked): a background thread's own set may be narrowed (``away_from``)."""
   if hasattr(os, "sched_getaffinity"):
-    return os.sched_getaffinity(os.getpid())
+    return os.sched_getaffinity(threading.main_thread().native_id)
   return set(range(os.cpu_count() or 1))
 
 
@@ -190,20 +190,25 @@ def placement():
 
 
 @contextlib.contextmanager
-def on_one_cpu():
-  """While open, the calling thread runs on one of its CPUs only, so that a C library
-  sizing its thread pools by the CPUs it may use makes them one thread each (XLA's client
-  does, at creation); at the end the thread, and the threads started meanwhile, get the
-  calling thread's CPUs back."""
-  cpus = os.sched_getaffinity(0)
-  existing = _native_threads()
-  os.sched_setaffinity(0, {min(cpus)})
+def on_cpus(cpus: set):
+  """While open, the calling thread runs on ``cpus``, so that a C library sizing its
+  thread pools by the CPUs it may use sizes them for ``cpus`` (XLA's client does, at
+  creation); at the end the thread, and the threads started meanwhile, get the calling
+  thread's CPUs back. Nothing changes where CPUs cannot be set (not Linux, ``cpus``
+  not allowed here)."""
+  try:
+    had = os.sched_getaffinity(0)
+    existing = _native_threads()
+    os.sched_setaffinity(0, cpus)
+  except (AttributeError, OSError):
+    yield
+    return
   try:
     yield
   finally:
-    os.sched_setaffinity(0, cpus)
+    os.sched_setaffinity(0, had)
     for tid in _native_threads() - existing:
-      _set_cpus(tid, cpus)
+      _set_cpus(tid, had)
 
 
 def keep_process_off(cpu, cpus: set):

@@ -172,8 +172,10 @@ class Server:
     self.pid = os.getpid()   # a forked child must start its own
     self.xla_flags = os.environ.get("XLA_FLAGS")   # what its XLA reads, once
     self.lock = threading.Lock()
+    # the CPUs of the process it serves, which XLA's pools there are sized for
+    cpus = ",".join(map(str, sorted(background.process_cpus())))
     self.process = subprocess.Popen(
-        [sys.executable, "-m", "jaxlite._src.backends.xla.server"], stdin=subprocess.PIPE,
+        [sys.executable, "-m", "jaxlite._src.backends.xla.server", cpus], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, close_fds=True)
     if os.name == "posix" and not select.select([self.process.stdout], [], [],
                                                   self.START_TIMEOUT)[0]:

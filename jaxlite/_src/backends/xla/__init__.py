@@ -41,9 +41,16 @@ logger = logging.getLogger("jaxlite")
 _lock = threading.Lock()
 _client = None
 _client_error: str | None = None
+# The CPUs XLA sizes its client's thread pools for, and so the tasks it splits a program
+# into (None: this process's). The thread that first needs the client may be narrowed to
+# keep off a caller's CPU, and the compile server was started that way: XLA then made
+# one-thread pools, ran every matrix product on one thread and split nothing.
+pool_cpus: set | None = None
+_pool_size = 1
 
 
 def _create_client():
+  global _pool_size
   from jaxlite._src.backends.xla import pjrt
   # absl's INFO lines ("cpu_device_count set via create_options") are noise for users
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -58,8 +65,12 @@ def _create_client():
       api = pjrt.load_api(plugin.path)
       cpu = plugin.platform == "cpu"
       options = {"cpu_device_count": cpu_device_count()} if cpu else {}
-      return pjrt.Client(api, options, synchronous=cpu and not
-                         config.jax_cpu_enable_async_dispatch), None
+      cpus = pool_cpus or background.process_cpus()
+      with background.on_cpus(cpus):
+        made = pjrt.Client(api, options, synchronous=cpu and not
+                           config.jax_cpu_enable_async_dispatch)
+      _pool_size = len(cpus)
+      return made, None
     except (OSError, XlaRuntimeError) as e:
       errors.append(f"{plugin.package} ({plugin.path}): {e}")
   if not candidates:
@@ -191,11 +202,11 @@ def work(jaxpr: core.Jaxpr) -> int:
 
 def _unsplit(closed: core.ClosedJaxpr, main: pjrt.Client) -> bool:
   """Whether to compile ``closed`` without parallel tasks: a small program, on a CPU
-  client that can load another client's executables, in a process that has more than
-  one CPU (on Linux: the second client is made by way of the thread's CPUs)."""
+  client that can load another client's executables and whose pools have more than one
+  thread (on Linux: the second client is made by way of the thread's CPUs)."""
   return (main.platform == "cpu" and main.api.Executable_DeserializeAndLoad is not None
           and work(closed.jaxpr) < UNSPLIT_BELOW and hasattr(os, "sched_setaffinity")
-          and len(os.sched_getaffinity(0)) > 1)
+          and _pool_size > 1)
 
 
 def _unsplitting(main: pjrt.Client) -> pjrt.Client:
@@ -206,7 +217,7 @@ def _unsplitting(main: pjrt.Client) -> pjrt.Client:
   with _lock:
     if _unsplit_client is None:
       try:
-        with background.on_one_cpu():
+        with background.on_cpus({min(pool_cpus or background.process_cpus())}):
           _unsplit_client = pjrt.Client(main.api, {"cpu_device_count": 1})
       except XlaRuntimeError as e:
         logger.debug("no single-threaded client (%s): small programs are split too", e)

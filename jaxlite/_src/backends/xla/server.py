@@ -62,6 +62,8 @@ def main():
   from jaxlite._src.backends import xla
   from jaxlite._src.backends.xla import callbacks
   callbacks.sites_allowed = False
+  if len(sys.argv) > 1:   # the caller's CPUs: this process may have been started on fewer
+    xla.pool_cpus = {int(c) for c in sys.argv[1].split(",")}
   if not xla.is_available():
     _reply(out, "unavailable", xla.unavailable_reason())
     return
