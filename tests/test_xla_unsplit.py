@@ -12,21 +12,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from jaxlite._src.backends import plugins
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite._src import tiers
+from jaxlite._src.backends import xla
 
-if plugins.cpu_plugin() is None:
-  pytest.skip(f"the XLA CPU plugin is not installed ({plugins.INSTALL_CPU})",
-              allow_module_level=True)
-
-import jaxlite as jax  # noqa: E402
-import jaxlite.numpy as jnp  # noqa: E402
-from jaxlite import lax  # noqa: E402
-from jaxlite._src.backends import xla  # noqa: E402
-
-if not xla.is_available():
-  pytest.skip(f"the XLA backend is unavailable: {xla.unavailable_reason()}",
-              allow_module_level=True)
-
+pytestmark = pytest.mark.skipif(not tiers.xla_available() or xla.platform() != "cpu",
+                                reason="needs XLA's CPU plugin")
 two_cpus = pytest.mark.skipif(
     not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
     reason="needs Linux and two CPUs (with one, XLA never splits a program)")
