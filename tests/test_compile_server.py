@@ -422,10 +422,39 @@ def test_xla_flags_changed_since_the_server_started_send_the_race_home(monkeypat
     server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
 
 
-def _xla_pool_threads(pid) -> int:
-  """How many threads of XLA's intra-op pool process ``pid`` has (by their names)."""
-  tasks = f"/proc/{pid}/task"
-  return sum("XLAEigen" in open(f"{tasks}/{tid}/comm").read() for tid in os.listdir(tasks))
+@needs_xla
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs Linux and two CPUs")
+def test_a_server_started_on_one_cpu_splits_large_programs_for_its_caller(
+    monkeypatch, tmp_path):
+  """XLA splits what a client compiles into a task per thread of its pools, sized by the
+  CPUs its creating thread may use. A server started on one CPU must still split a large
+  program for its caller's CPUs, and a small one not at all (XLA's dump shows both)."""
+  monkeypatch.setenv("XLA_FLAGS", f"--xla_dump_to={tmp_path} --xla_dump_hlo_as_text")
+  monkeypatch.setenv("JAXLITE_PERSISTENT_CACHE", "0")
+  cpus = os.sched_getaffinity(0)
+  made = {}
+
+  def start_narrowed():
+    os.sched_setaffinity(0, {min(cpus)})
+    made["server"] = compile_server.Server()
+  t = threading.Thread(target=start_narrowed)
+  t.start()
+  t.join()
+  big = np.linspace(-1.0, 1.0, 1 << 20, dtype=np.float32)
+  small = big[:100]
+  try:
+    for name, x in (("large", big), ("small", small)):
+      closed = passes.optimize(jax.make_jaxpr(
+          lambda x: jnp.sin(x) * jnp.cos(x) + jnp.tanh(x) * x[::-1])(x))
+      made["server"].compete(closed, name, None, [x], 0, 0.0, 1)
+  finally:
+    made["server"].close()
+
+  def partitions(name):
+    return sum(open(p).read().count("outer_dimension_partitions")
+               for p in tmp_path.glob(f"*{name}*after_optimizations.txt"))
+  assert partitions("large") > 0 and partitions("small") == 0
 
 
 @needs_xla
@@ -448,9 +477,6 @@ def test_a_server_started_off_a_cpu_still_keeps_off_the_callers(monkeypatch):
   t.join()
   server = made["server"]
   try:
-    # XLA sized its pools for the caller's CPUs, not for those the server started on
-    assert _xla_pool_threads(server.process.pid) == len(cpus)
-
     def affinities():
       tids = os.listdir(f"/proc/{server.process.pid}/task")
       return {frozenset(os.sched_getaffinity(int(tid))) for tid in tids}

@@ -41,12 +41,13 @@ logger = logging.getLogger("jaxlite")
 _lock = threading.Lock()
 _client = None
 _client_error: str | None = None
-# The CPUs XLA sizes its client's thread pools for, and so the tasks it splits a program
-# into (None: this process's). The thread that first needs the client may be narrowed to
-# keep off a caller's CPU, and the compile server was started that way: XLA then made
-# one-thread pools, ran every matrix product on one thread and split nothing.
+# XLA sizes a client's thread pools by the CPUs its creating thread may run on, and splits
+# the programs the client compiles into that many tasks. The process's client is made for
+# the process's CPUs (the thread that first needs it may be narrowed to keep off a
+# caller's CPU); ``pool_cpus`` are the CPUs the executables compiled here will run on,
+# when that is another process (the compile server's caller; None: this process).
 pool_cpus: set | None = None
-_pool_size = 1
+_pool_size = 1   # the process client's
 
 
 def _create_client():
@@ -65,7 +66,7 @@ def _create_client():
       api = pjrt.load_api(plugin.path)
       cpu = plugin.platform == "cpu"
       options = {"cpu_device_count": cpu_device_count()} if cpu else {}
-      cpus = pool_cpus or background.process_cpus()
+      cpus = background.process_cpus()
       with background.on_cpus(cpus):
         made = pjrt.Client(api, options, synchronous=cpu and not
                            config.jax_cpu_enable_async_dispatch)
@@ -183,7 +184,7 @@ class XlaExecutable:
 # hessian (1.8e5) took 16 us a call unsplit and 20-100 split; W7's vmap(grad) (1.3e6)
 # was even, W4's heavy (1e7) twice as fast split (benchmarks/README.md, thirteenth pass).
 UNSPLIT_BELOW = 1_000_000
-_unsplit_client = None
+_compilers = {}   # pool size -> a client made to compile with that many tasks
 
 
 def work(jaxpr: core.Jaxpr) -> int:
@@ -200,35 +201,44 @@ def work(jaxpr: core.Jaxpr) -> int:
   return total
 
 
-def _unsplit(closed: core.ClosedJaxpr, main: pjrt.Client) -> bool:
-  """Whether to compile ``closed`` without parallel tasks: a small program, on a CPU
-  client that can load another client's executables and whose pools have more than one
-  thread (on Linux: the second client is made by way of the thread's CPUs)."""
-  return (main.platform == "cpu" and main.api.Executable_DeserializeAndLoad is not None
-          and work(closed.jaxpr) < UNSPLIT_BELOW and hasattr(os, "sched_setaffinity")
-          and _pool_size > 1)
+def _tasks(closed: core.ClosedJaxpr, main: pjrt.Client) -> int:
+  """How many tasks XLA may split ``closed`` into: one for a small program, else one per
+  CPU it will run on. Only on a CPU client that can load another client's executables,
+  and where a thread's CPUs can be set (Linux); elsewhere what ``main`` does."""
+  if (main.platform != "cpu" or main.api.Executable_DeserializeAndLoad is None
+      or not hasattr(os, "sched_setaffinity")):
+    return _pool_size
+  if work(closed.jaxpr) < UNSPLIT_BELOW:
+    return 1
+  return len(pool_cpus or background.process_cpus())
 
 
-def _unsplitting(main: pjrt.Client) -> pjrt.Client:
-  """A client of ``main``'s plugin whose pools have one thread each (XLA sizes them by the
-  CPUs the creating thread may run on), so that XLA splits nothing it compiles; ``main``
-  if the plugin will not make one."""
-  global _unsplit_client
+def _compiler(tasks: int, main: pjrt.Client) -> pjrt.Client:
+  """A client of ``main``'s plugin that splits what it compiles into ``tasks`` tasks:
+  ``main`` when its pools are that size, else one made while its thread runs on that
+  many CPUs (``main`` if the plugin will not make one)."""
+  if tasks == _pool_size:
+    return main
   with _lock:
-    if _unsplit_client is None:
+    made = _compilers.get(tasks)
+    if made is None:
+      cpus = set(sorted(pool_cpus or background.process_cpus())[:tasks])
       try:
-        with background.on_cpus({min(pool_cpus or background.process_cpus())}):
-          _unsplit_client = pjrt.Client(main.api, {"cpu_device_count": 1})
+        with background.on_cpus(cpus):
+          made = pjrt.Client(main.api, {"cpu_device_count": 1})
       except XlaRuntimeError as e:
-        logger.debug("no single-threaded client (%s): small programs are split too", e)
-        _unsplit_client = main
-  return _unsplit_client
+        logger.debug("no client with %d-thread pools (%s): compiling on the process's",
+                     tasks, e)
+        made = main
+      _compilers[tasks] = made
+  return made
 
 
 def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaExecutable:
   """Lower ``closed`` and compile it with XLA for the first device; ``donation`` says
   which parameters XLA may write results into (see ``lower``). A small program is
-  compiled without parallel tasks (``UNSPLIT_BELOW``).
+  compiled without parallel tasks (``UNSPLIT_BELOW``), a large one split into a task per
+  CPU it will run on (``pool_cpus``).
 
   Raises
   ------
@@ -240,12 +250,12 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
   text = lower(closed, name, donation)
   given = donors(donation)
   c = client()
-  unsplit = _unsplit(closed, c)
+  tasks = _tasks(closed, c)
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key,
   # as is the split into tasks: an executable compiled otherwise must not be loaded.
   entry_key = cache.key(text, repr(c.api.attributes().get("xla_version")),
                         pjrt.COMPILE_OPTIONS + os.environ.get("XLA_FLAGS", "").encode(),
-                        c.devices[0].device_kind, b"unsplit" if unsplit else b"")
+                        c.devices[0].device_kind, b"tasks=%d" % tasks)
   stored = cache.get(entry_key)
   if stored is not None:
     try:
@@ -255,7 +265,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
     except XlaRuntimeError as e:   # e.g. written by another plugin build: recompile
       logger.warning("persistent compile cache: entry rejected by XLA (%s); recompiling", e)
   t0 = time.perf_counter()
-  compiler = _unsplitting(c) if unsplit else c
+  compiler = _compiler(tasks, c)
   loaded = compiler.compile(text)
   if compiler is not c:   # runs on the process's client, with its buffers
     loaded = c.deserialize(loaded.serialize())
