@@ -1,7 +1,6 @@
-"""XLA's CPU client has a pool thread per CPU of the process, whichever thread creates it,
-and small programs are compiled without parallel task partitions (``xla.UNSPLIT_BELOW``,
-``xla.work``). The second is a fast path, so each case checks the values against an
-analytic answer, the same program compiled with partitions allowed gives the same
+"""Small programs are compiled for the XLA CPU tier without parallel task partitions
+(``xla.UNSPLIT_BELOW``, ``xla.work``): a fast path, so each case checks the values against
+an analytic answer, the same program compiled with partitions allowed gives the same
 values, and XLA's own dump of the optimized program shows the partitions gone."""
 import glob
 import os
@@ -85,27 +84,3 @@ def test_xla_splits_a_large_program_and_not_a_small_one(tmp_path):
   assert _partitions_in_dump("large", tmp_path) > 0     # 5 million element operations
   assert _partitions_in_dump("hessian", tmp_path) == 0  # 0.2 million
 
-
-_NARROWED_SCRIPT = textwrap.dedent("""
-    import os, threading
-    from jaxlite._src.backends import xla
-    cpus = os.sched_getaffinity(0)
-
-    def make_client():   # as the compile thread does, keeping off the caller's CPU
-      os.sched_setaffinity(0, {min(cpus)})
-      xla.client()
-    thread = threading.Thread(target=make_client)
-    thread.start()
-    thread.join()
-    tasks = "/proc/self/task"
-    pool = sum("XLAEigen" in open(f"{tasks}/{t}/comm").read() for t in os.listdir(tasks))
-    print(pool, len(cpus))
-""")
-
-
-@two_cpus
-def test_a_client_made_on_a_narrowed_thread_has_a_thread_per_cpu_of_the_process():
-  out = subprocess.run([sys.executable, "-c", _NARROWED_SCRIPT], capture_output=True,
-                       text=True, check=True, timeout=300).stdout.split()
-  pool, cpus = map(int, out)
-  assert pool == cpus

@@ -42,10 +42,13 @@ _lock = threading.Lock()
 _client = None
 _client_error: str | None = None
 # XLA sizes a client's thread pools by the CPUs its creating thread may run on, and splits
-# the programs the client compiles into that many tasks. The process's client is made for
-# the process's CPUs (the thread that first needs it may be narrowed to keep off a
-# caller's CPU); ``pool_cpus`` are the CPUs the executables compiled here will run on,
-# when that is another process (the compile server's caller; None: this process).
+# the programs the client compiles into that many tasks. The process's client keeps the
+# size its creating thread gives it: under auto that is the compile thread, kept off the
+# caller's CPU, and the one pool thread then runs small programs faster in the caller
+# (W8: 27 us a call, against 47-55 with a pool per CPU; W5 loses about 10%: benchmarks/
+# README.md, thirteenth pass). ``pool_cpus`` are the CPUs the executables compiled here
+# will run on, when that is another process (the compile server's caller; None: this
+# process's): a large program is compiled split into a task per CPU of those.
 pool_cpus: set | None = None
 _pool_size = 1   # the process client's
 
@@ -66,11 +69,9 @@ def _create_client():
       api = pjrt.load_api(plugin.path)
       cpu = plugin.platform == "cpu"
       options = {"cpu_device_count": cpu_device_count()} if cpu else {}
-      cpus = background.process_cpus()
-      with background.on_cpus(cpus):
-        made = pjrt.Client(api, options, synchronous=cpu and not
-                           config.jax_cpu_enable_async_dispatch)
-      _pool_size = len(cpus)
+      made = pjrt.Client(api, options, synchronous=cpu and not
+                         config.jax_cpu_enable_async_dispatch)
+      _pool_size = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
       return made, None
     except (OSError, XlaRuntimeError) as e:
       errors.append(f"{plugin.package} ({plugin.path}): {e}")
