@@ -23,6 +23,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config
+from jaxlite._src.lax import reductions
 from jaxlite._src.backends import background
 from jaxlite._src.backends import disk_cache as cache
 from jaxlite._src.backends.xla import pjrt
@@ -195,7 +196,7 @@ def work(jaxpr: core.Jaxpr) -> int:
   for eqn in jaxpr.eqns:
     out = max((math.prod(v.aval.shape) for v in eqn.outvars
                if isinstance(v.aval, core.ShapedArray)), default=0)
-    if eqn.primitive.name == "dot_general":
+    if eqn.primitive is reductions.dot_general_p:
       (contracted, _), _ = eqn.params["dimension_numbers"]
       out *= math.prod(eqn.invars[0].aval.shape[d] for d in contracted)
     total += out + sum(work(sub) for sub in core.subjaxprs(eqn))
