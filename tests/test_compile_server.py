@@ -442,11 +442,12 @@ def test_a_server_started_on_one_cpu_splits_large_programs_for_its_caller(
   t.start()
   t.join()
   big = np.linspace(-1.0, 1.0, 1 << 20, dtype=np.float32)
-  small = big[:100]
+  programs = {   # W8's hessian: a loop XLA splits in two when it may
+      "large": (lambda x: jnp.sin(x) * jnp.cos(x) + jnp.tanh(x) * x[::-1], big),
+      "small": (jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)), big[:100])}
   try:
-    for name, x in (("large", big), ("small", small)):
-      closed = passes.optimize(jax.make_jaxpr(
-          lambda x: jnp.sin(x) * jnp.cos(x) + jnp.tanh(x) * x[::-1])(x))
+    for name, (fn, x) in programs.items():
+      closed = passes.optimize(jax.make_jaxpr(fn)(x))
       made["server"].compete(closed, name, None, [x], 0, 0.0, 1)
   finally:
     made["server"].close()
