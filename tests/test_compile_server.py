@@ -138,6 +138,21 @@ def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(mo
   assert compile_server.server() is server   # one server, kept
 
 
+@needs_xla
+def test_the_race_pickles_its_request_on_the_callers_thread(monkeypatch):
+  # in the call that earned the race: on the compile thread, pickling took the GIL from
+  # the caller's next call in many turns (benchmarks/README.md, fourteenth pass)
+  _xla_always_wins(monkeypatch)
+  pickled_on = []
+  dumps = compile_server.dumps
+  monkeypatch.setattr(compile_server, "dumps", lambda obj: (
+      pickled_on.append(threading.current_thread()) or dumps(obj)))
+  f = _fresh_auto_function()
+  _check(_settle(f, _X, _W))
+  assert f.stats()[0]["tier"] == "xla"
+  assert pickled_on and set(pickled_on) == {threading.current_thread()}
+
+
 def _xla_always_wins(monkeypatch):
   """Make every race's XLA win on the server's real figures; returns those figures, per
   jit cache entry."""
@@ -219,11 +234,47 @@ def test_a_program_pickled_beforehand_makes_the_same_request():
   assert server is not None, compile_server.failure()
   closed = _closed()
   donation = [None, None]
-  fresh = server.compete(closed, "g", donation, [_X, _W], 1, 0.1, 2)
-  reused = server.compete(None, "g", None, [_X, _W], 1, 0.1, 2,
-                          program=compile_server.dumps((closed, donation)))
+  fresh = server.compete(compile_server.request(closed, "g", donation, [_X, _W], 1, 0.1, 2))
+  reused = server.compete(compile_server.request(
+      None, "g", None, [_X, _W], 1, 0.1, 2, program=compile_server.dumps((closed, donation))))
   assert fresh["text"] == reused["text"] and "stablehlo" in fresh["text"]
   assert len(fresh["times"]) == len(reused["times"]) == 2 and reused["executable"]
+
+
+@needs_xla
+def test_the_winner_dispatches_with_the_code_the_server_compiled(monkeypatch):
+  # The server sends its compiled dispatch code (pjrt.cached_call_code) with the
+  # executable, so that loading the winner compiles no Python here. The answers are
+  # NumPy's, and the generated dispatch agrees with the general path.
+  import marshal
+  from jaxlite._src.backends import xla
+  from jaxlite._src.backends.xla import pjrt
+  server = compile_server.server()
+  assert server is not None, compile_server.failure()
+  closed = _closed()
+  r = server.compete(compile_server.request(closed, "g", None, [_X, _W], 0, 0.0, 1))
+  version, data = r["call_code"]
+  assert version == sys.version
+  counts = (len(closed.in_avals), len(closed.out_avals))
+  monkeypatch.setattr(pjrt, "_cached_call_code", {})
+  monkeypatch.setattr(pjrt, "_cached_call_makers", {})
+  compiled = []
+  monkeypatch.setattr(pjrt, "compile", lambda *a: compiled.append(a) or compile(*a),
+                      raising=False)
+  exe = xla.deserialize(r["executable"], closed, r["text"], None, r["call_code"])
+  assert not compiled and marshal.dumps(pjrt._cached_call_code[counts]) == data
+  bufs = [xla.device_put(_X), xla.device_put(_W)]
+  fast, general = exe.execute_device(bufs), exe.loaded.execute_device(bufs)
+  assert exe.execute_device is not exe.loaded.execute_device   # the generated function
+  _check([b.to_numpy() for b in fast])
+  for a, b in zip(fast, general):
+    np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
+  # code from another Python version is not used: it is compiled here
+  monkeypatch.setattr(pjrt, "_cached_call_code", {})
+  monkeypatch.setattr(pjrt, "_cached_call_makers", {})
+  exe = xla.deserialize(r["executable"], closed, r["text"], None, ("2.7.18", b"\0"))
+  assert len(compiled) == 1
+  _check([b.to_numpy() for b in exe.execute_device(bufs)])
 
 
 @needs_xla
@@ -235,9 +286,9 @@ def test_the_server_answers_an_error_and_keeps_serving():
   x = np.ones(3, np.float32)
   closed = jax.make_jaxpr(lambda v: foreign.bind(v))(x)
   with pytest.raises(compile_server.ServerError, match="compile_server_test_only"):
-    server.compete(closed, "f", None, [x], 0, 0.0, 1)
+    server.compete(compile_server.request(closed, "f", None, [x], 0, 0.0, 1))
   del core.abstract_eval_rules[foreign]
-  result = server.compete(_closed(), "g", None, [_X, _W], 1, 0.1, 2)
+  result = server.compete(compile_server.request(_closed(), "g", None, [_X, _W], 1, 0.1, 2))
   assert len(result["times"]) == 2 and result["executable"] and result["text"]
 
 
@@ -349,7 +400,7 @@ def test_a_program_that_calls_back_into_python_is_compiled_here(monkeypatch):
     return jax.pure_callback(np.sin, spec, v * 2.0) + 1.0
   closed = passes.optimize(jax.make_jaxpr(f)(x))
   with pytest.raises(compile_server.ServerError, match="calls back into Python"):
-    server.compete(closed, "f", None, [x], 0, 0.0, 1)
+    server.compete(compile_server.request(closed, "f", None, [x], 0, 0.0, 1))
   g = jax.jit(f)
   want = np.sin(x * 2.0) + 1.0
   np.testing.assert_allclose(np.asarray(_settle(g, x)), want, rtol=1e-6)
@@ -385,7 +436,7 @@ def test_an_executable_from_the_server_keeps_its_donation(monkeypatch):
 def test_the_server_compiles_at_the_lowest_priority_and_runs_xla_at_the_callers():
   server = compile_server.server()
   assert server is not None, compile_server.failure()
-  server.compete(_closed(), "h", None, [_X, _W], 1, 0.1, 1)
+  server.compete(compile_server.request(_closed(), "h", None, [_X, _W], 1, 0.1, 1))
   pid = server.process.pid
   nice = {}   # thread name -> the (priority, policy) of the threads of that name
   for tid in os.listdir(f"/proc/{pid}/task"):
@@ -419,7 +470,7 @@ def test_xla_flags_changed_since_the_server_started_send_the_race_home(monkeypat
   assert server is not None, compile_server.failure()
   monkeypatch.setenv("XLA_FLAGS", (os.environ.get("XLA_FLAGS") or "") + " --xla_dump_to=/x")
   with pytest.raises(compile_server.ServerError, match="XLA_FLAGS changed"):
-    server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
+    server.compete(compile_server.request(_closed(), "g", None, [_X, _W], 0, 0.0, 1))
 
 
 @needs_xla
@@ -448,7 +499,7 @@ def test_a_server_started_on_one_cpu_splits_large_programs_for_its_caller(
   try:
     for name, (fn, x) in programs.items():
       closed = passes.optimize(jax.make_jaxpr(fn)(x))
-      made["server"].compete(closed, name, None, [x], 0, 0.0, 1)
+      made["server"].compete(compile_server.request(closed, name, None, [x], 0, 0.0, 1))
   finally:
     made["server"].close()
 
@@ -483,10 +534,10 @@ def test_a_server_started_off_a_cpu_still_keeps_off_the_callers(monkeypatch):
       return {frozenset(os.sched_getaffinity(int(tid))) for tid in tids}
     assert affinities() == {frozenset(cpus - {first})}   # inherited from its starter
     monkeypatch.setattr(background._courtesy, "avoiding", last, raising=False)
-    server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
+    server.compete(compile_server.request(_closed(), "g", None, [_X, _W], 0, 0.0, 1))
     assert affinities() == {frozenset(cpus - {last})}
     monkeypatch.setattr(background._courtesy, "avoiding", None, raising=False)
-    server.compete(_closed(), "g", None, [_X, _W], 0, 0.0, 1)
+    server.compete(compile_server.request(_closed(), "g", None, [_X, _W], 0, 0.0, 1))
     assert affinities() == {frozenset(cpus)}
   finally:
     server.close()

@@ -134,6 +134,7 @@ class _Entry:
     self.tier = self.tier_note = None
     self.tier_ms = {}
     self.exec_s = collections.deque(maxlen=256)   # the caller's timed calls (none yet)
+    self.effects = None   # (tiers.has_effects fills it in)
 
 
 def _recording_tiers(threads, xla_error=None):

@@ -83,7 +83,7 @@ class _Entry:
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
-               "donation", "donate")
+               "donation", "donate", "effects")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
@@ -109,6 +109,7 @@ class _Entry:
     # consumes (deletes), None when none is donated
     self.donation = None
     self.donate = None
+    self.effects = None   # whether the program has effects (``tiers.has_effects``)
 
   def executable(self, name, policy="numpy"):
     """The function the hot path calls, preparing the tiers ``policy`` asks for."""
@@ -157,41 +158,59 @@ class _Entry:
 
   def start_xla(self, name, numpy_run, values):
     """Compile XLA in the background and race it against ``numpy_run`` on ``values``
-    (the NumPy arguments of the call that earned it; immutable, so safe to keep)."""
-    self.compiling = True
-    tiers.submit(self._background_xla, name, numpy_run, values)
+    (the NumPy arguments of the call that earned it; immutable, so safe to keep).
 
-  def _background_xla(self, name, numpy_run, values):
+    The race's Python that must run in this process before XLA compiles runs here, on
+    the caller's thread, in the call that earned the race: the key of a remembered lost
+    race and the compile server's request, each a pickle of the jaxpr. On the compile
+    thread it took the GIL from the caller's next call in many turns, and that call took
+    1.1-2.0 ms against 0.4 (the stalls job's vmap(grad); benchmarks/README.md,
+    fourteenth pass)."""
+    lost_races = tiers.LostRaces(self)
+    lost = lost_races.recall()
+    if lost is not None:   # tier 0 (already serving) keeps serving; XLA is not loaded
+      self.tier_ms = lost["ms"]
+      self.tier_note = (
+          f"tier 0: XLA lost this signature's race in an earlier process "
+          f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
+          f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
+          f"compile cache for a day (jaxlite_remember_tiers)")
+      return
+    request = None   # where there is none, XLA compiles and races in this process
+    if not tiers.has_effects(self) and compile_server.wanted():
+      try:
+        request = compile_server.request(
+            self.optimized, name, self.donation, list(map(np.asarray, values)),
+            tiers.Race.WARMUP, tiers.Race.WARMUP_BUDGET, tiers.Race.TRIALS,
+            lost_races.program)
+      except compile_server.ServerError as e:
+        logger.debug("%s: racing XLA in this process: %s", name, e)
+    self.compiling = True
+    tiers.submit(self._background_xla, name, numpy_run, values, lost_races, request)
+
+  def _background_xla(self, name, numpy_run, values, lost_races, request):
     try:
-      lost_races = tiers.LostRaces(self)
-      lost = lost_races.recall()
-      if lost is not None:   # tier 0 (already serving) keeps serving; XLA is not loaded
-        self.tier_ms = lost["ms"]
-        self.tier_note = (
-            f"tier 0: XLA lost this signature's race in an earlier process "
-            f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
-            f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
-            f"compile cache for a day (jaxlite_remember_tiers)")
-        return
-      race = self._race_with_xla(name, numpy_run, lost_races)
+      race = self._race_with_xla(name, numpy_run, lost_races, request)
       if race is not None and not race.effectful:
         race.run_trials([Array(np.asarray(v), a.weak_type)
                          for v, a in zip(values, self.jaxpr.in_avals)])
     finally:
       self.compiling = False
 
-  def _race_with_xla(self, name, numpy_run, lost_races=None):
+  def _race_with_xla(self, name, numpy_run, lost_races=None, request=None):
     """Install the race between tier 0 and XLA (None where XLA is unavailable); it
-    remembers a clear loss of XLA's in ``lost_races`` (a ``tiers.LostRaces``)."""
+    remembers a clear loss of XLA's in ``lost_races`` (a ``tiers.LostRaces``). With a
+    ``request`` (``compile_server.request``), XLA compiles and runs its trials in the
+    compile server."""
     out_weak = self.out_weak
 
     def numpy_call(leaves):
       return list(map(Array, numpy_run(*map(arguments.leaf_value, leaves)), out_weak))
     # (a function with effects alternates the tiers on real calls, in this process)
     effectful = tiers.has_effects(self)
-    server = None if effectful else compile_server.server()
+    server = None if request is None else compile_server.server()
     if server is not None:   # XLA compiles and runs its trials there
-      xla = _RemoteXla(self, name, server, lost_races and lost_races.program)
+      xla = _RemoteXla(self, name, server, request)
     elif not tiers.xla_available():
       self.tier_note = "no XLA plugin: the NumPy tier only"
       return None
@@ -225,19 +244,18 @@ class _RemoteXla:
 
   GLUE = 50e-6   # seconds of Python a run here takes on top of the server's run
 
-  def __init__(self, entry, name, server, program=None):
-    self.entry, self.name, self.server, self.program = entry, name, server, program
+  def __init__(self, entry, name, server, request):
+    self.entry, self.name, self.server, self.request = entry, name, server, request
     self.result = None
     self.here = None   # (run, call) when XLA raced in this process after all
 
   def trial_times(self, race, leaves):
-    """XLA's times on ``leaves``, warm-up done (``Race.trial_times``'s contract)."""
+    """XLA's times on ``leaves`` (the ``request``'s values), warm-up done
+    (``Race.trial_times``'s contract)."""
     entry = self.entry
     try:
       t0 = time.perf_counter()
-      self.result = r = self.server.compete(
-          entry.optimized, self.name, entry.donation, list(map(arguments.leaf_value, leaves)),
-          race.WARMUP, race.WARMUP_BUDGET, race.TRIALS, self.program)
+      self.result = r = self.server.compete(self.request)
     except compile_server.ServerError as e:
       if compile_server.exiting:
         raise
@@ -263,7 +281,7 @@ class _RemoteXla:
         raise RuntimeError(f"the XLA tier is not available here: "
                            f"{backends.xla_state.get('reason')}")
       run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
-                                         entry.donation))
+                                         entry.donation, r.get("call_code")))
     self.here = entry.xla_tier(run)
     # Warm once a run is about as fast as in the server: each run hands the GIL over
     # twice (the run, the wait), each time taking it from a caller's call. A process's

@@ -184,8 +184,11 @@ class Probe:
 
 
 def has_effects(entry) -> bool:
-  """Whether the signature's program has effects (callbacks that must run once per call)."""
-  return any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
+  """Whether the signature's program has effects (callbacks that must run once per call);
+  worked out once per signature (``entry.effects``)."""
+  if entry.effects is None:
+    entry.effects = any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
+  return entry.effects
 
 
 class LostRaces:

@@ -193,37 +193,29 @@ class Server:
       raise ServerError(f"the compile server ended (exit status {self.process.poll()})")
     return pickle.loads(parts[0])   # written by our own server
 
-  def compete(self, closed, name, donation, values, warmup, warmup_budget, trials,
-              program=None):
-    """Compile ``closed`` in the server, warm it up and time it on ``values``.
-
-    ``program``, when given, is ``dumps((closed, donation))`` already made (by
-    ``tiers.LostRaces``, whose key it is), sent as it is.
+  def compete(self, request: list) -> dict:
+    """Compile, warm up and time in the server what ``request`` (made by ``request``)
+    asks for, the server's threads kept off the CPU that this thread keeps off
+    (``background.placement``).
 
     Returns a dict: ``times`` (seconds, ``trials`` of them), ``executable`` (serialized,
     or None when the plugin cannot serialize it), ``text`` (StableHLO), ``compile_s``
-    (the server's lowering and compile, or cache load) and ``from_disk_cache``.
+    (the server's lowering and compile, or cache load), ``from_disk_cache`` and
+    ``call_code`` (``xla.call_code``: the executable's dispatch, compiled there).
 
     Raises
     ------
     ServerError
-      The request could not be sent (something the server cannot rebuild), the server
-      failed on it, or it is gone.
+      The server failed on the request, or it is gone.
     """
     if os.environ.get("XLA_FLAGS") != self.xla_flags:
       raise ServerError("XLA_FLAGS changed since the compile server started")
-    try:
-      program = program or dumps((closed, donation))
-      request = [pickle.dumps((_modules(), len(program)), protocol=5), *program, *dumps((
-          "compete", name, values, warmup, warmup_budget, trials,
-          background.placement(), _flags()))]
-    except Exception as e:   # from any object's __reduce__
-      raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
+    frame = [*request, pickle.dumps(background.placement(), protocol=5)]
     with self.lock:
       if exiting:   # (checked under the lock that shut_down looks at)
         raise ServerError("the process is exiting")
       try:
-        send(self.process.stdin, request)
+        send(self.process.stdin, frame)
         reply = self._receive()
       except (OSError, ValueError) as e:   # a closed pipe
         raise ServerError(f"the compile server is gone: {e}") from None
@@ -241,6 +233,29 @@ class Server:
     except subprocess.TimeoutExpired:
       self.process.kill()
     self.process.stdout.close()
+
+
+def request(closed, name, donation, values, warmup, warmup_budget, trials,
+            program=None) -> list:
+  """A ``Server.compete`` request: compile ``closed`` (with ``donation``), warm it up
+  (``warm_up``'s ``warmup`` and ``warmup_budget``) and time it ``trials`` times on
+  ``values``. ``program``, when given, is ``dumps((closed, donation))`` already made (by
+  ``tiers.LostRaces``, whose key it is), sent as it is.
+
+  The race makes it on the caller's thread, in the call that earned the race: pickling
+  holds the GIL, and on the compile thread it took the GIL from the next call in turns.
+
+  Raises
+  ------
+  ServerError
+    Something in it cannot be sent (the server could not rebuild it).
+  """
+  try:
+    program = program or dumps((closed, donation))
+    return [pickle.dumps((_modules(), len(program)), protocol=5), *program, *dumps((
+        "compete", name, values, warmup, warmup_budget, trials, _flags()))]
+  except Exception as e:   # from any object's __reduce__
+    raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
 
 
 def _modules() -> tuple:
@@ -286,6 +301,11 @@ def server() -> Server | None:
       except (OSError, ServerError) as e:
         _failure = str(e)
     return _server
+
+
+def wanted() -> bool:
+  """Whether ``server()`` will be asked for a server: it is wanted and has not failed."""
+  return bool(config.jaxlite_compile_server) and _failure is None
 
 
 def failure() -> str | None:

@@ -13,8 +13,10 @@ The PJRT client is created once per process, on first use, under a lock.
 from __future__ import annotations
 
 import logging
+import marshal
 import math
 import os
+import sys
 import threading
 import time
 
@@ -35,7 +37,7 @@ from jaxlite._src.backends.xla import linalg  # noqa: F401
 from jaxlite._src.backends.xla.pjrt import DeviceBuffer, XlaRuntimeError, live_buffers
 
 __all__ = ["XlaRuntimeError", "XlaExecutable", "DeviceBuffer", "live_buffers", "is_available", "unavailable_reason",
-           "lower", "compile", "compile_on_devices", "deserialize", "devices", "platform",
+           "lower", "compile", "compile_on_devices", "deserialize", "call_code", "devices", "platform",
            "client", "device_put"]
 
 logger = logging.getLogger("jaxlite")
@@ -308,13 +310,26 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   return loaded
 
 
-def deserialize(data: bytes, closed_or_avals, text: str = "", donation=None) -> XlaExecutable:
+def deserialize(data: bytes, closed_or_avals, text: str = "", donation=None,
+                call_code=None) -> XlaExecutable:
   """An executable from ``XlaExecutable.serialize`` bytes; the signature comes from a
   ClosedJaxpr or an ``(in_avals, out_avals)`` pair, ``donation`` is the one it was
-  compiled with (see ``compile``)."""
+  compiled with (see ``compile``). ``call_code``: ``call_code(exe)`` of the process
+  that compiled it, whose Python code this process then need not compile (ignored when
+  that process ran another Python version)."""
   if isinstance(closed_or_avals, core.ClosedJaxpr):
     in_avals, out_avals = closed_or_avals.in_avals, closed_or_avals.out_avals
   else:
     in_avals, out_avals = closed_or_avals
+  if call_code is not None and call_code[0] == sys.version:
+    pjrt.adopt_cached_call_code(len(in_avals), len(out_avals), marshal.loads(call_code[1]))
   return XlaExecutable(client().deserialize(data), text, in_avals, out_avals,
                        donors=donors(donation))
+
+
+def call_code(exe: XlaExecutable):
+  """The compiled Python of ``exe``'s dispatch (``pjrt.cached_call_code``) as bytes for
+  ``deserialize`` in another process of the same Python, with that Python's version;
+  None where it has none."""
+  code = pjrt.cached_call_code(len(exe.in_avals), len(exe.out_avals))
+  return None if code is None else (sys.version, marshal.dumps(code))

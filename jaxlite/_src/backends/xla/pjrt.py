@@ -1004,18 +1004,21 @@ def make(general, flight_of, outputs, lock, api, client, structs, in_specs, out_
     return [{bs}]
   return execute_device
 """
-_cached_call_makers: dict = {}
+_cached_call_code: dict = {}   # (arguments, outputs) -> the module's code object
+_cached_call_makers: dict = {}   # (arguments, outputs) -> its make
 # Above this many arguments and outputs together, the general path serves. Compiling the
 # source holds the GIL (under ``auto``, on the compile thread while callers run): about
 # 1 ms at 64, 6 ms at 256; and the more arguments, the less of a call the unrolling saves.
 CACHED_CALL_MAX_ARITY = 64
 
 
-def _cached_call(loaded):
-  """``LoadedExecutable.cached_call``: the function made from ``_CACHED_CALL``."""
-  nin, nout = len(loaded.in_specs), len(loaded.out_specs)
-  make = _cached_call_makers.get((nin, nout))
-  if make is None:
+def cached_call_code(nin: int, nout: int):
+  """The compiled module that defines ``_CACHED_CALL``'s ``make`` for ``nin`` arguments
+  and ``nout`` outputs, compiled on first use (None above ``CACHED_CALL_MAX_ARITY``)."""
+  if nin + nout > CACHED_CALL_MAX_ARITY:
+    return None
+  code = _cached_call_code.get((nin, nout))
+  if code is None:
     xs = [f"x{i}" for i in range(nin)]
     checks = [f"{x}.__class__ is not DeviceBuffer or {x}.spec is not spec{i} "
               f"or {x}.client is not client" for i, x in enumerate(xs)]
@@ -1037,10 +1040,27 @@ def _cached_call(loaded):
             f"h{j}, api, client, out{j}, None, None\n"
             f"    next(created)" for j in range(nout)),
         bs=", ".join(f"b{j}" for j in range(nout)))
+    code = compile(text, f"<jaxlite cached call: {nin} arguments, {nout} outputs>", "exec")
+    _cached_call_code.setdefault((nin, nout), code)
+  return code
+
+
+def adopt_cached_call_code(nin: int, nout: int, code):
+  """Use ``code``, ``cached_call_code(nin, nout)`` as another process of this Python
+  compiled it (the compile server sends it with an executable), instead of compiling
+  it here: compiling holds the GIL 0.5-0.9 ms for 10 arguments and outputs, taken from
+  the callers' calls while a race's winner loads."""
+  _cached_call_code.setdefault((nin, nout), code)
+
+
+def _cached_call(loaded):
+  """``LoadedExecutable.cached_call``: the function made from ``_CACHED_CALL``."""
+  nin, nout = len(loaded.in_specs), len(loaded.out_specs)
+  make = _cached_call_makers.get((nin, nout))
+  if make is None:
     namespace: dict = {}
-    exec(compile(text, f"<jaxlite cached call: {nin} arguments, {nout} outputs>", "exec"),
-         namespace)
-    make = _cached_call_makers[(nin, nout)] = namespace["make"]
+    exec(cached_call_code(nin, nout), namespace)
+    make = _cached_call_makers.setdefault((nin, nout), namespace["make"])
   return make(loaded.execute_device, loaded._flight, loaded._outputs, loaded._lock,
               loaded.api, loaded.client, loaded._structs, loaded.in_specs, loaded.out_specs,
               loaded._streak, DeviceBuffer, _new_object, _created, _failed_flight,

@@ -24,8 +24,8 @@ def _reply(out, *message):
   compile_server.send(out, [pickle.dumps(message, protocol=5)])
 
 
-def compete(closed, name, donation, values, warmup, warmup_budget, trials, placement,
-            flags):
+def compete(closed, name, donation, values, warmup, warmup_budget, trials, flags,
+            placement):
   from jaxlite._src.backends import xla
   current = config.values()
   for flag, value in flags.items():
@@ -48,7 +48,7 @@ def compete(closed, name, donation, values, warmup, warmup_budget, trials, place
   except xla.XlaRuntimeError:   # the caller's process compiles it if XLA wins
     data = None
   return dict(times=times, executable=data, text=exe.text, compile_s=compile_s,
-              from_disk_cache=exe.from_disk_cache)
+              from_disk_cache=exe.from_disk_cache, call_code=xla.call_code(exe))
 
 
 def main():
@@ -78,9 +78,10 @@ def main():
       return
     try:
       # the modules whose primitives the request may name, then (closed, donation)
-      # pickled on its own (``Server.compete``), then the rest
+      # pickled on its own, then the rest (``compile_server.request``), then where the
+      # caller's background work runs (``Server.compete``)
       modules, size = pickle.loads(parts[0])
-      program, request = parts[1:1 + size], parts[1 + size:]
+      program, request = parts[1:1 + size], parts[1 + size:-1]
       for module in modules:
         if module.startswith("jaxlite._src.") and module not in sys.modules:
           importlib.import_module(module)
@@ -88,7 +89,7 @@ def main():
       kind, name, *args = compile_server.loads(request)
       if kind != "compete":
         raise ValueError(f"unknown request {kind!r}")
-      _reply(out, "ok", compete(closed, name, donation, *args))
+      _reply(out, "ok", compete(closed, name, donation, *args, pickle.loads(parts[-1])))
     except Exception as e:   # the caller's process races in-process instead
       _reply(out, "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-3)}")
 
