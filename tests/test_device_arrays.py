@@ -416,3 +416,15 @@ def test_many_arguments_take_the_general_path(monkeypatch):
   assert exe.execute_device == _loaded(f).execute_device
   y = f(jnp.arange(3.0), jnp.ones(3))
   np.testing.assert_array_equal(f(y, y), [0, 0, 0])
+
+
+def test_buffer_types_are_pjrts_however_the_dtype_is_named():
+  # (remembered per dtype object: NumPy works out a dtype's name in Python)
+  import ml_dtypes
+  for _ in range(2):   # the first asks NumPy, the second finds it remembered
+    for given in (np.float32, np.dtype(np.float32), "float32", "f4"):
+      assert pjrt.buffer_type(given) == 11   # PJRT_Buffer_Type_F32
+    assert pjrt.buffer_type(np.bool_) == 1 and pjrt.buffer_type(np.dtype("int64")) == 5
+    assert pjrt.buffer_type(ml_dtypes.bfloat16) == 13
+    with pytest.raises(TypeError, match="dtype str1024 is not supported"):
+      pjrt.buffer_type(np.dtype("U32"))

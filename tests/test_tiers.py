@@ -443,6 +443,29 @@ def test_background_work_keeps_off_the_callers_cpu_while_it_lasts():
 
 
 @needs_two_cpus
+def test_the_caller_places_an_idle_compile_thread_and_a_busy_one_places_itself(monkeypatch):
+  """Placing the background threads is a dozen system calls. On the compile thread each
+  took the GIL back from the caller's next call, so the caller places an idle compile
+  thread itself; a busy one places itself when it comes to the task."""
+  placed_on = []
+  keep_away = background.keep_away
+  monkeypatch.setattr(background, "keep_away", lambda caller, worker: (
+      placed_on.append(threading.current_thread().name) or keep_away(caller, worker)))
+  tiers.submit(int)
+  tiers._worker.queue.join()
+  gate = threading.Event()
+  tiers.submit(gate.wait)   # idle when this one is handed over; then busy until the gate
+  deadline = time.time() + 10
+  while not tiers._worker.busy and time.time() < deadline:
+    time.sleep(0.001)
+  tiers.submit(int)
+  gate.set()
+  tiers._worker.queue.join()
+  caller = threading.current_thread().name
+  assert placed_on == [caller, caller, "jaxlite-xla-compile"]
+
+
+@needs_two_cpus
 def test_background_work_stays_put_when_there_is_nowhere_else_to_go():
   """No move without another CPU, or when the caller's CPU cannot be told."""
   every = os.sched_getaffinity(0)

@@ -104,10 +104,12 @@ class _Worker:
       task = self.queue.get()
       if task is None or self.stopping:
         return
-      fn, args, caller = task
+      fn, args, caller, placement = task
       self.busy = True
       try:
-        with background.away_from(caller):
+        if placement is _UNPLACED:   # (the caller found this thread busy)
+          placement = background.keep_away(caller, threading.get_native_id())
+        with background.kept_away(placement):
           fn(*args)
       finally:
         self.busy = False
@@ -122,17 +124,27 @@ class _Worker:
     self.thread.join()
 
 
+  def idle(self) -> bool:
+    """Whether this thread has nothing to do (between tasks, waiting for one)."""
+    return not self.busy and self.queue.empty()
+
+
 _worker = None
 _worker_lock = threading.Lock()
+_UNPLACED = object()   # a task whose caller left placing the background work to it
 
 
 def submit(fn, *args):
-  """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU."""
+  """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU.
+  When that thread is idle, this thread places it (``background.keep_away``)."""
   global _worker
   with _worker_lock:
     if _worker is None:
       _worker = _Worker()
-  _worker.queue.put((fn, args, threading.get_native_id()))
+  caller = threading.get_native_id()
+  placement = background.keep_away(caller, _worker.thread.native_id) if _worker.idle() \
+      else _UNPLACED
+  _worker.queue.put((fn, args, caller, placement))
 
 
 def cancel_pending():
@@ -141,11 +153,13 @@ def cancel_pending():
     return
   while True:
     try:
-      fn, _, _ = _worker.queue.get_nowait()
+      fn, _, _, placement = _worker.queue.get_nowait()
     except queue.Empty:
       return
     except TypeError:   # the stop sentinel
       return
+    if isinstance(placement, background.Placement):   # placed by its caller
+      background.put_back(placement)
     owner = getattr(fn, "__self__", None)   # a jit cache entry's XLA compile and race
     if owner is not None:
       owner.compiling = False

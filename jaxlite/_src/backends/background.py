@@ -13,7 +13,7 @@ calls took up to 24 ms instead of 8, and lowering the W5 MLP step took 0.9-1.4 s
 13-21 ms of CPU time (``benchmarks/probes/lowering_priority.py``). Only XLA's long C
 calls, which hold no GIL, run at the lowest priority (``at_low_priority``).
 
-Background work also keeps off the CPU of the caller it works for (``away_from``): the
+Background work also keeps off the CPU of the caller it works for (``keep_away``): the
 compile thread, the thread of its XLA calls and XLA's own pools run on the other CPUs
 while it lasts. Beside XLA running heavy on another thread, tier 0's heavy (100k f32, one
 thread) had a p99 of 10.4-12.6 ms free and 4.0-5.6 kept apart, against 4.1-4.4 alone
@@ -113,7 +113,7 @@ def serve_alone():
 
 def process_cpus() -> set:
   """The CPUs this process's main thread may run on (all of them where that cannot be
-  asked): a background thread's own set may be narrowed (``away_from``)."""
+  asked): a background thread's own set may be narrowed (``keep_away``)."""
   if hasattr(os, "sched_getaffinity"):
     return os.sched_getaffinity(threading.main_thread().native_id)
   return set(range(os.cpu_count() or 1))
@@ -181,7 +181,7 @@ def _last_cpu(tid) -> int:
 
 def placement():
   """``(cpu, cpus)``: the CPU that the background work running on this thread keeps off
-  (the caller's; None: none, ``away_from``), and the CPUs of this process's main thread,
+  (the caller's; None: none, ``kept_away``), and the CPUs of this process's main thread,
   which the compile server spreads over when it need not keep off one. The server must be
   told both: it was started by the compile thread while that thread kept off a CPU, and
   inherited only the others (the stalls job's vmap(grad) found the server on the caller's
@@ -228,24 +228,33 @@ def _set_cpus(tid, cpus) -> bool:
     return False
 
 
-@contextlib.contextmanager
-def away_from(caller):
-  """While open, the calling thread (the compile thread), the thread of its
-  ``at_low_priority`` calls and the adopted C threads run only on the CPUs other than the
-  one thread ``caller`` (a native id) last ran on, so that the caller keeps its CPU to
-  itself; at the end each gets back the CPUs it had, and the C threads they started
-  meanwhile get the caller's CPU back and are adopted. Nothing changes where there is no
-  other CPU, or no way to tell (not Linux, the caller gone)."""
-  own = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else set()
+class Placement:
+  """Background threads moved off the CPU of a caller (``keep_away``): ``cpu``, that CPU;
+  ``moved``, ``(thread, the CPUs it had)`` pairs; what ``kept_away`` needs to put them back
+  and to find the threads they start meanwhile."""
+  __slots__ = ("cpu", "moved", "existing", "low_before")
+
+  def __init__(self, cpu, moved, existing, low_before):
+    self.cpu, self.moved, self.existing, self.low_before = cpu, moved, existing, low_before
+
+
+def keep_away(caller, worker) -> Placement | None:
+  """Run thread ``worker`` (a native id: the compile thread), the thread of its
+  ``at_low_priority`` calls and the adopted C threads only on the CPUs other than the one
+  thread ``caller`` last ran on, so that the caller keeps its CPU to itself; undone by
+  ``kept_away``. Any thread may call it: the caller's own does, in the call that hands
+  the compile thread its work, where on the compile thread each of its dozen system calls
+  took the GIL back from the caller's next call in turn. None where nothing moves: no
+  other CPU, or no way to tell (not Linux, either thread gone)."""
   try:
+    own = os.sched_getaffinity(worker)
     cpu = _last_cpu(caller)
-  except (OSError, ValueError, IndexError):
-    cpu = None
+  except (AttributeError, OSError, ValueError, IndexError):
+    return None
   if cpu not in own or len(own) < 2:
-    yield
-    return
+    return None
   moved = []
-  for tid in {threading.get_native_id(), _low_thread, *_helpers} - {None}:
+  for tid in {worker, _low_thread, *_helpers} - {None}:
     try:
       had = os.sched_getaffinity(tid)
     except OSError:   # ended
@@ -253,24 +262,47 @@ def away_from(caller):
       continue
     if had - {cpu} and cpu in had and _set_cpus(tid, had - {cpu}):
       moved.append((tid, had))
-  existing, low_before = _native_threads(), _low_thread
-  _courtesy.avoiding = cpu
+  return Placement(cpu, moved, _native_threads(), _low_thread)
+
+
+@contextlib.contextmanager
+def kept_away(placement: Placement | None):
+  """While open, the calling thread's background work is kept where ``placement`` put
+  it (``placement``: ``keep_away``'s); at the end each moved thread gets back the CPUs it
+  had, and the C threads they started meanwhile get the caller's CPU back and are
+  adopted."""
+  if placement is None:
+    yield
+    return
+  _courtesy.avoiding = placement.cpu
   try:
     yield
   finally:
     _courtesy.avoiding = None
-    for tid, had in moved:
-      _set_cpus(tid, had)
-    # Threads started meanwhile by the moved ones inherited the narrowed CPUs: XLA starts
-    # more of its threads at its first compile and run. Widen them back, and move XLA's
-    # with the background work from now on.
-    started = _native_threads() - existing
-    if _low_thread != low_before:
-      started.add(_low_thread)
-    for tid in started:
-      try:
-        cpus = os.sched_getaffinity(tid)
-      except OSError:   # ended
-        continue
-      if cpu not in cpus and _set_cpus(tid, cpus | {cpu}) and tid != _low_thread:
-        _helpers.add(tid)
+    put_back(placement)
+
+
+def put_back(placement: Placement):
+  """Undo ``keep_away``'s ``placement`` (see ``kept_away``)."""
+  cpu = placement.cpu
+  for tid, had in placement.moved:
+    _set_cpus(tid, had)
+  # Threads started meanwhile by the moved ones inherited the narrowed CPUs: XLA starts
+  # more of its threads at its first compile and run. Widen them back, and move XLA's
+  # with the background work from now on.
+  started = _native_threads() - placement.existing
+  if _low_thread != placement.low_before:
+    started.add(_low_thread)
+  for tid in started:
+    try:
+      cpus = os.sched_getaffinity(tid)
+    except OSError:   # ended
+      continue
+    if cpu not in cpus and _set_cpus(tid, cpus | {cpu}) and tid != _low_thread:
+      _helpers.add(tid)
+
+
+def away_from(caller):
+  """A context in which the calling thread's background work keeps off the CPU of
+  thread ``caller`` (``keep_away`` from this thread, then ``kept_away``)."""
+  return kept_away(keep_away(caller, threading.get_native_id()))

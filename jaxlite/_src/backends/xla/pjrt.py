@@ -205,17 +205,30 @@ _HOST_ZERO_COPY = 2
 
 
 def buffer_type(dtype) -> int:
-  t = _BUFFER_TYPES.get(np.dtype(dtype).name)
+  """PJRT's buffer type of ``dtype`` (TypeError where it has none)."""
+  t = _buffer_types.get(dtype)
   if t is None:
-    raise TypeError(f"XLA backend: dtype {np.dtype(dtype).name} is not supported.")
+    t = _BUFFER_TYPES.get(np.dtype(dtype).name)
+    if t is None:
+      raise TypeError(f"XLA backend: dtype {np.dtype(dtype).name} is not supported.")
+    _buffer_types[dtype] = t
   return t
+
+
+# dtype (as given) -> PJRT buffer type: NumPy works out a dtype's name in Python, and
+# setting up an executable asks for each argument's and output's type twice.
+_buffer_types: dict = {}
 
 
 # ----------------------------------------------------------------------------- the API
 
-# Slots that only read or free an event or an error: they never wait and never call back.
+# Slots that only read or free an event, an error or an executable's description: they
+# never wait and never call back. A background thread that releases the GIL for such a
+# call must take it back from the callers: setting up a race's winner made three, each
+# taken back from a caller's call.
 _HOLDING_THE_GIL = frozenset(["Event_IsReady", "Event_Error", "Event_Destroy", "Error_Destroy",
-                              "Error_Message", "Error_GetCode"])
+                              "Error_Message", "Error_GetCode", "LoadedExecutable_GetExecutable",
+                              "Executable_NumOutputs", "Executable_Destroy"])
 
 
 class Api:

@@ -1,9 +1,10 @@
 """The compile server's process: ``python -m jaxlite._src.backends.xla.server``.
 
-It reads requests from stdin and writes replies to stdout, one frame each
+It reads requests from stdin and writes replies to stdout in frames
 (``compile_server.send``/``receive``). First it answers ``("ready", platform)``, or
-``("unavailable", reason)`` and exits when no CPU plugin loads. A ``compete`` request
-carries an optimised jaxpr and argument values; the reply is ``("ok", result)`` (see
+``("unavailable", reason)`` and exits when no CPU plugin loads. A ``compete`` request is
+two frames: where to run (``background.placement``), then an optimised jaxpr and argument
+values (``compile_server.request``); the reply, one frame, is ``("ok", result)`` (see
 ``compile_server.Server.compete``) or ``("error", message)``. It exits at the end of stdin,
 when the process that started it closes the pipe or ends.
 """
@@ -24,14 +25,12 @@ def _reply(out, *message):
   compile_server.send(out, [pickle.dumps(message, protocol=5)])
 
 
-def compete(closed, name, donation, values, warmup, warmup_budget, trials, flags,
-            placement):
+def compete(closed, name, donation, values, warmup, warmup_budget, trials, flags):
   from jaxlite._src.backends import xla
   current = config.values()
   for flag, value in flags.items():
     if flag in current and current[flag] != value:
       config.update(flag, value)
-  background.keep_process_off(*placement)   # (the caller's CPU and CPUs)
   t0 = time.perf_counter()
   exe = xla.compile(closed, name, donation)
   compile_s = time.perf_counter() - t0
@@ -73,15 +72,20 @@ def main():
   background.serve_alone()
   _reply(out, "ready", xla.platform())
   while True:
+    # A request is two frames: where to run, which this process moves to before it
+    # reads the second (``Server.compete``), then what to compile and time.
+    placement = compile_server.receive(inp)
+    if placement is None:
+      return
+    background.keep_process_off(*pickle.loads(placement[0]))   # (the CPU, the CPUs)
     parts = compile_server.receive(inp)
     if parts is None:
       return
     try:
       # the modules whose primitives the request may name, then (closed, donation)
-      # pickled on its own, then the rest (``compile_server.request``), then where the
-      # caller's background work runs (``Server.compete``)
+      # pickled on its own, then the rest (``compile_server.request``)
       modules, size = pickle.loads(parts[0])
-      program, request = parts[1:1 + size], parts[1 + size:-1]
+      program, request = parts[1:1 + size], parts[1 + size:]
       for module in modules:
         if module.startswith("jaxlite._src.") and module not in sys.modules:
           importlib.import_module(module)
@@ -89,7 +93,7 @@ def main():
       kind, name, *args = compile_server.loads(request)
       if kind != "compete":
         raise ValueError(f"unknown request {kind!r}")
-      _reply(out, "ok", compete(closed, name, donation, *args, pickle.loads(parts[-1])))
+      _reply(out, "ok", compete(closed, name, donation, *args))
     except Exception as e:   # the caller's process races in-process instead
       _reply(out, "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-3)}")
 
