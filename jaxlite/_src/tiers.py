@@ -104,7 +104,7 @@ class _Worker:
       task = self.queue.get()
       if task is None or self.stopping:
         return
-      fn, args, caller, placement = task
+      fn, args, caller, placement, _ = task
       self.busy = True
       try:
         if placement is _UNPLACED:   # (the caller found this thread busy)
@@ -134,36 +134,50 @@ _worker_lock = threading.Lock()
 _UNPLACED = object()   # a task whose caller left placing the background work to it
 
 
-def submit(fn, *args):
+def submit(fn, *args, ahead=None):
   """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU.
-  When that thread is idle, this thread places it (``background.keep_away``)."""
+
+  When that thread is idle, this thread places it (``background.keep_away``) and, with
+  ``ahead``, calls ``ahead(cpu)`` (``cpu``: the one kept free, or None) before handing
+  the task over, atomically with respect to other submits; ``fn`` gets its result as a
+  last argument (None when the compile thread was busy and ``ahead`` was not called)."""
   global _worker
+  caller = threading.get_native_id()
   with _worker_lock:
     if _worker is None:
       _worker = _Worker()
-  caller = threading.get_native_id()
-  placement = background.keep_away(caller, _worker.thread.native_id) if _worker.idle() \
-      else _UNPLACED
-  _worker.queue.put((fn, args, caller, placement))
+    if _worker.idle():
+      placement = background.keep_away(caller, _worker.thread.native_id)
+      done = ahead and ahead(placement and placement.cpu)
+    else:
+      placement, done = _UNPLACED, None
+    # (a task whose ``ahead`` did something is never cancelled: ``fn`` must follow it up)
+    _worker.queue.put((fn, (*args, done) if ahead else args, caller, placement, bool(done)))
 
 
 def cancel_pending():
-  """Drop the queued background compiles (the one running finishes)."""
+  """Drop the queued background compiles (the one running finishes, and so do those
+  whose ``ahead`` did something: ``submit``)."""
   if _worker is None:
     return
+  kept = []
   while True:
     try:
-      fn, _, _, placement = _worker.queue.get_nowait()
+      task = _worker.queue.get_nowait()
     except queue.Empty:
-      return
-    except TypeError:   # the stop sentinel
-      return
+      break
+    _worker.queue.task_done()
+    if task is None or task[4]:   # the stop sentinel, or a task that must run
+      kept.append(task)
+      continue
+    fn, placement = task[0], task[3]
     if isinstance(placement, background.Placement):   # placed by its caller
       background.put_back(placement)
     owner = getattr(fn, "__self__", None)   # a jit cache entry's XLA compile and race
     if owner is not None:
       owner.compiling = False
-    _worker.queue.task_done()
+  for task in kept:
+    _worker.queue.put(task)
 
 
 class Probe:

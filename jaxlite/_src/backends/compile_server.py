@@ -171,12 +171,16 @@ class Server:
         [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     self.pid = os.getpid()   # a forked child must start its own
     self.xla_flags = os.environ.get("XLA_FLAGS")   # what its XLA reads, once
-    self.lock = threading.Lock()
+    self.lock = threading.Lock()   # held from a request's ``send`` to its ``reply``
+    self.owed = False   # whether a request was sent whose answer ``reply`` has not read
     # the CPUs of the process it serves, which XLA's pools there are sized for
     cpus = ",".join(map(str, sorted(background.process_cpus())))
     self.process = subprocess.Popen(
         [sys.executable, "-m", "jaxlite._src.backends.xla.server", cpus], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, close_fds=True)
+    # Bytes a request may take without waiting for the server to read them: the pipe's
+    # capacity, widened where Linux allows (``send`` without ``block``).
+    self.room = _widen_pipe(self.process.stdin.fileno()) - 4096
     if os.name == "posix" and not select.select([self.process.stdout], [], [],
                                                   self.START_TIMEOUT)[0]:
       self.process.kill()
@@ -196,7 +200,7 @@ class Server:
   def compete(self, request: list) -> dict:
     """Compile, warm up and time in the server what ``request`` (made by ``request``)
     asks for, the server's threads kept off the CPU that this thread keeps off
-    (``background.placement``).
+    (``background.placement``): ``send``, then ``reply``.
 
     Returns a dict: ``times`` (seconds, ``trials`` of them), ``executable`` (serialized,
     or None when the plugin cannot serialize it), ``text`` (StableHLO), ``compile_s``
@@ -208,22 +212,55 @@ class Server:
     ServerError
       The server failed on the request, or it is gone.
     """
+    self.send(request)
+    return self.reply()
+
+  def send(self, request: list, placement=None, block: bool = True) -> bool:
+    """Send ``request``, to run where ``placement`` says (``background.placement``'s
+    pair; default: this thread's). The server is held for it until ``reply``, which any
+    thread may call, reads the answer. With ``block`` False, nothing is sent (False) while
+    another request holds the server, or where the pipe would have to wait for the server
+    to read it (``room``).
+
+    Raises
+    ------
+    ServerError
+      The XLA flags changed, the process is exiting, or the server is gone.
+    """
     if os.environ.get("XLA_FLAGS") != self.xla_flags:
       raise ServerError("XLA_FLAGS changed since the compile server started")
+    if not block and sum(memoryview(p).nbytes for p in request) > self.room:
+      return False
+    if not self.lock.acquire(block):
+      return False
     # Where to run goes first, in a frame of its own: the server moves off the caller's
     # CPU before it reads the request (the caller may have moved to the CPU it was left
     # on, and reading a request of 100 kB there took the call made meanwhile from 0.4 ms
     # to 1-2.4; benchmarks/README.md, fourteenth pass).
-    placement = [pickle.dumps(background.placement(), protocol=5)]
-    with self.lock:
+    where = [pickle.dumps(placement or background.placement(), protocol=5)]
+    try:
       if exiting:   # (checked under the lock that shut_down looks at)
         raise ServerError("the process is exiting")
-      try:
-        send(self.process.stdin, placement)
-        send(self.process.stdin, request)
-        reply = self._receive()
-      except (OSError, ValueError) as e:   # a closed pipe
-        raise ServerError(f"the compile server is gone: {e}") from None
+      send(self.process.stdin, where)
+      send(self.process.stdin, request)
+    except (OSError, ValueError) as e:   # a closed pipe
+      self.lock.release()
+      raise ServerError(f"the compile server is gone: {e}") from None
+    except ServerError:
+      self.lock.release()
+      raise
+    self.owed = True
+    return True
+
+  def reply(self) -> dict:
+    """The server's answer to the request ``send`` sent (see ``compete``); frees it."""
+    self.owed = False
+    try:
+      reply = self._receive()
+    except (OSError, ValueError) as e:   # a closed pipe
+      raise ServerError(f"the compile server is gone: {e}") from None
+    finally:
+      self.lock.release()
     if reply[0] != "ok":
       raise ServerError(reply[1])
     return reply[1]
@@ -238,6 +275,15 @@ class Server:
     except subprocess.TimeoutExpired:
       self.process.kill()
     self.process.stdout.close()
+
+
+def _widen_pipe(fd) -> int:
+  """The capacity in bytes of the pipe ``fd``, first made 1 MiB where Linux allows."""
+  try:
+    import fcntl
+    return fcntl.fcntl(fd, 1031, 1 << 20)   # F_SETPIPE_SZ: the capacity it set
+  except (ImportError, OSError):
+    return 1 << 16 if sys.platform.startswith("linux") else 4096
 
 
 def request(closed, name, donation, values, warmup, warmup_budget, trials,
@@ -292,8 +338,8 @@ def server() -> Server | None:
   global _server, _failure
   if not config.jaxlite_compile_server:
     return None
-  s = _server
-  if s is not None and s.pid == os.getpid() and s.process.poll() is None:
+  s = running()
+  if s is not None:
     return s
   with _lock:
     if _server is not None and _server.pid != os.getpid():
@@ -306,6 +352,14 @@ def server() -> Server | None:
       except (OSError, ServerError) as e:
         _failure = str(e)
     return _server
+
+
+def running() -> Server | None:
+  """This process's compile server if it has started and is running (None otherwise)."""
+  s = _server
+  if s is not None and s.pid == os.getpid() and s.process.poll() is None:
+    return s
+  return None
 
 
 def wanted() -> bool:
