@@ -214,3 +214,31 @@ def test_a_special_function_loads_scipy_on_first_use_and_agrees_with_it():
   assert before == "[]" and after == "['scipy']"
   expected = scipy.special.erf(x) + scipy.special.gammaln(x + 3)
   np.testing.assert_allclose(json.loads(values), expected, rtol=1e-6)
+
+
+def test_loading_an_executable_imports_no_lowering(tmp_path):
+  # The race's winner, lowered and compiled by the compile server, is only loaded in the
+  # caller's process: that needs pjrt, not stablehlo and the rules callbacks and linalg
+  # add to it (2.2 ms of Python holding the GIL). The loaded program computes NumPy's
+  # answer.
+  from jaxlite._src import tiers
+  if not tiers.xla_available():
+    import pytest
+    pytest.skip("no XLA plugin installed")
+  import jaxlite as jax
+  import jaxlite.numpy as jnp
+  from jaxlite._src.backends import xla
+  x = np.linspace(-1.0, 1.0, 7, dtype=np.float32)
+  closed = jax.make_jaxpr(lambda v: jnp.tanh(v) * 2.0 + v)(x)
+  path = tmp_path / "exe.bin"
+  path.write_bytes(xla.compile(closed, "f").serialize())
+  out = _run("import sys, numpy as np, jaxlite as jax, jaxlite.numpy as jnp\n"
+             "from jaxlite._src.backends import xla\n"
+             "x = np.linspace(-1.0, 1.0, 7, dtype=np.float32)\n"
+             "closed = jax.make_jaxpr(lambda v: jnp.tanh(v) * 2.0 + v)(x)\n"
+             f"exe = xla.deserialize(open({str(path)!r}, 'rb').read(), closed)\n"
+             "print(exe(x)[0].tolist())\n"
+             "print(sorted(m for m in sys.modules if m.startswith('jaxlite._src.backends.xla')))")
+  values, modules = out.strip().splitlines()
+  np.testing.assert_allclose(eval(values), np.tanh(x) * 2.0 + x, rtol=1e-6)
+  assert eval(modules) == ["jaxlite._src.backends.xla", "jaxlite._src.backends.xla.pjrt"]

@@ -30,10 +30,6 @@ from jaxlite._src.backends import background
 from jaxlite._src.backends import disk_cache as cache
 from jaxlite._src.backends.xla import pjrt
 from jaxlite._src.backends import plugins
-from jaxlite._src.backends.xla import stablehlo
-# the lowering rules these two add to stablehlo's table by name
-from jaxlite._src.backends.xla import callbacks
-from jaxlite._src.backends.xla import linalg  # noqa: F401
 from jaxlite._src.backends.xla.pjrt import DeviceBuffer, XlaRuntimeError, live_buffers
 
 __all__ = ["XlaRuntimeError", "XlaExecutable", "DeviceBuffer", "live_buffers", "is_available", "unavailable_reason",
@@ -97,7 +93,16 @@ def client():
   return _client
 
 
-callbacks.client = client
+def _lowering():
+  """The ``stablehlo`` module with every lowering rule, imported on first use: a process
+  that only loads executables the compile server lowered never needs it, and importing
+  it held the GIL 2.2 ms of the backend's 3.7, in the callers' calls while a race's
+  winner loaded (benchmarks/README.md, fourteenth pass)."""
+  from jaxlite._src.backends.xla import stablehlo
+  from jaxlite._src.backends.xla import callbacks   # (these two add rules to its table)
+  from jaxlite._src.backends.xla import linalg  # noqa: F401
+  callbacks.client = client
+  return stablehlo
 
 
 def is_available() -> bool:
@@ -131,7 +136,7 @@ def device_put(value) -> DeviceBuffer:
 def lower(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> str:
   """The StableHLO text of ``closed`` (see ``stablehlo.lower``; ``donation`` per
   parameter: the output it aliases, True for a buffer donor, or None)."""
-  return stablehlo.lower(closed, name, donation=donation)
+  return _lowering().lower(closed, name, donation=donation)
 
 
 def donors(donation) -> tuple:
@@ -299,7 +304,7 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   n = len(device_ids)
   counts = dict(num_replicas=n, num_partitions=1) if replicas else dict(num_replicas=1,
                                                                          num_partitions=n)
-  text = stablehlo.lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
+  text = _lowering().lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
                          out_shardings=out_shardings, donation=donation, **counts)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
   loaded = client().compile(text, pjrt.compile_options(device_ids=ids, **counts))
