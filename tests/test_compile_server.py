@@ -153,26 +153,6 @@ def test_the_race_pickles_its_request_on_the_callers_thread(monkeypatch):
   assert pickled_on and set(pickled_on) == {threading.current_thread()}
 
 
-@needs_xla
-def test_the_winner_warms_up_here_until_a_run_is_as_fast_as_in_the_server_or_tier_0(
-    monkeypatch):
-  served = _xla_always_wins(monkeypatch)
-  asked = []
-  monkeypatch.setattr(tiers.Race, "warm_up", lambda race, call, leaves, warm=0.0: (
-      asked.append(warm)))
-  f = _fresh_auto_function()
-  f(_X, _W)   # earns the race, which reads tier 0's figures once XLA has compiled:
-  entry, = f._cache.values()
-  entry.exec_s.clear()   # tier 0 served calls of 0.5 s
-  entry.exec_s.extend([0.5] * tiers.Race.CALLER_CALLS)
-  deadline = time.time() + 60
-  while not tiers.settled(f) and time.time() < deadline:   # (no call: 0.5 s stays best)
-    time.sleep(0.005)
-  [times] = served[entry]
-  assert asked == [0.5] and 1.5 * min(times) + jit_module._RemoteXla.GLUE < 0.5
-  _check(f(_X, _W))
-
-
 def _idle_compile_thread():
   """Wait for the races of earlier tests to end: the compile thread is then idle."""
   if tiers._worker is not None:

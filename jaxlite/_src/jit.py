@@ -307,16 +307,11 @@ class _RemoteXla:
       run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
                                          entry.donation, r.get("call_code")))
     self.here = entry.xla_tier(run)
-    # Warm once a run is about as fast as in the server, or as tier 0's best call here:
-    # from then on no call it serves is slower than tier 0's, and it warms up further
-    # on them. Each run hands the GIL over twice (the run, the wait), each time taking
-    # it from a caller's call, and runs timed here beside the callers' calls come out
-    # slower than they are (vmap(grad): 0.92, 0.54, 0.25, 0.36, 0.17 ms against the
-    # server's 0.11 and tier 0's 0.33). A process's first executable needs the most runs
-    # (W7: 40 ms, then 1.5-9 ms five times, then 0.1-0.3); a later one 2-3.
-    served = entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
-    warm = max(1.5 * min(r["times"]) + self.GLUE, min(served, default=0.0))
-    race.warm_up(self.here[1], leaves, warm=warm)
+    # Warm once a run is about as fast as in the server: each run hands the GIL over
+    # twice (the run, the wait), each time taking it from a caller's call. A process's
+    # first executable needs the most runs (W7: 40 ms, then 1.5-9 ms five times, then
+    # 0.1-0.3); a later one 2-3.
+    race.warm_up(self.here[1], leaves, warm=1.5 * min(r["times"]) + self.GLUE)
     return self.here
 
 
