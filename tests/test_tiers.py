@@ -100,6 +100,23 @@ def test_auto_policy_probes_then_races_and_keeps_a_tier(monkeypatch):
   np.testing.assert_allclose(f(x), expected, rtol=1e-6)
 
 
+def test_a_race_that_cannot_start_is_never_the_callers_error(monkeypatch):
+  # the race's start runs in the call that earned it: a failure there leaves tier 0
+  # serving, with the reason in the signature's note
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # the first call earns the race
+
+  def broken(self):
+    raise OSError("disk gone")
+  monkeypatch.setattr(tiers.LostRaces, "recall", broken)
+  f = jax.jit(lambda x: jnp.sin(x) * 2.0)
+  x = np.linspace(0.0, 1.0, 9, dtype=np.float32)
+  for _ in range(3):
+    np.testing.assert_allclose(np.asarray(f(x)), np.sin(x) * 2.0, rtol=1e-6)
+  row = f.stats()[0]
+  assert row["tier"] == "numpy" and "disk gone" in row["note"], row
+  assert tiers.settled(f)
+
+
 def test_missing_plugin_gives_a_clear_error(monkeypatch):
   monkeypatch.setitem(backends.xla_state, "available", False)
   monkeypatch.setitem(backends.xla_state, "reason", "no plugin (pip install xla-cpu-pjrt)")

@@ -166,7 +166,16 @@ class _Entry:
     race and the compile server's request, each a pickle of the jaxpr. On the compile
     thread it took the GIL from the caller's next call in many turns, and that call took
     1.1-2.0 ms against 0.4 (the stalls job's vmap(grad); benchmarks/README.md,
-    fourteenth pass)."""
+    fourteenth pass). Nothing here is the caller's error: should it fail, tier 0 keeps
+    serving and the signature's note says why."""
+    try:
+      self._start_xla(name, numpy_run, values)
+    except Exception as e:
+      self.compiling = False
+      self.tier_note = f"the race with XLA did not start: {type(e).__name__}: {e}"
+      logger.debug("%s: %s", name, self.tier_note)
+
+  def _start_xla(self, name, numpy_run, values):
     lost_races = tiers.LostRaces(self)
     lost = lost_races.recall()
     if lost is not None:   # tier 0 (already serving) keeps serving; XLA is not loaded
