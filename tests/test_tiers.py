@@ -486,13 +486,15 @@ def test_the_caller_places_an_idle_compile_thread_and_a_busy_one_places_itself(m
 def test_background_work_stays_put_when_there_is_nowhere_else_to_go():
   """No move without another CPU, or when the caller's CPU cannot be told."""
   every = os.sched_getaffinity(0)
-  with background.away_from(-1):   # no such thread
+  here = threading.get_native_id()
+  with background.kept_away(background.keep_away(-1, here)):   # no such thread
     assert os.sched_getaffinity(0) == every
   seen = []
 
   def on_one_cpu():
     os.sched_setaffinity(0, {min(every)})
-    with background.away_from(threading.get_native_id()):
+    itself = threading.get_native_id()
+    with background.kept_away(background.keep_away(itself, itself)):
       seen.append(os.sched_getaffinity(0))
   thread = threading.Thread(target=on_one_cpu)
   thread.start()

@@ -31,7 +31,6 @@ from jaxlite._src import tree
 from jaxlite._src.array import (ARRAY_TYPES, Array, Unfetched, check_donated_once,
                                 check_not_donated, delete_donated, from_device)
 from jaxlite._src import backends
-from jaxlite._src.backends import background
 from jaxlite._src.backends import compile_server
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
@@ -197,14 +196,13 @@ class _Entry:
         logger.debug("%s: racing XLA in this process: %s", name, e)
     server = compile_server.running()
 
-    def send_ahead(cpu):
+    def send_ahead(where):
       """Send the request here when the compile thread is idle and the pipe has room:
       that thread then only waits for the answer. Taking it over woke that thread into
       Python (0.4-0.6 ms of it) while the caller's next call ran."""
       if request is None or server is None:
         return None
       try:
-        where = (cpu, background.process_cpus())
         return server if server.send(request, where, block=False) else None
       except compile_server.ServerError:
         return None

@@ -138,9 +138,10 @@ def submit(fn, *args, ahead=None):
   """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU.
 
   When that thread is idle, this thread places it (``background.keep_away``) and, with
-  ``ahead``, calls ``ahead(cpu)`` (``cpu``: the one kept free, or None) before handing
-  the task over, atomically with respect to other submits; ``fn`` gets its result as a
-  last argument (None when the compile thread was busy and ``ahead`` was not called)."""
+  ``ahead``, calls ``ahead(where)`` (``where``: ``background.placement`` of the task)
+  before handing the task over, atomically with respect to other submits; ``fn`` gets its
+  result as a last argument (None when the compile thread was busy and ``ahead`` was not
+  called)."""
   global _worker
   caller = threading.get_native_id()
   with _worker_lock:
@@ -148,7 +149,7 @@ def submit(fn, *args, ahead=None):
       _worker = _Worker()
     if _worker.idle():
       placement = background.keep_away(caller, _worker.thread.native_id)
-      done = ahead and ahead(placement and placement.cpu)
+      done = ahead and ahead(background.placement(placement))
     else:
       placement, done = _UNPLACED, None
     # (a task whose ``ahead`` did something is never cancelled: ``fn`` must follow it up)

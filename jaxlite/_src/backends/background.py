@@ -32,7 +32,7 @@ class _Courtesy(threading.local):
   when it last did."""
   background = False
   since = 0.0
-  avoiding = None   # the CPU kept free for the caller (``away_from``), if any
+  avoiding = None   # the CPU kept free for the caller (``kept_away``), if any
 
 
 _courtesy = _Courtesy()
@@ -146,7 +146,7 @@ def _start_low_thread():
 
 
 # Native ids of the threads that C libraries started for background work (XLA's pools):
-# ``away_from`` moves them with the compile thread.
+# ``keep_away`` moves them with the compile thread.
 _helpers = set()
 
 
@@ -179,14 +179,16 @@ def _last_cpu(tid) -> int:
     return int(f.read().rsplit(b")", 1)[1].split()[36])
 
 
-def placement():
-  """``(cpu, cpus)``: the CPU that the background work running on this thread keeps off
-  (the caller's; None: none, ``kept_away``), and the CPUs of this process's main thread,
-  which the compile server spreads over when it need not keep off one. The server must be
-  told both: it was started by the compile thread while that thread kept off a CPU, and
-  inherited only the others (the stalls job's vmap(grad) found the server on the caller's
-  CPU in 2 races of 5 once the caller had moved there)."""
-  return _courtesy.avoiding, process_cpus()
+def placement(kept=None):
+  """``(cpu, cpus)``: the CPU that background work keeps off (the caller's; None: none),
+  and the CPUs of this process's main thread, which the compile server spreads over when
+  it need not keep off one. The CPU is ``kept``'s (a ``keep_away`` placement, made for a
+  task this thread hands over), else that of the work running on this thread
+  (``kept_away``). The server must be told both: it was started by the compile thread
+  while that thread kept off a CPU, and inherited only the others (the stalls job's
+  vmap(grad) found the server on the caller's CPU in 2 races of 5 once the caller had
+  moved there)."""
+  return (kept.cpu if kept is not None else _courtesy.avoiding), process_cpus()
 
 
 @contextlib.contextmanager
@@ -301,8 +303,3 @@ def put_back(placement: Placement):
     if cpu not in cpus and _set_cpus(tid, cpus | {cpu}) and tid != _low_thread:
       _helpers.add(tid)
 
-
-def away_from(caller):
-  """A context in which the calling thread's background work keeps off the CPU of
-  thread ``caller`` (``keep_away`` from this thread, then ``kept_away``)."""
-  return kept_away(keep_away(caller, threading.get_native_id()))
