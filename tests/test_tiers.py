@@ -57,7 +57,7 @@ def test_the_probe_starts_xla_after_two_slow_calls_in_a_row_or_its_budget(monkey
   monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
 
   class Entry:
-    def start_xla(self, name, run, values):
+    def start_xla(self, name, run, values, program, lost_races):
       self.started = (len(taken), values)
 
   def probe_with_calls_taking(*seconds):
@@ -100,14 +100,19 @@ def test_auto_policy_probes_then_races_and_keeps_a_tier(monkeypatch):
   np.testing.assert_allclose(f(x), expected, rtol=1e-6)
 
 
-def test_a_race_that_cannot_start_is_never_the_callers_error(monkeypatch):
-  # the race's start runs in the call that earned it: a failure there leaves tier 0
-  # serving, with the reason in the signature's note
+@pytest.mark.parametrize("where", ["traced", "earned"])
+def test_a_race_that_cannot_start_is_never_the_callers_error(monkeypatch, where):
+  # the race's start runs in the call that traced (the program's pickle, the lost races'
+  # look-up) and in the call that earned it (the request, the hand-over): a failure in
+  # either leaves tier 0 serving, with the reason in the signature's note
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # the first call earns the race
 
-  def broken(self):
+  def broken(*args, **kwargs):
     raise OSError("disk gone")
-  monkeypatch.setattr(tiers.LostRaces, "recall", broken)
+  if where == "traced":
+    monkeypatch.setattr(tiers.LostRaces, "recall", broken)
+  else:
+    monkeypatch.setattr(tiers, "submit", broken)
   f = jax.jit(lambda x: jnp.sin(x) * 2.0)
   x = np.linspace(0.0, 1.0, 9, dtype=np.float32)
   for _ in range(3):

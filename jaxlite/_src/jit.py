@@ -133,7 +133,7 @@ class _Entry:
     self.tier = "numpy"
     # Under `auto`, tier 0 runs at once and is watched: once this signature has spent
     # enough time executing, XLA compiles it in the background and the tiers race.
-    self.run = tiers.Probe(self, name, run) if policy == "auto" else run
+    self.run = tiers.watch(self, name, run) if policy == "auto" else run
 
   def _record_compile(self, tier, name, ms, where=""):
     self.compile_ms[tier] = ms
@@ -156,42 +156,33 @@ class _Entry:
                      executable.from_disk_cache)
     return _XlaDispatch(executable)
 
-  def start_xla(self, name, numpy_run, values):
+  def start_xla(self, name, numpy_run, values, program=None, lost_races=None):
     """Compile XLA in the background and race it against ``numpy_run`` on ``values``
-    (the NumPy arguments of the call that earned it; immutable, so safe to keep).
+    (the NumPy arguments of the call that earned it; immutable, so safe to keep);
+    ``program`` and ``lost_races``: ``tiers.watch``'s, made when the signature traced.
 
-    The race's Python that must run in this process before XLA compiles runs here, on
-    the caller's thread, in the call that earned the race: the key of a remembered lost
-    race and the compile server's request, each a pickle of the jaxpr. On the compile
-    thread it took the GIL from the caller's next call in many turns, and that call took
-    1.1-2.0 ms against 0.4 (the stalls job's vmap(grad); benchmarks/README.md,
-    fourteenth pass). Nothing here is the caller's error: should it fail, tier 0 keeps
-    serving and the signature's note says why."""
+    The race's Python that must run in this process before XLA compiles, and was not
+    done when it traced, runs here, on the caller's thread, in the call that earned the
+    race: the compile server's request (the call's values pickled), its placement and
+    its sending. On the compile thread it took the GIL from the caller's next call in
+    many turns, and that call took 1.1-2.0 ms against 0.4 (the stalls job's vmap(grad);
+    benchmarks/README.md, fourteenth pass). Nothing here is the caller's error: should it
+    fail, tier 0 keeps serving and the signature's note says why."""
     try:
-      self._start_xla(name, numpy_run, values)
+      self._start_xla(name, numpy_run, values, program, lost_races)
     except Exception as e:
       self.compiling = False
       self.tier_note = f"the race with XLA did not start: {type(e).__name__}: {e}"
       logger.debug("%s: %s", name, self.tier_note)
 
-  def _start_xla(self, name, numpy_run, values):
-    lost_races = tiers.LostRaces(self)
-    lost = lost_races.recall()
-    if lost is not None:   # tier 0 (already serving) keeps serving; XLA is not loaded
-      self.tier_ms = lost["ms"]
-      self.tier_note = (
-          f"tier 0: XLA lost this signature's race in an earlier process "
-          f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
-          f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
-          f"compile cache for a day (jaxlite_remember_tiers)")
-      return
+  def _start_xla(self, name, numpy_run, values, program, lost_races):
+    lost_races = lost_races or tiers.LostRaces(self, program)
     request = None   # where there is none, XLA compiles and races in this process
-    if not tiers.has_effects(self) and compile_server.wanted():
+    if program is not None and compile_server.wanted():
       try:
         request = compile_server.request(
             self.optimized, name, self.donation, list(map(np.asarray, values)),
-            tiers.Race.WARMUP, tiers.Race.WARMUP_BUDGET, tiers.Race.TRIALS,
-            lost_races.program)
+            tiers.Race.WARMUP, tiers.Race.WARMUP_BUDGET, tiers.Race.TRIALS, program)
       except compile_server.ServerError as e:
         logger.debug("%s: racing XLA in this process: %s", name, e)
     server = compile_server.running()

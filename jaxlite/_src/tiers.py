@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import queue
 import sys
@@ -25,6 +26,8 @@ from jaxlite._src.backends import disk_cache
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.config import config
 from jaxlite._src.passes import dce
+
+logger = logging.getLogger("jaxlite")
 
 POLICIES = ("auto", "numpy", "xla")
 _BACKEND_ALIASES = {None: None, "auto": "auto", "numpy": "numpy", "xla": "xla",
@@ -181,8 +184,42 @@ def cancel_pending():
     _worker.queue.put(task)
 
 
+def watch(entry, name, run):
+  """Tier 0's ``run`` as ``auto`` serves it: watched by a ``Probe`` until the signature
+  earns a race with XLA, or as it is where XLA clearly lost this signature's race in an
+  earlier process (``LostRaces``).
+
+  The race's pickle of the jaxpr (the lost race's key, the compile server's program) is
+  made here, in the call that traced, which is the signature's slowest already (vmap(grad):
+  5 ms, then 0.45). Made in the call that earned the race, with the key's look-up, it took
+  that call from 0.45 ms to 1.5-2.4 (benchmarks/README.md, fifteenth pass)."""
+  try:
+    program = None
+    if not has_effects(entry) and (LostRaces.wanted() or compile_server.wanted()):
+      try:
+        program = compile_server.Program(entry.optimized, entry.donation)
+      except compile_server.ServerError as e:   # XLA races in this process, if it must
+        logger.debug("%s: %s", name, e)
+    lost_races = LostRaces(entry, program)
+    lost = lost_races.recall()
+  except Exception as e:   # never the caller's error: tier 0 serves, the note says why
+    entry.tier_note = f"the race with XLA cannot start: {type(e).__name__}: {e}"
+    logger.debug("%s: %s", name, entry.tier_note)
+    return run
+  if lost is None:
+    return Probe(entry, name, run, program, lost_races)
+  entry.tier_ms = lost["ms"]
+  entry.tier_note = (
+      f"tier 0: XLA lost this signature's race in an earlier process "
+      f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
+      f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
+      f"compile cache for a day (jaxlite_remember_tiers)")
+  return run
+
+
 class Probe:
-  """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile."""
+  """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile
+  (``watch``); ``program`` and ``lost_races`` are the race's, made when it traced."""
   # Two calls in a row this slow: compile now. One alone can be a pause of the machine's
   # (a 4 ms call of a 0.03 ms hessian started a compile, and its race's Python stalled
   # the calls after it).
@@ -190,8 +227,9 @@ class Probe:
   BUDGET = 50e-3        # or this much execution time in total
   MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
 
-  def __init__(self, entry, name, run):
+  def __init__(self, entry, name, run, program=None, lost_races=None):
     self.entry, self.name, self.run = entry, name, run
+    self.program, self.lost_races = program, lost_races
     self.total = 0.0
     self.calls = 0
     self.slow = False   # whether the last call took SLOW_CALL or more
@@ -206,7 +244,8 @@ class Probe:
     if self.entry.run is self:
       if (slow and self.slow) or self.total >= self.BUDGET:
         self.entry.run = self.run
-        self.entry.start_xla(self.name, self.run, args)   # its trials run on these
+        # (its trials run on these arguments)
+        self.entry.start_xla(self.name, self.run, args, self.program, self.lost_races)
       elif self.calls >= self.MAX_CALLS:
         self.entry.run = self.run
     return out
@@ -236,17 +275,21 @@ class LostRaces:
   TTL = 24 * 3600.0
   KIND = ".tier"
 
-  def __init__(self, entry):
+  def __init__(self, entry, program=None):
+    """``program``: ``compile_server.Program`` of the entry's jaxpr, made when absent."""
     self.key = None
-    self.program = None   # the compile server's pickle of the jaxpr, which the key hashes
-    if not (config.jaxlite_remember_tiers and config.jaxlite_persistent_cache) or \
-        has_effects(entry):
+    if not self.wanted() or has_effects(entry):
       return
     try:   # the jaxpr by value, primitives by name, as the compile server gets it
-      self.program = compile_server.dumps((entry.optimized, entry.donation))
-    except Exception:   # something pickle cannot take: race every time
+      program = program or compile_server.Program(entry.optimized, entry.donation)
+    except compile_server.ServerError:   # something pickle cannot take: race every time
       return
-    self.key = disk_cache.key(*self.program, repr(_machine()), kind=self.KIND)
+    self.key = disk_cache.key(*program.parts, repr(_machine()), kind=self.KIND)
+
+  @staticmethod
+  def wanted() -> bool:
+    """Whether races are remembered (``jaxlite_remember_tiers``, in the persistent cache)."""
+    return bool(config.jaxlite_remember_tiers and config.jaxlite_persistent_cache)
 
   def recall(self) -> dict | None:
     """The remembered loss, ``{"at": seconds since the epoch, "ms": {tier: best ms}}``, if

@@ -286,12 +286,33 @@ def _widen_pipe(fd) -> int:
     return 1 << 16 if sys.platform.startswith("linux") else 4096
 
 
+class Program:
+  """A jaxpr and its donation pickled for the server (``dumps``), with the jaxlite modules
+  loaded when it was made, whose primitives it may name (``_modules``). ``tiers.watch``
+  makes it in the call that traced, for every request and lost-race key of that
+  signature.
+
+  Raises
+  ------
+  ServerError
+    Something in it cannot be sent (the server could not rebuild it).
+  """
+  __slots__ = ("parts", "modules")
+
+  def __init__(self, closed, donation):
+    try:
+      self.parts = dumps((closed, donation))
+    except Exception as e:   # from any object's __reduce__
+      raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
+    self.modules = _modules()
+
+
 def request(closed, name, donation, values, warmup, warmup_budget, trials,
             program=None) -> list:
   """A ``Server.compete`` request: compile ``closed`` (with ``donation``), warm it up
   (``warm_up``'s ``warmup`` and ``warmup_budget``) and time it ``trials`` times on
-  ``values``. ``program``, when given, is ``dumps((closed, donation))`` already made (by
-  ``tiers.LostRaces``, whose key it is), sent as it is.
+  ``values``. ``program``, when given, is ``Program(closed, donation)`` already made,
+  sent as it is (the race's is: ``tiers.watch``).
 
   The race makes it on the caller's thread, in the call that earned the race: pickling
   holds the GIL, and on the compile thread it took the GIL from the next call in turns.
@@ -301,12 +322,13 @@ def request(closed, name, donation, values, warmup, warmup_budget, trials,
   ServerError
     Something in it cannot be sent (the server could not rebuild it).
   """
+  program = program or Program(closed, donation)
   try:
-    program = program or dumps((closed, donation))
-    return [pickle.dumps((_modules(), len(program)), protocol=5), *program, *dumps((
-        "compete", name, values, warmup, warmup_budget, trials, _flags()))]
+    return [pickle.dumps((program.modules, len(program.parts)), protocol=5),
+            *program.parts, *dumps(("compete", name, values, warmup, warmup_budget, trials,
+                                    _flags()))]
   except Exception as e:   # from any object's __reduce__
-    raise ServerError(f"cannot send this jaxpr to the compile server: {e}") from None
+    raise ServerError(f"cannot send these values to the compile server: {e}") from None
 
 
 def _modules() -> tuple:
