@@ -247,22 +247,29 @@ def test_a_loss_in_the_server_keeps_tier_0_without_loading_xla_here(monkeypatch)
 
 
 @needs_xla
-def test_the_jaxpr_is_pickled_in_the_call_that_traced_and_reused_by_the_race(monkeypatch):
-  # The call that earned the race pickles only its values: the jaxpr's pickle
-  # (compile_server.Program) is made once, in the call that traced (tiers.watch), where
-  # it took the call that earned the race from 0.45 ms to 1.5-2.4 (vmap(grad)).
+@pytest.mark.parametrize("early", [True, False])
+def test_the_jaxpr_is_pickled_once_and_early_for_a_race_expected_early(monkeypatch, early):
+  # A signature whose first run says it earns its race within Probe.EARLY_CALLS calls
+  # pickles its jaxpr (compile_server.Program) in that first call, which traced, and the
+  # call that earns the race pickles only its values; the others pickle it when they earn
+  # it. Either way once, and the race reuses it.
   made, requests = [], []
   program = compile_server.Program
   monkeypatch.setattr(compile_server, "Program", lambda *a: made.append(a) or program(*a))
   request = compile_server.request
   monkeypatch.setattr(compile_server, "request",
                       lambda *a, **k: requests.append(a) or request(*a, **k))
-  monkeypatch.setattr(tiers.Probe, "BUDGET", 1e9)   # watched, not earned
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 1.0)   # watched, not earned
+  monkeypatch.setattr(tiers.Probe, "EARLY_CALLS", 1e12 if early else 0)
   f = _fresh_auto_function()
   _check(f(_X, _W))
   entry, = f._cache.values()
-  assert len(made) == 1 and isinstance(entry.run, tiers.Probe) and not requests
-  assert entry.run.program.parts and entry.run.program.modules
+  assert isinstance(entry.run, tiers.Probe) and not requests
+  assert len(made) == (1 if early else 0)
+  assert (entry.run.program is not None) == early
+  assert not early or (entry.run.program.parts and entry.run.program.modules)
+  _check(f(_X, _W))
+  assert len(made) == (1 if early else 0)   # later calls prepare nothing
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # the next call earns the race
   _check(_settle(f, _X + 0, _W))
   assert len(made) == 1 and len(requests) == 1 and requests[0][-1] is not None
@@ -288,7 +295,7 @@ def test_the_race_runs_here_when_the_server_cannot_take_the_jaxpr(monkeypatch):
 
 @needs_xla
 def test_a_program_pickled_beforehand_makes_the_same_request():
-  # tiers.watch pickles the jaxpr when it traces; the request reuses that pickle
+  # tiers.Probe.prepare pickles the jaxpr once; the request reuses that pickle
   server = compile_server.server()
   assert server is not None, compile_server.failure()
   closed = _closed()

@@ -55,6 +55,7 @@ def test_xla_policy_agrees_with_numpy_policy():
 def test_the_probe_starts_xla_after_two_slow_calls_in_a_row_or_its_budget(monkeypatch):
   now = [0.0]
   monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+  monkeypatch.setattr(tiers.Probe, "prepare", lambda self: True)   # (no jaxpr here)
 
   class Entry:
     def start_xla(self, name, run, values, program, lost_races):
@@ -81,6 +82,33 @@ def test_the_probe_starts_xla_after_two_slow_calls_in_a_row_or_its_budget(monkey
   taken = []   # the execution budget, in calls of any length
   n = int(tiers.Probe.BUDGET / 1e-3) + 1
   assert probe_with_calls_taking(*[1e-3] * n).started[0] == round(tiers.Probe.BUDGET / 1e-3)
+
+
+def test_the_probe_prepares_in_its_first_call_only_a_race_expected_early(monkeypatch):
+  # the race's pickle of the jaxpr goes into the first call (which traced) when that run
+  # says the budget is spent within EARLY_CALLS calls; otherwise into the call that earns
+  # the race, once
+  now = [0.0]
+  monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+  prepared = []
+  monkeypatch.setattr(tiers.Probe, "prepare",
+                      lambda self: prepared.append(self.calls) or True)
+
+  class Entry:
+    def start_xla(self, *args):
+      self.started = True
+  early = tiers.Probe.BUDGET / tiers.Probe.EARLY_CALLS
+  for first, expected in ((early * 1.1, [1]), (early * 0.9, [])):
+    prepared.clear()
+    entry = Entry()
+    entry.run = probe = tiers.Probe(entry, "f", lambda: now.__setitem__(0, now[0] + first))
+    probe()
+    probe()
+    assert prepared == expected and entry.run is probe
+  entry.run = probe = tiers.Probe(entry, "f", lambda: now.__setitem__(0, now[0] + 1.0))
+  prepared.clear()
+  probe()   # earns the race at once: prepared there
+  assert prepared == [1] and entry.started and entry.run is not probe
 
 
 @needs_xla

@@ -133,7 +133,7 @@ class _Entry:
     self.tier = "numpy"
     # Under `auto`, tier 0 runs at once and is watched: once this signature has spent
     # enough time executing, XLA compiles it in the background and the tiers race.
-    self.run = tiers.watch(self, name, run) if policy == "auto" else run
+    self.run = tiers.Probe(self, name, run) if policy == "auto" else run
 
   def _record_compile(self, tier, name, ms, where=""):
     self.compile_ms[tier] = ms
@@ -159,10 +159,10 @@ class _Entry:
   def start_xla(self, name, numpy_run, values, program=None, lost_races=None):
     """Compile XLA in the background and race it against ``numpy_run`` on ``values``
     (the NumPy arguments of the call that earned it; immutable, so safe to keep);
-    ``program`` and ``lost_races``: ``tiers.watch``'s, made when the signature traced.
+    ``program`` and ``lost_races``: ``tiers.Probe.prepare``'s.
 
-    The race's Python that must run in this process before XLA compiles, and was not
-    done when it traced, runs here, on the caller's thread, in the call that earned the
+    The race's Python that must run in this process before XLA compiles, and that
+    ``prepare`` did not do, runs here, on the caller's thread, in the call that earned the
     race: the compile server's request (the call's values pickled), its placement and
     its sending. On the compile thread it took the GIL from the caller's next call in
     many turns, and that call took 1.1-2.0 ms against 0.4 (the stalls job's vmap(grad);

@@ -184,52 +184,31 @@ def cancel_pending():
     _worker.queue.put(task)
 
 
-def watch(entry, name, run):
-  """Tier 0's ``run`` as ``auto`` serves it: watched by a ``Probe`` until the signature
-  earns a race with XLA, or as it is where XLA clearly lost this signature's race in an
-  earlier process (``LostRaces``).
-
-  The race's pickle of the jaxpr (the lost race's key, the compile server's program) is
-  made here, in the call that traced, which is the signature's slowest already (vmap(grad):
-  5 ms, then 0.45). Made in the call that earned the race, with the key's look-up, it took
-  that call from 0.45 ms to 1.5-2.4 (benchmarks/README.md, fifteenth pass)."""
-  try:
-    program = None
-    if not has_effects(entry) and (LostRaces.wanted() or compile_server.wanted()):
-      try:
-        program = compile_server.Program(entry.optimized, entry.donation)
-      except compile_server.ServerError as e:   # XLA races in this process, if it must
-        logger.debug("%s: %s", name, e)
-    lost_races = LostRaces(entry, program)
-    lost = lost_races.recall()
-  except Exception as e:   # never the caller's error: tier 0 serves, the note says why
-    entry.tier_note = f"the race with XLA cannot start: {type(e).__name__}: {e}"
-    logger.debug("%s: %s", name, entry.tier_note)
-    return run
-  if lost is None:
-    return Probe(entry, name, run, program, lost_races)
-  entry.tier_ms = lost["ms"]
-  entry.tier_note = (
-      f"tier 0: XLA lost this signature's race in an earlier process "
-      f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
-      f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
-      f"compile cache for a day (jaxlite_remember_tiers)")
-  return run
-
-
 class Probe:
-  """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile
-  (``watch``); ``program`` and ``lost_races`` are the race's, made when it traced."""
+  """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile.
+
+  The race needs the jaxpr pickled (``compile_server.Program``: the compile server's
+  program and the lost race's key, ``LostRaces``) and a look-up of a lost race
+  (``prepare``). Made in the call that earned the race, that Python took vmap(grad)'s call
+  from 0.45 ms to 1.5-2.4. A signature whose first run says it will earn its race within
+  ``EARLY_CALLS`` calls is prepared in that first call, which traced and is its slowest
+  already (vmap(grad): 5 ms); the others are prepared when they earn it: most never do,
+  and preparing each took a retrace of a 0.35 ms function to 0.45-0.7 ms
+  (benchmarks/README.md, fifteenth pass)."""
   # Two calls in a row this slow: compile now. One alone can be a pause of the machine's
   # (a 4 ms call of a 0.03 ms hessian started a compile, and its race's Python stalled
   # the calls after it).
   SLOW_CALL = 2e-3
   BUDGET = 50e-3        # or this much execution time in total
   MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
+  # The first calls whose latency matters most (issue 19 measures stalls as the p99 of a
+  # signature's first 200 calls): a race expected within them is prepared early.
+  EARLY_CALLS = 200
 
-  def __init__(self, entry, name, run, program=None, lost_races=None):
+  def __init__(self, entry, name, run):
     self.entry, self.name, self.run = entry, name, run
-    self.program, self.lost_races = program, lost_races
+    self.program = None      # the race's compile_server.Program, once prepared
+    self.lost_races = None   # its LostRaces, once prepared
     self.total = 0.0
     self.calls = 0
     self.slow = False   # whether the last call took SLOW_CALL or more
@@ -243,12 +222,47 @@ class Probe:
     slow, self.slow = self.slow, elapsed >= self.SLOW_CALL
     if self.entry.run is self:
       if (slow and self.slow) or self.total >= self.BUDGET:
-        self.entry.run = self.run
-        # (its trials run on these arguments)
-        self.entry.start_xla(self.name, self.run, args, self.program, self.lost_races)
+        if self.prepare():   # (its trials run on these arguments)
+          self.entry.run = self.run
+          self.entry.start_xla(self.name, self.run, args, self.program, self.lost_races)
       elif self.calls >= self.MAX_CALLS:
         self.entry.run = self.run
+      elif self.calls == 1 and elapsed * self.EARLY_CALLS >= self.BUDGET:
+        self.prepare()
     return out
+
+  def prepare(self) -> bool:
+    """Pickle the jaxpr for the race and look up a lost race, once; False where the race
+    must not start: XLA lost it in an earlier process, or preparing failed (never the
+    caller's error). Tier 0 then serves unwatched, and the signature's note says why."""
+    if self.lost_races is not None:
+      return True
+    entry = self.entry
+    try:
+      program = None
+      if not has_effects(entry) and (LostRaces.wanted() or compile_server.wanted()):
+        try:
+          program = compile_server.Program(entry.optimized, entry.donation)
+        except compile_server.ServerError as e:   # XLA races in this process, if it must
+          logger.debug("%s: %s", self.name, e)
+      lost_races = LostRaces(entry, program)
+      lost = lost_races.recall()
+    except Exception as e:
+      note = f"the race with XLA cannot start: {type(e).__name__}: {e}"
+    else:
+      if lost is None:
+        self.program, self.lost_races = program, lost_races
+        return True
+      entry.tier_ms = lost["ms"]
+      note = (f"tier 0: XLA lost this signature's race in an earlier process "
+              f"({lost['ms'].get('xla', float('nan')):.3g} ms a call against "
+              f"{lost['ms'].get('numpy', float('nan')):.3g}), remembered in the persistent "
+              f"compile cache for a day (jaxlite_remember_tiers)")
+    entry.tier_note = note
+    logger.debug("%s: %s", self.name, note)
+    if entry.run is self:
+      entry.run = self.run
+    return False
 
 
 def has_effects(entry) -> bool:

@@ -288,9 +288,8 @@ def _widen_pipe(fd) -> int:
 
 class Program:
   """A jaxpr and its donation pickled for the server (``dumps``), with the jaxlite modules
-  loaded when it was made, whose primitives it may name (``_modules``). ``tiers.watch``
-  makes it in the call that traced, for every request and lost-race key of that
-  signature.
+  loaded when it was made, whose primitives it may name (``_modules``). ``tiers.Probe``
+  makes it once per signature, for its request and its lost-race key.
 
   Raises
   ------
@@ -312,7 +311,7 @@ def request(closed, name, donation, values, warmup, warmup_budget, trials,
   """A ``Server.compete`` request: compile ``closed`` (with ``donation``), warm it up
   (``warm_up``'s ``warmup`` and ``warmup_budget``) and time it ``trials`` times on
   ``values``. ``program``, when given, is ``Program(closed, donation)`` already made,
-  sent as it is (the race's is: ``tiers.watch``).
+  sent as it is (the race's is: ``tiers.Probe.prepare``).
 
   The race makes it on the caller's thread, in the call that earned the race: pickling
   holds the GIL, and on the compile thread it took the GIL from the next call in turns.
