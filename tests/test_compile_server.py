@@ -49,10 +49,18 @@ def _closed():
 
 def test_a_jaxpr_crosses_the_wire_with_its_primitives_by_name():
   closed = _closed()
-  parts = compile_server.dumps((closed, [_X]))
-  assert len(parts) >= 2   # the argument's memory travels out of band, uncopied
-  back, (x,) = compile_server.loads([bytes(p) for p in parts])
+  large = np.arange(compile_server.OUT_OF_BAND_BYTES // 4, dtype=np.float32)
+  parts = compile_server.dumps((closed, [_X, large]))
+  # the large argument's memory travels out of band, uncopied; small arrays (the closed
+  # constant, _X) inside the pickle
+  assert len(parts) == 2 and parts[1].nbytes == large.nbytes
+  back, (x, y) = compile_server.loads([bytes(p) for p in parts])
   np.testing.assert_array_equal(x, _X)
+  np.testing.assert_array_equal(y, large)
+  assert str(back) == str(closed)   # variables shared between equations stay shared
+  aval = core.ShapedArray((2,), np.float32)
+  dropped, kept = compile_server.loads(compile_server.dumps((core.DropVar(aval), core.Var(aval))))
+  assert type(dropped) is core.DropVar and type(kept) is core.Var and kept.aval == aval
   prims = lambda c: [e.primitive for e in c.jaxpr.eqns]   # noqa: E731
   assert all(a is b for a, b in zip(prims(back), prims(closed))) and prims(back)
   scan_eqn = next(e for e in back.jaxpr.eqns if e.primitive.name == "scan")

@@ -108,17 +108,31 @@ def _subclasses(cls):
     yield from _subclasses(sub)
 
 
+# Arrays at least this large travel out of band; smaller ones inside the pickle, where a
+# part of their own cost more than their copy (a loop unrolled 2000 times has 2000
+# scalar constants: 2000 parts to hash and write).
+OUT_OF_BAND_BYTES = 4096
+
+
 def dumps(obj) -> list:
   """``obj`` pickled, primitives by name (the server has the same ones, by import): the
-  pickle, then the arrays' memory, out of band, so that nothing large is copied while
-  the GIL is held (``send`` writes each part, and a write releases the GIL)."""
+  pickle, then the memory of the arrays of ``OUT_OF_BAND_BYTES`` or more, out of band,
+  so that nothing large is copied while the GIL is held (``send`` writes each part, and
+  a write releases the GIL)."""
   table = dict(copyreg.dispatch_table)
   table.update((cls, _reduce_primitive) for cls in (core.Primitive, *_subclasses(core.Primitive)))
   out, buffers = io.BytesIO(), []
-  pickler = pickle.Pickler(out, protocol=5, buffer_callback=buffers.append)
+
+  def out_of_band(buffer):   # a true result keeps it in the pickle
+    raw = buffer.raw()
+    if raw.nbytes < OUT_OF_BAND_BYTES:
+      return True
+    buffers.append(raw)
+    return False
+  pickler = pickle.Pickler(out, protocol=5, buffer_callback=out_of_band)
   pickler.dispatch_table = table
   pickler.dump(obj)
-  return [out.getbuffer(), *(b.raw() for b in buffers)]
+  return [out.getbuffer(), *buffers]
 
 
 class _Unpickler(pickle.Unpickler):
