@@ -142,8 +142,8 @@ def threads_env(n):
   n = str(n)
   env = dict(OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n,
              TORCHINDUCTOR_COMPILE_THREADS=n, JAXLITE_TIER0_THREADS=n)
-  if n == "1":
-    env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+  if n == "1":   # (XLA has no thread-count flag: it aborts on `--intra_op_parallelism_threads`)
+    env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false"
   return env
 
 
