@@ -156,10 +156,11 @@ class _Entry:
                      executable.from_disk_cache)
     return _XlaDispatch(executable)
 
-  def start_xla(self, name, numpy_run, values, program=None, lost_races=None):
+  def start_xla(self, name, numpy_run, values, program, lost_races):
     """Compile XLA in the background and race it against ``numpy_run`` on ``values``
     (the NumPy arguments of the call that earned it; immutable, so safe to keep);
-    ``program`` and ``lost_races``: ``tiers.Probe.prepare``'s.
+    ``program`` (None: XLA races in this process) and ``lost_races``:
+    ``tiers.Probe.prepare``'s.
 
     The race's Python that must run in this process before XLA compiles, and that
     ``prepare`` did not do, runs here, on the caller's thread, in the call that earned the
@@ -176,7 +177,6 @@ class _Entry:
       logger.debug("%s: %s", name, self.tier_note)
 
   def _start_xla(self, name, numpy_run, values, program, lost_races):
-    lost_races = lost_races or tiers.LostRaces(self, program)
     request = None   # where there is none, XLA compiles and races in this process
     if program is not None and compile_server.wanted():
       try:
