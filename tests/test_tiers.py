@@ -1,5 +1,6 @@
 """Tier selection: pinned policies, the auto policy's probe and race, and the fallback."""
 import collections
+import math
 import os
 import threading
 import time
@@ -52,7 +53,8 @@ def test_xla_policy_agrees_with_numpy_policy():
   assert "stablehlo" in xla_f.lower(x, w).as_text()
 
 
-def test_the_probe_starts_xla_after_two_slow_calls_in_a_row_or_its_budget(monkeypatch):
+def test_the_probe_starts_xla_after_two_early_calls_in_a_row_or_its_budget(monkeypatch):
+  # a call is early when it would spend the budget within EARLY_CALLS calls
   now = [0.0]
   monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
   monkeypatch.setattr(tiers.Probe, "prepare", lambda self: True)   # (no jaxpr here)
@@ -73,15 +75,18 @@ def test_the_probe_starts_xla_after_two_slow_calls_in_a_row_or_its_budget(monkey
     for i in range(len(seconds)):
       probe(i)
     return entry
-  slow, fast = tiers.Probe.SLOW_CALL, 1e-6
-  taken = []   # a pause of the machine's: one slow call alone starts nothing
+  early = tiers.Probe.BUDGET / tiers.Probe.EARLY_CALLS
+  slow, fast = early * 1.01, early * 0.99
+  taken = []   # a pause of the machine's: one early call alone starts nothing
   assert probe_with_calls_taking(fast, slow, fast, fast, slow, fast).started is None
   taken = []   # two in a row: the second call's values are raced on
   entry = probe_with_calls_taking(fast, slow, slow, fast)
   assert entry.started == (3, (2,)) and not isinstance(entry.run, tiers.Probe)
+  taken = []   # the first two calls (which traced, and ran cold) count as any others
+  assert probe_with_calls_taking(slow, slow).started == (2, (1,))
   taken = []   # the execution budget, in calls of any length
-  n = int(tiers.Probe.BUDGET / 1e-3) + 1
-  assert probe_with_calls_taking(*[1e-3] * n).started[0] == round(tiers.Probe.BUDGET / 1e-3)
+  n = math.ceil(tiers.Probe.BUDGET / fast)
+  assert probe_with_calls_taking(*[fast] * (n + 1)).started[0] == n
 
 
 def test_the_probe_prepares_in_its_first_call_only_a_race_expected_early(monkeypatch):
@@ -101,7 +106,9 @@ def test_the_probe_prepares_in_its_first_call_only_a_race_expected_early(monkeyp
   for first, expected in ((early * 1.1, [1]), (early * 0.9, [])):
     prepared.clear()
     entry = Entry()
-    entry.run = probe = tiers.Probe(entry, "f", lambda: now.__setitem__(0, now[0] + first))
+    took = iter([first, early * 0.9])   # (a second early call would earn the race)
+    entry.run = probe = tiers.Probe(entry, "f",
+                                    lambda: now.__setitem__(0, now[0] + next(took)))
     probe()
     probe()
     assert prepared == expected and entry.run is probe

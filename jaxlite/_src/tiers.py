@@ -2,7 +2,7 @@
 
 Policies: ``numpy`` (tier 0 only), ``xla`` (tier 1, compiled before the first call
 returns) and ``auto`` (the default): calls run tier 0 at once, and once a signature has
-spent long enough executing (one slow call or many quick ones) XLA compiles it on a
+spent long enough executing (or two calls in a row say it soon will) XLA compiles it on a
 background thread; then calls alternate between the tiers and the signature keeps
 whichever measured faster. Functions too cheap to gain anything never pay for XLA. ``jit(f, backend=...)`` pins a policy
 per function; ``jaxlite.config.update("jaxlite_tier", ...)`` or ``JAXLITE_TIER`` globally.
@@ -187,23 +187,23 @@ def cancel_pending():
 class Probe:
   """Tier 0 under ``auto``: times calls until the signature has earned an XLA compile.
 
+  A signature earns its race once its calls have spent ``BUDGET`` seconds in all, or at
+  once when two calls in a row each say that they would spend it within ``EARLY_CALLS``
+  calls (``early``). One such call alone can be a pause of the machine's (a 4 ms call of
+  a 0.03 ms hessian started a compile, and its race's Python stalled the calls after it).
+  Earned by the budget, a 0.3 ms vmap(grad) raced near its 170th call; earned by its
+  first two calls, XLA serves it from about its 30th, and its first 200 calls take 37-39
+  ms in all instead of 64-73 (benchmarks/README.md, sixteenth pass).
+
   The race needs the jaxpr pickled (``compile_server.Program``: the compile server's
   program and the lost race's key, ``LostRaces``) and a look-up of a lost race
   (``prepare``). Made in the call that earned the race, that Python took vmap(grad)'s call
-  from 0.45 ms to 1.5-2.4. A signature whose first run says it will earn its race within
-  ``EARLY_CALLS`` calls is prepared in that first call, which traced and is its slowest
-  already (vmap(grad): 5 ms); the others are prepared when they earn it: most never do,
-  and preparing each took a retrace of a 0.35 ms function to 0.45-0.7 ms
-  (benchmarks/README.md, fifteenth pass)."""
-  # Two calls in a row this slow: compile now. One alone can be a pause of the machine's
-  # (a 4 ms call of a 0.03 ms hessian started a compile, and its race's Python stalled
-  # the calls after it).
-  SLOW_CALL = 2e-3
-  BUDGET = 50e-3        # or this much execution time in total
+  from 0.45 ms to 1.5-2.4. A signature whose first call is early is prepared in that
+  call; the others are prepared when they earn the race: most never do, and preparing
+  each took a retrace of a 0.35 ms function to 0.45-0.7 ms (fifteenth pass)."""
+  BUDGET = 50e-3        # seconds of execution that earn a race
+  EARLY_CALLS = 200     # the first calls, whose latency matters most (issue 19's stalls)
   MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
-  # The first calls whose latency matters most (issue 19 measures stalls as the p99 of a
-  # signature's first 200 calls): a race expected within them is prepared early.
-  EARLY_CALLS = 200
 
   def __init__(self, entry, name, run):
     self.entry, self.name, self.run = entry, name, run
@@ -211,7 +211,7 @@ class Probe:
     self.lost_races = None   # its LostRaces, once prepared
     self.total = 0.0
     self.calls = 0
-    self.slow = False   # whether the last call took SLOW_CALL or more
+    self.early = False   # whether the last call would spend BUDGET within EARLY_CALLS
 
   def __call__(self, *args):
     t0 = time.perf_counter()
@@ -219,15 +219,15 @@ class Probe:
     elapsed = time.perf_counter() - t0
     self.total += elapsed
     self.calls += 1
-    slow, self.slow = self.slow, elapsed >= self.SLOW_CALL
+    early, self.early = self.early, elapsed * self.EARLY_CALLS >= self.BUDGET
     if self.entry.run is self:
-      if (slow and self.slow) or self.total >= self.BUDGET:
+      if (early and self.early) or self.total >= self.BUDGET:
         if self.prepare():   # (its trials run on these arguments)
           self.entry.run = self.run
           self.entry.start_xla(self.name, self.run, args, self.program, self.lost_races)
       elif self.calls >= self.MAX_CALLS:
         self.entry.run = self.run
-      elif self.calls == 1 and elapsed * self.EARLY_CALLS >= self.BUDGET:
+      elif self.calls == 1 and self.early:
         self.prepare()
     return out
 
