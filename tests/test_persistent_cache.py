@@ -64,15 +64,40 @@ def test_size_bound_evicts_least_recently_used(cache_dir):
   assert sum((cache_dir / n).stat().st_size for n in remaining) <= 300
 
 
+def test_the_bound_is_kept_by_a_sweep_per_share_of_it_written(cache_dir):
+  # a sweep lists and stats every entry: it runs once a SWEEPS-th of the bound has been
+  # written by this process since the last, so the bound is overshot by that much at most
+  old = config.jaxlite_cache_max_bytes
+  share = 1000
+  config.update("jaxlite_cache_max_bytes", cache.SWEEPS * share)
+  try:
+    cache.put("first", b"x")   # (makes the directory)
+    os.utime(cache_dir / "first.bin", (0, 0))   # the least recently used
+    sizes = []
+    for i in range(3 * cache.SWEEPS):
+      cache.put(f"e{i}", b"x" * 500)   # (about half a share each)
+      sizes.append(sum(p.stat().st_size for p in cache_dir.glob("*.bin")))
+  finally:
+    config.update("jaxlite_cache_max_bytes", old)
+  bound = cache.SWEEPS * share
+  assert not (cache_dir / "first.bin").exists()   # evicted, by a sweep
+  assert max(sizes) <= bound + 2 * share
+  assert any(size > bound for size in sizes)   # a write that did not sweep
+
+
 def test_a_writer_killed_mid_entry_leaves_no_file_for_long(cache_dir):
-  cache.put("k5", b"first")   # (makes the directory, as its owner's)
-  stale, fresh = cache_dir / ".tmp-stale", cache_dir / ".tmp-fresh"
-  stale.write_bytes(b"half an entry")
-  fresh.write_bytes(b"being written")
-  os.utime(stale, (time.time() - 3600, time.time() - 3600))
-  cache.put("k6", b"payload")   # each write looks for stale ones
+  old = config.jaxlite_cache_max_bytes
+  config.update("jaxlite_cache_max_bytes", 1)   # every write sweeps
+  try:
+    cache.put("k5", b"first")   # (makes the directory, as its owner's)
+    stale, fresh = cache_dir / ".tmp-stale", cache_dir / ".tmp-fresh"
+    stale.write_bytes(b"half an entry")
+    fresh.write_bytes(b"being written")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    cache.put("k6", b"payload")   # a sweep looks for stale ones
+  finally:
+    config.update("jaxlite_cache_max_bytes", old)
   assert not stale.exists() and fresh.exists()
-  assert cache.get("k6") == b"payload"
 
 
 def test_disabled_cache_stores_nothing(cache_dir):
