@@ -1,14 +1,18 @@
 """Which steps of an `auto` tier race slow which calls? (Issue 19, fourteenth pass.)
 
     env -u PYTHONDONTWRITEBYTECODE .venv/bin/python benchmarks/probes/race_timeline.py \
-        [--skip scan,heavy,mlp] [--watch vmap_grad] [--calls 200]
+        [--skip scan,heavy,mlp] [--watch vmap_grad] [--calls 200] [--queued]
 
 Replays the stalls job (W11) in one process, one thread each: scan, heavy, MLP step,
 vmap(grad) and hessian, each freshly jitted under ``auto``, ``--calls`` calls in a row.
 For the ``--watch``ed workload it prints the slowest calls, each as
-``index@ms-since-first-call: wall/cpu/queued`` in ms, where cpu is the calling thread's
-CPU time and queued its wait for a CPU (``/proc/self/task/<id>/schedstat``): a call whose
-wall time exceeds both was waiting for the GIL. Then the race's steps, timestamped by
+``index@ms-since-first-call: wall/cpu`` in ms, where cpu is the calling thread's CPU
+time: a call whose wall time exceeds it was waiting, for the GIL or for a CPU. With
+``--queued``, each also shows its wait for a CPU (``/proc/self/task/<id>/schedstat``); but
+reading that file between calls hands the GIL to the compile thread there, whose Python
+then runs between the calls instead of inside them, as it does in the benchmark: that
+mode hides part of the stalls (vmap(grad)'s p99 0.61-0.86 ms with it, 0.72-0.93 without,
+sixteenth pass). Then the race's steps, timestamped by
 wrapping the functions that run them (none of them on a call's own path), with the calls
 each overlapped. Needs Linux. Run with cached bytecode, as the benchmark does: without it
 every lazily imported module is compiled again.
@@ -71,32 +75,35 @@ _step(jit_module._RemoteXla, "load", "load the winner (client, deserialize, warm
 _step(tiers.Race, "warm_up", "warm-up runs")
 
 
-def record(name, fn, calls, watch):
+def record(name, fn, calls, watch, with_queued):
   """Call ``fn`` ``calls`` times; print its p99 (the benchmark's: the third slowest of
-  200) and median, and for ``watch`` the slowest calls and the race's steps."""
+  200), median and total, and for ``watch`` the slowest calls and the race's steps."""
   wall, cpu, queued, start = [], [], [], []
   stat = open(f"/proc/self/task/{threading.get_native_id()}/schedstat")
+
+  def waited():   # (reading the file hands over the GIL: only with --queued)
+    stat.seek(0)
+    return int(stat.read().split()[1]) * 1e-9 if with_queued else 0.0
   del STEPS[:]
   for _ in range(calls):
-    stat.seek(0)
-    q0 = int(stat.read().split()[1])
+    q0 = waited()
     c0 = time.thread_time()
     t0 = time.perf_counter()
     fn()
     wall.append(time.perf_counter() - t0)
     cpu.append(time.thread_time() - c0)
     start.append(t0)
-    stat.seek(0)
-    queued.append((int(stat.read().split()[1]) - q0) * 1e-9)
+    queued.append(waited() - q0)
   ranked = sorted(wall)
   p99 = ranked[math.ceil(0.99 * calls) - 1]   # as the benchmark's W11 takes it
-  print(f"{name:10s} p99 {p99 * 1e3:.3f} ms, median {ranked[calls // 2] * 1e3:.3f} ms")
+  print(f"{name:10s} p99 {p99 * 1e3:.3f} ms, median {ranked[calls // 2] * 1e3:.3f} ms, "
+        f"total {sum(wall) * 1e3:.1f} ms")
   if not watch:
     return
   slowest = sorted(range(calls), key=lambda i: -wall[i])[:6]
   print("  slowest calls:", "  ".join(
-      f"{i}@{(start[i] - start[0]) * 1e3:.1f}: {wall[i] * 1e3:.2f}/{cpu[i] * 1e3:.2f}/"
-      f"{queued[i] * 1e3:.2f}" for i in slowest))
+      f"{i}@{(start[i] - start[0]) * 1e3:.1f}: {wall[i] * 1e3:.2f}/{cpu[i] * 1e3:.2f}"
+      + (f"/{queued[i] * 1e3:.2f}" if with_queued else "") for i in slowest))
   time.sleep(0.5)   # the race's last steps
   for t0, t1, step in sorted(STEPS):
     inside = [i for i in range(calls) if start[i] <= t1 and start[i] + wall[i] >= t0]
@@ -110,6 +117,8 @@ def main():
   p.add_argument("--skip", default="", help="workloads to leave out, comma-separated")
   p.add_argument("--watch", default="vmap_grad")
   p.add_argument("--calls", type=int, default=200)
+  p.add_argument("--queued", action="store_true",
+                 help="show each slow call's wait for a CPU (hides part of the stalls)")
   opts = p.parse_args()
   skip = set(filter(None, opts.skip.split(",")))
   block = jax.block_until_ready
@@ -139,7 +148,7 @@ def main():
   for name, fn in work.items():
     if name in skip:
       continue
-    record(name, fn, opts.calls, name == opts.watch)
+    record(name, fn, opts.calls, name == opts.watch, opts.queued)
     if "jaxlite._src.backends.xla" in sys.modules and not _loaded:
       _load_steps()
 
