@@ -11,8 +11,8 @@ time: a call whose wall time exceeds it was waiting, for the GIL or for a CPU. W
 ``--queued``, each also shows its wait for a CPU (``/proc/self/task/<id>/schedstat``); but
 reading that file between calls hands the GIL to the compile thread there, whose Python
 then runs between the calls instead of inside them, as it does in the benchmark: that
-mode hides part of the stalls (vmap(grad)'s p99 0.61-0.86 ms with it, 0.72-0.93 without,
-sixteenth pass). Then the race's steps, timestamped by
+mode hides part of the stalls (vmap(grad)'s p99 0.82-0.84 ms with it, 0.92-1.10 without,
+three alternating runs each, sixteenth pass). Then the race's steps, timestamped by
 wrapping the functions that run them (none of them on a call's own path), with the calls
 each overlapped. Needs Linux. Run with cached bytecode, as the benchmark does: without it
 every lazily imported module is compiled again.
