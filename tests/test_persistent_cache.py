@@ -87,7 +87,9 @@ def test_the_bound_is_kept_by_a_sweep_per_share_of_it_written(cache_dir):
 
 def test_a_writer_killed_mid_entry_leaves_no_file_for_long(cache_dir):
   old = config.jaxlite_cache_max_bytes
-  config.update("jaxlite_cache_max_bytes", 1)   # every write sweeps
+  # every write of a small entry sweeps (a 32nd of the bound is under 59 bytes), and
+  # the entries fit within the bound
+  config.update("jaxlite_cache_max_bytes", 1000)
   try:
     cache.put("k5", b"first")   # (makes the directory, as its owner's)
     stale, fresh = cache_dir / ".tmp-stale", cache_dir / ".tmp-fresh"
@@ -98,6 +100,7 @@ def test_a_writer_killed_mid_entry_leaves_no_file_for_long(cache_dir):
   finally:
     config.update("jaxlite_cache_max_bytes", old)
   assert not stale.exists() and fresh.exists()
+  assert cache.get("k6") == b"payload"
 
 
 def test_disabled_cache_stores_nothing(cache_dir):
