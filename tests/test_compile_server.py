@@ -615,3 +615,48 @@ def test_a_server_started_off_a_cpu_still_keeps_off_the_callers(monkeypatch):
     assert affinities() == {frozenset(cpus)}
   finally:
     server.close()
+
+
+_POOLS_SCRIPT = textwrap.dedent("""
+    import os, sys, time
+    import numpy as np
+    import jaxlite as jax, jaxlite.numpy as jnp
+    from jaxlite._src import jit as jit_module, tiers
+    from jaxlite._src.backends import background, xla
+    tiers.Probe.BUDGET = 0.0   # the first call starts the race
+    xla.POOL_PER_CPU_FROM = float(sys.argv[1])   # 0: every winner runs long enough
+    trial_times = jit_module._RemoteXla.trial_times
+    jit_module._RemoteXla.trial_times = lambda self, race, leaves: [
+        trial_times(self, race, leaves) and 0.0] * race.TRIALS   # XLA wins
+    x = np.linspace(-1.0, 1.0, 64, dtype=np.float32).reshape(8, 8)
+    f = jax.jit(lambda a: jnp.tanh(a @ a.T) + 1.0)
+    deadline = time.time() + 60
+    f(x)
+    while not tiers.settled(f) and time.time() < deadline:
+      f(x)
+      time.sleep(0.005)
+    assert f.stats()[0]["tier"] == "xla", f.stats()
+    np.testing.assert_allclose(np.asarray(f(x)), np.tanh(x @ x.T) + 1.0, rtol=1e-5, atol=1e-6)
+    print(xla._pool_size, len(background.process_cpus()), len(background._helpers))
+""")
+
+
+@needs_xla
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs Linux and two CPUs")
+def test_a_winner_that_runs_long_gets_a_pool_thread_per_cpu_here():
+  """The compile thread, kept off the caller's CPU, makes the caller's XLA client when the
+  race loads its first winner. XLA sizes the client's pools by that thread's CPUs: fewer
+  than the process has. A winner whose run takes ``POOL_PER_CPU_FROM`` or longer gets a
+  pool thread per CPU of the process instead (a 2 ms MLP step ran at 2.7 ms a call on one
+  pool thread and at 2.1 on two); a shorter one keeps the fewer (a 0.02 ms hessian ran at
+  0.02 ms on one and at 0.034-0.041 on two)."""
+  def run(threshold):
+    out = subprocess.run([sys.executable, "-c", _POOLS_SCRIPT, threshold], capture_output=True,
+                         text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    return list(map(int, out.stdout.split()))
+  wide_pool, cpus, wide_threads = run("0")
+  narrow_pool, _, narrow_threads = run("inf")
+  assert wide_pool == cpus and narrow_pool < cpus
+  assert wide_threads > narrow_threads   # XLA started a pool thread per CPU

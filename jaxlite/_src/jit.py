@@ -299,7 +299,9 @@ class _RemoteXla:
       run = entry._compile_xla(self.name)
     else:
       from jaxlite._src.backends import xla
-      if not tiers.xla_available():
+      # (the first winner this process loads makes its client: one that runs long enough
+      # gets a pool thread per CPU, ``xla.client``)
+      if not tiers.xla_available(min(r["times"]) >= xla.POOL_PER_CPU_FROM):
         raise RuntimeError(f"the XLA tier is not available here: "
                            f"{backends.xla_state.get('reason')}")
       run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],

@@ -46,12 +46,14 @@ def _cpus() -> list:
 xla_state = {}
 
 
-def xla_available() -> bool:
-  """Whether an XLA plugin loads (checked once; the answer is cached)."""
+def xla_available(pool_per_cpu: bool = False) -> bool:
+  """Whether an XLA plugin loads (checked once; the answer is cached). ``pool_per_cpu``:
+  should this check create the process's XLA client, its pools get a thread per CPU of
+  the process (``xla.client``)."""
   if "available" not in xla_state:
     try:
       from jaxlite._src.backends import xla
-      xla_state["available"] = xla.is_available()
+      xla_state["available"] = xla.is_available(pool_per_cpu)
     except Exception as e:  # a missing or broken plugin means tier 0 only
       xla_state["available"] = False
       xla_state["reason"] = f"{type(e).__name__}: {e}"

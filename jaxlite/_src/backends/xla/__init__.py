@@ -12,6 +12,7 @@ The PJRT client is created once per process, on first use, under a lock.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import marshal
 import math
@@ -42,17 +43,22 @@ _client = None
 _client_error: str | None = None
 # XLA sizes a client's thread pools by the CPUs its creating thread may run on, and splits
 # the programs the client compiles into that many tasks. The process's client keeps the
-# size its creating thread gives it: under auto that is the compile thread, kept off the
-# caller's CPU, and the one pool thread then runs small programs faster in the caller
-# (W8: 27 us a call, against 47-55 with a pool per CPU; W5 loses about 10%: benchmarks/
-# README.md, thirteenth pass). ``pool_cpus`` are the CPUs the executables compiled here
+# size its creating thread gives it. Under auto that is the compile thread, kept off the
+# caller's CPU, which makes one pool thread; a client made for a long program gets a pool
+# thread per CPU of the process instead (``client``'s ``pool_per_cpu``). One pool thread
+# runs short programs faster: W8's hessian took 0.019-0.020 ms a call on one, and
+# 0.034-0.041 on a pool thread per CPU, between whose threads its runs then moved. Long
+# ones run slower on it: W5's MLP step took 2.7 ms on one pool thread and 2.1 on one per
+# CPU, which XLA's Eigen pool then shares the step's work out to (benchmarks/README.md,
+# thirteenth and seventeenth passes). ``pool_cpus`` are the CPUs the executables compiled here
 # will run on, when that is another process (the compile server's caller; None: this
 # process's): a large program is compiled split into a task per CPU of those.
 pool_cpus: set | None = None
 _pool_size = 1   # the process client's
+POOL_PER_CPU_FROM = 1e-3   # seconds a run of a race's winner takes (``client``)
 
 
-def _create_client():
+def _create_client(pool_per_cpu):
   global _pool_size
   from jaxlite._src.backends.xla import pjrt
   # absl's INFO lines ("cpu_device_count set via create_options") are noise for users
@@ -68,9 +74,11 @@ def _create_client():
       api = pjrt.load_api(plugin.path)
       cpu = plugin.platform == "cpu"
       options = {"cpu_device_count": cpu_device_count()} if cpu else {}
-      made = pjrt.Client(api, options, synchronous=cpu and not
-                         config.jax_cpu_enable_async_dispatch)
-      _pool_size = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+      cpus = background.process_cpus() if pool_per_cpu else None
+      with background.on_cpus(cpus) if cpus else contextlib.nullcontext():
+        made = pjrt.Client(api, options, synchronous=cpu and not
+                           config.jax_cpu_enable_async_dispatch)
+        _pool_size = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
       return made, None
     except (OSError, XlaRuntimeError) as e:
       errors.append(f"{plugin.package} ({plugin.path}): {e}")
@@ -79,15 +87,19 @@ def _create_client():
   return None, "No PJRT plugin could be loaded:\n  " + "\n  ".join(errors)
 
 
-def client():
-  """The process's PJRT client; raises RuntimeError if no plugin works."""
+def client(pool_per_cpu: bool = False):
+  """The process's PJRT client; raises RuntimeError if no plugin works.
+
+  ``pool_per_cpu``: should this call create the client, it gets a pool thread per CPU of
+  the process whichever thread creates it (otherwise, as many as the creating thread may
+  run on): the race loads a winner that runs ``POOL_PER_CPU_FROM`` or longer this way."""
   global _client, _client_error
   c = _client
   if c is not None:
     return c
   with _lock:
     if _client is None and _client_error is None:
-      _client, _client_error = _create_client()
+      _client, _client_error = _create_client(pool_per_cpu)
   if _client is None:
     raise RuntimeError(_client_error)
   return _client
@@ -105,10 +117,11 @@ def _lowering():
   return stablehlo
 
 
-def is_available() -> bool:
-  """Whether a PJRT plugin is installed and a client could be created."""
+def is_available(pool_per_cpu: bool = False) -> bool:
+  """Whether a PJRT plugin is installed and a client could be created (``pool_per_cpu``:
+  ``client``'s)."""
   try:
-    client()
+    client(pool_per_cpu)
     return True
   except RuntimeError:
     return False
