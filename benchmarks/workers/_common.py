@@ -88,10 +88,20 @@ class Worker:
       traceback.print_exc(file=sys.stderr)
       self.unavailable(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
 
+  # Seconds of back-to-back untimed calls at least, before a steady timing. After idle
+  # time (jaxlite's auto policy settles with 1 ms sleeps between calls) a program XLA
+  # shares out over its pool threads took 4.4, 4.2, 4.0, 3.9, 3.2, 2.8 and then 2.1 ms a
+  # call for 20 ms (W5's MLP step; benchmarks/README.md, seventeenth pass).
+  WARMUP_SECONDS = 0.05
+
   def steady(self, fn, number=1, warmup=2):
-    """Median seconds per call of ``fn``, over ``repeat`` timings of ``number`` calls."""
-    for _ in range(warmup):
+    """Median seconds per call of ``fn``, over ``repeat`` timings of ``number`` calls,
+    after ``warmup`` untimed calls and at least ``WARMUP_SECONDS`` of them."""
+    end = time.perf_counter() + self.WARMUP_SECONDS
+    calls = 0
+    while calls < warmup or time.perf_counter() < end:
       fn()
+      calls += 1
     times = []
     for _ in range(self.repeat):
       t0 = time.perf_counter()
