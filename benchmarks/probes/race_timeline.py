@@ -14,8 +14,10 @@ then runs between the calls instead of inside them, as it does in the benchmark:
 mode hides part of the stalls (vmap(grad)'s p99 0.82-0.84 ms with it, 0.92-1.10 without,
 three alternating runs each, sixteenth pass). Then the race's steps, timestamped by
 wrapping the functions that run them (none of them on a call's own path), with the calls
-each overlapped. Needs Linux. Run with cached bytecode, as the benchmark does: without it
-every lazily imported module is compiled again.
+each overlapped, and the CPU time each step took on its own thread: on the compile thread
+that is Python holding the GIL (or a C call it makes there), which the calls beside it
+wait for. Needs Linux. Run with cached bytecode, as the benchmark does: without it every
+lazily imported module is compiled again.
 """
 import argparse
 import functools
@@ -38,7 +40,7 @@ import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
 from jaxlite import lax  # noqa: E402
 from jaxlite._src import jit as jit_module, tiers  # noqa: E402
-from jaxlite._src.backends import compile_server  # noqa: E402
+from jaxlite._src.backends import background, compile_server  # noqa: E402
 
 STEPS = []   # (start, end, name): the race's steps, in this process
 
@@ -48,11 +50,12 @@ def _step(owner, attribute, name):
 
   @functools.wraps(original)
   def timed(*args, **kwargs):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     try:
       return original(*args, **kwargs)
     finally:
-      STEPS.append((t0, time.perf_counter(), name))
+      STEPS.append((t0, time.perf_counter(), f"{name} [{(time.thread_time() - c0) * 1e3:.3f} "
+                                             f"ms CPU on {threading.current_thread().name}]"))
   setattr(owner, attribute, timed)
 
 
@@ -62,6 +65,8 @@ def _load_steps():
   global _loaded
   from jaxlite._src.backends import xla
   _step(xla, "deserialize", "deserialize (C, then the set-up in Python)")
+  _step(xla.pjrt.Client, "deserialize", "  the C call")
+  _step(xla.pjrt.LoadedExecutable, "set_signature", "  the set-up's structs")
   _loaded = True
 
 
@@ -73,6 +78,8 @@ _step(compile_server.Server, "send", "send the request")
 _step(compile_server.Server, "reply", "wait for and read the server's answer")
 _step(jit_module._RemoteXla, "load", "load the winner (client, deserialize, warm-up)")
 _step(tiers.Race, "warm_up", "warm-up runs")
+_step(background, "put_back", "the background threads' CPUs given back")
+_step(tiers.Race, "_decide", "the winner installed")
 
 
 def record(name, fn, calls, watch, with_queued):
