@@ -22,15 +22,10 @@ import numpy as np  # noqa: E402
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
-from _common import LR, mlp_data, mlp_loss_fn  # noqa: E402
+from _common import mlp_data, sgd_step_fn  # noqa: E402
 from jaxlite._src.backends import background, xla  # noqa: E402
 
-mlp_loss = mlp_loss_fn(jnp)
-
-
-def sgd_step(params, x, y):
-  grads = jax.grad(mlp_loss)(params, x, y)
-  return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+sgd_step = sgd_step_fn(jax, jnp)
 
 
 def main():

@@ -28,8 +28,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
-from _common import (STALL_HEAVY_SIZE, heavy_fn, mlp_data, mlp_loss_fn,  # noqa: E402
-                     per_example_loss_fn, small_mlp_data, hessian_input, threads_env, LR)
+from _common import (STALL_HEAVY_SIZE, heavy_fn, mlp_data, sgd_step_fn,  # noqa: E402
+                     per_example_loss_fn, small_mlp_data, hessian_input, threads_env)
 
 os.environ.update(threads_env(1))
 os.environ["JAXLITE_TIER"] = "auto"
@@ -138,13 +138,8 @@ def main():
   xh = block(jnp.arange(STALL_HEAVY_SIZE, dtype=jnp.float32))
   heavy = jax.jit(heavy_fn(jnp))
   work["heavy"] = lambda: block(heavy(xh))
-  loss = mlp_loss_fn(jnp)
-
-  def sgd_step(params, x, y):
-    grads = jax.grad(loss)(params, x, y)
-    return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
   params, xm, ym = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
-  step = jax.jit(sgd_step)
+  step = jax.jit(sgd_step_fn(jax, jnp))
   work["mlp"] = lambda: block(step(params, xm, ym))
   small, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
   per_example = jax.jit(jax.vmap(jax.grad(per_example_loss_fn(jnp)), in_axes=(None, 0, 0)))

@@ -20,7 +20,7 @@ lib, job = sys.argv[1], sys.argv[2]
 import importlib
 jax = importlib.import_module(lib); jnp = importlib.import_module(lib + ".numpy")
 import numpy as np
-from _common import mlp_data, mlp_loss_fn, LR
+from _common import mlp_data, sgd_step_fn
 jit = (lambda f: jax.jit(f, backend="xla")) if lib == "jaxlite" else jax.jit
 block = jax.block_until_ready
 
@@ -73,12 +73,7 @@ elif job == "pytree":
   m = med(lambda: block(f(params, x)), 200, 101)
   print(f"{lib} pytree_cached_us {m*1e6:.2f} p10 {P10*1e6:.2f}")
 else:
-  mlp_loss = mlp_loss_fn(jnp)
-
-  def sgd_step(params, x, y):
-    grads = jax.grad(mlp_loss)(params, x, y)
-    return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
   params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
-  step = jit(sgd_step)
+  step = jit(sgd_step_fn(jax, jnp))
   block(step(params, x, y))
   print(f"{lib} mlp_ms {med(lambda: block(step(params, x, y)), 5, int(sys.argv[3]) if len(sys.argv)>3 else 41)*1e3:.3f}")

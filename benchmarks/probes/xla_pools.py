@@ -28,8 +28,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workers"))
-from _common import (LR, hessian_input, mlp_data, mlp_loss_fn,  # noqa: E402
-                     per_example_loss_fn, small_mlp_data, threads_env)
+from _common import (hessian_input, mlp_data, per_example_loss_fn,  # noqa: E402
+                     sgd_step_fn, small_mlp_data, threads_env)
 
 
 def _threads() -> dict:
@@ -74,13 +74,8 @@ def main():
   block = jax.block_until_ready
   block(jax.jit(lambda v: v + 1)(jnp.ones(7, jnp.float32)))   # the first jit's costs
   if opts.job == "w5":
-    loss = mlp_loss_fn(jnp)
-
-    def sgd_step(params, x, y):
-      grads = jax.grad(loss)(params, x, y)
-      return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
     params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
-    f = jax.jit(sgd_step)
+    f = jax.jit(sgd_step_fn(jax, jnp))
     fn, calls = (lambda: block(f(params, x, y))), 50
   else:
     small, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))

@@ -32,12 +32,8 @@ if wl == "w8":
   x = jnp.asarray(np.linspace(-1.0, 1.0, 100, dtype=np.float32))
   h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3))); call = lambda: h(x); n = 1000
 elif wl == "w5":
-  mlp_loss = mlp_loss_fn(jnp)
-  def sgd_step(params, x, y):
-    grads = jax.grad(mlp_loss)(params, x, y)
-    return jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
   params, xm, ym = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
-  step = jit(sgd_step); call = lambda: step(params, xm, ym); n = 100
+  step = jit(sgd_step_fn(jax, jnp)); call = lambda: step(params, xm, ym); n = 100
 elif wl == "w7":
   per_example_loss = per_example_loss_fn(jnp)
   params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))

@@ -193,6 +193,17 @@ def mlp_loss_fn(jnp):
   return mlp_loss
 
 
+def sgd_step_fn(jax, jnp):
+  """W5's step (the gradient of ``mlp_loss_fn``'s loss, then an SGD update with ``LR``)
+  written against ``jax``: JAX or jaxlite."""
+  loss = mlp_loss_fn(jnp)
+
+  def sgd_step(params, x, y):
+    grads = jax.grad(loss)(params, x, y)
+    return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+  return sgd_step
+
+
 def small_mlp_data(np):
   """W7's 32-64-1 MLP and 256 examples (float32, seeded)."""
   rng = np.random.default_rng(1)

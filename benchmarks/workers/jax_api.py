@@ -14,7 +14,7 @@ import time
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from _common import (Worker, once, first_calls_p99, timed_import, SHAPES, HEAVY_SIZE,
-                     STALL_HEAVY_SIZE, LR, heavy_fn, mlp_data, mlp_loss_fn, small_mlp_data,
+                     STALL_HEAVY_SIZE, heavy_fn, mlp_data, sgd_step_fn, small_mlp_data,
                      per_example_loss_fn, hessian_input, SMALL_STEADY)
 
 w = Worker()
@@ -68,12 +68,7 @@ def job_heavy():
   w.emit("w4_heavy_steady", steady(lambda: block(f(x)), (f,), warmup=1))
 
 
-mlp_loss = mlp_loss_fn(jnp)
-
-
-def sgd_step(params, x, y):
-  grads = jax.grad(mlp_loss)(params, x, y)
-  return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
+sgd_step = sgd_step_fn(jax, jnp)
 
 
 def job_mlp():
