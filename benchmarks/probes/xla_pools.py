@@ -47,7 +47,7 @@ def _threads() -> dict:
   return out
 
 
-def _settle(jax, tiers, fn, jitted):
+def _settle(tiers, fn, jitted):
   deadline = time.perf_counter() + 30
   fn()
   while not tiers.settled(jitted) and time.perf_counter() < deadline:
@@ -80,11 +80,11 @@ def main():
   else:
     small, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
     g = jax.jit(jax.vmap(jax.grad(per_example_loss_fn(jnp)), in_axes=(None, 0, 0)))
-    _settle(jax, tiers, lambda: block(g(small, xs, ys)), g)
+    _settle(tiers, lambda: block(g(small, xs, ys)), g)
     xq = jnp.asarray(hessian_input(np))
     f = jax.jit(jax.hessian(lambda v: jnp.sum(jnp.tanh(v) ** 3)))
     fn, calls = (lambda: block(f(xq))), 200
-  _settle(jax, tiers, fn, f)
+  _settle(tiers, fn, f)
   for _ in range(20):
     fn()
   if opts.place == "pool-off":
