@@ -385,6 +385,33 @@ def test_a_c_call_handed_over_raises_its_error_on_the_thread_that_asked():
   assert seen[1] == (3, 1)   # the thread goes on serving after an error
 
 
+def test_the_compile_thread_is_not_idle_between_taking_a_task_and_running_it(monkeypatch):
+  # A caller that found it idle sent its request to the compile server ahead, and the
+  # task just taken then waited for the server forever (a deadlock).
+  tiers.submit(lambda: None)
+  worker = tiers._worker
+  worker.queue.join()
+  taken, proceed = threading.Event(), threading.Event()
+  get = worker.queue.get
+
+  def get_and_pause():
+    task = get()
+    if task is not None and not taken.is_set():
+      taken.set()
+      proceed.wait(10)
+    return task
+  monkeypatch.setattr(worker.queue, "get", get_and_pause)
+  tiers.submit(lambda: None)   # taken by the get the thread is blocked in
+  worker.queue.join()
+  ran = []
+  tiers.submit(lambda: ran.append(1))   # taken by get_and_pause, which pauses
+  assert taken.wait(10)
+  assert not worker.idle() and not ran   # taken, not yet running
+  proceed.set()
+  worker.queue.join()
+  assert ran == [1] and worker.idle()
+
+
 def _raised(fn):
   try:
     fn()

@@ -128,8 +128,11 @@ class _Worker:
 
 
   def idle(self) -> bool:
-    """Whether this thread has nothing to do (between tasks, waiting for one)."""
-    return not self.busy and self.queue.empty()
+    """Whether this thread has nothing to do: no task queued, taken or running (the
+    queue counts a task from ``put`` to ``task_done``). Between taking a task and marking
+    itself busy it looked idle: a caller then sent its request to the compile server
+    ahead, and the task taken waited forever for the server that request held."""
+    return self.queue.unfinished_tasks == 0
 
 
 _worker = None
