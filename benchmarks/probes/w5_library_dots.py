@@ -70,7 +70,8 @@ def side(lib, dump):
 def plain_dots(text):
   """The ``dot`` instructions of an optimized HLO module that XLA emits itself: those
   outside the computations that library (YNNPACK, XNNPACK, oneDNN) fusions call."""
-  library = set(re.findall(r'calls=(%[\w.-]+)[^\n]*"kind":"__(?:ynn|xnn|onednn)_fusion"', text))
+  library = set(re.findall(
+      r'calls=(%[\w.-]+)[^\n]*"kind":"__(?:ynn|xnn|onednn)_fusion"', text))
   dots, computation = [], None
   for line in text.splitlines():
     if line.endswith("{") and not line.startswith(" "):   # a computation's header
@@ -84,7 +85,8 @@ def run(python, lib, flags):
   """One fresh process of ``lib`` with ``flags``: (YNN fusions, XLA's own dots, ms)."""
   with tempfile.TemporaryDirectory() as dump:
     one_thread = threads_env(1)   # (its XLA_FLAGS too: one Eigen thread, as run.py)
-    flags = f"{one_thread.pop('XLA_FLAGS', '')} --xla_dump_to={dump} --xla_dump_hlo_as_text {flags}"
+    flags = " ".join([one_thread.pop("XLA_FLAGS", ""), f"--xla_dump_to={dump}",
+                      "--xla_dump_hlo_as_text", flags])
     env = dict(os.environ, **one_thread, JAX_PLATFORMS="cpu", JAXLITE_COMPILE_SERVER="0",
                JAXLITE_PERSISTENT_CACHE="0", XLA_FLAGS=flags.strip())
     out = subprocess.run([python, os.path.abspath(__file__), "--side", lib, dump], env=env,
