@@ -29,8 +29,8 @@ os.environ.update(threads_env(1))   # one thread each, as run.py's default rows
 
 import numpy as np  # noqa: E402
 
-from _common import (HEAVY_SIZE, LR, heavy_fn, hessian_input, mlp_data,  # noqa: E402
-                     mlp_loss_fn)
+from _common import (HEAVY_SIZE, heavy_fn, hessian_input, mlp_data,  # noqa: E402
+                     sgd_step_fn)
 
 
 def median_ms(runs, calls=10, repeat=31):
@@ -59,12 +59,7 @@ def lowered_step(lib, workload):
   elif workload == "heavy":
     fn, args = heavy_fn(jnp), (np.arange(HEAVY_SIZE, dtype=np.float32),)
   else:
-    loss = mlp_loss_fn(jnp)
-
-    def fn(params, x, y):
-      grads = jax.grad(loss)(params, x, y)
-      return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads)
-    args = mlp_data(np)
+    fn, args = sgd_step_fn(jax, jnp), mlp_data(np)
   jitted = jax.jit(fn, backend="xla") if lib == "jaxlite" else jax.jit(fn)
   outs = jax.tree_util.tree_leaves(jax.eval_shape(fn, *args))
   return (jitted.lower(*args).as_text(), jax.tree_util.tree_leaves(args),
