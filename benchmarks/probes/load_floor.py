@@ -144,6 +144,7 @@ def one_round(mode: str, warmups: int) -> dict:
   go, steps = threading.Event(), []
 
   def gil_steps():
+    os.sched_setaffinity(0, {1})   # (a thread inherits its starter's CPUs: the caller's)
     for _ in range(GIL_STEPS):
       go.wait()
       go.clear()
