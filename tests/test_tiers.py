@@ -537,11 +537,10 @@ def test_the_caller_places_an_idle_compile_thread_and_a_busy_one_places_itself(m
       placed_on.append(threading.current_thread().name) or keep_away(caller, worker)))
   tiers.submit(int)
   tiers._worker.queue.join()
-  gate = threading.Event()
-  tiers.submit(gate.wait)   # idle when this one is handed over; then busy until the gate
-  deadline = time.time() + 10
-  while not tiers._worker.busy and time.time() < deadline:
-    time.sleep(0.001)
+  started, gate = threading.Event(), threading.Event()
+  # idle when this one is handed over; then busy running it until the gate
+  tiers.submit(lambda: (started.set(), gate.wait()))
+  assert started.wait(10)
   tiers.submit(int)
   gate.set()
   tiers._worker.queue.join()

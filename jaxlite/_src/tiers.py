@@ -93,7 +93,6 @@ class _Worker:
   def __init__(self):
     self.queue = queue.Queue()
     self.stopping = False
-    self.busy = False
     self.thread = threading.Thread(target=self.loop, name="jaxlite-xla-compile", daemon=True)
     self.thread.start()
     atexit.register(self.stop)
@@ -108,14 +107,12 @@ class _Worker:
       if task is None or self.stopping:
         return
       fn, args, caller, placement, _ = task
-      self.busy = True
       try:
         if placement is _UNPLACED:   # (the caller found this thread busy)
           placement = background.keep_away(caller, threading.get_native_id())
         with background.kept_away(placement):
           fn(*args)
       finally:
-        self.busy = False
         self.queue.task_done()
 
   def stop(self):
@@ -129,9 +126,9 @@ class _Worker:
 
   def idle(self) -> bool:
     """Whether this thread has nothing to do: no task queued, taken or running (the
-    queue counts a task from ``put`` to ``task_done``). Between taking a task and marking
-    itself busy it looked idle: a caller then sent its request to the compile server
-    ahead, and the task taken waited forever for the server that request held."""
+    queue counts a task from ``put`` to ``task_done``). A flag set once a task was taken
+    left a window where it looked idle: a caller then sent its request to the compile
+    server ahead, and the task taken waited forever for the server that request held."""
     return self.queue.unfinished_tasks == 0
 
 
