@@ -14,6 +14,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
@@ -134,6 +135,25 @@ def _check_groups(lhs, rhs, dimension_numbers, feature_group_count, batch_group_
                      f"got batch_group_count={B} and feature_group_count={G}")
 
 
+def _validate_preferred_element_type(input_dtype, preferred_element_type):
+  """JAX's rules for a convolution's preferred type: within the input's kind (integers
+  may also become floats), of the same signedness, and no narrower."""
+  if not (dtypes.issubdtype(input_dtype, np.integer)
+          and dtypes.issubdtype(preferred_element_type, np.floating)):
+    if any(dtypes.issubdtype(input_dtype, t) and not dtypes.issubdtype(preferred_element_type, t)
+           for t in (np.integer, np.floating, np.complexfloating)):
+      raise TypeError("Input type is incompatible with `preferred_element_type`. The "
+                      "compatible combinations of (input_type, preferred_element_type) are "
+                      "(integral, integral), (integral, floating), (floating, floating), "
+                      "(complex, complex.")
+    if dtypes.issubdtype(input_dtype, np.signedinteger) and not dtypes.issubdtype(
+        preferred_element_type, np.signedinteger):
+      raise TypeError("`preferred_element_type` must have the same signedness as the "
+                      "original type.")
+  if np.dtype(preferred_element_type).itemsize < np.dtype(input_dtype).itemsize:
+    raise TypeError("`preferred_element_type` must not be narrower than the original type.")
+
+
 @conv_general_dilated_p.def_abstract_eval
 def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count, batch_group_count, precision,
@@ -154,6 +174,8 @@ def _conv_rule(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
   if lhs.dtype != rhs.dtype:
     raise TypeError(f"conv_general_dilated requires operands of one dtype, got "
                     f"{lhs.dtype.name} and {rhs.dtype.name}.")
+  if preferred_element_type is not None:
+    _validate_preferred_element_type(lhs.dtype, preferred_element_type)
   B = batch_group_count
   out_feat = rhs.shape[rhs_spec[0]]
   batch = lhs.shape[lhs_spec[0]]
@@ -186,7 +208,13 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     Input dilation (transposed convolution) and kernel (atrous) dilation.
   dimension_numbers : None, ConvDimensionNumbers or (lhs, rhs, out) strings
   feature_group_count, batch_group_count : int
+  precision : None, str, Precision, a pair of them, DotAlgorithm or DotAlgorithmPreset
+    On accelerators, how float32 operands are multiplied (see ``lax.dot_general``);
+    None takes ``jax.default_matmul_precision``. The CPU and tier 0 compute in full
+    precision whatever it says.
   preferred_element_type : dtype, optional
+    The accumulation and result type: of the input's kind (an integer input may also
+    give floats), its signedness, and no narrower.
 
   Returns
   -------
@@ -214,7 +242,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
       lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
       rhs_dilation=rhs_dilation, dimension_numbers=dnums,
       feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
-      precision=precision, preferred_element_type=pref, out_sharding=None)
+      precision=precision_lib.canonicalize_precision(precision),
+      preferred_element_type=pref, out_sharding=None)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -10,7 +10,6 @@ appears as ``broadcast_in_dim`` + ``reshape``, not JAX's ``tile``).
 from __future__ import annotations
 
 import builtins
-import enum
 import functools
 import math
 import operator
@@ -35,6 +34,8 @@ from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 from jaxlite._src.lax.convolution import ConvDimensionNumbers
 from jaxlite._src.lax.custom_derivatives import stop_gradient
+from jaxlite._src.lax.precision import (  # noqa: F401 (re-exported)
+    AccuracyMode, DotAlgorithm, DotAlgorithmPreset, Precision, Tolerance, canonicalize_precision)
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -55,64 +56,6 @@ __all__ = [
 
 
 # -- enums and type names from JAX's signatures -------------------------------------------
-class Precision(enum.Enum):
-  """Matmul precision on accelerators (accepted, and ignored: the NumPy tier is exact
-  and the XLA tier uses the backend default)."""
-  DEFAULT = 0
-  HIGH = 1
-  HIGHEST = 2
-
-  def __str__(self):
-    return self.name
-
-
-class AccuracyMode(enum.Enum):
-  """Accuracy request for transcendental functions (``jax.lax.AccuracyMode``)."""
-  HIGHEST = 1
-  DEFAULT = 2
-
-
-class DotAlgorithmPreset(enum.Enum):
-  """Named dot algorithms (``jax.lax.DotAlgorithmPreset``); accepted and ignored."""
-  DEFAULT = enum.auto()
-  ANY_F8_ANY_F8_F32 = enum.auto()
-  ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
-  ANY_F8_ANY_F8_ANY = enum.auto()
-  ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
-  F16_F16_F16 = enum.auto()
-  F16_F16_F32 = enum.auto()
-  BF16_BF16_BF16 = enum.auto()
-  BF16_BF16_F32 = enum.auto()
-  BF16_BF16_F32_X3 = enum.auto()
-  BF16_BF16_F32_X6 = enum.auto()
-  BF16_BF16_F32_X9 = enum.auto()
-  TF32_TF32_F32 = enum.auto()
-  TF32_TF32_F32_X3 = enum.auto()
-  F32_F32_F32 = enum.auto()
-  F64_F64_F64 = enum.auto()
-
-  def __str__(self):
-    return self.name
-
-
-class DotAlgorithm(NamedTuple):
-  """An explicit dot algorithm (``jax.lax.DotAlgorithm``); accepted and ignored."""
-  lhs_precision_type: Any
-  rhs_precision_type: Any
-  accumulation_type: Any
-  lhs_component_count: int = 1
-  rhs_component_count: int = 1
-  num_primitive_operations: int = 1
-  allow_imprecise_accumulation: bool = False
-
-
-class Tolerance(NamedTuple):
-  """Error tolerance for approximate transcendental functions (``jax.lax.Tolerance``)."""
-  atol: float = 0.0
-  rtol: float = 0.0
-  ulps: int = 0
-
-
 class RaggedDotDimensionNumbers(NamedTuple):
   """Dimension numbers of ``ragged_dot_general``: the dot's ``((lhs_contract,
   rhs_contract), (lhs_batch, rhs_batch))``, the lhs ragged dimensions and the rhs group
@@ -677,9 +620,12 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
   for logical, physical in enumerate(dn.rhs_spec):
     perm[physical] = logical
   rhs = shapes.transpose(rhs, tuple(perm))
+  # the kernel is exact (ones and zeros): the precision is the input's alone
   return conv_mod.conv_general_dilated(
       lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn,
-      feature_group_count=n_channels, preferred_element_type=preferred_element_type)
+      feature_group_count=n_channels,
+      precision=None if precision is None else (precision, Precision.DEFAULT),
+      preferred_element_type=preferred_element_type)
 
 
 def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
@@ -689,8 +635,12 @@ def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
   position. ``rhs`` holds, at each output position, a ``(C * prod(filter_shape), O)``
   kernel laid out as ``dimension_numbers``' rhs spec."""
   lhs, rhs = _operand(lhs), _operand(rhs)
+  c_precision = canonicalize_precision(precision)
+  if c_precision is not None and type(c_precision) is not tuple:
+    raise ValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
   patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
-                                         lhs_dilation, rhs_dilation, dimension_numbers)
+                                         lhs_dilation, rhs_dilation, dimension_numbers,
+                                         precision=c_precision and c_precision[0])
   _, rhs_spec, out_spec = conv_mod.conv_dimension_numbers(
       _aval(lhs).shape, (1, 1) + tuple(filter_shape), dimension_numbers)
   lhs_b, rhs_b = list(out_spec[2:]), list(rhs_spec[2:])

@@ -1,14 +1,13 @@
 """Reduction primitives over static axes, and ``dot_general``."""
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
 
@@ -140,6 +139,9 @@ def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
   if lhs.dtype != rhs.dtype:
     raise TypeError(f"dot_general requires operands of the same dtype, got "
                     f"{lhs.dtype.name} and {rhs.dtype.name}. (Tip: jnp.dot promotes types.)")
+  if preferred_element_type is not None and not isinstance(
+      precision, (precision_lib.DotAlgorithm, precision_lib.DotAlgorithmPreset)):
+    _check_not_narrower(lhs.dtype, preferred_element_type)
   batch = tuple(lhs.shape[d] for d in lb)
   lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc + lb)
   rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc + rb)
@@ -148,38 +150,68 @@ def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
                      lhs.weak_type and rhs.weak_type and preferred_element_type is None)
 
 
+def _bit_width(dtype):
+  # a complex type counts as its parts, as JAX counts it
+  if dtype == np.bool_:
+    return 1
+  bits = 8 * np.dtype(dtype).itemsize
+  return bits // 2 if dtypes.is_complex(dtype) else bits
+
+
+def _check_not_narrower(result_dtype, preferred_element_type):
+  """JAX's (and XLA's shape inference's) one rule for a dot's preferred type: an integer,
+  boolean or complex result may not narrow (a float result may become anything)."""
+  if result_dtype != preferred_element_type and not dtypes.is_floating(result_dtype) and \
+      _bit_width(preferred_element_type) < _bit_width(result_dtype):
+    raise TypeError("`preferred_element_type` must not be narrower than the original type, "
+                    f"got preferred_element_type of {preferred_element_type} for result "
+                    f"type of {result_dtype}.")
+
+
 def _format_dimension_numbers(dn):
   (lc, rc), (lb, rb) = dn
   return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
 
 
-def _format_precision(precision):
-  # JAX holds a precision as a pair (lhs, rhs) and prints it as one
-  pair = precision if isinstance(precision, tuple) else (precision, precision)
-  return "(" + ", ".join(f"{type(p).__name__}.{p.name}" if isinstance(p, enum.Enum)
-                         else str(p) for p in pair) + ")"
-
-
 core.param_printers[(dot_general_p, "dimension_numbers")] = _format_dimension_numbers
-core.param_printers[(dot_general_p, "precision")] = _format_precision
 # JAX leaves out the params that are None, and the sharding the binder's type implies
 core.hidden_params[dot_general_p] = lambda k, v, params: v is None or k == "out_sharding"
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
-  """Contract ``lhs`` and ``rhs`` over ``((lhs_contract, rhs_contract), (lhs_batch,
-  rhs_batch))``; the result's axes are batch, lhs free, rhs free."""
+  """General dot product (``jax.lax.dot_general``).
+
+  Parameters
+  ----------
+  lhs, rhs : arrays of one dtype
+  dimension_numbers : ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
+    The axes contracted and the batch axes, each a sequence of ints.
+  precision : None, str, Precision, a pair of them, DotAlgorithm or DotAlgorithmPreset
+    On accelerators, how float32 operands are multiplied: ``'default'`` (one bfloat16
+    pass on a TPU, TensorFloat-32 on a GPU), ``'high'`` (three bfloat16 passes) or
+    ``'highest'`` (full float32); None takes ``jax.default_matmul_precision``. The CPU
+    and tier 0 compute in full precision whatever it says.
+  preferred_element_type : dtype, optional
+    The accumulation and result type; it may not narrow an integer, boolean or complex
+    type.
+
+  Returns
+  -------
+  array whose axes are the batch axes, then lhs's free axes, then rhs's.
+  """
   (lc, rc), (lb, rb) = dimension_numbers
   dn = ((_ints("dot_general", lc), _ints("dot_general", rc)),
         (_ints("dot_general", lb), _ints("dot_general", rb)))
   pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       preferred_element_type)
-  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                            precision=precision_lib.canonicalize_precision(precision),
                             preferred_element_type=pref, out_sharding=None)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
-  """Vector/matrix product contracting the last axis of ``lhs`` with the first of ``rhs``."""
+  """Vector/matrix product contracting the last axis of ``lhs`` with the first of ``rhs``
+  (``precision`` and ``preferred_element_type`` as in ``dot_general``)."""
   lnd, rnd = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
   if lnd not in (1, 2) or rnd not in (1, 2):
     raise TypeError(f"dot only supports rank 1 or 2 operands, got ranks {lnd} and {rnd}.")
@@ -205,7 +237,7 @@ def _transposed_dot(eqn, invars, producer, uses):
                                          *range(nb, nb + nl)]:
     return None
   precision = dot.params["precision"]
-  if isinstance(precision, tuple):
+  if type(precision) is tuple:   # (lhs, rhs), not an algorithm
     precision = precision[::-1]
   params = dict(dot.params, dimension_numbers=((rc, lc), (rb, lb)), precision=precision)
   return core.JaxprEqn([rhs, lhs], eqn.outvars, dot_general_p, params, eqn.source_info)
