@@ -11,6 +11,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax.precision import AccuracyMode, check_accuracy
 from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import staging
 
@@ -261,10 +262,43 @@ def direct_unary(prim, fallback, positional_only=False):
   return fun
 
 
+# The transcendental functions that take JAX's ``accuracy``: a param of the primitive that
+# the XLA lowering passes on as the op's ``result_accuracy``.
+accuracy_primitives = (exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p, logistic_p, sin_p,
+                       cos_p, tan_p, sqrt_p, rsqrt_p, cbrt_p)
+_ACCURACY_DOC = """
+
+Parameters
+----------
+x : array of a floating or complex type
+accuracy : lax.Tolerance or lax.AccuracyMode, optional
+  The accuracy XLA's implementation must reach (``result_accuracy`` in the StableHLO).
+  Where XLA has one implementation, as on the CPU, and in tier 0, it changes nothing.
+"""
+
+
+for _p in accuracy_primitives:
+  core.hidden_params[_p] = lambda k, v, params: v is None   # as JAX prints them
+
+
+def _accepting_accuracy(prim):
+  """The lax function of a primitive with an ``accuracy`` param: without one, the direct
+  kernel call; with one, a bind that carries it."""
+  direct = direct_unary(prim, lambda x: prim.bind(x, accuracy=None))
+
+  def fun(x, *, accuracy=None):
+    if accuracy is None:
+      return direct(x)
+    return prim.bind(x, accuracy=check_accuracy(accuracy))
+  return fun
+
+
 def _unary(prim):
-  fun = direct_unary(prim, prim.bind)
+  accurate = prim in accuracy_primitives
+  fun = _accepting_accuracy(prim) if accurate else direct_unary(prim, prim.bind)
   fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
-  fun.__doc__ = f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
+  fun.__doc__ = (f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
+                 + (_ACCURACY_DOC if accurate else ""))
   direct_functions[prim] = fun
   return fun
 
@@ -348,21 +382,42 @@ for _p in (sign_p, floor_p, ceil_p, is_finite_p, not_p, and_p, or_p, xor_p, eq_p
   ad.defzero(_p)
 ad.defunsupported(nextafter_p, "(JAX gives nextafter no derivative)")
 
-ad.defjvp2(exp_p, lambda g, ans, x: mul(g, ans))
-ad.defjvp2(exp2_p, lambda g, ans, x: mul(log(_const(x, 2)), mul(g, ans)))
-ad.defjvp(log_p, lambda g, x: div(g, x))
-ad.defjvp(log1p_p, lambda g, x: div(g, add(x, _const(x, 1))))
-ad.defjvp2(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(ans, 1))))
-def _tanh_jvp(g, ans, x):
+# The rules of the primitives with an ``accuracy`` param keep it where JAX's grad does: in
+# cos's derivative and in the HIGHEST forms of expm1, tanh and logistic, which avoid the
+# cancellation of ans + 1 and 1 - ans. (sin's drops it, as JAX's linearization of sin
+# does; JAX's jvp of sin alone keeps it.)
+ad.defjvp2(exp_p, lambda g, ans, x, **_: mul(g, ans))
+ad.defjvp2(exp2_p, lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)))
+ad.defjvp(log_p, lambda g, x, **_: div(g, x))
+ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
+
+
+def _expm1_jvp(g, ans, x, accuracy=None):
+  if accuracy is AccuracyMode.HIGHEST:
+    return mul(g, exp(x, accuracy=accuracy))
+  return mul(g, add(ans, _const(ans, 1)))
+
+
+def _tanh_jvp(g, ans, x, accuracy=None):
+  if accuracy is AccuracyMode.HIGHEST:   # 4 logistic(2x) logistic(-2x)
+    return mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
+                                        logistic(mul(_const(x, -2), x), accuracy=accuracy))))
   # (g + g ans) (1 - ans), in JAX's order so that grad jaxprs print alike
   return mul(ad.add_tangents(g, mul(g, ans)), sub(_const(x, 1), ans))
 
 
+def _logistic_jvp(g, ans, x, accuracy=None):
+  if accuracy is AccuracyMode.HIGHEST:   # 1 - logistic(x) is logistic(-x)
+    return mul(g, mul(ans, logistic(neg(x))))
+  return mul(g, mul(ans, sub(_const(ans, 1), ans)))
+
+
+ad.defjvp2(expm1_p, _expm1_jvp)
 ad.defjvp2(tanh_p, _tanh_jvp)
-ad.defjvp2(logistic_p, lambda g, ans, x: mul(g, mul(ans, sub(_const(ans, 1), ans))))
-ad.defjvp(sin_p, lambda g, x: mul(g, cos(x)))
-ad.defjvp(cos_p, lambda g, x: neg(mul(g, sin(x))))
-ad.defjvp2(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
+ad.defjvp2(logistic_p, _logistic_jvp)
+ad.defjvp(sin_p, lambda g, x, **_: mul(g, cos(x)))
+ad.defjvp(cos_p, lambda g, x, accuracy=None: neg(mul(g, sin(x, accuracy=accuracy))))
+ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
 ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
@@ -372,9 +427,10 @@ ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
 ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
 ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_const(x, 1), x), -1),
                                     div(g, sub(_const(x, 1), x))))
-ad.defjvp2(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
-ad.defjvp2(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
-ad.defjvp2(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+ad.defjvp2(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
+ad.defjvp2(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp2(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3),
+                                                     integer_pow(ans, -2))))
 
 
 def _abs_jvp(g, ans, x):
