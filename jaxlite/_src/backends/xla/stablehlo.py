@@ -22,6 +22,7 @@ from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
+from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax import sorting
@@ -226,14 +227,10 @@ def _simple(name):
 
 for _prim, _name in {
     ew.neg_p: "stablehlo.negate", ew.floor_p: "stablehlo.floor", ew.ceil_p: "stablehlo.ceil",
-    ew.is_finite_p: "stablehlo.is_finite", ew.exp_p: "stablehlo.exponential",
-    ew.log_p: "stablehlo.log", ew.log1p_p: "stablehlo.log_plus_one",
-    ew.expm1_p: "stablehlo.exponential_minus_one", ew.tanh_p: "stablehlo.tanh",
-    ew.tan_p: "stablehlo.tan",
+    ew.is_finite_p: "stablehlo.is_finite",
     ew.asin_p: "chlo.asin", ew.acos_p: "chlo.acos", ew.atan_p: "chlo.atan",
     ew.sinh_p: "chlo.sinh", ew.cosh_p: "chlo.cosh", ew.asinh_p: "chlo.asinh",
-    ew.acosh_p: "chlo.acosh", ew.atanh_p: "chlo.atanh", ew.sqrt_p: "stablehlo.sqrt",
-    ew.rsqrt_p: "stablehlo.rsqrt", ew.cbrt_p: "stablehlo.cbrt", ew.not_p: "stablehlo.not",
+    ew.acosh_p: "chlo.acosh", ew.atanh_p: "chlo.atanh", ew.not_p: "stablehlo.not",
     ew.add_p: "stablehlo.add", ew.sub_p: "stablehlo.subtract",
     ew.mul_p: "stablehlo.multiply", ew.div_p: "stablehlo.divide",
     ew.rem_p: "stablehlo.remainder", ew.pow_p: "stablehlo.power",
@@ -241,6 +238,91 @@ for _prim, _name in {
     ew.and_p: "stablehlo.and", ew.or_p: "stablehlo.or", ew.xor_p: "stablehlo.xor",
     ad.add_any_p: "stablehlo.add"}.items():
   lowering_rules[_prim] = _simple(_name)
+
+
+def _apfloat_digits(value: float, precision: int):
+  """The decimal digits and exponent (``value == int(digits) * 10**exp``) that LLVM's
+  ``APFloat::toString`` prints for a positive double: it first drops the digits beyond
+  ``precision`` that the significand's bit count allows by truncation, then rounds the
+  rest half up on the next digit alone. (Rounding correctly would differ: 1e-6 would
+  print in the short form, which MLIR does not use for it.)"""
+  bits = np.float64(value).view(np.uint64).item()
+  biased, sig = bits >> 52, bits & ((1 << 52) - 1)
+  exp = max(biased, 1) - 1075
+  sig |= (1 << 52) if biased else 0
+  zeros = (sig & -sig).bit_length() - 1
+  sig, exp = sig >> zeros, exp + zeros
+  sig, exp = (sig << exp, 0) if exp > 0 else (sig * 5 ** -exp, exp)
+  removable = (sig.bit_length() - (precision * 196 + 58) // 59) * 59 // 196
+  if removable > 0:
+    sig, exp = sig // 10 ** removable, exp + removable
+  digits = str(sig)
+  if len(digits) > precision:
+    exp += len(digits) - precision
+    digits = str(int(digits[:precision]) + (digits[precision] >= "5"))
+    if len(digits) > precision:   # carried into a new digit: 99.9 -> 100
+      digits, exp = "1", exp + precision
+  stripped = digits.rstrip("0")
+  return stripped, exp + len(digits) - len(stripped)
+
+
+def _mlir_float(value: float) -> str:
+  """Nonzero ``value`` as MLIR prints an f64 attribute: in APFloat's short form (six
+  significant digits, ``1.000000e-05``) if that reads back exactly, else in its full form
+  (17 digits: ``9.9999999999999995E-7``, ``0.33333333333333331``) if that has a point,
+  else as its bits."""
+  value = float(value)
+  if np.isfinite(value):
+    sign = "-" if value < 0 else ""
+    digits, exp = _apfloat_digits(abs(value), 6)
+    mantissa = f"{digits[0]}.{digits[1:]:0<6}"
+    short = f"{sign}{mantissa}e{exp + len(digits) - 1:+03d}"
+    if float(short) == value:
+      return short
+    digits, exp = _apfloat_digits(abs(value), 17)
+    point = exp + len(digits)   # where the point goes: digits before it
+    if exp < 0 and point - 1 >= -3:
+      whole = digits[:point] if point > 0 else "0"
+      return f"{sign}{whole}.{'0' * max(-point, 0)}{digits[max(point, 0):]}"
+    if exp < 0 or exp > 3 or point > 17:
+      e = point - 1
+      return f"{sign}{digits[0]}.{digits[1:] or '0'}E{'+' if e >= 0 else '-'}{abs(e)}"
+  return "0x" + np.float64(value).view(np.uint64).item().to_bytes(8, "big").hex().upper()
+
+
+def _result_accuracy(accuracy):
+  """The ``result_accuracy`` attribute of a transcendental op for JAX's ``accuracy``
+  param (a ``Tolerance`` or an ``AccuracyMode``), or None; the zero tolerances are left
+  out, as MLIR prints them."""
+  if accuracy is None:
+    return None
+  if isinstance(accuracy, precision_lib.AccuracyMode):
+    fields, mode = [], accuracy.name
+  elif isinstance(accuracy, precision_lib.Tolerance):
+    fields = [f"{k} = {_mlir_float(v)}" for k, v in (("atol", accuracy.atol),
+                                                      ("rtol", accuracy.rtol)) if v]
+    fields += [f"ulps = {int(accuracy.ulps)}"] if accuracy.ulps else []
+    mode = "TOLERANCE"
+  else:
+    raise NotImplementedError(f"Accuracy {accuracy} not supported")
+  fields.append(f"mode = #stablehlo.result_accuracy_mode<{mode}>")
+  return f"result_accuracy = #stablehlo.result_accuracy<{', '.join(fields)}>"
+
+
+def _transcendental(name):
+  """The rule of a primitive with JAX's ``accuracy`` param: one op, with the param as its
+  ``result_accuracy`` (XLA picks an implementation that meets it)."""
+  def rule(b, eqn, x, accuracy=None):
+    return b.op1(name, [x], *_out(eqn), _result_accuracy(accuracy))
+  return rule
+
+
+for _prim, _name in {
+    ew.exp_p: "stablehlo.exponential", ew.log_p: "stablehlo.log",
+    ew.log1p_p: "stablehlo.log_plus_one", ew.expm1_p: "stablehlo.exponential_minus_one",
+    ew.tanh_p: "stablehlo.tanh", ew.tan_p: "stablehlo.tan", ew.sqrt_p: "stablehlo.sqrt",
+    ew.rsqrt_p: "stablehlo.rsqrt", ew.cbrt_p: "stablehlo.cbrt"}.items():
+  lowering_rules[_prim] = _transcendental(_name)
 
 for _prim, _dir in {ew.eq_p: "EQ", ew.ne_p: "NE", ew.lt_p: "LT", ew.le_p: "LE",
                     ew.gt_p: "GT", ew.ge_p: "GE"}.items():
@@ -315,9 +397,9 @@ def _sinh_cosh_parts(b, y):
           binary(b, "divide", binary(b, "add", binary(b, "add", e1m, e2m), two), two))
 
 
-def _sine_rule(b, eqn, x):
+def _sine_rule(b, eqn, x, accuracy=None):
   if x.dtype.kind != "c":
-    return unary(b, "sine", x)
+    return b.op1("stablehlo.sine", [x], x.shape, x.dtype, _result_accuracy(accuracy))
   # sin(a + bj) = sin(a) cosh(b) + j cos(a) sinh(b), with a zero real part where a is
   # (no NaN from 0 * inf), as JAX lowers it
   a, y = _parts(b, x)
@@ -328,9 +410,9 @@ def _sine_rule(b, eqn, x):
   return _complex(b, select(b, a_is_zero, full(b, 0, a.shape, a.dtype), re), im, x.dtype)
 
 
-def _cosine_rule(b, eqn, x):
+def _cosine_rule(b, eqn, x, accuracy=None):
   if x.dtype.kind != "c":
-    return unary(b, "cosine", x)
+    return b.op1("stablehlo.cosine", [x], x.shape, x.dtype, _result_accuracy(accuracy))
   # cos(a + bj) = cos(a) cosh(b) - j sin(a) sinh(b), with a zero imaginary part where a
   # is zero, as JAX lowers it
   a, y = _parts(b, x)
@@ -346,17 +428,17 @@ def _square_rule(b, eqn, x):
   return binary(b, "multiply", x, x)
 
 
-@_elementwise
-def _logistic_rule(b, eqn, x):
+def _logistic_rule(b, eqn, x, accuracy=None):
+  # 1 / (1 + exp(-x)), whose exp JAX lowers without the accuracy
   one = full(b, 1, x.shape, x.dtype)
   return binary(b, "divide", one, binary(b, "add", one, unary(b, "exponential",
                                                                unary(b, "negate", x))))
 
 
-@_elementwise
-def _exp2_rule(b, eqn, x):
-  return unary(b, "exponential", binary(b, "multiply", x, full(b, np.log(2), x.shape,
-                                                                x.dtype)))
+def _exp2_rule(b, eqn, x, accuracy=None):
+  scaled = binary(b, "multiply", x, full(b, np.log(2), x.shape, x.dtype))
+  return b.op1("stablehlo.exponential", [scaled], x.shape, x.dtype,
+               _result_accuracy(accuracy))
 
 
 def _integer_pow_rule(b, eqn, x, *, y):
@@ -374,7 +456,7 @@ def _integer_pow_rule(b, eqn, x, *, y):
 
 lowering_rules.update({
     ew.sign_p: _sign_rule, ew.abs_p: _abs_rule, ew.square_p: _square_rule,
-    ew.sin_p: _elementwise(_sine_rule), ew.cos_p: _elementwise(_cosine_rule),
+    ew.sin_p: _sine_rule, ew.cos_p: _cosine_rule,
     ew.logistic_p: _logistic_rule, ew.exp2_p: _exp2_rule,
     ew.integer_pow_p: _integer_pow_rule})
 
@@ -503,6 +585,13 @@ lowering_rules[red.argmax_p] = _arg_reduce_rule("GT")
 lowering_rules[red.argmin_p] = _arg_reduce_rule("LT")
 
 
+def _precision_config(precision) -> str:
+  """The ``precision_config`` of a dot or convolution, which JAX always writes (DEFAULT
+  for None): on a TPU it decides between bfloat16 passes and full float32."""
+  pair = precision_lib.precision_pair(precision)
+  return f"precision_config = [{', '.join(f'#stablehlo<precision {p.name}>' for p in pair)}]"
+
+
 def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
                       preferred_element_type, out_sharding):
   (lc, rc), (lb, rb) = dimension_numbers
@@ -517,7 +606,7 @@ def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
         f"rhs_batching_dimensions = {_list(rb)}, lhs_contracting_dimensions = {_list(lc)}, "
         f"rhs_contracting_dimensions = {_list(rc)}>")
   out = b.op1("stablehlo.dot_general", [lhs, rhs], shape, compute,
-              f"dot_dimension_numbers = {dn}")
+              f"dot_dimension_numbers = {dn}, {_precision_config(precision)}")
   if dtype == np.bool_:
     return compare(b, out, full(b, 0, shape, compute), "NE")
   if compute.kind == "c" and dtype.kind != "c":
@@ -1007,7 +1096,7 @@ def _conv_rule(b, eqn, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_d
           f"{layout(rhs_spec, 'oi')}->{layout(out_spec, 'bf')}>, "
           f"feature_group_count = {int(feature_group_count)} : i64, "
           f"lhs_dilation = {_i64s(lhs_dilation)}, padding = {_pads_attr(padding)}, "
-          f"rhs_dilation = {_i64s(rhs_dilation)}, "
+          f"{_precision_config(precision)}, rhs_dilation = {_i64s(rhs_dilation)}, "
           f"window_reversal = array<i1{': ' if n else ''}"
           f"{', '.join(['false'] * n)}>, window_strides = {_i64s(window_strides)}")
   if 0 in shape:
@@ -1074,13 +1163,15 @@ def _dslice(b, x: V, starts, sizes) -> V:
 
 
 def _bdot(b, x: V, y: V, x_contract: int, y_contract: int) -> V:
-  """A product batched over axis 0 of both operands."""
+  """A product batched over axis 0 of both operands, in full precision on every device
+  (a decomposition's products, which JAX's own computes at HIGHEST)."""
   shape = ((x.shape[0],) + tuple(d for i, d in enumerate(x.shape) if i not in (0, x_contract))
            + tuple(d for i, d in enumerate(y.shape) if i not in (0, y_contract)))
   return b.op1("stablehlo.dot_general", [x, y], shape, x.dtype,
                "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], "
                f"rhs_batching_dimensions = [0], lhs_contracting_dimensions = [{x_contract}], "
-               f"rhs_contracting_dimensions = [{y_contract}]>")
+               f"rhs_contracting_dimensions = [{y_contract}]>, "
+               + _precision_config((precision_lib.Precision.HIGHEST,) * 2))
 
 
 def _conj(b, x: V) -> V:
