@@ -46,9 +46,10 @@ logger = logging.getLogger("jaxlite")
 def _cache_key(in_tree, sigs, static_key):
   """The signature a call is cached under: argument structure and leaves, static values,
   and the flags that change what tracing produces (x64, the promotion mode, the named
-  vmap axes), as JAX's cache key includes its trace context."""
+  vmap axes, the default matmul precision), as JAX's cache key includes its trace
+  context."""
   return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
-          config.jax_numpy_dtype_promotion)
+          config.jax_numpy_dtype_promotion, config.jax_default_matmul_precision)
 
 
 class _XlaDispatch:
@@ -681,6 +682,8 @@ def _difference(old, new, names, param_names):
     changes.append(f"the named vmap axes changed {old[4]} -> {new[4]}")
   if old[5] != new[5]:
     changes.append(f"jax_numpy_dtype_promotion changed {old[5]} -> {new[5]}")
+  if old[6] != new[6]:
+    changes.append(f"jax_default_matmul_precision changed {old[6]} -> {new[6]}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
     if v_old != v_new or k_old != k_new:
       label = (k_new if isinstance(k_new, str) else param_names[k_new]
