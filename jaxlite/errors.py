@@ -2,4 +2,5 @@
 from jaxlite._src.errors import (JAXTypeError, JAXIndexError, ConcretizationTypeError,
                                  TracerBoolConversionError, TracerIntegerConversionError,
                                  TracerArrayConversionError, UnexpectedTracerError,
-                                 NonConcreteBooleanIndexError, KeyReuseError)
+                                 NonConcreteBooleanIndexError, KeyReuseError,
+                                 JaxRuntimeError)

@@ -102,3 +102,9 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
 class KeyReuseError(JAXTypeError):
   pass
+
+
+class JaxRuntimeError(RuntimeError):
+  """An error the runtime reports: XLA's (a failed compile, an out-of-memory device, a
+  donated buffer used again), its message prefixed by its status code, or a transfer the
+  transfer guard disallows. JAX's older name for it is ``XlaRuntimeError``."""

@@ -23,13 +23,15 @@ from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_void_p
 import numpy as np
 
 from jaxlite._src.backends import background
+from jaxlite._src import transfer_guard
+from jaxlite._src.errors import JaxRuntimeError
 
 __all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "DeviceBuffer", "load_api",
            "live_buffers"]
 
 
-class XlaRuntimeError(RuntimeError):
-  """An error reported by XLA through PJRT; the message is XLA's, prefixed by its code."""
+# An error reported by XLA through PJRT: the message is XLA's, prefixed by its code.
+XlaRuntimeError = JaxRuntimeError
 
 
 # ----------------------------------------------------------------------------- structs
@@ -120,6 +122,33 @@ UnsafePointerArgs = _args("PJRT_Buffer_UnsafePointer_Args",
                           [("buffer", _P), ("buffer_pointer", ctypes.c_uint64)])
 ToHostArgs = _args("PJRT_Buffer_ToHostBuffer_Args", [
     ("src", _P), ("host_layout", _P), ("dst", _P), ("dst_size", c_size_t), ("event", _P)])
+TiledLayout = _args("PJRT_Buffer_MemoryLayout_Tiled", [
+    ("minor_to_major", _P), ("minor_to_major_size", c_size_t), ("tile_dims", _P),
+    ("tile_dim_sizes", _P), ("num_tiles", c_size_t)])
+StridesLayout = _args("PJRT_Buffer_MemoryLayout_Strides",
+                      [("byte_strides", _P), ("num_byte_strides", c_size_t)])
+
+
+class _LayoutUnion(ctypes.Union):
+  _fields_ = [("tiled", TiledLayout), ("strides", StridesLayout)]
+
+
+MemoryLayout = _args("PJRT_Buffer_MemoryLayout", [("layout", _LayoutUnion), ("type", c_int)])
+DescriptionAttributesArgs = _args("PJRT_DeviceDescription_Attributes_Args", [
+    ("device_description", _P), ("num_attributes", c_size_t), ("attributes", _P)])
+LocalHardwareIdArgs = _args("PJRT_Device_LocalHardwareId_Args",
+                            [("device", _P), ("local_hardware_id", c_int)])
+BufferDeviceArgs = _args("PJRT_Buffer_Device_Args", [("buffer", _P), ("device", _P)])
+CopyToDeviceArgs = _args("PJRT_Buffer_CopyToDevice_Args",
+                         [("buffer", _P), ("dst_device", _P), ("dst_buffer", _P)])
+# PJRT_Device_MemoryStats_Args: bytes_in_use, then (value, is_set) pairs, in this order
+MEMORY_STATS = ("peak_bytes_in_use", "num_allocs", "largest_alloc_size", "bytes_limit",
+                "bytes_reserved", "peak_bytes_reserved", "bytes_reservable_limit",
+                "largest_free_block_bytes", "pool_bytes", "peak_pool_bytes")
+MemoryStatsArgs = _args("PJRT_Device_MemoryStats_Args", [
+    ("device", _P), ("bytes_in_use", c_int64)] + [
+    field for name in MEMORY_STATS for field in ((name, c_int64),
+                                                  (name + "_is_set", ctypes.c_bool))])
 
 # The PJRT_Api function table, in the header's order (_PJRT_API_STRUCT_FIELD list).
 _API_SLOTS = """
@@ -292,21 +321,7 @@ class Api:
       return {}
     a = _new(PluginAttributesArgs)
     self.check(self.Plugin_Attributes(ctypes.byref(a)))
-    out = {}
-    for i in range(a.num_attributes):
-      nv = NamedValue.from_address(a.attributes + i * ctypes.sizeof(NamedValue))
-      name = ctypes.string_at(nv.name, nv.name_size).decode()
-      if nv.type == 0:
-        out[name] = ctypes.string_at(nv.value.string_value, nv.value_size).decode()
-      elif nv.type == 1:
-        out[name] = nv.value.int64_value
-      elif nv.type == 2:
-        out[name] = list((c_int64 * nv.value_size).from_address(nv.value.string_value))
-      elif nv.type == 3:
-        out[name] = nv.value.float_value
-      elif nv.type == 4:
-        out[name] = nv.value.bool_value
-    return out
+    return _named_values(a.attributes, a.num_attributes)
 
   def await_event(self, event):
     """Wait for ``event``, destroy it, and raise if it carried an error."""
@@ -317,6 +332,44 @@ class Api:
 
   def destroy_event(self, event):
     self.Event_Destroy(ctypes.byref(_new(EventArgs, event=event)))
+
+
+def _named_values(address, count) -> dict:
+  """``count`` PJRT_NamedValues from ``address`` as a dict (int lists as tuples)."""
+  out = {}
+  for i in range(count):
+    nv = NamedValue.from_address(address + i * ctypes.sizeof(NamedValue))
+    name = ctypes.string_at(nv.name, nv.name_size).decode()
+    if nv.type == 0:
+      out[name] = ctypes.string_at(nv.value.string_value, nv.value_size).decode()
+    elif nv.type == 1:
+      out[name] = nv.value.int64_value
+    elif nv.type == 2:
+      out[name] = tuple((c_int64 * nv.value_size).from_address(nv.value.string_value))
+    elif nv.type == 3:
+      out[name] = nv.value.float_value
+    elif nv.type == 4:
+      out[name] = nv.value.bool_value
+  return out
+
+
+_row_major: dict = {}
+
+
+def row_major_layout(ndim: int):
+  """The address of a PJRT host layout for a dense C-order array of ``ndim`` dimensions,
+  to pass as ``host_layout``. Without one, ToHostBuffer writes the buffer in the device's
+  own layout: a TPU's for rank 3 and up is not C order, and read as C order its axes come
+  out permuted."""
+  made = _row_major.get(ndim)
+  if made is None:
+    order = (c_int64 * max(ndim, 1))(*range(ndim - 1, -1, -1))
+    layout = _new(MemoryLayout, type=0)   # PJRT_Buffer_MemoryLayout_Type_Tiled, no tiles
+    layout.layout.tiled.struct_size = TiledLayout.SIZE
+    layout.layout.tiled.minor_to_major = ctypes.addressof(order)
+    layout.layout.tiled.minor_to_major_size = ndim
+    made = _row_major.setdefault(ndim, (ctypes.addressof(layout), layout, order))
+  return made[0]
 
 
 _apis: dict = {}
@@ -367,10 +420,12 @@ def _string(api, fn, cls, **kw) -> str:
 
 
 class Device:
-  """A PJRT device of a client (only what ``jax.Device`` prints)."""
+  """A PJRT device of a client: its id, kind, hardware id and description attributes
+  (a TPU's ``coords`` and ``core_on_chip``), and its allocator's statistics."""
 
   def __init__(self, client, handle):
     api = client.api
+    self.api = api
     d = _new(DeviceDescriptionArgs, device=handle)
     api.check(api.Device_GetDescription(ctypes.byref(d)))
     i = _new(DescriptionIdArgs, device_description=d.device_description)
@@ -378,6 +433,33 @@ class Device:
     self.handle, self.id, self.platform = handle, i.id, client.platform
     self.device_kind = _string(api, api.DeviceDescription_Kind, DescriptionStringArgs,
                                device_description=d.device_description)
+    self.attributes = {}
+    if api.DeviceDescription_Attributes is not None:
+      a = _new(DescriptionAttributesArgs, device_description=d.device_description)
+      api.check(api.DeviceDescription_Attributes(ctypes.byref(a)))
+      self.attributes = _named_values(a.attributes, a.num_attributes)
+    self.local_hardware_id = None
+    if api.Device_LocalHardwareId is not None:
+      h = _new(LocalHardwareIdArgs, device=handle)
+      api.check(api.Device_LocalHardwareId(ctypes.byref(h)))
+      self.local_hardware_id = h.local_hardware_id if h.local_hardware_id >= 0 else None
+
+  def memory_stats(self) -> dict | None:
+    """The allocator's statistics (``jax.Device.memory_stats``), or None where the plugin
+    keeps none (the CPU plugin)."""
+    if self.api.Device_MemoryStats is None:
+      return None
+    m = _new(MemoryStatsArgs, device=self.handle)
+    try:
+      self.api.check(self.api.Device_MemoryStats(ctypes.byref(m)))
+    except XlaRuntimeError as e:
+      if str(e).startswith("UNIMPLEMENTED"):
+        return None
+      raise
+    stats = {"bytes_in_use": m.bytes_in_use}
+    stats.update((name, getattr(m, name)) for name in MEMORY_STATS
+                 if getattr(m, name + "_is_set"))
+    return stats
 
   def __repr__(self):
     return f"{type(self).__name__}(id={self.id}, platform={self.platform!r})"
@@ -696,9 +778,10 @@ class LoadedExecutable:
           shape, dtype = spec
           raise TypeError(f"Argument {i} of the compiled function must be "
                           f"{dtype.name}{list(shape)}, got {x.dtype.name}{list(x.shape)}.")
-        if x.client is not self.client:
-          raise ValueError(f"Argument {i} of the compiled function lives on another "
-                           "PJRT client.")
+        if x.client is not self.client:   # another platform's: through the host
+          if transfer_guard.active:
+            transfer_guard.check("device_to_device", lambda: f"{x!r} to {self.client.platform}")
+          args[i] = _host_arg(i, x.to_numpy(), spec)
       else:
         args[i] = _host_arg(i, x, spec)
     return args
@@ -903,6 +986,7 @@ class LoadedExecutable:
   def _to_host(self, buffer, out, ha, ha_ref):
     api = self.api
     ha.src, ha.dst, ha.dst_size, ha.event = buffer, out.ctypes.data, out.nbytes, None
+    ha.host_layout = row_major_layout(out.ndim)
     api.check(api.Buffer_ToHostBuffer(ha_ref))
     api.await_event(ha.event)
 
@@ -1399,7 +1483,8 @@ class DeviceBuffer:
         return view.view(dtype).reshape(shape)
       return np.frombuffer(ctypes.string_at(pa.buffer_pointer, nbytes), dtype).reshape(shape)
     out = np.empty(shape, dtype)
-    ha = _new(ToHostArgs, src=self.handle, dst=out.ctypes.data, dst_size=nbytes)
+    ha = _new(ToHostArgs, src=self.handle, host_layout=row_major_layout(len(shape)),
+              dst=out.ctypes.data, dst_size=nbytes)
     api.check(api.Buffer_ToHostBuffer(ctypes.byref(ha)))
     api.await_event(ha.event)
     return out
@@ -1407,6 +1492,33 @@ class DeviceBuffer:
   def __array__(self, dtype=None, copy=None):
     value = self.to_numpy()
     return value if dtype is None else value.astype(dtype)
+
+  def device_index(self) -> int:
+    """The position in its client's ``devices`` of the device holding this buffer."""
+    api = self.api
+    if api.Buffer_Device is None:
+      return 0
+    a = _new(BufferDeviceArgs, buffer=self.handle)
+    api.check(api.Buffer_Device(ctypes.byref(a)))
+    for i, device in enumerate(self.client.devices):
+      if device.handle == a.device:
+        return i
+    return 0
+
+  def copy_to_device(self, index: int = 0) -> "DeviceBuffer":
+    """A new buffer of this client's device ``index`` holding this buffer's value, copied
+    on the devices (no round trip through the host where the plugin supports it)."""
+    api, client = self.api, self.client
+    if api.Buffer_CopyToDevice is None:
+      return client.put(self.to_numpy(), index)
+    a = _new(CopyToDeviceArgs, buffer=self.handle, dst_device=client.devices[index].handle)
+    api.check(api.Buffer_CopyToDevice(ctypes.byref(a)))
+    b = _new_object(DeviceBuffer)
+    b.handle, b.api, b.client, b.spec, b._flight, b._alias = (a.dst_buffer, api, client,
+                                                              self.spec, None, None)
+    next(_created)
+    b._await_ready_event()   # the copy reads this buffer: done before it can be freed
+    return b
 
   def __repr__(self):
     shape, dtype = self.spec
