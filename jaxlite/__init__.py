@@ -12,13 +12,14 @@ from jaxlite._src.numpy import array_methods as _array_methods
 from jaxlite._src.api import (
     make_jaxpr, eval_shape, device_put, device_get, block_until_ready, disable_jit,
     enable_x64, log_compiles, explain_cache_misses, numpy_dtype_promotion,
-    default_matmul_precision, numpy_rank_promotion, transfer_guard,
-    transfer_guard_host_to_device, transfer_guard_device_to_host,
-    transfer_guard_device_to_device, checking_leaks, enable_checks, ensure_compile_time_eval,
+    default_matmul_precision, numpy_rank_promotion, default_device, checking_leaks,
+    enable_checks, ensure_compile_time_eval,
     typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
     print_environment_info, named_call, named_scope, linear_transpose, closure_convert)
 from jaxlite._src.dtypes import float0
-from jaxlite._src.backends import default_device
+from jaxlite._src.transfer_guard import (
+    transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
+    transfer_guard_device_to_device)
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
 from jaxlite._src.jit import jit
 from jaxlite._src.debugging import pure_callback
@@ -34,7 +35,8 @@ local_devices = devices
 
 
 def device_count(backend=None) -> int:
-  """How many devices ``backend`` ('cpu' or 'gpu'; default: the default backend) has.
+  """How many devices ``backend`` ('cpu', 'tpu' or 'gpu'; default: the default backend)
+  has.
 
   Raises RuntimeError for a backend that is unknown or does not work here, as JAX does.
   """

@@ -53,3 +53,18 @@ def x64():
     config.update("jax_enable_x64", bool(value))
   yield set_flag
   config.update("jax_enable_x64", old)
+
+
+def pytest_collection_modifyitems(config, items):
+  """Tests marked ``accelerator`` need a TPU or GPU as the default backend."""
+  marked = [item for item in items if "accelerator" in item.keywords]
+  if not marked:
+    return
+  import jaxlite
+  platform = jaxlite.default_backend()
+  if platform != "cpu":
+    return
+  skip = pytest.mark.skip(reason=f"no accelerator: the default backend is {platform!r} "
+                          "(run tools/accelerator_check.sh on a machine with a TPU or GPU)")
+  for item in marked:
+    item.add_marker(skip)

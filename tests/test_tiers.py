@@ -22,8 +22,12 @@ needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin 
 def test_policy_resolution_and_bad_backend():
   assert tiers.resolve_policy(None) is None and tiers.resolve_policy("cpu") == "xla"
   assert jax.jit(lambda x: x, backend="numpy")._policy == "numpy"
-  with pytest.raises(ValueError, match="Unknown backend 'tpu'"):
-    jax.jit(lambda x: x, backend="tpu")
+  with pytest.raises(ValueError, match="Unknown backend 'bogus'"):
+    jax.jit(lambda x: x, backend="bogus")
+  if "tpu" not in jax._src.backends.backends():   # as JAX: refused at the call
+    with pytest.raises(RuntimeError, match="Backend 'tpu' failed to initialize.*libtpu.*"
+                       r"Available backends are \['cpu'\]"):
+      jax.jit(lambda x: x, backend="tpu")(1.0)
 
 
 def test_numpy_policy_never_compiles_xla():

@@ -12,6 +12,7 @@ import numpy as np
 from jaxlite._src import api_util
 from jaxlite._src import backends
 from jaxlite._src import core
+from jaxlite._src import transfer_guard
 from jaxlite._src import tree
 from jaxlite._src.array import ARRAY_TYPES, Array
 from jaxlite._src.core import ShapeDtypeStruct, Tracer
@@ -123,20 +124,32 @@ def eval_shape(fun, *args, **kwargs):
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
   """Put the leaves of pytree ``x`` on ``device`` as Arrays (copies NumPy inputs).
 
-  ``device`` may be a Device or a ``jax.sharding.Sharding`` (or a pytree of them
-  matching ``x``): each leaf is then split into that sharding's shards, one per device.
+  Without ``device`` the leaves go to the default device, uncommitted: computations may
+  move them. ``device`` may be a Device, which commits them to it, or a
+  ``jax.sharding.Sharding`` (or a pytree of them matching ``x``): each leaf is then split
+  into that sharding's shards, one per device. An explicit transfer for
+  ``jax.transfer_guard``.
   """
-  from jaxlite._src import backends, sharding
-  if device is None or device == backends.default_device():
-    return tree.tree_map(as_operand, x)
-  if isinstance(device, (sharding.Sharding, backends.Device)):
-    return tree.tree_map(lambda leaf: sharding.place(leaf, device), x)
-  return tree.tree_map(sharding.place, x, device)
+  from jaxlite._src import sharding
+  with transfer_guard.explicit():
+    if device is None:
+      target = core.eval_trace.device
+      if target is None:
+        return tree.tree_map(as_operand, x)
+      return tree.tree_map(lambda leaf: target.adopt(as_operand(leaf)), x)
+    if isinstance(device, backends.Device) and not device.client.resident and (
+        device == backends.default_device()):
+      return tree.tree_map(as_operand, x)
+    if isinstance(device, (sharding.Sharding, backends.Device)):
+      return tree.tree_map(lambda leaf: sharding.place(leaf, device), x)
+    return tree.tree_map(sharding.place, x, device)
 
 
 def device_get(x):
-  """The leaves of pytree ``x`` as NumPy arrays."""
-  return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+  """The leaves of pytree ``x`` as NumPy arrays (an explicit transfer for
+  ``jax.transfer_guard``)."""
+  with transfer_guard.explicit():
+    return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
 
 
 def block_until_ready(x):
@@ -193,16 +206,6 @@ def numpy_dtype_promotion(mode: str):
     yield
 
 
-@contextlib.contextmanager
-def _accepted_setting(*args, **kwargs):
-  """A JAX setting that has nothing to change in jaxlite (one device, no sharding)."""
-  yield
-
-
-transfer_guard = _accepted_setting
-transfer_guard_host_to_device = transfer_guard_device_to_host = _accepted_setting
-transfer_guard_device_to_device = _accepted_setting
-
 
 _NO_DEFAULT = object()
 
@@ -229,6 +232,9 @@ numpy_rank_promotion = _config_context(
 default_matmul_precision = _config_context(
     "jax_default_matmul_precision", "Set jax_default_matmul_precision inside the ``with`` "
     "block.")
+default_device = _config_context(
+    "jax_default_device", "Put uncommitted arrays and computations on this device (a Device "
+    "or a platform name such as 'cpu') inside the ``with`` block.")
 debug_nans = _config_context("jax_debug_nans",
                              "Set jax_debug_nans inside the ``with`` block.")
 debug_infs = _config_context("jax_debug_infs",
@@ -274,8 +280,9 @@ host_count, host_id = process_count, process_index
 
 
 def live_arrays(platform=None):
-  """The live Arrays (jaxlite does not track them: always an empty list)."""
-  return []
+  """The live (not deleted) Arrays on ``platform``'s devices (default: the default
+  backend's), found by walking the objects the garbage collector tracks."""
+  return backends.backend(platform).live_arrays()
 
 
 def print_environment_info(return_string: bool = False):

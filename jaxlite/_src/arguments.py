@@ -8,8 +8,9 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import transfer_guard
 from jaxlite._src import tree
-from jaxlite._src.array import Array, Unfetched
+from jaxlite._src.array import Array, Unfetched, placement
 from jaxlite._src.config import config
 from jaxlite._src.core import Tracer
 
@@ -96,11 +97,15 @@ def leaf_value(x):
   return np.array(value, dtypes.canonicalize_dtype(value.dtype))
 
 
-def leaf_device_value(x):
-  """What the XLA tier receives for an argument leaf: an Array's device buffer (made
-  once and kept by the Array: no transfer on later calls), else the NumPy value."""
+def leaf_device_value(x, client=None):
+  """What an XLA executable of PJRT ``client`` (None: the CPU's) receives for an argument
+  leaf: an Array's device buffer (made once and kept by the Array: no transfer on later
+  calls), else the NumPy value (transferred by the call: a guarded host-to-device
+  transfer where the client is a device's)."""
   t = type(x)
   if t is Array or t is Unfetched:
     buf = x._buf
-    return x._to_device() if buf is None else buf
+    return x._to_device(client) if buf is None else buf
+  if transfer_guard.active and client is not None and placement["resident"](client):
+    transfer_guard.check("host_to_device", lambda: f"aval={core.get_aval(x)!r}")
   return leaf_value(x)

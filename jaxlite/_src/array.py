@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import transfer_guard
 from jaxlite._src.core import ShapedArray
 
 
@@ -70,13 +71,14 @@ class Array:
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
 
-  def _to_device(self):
-    """The device buffer the XLA tier reads this array from: made from ``_value`` on
-    first use and kept, since an Array never changes (JAX's arrays live on the device
-    too); later calls pass it without a transfer. When the buffer shares host memory
-    (CPU, large arrays), ``_value`` becomes that memory, so the value is held once."""
+  def _to_device(self, client=None):
+    """The buffer of PJRT ``client`` (None: the CPU's) the XLA tier reads this array from:
+    made from ``_value`` on first use and kept, since an Array never changes (JAX's arrays
+    live on the device too); later calls pass it without a transfer. When the buffer
+    shares host memory (CPU, large arrays), ``_value`` becomes that memory, so the value
+    is held once."""
     value = self._value
-    buf = placement["device_put"](value)
+    buf = placement["device_put"](value, client)
     host = buf.host
     if host is not None and host is not value:
       self._value = host   # an aligned copy of the same contents
@@ -86,7 +88,13 @@ class Array:
   @property
   def _on_device(self) -> bool:
     """Whether the value lives only on the device so far (not fetched yet)."""
-    return self._buf is not None and type(self) is Unfetched
+    if self._buf is None or type(self) is not Unfetched:
+      return False
+    try:
+      _value_slot.__get__(self)
+      return False
+    except AttributeError:
+      return True
 
   # -- conversion to Python and NumPy
   def __array__(self, dtype=None, copy=None):
@@ -102,10 +110,17 @@ class Array:
     return bool(self._value)
 
   def __int__(self):
-    return int(self._value)
+    value = self._value
+    if value.dtype.kind == "c":   # NumPy's complex scalars would drop the imaginary part
+      raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                      "number, not 'complex'")
+    return int(value)
 
   def __float__(self):
-    return float(self._value)
+    value = self._value
+    if value.dtype.kind == "c":
+      raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    return float(value)
 
   def __complex__(self):
     return complex(self._value)
@@ -181,10 +196,14 @@ class Array:
   @property
   def device(self):
     placed = self._placed
-    if placed is not None and len(placed.sharding.device_set) > 1:
-      raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
-    return placement["default_device"]() if placed is None else next(
-        iter(placed.sharding.device_set))
+    if placed is not None:
+      if len(placed.sharding.device_set) > 1:
+        raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
+      return next(iter(placed.sharding.device_set))
+    buf = self._buf
+    if buf is not None and buf.__class__ is not _Deleted:
+      return placement["device_of"](buf)
+    return placement["default_device"]()
 
   def devices(self):
     placed = self._placed
@@ -323,15 +342,23 @@ class Unfetched(Array):
 
   @property
   def _value(self):
+    try:
+      return _value_slot.__get__(self)   # read before, and kept on a device (below)
+    except AttributeError:
+      pass
     buf = self._buf
+    resident = buf is not None and placement["resident"](buf.client)
     if buf is not None:
+      if resident and transfer_guard.active:
+        transfer_guard.check("device_to_host", lambda: f"aval={self.aval!r}")
       value = buf.to_numpy()     # raises for a deleted array
       if not value.shape:
         value = value[()]        # 0-d results are NumPy scalars, as tier 0 makes them
     else:
       value = placement["assemble"](self._placed)
     _value_slot.__set__(self, value)
-    self.__class__ = Array
+    if not resident:   # an array on a device stays one: its eager ops run there
+      self.__class__ = Array
     return value
 
   @_value.setter
@@ -353,6 +380,15 @@ def from_device(buf, weak_type: bool = False) -> Array:
   a._buf = buf
   a._placed = None
   return a
+
+
+def in_device_memory(x) -> bool:
+  """Whether ``x`` is an Array held in a device's memory (an accelerator's, or the CPU's
+  PJRT device under jaxlite_cpu_backend='pjrt'): reading its value is a transfer."""
+  if type(x) is not Unfetched:
+    return False
+  buf = x._buf
+  return buf is not None and buf.__class__ is not _Deleted and placement["resident"](buf.client)
 
 
 def _reconstruct(value, weak_type):

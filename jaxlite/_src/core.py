@@ -231,12 +231,17 @@ def _count_open_traces(delta):
     _refresh_everywhere()
 
 
-def set_direct_eval_trace(trace):
-  """Install ``direct_eval_trace``: ``eval_trace``, or None while a checking
-  ``process_primitive`` is installed (jax_debug_nans)."""
+_direct_blockers: set = set()
+
+
+def block_direct_kernels(owner: str, blocked: bool):
+  """Let lax's direct NumPy kernels run eagerly (``direct_eval_trace`` is ``eval_trace``)
+  unless some ``owner`` blocks them: a checking ``process_primitive`` (jax_debug_nans),
+  or eager evaluation on a device, where every primitive must reach ``process_primitive``."""
   global direct_eval_trace
   with _open_traces_lock:
-    direct_eval_trace = trace
+    (_direct_blockers.add if blocked else _direct_blockers.discard)(owner)
+    direct_eval_trace = None if _direct_blockers else eval_trace
     _refresh_everywhere()
 
 
@@ -262,8 +267,25 @@ class EvalTrace(Trace):
   to_value: Callable = None  # Array | NumPy | scalar -> NumPy value
   wrap: Callable = None      # (NumPy value, weak_type) -> Array
   array_type: type = None    # Array
+  # The resident backend (a device) every primitive runs on, through its
+  # ``apply_primitive(prim, args, params)``; None: NumPy kernels on the host.
+  device = None
+
+  def set_device(self, backend):
+    """Run eager primitives on ``backend`` (``backends.devices.retarget``; None: host)."""
+    self.device = backend
 
   def process_primitive(self, prim, args, params):
+    device = self.device
+    if device is not None:
+      for x in args:
+        if isinstance(x, Tracer):
+          raise errors.UnexpectedTracerError(x)
+      return device.apply_primitive(prim, args, params)
+    return self.apply_on_host(prim, args, params)
+
+  def apply_on_host(self, prim, args, params):
+    """Run ``prim`` with its NumPy kernel on host values."""
     accepted = prim.elementwise_dtypes
     if accepted is not None:
       out = self._elementwise(prim, accepted, args, params)

@@ -63,7 +63,7 @@ def _update(_value=None):
   on = bool(config.jax_debug_nans or config.jax_debug_infs)
   core.EvalTrace.process_primitive = (_checked_process_primitive if on
                                       else _plain_process_primitive)
-  core.set_direct_eval_trace(None if on else core.eval_trace)
+  core.block_direct_kernels("debug_nans", on)
   jit.PjitFunction.__call__ = _checked_jit_call if on else _plain_jit_call
 
 

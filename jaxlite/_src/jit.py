@@ -43,13 +43,13 @@ from jaxlite._src import passes
 
 logger = logging.getLogger("jaxlite")
 
-def _cache_key(in_tree, sigs, static_key):
+def _cache_key(in_tree, sigs, static_key, target=None):
   """The signature a call is cached under: argument structure and leaves, static values,
-  and the flags that change what tracing produces (x64, the promotion mode, the named
-  vmap axes, the default matmul precision), as JAX's cache key includes its trace
-  context."""
+  the flags that change what tracing produces (x64, the promotion mode, the named vmap
+  axes, the default matmul precision), as JAX's cache key includes its trace context,
+  and the device backend it runs on (``target``; None: the host's tiers)."""
   return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
-          config.jax_numpy_dtype_promotion, config.jax_default_matmul_precision)
+          config.jax_numpy_dtype_promotion, target, config.jax_default_matmul_precision)
 
 
 class _XlaDispatch:
@@ -58,11 +58,12 @@ class _XlaDispatch:
   device buffers, not waited for (asynchronous dispatch). Called with NumPy values it
   runs synchronously and returns NumPy arrays (``Compiled``, the tier race: the race
   times XLA including the wait for its results and their transfer)."""
-  __slots__ = ("executable", "execute_device")
+  __slots__ = ("executable", "execute_device", "client")
 
   def __init__(self, executable):
     self.executable = executable
     self.execute_device = executable.execute_device
+    self.client = executable.loaded.client   # whose buffers its arguments must be
 
   def __call__(self, *values):
     return self.executable(*values)
@@ -122,7 +123,7 @@ class _Entry:
 
   def _prepare(self, name, policy):
     self.optimized = passes.optimize(self.jaxpr)
-    if policy == "xla":
+    if policy == "xla" or self.key[6] is not None:   # a device runs XLA's only
       self.run = self._compile_xla(name)
       self.tier = "xla"
       return
@@ -150,9 +151,14 @@ class _Entry:
 
   def _compile_xla(self, name):
     t0 = time.perf_counter()
-    executable = compiler.backend_compile_and_load(
-        compiler.Backend(backends.default_backend()), tiers.compile_xla, self.optimized, name,
-        self.donation)
+    target = self.key[6]
+    if target is None:
+      executable = compiler.backend_compile_and_load(
+          _CPU, tiers.compile_xla, self.optimized, name, self.donation)
+    else:
+      executable = compiler.backend_compile_and_load(
+          compiler.Backend(target.platform), tiers.compile_xla, self.optimized, name,
+          self.donation, target.pjrt_client())
     self._record_xla(name, (time.perf_counter() - t0) * 1e3, executable.as_text(),
                      executable.from_disk_cache)
     return _XlaDispatch(executable)
@@ -251,7 +257,8 @@ class _Entry:
     out_weak = self.out_weak
 
     def xla_call(leaves):
-      bufs = xla_run.execute_device(list(map(arguments.leaf_device_value, leaves)))
+      bufs = xla_run.execute_device([arguments.leaf_device_value(x, xla_run.client)
+                                     for x in leaves])
       for buf in bufs:
         buf.block_until_ready()   # timed to completion, as tier 0 is
       return list(map(from_device, bufs, out_weak))
@@ -317,6 +324,7 @@ class _RemoteXla:
 
 
 _CPU = compiler.Backend("cpu")
+_FOLLOW = object()   # a jitted function's target: the default device's backend
 _LEAF = tree.tree_structure(0)
 
 
@@ -327,10 +335,12 @@ class PjitFunction:
   tell jitted functions apart by that name (chex's ``assert_max_traces``)."""
 
   def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-               keep_unused, inline, backend):
+               keep_unused, inline, backend, device=None):
     if not callable(fun):
       raise TypeError(f"jit expects a callable, got {fun!r} of type {type(fun).__name__}.")
     self._policy = tiers.resolve_policy(backend)
+    self._placement = (backend, device)   # resolved at the first call (``_call_target``)
+    self._target = _FOLLOW
     self.fun = fun
     functools.update_wrapper(self, fun, updated=())
     self._name = api_util.fun_name(fun)
@@ -387,7 +397,8 @@ class PjitFunction:
         try:
           if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
             if bufs is None or None in bufs:
-              bufs = [a._to_device() if a._buf is None else a._buf for a in leaves]
+              bufs = [a._to_device(run.client) if a._buf is None else a._buf
+                      for a in leaves]
             outs = run.execute_device(bufs)
             entry.exec_s.append(time.perf_counter() - t0)
             if entry.single_output:
@@ -417,7 +428,7 @@ class PjitFunction:
     if core._context.trace is not core.eval_trace:
       return self._bind(args, kwargs, leaves, in_tree, static_key)
     sigs = tuple(map(arguments.leaf_signature, leaves))
-    key = _cache_key(in_tree, sigs, static_key)
+    key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -427,6 +438,18 @@ class PjitFunction:
     except RuntimeError:   # a deleted argument: JAX's error for a donated one (cache hit)
       check_not_donated(leaves)
       raise
+
+  def _call_target(self):
+    """The resident backend this function's calls run on (None: the host's tiers): the
+    one ``jit(backend=..., device=...)`` names, else the default device's."""
+    target = self._target
+    if target is _FOLLOW:
+      backend, device = self._placement
+      if backend is None and device is None:
+        return core.eval_trace.device
+      target = tiers.placement_target(backend, device)
+      self._target = target
+    return target
 
   def _execute(self, entry, args, kwargs, static_key, leaves):
     entry.calls += 1
@@ -442,7 +465,7 @@ class PjitFunction:
       self._fast_cache[tuple(key)] = entry
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
-      outs = run.execute_device(list(map(arguments.leaf_device_value, leaves)))
+      outs = run.execute_device([arguments.leaf_device_value(x, run.client) for x in leaves])
       entry.exec_s.append(time.perf_counter() - t0)
       return tree.tree_unflatten(entry.out_tree, list(map(from_device, outs, entry.out_weak)))
     if run.__class__ is tiers.Race:
@@ -458,7 +481,7 @@ class PjitFunction:
     check_donated_once(leaves, entry.donate)
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
-      bufs = list(map(arguments.leaf_device_value, leaves))
+      bufs = [arguments.leaf_device_value(x, run.client) for x in leaves]
       consumed = [i for i in entry.donate if type(leaves[i]) in ARRAY_TYPES
                   and bufs[i].donatable(not leaves[i]._on_device)]
       outs = run.executable.execute_donating(bufs, consumed)
@@ -593,7 +616,7 @@ class PjitFunction:
   def _bind(self, args, kwargs, leaves, in_tree, static_key):
     """Inside another trace: stage (or inline) a call of the traced jaxpr."""
     sigs = tuple(map(arguments.leaf_signature, leaves))
-    key = _cache_key(in_tree, sigs, static_key)
+    key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -636,7 +659,7 @@ class PjitFunction:
       static_key = ()
     leaves, in_tree = tree.tree_flatten((args, kwargs))
     sigs = tuple(map(arguments.leaf_signature, leaves))
-    key = _cache_key(in_tree, sigs, static_key)
+    key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     return stages.Traced(self, entry, self._arg_names(args, kwargs))
 
@@ -683,7 +706,10 @@ def _difference(old, new, names, param_names):
   if old[5] != new[5]:
     changes.append(f"jax_numpy_dtype_promotion changed {old[5]} -> {new[5]}")
   if old[6] != new[6]:
-    changes.append(f"jax_default_matmul_precision changed {old[6]} -> {new[6]}")
+    platform = [t.platform + " device" if t else "host" for t in (old[6], new[6])]
+    changes.append(f"the default device moved from the {platform[0]} to the {platform[1]}")
+  if old[7] != new[7]:
+    changes.append(f"jax_default_matmul_precision changed {old[7]} -> {new[7]}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
     if v_old != v_new or k_old != k_new:
       label = (k_new if isinstance(k_new, str) else param_names[k_new]
@@ -830,7 +856,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                              device=device, backend=backend, inline=inline,
                              in_shardings=in_shardings, out_shardings=out_shardings)
   jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  keep_unused, inline, backend)
+                  keep_unused, inline, backend, device)
   if in_shardings is None and out_shardings is None:
     return jitted
   return sharded_jit[0](jitted, in_shardings, out_shardings)

@@ -482,8 +482,11 @@ def _device_index(device) -> int:
 
 
 def put_pieces(values, devices) -> list:
-  """``values[i]`` on ``devices[i]``: PJRT buffers when the XLA tier runs, else NumPy."""
+  """``values[i]`` on ``devices[i]``: PJRT buffers of a device's platform (on the host,
+  when the XLA tier runs), else NumPy."""
   # np.asarray(order="C"), not np.ascontiguousarray, which makes a rank-0 piece rank 1
+  if all(d.client.resident for d in devices):
+    return [d.client.put(np.asarray(v, order="C"), d) for v, d in zip(values, devices)]
   if not tiers.xla_available():
     return [np.asarray(v, order="C") for v in values]
   from jaxlite._src.backends import xla
@@ -494,11 +497,15 @@ def put_pieces(values, devices) -> list:
 
 def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> Array:
   """An Array made of ``pieces`` laid out by ``sharding``; ``value``: the whole value,
-  when known already (else assembled from the pieces when first read)."""
+  when known already (else assembled from the pieces when first read). One piece on a
+  device is also the Array's buffer, which its eager ops and jitted calls use there."""
   a = object.__new__(Array if value is not None else array_mod.Unfetched)
   a.weak_type = weak_type
   a._buf = None
   a._placed = Placed(sharding, pieces, shape, dtype)
+  if len(pieces) == 1 and not isinstance(pieces[0], np.ndarray) and (
+      sharding._device_list[0].client.resident):
+    a._buf = pieces[0]
   if value is not None:
     a._value = value
   return a
@@ -515,9 +522,15 @@ def place(x, sharding) -> Array:
     sharding = SingleDeviceSharding(sharding)
   if not isinstance(sharding, Sharding):
     raise TypeError(f"device_put: expected a Device or a Sharding, got {sharding!r}.")
+  devices = sharding._device_list
+  buf = x._buf
+  if (len(devices) == 1 and buf is not None and devices[0].client.resident
+      and buf.__class__ is not array_mod._Deleted
+      and buf.client is devices[0].client.pjrt_client()):   # copied on the device
+    pieces = [buf.copy_to_device(devices[0].client.devices().index(devices[0]))]
+    return from_pieces(sharding, pieces, x.shape, x.dtype, x.weak_type)
   value = np.asarray(x._value)
   indices = sharding.devices_indices_map(value.shape)
-  devices = sharding._device_list
   pieces = put_pieces([value[indices[d]] for d in devices], devices)
   return from_pieces(sharding, pieces, value.shape, value.dtype, x.weak_type)
 
@@ -546,7 +559,16 @@ def sharding_of(x: Array) -> Sharding:
   return SingleDeviceSharding(backends.default_device()) if placed is None else placed.sharding
 
 
-array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of)
+def commit(x: Array, device) -> Array:
+  """``x``, computed on ``device``, as an Array committed to it."""
+  buf = x._buf
+  piece = buf if buf is not None and device.client.resident else x._value
+  return from_pieces(SingleDeviceSharding(device), [piece], x.shape, x.dtype, x.weak_type,
+                     None if buf is not None else x._value)
+
+
+array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,
+                           commit=commit)
 
 
 def aval_sharding(aval) -> NamedSharding:

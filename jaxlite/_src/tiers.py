@@ -31,7 +31,7 @@ logger = logging.getLogger("jaxlite")
 
 POLICIES = ("auto", "numpy", "xla")
 _BACKEND_ALIASES = {None: None, "auto": "auto", "numpy": "numpy", "xla": "xla",
-                    "cpu": "xla", "gpu": "xla", "cuda": "xla"}
+                    "cpu": "xla", "gpu": "xla", "cuda": "xla", "tpu": "xla"}
 
 config.define("jaxlite_tier", "auto", "Default tier policy of jit: auto, numpy or xla.",
               env_var="JAXLITE_TIER", parse=str)
@@ -51,6 +51,20 @@ def resolve_policy(backend):
   return _BACKEND_ALIASES[backend]
 
 
+def placement_target(backend, device):
+  """The resident backend ``jit(backend=..., device=...)`` pins (None: the host's tiers).
+  A tier name or 'cpu' on the host selects a tier policy instead (``resolve_policy``)."""
+  if device is not None:
+    if not isinstance(device, backends.Device):
+      raise TypeError(f"jit: device must be a Device, such as jax.devices()[0]; got "
+                      f"{device!r}.")
+    return device.client if device.client.resident else None
+  if backend in (None, "auto", "numpy", "xla"):
+    return None
+  found = backends.backend(backend)
+  return found if found.resident else None
+
+
 def default_policy() -> str:
   policy = config.jaxlite_tier
   if policy not in POLICIES:
@@ -58,13 +72,14 @@ def default_policy() -> str:
   return policy
 
 
-def compile_xla(closed, name, donation=None):
-  """Compile ``closed`` with XLA; a clear error when no plugin is installed."""
+def compile_xla(closed, name, donation=None, on=None):
+  """Compile ``closed`` with XLA for PJRT client ``on`` (None: the CPU's); a clear error
+  when no plugin is installed."""
   from jaxlite._src.backends import xla
-  if not xla_available():
+  if on is None and not xla_available():
     reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
-  return xla.compile(closed, name, donation)
+  return xla.compile(closed, name, donation, on)
 
 
 # every live jitted function (jit adds itself), for settled(), the profiler and

@@ -1,7 +1,12 @@
-"""Backends: devices, and the table of eager implementations the EvalTrace dispatches to."""
+"""Backends: platforms and devices, and the table of eager implementations the EvalTrace
+dispatches to on the host."""
+import logging
+
 from jaxlite._src import array
 from jaxlite._src import core
-from jaxlite._src.backends.cpu_devices import cpu_device_count
+from jaxlite._src.backends import platforms
+from jaxlite._src.backends.platforms import (Backend, Device, backend, backends,
+                                             default_backend, default_device, devices)
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 # the modules that fill the NumPy backend's table, one family each
 from jaxlite._src.backends.numpy import callback_impls as _numpy_callbacks  # noqa: F401
@@ -12,35 +17,7 @@ from jaxlite._src.backends.numpy import linalg_impls as _numpy_linalg  # noqa: F
 from jaxlite._src.backends.numpy import parallel as _numpy_parallel  # collectives' rows
 from jaxlite._src.backends.numpy import rng_impls as _numpy_rng  # noqa: F401
 
-
-class Device:
-  """A device a backend computes on (``jax.Device``)."""
-  __slots__ = ("id", "platform", "device_kind")
-
-  def __init__(self, id: int, platform: str, device_kind: str):
-    self.id = id
-    self.platform = platform
-    self.device_kind = device_kind
-
-  def __repr__(self):
-    return f"{self.platform.capitalize()}Device(id={self.id})"
-
-  def __eq__(self, other):
-    return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
-
-  def __hash__(self):
-    return hash((self.platform, self.id))
-
-
-_NAMES = {"cuda": "gpu", "rocm": "gpu"}
-
-_cpu_devices: list = []
-
-
-def _cpus() -> list:
-  if not _cpu_devices:
-    _cpu_devices.extend(Device(i, "cpu", "cpu") for i in range(cpu_device_count()))
-  return list(_cpu_devices)
+logger = logging.getLogger("jaxlite")
 
 
 xla_state = {}
@@ -60,48 +37,32 @@ def xla_available(pool_per_cpu: bool = False) -> bool:
   return xla_state["available"]
 
 
-def _plugin_devices() -> list:
-  """The devices the XLA plugin offers (a GPU plugin's GPUs), else the host CPU."""
-  if not xla_available():
-    return _cpus()
-  from jaxlite._src.backends import xla
-  platform = _NAMES.get(xla.platform(), xla.platform())
-  if platform == "cpu":
-    return _cpus()
-  # JAX names GPU devices CudaDevice(id=...)
-  return [Device(d.id, "cuda" if platform == "gpu" else platform, d.device_kind)
-          for d in xla.devices()]
-
-
-def default_device() -> Device:
-  return devices()[0]
-
-
-def devices(backend=None) -> list:
-  """The devices of ``backend`` (default: the default backend), as the plugins offer them."""
-  if backend in ("cpu", "numpy"):
-    return _cpus()
-  if backend not in (None, "gpu", "cuda"):
-    raise RuntimeError(f"Unknown backend {backend!r}: use 'cpu' or 'gpu'.")
-  found = _plugin_devices()
-  if backend in ("gpu", "cuda") and found[0].platform == "cpu":
-    raise RuntimeError("Unknown backend: 'gpu' requested, but no GPU plugin works here. "
-                       "Install one with pip install -e '.[cuda]' on a machine with a GPU.")
-  return found
-
-
-def default_backend() -> str:
-  """The platform of the default backend: 'gpu' when a GPU plugin works, else 'cpu'."""
-  return "gpu" if devices()[0].platform != "cpu" else "cpu"
-
-
 assert core.EvalTrace.impls is numpy_impl_rules   # tier 0's table is the eager table
 
 
-def _xla_device_put(value):
+def _xla_device_put(value, client=None):
   from jaxlite._src.backends import xla   # loads the PJRT plugin: only when first needed
-  return xla.device_put(value)
+  return (client or xla.client()).put(value)
+
+
+def _device_of(buf):
+  """The Device holding PJRT buffer ``buf``."""
+  owner = platforms.backend_of(buf.client)
+  found = (owner or backend("cpu")).devices()
+  return found[buf.device_index() if len(found) > 1 else 0]
+
+
+def _resident(client) -> bool:
+  """Whether the buffers of PJRT ``client`` are a resident backend's memory (an
+  accelerator's, or the CPU's under jaxlite_cpu_backend='pjrt'): reading one is a
+  transfer, and its Array stays there."""
+  owner = platforms.backend_of(client)
+  return owner is not None and owner.resident
 
 
 array.placement.update(device_put=_xla_device_put, default_device=default_device,
-                       devices=devices)
+                       devices=devices, device_of=_device_of, resident=_resident)
+try:
+  platforms.retarget()
+except RuntimeError as e:   # a bad jax_platforms: said again where devices are asked for
+  logger.debug("no eager device: %s", e)

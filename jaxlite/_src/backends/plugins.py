@@ -1,6 +1,8 @@
 """Finding PJRT plugins installed from PyPI, without importing jax or jaxlib.
 
 CPU: ``xla-cpu-pjrt`` installs ``xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so``.
+TPU: ``libtpu`` (the ``jaxlite[tpu]`` extra) installs ``libtpu/libtpu.so``; as in JAX,
+``TPU_LIBRARY_PATH`` names another file.
 CUDA: ``jax-cuda13-pjrt`` / ``jax-cuda12-pjrt`` install ``jax_plugins/xla_cuda13`` (or
 ``xla_cuda12``) holding ``xla_cuda_plugin.so``. Only the file is located here; it is
 loaded by ``pjrt.load_api`` when a client is first needed.
@@ -14,10 +16,11 @@ from typing import NamedTuple
 
 INSTALL_CPU = "pip install xla-cpu-pjrt"
 INSTALL_CUDA = "pip install 'jaxlite[cuda]'  (or: pip install jax-cuda13-pjrt)"
+INSTALL_TPU = "pip install 'jaxlite[tpu]'  (or: pip install libtpu)"
 
 
 class Plugin(NamedTuple):
-  platform: str   # "cpu" or "cuda"
+  platform: str   # "cpu", "tpu" or "gpu" (JAX's platform names)
   path: str       # the shared library exporting GetPjrtApi
   package: str    # the distribution it came from
 
@@ -53,28 +56,40 @@ def cuda_plugin() -> Plugin | None:
                           ("jax_plugins.xla_cuda12", "jax-cuda12-pjrt")):
     path = _find(module, "xla_cuda_plugin*.so")
     if path:
-      return Plugin("cuda", path, package)
+      return Plugin("gpu", path, package)
   return None
 
 
-def find_plugin(platform: str | None = None) -> Plugin | None:
-  """The plugin for ``platform`` ('cpu', 'cuda'), or the best available one if None.
+def tpu_plugin() -> Plugin | None:
+  path = os.environ.get("TPU_LIBRARY_PATH") or _find("libtpu", "libtpu*.so")
+  return Plugin("tpu", path, "libtpu") if path and os.path.exists(path) else None
 
-  ``JAXLITE_PLATFORM`` (as ``JAX_PLATFORMS``) overrides the automatic choice. A CUDA
-  plugin is preferred when installed, as JAX prefers a GPU.
+
+# The accelerator platforms, in the order JAX prefers them when none is named.
+ACCELERATORS = {"tpu": tpu_plugin, "gpu": cuda_plugin}
+# Names JAX_PLATFORMS accepts for them.
+PLATFORM_ALIASES = {"cpu": "cpu", "tpu": "tpu", "gpu": "gpu", "cuda": "gpu"}
+
+
+def find_plugin(platform: str | None = None) -> Plugin | None:
+  """The XLA tier's plugin (``platform`` None or 'cpu'), or an accelerator's ('tpu',
+  'gpu' or 'cuda'); None where it is not installed.
+
+  ``JAXLITE_PLATFORM`` set to anything but a platform name (``none``, say) hides every
+  plugin: the process then runs tier 0 alone.
   """
-  platform = platform or os.environ.get("JAXLITE_PLATFORM") or None
-  if platform == "cpu":
-    return cpu_plugin()
-  if platform in ("cuda", "gpu"):
-    return cuda_plugin()
-  if platform is not None:
+  if os.environ.get("JAXLITE_PLATFORM", "") not in ("", *PLATFORM_ALIASES):
     return None
-  return cuda_plugin() or cpu_plugin()
+  if platform in (None, "cpu"):
+    return cpu_plugin()
+  found = ACCELERATORS.get(PLATFORM_ALIASES.get(platform, platform))
+  return found() if found else None
 
 
 def missing_message(platform: str | None = None) -> str:
   if platform in ("cuda", "gpu"):
     return f"No CUDA PJRT plugin is installed. Install one with: {INSTALL_CUDA}"
+  if platform == "tpu":
+    return f"No TPU PJRT plugin (libtpu) is installed. Install it with: {INSTALL_TPU}"
   return (f"No XLA PJRT plugin is installed (the XLA backend needs one). Install the CPU "
           f"plugin with: {INSTALL_CPU}")

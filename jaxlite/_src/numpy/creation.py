@@ -56,11 +56,16 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     raise ValueError("None is not a valid value for jnp.array")
   if hasattr(object, "__jax_array__"):
     object = object.__jax_array__()
+  device = core.eval_trace.device   # a device eager values live on (None: the host)
   if isinstance(object, (Array, Tracer)):
     # an eager copy owns a buffer of its own, since DLPack can hand buffers to writers;
     # a traced value is a fresh value already (jaxlite has no copy primitive)
-    out = Array(np.array(object._value), object.weak_type) if (
-        copy and type(object) in ARRAY_TYPES) else object
+    if not (copy and type(object) in ARRAY_TYPES):
+      out = object
+    elif device is not None:
+      out = device.copy(object)
+    else:
+      out = Array(np.array(object._value), object.weak_type)
   elif isinstance(object, (list, tuple)) and _contains_tracer(object):
     if not object:
       out = as_operand(np.zeros((0,), dtypes.default_float_dtype()))
@@ -74,7 +79,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     out = lax_ew._convert_element_type(out, out.dtype if want is None else want, weak)
   if ndmin > out.ndim:
     out = lax_shapes.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
-  return out
+  return out if device is None else device.adopt(out)
 
 
 def _from_python_or_numpy(obj, want):
@@ -121,7 +126,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   if isinstance(a, (Array, Tracer)) and dtype is None:
     return a
   if isinstance(a, (bool, int, float, complex, np.generic)) and dtype is None:
-    return as_operand(a)
+    device = core.eval_trace.device
+    return as_operand(a) if device is None else device.adopt(as_operand(a))
   return array(a, dtype=dtype, copy=False, order=order)
 
 

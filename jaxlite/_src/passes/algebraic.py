@@ -17,6 +17,7 @@ calls a ufunc with a scalar instead of broadcasting a row over every row of ``x`
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src.array import in_device_memory
 
 simplify_rules: dict = {}
 # primitives whose operands may be rank-0 literals, broadcast to the output's shape
@@ -36,7 +37,7 @@ def same_type(a, b) -> bool:
 
 def is_one(v) -> bool:
   """Whether atom ``v`` is the scalar literal 1."""
-  return type(v) is core.Literal and np.ndim(v.val) == 0 and v.val == 1
+  return type(v) is core.Literal and np.ndim(v.val) == 0 and np.asarray(v.val) == 1
 
 
 def splat_literal(value):
@@ -87,7 +88,7 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   rename, producer, eqns, changed = {}, {}, [], False
   read = lambda v: v if type(v) is core.Literal else rename.get(v, v)
   splats = {v: lit for v, c in zip(jaxpr.constvars, closed.consts)
-            if (lit := splat_literal(c)) is not None}
+            if not in_device_memory(c) and (lit := splat_literal(c)) is not None}
   for eqn in jaxpr.eqns:
     invars = [read(v) for v in eqn.invars]
     if splats and eqn.primitive in scalar_operands:

@@ -2,6 +2,7 @@
 constants; small results become literals, others new constvars."""
 
 from jaxlite._src import core
+from jaxlite._src.array import in_device_memory
 from jaxlite._src.passes import dce
 
 # Folding these would copy their (large) result into the executable: skip them.
@@ -22,14 +23,16 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     invars = [read(v) for v in eqn.invars]
     foldable = (invars and not dce.has_effects(eqn)
                 and not any(type(v) is core.Var and v not in known for v in invars)
+                and not any(in_device_memory(value(v)) for v in invars)
                 and all(o.aval.size <= _SIZE_LIMIT for o in eqn.outvars)
                 and not any(isinstance(p, (core.Jaxpr, core.ClosedJaxpr))
                             for p in eqn.params.values()))
     if not foldable:
       eqns.append(eqn._replace(invars=invars))
       continue
-    with core.set_current_trace(core.eval_trace):
-      outs = eqn.primitive.bind(*[value(v) for v in invars], **eqn.params)
+    # on the host, as XLA folds constants (values on a device are left to XLA)
+    outs = core.eval_trace.apply_on_host(eqn.primitive, [value(v) for v in invars],
+                                         eqn.params)
     outs = outs if eqn.primitive.multiple_results else [outs]
     for v, out in zip(eqn.outvars, outs):
       if not v.aval.shape:

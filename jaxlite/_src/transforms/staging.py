@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from jaxlite._src import core
 from jaxlite._src import errors
+from jaxlite._src.array import in_device_memory
 from jaxlite._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
                                abstract_eval, get_aval, set_current_trace)
 
@@ -59,7 +60,7 @@ class DynamicJaxprTrace(core.Trace):
         raise errors.UnexpectedTracerError(x)
       return self._constvar(x, x.aval)   # closed over from an enclosing trace
     aval = get_aval(x)
-    if not aval.shape:
+    if not aval.shape and not in_device_memory(x):   # (a literal's value is read to lower it)
       return Literal(x, aval)
     return self._constvar(x, aval)
 
@@ -73,6 +74,8 @@ class DynamicJaxprTrace(core.Trace):
 
   def process_primitive(self, prim, args, params):
     if prim in const_fold_rules and not any(isinstance(x, Tracer) for x in args):
+      if not any(map(in_device_memory, args)):   # compile-time work stays on the host
+        return core.eval_trace.apply_on_host(prim, args, params)
       with set_current_trace(core.eval_trace):
         return prim.bind(*args, **params)
     atoms = [self.to_atom(x) for x in args]

@@ -59,32 +59,50 @@ POOL_PER_CPU_FROM = 1e-3   # seconds a run of a race's winner takes (``client``)
 
 
 def _create_client(pool_per_cpu):
-  global _pool_size
-  from jaxlite._src.backends.xla import pjrt
   # absl's INFO lines ("cpu_device_count set via create_options") are noise for users
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
-  errors = []
-  preferred = plugins.find_plugin()
-  candidates = [preferred] if preferred else []
-  cpu = plugins.cpu_plugin()
-  if cpu and cpu not in candidates and not os.environ.get("JAXLITE_PLATFORM"):
-    candidates.append(cpu)  # a CUDA plugin without a GPU falls back to the CPU
-  for plugin in candidates:
-    try:
-      api = pjrt.load_api(plugin.path)
-      cpu = plugin.platform == "cpu"
-      options = {"cpu_device_count": cpu_device_count()} if cpu else {}
-      cpus = background.process_cpus() if pool_per_cpu else None
-      with background.on_cpus(cpus) if cpus else contextlib.nullcontext():
-        made = pjrt.Client(api, options, synchronous=cpu and not
-                           config.jax_cpu_enable_async_dispatch)
-        _pool_size = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-      return made, None
-    except (OSError, XlaRuntimeError) as e:
-      errors.append(f"{plugin.package} ({plugin.path}): {e}")
-  if not candidates:
-    return None, plugins.missing_message(os.environ.get("JAXLITE_PLATFORM"))
-  return None, "No PJRT plugin could be loaded:\n  " + "\n  ".join(errors)
+  global _pool_size
+  plugin = plugins.find_plugin("cpu")
+  if plugin is None:
+    return None, plugins.missing_message("cpu")
+  try:
+    api = pjrt.load_api(plugin.path)
+    cpus = background.process_cpus() if pool_per_cpu else None
+    with background.on_cpus(cpus) if cpus else contextlib.nullcontext():
+      made = pjrt.Client(api, {"cpu_device_count": cpu_device_count()},
+                         synchronous=not config.jax_cpu_enable_async_dispatch)
+      _pool_size = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return made, None
+  except (OSError, XlaRuntimeError) as e:
+    return None, f"No PJRT plugin could be loaded:\n  {plugin.package} ({plugin.path}): {e}"
+
+
+_accelerators: dict = {}   # platform -> its Client, or the error its creation raised
+
+
+def accelerator_client(platform: str) -> pjrt.Client:
+  """The process's client of accelerator ``platform`` ('tpu' or 'gpu'), created on first
+  use (opening a TPU takes seconds); raises RuntimeError, naming the package to install
+  or XLA's reason, where there is none."""
+  made = _accelerators.get(platform)
+  if made is None:
+    with _lock:
+      made = _accelerators.get(platform)
+      if made is None:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+        plugin = plugins.find_plugin(platform)
+        if plugin is None:
+          made = RuntimeError(plugins.missing_message(platform))
+        else:
+          try:
+            made = pjrt.Client(pjrt.load_api(plugin.path))
+          except (OSError, XlaRuntimeError) as e:
+            made = RuntimeError(f"Unable to initialize backend '{platform}': {e} "
+                                f"({plugin.package}, {plugin.path})")
+        _accelerators[platform] = made
+  if isinstance(made, Exception):
+    raise made
+  return made
 
 
 def client(pool_per_cpu: bool = False):
@@ -256,9 +274,11 @@ def _compiler(tasks: int, main: pjrt.Client) -> pjrt.Client:
   return made
 
 
-def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaExecutable:
-  """Lower ``closed`` and compile it with XLA for the first device; ``donation`` says
-  which parameters XLA may write results into (see ``lower``). A small program is
+def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
+            on=None) -> XlaExecutable:
+  """Lower ``closed`` and compile it with XLA for the first device of client ``on``
+  (None: the CPU's); ``donation`` says which parameters XLA may write results into (see
+  ``lower``). A small program is
   compiled without parallel tasks (``UNSPLIT_BELOW``), a large one split into a task per
   CPU it will run on (``pool_cpus``).
 
@@ -271,7 +291,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
   """
   text = lower(closed, name, donation)
   given = donors(donation)
-  c = client()
+  c = on or client()
   tasks = _tasks(closed, c)
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key,
   # as is the split into tasks: an executable compiled otherwise must not be loaded.
@@ -281,7 +301,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> XlaE
   stored = cache.get(entry_key)
   if stored is not None:
     try:
-      exe = deserialize(stored, closed, text, donation)
+      exe = deserialize(stored, closed, text, donation, on=c)
       exe.from_disk_cache = True
       return exe
     except XlaRuntimeError as e:   # e.g. written by another plugin build: recompile
@@ -329,19 +349,20 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
 
 
 def deserialize(data: bytes, closed_or_avals, text: str = "", donation=None,
-                call_code=None) -> XlaExecutable:
+                call_code=None, on=None) -> XlaExecutable:
   """An executable from ``XlaExecutable.serialize`` bytes; the signature comes from a
   ClosedJaxpr or an ``(in_avals, out_avals)`` pair, ``donation`` is the one it was
   compiled with (see ``compile``). ``call_code``: ``call_code(exe)`` of the process
   that compiled it, whose Python code this process then need not compile (ignored when
-  that process ran another Python version)."""
+  that process ran another Python version); ``on``: the client to load it into (None: the
+  CPU's)."""
   if isinstance(closed_or_avals, core.ClosedJaxpr):
     in_avals, out_avals = closed_or_avals.in_avals, closed_or_avals.out_avals
   else:
     in_avals, out_avals = closed_or_avals
   if call_code is not None and call_code[0] == sys.version:
     pjrt.adopt_cached_call_code(len(in_avals), len(out_avals), marshal.loads(call_code[1]))
-  return XlaExecutable(client().deserialize(data), text, in_avals, out_avals,
+  return XlaExecutable((on or client()).deserialize(data), text, in_avals, out_avals,
                        donors=donors(donation))
 
 
