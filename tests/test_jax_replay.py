@@ -44,6 +44,8 @@ XLA_BATCH = 400   # cases per test
 
 @functools.lru_cache(maxsize=None)
 def load(suite):
+  """A recorded suite: ``x32`` / ``x64`` (JAX on the CPU), ``tpu-x32`` and so on (on that
+  accelerator, the device sample only)."""
   with np.load(os.path.join(HERE, f"{suite}.npz")) as data:
     meta = json.loads(data["index"].tobytes())
     blob = data["blob"]
@@ -337,6 +339,52 @@ def test_replay_xla(suite, start, suite_flag):
     pairs += [(c, "xla", r) for c, r in zip(chunk, run_many_on_xla(chunk))]
   pairs += [(c, "xla", run_case(c, "xla")) for c in raising]
   _check(suite, pairs)
+
+
+# The device mode: the eager answers with every primitive run as an XLA executable on the
+# resident device, as on an accelerator: there, against JAX's answers recorded on the same
+# chip (``record.py --platform``); elsewhere on the CPU's PJRT device, against the CPU's.
+# One case in DEVICE_EVERY (each new primitive signature is an XLA compile);
+# JAXLITE_REPLAY_DEVICE=N replays one in N.
+DEVICE_EVERY = 24
+DEVICE_BATCH = 200
+
+
+def device_record_name(suite):
+  platform = jaxlite.default_backend()
+  return suite if platform == "cpu" else f"{platform}-{suite}"
+
+
+def device_cases(suite):
+  every = int(os.environ.get("JAXLITE_REPLAY_DEVICE", DEVICE_EVERY))
+  return [c for c in suite_cases(suite) if case_lib.in_device_sample(c.id, every)]
+
+
+def _device_batches():
+  params = []
+  for suite in filter(_recorded, SUITES):
+    n = len(device_cases(suite))
+    for start in range(0, n, DEVICE_BATCH):
+      params.append(pytest.param(suite, start, id=f"{suite}-{start}"))
+  return params
+
+
+@pytest.mark.parametrize("suite,start", _device_batches())
+def test_replay_device(suite, start, suite_flag):
+  from jaxlite._src import tiers
+  if not tiers.xla_available():
+    pytest.skip("no XLA plugin")
+  record = device_record_name(suite)
+  if not _recorded(record):
+    pytest.skip(f"no answers recorded on {jaxlite.default_backend()} ({record}.npz): run "
+                "tests/jax_replay/record.py --platform there (tools/accelerator_check.sh)")
+  suite_flag(suite)
+  records, _ = load(record)
+  cases = [c for c in device_cases(suite)[start:start + DEVICE_BATCH]
+           if _available(c) and c.id in records and not records[c.id].get("hung")]
+  with config.override("jaxlite_cpu_backend", "pjrt"):   # (an accelerator is resident)
+    pairs = [(c, "eager", run_case(c, "eager")) for c in cases]
+  _check(record, pairs)
 
 
 def test_replay_covers_the_public_api():

@@ -171,6 +171,13 @@ def seed_of(case_id: str, position: int, batch: int = 0) -> int:
   return zlib.crc32(f"{case_id}#{position}#{batch}".encode())
 
 
+def in_device_sample(case_id: str, every: int) -> bool:
+  """Whether a case is among the stable one-in-``every`` sample that the device mode
+  replays (each eager primitive there is an XLA compile) and that ``record.py
+  --platform`` records on an accelerator."""
+  return every <= 1 or seed_of(case_id, -1) % every == 0
+
+
 def inputs(case: Case, batch: int | None = None):
   """The NumPy inputs of ``case``; with ``batch``, stacked along a new leading axis of
   that size (each slice drawn with its own seed)."""

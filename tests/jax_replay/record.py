@@ -1,8 +1,12 @@
 """Record JAX's answer to every replay case (run under real JAX, never by the tests).
 
     /path/to/jax-venv/bin/python tests/jax_replay/record.py [--x64] [--shards N]
+    python tests/jax_replay/record.py --platform tpu [--x64] [--every 24] [--out DIR]
 
-writes ``tests/jax_replay/x32.npz`` (or ``x64.npz``). For each case and mode (``eager``,
+writes ``tests/jax_replay/x32.npz`` (or ``x64.npz``); with ``--platform`` (on a machine
+with that accelerator and JAX), ``tpu-x32.npz`` and so on, of the one-in-``--every``
+sample of cases the device mode replays (``cases.in_device_sample``), in one process (one
+process holds the chip). For each case and mode (``eager``,
 ``jit``, ``vmap`` over a stacked leading axis of two) it stores either the exception class
 JAX raised or the output leaves: kind (``A`` array, ``P`` Python value), dtype, shape, weak
 type and bytes. ``jit`` and ``vmap`` entries that add nothing are stored as references.
@@ -101,24 +105,25 @@ def record_case(ns, case):
 
 
 HANG_SECONDS = 90
+DEVICE_EVERY = 24   # the device mode's sample: one case in this many
 
 
-def _shard_path(x64, shard):
-  return os.path.join(HERE, f".record-{'x64' if x64 else 'x32'}-{shard}.pkl")
+def _shard_path(x64, shard, out=HERE):
+  return os.path.join(out, f".record-{'x64' if x64 else 'x32'}-{shard}.pkl")
 
 
 def _worker(args):
   """Record one shard, saving as it goes: a case that hangs JAX (its gcd loops forever on
   iinfo.min, for example) kills the worker, which is restarted and records it as hung."""
-  x64, shard, nshards = args
+  x64, shard, nshards, platform, every, out = args
   import pickle
   import threading
   import time
   import jax
-  jax.config.update("jax_platforms", "cpu")
+  jax.config.update("jax_platforms", platform)
   jax.config.update("jax_enable_x64", x64)
   ns = _namespace()
-  path = _shard_path(x64, shard)
+  path = _shard_path(x64, shard, out)
   done = {}
   if os.path.exists(path):
     with open(path, "rb") as f:
@@ -139,7 +144,8 @@ def _worker(args):
         os._exit(3)
   threading.Thread(target=watchdog, daemon=True).start()
   todo = [c for i, c in enumerate(tables.all_cases(x64))
-          if i % nshards == shard and c.id not in done]
+          if i % nshards == shard and c.id not in done
+          and case_lib.in_device_sample(c.id, every)]
   for k, case in enumerate(todo):
     current["id"], current["since"] = case.id, time.time()
     done[case.id] = record_case(ns, case)
@@ -153,12 +159,12 @@ def _worker(args):
 def _run_shard(args):
   """Run ``_worker`` in fresh processes until the shard is complete."""
   import subprocess
-  x64, shard, nshards = args
+  x64, shard, nshards, platform, every, out = args
   while True:
     code = subprocess.call([sys.executable, __file__, "--worker", str(int(x64)), str(shard),
-                            str(nshards)])
+                            str(nshards), platform, str(every), out])
     if code == 0:
-      return _shard_path(x64, shard)
+      return _shard_path(x64, shard, out)
     if code != 3:
       raise RuntimeError(f"shard {shard} failed with exit code {code}")
 
@@ -189,7 +195,8 @@ def write_record(parts, x64, name):
         rec["leaves"] = stored
       index[cid] = entry
   import jax
-  meta = {"jax": jax.__version__, "x64": x64, "cases": index}
+  meta = {"jax": jax.__version__, "x64": x64, "platform": jax.default_backend(),
+          "device_kind": jax.devices()[0].device_kind, "cases": index}
   blob = np.frombuffer(b"".join(chunks), np.uint8)
   np.savez_compressed(name, index=np.frombuffer(json.dumps(meta).encode(), np.uint8),
                       blob=blob)
@@ -200,21 +207,27 @@ def main():
   import pickle
   if sys.argv[1:2] == ["--worker"]:
     x64, shard, nshards = (int(v) for v in sys.argv[2:5])
-    _worker((bool(x64), shard, nshards))
+    _worker((bool(x64), shard, nshards, sys.argv[5], int(sys.argv[6]), sys.argv[7]))
     return
   parser = argparse.ArgumentParser()
   parser.add_argument("--x64", action="store_true")
   parser.add_argument("--shards", type=int, default=1)
+  parser.add_argument("--platform", default="cpu")
+  parser.add_argument("--every", type=int, default=None)
+  parser.add_argument("--out", default=HERE)
   args = parser.parse_args()
+  every = args.every or (1 if args.platform == "cpu" else DEVICE_EVERY)
   from concurrent.futures import ThreadPoolExecutor
   with ThreadPoolExecutor(args.shards) as pool:
-    paths = list(pool.map(_run_shard, [(args.x64, i, args.shards)
-                                       for i in range(args.shards)]))
+    paths = list(pool.map(_run_shard, [(args.x64, i, args.shards, args.platform, every,
+                                        args.out) for i in range(args.shards)]))
   parts = []
   for path in paths:
     with open(path, "rb") as f:
       parts.append(pickle.load(f))
-  name = os.path.join(HERE, "x64.npz" if args.x64 else "x32.npz")
+  suite = "x64.npz" if args.x64 else "x32.npz"
+  name = os.path.join(args.out, suite if args.platform == "cpu" else
+                      f"{args.platform}-{suite}")
   write_record(parts, args.x64, name)
   for path in paths:
     os.remove(path)
