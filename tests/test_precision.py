@@ -175,9 +175,6 @@ CONV_PREFERRED = [
     ("i32", "f16", _WIDTH), ("i32", "u32", _SIGN), ("u8", "i32", None),
     ("i32", "f32", None), ("bool", "i32", None), ("i8", "f16", None), ("bool", "f32", None),
     ("c64", "c64", None)]
-_BOOL_CONV = pytest.mark.xfail(strict=True, reason=(
-    "tier 0 sums booleans as a logical or for a float result "
-    "(backends/numpy/linalg_impls._conv); XLA and JAX count them"))
 
 
 def _attr(text, op, name):
@@ -477,9 +474,7 @@ def test_dot_preferred_element_type_as_jax(dtype, preferred, message, values):
 
 
 @pytest.mark.parametrize("dtype,preferred,message", [
-    pytest.param(*case, id=f"{case[0]}->{case[1]}",
-                 marks=_BOOL_CONV if case[:2] == ("bool", "f32") else ())
-    for case in CONV_PREFERRED])
+    pytest.param(*case, id=f"{case[0]}->{case[1]}") for case in CONV_PREFERRED])
 def test_conv_preferred_element_type_as_jax(dtype, preferred, message):
   x, k = np.ones((1, 2, 3, 3), D[dtype]), np.ones((2, 2, 2, 1), D[dtype])
   f = lambda a, b: lax.conv(a, b, (1, 1), "VALID", preferred_element_type=D[preferred])
@@ -492,3 +487,20 @@ def test_conv_preferred_element_type_as_jax(dtype, preferred, message):
     out = jax.jit(f, backend=backend)(x, k)
     assert out.dtype == np.dtype(D[preferred])
     np.testing.assert_array_equal(np.asarray(out), np.full(out.shape, 4))
+
+
+def test_conv_of_booleans_counts_in_a_numeric_preferred_type():
+  """Boolean operands are summed as numbers (as XLA and JAX do), not as a logical or."""
+  rng = np.random.default_rng(0)
+  x, k = rng.random((1, 2, 5, 5)) < 0.5, rng.random((3, 2, 3, 3)) < 0.5
+  want = np.zeros((1, 3, 3, 3))
+  for o in range(3):
+    for i in range(3):
+      for j in range(3):
+        want[0, o, i, j] = np.sum(x[0, :, i:i + 3, j:j + 3] & k[o])
+  for preferred in (np.float32, np.int32):
+    for backend in ("numpy", "xla"):
+      out = jax.jit(lambda a, b: lax.conv(a, b, (1, 1), "VALID",
+                                          preferred_element_type=preferred),
+                    backend=backend)(x, k)
+      np.testing.assert_array_equal(np.asarray(out), want.astype(preferred))

@@ -245,8 +245,10 @@ def _conv(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
           preferred_element_type, out_sharding):
   lhs_spec, rhs_spec, out_spec = dimension_numbers
   dtype = np.dtype(preferred_element_type or lhs.dtype)
-  # integers accumulate exactly (wrapping at the end); half floats in float32, as XLA
+  # integers accumulate exactly (wrapping at the end); half floats in float32, and boolean
+  # or integer operands in a floating preferred type, as XLA
   compute = (np.int64 if dtype.kind in "iub" else
+             dtype if lhs.dtype.kind in "biu" else
              np.float32 if dtypes._kind(lhs.dtype) == "f" and lhs.dtype.itemsize < 4 else None)
   x = np.transpose(lhs, lhs_spec)   # N, C, spatial...
   k = np.transpose(rhs, rhs_spec)   # O, I, spatial...
