@@ -29,7 +29,8 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import (ARRAY_TYPES, Array, Unfetched, check_donated_once,
-                                check_not_donated, delete_donated, from_device)
+                                check_not_donated, delete_donated, from_device,
+                                in_device_memory)
 from jaxlite._src import backends
 from jaxlite._src.backends import compile_server
 from jaxlite._src.backends.numpy import codegen
@@ -58,15 +59,41 @@ class _XlaDispatch:
   device buffers, not waited for (asynchronous dispatch). Called with NumPy values it
   runs synchronously and returns NumPy arrays (``Compiled``, the tier race: the race
   times XLA including the wait for its results and their transfer)."""
-  __slots__ = ("executable", "execute_device", "client")
+  __slots__ = ("executable", "execute_device", "client", "consts")
 
-  def __init__(self, executable):
+  def __init__(self, executable, consts=()):
     self.executable = executable
-    self.execute_device = executable.execute_device
     self.client = executable.loaded.client   # whose buffers its arguments must be
+    # the buffers of constants that live on a device, its leading parameters (``_hoist``)
+    self.consts = list(consts)
+    if self.consts:
+      run, before = executable.execute_device, self.consts
+      self.execute_device = lambda bufs: run(before + list(bufs))
+    else:
+      self.execute_device = executable.execute_device
 
   def __call__(self, *values):
-    return self.executable(*values)
+    return self.executable(*self.consts, *values)
+
+  def execute_donating(self, bufs, donate):
+    n = len(self.consts)
+    return self.executable.execute_donating(self.consts + list(bufs), [i + n for i in donate])
+
+
+def _hoist(closed, donation):
+  """``closed`` with its constants that live in a device's memory made its leading
+  parameters, the donation plan shifted to match, and those constants: a program that
+  closes over device arrays takes their buffers instead of reading them back to embed."""
+  jaxpr = closed.jaxpr
+  lifted = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if in_device_memory(c)]
+  if not lifted:
+    return closed, donation, []
+  kept = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if not in_device_memory(c)]
+  new = core.Jaxpr([v for v, _ in kept], [v for v, _ in lifted] + list(jaxpr.invars),
+                   jaxpr.outvars, jaxpr.eqns, jaxpr.debug_info)
+  if donation is not None:
+    donation = [None] * len(lifted) + list(donation)
+  return core.ClosedJaxpr(new, [c for _, c in kept]), donation, [c for _, c in lifted]
 
 
 def _ordinal(n):
@@ -152,16 +179,18 @@ class _Entry:
   def _compile_xla(self, name):
     t0 = time.perf_counter()
     target = self.key[6]
+    closed, donation, consts = _hoist(self.optimized, self.donation)
     if target is None:
       executable = compiler.backend_compile_and_load(
-          _CPU, tiers.compile_xla, self.optimized, name, self.donation)
+          _CPU, tiers.compile_xla, closed, name, donation)
     else:
       executable = compiler.backend_compile_and_load(
-          compiler.Backend(target.platform), tiers.compile_xla, self.optimized, name,
-          self.donation, target.pjrt_client())
+          compiler.Backend(target.platform), tiers.compile_xla, closed, name, donation,
+          target.pjrt_client())
     self._record_xla(name, (time.perf_counter() - t0) * 1e3, executable.as_text(),
                      executable.from_disk_cache)
-    return _XlaDispatch(executable)
+    client = executable.loaded.client
+    return _XlaDispatch(executable, [arguments.leaf_device_value(c, client) for c in consts])
 
   def start_xla(self, name, numpy_run, values, program, lost_races):
     """Compile XLA in the background and race it against ``numpy_run`` on ``values``
@@ -339,6 +368,12 @@ class PjitFunction:
     if not callable(fun):
       raise TypeError(f"jit expects a callable, got {fun!r} of type {type(fun).__name__}.")
     self._policy = tiers.resolve_policy(backend)
+    if device is not None or backend in ("cpu", "gpu", "cuda", "tpu"):
+      # (a tier name, backend='numpy' or 'xla', is jaxlite's own and not deprecated)
+      warnings.warn("backend and device argument on jit is deprecated. You can use "
+                    "`jax.device_put(..., jax.local_devices(backend=\"cpu\")[0])` on the "
+                    "inputs to the jitted function to get the same behavior.",
+                    DeprecationWarning, stacklevel=3)
     self._placement = (backend, device)   # resolved at the first call (``_call_target``)
     self._target = _FOLLOW
     self.fun = fun
@@ -484,7 +519,7 @@ class PjitFunction:
       bufs = [arguments.leaf_device_value(x, run.client) for x in leaves]
       consumed = [i for i in entry.donate if type(leaves[i]) in ARRAY_TYPES
                   and bufs[i].donatable(not leaves[i]._on_device)]
-      outs = run.executable.execute_donating(bufs, consumed)
+      outs = run.execute_donating(bufs, consumed)
       outs = list(map(from_device, outs, entry.out_weak))
     elif run.__class__ is tiers.Race:
       outs = run(leaves)

@@ -5,7 +5,7 @@ import numpy as np
 
 from jaxlite._src import arguments
 from jaxlite._src import tree
-from jaxlite._src.array import Array, check_donated_once, delete_donated
+from jaxlite._src.array import Array, check_donated_once, delete_donated, from_device
 from jaxlite._src.core import ShapeDtypeStruct
 
 
@@ -121,8 +121,13 @@ class Compiled:
     donate = self._entry.donate
     if donate is not None:
       check_donated_once(leaves, donate)
-    outs = self._run(*map(arguments.leaf_value, leaves))
-    outs = [Array(np.asarray(o), w) for o, w in zip(outs, self._entry.out_weak)]
+    run = self._run
+    if hasattr(run, "execute_device"):   # XLA: arguments and outputs stay on its device
+      outs = run.execute_device([arguments.leaf_device_value(x, run.client) for x in leaves])
+      outs = [from_device(o, w) for o, w in zip(outs, self._entry.out_weak)]
+    else:
+      outs = run(*map(arguments.leaf_value, leaves))
+      outs = [Array(np.asarray(o), w) for o, w in zip(outs, self._entry.out_weak)]
     if donate is not None:   # deleted as a jitted call deletes them
       delete_donated(leaves, donate)
     return tree.tree_unflatten(self._entry.out_tree, outs)
