@@ -197,8 +197,18 @@ def _xla_always_wins(monkeypatch):
   def xla_wins(self, race, leaves):
     served[self.entry].append(trial_times(self, race, leaves))
     return [0.0] * race.TRIALS
+
   monkeypatch.setattr(jit_module._RemoteXla, "trial_times", xla_wins)
+  _verdict_for_xla(monkeypatch)
   return served
+
+
+def _verdict_for_xla(monkeypatch):
+  """The verdict on the callers' calls (tested in tests/test_tiers.py) goes to XLA."""
+  def verdict(race):
+    with race.lock:
+      race._install("xla", {"numpy": 1.0, "xla": 0.5})
+  monkeypatch.setattr(tiers.Race, "restart", verdict)
 
 
 @needs_xla
@@ -490,6 +500,7 @@ def test_an_executable_from_the_server_keeps_its_donation(monkeypatch):
   trial_times = jit_module._RemoteXla.trial_times
   monkeypatch.setattr(jit_module._RemoteXla, "trial_times", lambda self, race, leaves: (
       trial_times(self, race, leaves), [0.0] * race.TRIALS)[1])   # XLA wins
+  _verdict_for_xla(monkeypatch)
   f = jax.jit(lambda a, b: a * 2.0 + b, donate_argnums=0)
   b = jnp.ones(1000, jnp.float32)
   deadline = time.time() + 60
@@ -507,7 +518,7 @@ def test_an_executable_from_the_server_keeps_its_donation(monkeypatch):
 
 @needs_xla
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="per-thread priorities: Linux")
-def test_the_server_compiles_at_the_lowest_priority_and_runs_xla_at_the_callers():
+def test_the_server_compiles_and_runs_xla_at_the_callers_priority():
   server = compile_server.server()
   assert server is not None, compile_server.failure()
   server.compete(compile_server.request(_closed(), "h", None, [_X, _W], 1, 0.1, 1))
@@ -520,9 +531,8 @@ def test_the_server_compiles_at_the_lowest_priority_and_runs_xla_at_the_callers(
   caller = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0))
   assert caller[1] != os.SCHED_IDLE
   assert (os.getpriority(os.PRIO_PROCESS, pid), os.sched_getscheduler(pid)) == caller
-  # the one that ran XLA's compile: nice 19, and only on a CPU with nothing else to run
-  assert (19, os.SCHED_IDLE) in nice.pop("python") and nice
-  assert all(set(v) == {caller} for v in nice.values()), nice   # XLA's pools
+  # (at the lowest priority XLA's compile starved beside a busy caller: issue 42)
+  assert all(set(v) == {caller} for v in nice.values()), nice   # XLA's pools too
 
 
 @pytest.mark.skipif(os.name != "posix", reason="a shell script stands in for Python")
@@ -631,6 +641,11 @@ _POOLS_SCRIPT = textwrap.dedent("""
       server_trial_times(self, race, leaves)
       return [0.0] * race.TRIALS
     jit_module._RemoteXla.trial_times = xla_wins
+
+    def verdict_for_xla(race):
+      with race.lock:
+        race._install("xla", {"numpy": 1.0, "xla": 0.5})
+    tiers.Race.restart = verdict_for_xla
     x = np.linspace(-1.0, 1.0, 64, dtype=np.float32).reshape(8, 8)
     f = jax.jit(lambda a: jnp.tanh(a @ a.T) + 1.0)
     deadline = time.time() + 60

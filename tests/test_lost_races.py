@@ -39,16 +39,28 @@ def _heavy(x):
   return jnp.sin(x) * jnp.cos(x) + jnp.tanh(x)
 
 
+def _lose(entry, times=None):
+  """Two races (as two processes would run them) that XLA lost clearly."""
+  for _ in range(tiers.LostRaces.CONFIRMATIONS):
+    tiers.LostRaces(entry).remember(times or {"numpy": 1e-3, "xla": 9e-3}, "numpy")
+
+
 def test_only_a_clear_loss_of_xlas_is_remembered(cache_dir):
   entry = _entry(_heavy, jnp.ones(100))
   assert tiers.LostRaces(entry).recall() is None
   close = 0.99 * tiers.LostRaces.MARGIN
-  tiers.LostRaces(entry).remember({"numpy": [2e-3, 1e-3], "xla": [close * 1e-3]}, "numpy")
-  tiers.LostRaces(entry).remember({"numpy": [2e-3], "xla": [1e-3, 3e-3]}, "numpy")   # won
+  tiers.LostRaces(entry).remember({"numpy": 1e-3, "xla": close * 1e-3}, "numpy")
+  tiers.LostRaces(entry).remember({"numpy": 2e-3, "xla": 1e-3}, "numpy")   # won
   assert tiers.LostRaces(entry).recall() is None and not list(cache_dir.glob("*.tier"))
-  tiers.LostRaces(entry).remember({"numpy": [2e-3, 1e-3], "xla": [5e-3, 3e-3]}, "numpy")
+  tiers.LostRaces(entry).remember({"numpy": 1e-3, "xla": 3e-3}, "numpy")
+  assert tiers.LostRaces(entry).recall() is None   # one race alone is not trusted
+  tiers.LostRaces(entry).remember({"numpy": 1e-3, "xla": 3e-3}, "numpy")
   record = tiers.LostRaces(entry).recall()
-  assert record["ms"] == pytest.approx({"numpy": 1.0, "xla": 3.0})
+  assert record["ms"] == pytest.approx({"numpy": 1.0, "xla": 3.0}) and record["count"] == 2
+  # a race XLA wins afterwards forgets the loss
+  tiers.LostRaces(entry).remember({"numpy": 2e-3, "xla": 1e-3}, "numpy")
+  assert tiers.LostRaces(entry).recall() is None
+  _lose(entry, {"numpy": 1e-3, "xla": 3e-3})
   # another signature, function or tier-0 set-up races afresh
   assert tiers.LostRaces(_entry(_heavy, jnp.ones(101))).recall() is None
   assert tiers.LostRaces(_entry(lambda x: jnp.sin(x) * jnp.cos(x) - jnp.tanh(x),
@@ -64,7 +76,7 @@ def test_only_a_clear_loss_of_xlas_is_remembered(cache_dir):
 
 def test_a_remembered_loss_expires_and_can_be_turned_off(cache_dir, monkeypatch):
   entry = _entry(_heavy, jnp.ones(100))
-  tiers.LostRaces(entry).remember({"numpy": [1e-3], "xla": [9e-3]}, "numpy")
+  _lose(entry)
   assert tiers.LostRaces(entry).recall() is not None
   for flag in ("jaxlite_remember_tiers", "jaxlite_persistent_cache"):
     config.update(flag, False)
@@ -78,13 +90,13 @@ def test_a_remembered_loss_expires_and_can_be_turned_off(cache_dir, monkeypatch)
 
 def test_a_corrupt_or_foreign_record_is_ignored(cache_dir):
   entry = _entry(_heavy, jnp.ones(100))
-  tiers.LostRaces(entry).remember({"numpy": [1e-3], "xla": [9e-3]}, "numpy")
+  _lose(entry)
   [path] = cache_dir.glob("*.tier")
   data = bytearray(path.read_bytes())
   data[-2] ^= 0x01   # a flipped bit: the checksum no longer matches
   path.write_bytes(bytes(data))
   assert tiers.LostRaces(entry).recall() is None and not path.exists()
-  tiers.LostRaces(entry).remember({"numpy": [1e-3], "xla": [9e-3]}, "numpy")
+  _lose(entry)
   os.chmod(path, 0o666)   # writable by others: not trusted
   assert tiers.LostRaces(entry).recall() is None
   from jaxlite._src.backends import disk_cache
@@ -172,10 +184,12 @@ def test_a_later_process_keeps_a_signature_xla_lost_on_tier_0_without_xla(tmp_pa
                          text=True, timeout=180, env={**env, **extra})
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout.splitlines()
-  # raced in this process (no compile server), where XLA is slowed down
-  first = run("slow-xla", JAXLITE_COMPILE_SERVER="0")
-  assert first[0].startswith("numpy ['numpy', 'xla'] True"), first
-  assert len(list((tmp_path / "shared").glob("*.tier"))) == 1
+  # raced in this process (no compile server), where XLA is slowed down; one race alone
+  # is not trusted: the next process races again
+  for _ in range(tiers.LostRaces.CONFIRMATIONS):
+    first = run("slow-xla", JAXLITE_COMPILE_SERVER="0")
+    assert first[0].startswith("numpy ['numpy', 'xla'] True"), first
+    assert len(list((tmp_path / "shared").glob("*.tier"))) == 1
   # the same program again: tier 0 at once; XLA never compiled, loaded or started
   second = run("plain")
   assert second[0] == "numpy ['numpy'] False False", second

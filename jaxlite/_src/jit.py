@@ -112,7 +112,7 @@ class _Entry:
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
-               "donation", "donate", "effects")
+               "donation", "donate", "effects", "review_at", "race")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
@@ -139,6 +139,9 @@ class _Entry:
     self.donation = None
     self.donate = None
     self.effects = None   # whether the program has effects (``tiers.has_effects``)
+    # a close race's verdict is taken again at this call (``tiers.review``; -1: never)
+    self.review_at = -1
+    self.race = None
 
   def executable(self, name, policy="numpy"):
     """The function the hot path calls, preparing the tiers ``policy`` asks for."""
@@ -427,6 +430,8 @@ class PjitFunction:
       entry = self._fast_cache.get(tuple(key))
       if entry is not None:
         entry.calls += 1
+        if entry.calls == entry.review_at:
+          tiers.review(entry)
         run = entry.run
         t0 = time.perf_counter()
         try:
@@ -488,6 +493,8 @@ class PjitFunction:
 
   def _execute(self, entry, args, kwargs, static_key, leaves):
     entry.calls += 1
+    if entry.calls == entry.review_at:
+      tiers.review(entry)
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
     if entry.donate is not None:
       return self._call_donating(entry, run, leaves)

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import queue
+import statistics
 import sys
 import threading
 import time
@@ -114,8 +115,7 @@ class _Worker:
 
   def loop(self):
     # (XLA's client, when this process needs one, is created on this thread, which keeps
-    # the callers' priority: its thread pools inherit it for good. XLA's compile alone
-    # runs at the lowest, ``background.at_low_priority``)
+    # the callers' priority, as does everything here: its thread pools inherit it)
     background.run_in_background()
     while True:
       task = self.queue.get()
@@ -295,13 +295,16 @@ class LostRaces:
   race costs the callers' calls the race's Python and, where tier 0 uses every CPU, a CPU
   for XLA's compile and trials (benchmarks/README, tenth pass).
 
-  Only a clear loss is kept (XLA's best time at least ``MARGIN`` times tier 0's), and for
-  ``TTL`` seconds: a race is timed once, on a machine that may have been busy. The key
+  Only a clear loss measured on the callers' own calls is kept (XLA's time at least
+  ``MARGIN`` times tier 0's), for ``TTL`` seconds, and it counts only once a second race
+  has found it too (``CONFIRMATIONS``): one race is timed once, on a machine that may have
+  been busy, and a wrong verdict would pin the slower tier for a day. The key
   is the optimised jaxpr with its constants and donation, and what sets either tier's
   speed here (``_machine``). Functions with effects race on real calls instead: none is
   remembered."""
   MARGIN = 1.25
   TTL = 24 * 3600.0
+  CONFIRMATIONS = 2
   KIND = ".tier"
 
   def __init__(self, entry, program=None):
@@ -320,28 +323,40 @@ class LostRaces:
     """Whether races are remembered (``jaxlite_remember_tiers``, in the persistent cache)."""
     return bool(config.jaxlite_remember_tiers and config.jaxlite_persistent_cache)
 
-  def recall(self) -> dict | None:
-    """The remembered loss, ``{"at": seconds since the epoch, "ms": {tier: best ms}}``, if
-    one younger than ``TTL`` is stored."""
-    if self.key is None:
-      return None
+  def _stored(self) -> dict | None:
     payload = disk_cache.get(self.key, self.KIND)
     try:
       record = json.loads(payload)
       fresh = 0 <= time.time() - record["at"] < self.TTL and all(
           isinstance(v, float) for v in record["ms"].values())
+      count = int(record.get("count", 1))
     except (TypeError, ValueError, KeyError, AttributeError):
       return None
-    return record if fresh else None
+    return dict(record, count=count) if fresh else None
+
+  def recall(self) -> dict | None:
+    """The remembered loss, ``{"at": seconds since the epoch, "ms": {tier: ms},
+    "count": races that found it}``, if one younger than ``TTL`` was found by
+    ``CONFIRMATIONS`` races."""
+    if self.key is None:
+      return None
+    record = self._stored()
+    return record if record is not None and record["count"] >= self.CONFIRMATIONS else None
 
   def remember(self, times: dict, caller: str):
-    """Store the race's figures (``times``: tier -> seconds) if the caller's tier won
-    clearly."""
-    best = {tier: min(figures) for tier, figures in times.items()}
-    if self.key is None or min(best, key=best.get) != caller or any(
-        t < self.MARGIN * best[caller] for tier, t in best.items() if tier != caller):
+    """Store the race's figures (``times``: tier -> seconds, each tier's typical time on
+    the callers' calls) if the caller's tier won clearly; a loss found again counts
+    twice, a win of XLA's forgets it."""
+    if self.key is None:
       return
-    record = {"at": time.time(), "ms": {tier: t * 1e3 for tier, t in best.items()}}
+    if min(times, key=times.get) != caller or any(
+        t < self.MARGIN * times[caller] for tier, t in times.items() if tier != caller):
+      if self._stored() is not None:   # XLA won this time: the old verdict was wrong
+        disk_cache.put(self.key, b"{}", kind=self.KIND)
+      return
+    before = self._stored()
+    record = {"at": time.time(), "ms": {tier: t * 1e3 for tier, t in times.items()},
+              "count": 1 + (before["count"] if before is not None else 0)}
     disk_cache.put(self.key, json.dumps(record).encode(), kind=self.KIND)
 
 
@@ -375,44 +390,52 @@ _INSTALLED = _installed()
 
 
 class Race:
-  """Chooses between tier 0 and XLA on real arguments, then installs the faster one as
-  ``entry.run``; no call waits for XLA while it chooses.
+  """Chooses between tier 0 and XLA, then installs the faster one as ``entry.run``; no
+  call waits for XLA while it chooses.
 
   ``tiers`` maps a tier's name to ``(run, call)``: ``run`` is what the entry serves once
   that tier has won, ``call(leaves)`` runs it on the call's argument leaves the way it will
   run then (XLA on device-resident inputs) and returns the output Arrays once they are
   computed, so that every tier is timed to completion. A tier timed elsewhere (XLA in the
   compile server, ``jit._RemoteXla``) is instead an object with ``trial_times(race,
-  leaves)``, its figures, and ``load(race, leaves)``, its warmed-up ``(run, call)`` here,
-  asked for only when it has won. The callers keep being served by
-  the ``caller`` tier (tier 0) while XLA runs its trials on the background compile thread
-  (``run_trials``, in the job that compiled XLA) with the arguments of the call that
-  earned the compile: trials of XLA on the caller's path made a call wait for
-  its first execution (78 ms for a 4 ms scan). Tier 0's figure is the best of the calls it
-  served (``CALLER_CALLS``); one call timed while XLA's trials ran beside it or right
-  after an idle pause came out 2-20x its steady time (W8's tier 0: 619, 108, 91 us
-  against 30), but the best of many skips those. With too few calls served, tier 0 runs
-  trials on the compile thread too, in turn with XLA's. XLA first warms up (below); then
-  TRIALS rounds time each tier once. A function with side effects (debug and io
-  callbacks) must run once per call, so its trials alternate the tiers on real calls
-  instead. Each tier's best time decides: noise (another thread's turn, a page fault)
-  only adds. Like the compile, XLA's trials run off the caller's CPU (``submit``), XLA's
-  pools included, so a computation XLA spreads over every core is timed on one core
-  fewer than it gets once it has won."""
+  leaves)``, its figures, and ``load(race, leaves)``, its warmed-up ``(run, call)`` here.
+
+  The choice takes two steps.
+
+  1. A screen, off the callers' path (``run_trials``, on the compile thread, in the job
+     that compiled XLA): XLA's trials (warmed up, then ``TRIALS`` timed runs, in the
+     compile server or here) against tier 0's best served call (``CALLER_CALLS`` of them;
+     with fewer, tier 0 runs trials too). XLA ``SCREEN`` times slower or worse loses
+     without being loaded in this process, where loading and warming it would slow the
+     callers' calls beside it.
+  2. The verdict, on the callers' own calls: otherwise XLA is loaded and warmed, then the
+     callers' calls take turns between the tiers, ``CONFIRM`` each, and the tier whose
+     median call is faster wins. Only these calls run as the steady calls will: with the
+     callers' thread pools, CPUs and load. Trials elsewhere are not (W5's MLP step timed
+     3.34 ms on XLA in the compile server, kept to one CPU, against tier 0's 3.17 ms,
+     while with the caller's two CPUs it takes 1.9 ms). A function with side effects
+     (debug and io callbacks) must run once per call, so it takes this step from the
+     start, with XLA compiled here.
+
+  A close verdict (the loser within ``CLOSE`` of the winner) is checked again on the
+  callers' calls from time to time (``review``: after ``REVIEW_AFTER`` calls, then twice
+  as many each time), so that a machine whose load changed moves to the faster tier."""
   TRIALS = 3
   # An XLA executable's first runs are slower (W7: 38 ms, then 1.6, 1.3, 1.5, 1.2, 1.3,
   # and from then on 0.10-0.17 ms): it first runs untimed, up to WARMUP times while
-  # the runs after the first take less than WARMUP_BUDGET seconds in all. Tier 0 needs
-  # no warm-up, and its trials are Python that takes turns with the caller's (a 2000-step
-  # scan's p99 call doubled with 12 of them), so it runs TRIALS times only.
+  # the runs after the first take less than WARMUP_BUDGET seconds in all.
   WARMUP = 8
   WARMUP_BUDGET = 0.1
-  # Tier 0 (the caller's tier) has served every call so far, each timed (entry.exec_s):
-  # with at least this many, their best time is its figure and it runs no trials on the
-  # compile thread, where they took turns with the caller's Python for the GIL (a
-  # 2000-step scan's trial is 5 ms of it; W11's scan p99 went from 1.5-2.2x tier 0's to
-  # 0.75-0.9x).
+  # With at least this many calls served by tier 0 (each timed, entry.exec_s), their best
+  # time is its figure in the screen, and it runs no trials on the compile thread.
   CALLER_CALLS = 8
+  # XLA this many times slower in its trials loses without a verdict. Its trials run on
+  # the CPUs the callers leave free, all but one: a program XLA spreads over every CPU
+  # takes up to twice as long there on two CPUs as on the callers' calls.
+  SCREEN = 2.5
+  CONFIRM = 8     # callers' calls per tier that the verdict takes
+  CLOSE = 1.5     # a verdict with the loser within this factor is reviewed later
+  REVIEW_AFTER = 1000
 
   def __init__(self, entry, tiers, effectful=None, caller="numpy", lost_races=None):
     self.entry = entry
@@ -421,12 +444,13 @@ class Race:
     self.times = {t: [] for t in tiers}
     self.lock = threading.Lock()
     self.effectful = has_effects(entry) if effectful is None else effectful
+    self.on_calls = self.effectful   # whether the callers' calls take turns (step 2)
     self.order = tuple(tiers)
     self.calls = 0
     self.lost_races = lost_races   # where a clear loss of XLA's is remembered
 
   def __call__(self, leaves):
-    if not self.effectful:   # the trials run on the compile thread (``run_trials``)
+    if not self.on_calls:   # the screen runs on the compile thread (``run_trials``)
       return self.tiers[self.caller][1](leaves)
     with self.lock:
       tier = self.order[self.calls % len(self.order)]
@@ -437,9 +461,9 @@ class Race:
     return outs
 
   def run_trials(self, leaves):
-    """Time the tiers on ``leaves`` (on the compile thread, in the job that made this race:
-    one wake-up of that thread per race, each of which takes the GIL from the callers),
-    then install the winner."""
+    """Screen XLA against tier 0 on ``leaves`` (on the compile thread, in the job that made
+    this race: one wake-up of that thread per race, each of which takes the GIL from the
+    callers); where XLA passes, load it and let the callers' calls decide."""
     tier = None
     try:
       times = {t: [] for t in self.tiers}
@@ -451,23 +475,34 @@ class Race:
         if tier != self.caller:
           self.warm_up(call, leaves)
       served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
-      if len(served) >= self.CALLER_CALLS:   # as many figures as trials, for _decide
+      if len(served) >= self.CALLER_CALLS:
         times[self.caller] = [min(served)] * self.TRIALS
       here = [(tier, call) for tier, call in here if not times[tier]]
       for _ in range(self.TRIALS):
         for tier, call in here:
           times[tier].append(self.timed(call, leaves))
-      tier = min(times, key=lambda t: min(times[t]))
-      if self.lost_races is not None:
-        self.lost_races.remember(times, self.caller)
-      if not isinstance(self.tiers[tier], tuple):   # the winner, loaded here
-        self.tiers[tier] = self.tiers[tier].load(self, leaves)
+      best = {t: min(v) for t, v in times.items()}
+      if all(best[t] > self.SCREEN * best[self.caller] for t in best if t != self.caller):
+        with self.lock:   # screened out: never loaded here
+          self._install(self.caller, best)
+        if self.lost_races is not None:
+          self.lost_races.remember(best, self.caller)
+        return
+      for tier, contender in list(self.tiers.items()):
+        if not isinstance(contender, tuple):   # the contender, loaded and warmed here
+          self.tiers[tier] = contender.load(self, leaves)
     except Exception as e:  # e.g. an argument deleted since: tier 0 keeps serving
       self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
       return
+    self.restart()
+
+  def restart(self):
+    """Take the verdict (again) on the callers' next calls, the tiers taking turns."""
     with self.lock:
-      self.times = times
-      self._decide()
+      self.times = {t: [] for t in self.tiers}
+      self.calls = 0
+      self.on_calls = True
+      self.entry.run = self
 
   def warm_up(self, call, leaves, warm=0.0):
     """Run ``call(leaves)`` untimed: ``WARMUP`` times at most, within ``WARMUP_BUDGET``,
@@ -492,13 +527,29 @@ class Race:
   def _record(self, tier, elapsed):
     with self.lock:
       self.times[tier].append(elapsed)
-      self._decide()
+      if self.entry.run is self and all(len(t) >= self.CONFIRM for t in self.times.values()):
+        # each tier's first turn after loading or a pause is its slowest: the median skips it
+        typical = {t: statistics.median(v) for t, v in self.times.items()}
+        self._install(min(typical, key=typical.get), typical)
+        self.on_calls = False
+        if self.lost_races is not None and not self.effectful:
+          self.lost_races.remember(typical, self.caller)
 
-  def _decide(self):
-    """Install the tier with the best time, once each has TRIALS (called under the lock)."""
-    if self.entry.run is self and all(len(t) >= self.TRIALS for t in self.times.values()):
-      best_times = {t: min(v) for t, v in self.times.items()}
-      best = min(best_times, key=best_times.get)
-      self.entry.tier_ms = {t: m * 1e3 for t, m in best_times.items()}
-      self.entry.tier = best
-      self.entry.run = self.tiers[best][0]
+  def _install(self, tier, figures):
+    """Serve ``tier`` from now on (under the lock); ``figures``: tier -> seconds."""
+    entry = self.entry
+    entry.tier_ms = {t: m * 1e3 for t, m in figures.items()}
+    entry.tier = tier
+    entry.run = self.tiers[tier][0]
+    close = all(isinstance(c, tuple) for c in self.tiers.values()) and max(
+        figures.values()) < self.CLOSE * figures[tier]
+    entry.review_at = entry.calls + max(self.REVIEW_AFTER, entry.calls) if close else -1
+    entry.race = self if close else None
+
+
+def review(entry):
+  """Check a close verdict again on the callers' calls (jit calls this at the call
+  ``entry.review_at`` names)."""
+  race = entry.race
+  if race is not None and entry.run is race.tiers[entry.tier][0]:
+    race.restart()

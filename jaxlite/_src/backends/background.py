@@ -1,17 +1,17 @@
-"""The background compile thread's manners: it hands the GIL to the callers it runs beside,
-keeps off their CPU, and leaves the CPU to them while XLA compiles.
+"""The background compile thread's manners: it hands the GIL to the callers it runs beside
+and keeps off their CPU.
 
 A caller that wants the GIL waits a whole switch interval (5 ms) while another thread runs
 Python, and tier 0 releases the GIL at every ufunc call; so Python on the compile thread
 (lowering above all) would be taken out of the caller's calls many times over. Loops that
 run there call ``yield_to_callers`` once per step, which hands the GIL over once per turn.
 
-The compile thread keeps the callers' CPU priority, because it holds the GIL in turns: at
-the lowest priority the kernel descheduled it while it held the GIL whenever the callers
-kept both cores busy (tier 0's matrix products on OpenBLAS's threads), so the callers'
-calls took up to 24 ms instead of 8, and lowering the W5 MLP step took 0.9-1.4 s for
-13-21 ms of CPU time (``benchmarks/probes/lowering_priority.py``). Only XLA's long C
-calls, which hold no GIL, run at the lowest priority (``at_low_priority``).
+Background work keeps the callers' CPU priority. It holds the GIL in turns, and at the
+lowest priority the kernel descheduled it holding the GIL whenever the callers kept both
+cores busy. XLA's compile, a long C call without the GIL, ran at the lowest priority
+until issue 42: beside a caller keeping every CPU busy it then starved, 3-7 s for a
+compile that takes 0.2 s alone. At the callers' priority it shares the CPUs with them for
+those 0.2-0.4 s.
 
 Background work also keeps off the CPU of the caller it works for (``keep_away``): the
 compile thread, the thread of its XLA calls and XLA's own pools run on the other CPUs
@@ -20,7 +20,6 @@ thread) had a p99 of 10.4-12.6 ms free and 4.0-5.6 kept apart, against 4.1-4.4 a
 (``benchmarks/probes/stall_affinity.py``); a process spinning on the other CPU costs the
 caller nothing (``benchmarks/probes/stall_floor.py``).
 """
-import concurrent.futures
 import contextlib
 import os
 import threading
@@ -76,37 +75,13 @@ def yield_to_callers():
       _courtesy.since = time.perf_counter()
 
 
-def lower_priority():
-  """Give the calling thread, and the threads it starts later, the lowest CPU priority:
-  nice 19 and, in the compile server (``serve_alone``), Linux's ``SCHED_IDLE``
-  policy too, under which it runs only on a CPU that has nothing else to run."""
-  tid = threading.get_native_id()
-  try:
-    os.setpriority(os.PRIO_PROCESS, tid, 19)
-    if _alone:
-      os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
-  except (AttributeError, OSError):   # not Linux (where priorities are per thread)
-    pass
-
-
 _alone = False   # this process is the compile server (``serve_alone``)
 
 
 def serve_alone():
   """Declare this process the compile server, whose threads all work in the background
-  for callers in another process.
-
-  - ``at_low_priority``'s thread runs under ``SCHED_IDLE`` as well as at nice 19. At
-    nice 19, XLA compiling on the other CPU still took that CPU from tier 0's second
-    block thread in turns: tier 0's heavy (two threads) took 1.30x as long per call while
-    it lasted, and 1.04x under ``SCHED_IDLE`` (``benchmarks/probes/other_cpu_wakeups.py``).
-    Not in the caller's process: that thread takes the GIL after each call it runs, and
-    under ``SCHED_IDLE`` any other task preempts it holding it (the stalls job's
-    vmap(grad) and hessian p99s went from 1.1x tier 0's to 2-4x). Nor for XLA's trials:
-    under ``SCHED_IDLE`` they got a CPU only between the caller's calls, and XLA lost
-    races it wins.
-  - Its background threads poll XLA's computations (``may_poll``): no caller shares their
-    GIL, and the trials then wait as the callers will."""
+  for callers in another process: they poll XLA's computations (``may_poll``), since no
+  caller shares their GIL, and the trials then wait as the callers will."""
   global _alone
   _alone = True
 
@@ -117,32 +92,6 @@ def process_cpus() -> set:
   if hasattr(os, "sched_getaffinity"):
     return os.sched_getaffinity(threading.main_thread().native_id)
   return set(range(os.cpu_count() or 1))
-
-
-_low = None   # the executor of at_low_priority's calls, made on first use
-_low_lock = threading.Lock()
-_low_thread = None   # its thread's native id, once started
-
-
-def at_low_priority(c_function, *args):
-  """``c_function(*args)``: on a background thread, run by a thread at the lowest CPU
-  priority, so that on a busy machine the callers' threads run first; on a caller's
-  thread, directly. For long C calls that hold no GIL (XLA's compile): Python there could
-  be descheduled holding the GIL."""
-  global _low
-  if not _courtesy.background:
-    return c_function(*args)
-  with _low_lock:
-    if _low is None:
-      _low = concurrent.futures.ThreadPoolExecutor(1, "jaxlite-xla-compile-low",
-                                                   initializer=_start_low_thread)
-  return _low.submit(c_function, *args).result()
-
-
-def _start_low_thread():
-  global _low_thread
-  lower_priority()
-  _low_thread = threading.get_native_id()
 
 
 # Native ids of the threads that C libraries started for background work (XLA's pools):
@@ -234,15 +183,15 @@ class Placement:
   """Background threads moved off the CPU of a caller (``keep_away``): ``cpu``, that CPU;
   ``moved``, ``(thread, the CPUs it had)`` pairs; what ``kept_away`` needs to put them back
   and to find the threads they start meanwhile."""
-  __slots__ = ("cpu", "moved", "existing", "low_before")
+  __slots__ = ("cpu", "moved", "existing")
 
-  def __init__(self, cpu, moved, existing, low_before):
-    self.cpu, self.moved, self.existing, self.low_before = cpu, moved, existing, low_before
+  def __init__(self, cpu, moved, existing):
+    self.cpu, self.moved, self.existing = cpu, moved, existing
 
 
 def keep_away(caller, worker) -> Placement | None:
-  """Run thread ``worker`` (a native id: the compile thread), the thread of its
-  ``at_low_priority`` calls and the adopted C threads only on the CPUs other than the one
+  """Run thread ``worker`` (a native id: the compile thread) and the adopted C threads
+  only on the CPUs other than the one
   thread ``caller`` last ran on, so that the caller keeps its CPU to itself; undone by
   ``kept_away``. Any thread may call it: the caller's own does, in the call that hands
   the compile thread its work, where on the compile thread each of its dozen system calls
@@ -256,7 +205,7 @@ def keep_away(caller, worker) -> Placement | None:
   if cpu not in own or len(own) < 2:
     return None
   moved = []
-  for tid in {worker, _low_thread, *_helpers} - {None}:
+  for tid in {worker, *_helpers}:
     try:
       had = os.sched_getaffinity(tid)
     except OSError:   # ended
@@ -264,7 +213,7 @@ def keep_away(caller, worker) -> Placement | None:
       continue
     if had - {cpu} and cpu in had and _set_cpus(tid, had - {cpu}):
       moved.append((tid, had))
-  return Placement(cpu, moved, _native_threads(), _low_thread)
+  return Placement(cpu, moved, _native_threads())
 
 
 @contextlib.contextmanager
@@ -292,14 +241,11 @@ def put_back(placement: Placement):
   # Threads started meanwhile by the moved ones inherited the narrowed CPUs: XLA starts
   # more of its threads at its first compile and run. Widen them back, and move XLA's
   # with the background work from now on.
-  started = _native_threads() - placement.existing
-  if _low_thread != placement.low_before:
-    started.add(_low_thread)
-  for tid in started:
+  for tid in _native_threads() - placement.existing:
     try:
       cpus = os.sched_getaffinity(tid)
     except OSError:   # ended
       continue
-    if cpu not in cpus and _set_cpus(tid, cpus | {cpu}) and tid != _low_thread:
+    if cpu not in cpus and _set_cpus(tid, cpus | {cpu}):
       _helpers.add(tid)
 

@@ -517,7 +517,7 @@ class Client:
     raw = ctypes.create_string_buffer(options, len(options))
     a = _new(CompileArgs, client=self.handle, program=ctypes.addressof(program),
              compile_options=ctypes.addressof(raw), compile_options_size=len(options))
-    self.api.check(background.at_low_priority(self.api.Client_Compile, ctypes.byref(a)))
+    self.api.check(self.api.Client_Compile(ctypes.byref(a)))
     return LoadedExecutable(self, a.executable)
 
   def put(self, value, device: int = 0) -> "DeviceBuffer":
@@ -566,8 +566,7 @@ class Client:
     a = _new(DeserializeArgs, client=self.handle,
              serialized_executable=ctypes.cast(c_char_p(data), c_void_p),
              serialized_executable_size=len(data))
-    self.api.check(background.at_low_priority(self.api.Executable_DeserializeAndLoad,
-                                              ctypes.byref(a)))
+    self.api.check(self.api.Executable_DeserializeAndLoad(ctypes.byref(a)))
     loaded = LoadedExecutable(self, a.loaded_executable)
     loaded.serialized = data
     return loaded
