@@ -77,6 +77,12 @@ METRICS = {
   "w11_mlp_p99": ("W11 p99 of the first 200 calls: MLP step", "ms"),
   "w11_vmap_grad_p99": ("W11 p99 of the first 200 calls: vmap(grad)", "ms"),
   "w11_hessian_p99": ("W11 p99 of the first 200 calls: hessian", "ms"),
+  "w12_heavy_window": ("W12 heavy 100k f32, median call from the 2nd second", "ms"),
+  "w12_mlp_window": ("W12 MLP step, median call from the 2nd second", "ms"),
+  "w12_vmap_grad_window": ("W12 vmap(grad), median call from the 2nd second", "ms"),
+  "w12_hessian_window": ("W12 hessian, median call from the 2nd second", "ms"),
+  "w12_mlp_compile_busy": ("W12 MLP step's XLA compile beside busy calls (auto)", "ms"),
+  "w12_mlp_compile_alone": ("W12 MLP step's XLA compile alone (xla, first call)", "ms"),
 }
 SCALE = {"us": 1e6, "ms": 1e3}
 

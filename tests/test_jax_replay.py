@@ -315,16 +315,16 @@ def xla_cases(suite):
           or case_lib.seed_of(c.id, 0) % every == 0]
 
 
-def _xla_batches():
+def _batches(select, size):
+  """(suite, start) params covering each recorded suite's ``select(suite)`` in ``size``s."""
   params = []
   for suite in filter(_recorded, SUITES):
-    n = len(xla_cases(suite))
-    for start in range(0, n, XLA_BATCH):
+    for start in range(0, len(select(suite)), size):
       params.append(pytest.param(suite, start, id=f"{suite}-{start}"))
   return params
 
 
-@pytest.mark.parametrize("suite,start", _xla_batches())
+@pytest.mark.parametrize("suite,start", _batches(lambda s: xla_cases(s), XLA_BATCH))
 def test_replay_xla(suite, start, suite_flag):
   from jaxlite._src import tiers
   if not tiers.xla_available():
@@ -360,16 +360,7 @@ def device_cases(suite):
   return [c for c in suite_cases(suite) if case_lib.in_device_sample(c.id, every)]
 
 
-def _device_batches():
-  params = []
-  for suite in filter(_recorded, SUITES):
-    n = len(device_cases(suite))
-    for start in range(0, n, DEVICE_BATCH):
-      params.append(pytest.param(suite, start, id=f"{suite}-{start}"))
-  return params
-
-
-@pytest.mark.parametrize("suite,start", _device_batches())
+@pytest.mark.parametrize("suite,start", _batches(lambda s: device_cases(s), DEVICE_BATCH))
 def test_replay_device(suite, start, suite_flag):
   from jaxlite._src import tiers
   if not tiers.xla_available():

@@ -29,6 +29,8 @@ JOBS = {
              "w9_call5_300"],
   "stalls": ["w11_scan2000_p99", "w11_heavy_p99", "w11_mlp_p99", "w11_vmap_grad_p99",
              "w11_hessian_p99"],
+  "policy": ["w12_heavy_window", "w12_mlp_window", "w12_vmap_grad_window",
+             "w12_hessian_window", "w12_mlp_compile_busy", "w12_mlp_compile_alone"],
 }
 
 SHAPES = [(100,), (200,), (100,), (200,), (300,)]  # the tutorial's W9 sequence
@@ -121,6 +123,25 @@ def first_calls_p99(fn, calls=STALL_CALLS):
     fn()
     times.append(time.perf_counter() - t0)
   return sorted(times)[math.ceil(0.99 * calls) - 1]
+
+
+# W12: a fresh function's calls from the 2nd second after its first call to the 4th,
+# whatever tier serves them then (under auto: after the probe, compile and race, or not)
+WINDOW = (1.0, 4.0)
+
+
+def window_median(fn, start=WINDOW[0], end=WINDOW[1]):
+  """The median seconds of the calls of ``fn`` (a fresh function: the first call traces)
+  made between ``start`` and ``end`` seconds after its first call."""
+  first = time.perf_counter()
+  times = []
+  while True:
+    t0 = time.perf_counter()
+    if t0 - first >= end:
+      return statistics.median(times)
+    fn()
+    if t0 - first >= start:
+      times.append(time.perf_counter() - t0)
 
 
 def once(fn):

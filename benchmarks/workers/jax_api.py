@@ -13,7 +13,8 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from _common import (Worker, once, first_calls_p99, timed_import, SHAPES, HEAVY_SIZE,
+from _common import (Worker, once, first_calls_p99, window_median, timed_import, SHAPES,
+                     HEAVY_SIZE,
                      STALL_HEAVY_SIZE, heavy_fn, mlp_data, sgd_step_fn, small_mlp_data,
                      per_example_loss_fn, hessian_input, SMALL_STEADY)
 
@@ -125,26 +126,59 @@ def job_shapes():
     w.emit(f"w9_call{i + 1}_{s[0]}", once(lambda: block(f(x))))
 
 
+def fresh_workloads():
+  """W11's and W12's workloads, each a fresh jitted function: (name, call, function)."""
+  x = jnp.ones((1024,), dtype=jnp.float32)
+  scan = jit(scan_loop(2000))
+  yield "scan2000", lambda: block(scan(x)), scan
+  xh = block(jnp.arange(STALL_HEAVY_SIZE, dtype=jnp.float32))
+  f = jit(heavy)
+  yield "heavy", lambda: block(f(xh)), f
+  params, xm, ym = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
+  step = jit(sgd_step)
+  yield "mlp", lambda: block(step(params, xm, ym)), step
+  small, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
+  g = jit(jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)))
+  yield "vmap_grad", lambda: block(g(small, xs, ys)), g
+  xq = jnp.asarray(hessian_input(np))
+  h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)))
+  yield "hessian", lambda: block(h(xq)), h
+
+
 def job_stalls():
   """W11: each workload freshly jitted, the p99 of its first calls (under ``auto`` these
   span the probe, the background XLA compile and the tier race)."""
   warm_up()
-  x = jnp.ones((1024,), dtype=jnp.float32)
-  f = jit(scan_loop(2000))
-  w.emit("w11_scan2000_p99", first_calls_p99(lambda: block(f(x))))
-  xh = block(jnp.arange(STALL_HEAVY_SIZE, dtype=jnp.float32))
-  f = jit(heavy)
-  w.emit("w11_heavy_p99", first_calls_p99(lambda: block(f(xh))))
-  params, xm, ym = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
-  step = jit(sgd_step)
-  w.emit("w11_mlp_p99", first_calls_p99(lambda: block(step(params, xm, ym))))
-  params, xs, ys = jax.tree_util.tree_map(jnp.asarray, small_mlp_data(np))
-  f = jit(jax.vmap(jax.grad(per_example_loss), in_axes=(None, 0, 0)))
-  w.emit("w11_vmap_grad_p99", first_calls_p99(lambda: block(f(params, xs, ys))))
-  xh = jnp.asarray(hessian_input(np))
-  h = jit(jax.hessian(lambda x: jnp.sum(jnp.tanh(x) ** 3)))
-  w.emit("w11_hessian_p99", first_calls_p99(lambda: block(h(xh))))
+  for name, call, _ in fresh_workloads():
+    w.emit(f"w11_{name}_p99", first_calls_p99(call))
+
+
+def job_policy():
+  """W12: the tier each system serves from the 2nd second of a fresh function's calls on
+  (under auto: whichever the policy has chosen by then), and W5's XLA compile beside a
+  caller that keeps the CPUs busy (auto: the race's background compile while tier 0 runs
+  the step) against one alone (xla: the first call's). The persistent cache is off here:
+  every compile compiles."""
+  if lib == "jaxlite":
+    jax.config.update("jaxlite_persistent_cache", False)
+  warm_up()
+  compiled = {}
+  for name, call, fn in fresh_workloads():
+    if name == "scan2000":
+      continue
+    w.emit(f"w12_{name}_window", window_median(call))
+    if name == "mlp" and lib == "jaxlite":
+      compiled = fn.stats()[0]["compile_ms"]
+  busy = w.args.backend == "auto" and "xla" in compiled
+  alone = w.args.backend == "xla" and "xla" in compiled
+  for metric, ok in (("w12_mlp_compile_busy", busy), ("w12_mlp_compile_alone", alone)):
+    if ok:
+      w.emit(metric, compiled["xla"] / 1e3)
+    else:
+      w.emit(metric, unavailable="auto's background compile (busy) or xla's first call's "
+                                 "(alone) only")
 
 
 w.run({"small": job_small, "heavy": job_heavy, "mlp": job_mlp, "loops": job_loops,
-       "transforms": job_transforms, "shapes": job_shapes, "stalls": job_stalls})
+       "transforms": job_transforms, "shapes": job_shapes, "stalls": job_stalls,
+       "policy": job_policy})
