@@ -405,12 +405,19 @@ class Race:
   1. A screen, off the callers' path (``run_trials``, on the compile thread, in the job
      that compiled XLA): XLA's trials (warmed up, then ``TRIALS`` timed runs, in the
      compile server or here) against tier 0's best served call (``CALLER_CALLS`` of them;
-     with fewer, tier 0 runs trials too). XLA ``SCREEN`` times slower or worse loses
+     with fewer, tier 0 runs trials too). XLA more than ``SCREEN`` times slower loses
      without being loaded in this process, where loading and warming it would slow the
-     callers' calls beside it.
-  2. The verdict, on the callers' own calls: otherwise XLA is loaded and warmed, then the
-     callers' calls take turns between the tiers, ``CONFIRM`` each, and the tier whose
-     median call is faster wins. Only these calls run as the steady calls will: with the
+     callers' calls beside it; XLA faster than ``CLEAR`` times tier 0 is loaded, warmed
+     and wins. Its trials run on the CPUs the callers leave free, all but one, so they
+     can only understate it: a program XLA spreads over every CPU takes up to twice as
+     long there on two CPUs as on the callers' calls.
+  2. The verdict, on the callers' own calls, where the screen cannot tell: XLA is loaded
+     and warmed, then the callers' calls take turns between the tiers in blocks of
+     ``BLOCK`` calls, until each
+     tier has ``CONFIRM`` timed calls, and the tier whose median call is faster wins. A
+     block's first call is not timed: after the other tier's calls it pays for caches
+     and pool threads that the other tier took (W5's step on XLA took 4.0 ms a call
+     right after a tier-0 call, 2.4 in a row of its own). Only these calls run as the steady calls will: with the
      callers' thread pools, CPUs and load. Trials elsewhere are not (W5's MLP step timed
      3.34 ms on XLA in the compile server, kept to one CPU, against tier 0's 3.17 ms,
      while with the caller's two CPUs it takes 1.9 ms). A function with side effects
@@ -429,11 +436,10 @@ class Race:
   # With at least this many calls served by tier 0 (each timed, entry.exec_s), their best
   # time is its figure in the screen, and it runs no trials on the compile thread.
   CALLER_CALLS = 8
-  # XLA this many times slower in its trials loses without a verdict. Its trials run on
-  # the CPUs the callers leave free, all but one: a program XLA spreads over every CPU
-  # takes up to twice as long there on two CPUs as on the callers' calls.
-  SCREEN = 2.5
-  CONFIRM = 8     # callers' calls per tier that the verdict takes
+  SCREEN = 2.0    # XLA this many times slower in its trials loses (at most 2x understated)
+  CLEAR = 0.67    # XLA this many times faster in its trials wins
+  CONFIRM = 8     # callers' timed calls per tier that the verdict takes
+  BLOCK = 3       # calls in a row on one tier while the verdict is taken
   CLOSE = 1.5     # a verdict with the loser within this factor is reviewed later
   REVIEW_AFTER = 1000
 
@@ -453,11 +459,13 @@ class Race:
     if not self.on_calls:   # the screen runs on the compile thread (``run_trials``)
       return self.tiers[self.caller][1](leaves)
     with self.lock:
-      tier = self.order[self.calls % len(self.order)]
+      turn, position = divmod(self.calls, self.BLOCK)
+      tier = self.order[turn % len(self.order)]
       self.calls += 1
     t0 = time.perf_counter()
     outs = self.tiers[tier][1](leaves)
-    self._record(tier, time.perf_counter() - t0)
+    if position:   # (a block's first call settles the tier in)
+      self._record(tier, time.perf_counter() - t0)
     return outs
 
   def run_trials(self, leaves):
@@ -493,6 +501,11 @@ class Race:
           self.tiers[tier] = contender.load(self, leaves)
     except Exception as e:  # e.g. an argument deleted since: tier 0 keeps serving
       self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
+      return
+    winner = min(best, key=best.get)
+    if winner != self.caller and best[winner] < self.CLEAR * best[self.caller]:
+      with self.lock:   # clearly faster even where it is understated
+        self._install(winner, best)
       return
     self.restart()
 
@@ -530,21 +543,22 @@ class Race:
       if self.entry.run is self and all(len(t) >= self.CONFIRM for t in self.times.values()):
         # each tier's first turn after loading or a pause is its slowest: the median skips it
         typical = {t: statistics.median(v) for t, v in self.times.items()}
-        self._install(min(typical, key=typical.get), typical)
+        winner = min(typical, key=typical.get)
+        self._install(winner, typical,
+                      review=max(typical.values()) < self.CLOSE * typical[winner])
         self.on_calls = False
         if self.lost_races is not None and not self.effectful:
           self.lost_races.remember(typical, self.caller)
 
-  def _install(self, tier, figures):
-    """Serve ``tier`` from now on (under the lock); ``figures``: tier -> seconds."""
+  def _install(self, tier, figures, review=False):
+    """Serve ``tier`` from now on (under the lock); ``figures``: tier -> seconds;
+    ``review``: take the verdict again later (``review``)."""
     entry = self.entry
     entry.tier_ms = {t: m * 1e3 for t, m in figures.items()}
     entry.tier = tier
     entry.run = self.tiers[tier][0]
-    close = all(isinstance(c, tuple) for c in self.tiers.values()) and max(
-        figures.values()) < self.CLOSE * figures[tier]
-    entry.review_at = entry.calls + max(self.REVIEW_AFTER, entry.calls) if close else -1
-    entry.race = self if close else None
+    entry.review_at = entry.calls + max(self.REVIEW_AFTER, entry.calls) if review else -1
+    entry.race = self if review else None
 
 
 def review(entry):
