@@ -1,8 +1,6 @@
 """FFTs, convolutions and windowed reductions: values against NumPy / SciPy / JAX,
 gradients against finite differences, and vmap against a loop."""
-import os
 import pickle
-import subprocess
 
 import numpy as np
 import pytest
@@ -12,11 +10,9 @@ import jaxlite
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src.test_util import check_grads
+from reference_jax import run_reference
 
 RNG = np.random.default_rng(0)
-JAX_PYTHON = "/work/jaxref/bin/python"
-
-
 @pytest.fixture(autouse=True)
 def _x64():
   old = jaxlite.config.jax_enable_x64
@@ -211,12 +207,7 @@ def test_conv_under_vmap_matches_a_loop(case, in_axes):
 
 
 def _jax_reference(script):
-  if not os.path.exists(JAX_PYTHON):
-    pytest.skip("reference JAX is not installed")
-  out = subprocess.run([JAX_PYTHON, "-c", script], capture_output=True, timeout=180)
-  if out.returncode:
-    pytest.skip(f"reference JAX failed: {out.stderr[-300:]!r}")
-  return pickle.loads(out.stdout)
+  return pickle.loads(run_reference(script))
 
 
 def test_conv_and_reduce_window_jaxprs_and_values_match_jax():
