@@ -87,6 +87,9 @@ def test_pad_matches_numpy(mode, kw, width, dtype):
   x = (RNG.standard_normal((3, 4)) * 5).astype(dtype)
   if kw.get("reflect_type") == "odd" and width == ((4, 7), (6, 9)):
     pytest.skip("odd reflection beyond one period is not supported")
+  if mode == "linear_ramp" and dtype == np.int32:
+    pytest.skip("JAX floors a float32 ramp where NumPy truncates a float64 one: "
+                "tests/test_numpy_extra.py compares integer ramps with JAX")
   np.testing.assert_allclose(jnp.pad(x, width, mode, **kw), np.pad(x, width, mode, **kw),
                              rtol=1e-6, atol=1e-6)
 

@@ -933,21 +933,12 @@ def _reflect_like(x, lo, hi, axis, mode, reflect_type):
 
 
 def _ramp(x, i, count, end, axis, reverse):
-  """NumPy's ramp: ``linspace(end, edge, count, endpoint=False)``, mirrored after ``x``."""
-  edge = lnp.astype(_slice_axis(x, i, i + 1, axis), dtypes.default_float_dtype()) if \
-      dtypes.issubdtype(x.dtype, np.integer) else _slice_axis(x, i, i + 1, axis)
-  shape = [1] * x.ndim
-  shape[axis] = count
-  t = np.arange(count, dtype=np.float64) / builtins.max(count, 1)
-  if reverse:
-    t = t[::-1].copy()
-  tt = lnp.astype(Array(t.reshape(shape)), edge.dtype)
-  val = ufuncs.add(end, ufuncs.multiply(ufuncs.subtract(edge, end), tt))
-  if dtypes.issubdtype(x.dtype, np.integer):
-    val = ufuncs.floor(val)
-  full = list(x.shape)
-  full[axis] = count
-  return lnp.astype(lnp.broadcast_to(val, tuple(full)), x.dtype)
+  """JAX's ramp: ``linspace(end, edge, count, endpoint=False, dtype=x.dtype)`` along
+  ``axis`` (so an integer ``x`` takes the floor of float32 values), reversed after ``x``."""
+  edge = lnp.squeeze(_slice_axis(x, i, i + 1, axis), axis)
+  ramp = creation.linspace(end, edge, count, endpoint=False, dtype=x.dtype, axis=axis)
+  ramp = lax_ew._convert_element_type(ramp, x.dtype, weak_type=x.weak_type)
+  return flip(ramp, axis) if reverse else ramp
 
 
 def _stat(x, mode, edge, length, count, axis, head):

@@ -251,29 +251,52 @@ def _scalar(value, dtype):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
-  """``num`` evenly spaced values from ``start`` to ``stop`` (``numpy.linspace``)."""
+  """``num`` evenly spaced values from ``start`` to ``stop`` (``numpy.linspace``).
+
+  As in JAX, value ``i`` is ``start * (1 - t) + stop * t`` with ``t = i / div`` (``div``
+  being ``num - 1``, or ``num`` without the endpoint), computed in ``dtype``'s inexact type
+  (an integer ``dtype`` in float32, or float64 for 64-bit integers): the endpoints come out
+  exact, and an integer ``dtype`` takes the floor of those values, which is not always
+  NumPy's result.
+  """
   num = core.concrete_or_error(operator.index, num, "jnp.linspace's `num` must be static.")
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
-  want = _requested_dtype(dtype, "linspace") or dtypes.default_float_dtype()
   start, stop = as_operand(start), as_operand(stop)
-  compute = dtypes.result_type(start, stop, dtypes.default_float_dtype())
+  dtype = _requested_dtype(dtype, "linspace") or dtypes.to_inexact_dtype(
+      dtypes.result_type(start, stop))
+  compute = dtypes.to_inexact_dtype(dtype)
   start = lax_ew._convert_element_type(start, compute)
   stop = lax_ew._convert_element_type(stop, compute)
-  div = (num - 1) if endpoint else num
-  steps = lax_ew._convert_element_type(lax_shapes.iota(dtypes.default_int_dtype(), num), compute)
   bshape = lax_numpy.broadcast_shapes(start.shape, stop.shape)
-  steps = lax_shapes.broadcast_in_dim(steps, (num,) + bshape, (0,))
-  delta = ufuncs.subtract(stop, start)
-  step = ufuncs.true_divide(delta, div) if div > 0 else delta
-  out = ufuncs.add(start, ufuncs.multiply(steps, step)) if div > 0 else ufuncs.add(
-      start, ufuncs.multiply(steps, Array(np.zeros((), compute))))
-  if endpoint and num > 1:
-    last = lax_shapes.broadcast_in_dim(stop, (1,) + bshape, range(1, 1 + len(bshape)))
-    out = lax_shapes.concatenate([lax_shapes.slice_in_dim(out, 0, num - 1), last], 0)
-  out = lax_numpy.moveaxis(out, 0, axis)
-  out = lax_ew._convert_element_type(out, want)
-  return (out, step) if retstep else out
+  start, stop = lax_numpy.broadcast_to(start, bshape), lax_numpy.broadcast_to(stop, bshape)
+  axis = len(bshape) + axis + 1 if axis < 0 else axis
+  bounds = list(bshape)
+  bounds.insert(axis, 1)
+  div = (num - 1) if endpoint else num
+  if num > 1:
+    delta = ufuncs.true_divide(ufuncs.subtract(stop, start), Array(np.asarray(div, compute)))
+    real = np.finfo(compute).dtype
+    steps = [1] * len(bounds)
+    steps[axis] = div
+    t = ufuncs.true_divide(lax_numpy.reshape(lax_shapes.iota(real, div), steps),
+                           Array(np.asarray(div, real)))
+    t = lax_ew._convert_element_type(t, compute)
+    out = ufuncs.add(ufuncs.multiply(lax_numpy.reshape(start, bounds), ufuncs.subtract(1, t)),
+                     ufuncs.multiply(lax_numpy.reshape(stop, bounds), t))
+    if endpoint:
+      out = lax_shapes.concatenate([out, lax_numpy.reshape(stop, bounds)], axis)
+  elif num == 1:
+    delta = Array(np.asarray(np.nan, compute)) if endpoint else ufuncs.subtract(stop, start)
+    out = lax_numpy.reshape(start, bounds)
+  else:
+    bounds[axis] = 0
+    delta = Array(np.asarray(np.nan, compute))
+    out = Array(np.zeros(bounds, compute))
+  if dtypes.issubdtype(dtype, np.integer):
+    out = ufuncs.floor(out)
+  out = lax_ew._convert_element_type(out, dtype)
+  return (out, delta) if retstep else out
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
