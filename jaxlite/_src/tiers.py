@@ -412,17 +412,16 @@ class Race:
      can only understate it: a program XLA spreads over every CPU takes up to twice as
      long there on two CPUs as on the callers' calls.
   2. The verdict, on the callers' own calls, where the screen cannot tell: XLA is loaded
-     and warmed, then the callers' calls take turns between the tiers in blocks of
-     ``BLOCK`` calls, until each
-     tier has ``CONFIRM`` timed calls, and the tier whose median call is faster wins. A
-     block's first call is not timed: after the other tier's calls it pays for caches
-     and pool threads that the other tier took (W5's step on XLA took 4.0 ms a call
-     right after a tier-0 call, 2.4 in a row of its own). Only these calls run as the steady calls will: with the
-     callers' thread pools, CPUs and load. Trials elsewhere are not (W5's MLP step timed
-     3.34 ms on XLA in the compile server, kept to one CPU, against tier 0's 3.17 ms,
-     while with the caller's two CPUs it takes 1.9 ms). A function with side effects
-     (debug and io callbacks) must run once per call, so it takes this step from the
-     start, with XLA compiled here.
+     and warmed, then the callers' calls run on each tier in turn, tier 0 first, each for
+     a run of calls long enough to settle in: ``SETTLE`` seconds and ``CONFIRM`` calls
+     after them, which are timed. The tier whose median timed call is faster wins. Only
+     such calls run as the steady calls will, with the callers' thread pools, CPUs and
+     load: W5's MLP step timed 3.34 ms on XLA in the compile server, kept to one CPU,
+     against tier 0's 3.17 ms, while on the caller's two CPUs it takes 1.9-2.4 ms. And
+     only after settling: right after tier 0's calls XLA's took 3.2-4.0 ms, while
+     OpenBLAS's threads, which spin for a while after tier 0's products, held a CPU. A
+     function with side effects (debug and io callbacks) must run once per call, so it
+     takes this step from the start, with XLA compiled here.
 
   A close verdict (the loser within ``CLOSE`` of the winner) is checked again on the
   callers' calls from time to time (``review``: after ``REVIEW_AFTER`` calls, then twice
@@ -439,7 +438,7 @@ class Race:
   SCREEN = 2.0    # XLA this many times slower in its trials loses (at most 2x understated)
   CLEAR = 0.67    # XLA this many times faster in its trials wins
   CONFIRM = 8     # callers' timed calls per tier that the verdict takes
-  BLOCK = 3       # calls in a row on one tier while the verdict is taken
+  SETTLE = 0.15   # seconds of a tier's calls before they are timed
   CLOSE = 1.5     # a verdict with the loser within this factor is reviewed later
   REVIEW_AFTER = 1000
 
@@ -450,22 +449,20 @@ class Race:
     self.times = {t: [] for t in tiers}
     self.lock = threading.Lock()
     self.effectful = has_effects(entry) if effectful is None else effectful
-    self.on_calls = self.effectful   # whether the callers' calls take turns (step 2)
-    self.order = tuple(tiers)
-    self.calls = 0
+    self.on_calls = self.effectful   # whether the callers' calls decide (step 2)
+    self.order = (caller, *(t for t in tiers if t != caller))
+    self.turn = 0            # the tier of ``order`` the callers' calls run on
+    self.since = None        # when the turn's first call started
     self.lost_races = lost_races   # where a clear loss of XLA's is remembered
 
   def __call__(self, leaves):
     if not self.on_calls:   # the screen runs on the compile thread (``run_trials``)
       return self.tiers[self.caller][1](leaves)
     with self.lock:
-      turn, position = divmod(self.calls, self.BLOCK)
-      tier = self.order[turn % len(self.order)]
-      self.calls += 1
+      tier = self.order[min(self.turn, len(self.order) - 1)]
     t0 = time.perf_counter()
     outs = self.tiers[tier][1](leaves)
-    if position:   # (a block's first call settles the tier in)
-      self._record(tier, time.perf_counter() - t0)
+    self._record(tier, t0, time.perf_counter() - t0)
     return outs
 
   def run_trials(self, leaves):
@@ -510,10 +507,10 @@ class Race:
     self.restart()
 
   def restart(self):
-    """Take the verdict (again) on the callers' next calls, the tiers taking turns."""
+    """Take the verdict (again) on the callers' next calls, each tier's in turn."""
     with self.lock:
       self.times = {t: [] for t in self.tiers}
-      self.calls = 0
+      self.turn, self.since = 0, None
       self.on_calls = True
       self.entry.run = self
 
@@ -537,11 +534,21 @@ class Race:
         self.entry.tier_note = note
         self.entry.run = self.tiers[self.caller][0]
 
-  def _record(self, tier, elapsed):
+  def _record(self, tier, start, elapsed):
+    """A call of the verdict's on ``tier``, started at ``start``, took ``elapsed``."""
     with self.lock:
-      self.times[tier].append(elapsed)
+      if tier != self.order[min(self.turn, len(self.order) - 1)]:
+        return   # (a call that started before the turn moved on)
+      if self.since is None:
+        self.since = start
+      if start - self.since < self.SETTLE:
+        return
+      times = self.times[tier]
+      times.append(elapsed)
+      if len(times) >= self.CONFIRM:
+        self.turn += 1
+        self.since = None
       if self.entry.run is self and all(len(t) >= self.CONFIRM for t in self.times.values()):
-        # each tier's first turn after loading or a pause is its slowest: the median skips it
         typical = {t: statistics.median(v) for t, v in self.times.items()}
         winner = min(typical, key=typical.get)
         self._install(winner, typical,

@@ -111,23 +111,44 @@ def _integer_pow(x, *, y):
 
 
 def _sign(x):
-  return np.sign(x)
+  # XLA's sign of a zero is that zero (NumPy's sign(-0.0) is +0.0)
+  out = np.sign(x)
+  return out if x.dtype.kind in "iu" else np.copysign(out, x)
 
 
 def _not(x):
   return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
 
-def _minmax(np_fn, compare):
-  """XLA's max/min: NaN-propagating for floats, and for complex numbers the operand that
-  wins a lexicographic comparison (real parts, then imaginary parts; ``y`` if unordered),
-  as JAX lowers it."""
+def _minmax(np_fn, compare, is_max):
+  """XLA's max/min: NaN-propagating for floats, with IEEE 754's order of zeros (-0 < +0,
+  on either side), and for complex numbers the operand that wins a lexicographic
+  comparison (real parts, then imaginary parts; ``y`` if unordered), as JAX lowers it."""
   def impl(x, y):
-    if x.dtype.kind != "c":
-      return np_fn(x, y)
-    wins = np.where(x.real == y.real, compare(x.imag, y.imag), compare(x.real, y.real))
-    return np.where(wins, x, y)
+    if x.dtype.kind == "c":
+      wins = np.where(x.real == y.real, compare(x.imag, y.imag), compare(x.real, y.real))
+      return np.where(wins, x, y)
+    out = np_fn(x, y)
+    return out if x.dtype.kind in "biu" else signed_zeros(out, x, y, is_max)
   return impl
+
+
+def signed_zeros(out, x, y, is_max):
+  """``out``, a max (``is_max``) or min of floats ``x`` and ``y`` from NumPy, with its
+  zeros signed as XLA signs them: NumPy returns either operand of a tie of -0 and +0 (which
+  one depends on its loop); XLA's max is +0 unless both zeros are -0, its min -0 unless
+  both are +0."""
+  zero = np.equal(out, 0)
+  if not zero.any():
+    return out
+  x_neg, y_neg = np.signbit(x), np.signbit(y)
+  x_zero, y_zero = np.equal(x, 0), np.equal(y, 0)
+  if is_max:   # -0 unless an operand is +0
+    neg = ~((x_zero & ~x_neg) | (y_zero & ~y_neg))
+  else:        # -0 if an operand is -0
+    neg = (x_zero & x_neg) | (y_zero & y_neg)
+  fixed = np.where(zero, np.where(neg, -0.0, 0.0), out).astype(out.dtype, copy=False)
+  return fixed if isinstance(out, np.ndarray) else fixed[()]
 
 
 def _clamp(lo, x, hi):
@@ -136,7 +157,8 @@ def _clamp(lo, x, hi):
     # (measured on JAX 0.10.2's CPU backend)
     low = np.where(x.real <= lo.real, lo, x)
     return np.where(low.real <= hi.real, low, hi)
-  return np.minimum(np.maximum(x, lo), hi).astype(x.dtype)
+  low = signed_zeros(np.maximum(x, lo), x, lo, True)
+  return signed_zeros(np.minimum(low, hi), low, hi, False).astype(x.dtype, copy=False)
 
 
 def _bitwise(logical, bitwise):
@@ -162,8 +184,8 @@ _UNARY = {
 }
 _BINARY = {
     ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: _div,
-    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: _minmax(np.maximum, np.greater),
-    ew.min_p: _minmax(np.minimum, np.less),
+    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: _minmax(np.maximum, np.greater, True),
+    ew.min_p: _minmax(np.minimum, np.less, False),
     ew.atan2_p: _by_kind(np.arctan2, cmath.atan2), ew.nextafter_p: np.nextafter,
     ew.and_p: _bitwise(np.logical_and, np.bitwise_and),
     ew.or_p: _bitwise(np.logical_or, np.bitwise_or),
@@ -252,10 +274,27 @@ def _complex_fold(x, axes, identity, better):
 
 
 def _extremum(ufunc, identity, better):
+  is_max = ufunc is np.maximum
+
   def impl(x, *, axes):
     if x.dtype.kind == "c":
       return _complex_fold(x, axes, identity(x.dtype), better)
-    return ufunc.reduce(x, axis=axes, initial=identity(x.dtype))
+    out = ufunc.reduce(x, axis=axes, initial=identity(x.dtype))
+    if x.dtype.kind in "biu":
+      return out
+    # a zero result is signed as XLA's max/min sign zeros (see signed_zeros): -0 for a max
+    # without a +0, and for a min with a -0
+    zero = np.equal(out, 0)
+    if not zero.any():
+      return out
+    sign = np.signbit(x)
+    zeros = np.equal(x, 0)
+    if is_max:
+      neg = ~np.logical_or.reduce(zeros & ~sign, axis=axes)
+    else:
+      neg = np.logical_or.reduce(zeros & sign, axis=axes)
+    fixed = np.where(zero, np.where(neg, -0.0, 0.0), out).astype(out.dtype, copy=False)
+    return fixed if isinstance(out, np.ndarray) else fixed[()]
   return impl
 
 
