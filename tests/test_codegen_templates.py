@@ -89,3 +89,17 @@ def test_template_computes_what_the_implementation_table_computes(prim, template
   # NumPy calls bfloat16's kind "V": only the unconditional templates run on it
   floats = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float64)}
   assert {d for d in floats if d.kind in kinds} <= set(ran)
+
+
+@pytest.mark.parametrize("name,want", [("maximum", [0.0, 0.0, -0.0, 0.0]),
+                                       ("minimum", [-0.0, 0.0, -0.0, -0.0])])
+def test_max_min_sign_zeros_as_xla_when_writing_into_a_dying_operand(name, want):
+  # -x dies into the max/min, whose output reuses its buffer: the zeros' signs must still
+  # be read from the operands (XLA: max is -0 only if both are, min if either is)
+  x = np.array([0.0, -0.0, 0.0, -0.0], np.float32)
+  y = np.array([0.0, 0.0, -0.0, -0.0], np.float32)
+  closed = jax.make_jaxpr(lambda a, b: getattr(jax.numpy, name)(-a, b))(x, y)
+  fn, source = codegen.compile_jaxpr(closed)
+  assert f"_{name[:3]}(" in source and "out=" in source, source
+  (out,) = fn(x, y)
+  np.testing.assert_array_equal(np.signbit(out), np.signbit(np.array(want, np.float32)))

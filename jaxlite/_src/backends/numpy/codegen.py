@@ -19,7 +19,7 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import passes
 from jaxlite._src.backends.numpy import blocks
-from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
+from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules, max_into, min_into
 from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
@@ -36,11 +36,12 @@ _DIRECT = {
     ew.square_p: "_np.square({0})", ad.add_any_p: "_np.add({0}, {1})",
 }
 # direct forms for some operand kinds only: integer and complex division, complex max/min
-# and XLA's complex special values follow XLA's rules in the eager implementations
+# and XLA's complex special values follow XLA's rules in the eager implementations (real
+# max/min are the table's own functions, which sign a tie of -0 and +0 as XLA does where
+# NumPy's loops return either operand, and take ``out=`` as a ufunc does)
 _DIRECT_IF_KIND = {
     ew.div_p: ("f", "_np.true_divide({0}, {1})"),
-    ew.max_p: ("biuf", "_np.maximum({0}, {1})"),
-    ew.min_p: ("biuf", "_np.minimum({0}, {1})"),
+    ew.max_p: ("biuf", "_max({0}, {1})"), ew.min_p: ("biuf", "_min({0}, {1})"),
     ew.exp_p: ("f", "_np.exp({0})"), ew.log_p: ("f", "_np.log({0})"),
     ew.log1p_p: ("f", "_np.log1p({0})"), ew.sqrt_p: ("f", "_np.sqrt({0})"),
     ew.abs_p: ("iuf", "_np.abs({0})"),
@@ -77,7 +78,8 @@ class _Emitter:
   def __init__(self):
     # generated code belongs to the backend's package, so its NumPy floating-point
     # warnings fall under the backend's warning filter
-    self.namespace = {"_np": np, "_run_blocks": blocks.run,
+    self.namespace = {"_np": np, "_run_blocks": blocks.run, "_max": max_into,
+                      "_min": min_into,
                       "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []

@@ -123,13 +123,24 @@ def _not(x):
 def _minmax(np_fn, compare, is_max):
   """XLA's max/min: NaN-propagating for floats, with IEEE 754's order of zeros (-0 < +0,
   on either side), and for complex numbers the operand that wins a lexicographic
-  comparison (real parts, then imaginary parts; ``y`` if unordered), as JAX lowers it."""
-  def impl(x, y):
+  comparison (real parts, then imaginary parts; ``y`` if unordered), as JAX lowers it.
+  For real operands it writes into ``out`` if given, as a ufunc does (tier 0's generated
+  code calls it so)."""
+  def impl(x, y, out=None):
     if x.dtype.kind == "c":
       wins = np.where(x.real == y.real, compare(x.imag, y.imag), compare(x.real, y.real))
       return np.where(wins, x, y)
-    out = np_fn(x, y)
-    return out if x.dtype.kind in "biu" else signed_zeros(out, x, y, is_max)
+    if x.dtype.kind in "biu":
+      return np_fn(x, y, out=out)
+    if out is not None and (np.may_share_memory(out, x) or np.may_share_memory(out, y)):
+      np.copyto(out, impl(x, y))   # (the zeros' signs are read from x and y)
+      return out
+    result = np_fn(x, y, out=out)
+    fixed = signed_zeros(result, x, y, is_max)
+    if fixed is result or out is None:
+      return fixed
+    np.copyto(out, fixed)
+    return out
   return impl
 
 
@@ -149,6 +160,10 @@ def signed_zeros(out, x, y, is_max):
     neg = (x_zero & x_neg) | (y_zero & y_neg)
   fixed = np.where(zero, np.where(neg, -0.0, 0.0), out).astype(out.dtype, copy=False)
   return fixed if isinstance(out, np.ndarray) else fixed[()]
+
+
+max_into = _minmax(np.maximum, np.greater, True)
+min_into = _minmax(np.minimum, np.less, False)
 
 
 def _clamp(lo, x, hi):
@@ -184,8 +199,7 @@ _UNARY = {
 }
 _BINARY = {
     ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: _div,
-    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: _minmax(np.maximum, np.greater, True),
-    ew.min_p: _minmax(np.minimum, np.less, False),
+    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: max_into, ew.min_p: min_into,
     ew.atan2_p: _by_kind(np.arctan2, cmath.atan2), ew.nextafter_p: np.nextafter,
     ew.and_p: _bitwise(np.logical_and, np.bitwise_and),
     ew.or_p: _bitwise(np.logical_or, np.bitwise_or),
