@@ -51,6 +51,8 @@ DIFFERENT_JAXPR = {
     "bool_arg": _jit_wrapped("_where"),
     "compare_select": _jit_wrapped("_where"),
     "clip": _jit_wrapped("clip"),
+    "convolve": _jit_wrapped("convolve", "_conv", "_flip"),
+    "correlate_swapped": _jit_wrapped("correlate", "_conv"),
     "cumsum": _jit_wrapped("cumsum"),
     "custom_jvp_long_body": _jit_wrapped("clip"),
     "fft": _jit_wrapped("fft"),

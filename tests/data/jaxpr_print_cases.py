@@ -146,6 +146,13 @@ def _reductions(jax, jnp, lax):
       "dot": (jnp.dot, (_f32(3), _f32(3))),
       "matmul": (jnp.matmul, (_f32(2, 3), _f32(3, 4))),
       "matmul_batched": (jnp.matmul, (_f32(5, 2, 3), _f32(5, 3, 4))),
+      # batch axes on one side only, or of size 1, are free axes: no broadcast
+      "matmul_3d_by_2d": (jnp.matmul, (_f32(2, 3, 4), _f32(4, 5))),
+      "matmul_vector_by_3d": (jnp.matmul, (_f32(4), _f32(2, 4, 5))),
+      "matmul_size_one_batch": (jnp.matmul, (_f32(2, 1, 3, 4), _f32(5, 4, 2))),
+      "matmul_transposed_result": (jnp.matmul, (_f32(1, 3, 4), _f32(2, 4, 5))),
+      "convolve": (lambda a, v: jnp.convolve(a, v, mode="same"), (_f32(5), _f32(3))),
+      "correlate_swapped": (jnp.correlate, (_f32(3), _f32(5))),
       "einsum": (lambda x, y: jnp.einsum("ij,jk->ik", x, y), (_f32(2, 3), _f32(3, 4))),
       "dot_general_precision": (
           lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ())),

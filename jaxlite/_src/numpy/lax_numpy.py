@@ -350,31 +350,56 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
-  """Matrix product with broadcast batch axes (``numpy.matmul``, the ``@`` operator)."""
+  """Matrix product with broadcast batch axes (``numpy.matmul``, the ``@`` operator).
+
+  As in JAX, one ``dot_general`` with no broadcast: a batch axis both operands have (of one
+  size) is a batch axis of the contraction, one that only one operand has (or has at a size
+  other than 1, facing a 1, which is squeezed) is a free axis of that operand, and a
+  transpose puts the result's axes in NumPy's order.
+  """
   a, b, out_dtype, weak = _dot_operands("matmul", a, b, preferred_element_type)
   if a.ndim == 0 or b.ndim == 0:
     raise ValueError("matmul: Input operand does not have enough dimensions (scalars are "
                      "not allowed; use * or jnp.multiply).")
-  a_vec, b_vec = a.ndim == 1, b.ndim == 1
-  a = expand_dims(a, 0) if a_vec else a
-  b = expand_dims(b, 1) if b_vec else b
-  if a.shape[-1] != b.shape[-2]:
+  a_mat, b_mat = a.ndim > 1, b.ndim > 1
+  if a.shape[-1] != b.shape[-2 if b_mat else -1]:
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
-                    f"got {(a.shape[-1],)} and {(b.shape[-2],)}.")
-  try:
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-  except ValueError:
-    raise ValueError(f"Incompatible types for matmul arguments: {a.aval.str_short()} and "
-                     f"{b.aval.str_short()}") from None
-  a = broadcast_to(a, batch + a.shape[-2:])
-  b = broadcast_to(b, batch + b.shape[-2:])
-  nb = len(batch)
-  out = lax_red.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
-                            precision, out_dtype)
-  if b_vec:
-    out = lax_shapes.squeeze(out, (out.ndim - 1,))
-  if a_vec:
-    out = lax_shapes.squeeze(out, (out.ndim - 1 if b_vec else out.ndim - 2,))
+                    f"got {(a.shape[-1],)} and {(b.shape[-2 if b_mat else -1],)}.")
+  a_batch, b_batch = a.shape[:-2], b.shape[:-2]
+  n = builtins.max(len(a_batch), len(b_batch))
+  a_batch = (None,) * (n - len(a_batch)) + a_batch
+  b_batch = (None,) * (n - len(b_batch)) + b_batch
+  squeeze_a, squeeze_b, batch_a, batch_b = [], [], [], []
+  at_batch, at_a, at_b = [], [], []   # where each kind of result axis goes, in order
+  for i, (da, db) in enumerate(zip(a_batch, b_batch)):
+    kept_a, kept_b = len(at_batch) + len(at_a), len(at_batch) + len(at_b)
+    if da is None:
+      at_b.append(i)
+    elif db is None:
+      at_a.append(i)
+    elif da == 1:
+      at_b.append(i)
+      squeeze_a.append(kept_a + len(squeeze_a))
+    elif db == 1:
+      at_a.append(i)
+      squeeze_b.append(kept_b + len(squeeze_b))
+    elif da == db:
+      batch_a.append(kept_a)
+      batch_b.append(kept_b)
+      at_batch.append(i)
+    else:
+      raise ValueError(f"Incompatible shapes for matmul arguments: {a.shape} and {b.shape}")
+  if a_mat:
+    at_a.append(n)
+  if b_mat:
+    at_b.append(n + 1 if a_mat else n)
+  a = lax_shapes.squeeze(a, tuple(squeeze_a)) if squeeze_a else a
+  b = lax_shapes.squeeze(b, tuple(squeeze_b)) if squeeze_b else b
+  out = lax_red.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 2 if b_mat else b.ndim - 1,)),
+                                   (tuple(batch_a), tuple(batch_b))), precision, out_dtype)
+  perm = tuple(int(i) for i in np.argsort(at_batch + at_a + at_b))
+  if perm != tuple(range(len(perm))):
+    out = lax_shapes.transpose(out, perm)
   return _dot_result(out, weak)
 
 

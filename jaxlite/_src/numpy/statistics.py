@@ -11,6 +11,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.lax import bits as _bits
+from jaxlite._src.lax.convolution import conv_general_dilated
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
@@ -774,56 +775,47 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
 
 
 # -- convolution, interpolation, integration
-def _convolve_full(a, v):
-  # sum over the taps of v of shifted copies of a: len(v) static steps, all lax ops
-  m = v.shape[0]
-  out = None
-  for j in builtins.range(m):
-    shifted = lax_shapes.pad(a, _c(a, 0), [(j, m - 1 - j, 0)])
-    tap = lax_shapes.reshape(lax_shapes.slice(v, (j,), (j + 1,)), ())
-    term = lax.mul(shifted, lax.broadcast_like(tap, shifted))
-    out = term if out is None else lax.add(out, term)
-  return out
-
-
-def _convolve(name, a, v, mode):
+def _convolve(name, a, v, mode, precision, preferred_element_type):
+  """``convolve`` (``name``) or ``correlate`` of 1-D ``a`` and ``v``, as JAX computes it:
+  one ``conv_general_dilated`` with ``precision`` (on a TPU the default multiplies in
+  bf16 passes, so the answers are JAX's there too)."""
   check_arraylike(name, a, v)
-  a, v = promote_dtypes_inexact(a, v)
+  a, v = as_operand(a), as_operand(v)
   if a.ndim != 1 or v.ndim != 1:
     raise ValueError(f"{name}() only support 1-dimensional inputs.")
+  if preferred_element_type is None:
+    a, v = promote_dtypes_inexact(a, v)
   if a.shape[0] == 0 or v.shape[0] == 0:
     raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
-  if mode not in ("full", "same", "valid"):
+  reverse = False
+  if name == "correlate":
+    v = _conj(v)
+    if a.shape[0] < v.shape[0]:
+      a, v, reverse = v, a, True
+  else:
+    if a.shape[0] < v.shape[0]:
+      a, v = v, a
+    v = lax_shapes.rev(v, (0,))
+  m = v.shape[0]
+  pads = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}
+  if mode not in pads:
     raise ValueError("mode must be one of ['full', 'same', 'valid']")
-  swapped = v.shape[0] > a.shape[0]
-  if swapped:
-    a, v = v, a
-  full = _convolve_full(a, v)
-  n, m = a.shape[0], v.shape[0]
-  if mode == "same":
-    start = (m - 1) // 2
-    return full[start:start + n]
-  if mode == "valid":
-    return full[m - 1:n]
-  return full
+  out = conv_general_dilated(lax_shapes.broadcast_in_dim(a, (1, 1, a.shape[0]), (2,)),
+                             lax_shapes.broadcast_in_dim(v, (1, 1, m), (2,)), (1,),
+                             [pads[mode]], precision=precision,
+                             preferred_element_type=preferred_element_type)
+  out = lax_shapes.rev(out, (2,)) if reverse else out
+  return lax_shapes.squeeze(out, (0, 1))
 
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
   """The discrete linear convolution of two 1-D arrays (``mode``: full, same, valid)."""
-  return _convolve("convolve", a, v, mode)
+  return _convolve("convolve", a, v, mode, precision, preferred_element_type)
 
 
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
   """The cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-D arrays."""
-  check_arraylike("correlate", a, v)
-  a, v = promote_dtypes_inexact(a, v)
-  if v.ndim != 1:
-    raise ValueError("correlate() only support 1-dimensional inputs.")
-  if v.shape[0] > a.shape[0]:
-    # numpy swaps and then reverses (and conjugates) the result
-    out = _convolve("correlate", v, lax_shapes.rev(_conj(a), (0,)), mode)
-    return _conj(lax_shapes.rev(out, (0,)))
-  return _convolve("correlate", a, lax_shapes.rev(_conj(v), (0,)), mode)
+  return _convolve("correlate", a, v, mode, precision, preferred_element_type)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
