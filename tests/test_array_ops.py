@@ -239,3 +239,23 @@ def test_products_accumulate_like_xla():
   assert jnp.dot(X > 0, X.T > 0, preferred_element_type=jnp.int32).dtype == np.int32
   with pytest.raises(TypeError):
     jnp.dot(X.astype(np.int8), 2)   # the 2 is an int32 operand, wider than the int8 result
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)),
+                                   ((1, 3, 4), (2, 4, 5)), ((2, 3, 4), (4,)), ((4,), (4,)),
+                                   ((3, 1, 2, 4), (1, 5, 4, 3)), ((1, 1, 4), (4,)),
+                                   ((2, 2, 3), (2, 3, 2))])
+def test_matmul_broadcasts_batch_axes_as_numpy(sa, sb):
+  rng = np.random.default_rng(0)
+  a, b = rng.normal(size=sa).astype(np.float32), rng.normal(size=sb).astype(np.float32)
+  want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+  for f in (jnp.matmul, jaxlite.jit(jnp.matmul)):
+    got = f(a, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+  # its gradient, against NumPy: sum(a @ b) is linear in a, so each entry of the
+  # gradient is the sum of the product of b with that entry's unit array
+  ga = jaxlite.grad(lambda p: jnp.sum(jnp.matmul(p, b)))(a)
+  units = np.eye(a.size).reshape((a.size,) + a.shape)
+  want_ga = np.array([np.matmul(u, b.astype(np.float64)).sum() for u in units]).reshape(a.shape)
+  np.testing.assert_allclose(np.asarray(ga), want_ga, rtol=1e-5, atol=1e-5)
