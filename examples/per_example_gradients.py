@@ -80,18 +80,21 @@ def main():
   xs = jax.random.normal(kx, (batch, 20))
   ys = jax.random.randint(ky, (batch,), 0, 5)
 
-  grads = per_example_grads(params, xs, ys)
-  print("per-example gradient shapes:",
-        jax.tree_util.tree_map(lambda g: g.shape, grads)[0])
-  reference = loop_grads(params, xs, ys)
-  err = max(float(jnp.max(jnp.abs(a - b))) for a, b in
-            zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(reference)))
-  print(f"max |vmap - loop| = {err:.2e}")
-  assert err < 1e-5, err
-  # The mean of the per-example gradients is the gradient of the mean loss.
-  batch_grad = jax.grad(lambda p: jnp.mean(jax.vmap(loss, (None, 0, 0))(p, xs, ys)))(params)
-  err_mean = max(float(jnp.max(jnp.abs(jnp.mean(a, 0) - b))) for a, b in
-                 zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(batch_grad)))
+  # The checks multiply in full float32: at the default precision a TPU multiplies float32
+  # matrices in bf16 passes, and a batched product rounds differently from a looped one.
+  with jax.default_matmul_precision("highest"):
+    grads = per_example_grads(params, xs, ys)
+    print("per-example gradient shapes:",
+          jax.tree_util.tree_map(lambda g: g.shape, grads)[0])
+    reference = loop_grads(params, xs, ys)
+    err = max(float(jnp.max(jnp.abs(a - b))) for a, b in
+              zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(reference)))
+    print(f"max |vmap - loop| = {err:.2e}")
+    assert err < 1e-5, err
+    # The mean of the per-example gradients is the gradient of the mean loss.
+    batch_grad = jax.grad(lambda p: jnp.mean(jax.vmap(loss, (None, 0, 0))(p, xs, ys)))(params)
+    err_mean = max(float(jnp.max(jnp.abs(jnp.mean(a, 0) - b))) for a, b in
+                   zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(batch_grad)))
   print(f"max |mean(per-example) - grad(mean loss)| = {err_mean:.2e}")
   assert err_mean < 1e-5, err_mean
   print("per-example gradients match the loop: OK")

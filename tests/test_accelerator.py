@@ -130,8 +130,11 @@ print("ok")
 def test_an_accelerator_and_the_cpu_live_side_by_side():
   """A stand-in accelerator: the CPU plugin loaded as libtpu (TPU_LIBRARY_PATH, as JAX
   reads it), so the process has a 'tpu' backend and the 'cpu' one, each with its client."""
+  if jax.default_backend() == "tpu":   # the real one, held by this process: run it here
+    exec(compile(STAND_IN, "<stand-in>", "exec"), {})
+    return
   if plugins.find_plugin("tpu") is not None:
-    pytest.skip("a real TPU plugin is installed here")
+    pytest.skip("a real TPU plugin is installed here, and no chip answered")
   out = run_python(STAND_IN, TPU_LIBRARY_PATH=plugins.cpu_plugin().path)
   assert out.splitlines()[0].startswith("tpu TpuDevice(id=0, process_index=0, coords=(")
   assert out.splitlines()[0].endswith("CpuDevice(id=0)") and out.splitlines()[-1] == "ok"
@@ -180,8 +183,10 @@ def test_eager_random_and_jitted_results_stay_on_the_device(device):
   assert resident(g, device)
   np.testing.assert_allclose(np.asarray(eager[1]), np.arange(12.0).reshape(4, 3) @
                              np.arange(12.0).reshape(4, 3).T, rtol=1e-2 if ACCELERATOR else 1e-6)
+  # a TPU's tanh is good to about 1e-4 near 1, where (1 - tanh) (1 + tanh) is small
   np.testing.assert_allclose(np.asarray(g), 2 * np.tanh(np.arange(12.0).reshape(4, 3)) /
-                             np.cosh(np.arange(12.0).reshape(4, 3)) ** 2, rtol=1e-5, atol=1e-6)
+                             np.cosh(np.arange(12.0).reshape(4, 3)) ** 2, rtol=1e-5,
+                             atol=2e-4 if ACCELERATOR else 1e-6)
   # read once, the array stays on the device: its next op runs there
   y = jnp.cos(x)
   np.asarray(y)
@@ -420,6 +425,17 @@ def test_eager_executables_are_cached_per_primitive_shapes_and_params(device):
 
 
 def test_a_second_process_loads_device_executables_from_the_cache(tmp_path):
+  if ACCELERATOR:   # one process at a time holds the chip: this one, so start afresh here
+    fn = lambda a: jnp.tanh(a) @ a.T
+    with config.override("jax_compilation_cache_dir", str(tmp_path)):
+      stats = []
+      for _ in range(2):
+        jax.clear_caches()
+        f = jax.jit(fn)
+        f(jnp.ones((16, 16))).block_until_ready()
+        stats.append(f.stats()[0])
+    assert stats[0]["tier"] == "xla" and "persistent compile cache" in stats[1]["note"]
+    return
   code = """
     import jaxlite as jax, jaxlite.numpy as jnp
     f = jax.jit(lambda a: jnp.tanh(a) @ a.T)
@@ -446,14 +462,18 @@ def test_memory_stats_show_allocations_and_frees():
   d = jax.devices()[0]
   before = d.memory_stats()["bytes_in_use"]
   x = jnp.ones((1 << 20,), jnp.float32).block_until_ready()
-  assert d.memory_stats()["bytes_in_use"] >= before + 4 * (1 << 20)
-  x.delete()
-  assert d.memory_stats()["bytes_in_use"] <= before + (1 << 16)
+  peak = d.memory_stats()["bytes_in_use"]
+  assert peak >= before + 4 * (1 << 20)
+  x.delete()   # (making x also loaded an executable: the frees are measured from the peak)
+  assert d.memory_stats()["bytes_in_use"] <= peak - 4 * (1 << 20)
 
 
 @pytest.mark.accelerator
 @pytest.mark.parametrize("example", ["mnist_digits_mlp.py", "optax_training.py"])
 def test_examples_run_on_the_accelerator_unchanged(example):
+  if jax.default_backend() == "tpu":
+    pytest.skip("one process at a time holds a TPU, and this one does: "
+                "tools/accelerator_check.sh runs the examples after the tests")
   proc = subprocess.run([sys.executable, "-m", "jaxlite", os.path.join("examples", example)],
                         cwd=ROOT, capture_output=True, text=True, timeout=600)
   assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -76,7 +76,7 @@ def _same(a, b):
       for x, y in zip(a["_leaves"], b["_leaves"]))
 
 
-def record_case(ns, case):
+def record_case(ns, case, modes=("eager", "jit", "vmap")):
   import jax
   jnp = ns.jnp
   np_in = case_lib.inputs(case)
@@ -91,13 +91,13 @@ def record_case(ns, case):
     batched = case_lib.inputs(case, batch=2)
     return jax.vmap(lambda *arrs: case.call(ns, arrs))(*[jnp.asarray(a) for a in batched])
 
-  modes = ["eager", "jit"] + (["vmap"] if case.vmap and np_in else [])
+  modes = [m for m in modes if m != "vmap" or case.vmap and np_in]
   for mode in modes:
     rec, leaves = outcome(lambda: run(mode))
     rec["_leaves"] = leaves
     results[mode] = rec
   for mode in modes:
-    if mode == "jit" and _same(results["jit"], results["eager"]):
+    if mode == "jit" and "eager" in results and _same(results["jit"], results["eager"]):
       entry[mode] = "=eager"
     else:
       entry[mode] = results[mode]
@@ -115,7 +115,7 @@ def _shard_path(x64, shard, out=HERE):
 def _worker(args):
   """Record one shard, saving as it goes: a case that hangs JAX (its gcd loops forever on
   iinfo.min, for example) kills the worker, which is restarted and records it as hung."""
-  x64, shard, nshards, platform, every, out = args
+  x64, shard, nshards, platform, every, out, modes, budget = args
   import pickle
   import threading
   import time
@@ -146,9 +146,12 @@ def _worker(args):
   todo = [c for i, c in enumerate(tables.all_cases(x64))
           if i % nshards == shard and c.id not in done
           and case_lib.in_device_sample(c.id, every)]
+  deadline = time.time() + budget if budget else None
   for k, case in enumerate(todo):
+    if deadline and time.time() > deadline:
+      break
     current["id"], current["since"] = case.id, time.time()
-    done[case.id] = record_case(ns, case)
+    done[case.id] = record_case(ns, case, modes)
     if k % 200 == 199:
       save()
   current["id"] = None
@@ -159,10 +162,11 @@ def _worker(args):
 def _run_shard(args):
   """Run ``_worker`` in fresh processes until the shard is complete."""
   import subprocess
-  x64, shard, nshards, platform, every, out = args
+  x64, shard, nshards, platform, every, out, modes, budget = args
   while True:
     code = subprocess.call([sys.executable, __file__, "--worker", str(int(x64)), str(shard),
-                            str(nshards), platform, str(every), out])
+                            str(nshards), platform, str(every), out, ",".join(modes),
+                            str(budget or 0)])
     if code == 0:
       return _shard_path(x64, shard, out)
     if code != 3:
@@ -207,7 +211,8 @@ def main():
   import pickle
   if sys.argv[1:2] == ["--worker"]:
     x64, shard, nshards = (int(v) for v in sys.argv[2:5])
-    _worker((bool(x64), shard, nshards, sys.argv[5], int(sys.argv[6]), sys.argv[7]))
+    _worker((bool(x64), shard, nshards, sys.argv[5], int(sys.argv[6]), sys.argv[7],
+             sys.argv[8].split(","), float(sys.argv[9])))
     return
   parser = argparse.ArgumentParser()
   parser.add_argument("--x64", action="store_true")
@@ -215,12 +220,18 @@ def main():
   parser.add_argument("--platform", default="cpu")
   parser.add_argument("--every", type=int, default=None)
   parser.add_argument("--out", default=HERE)
+  parser.add_argument("--modes", default=None, help="comma-separated: eager,jit,vmap")
+  parser.add_argument("--budget", type=float, default=None,
+                      help="seconds after which no new case is started (per shard)")
   args = parser.parse_args()
   every = args.every or (1 if args.platform == "cpu" else DEVICE_EVERY)
+  modes = (args.modes or ("eager,jit,vmap" if args.platform == "cpu" else "eager")).split(",")
+  os.makedirs(args.out, exist_ok=True)
   from concurrent.futures import ThreadPoolExecutor
   with ThreadPoolExecutor(args.shards) as pool:
     paths = list(pool.map(_run_shard, [(args.x64, i, args.shards, args.platform, every,
-                                        args.out) for i in range(args.shards)]))
+                                        args.out, modes, args.budget)
+                                       for i in range(args.shards)]))
   parts = []
   for path in paths:
     with open(path, "rb") as f:
