@@ -311,16 +311,45 @@ def _timed_tiers(monkeypatch, numpy_s, xla_s):
   return {"numpy": ("numpy-run", numpy), "xla": ("xla-run", xla)}, trials
 
 
-def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time(monkeypatch):
+@pytest.mark.parametrize("narrowed", [False, True])
+def test_race_warms_xla_up_and_keeps_the_tier_with_the_best_time(monkeypatch, narrowed):
   # an executable's first runs are slower: they must not decide the race
+  monkeypatch.setattr(background.host_blas(), "understating", lambda: narrowed)
   race_tiers, trials = _timed_tiers(monkeypatch, 0.004, [0.03, 0.01, 0.008, 0.001])
   entry = _Entry(lambda x: jnp.sin(x))
   race = _start(entry, race_tiers)
   _call_until_settled(entry, race)
   assert entry.run == "xla-run" and entry.tier == "xla"
+  if narrowed:
+    # tier 0's calls beside the compile had one BLAS thread: no shortcut, the callers'
+    # calls decide (and XLA wins there too)
+    assert len(trials) > tiers.Race.WARMUP + tiers.Race.TRIALS
+    return
   # clearly faster in its trials (where it can only be understated): no verdict on calls
   assert len(trials) == tiers.Race.WARMUP + tiers.Race.TRIALS
   assert entry.tier_ms == {"numpy": pytest.approx(4.0), "xla": pytest.approx(1.0)}
+
+
+def test_host_blas_runs_on_one_thread_while_background_work_is_kept_away():
+  blas = background.host_blas()
+  if blas.set is None or blas.get() < 2:
+    pytest.skip("NumPy's BLAS here is not OpenBLAS, or runs one thread")
+  had = blas.get()
+  worker = threading.Thread(target=time.sleep, args=(0.5,))
+  worker.start()
+  first = background.keep_away(threading.get_native_id(), worker.native_id)
+  if first is None:
+    worker.join()
+    pytest.skip("no other CPU to keep the background work on")
+  try:
+    assert blas.get() == 1 and blas.understating()
+    blas.narrow()              # another placement meanwhile (they nest)
+    background.put_back(first)
+    assert blas.get() == 1     # the other still holds
+  finally:
+    blas.restore()
+    worker.join()
+  assert blas.get() == had and not blas.understating()
 
 
 def test_race_warm_up_stops_once_its_runs_spend_the_budget(monkeypatch):

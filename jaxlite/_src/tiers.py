@@ -167,7 +167,12 @@ def submit(fn, *args, ahead=None):
       _worker = _Worker()
     if _worker.idle():
       placement = background.keep_away(caller, _worker.thread.native_id)
-      done = ahead and ahead(background.placement(placement))
+      try:
+        done = ahead and ahead(background.placement(placement))
+      except BaseException:
+        if placement is not None:
+          background.put_back(placement)
+        raise
     else:
       placement, done = _UNPLACED, None
     # (a task whose ``ahead`` did something is never cancelled: ``fn`` must follow it up)
@@ -408,9 +413,11 @@ class Race:
      with fewer, tier 0 runs trials too). XLA more than ``SCREEN`` times slower loses
      without being loaded in this process, where loading and warming it would slow the
      callers' calls beside it; XLA faster than ``CLEAR`` times tier 0 is loaded, warmed
-     and wins. Its trials run on the CPUs the callers leave free, all but one, so they
-     can only understate it: a program XLA spreads over every CPU takes up to twice as
-     long there on two CPUs as on the callers' calls.
+     and wins, unless tier 0's calls ran with host BLAS narrowed to one thread beside
+     the compile (``background.host_blas``), which understates them. XLA's trials run
+     on the CPUs the callers leave free, all but one, so they can only understate it:
+     a program XLA spreads over every CPU takes up to twice as long there on two CPUs
+     as on the callers' calls.
   2. The verdict, on the callers' own calls, where the screen cannot tell: XLA is loaded
      and warmed, then the callers' calls run on each tier in turn, tier 0 first, each for
      a run of calls long enough to settle in: ``SETTLE`` seconds and ``CONFIRM`` calls
@@ -500,7 +507,9 @@ class Race:
       self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
       return
     winner = min(best, key=best.get)
-    if winner != self.caller and best[winner] < self.CLEAR * best[self.caller]:
+    # (tier 0's calls beside the compile had one BLAS thread: no shortcut on them)
+    if winner != self.caller and best[winner] < self.CLEAR * best[self.caller] and (
+        not background.host_blas().understating()):
       with self.lock:   # clearly faster even where it is understated
         self._install(winner, best)
       return

@@ -179,6 +179,69 @@ def _set_cpus(tid, cpus) -> bool:
     return False
 
 
+class _HostBlas:
+  """NumPy's OpenBLAS thread count, narrowed to one while background work is kept away
+  from a caller (``keep_away`` to ``put_back``). OpenBLAS's workers spin between a
+  caller's products, on the CPU the compile was given: beside tier 0's W5 MLP step the
+  p99 of the first 200 calls was 106-113 ms with them and 19-24 ms without (tier 0
+  alone: 17), and the background compile took 1.2-1.9x its time alone with them,
+  1.3-1.4x without (benchmarks/README.md). Nothing where NumPy uses another BLAS.
+  Tier 0's calls timed meanwhile understate it (``understating``)."""
+
+  def __init__(self):
+    self.get = self.set = None
+    self.narrowed = 0   # open placements
+    self.had = 1
+    try:
+      import ctypes
+      import glob
+      import numpy
+      paths = glob.glob(os.path.join(os.path.dirname(numpy.__file__) + ".libs",
+                                     "*openblas*.so*"))
+      for name in ("scipy_openblas", "openblas"):
+        for path in paths:
+          lib = ctypes.CDLL(path)
+          get = getattr(lib, f"{name}_get_num_threads64_", None)
+          set_ = getattr(lib, f"{name}_set_num_threads64_", None)
+          if get and set_:
+            get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
+            self.get, self.set = get, set_
+            return
+    except (ImportError, OSError):
+      pass
+
+  def narrow(self):
+    if self.set is not None:
+      with _blas_lock:
+        if not self.narrowed:
+          self.had = self.get()
+          if self.had > 1:
+            self.set(1)
+        self.narrowed += 1
+
+  def understating(self) -> bool:
+    """Whether host products now run on fewer threads than the callers' steady calls."""
+    return self.narrowed > 0 and self.had > 1
+
+  def restore(self):
+    if self.set is not None:
+      with _blas_lock:
+        self.narrowed -= 1
+        if not self.narrowed and self.had > 1:
+          self.set(self.had)
+
+
+_blas_lock = threading.Lock()
+_host_blas = None
+
+
+def host_blas() -> _HostBlas:
+  global _host_blas
+  if _host_blas is None:
+    _host_blas = _HostBlas()
+  return _host_blas
+
+
 class Placement:
   """Background threads moved off the CPU of a caller (``keep_away``): ``cpu``, that CPU;
   ``moved``, ``(thread, the CPUs it had)`` pairs; what ``kept_away`` needs to put them back
@@ -213,6 +276,7 @@ def keep_away(caller, worker) -> Placement | None:
       continue
     if had - {cpu} and cpu in had and _set_cpus(tid, had - {cpu}):
       moved.append((tid, had))
+  host_blas().narrow()
   return Placement(cpu, moved, _native_threads())
 
 
@@ -236,6 +300,7 @@ def kept_away(placement: Placement | None):
 def put_back(placement: Placement):
   """Undo ``keep_away``'s ``placement`` (see ``kept_away``)."""
   cpu = placement.cpu
+  host_blas().restore()
   for tid, had in placement.moved:
     _set_cpus(tid, had)
   # Threads started meanwhile by the moved ones inherited the narrowed CPUs: XLA starts
