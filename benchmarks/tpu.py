@@ -146,6 +146,10 @@ def worker(system, only_first=False):
   init_t, step_t, shape = _transformer(jax, jnp)
   p = init_t(key)
   xt = jax.random.normal(key, shape, jnp.bfloat16)
+  if os.environ.get("TPU_BENCH_DUMP"):   # the module, kept before a compile that may crash
+    with open(os.path.join(os.environ["TPU_BENCH_DUMP"], f"transformer_{system}.mlir"),
+              "w") as f:
+      f.write(step_t.lower(p, xt).as_text())
   emit("transformer_step", _median_seconds(lambda: block(step_t(p, xt))), "s")
 
   def cell(h, u):

@@ -11,7 +11,8 @@
 # The machine needs Python with JAX and its accelerator plugin (the oracle), NumPy, SciPy,
 # ml_dtypes and pytest. jaxlite runs from this checkout. Its CPU backend beside the chip
 # needs the xla-cpu-pjrt plugin: from .whl/*.whl, or .whl/xla_cpu_pjrt.so.xz (the plugin's
-# library stripped and compressed, to fit the tool's 64 MiB). One process holds a TPU at a
+# library stripped and compressed to fit the tool's 64 MiB: tools/pack_cpu_plugin.sh makes
+# it; carry .whl). One process holds a TPU at a
 # time, so every step runs after the previous one has exited.
 # Bring back $OUT/<platform>-x32.npz into tests/jax_replay/ and commit it.
 set -uo pipefail
@@ -24,7 +25,8 @@ PY=${PYTHON:-python3}
 if ls .whl/*.whl >/dev/null 2>&1; then
   $PY -m pip install -q --no-index --no-deps --no-compile --target /tmp/jaxlite-site .whl/*.whl \
     && export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}/tmp/jaxlite-site"
-elif [ -f .whl/xla_cpu_pjrt.so.xz ]; then
+fi
+if [ -f .whl/xla_cpu_pjrt.so.xz ]; then
   [ -f /tmp/xla_cpu_pjrt.so ] || $PY -c "import lzma, shutil; shutil.copyfileobj(
     lzma.open('.whl/xla_cpu_pjrt.so.xz'), open('/tmp/xla_cpu_pjrt.so', 'wb'))"
   export JAXLITE_PJRT_CPU_PLUGIN=/tmp/xla_cpu_pjrt.so
@@ -77,6 +79,6 @@ fi
 
 # 4. The benchmark, JAX and jaxlite one after the other.
 if has bench; then
-  timeout "${BENCH_SECONDS:-240}" $PY benchmarks/tpu.py --out "$OUT" 2>&1 \
+  TPU_BENCH_DUMP="$OUT" timeout "${BENCH_SECONDS:-240}" $PY benchmarks/tpu.py --out "$OUT" 2>&1 \
     | tee "$OUT/bench.log" | tail -25
 fi
