@@ -1,18 +1,23 @@
 """The ``jit`` primitive: a call of a closed jaxpr, printed ``jit[name=f jaxpr={...}]``.
 
-``jit`` (``_src/jit.py``) binds it for a nested jitted call; its rules are here, its
-tier-0 implementation (the compiled jaxpr) in ``backends/numpy/control_flow_impls.py``
-and its lowering in ``backends/xla/stablehlo.py``.
+``jit`` (``_src/jit.py``) binds it for a nested jitted call, and ``staged`` for the
+library functions that JAX decorates with ``jax.jit`` (``jnp.where``, ``clip``, most of
+``jax.nn``); its rules are here, its tier-0 implementation (the compiled jaxpr) in
+``backends/numpy/control_flow_impls.py`` and its lowering in ``backends/xla/stablehlo.py``.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 
 from jaxlite._src import core
+from jaxlite._src.config import config
+from jaxlite._src.tree import tree_flatten, tree_unflatten
 from jaxlite._src.core import Primitive, Tracer
 from jaxlite._src.passes import inline as inline_pass
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
+from jaxlite._src.transforms import staging
 
 jit_p = Primitive("jit")
 jit_p.multiple_results = True
@@ -62,3 +67,55 @@ def _jit_batching(axis_data, vals, dims, *, jaxpr, name):
 
 
 batching.axis_batching_rules[jit_p] = _jit_batching
+
+
+# -- library functions that JAX decorates with ``jax.jit``
+def _trace_config():
+  """The options a traced library function's jaxpr depends on, besides its avals."""
+  return (config.jax_enable_x64, config.jax_numpy_dtype_promotion,
+          config.jax_numpy_rank_promotion, config.jax_default_matmul_precision)
+
+
+def staged(fun=None, *, static_argnames=(), name=None):
+  """Decorate a library function that JAX decorates with ``jax.jit`` so that it is staged
+  as JAX stages it: under a trace it is one ``jit`` equation (printed
+  ``jit[name=...]``, its jaxpr traced once per argument types and options), and eagerly
+  on a device one executable (where XLA keeps the intermediates of one program: float16
+  math in float32 on a TPU). Eagerly on the host it runs as written, the same NumPy
+  kernels one by one. Arguments named in ``static_argnames`` are part of the cache key;
+  defaults not passed are constants of the jaxpr, as in JAX."""
+  if fun is None:
+    return functools.partial(staged, static_argnames=static_argnames, name=name)
+  signature = inspect.signature(fun)
+  label = name or fun.__name__
+  cache = {}
+
+  @functools.wraps(fun)
+  def wrapper(*args, **kwargs):
+    if core._context.trace is core.eval_trace and core.eval_trace.device is None:
+      return fun(*args, **kwargs)
+    arguments = signature.bind(*args, **kwargs).arguments
+    names = tuple(arguments)   # the arguments passed, in the signature's order
+    static = tuple((k, v) for k, v in arguments.items() if k in static_argnames)
+    leaves, tree = tree_flatten([v for k, v in arguments.items()
+                                 if k not in static_argnames])
+    avals = tuple(core.get_aval(x) for x in leaves)
+    key = (names, tree, avals, static, _trace_config())
+    entry = cache.get(key)
+    if entry is None:
+      out_trees = []
+
+      def flat(*inner):
+        values = iter(tree_unflatten(tree, inner))
+        given = dict(static)
+        bound = inspect.BoundArguments(signature, {
+            k: given[k] if k in given else next(values) for k in names})
+        outs, out_tree = tree_flatten(fun(*bound.args, **bound.kwargs))
+        out_trees.append(out_tree)
+        return outs
+      closed = staging.trace_to_jaxpr(flat, avals)
+      entry = cache[key] = (closed, out_trees[0])
+    closed, out_tree = entry
+    return tree_unflatten(out_tree, call_jaxpr(closed, leaves, label))
+  wrapper.staged_function = fun   # (tests compare the two paths)
+  return wrapper

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.nn import functions as fn
 from jaxlite._src.numpy import reductions
@@ -16,6 +17,7 @@ __all__ = ["identity", "tanh", "mish", "squareplus", "sparse_plus", "sparse_sigm
            "log1mexp", "logmeanexp", "dot_product_attention", "scaled_matmul"]
 
 
+@staged
 def identity(x):
   """The identity activation: returns ``x`` as an array."""
   return fn._arraylike("identity", x)
@@ -26,12 +28,14 @@ def tanh(x, /):
   return jnp.tanh(x)
 
 
+@staged
 def mish(x):
   """Mish activation, ``x * tanh(softplus(x))``."""
   x = fn._arraylike("mish", x)
   return x * jnp.tanh(fn.softplus(x))
 
 
+@staged
 def squareplus(x, b=4):
   """Squareplus activation, ``(x + sqrt(x**2 + b)) / 2``: a smooth, algebraic ReLU."""
   check_arraylike("squareplus", x, b)
@@ -39,12 +43,14 @@ def squareplus(x, b=4):
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
+@staged
 def sparse_plus(x):
   """Sparse plus: ``0`` for ``x <= -1``, ``(x + 1)**2 / 4`` on ``(-1, 1)``, ``x`` above."""
   x = fn._arraylike("sparse_plus", x)
   return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@staged
 def sparse_sigmoid(x):
   """Sparse sigmoid, the derivative of ``sparse_plus``: ``clip((x + 1) / 2, 0, 1)``."""
   return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
@@ -61,6 +67,7 @@ def log1mexp(x):
 log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
+@staged(static_argnames=("axis", "keepdims"))
 def logmeanexp(x, axis=None, where=None, keepdims=False):
   """``log(mean(exp(x)))`` over ``axis``: ``logsumexp`` less the log of the count."""
   lse = fn.logsumexp(x, axis=axis, keepdims=keepdims, where=where)

@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
 from jaxlite._src.lax.custom_derivatives import custom_jvp, stop_gradient
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import special
@@ -34,6 +35,7 @@ def _zero_unless(pred, g):
 
 
 @custom_jvp
+@staged
 def relu(x):
   """Rectified linear unit, ``max(x, 0)``; its derivative at 0 is 0, as in JAX.
 
@@ -52,6 +54,7 @@ relu.defjvps(lambda g, ans, x: _zero_unless(x > 0, g))
 
 
 @custom_jvp
+@staged
 def relu6(x):
   """``min(max(x, 0), 6)``; its derivative is 0 at both kinks, as in JAX.
 
@@ -79,6 +82,7 @@ def sigmoid(x):
   return lax.logistic(x)
 
 
+@staged
 def log_sigmoid(x):
   """``log(sigmoid(x))``, computed as ``-softplus(-x)`` so it stays finite.
 
@@ -92,6 +96,7 @@ def log_sigmoid(x):
   return -softplus(-x)
 
 
+@staged
 def softplus(x):
   """``log(1 + exp(x))``, as ``logaddexp(x, 0)`` so large inputs do not overflow.
 
@@ -104,6 +109,7 @@ def softplus(x):
   return jnp.logaddexp(x, 0)
 
 
+@staged
 def soft_sign(x):
   """``x / (|x| + 1)``.
 
@@ -117,6 +123,7 @@ def soft_sign(x):
   return x / (jnp.abs(x) + 1)
 
 
+@staged
 def silu(x):
   """Sigmoid-weighted linear unit ``x * sigmoid(x)`` (also called swish).
 
@@ -133,6 +140,7 @@ def silu(x):
 swish = silu
 
 
+@staged
 def hard_sigmoid(x):
   """``relu6(x + 3) / 6``.
 
@@ -145,6 +153,7 @@ def hard_sigmoid(x):
   return relu6(x + 3.) / 6.
 
 
+@staged
 def hard_silu(x):
   """``x * hard_sigmoid(x)`` (also called hard_swish).
 
@@ -161,6 +170,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+@staged
 def hard_tanh(x):
   """``x`` clipped to ``[-1, 1]``, in ``x``'s own dtype (integers stay integers).
 
@@ -174,6 +184,7 @@ def hard_tanh(x):
   return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@staged
 def elu(x, alpha=1.0):
   """``x`` where positive, else ``alpha * (exp(x) - 1)``.
 
@@ -188,6 +199,7 @@ def elu(x, alpha=1.0):
   return jnp.where(x > 0, x, alpha * jnp.expm1(safe_x))
 
 
+@staged
 def celu(x, alpha=1.0):
   """Continuously differentiable ELU: ``max(x, 0) + alpha * min(expm1(x / alpha), 0)``.
 
@@ -200,6 +212,7 @@ def celu(x, alpha=1.0):
   return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
+@staged
 def selu(x):
   """Scaled ELU with the self-normalising constants of Klambauer et al. (2017).
 
@@ -214,6 +227,7 @@ def selu(x):
   return scale * elu(x, alpha)
 
 
+@staged
 def leaky_relu(x, negative_slope=1e-2):
   """``x`` where non-negative, else ``negative_slope * x``.
 
@@ -316,6 +330,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
   return out
 
 
+@staged(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
   """``x - logsumexp(x, axis)``: log-probabilities that stay finite for large inputs;
   ``-inf`` where ``where`` is false.
@@ -356,6 +371,7 @@ def softmax(x, axis=-1, where=None):
   return result
 
 
+@staged(static_argnames=("axis",))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
   """Normalise ``x`` to zero mean and unit variance along ``axis`` (over the elements

@@ -10,6 +10,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
@@ -279,6 +280,10 @@ def where(condition, x, y, /):
   out_shape = broadcast_shapes(condition.shape, x.shape, y.shape)
   condition, x, y = (broadcast_to(v, out_shape) for v in (condition, x, y))
   return lax_ew.select_n(condition, y, x)
+
+
+# the three-term where as JAX stages it (``jnp.where`` and JAX's own library code call it)
+_where = staged(where, name="_where")
 
 
 def astype(x, dtype, /, *, copy=False, device=None):

@@ -14,6 +14,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
@@ -59,6 +60,7 @@ def _prepare_axis(name, a, axis):
   return a, canonicalize_axis(axis, a.ndim)
 
 
+@staged(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """A sorted copy of ``a`` along ``axis`` (flattened when ``axis`` is None).
 
@@ -86,6 +88,7 @@ def sort_complex(a):
   return out
 
 
+@staged(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
             dtype=None):
   """The indices that sort ``a`` along ``axis`` (int32 by default)."""
@@ -299,7 +302,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if size is not None or fill_value is not None:
     raise ValueError("size and fill_value arguments cannot be used in three-term where "
                      "function.")
-  return lax_numpy.where(condition, x, y)
+  return lax_numpy._where(condition, x, y)
 
 
 def argwhere(a, *, size=None, fill_value=None):

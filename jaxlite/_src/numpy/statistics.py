@@ -11,6 +11,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.lax import bits as _bits
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax.convolution import conv_general_dilated
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import indexing as lax_ix
@@ -73,6 +74,7 @@ def _cumulative(name, lax_fn, a, axis, dtype, nan_value=None, promote_integers=F
   return lax.convert_element_type(out, result)
 
 
+@staged(static_argnames=("axis", "dtype", "out"))
 def cumsum(a, axis=None, dtype=None, out=None):
   """The running sum along ``axis`` (the flattened array if None); bools sum as int."""
   _no_out("cumsum", out)

@@ -10,9 +10,10 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.config import config
 from jaxlite._src.lax import bits as lax_bits
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import extra as lax_extra
-from jaxlite._src.numpy.lax_numpy import where
+from jaxlite._src.numpy.lax_numpy import _where, where
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
                                      promote_args, promote_args_inexact, promote_args_numeric,
                                      promote_dtypes_inexact, promote_dtypes_numeric,
@@ -261,6 +262,7 @@ def isnan(x, /):
 # -- division and remainders: integer division by zero does not trap (XLA's x // 0 is -1
 # for signed and all ones for unsigned types, x % 0 is x); these follow JAX's formulas.
 
+@staged
 def remainder(x1, x2, /):
   """Remainder with the sign of the divisor, elementwise (``numpy.remainder``).
 
@@ -271,8 +273,8 @@ def remainder(x1, x2, /):
   if dtypes.is_integer(x2.dtype):
     x2 = where(lax.eq(x2, constant_like(x2, 0)), lax_extra.full_like(x2, 1), x2)
   trunc_mod = lax.rem(x1, x2)
-  do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
-                            lax.ne(trunc_mod, zero))
+  nonzero = lax.ne(trunc_mod, zero)
+  do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), nonzero)
   return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
 
 
@@ -293,6 +295,7 @@ def fmod(x1, x2, /):
   return lax.rem(*promote_args_numeric("fmod", x1, x2))
 
 
+@staged
 def floor_divide(x1, x2, /):
   """Division rounded toward negative infinity, elementwise (``numpy.floor_divide``)."""
   x1, x2 = promote_args_numeric("floor_divide", x1, x2)
@@ -302,7 +305,7 @@ def floor_divide(x1, x2, /):
     quotient = lax.div(x1, x2)
     fix = logical_and(not_equal(lax.sign(x1), lax.sign(x2)),
                       not_equal(lax.rem(x1, x2), 0))
-    return where(fix, subtract(quotient, 1), quotient)
+    return _where(fix, subtract(quotient, 1), quotient)
   if dtypes.is_complex(x1.dtype):
     raise TypeError("floor_divide does not support complex-valued inputs")
   return _float_divmod(x1, x2)[0]
@@ -411,6 +414,7 @@ def log10(x, /):
 
 # -- rounding
 
+@staged(static_argnames=("decimals", "out"))
 def round(a, decimals=0, out=None):
   """Round half to even, to ``decimals`` places (``numpy.round``).
 
@@ -456,6 +460,7 @@ def _round_float(x, decimals):
   return lax.convert_element_type(out, dtype) if dtype == np.float16 else out
 
 
+@staged
 def clip(arr=None, /, min=None, max=None):
   """Limit values to ``[min, max]`` (``numpy.clip``)."""
   if arr is None:
