@@ -1,4 +1,5 @@
 """Tier 1 (XLA through PJRT) agrees with tier 0 (NumPy) on every lowered primitive."""
+import re
 import subprocess
 import sys
 import textwrap
@@ -994,3 +995,20 @@ def test_igamma_grad_a_and_gamma_sampler_gradient(dtype, x64):
           ) / (2 * h)
   np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
   check(lax.random_gamma_grad, a, x, tol=1e-5 if dtype == np.float32 else 1e-9)
+
+
+def test_float_max_min_reductions_use_xlas_plain_reducer_and_still_propagate_nans():
+  # a reducer that selected NaNs itself crashed the TPU compiler's fusion pass (softmax);
+  # the NaNs are found by a separate reduction of x != x instead
+  x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, -6.0]], np.float32)
+  f = jaxlite.jit(lambda a: (a.max(1), a.min(0), lax.cummax(a, 1),
+                             lax.reduce_window(a, -np.inf, lax.max, (1, 2), (1, 1), "VALID")),
+                  backend="xla")
+  text = f.lower(x).as_text()
+  regions = re.findall(r'"stablehlo\.reduce(?:_window)?"\(.*?\n(.*?)\}\)', text, re.S)
+  assert regions and not any("stablehlo.select" in r for r in regions), text
+  mx, mn, cm, win = (np.asarray(v) for v in f(x))
+  np.testing.assert_array_equal(mx, np.max(x, 1))
+  np.testing.assert_array_equal(mn, np.min(x, 0))
+  np.testing.assert_array_equal(cm, np.maximum.accumulate(x, 1))
+  np.testing.assert_array_equal(win, np.maximum(x[:, :-1], x[:, 1:]))

@@ -69,7 +69,7 @@ if has examples; then
       --index-url file:///opt/pypi/simple --target /tmp/extra scikit-learn tqdm matplotlib \
       >>"$OUT/check.log" 2>&1 && export PYTHONPATH="$PYTHONPATH:/tmp/extra"
   fi
-  for ex in per_example_gradients.py scan_rnn.py mnist_digits_mlp.py digits_convnet_stax.py; do
+  for ex in ${EXAMPLES:-per_example_gradients.py scan_rnn.py mnist_digits_mlp.py digits_convnet_stax.py}; do
     start=$(date +%s)
     timeout 120 $PY -m jaxlite "examples/$ex" >"$OUT/example.log" 2>&1
     echo "example $ex: exit $? in $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
