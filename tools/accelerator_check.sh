@@ -69,7 +69,9 @@ if has examples; then
       --index-url file:///opt/pypi/simple --target /tmp/extra scikit-learn tqdm matplotlib \
       >>"$OUT/check.log" 2>&1 && export PYTHONPATH="$PYTHONPATH:/tmp/extra"
   fi
-  for ex in ${EXAMPLES:-per_example_gradients.py scan_rnn.py mnist_digits_mlp.py digits_convnet_stax.py}; do
+  # (optax_training needs optax 0.2.8, absl-py and toolz: a TPU machine's index lacks
+  # chex but not these; carry their wheels in .whl where it has none)
+  for ex in ${EXAMPLES:-per_example_gradients.py scan_rnn.py mnist_digits_mlp.py digits_convnet_stax.py optax_training.py}; do
     start=$(date +%s)
     timeout 120 $PY -m jaxlite "examples/$ex" >"$OUT/example.log" 2>&1
     echo "example $ex: exit $? in $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
