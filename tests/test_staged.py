@@ -55,6 +55,7 @@ def test_eager_on_the_host_is_the_staged_computation_bit_for_bit(name, dtype):
 
 
 I = np.array([[-7, 0, 5], [9, -3, 2]], np.int32)
+J = np.array([[2, 0], [1, 5]], np.int32)
 JNP = {  # jnp functions JAX stages: name of the jit equation, function, arguments
     "clip": ("clip", lambda a: jnp.clip(a, -1.0, 2.0), (X,)),
     "remainder": ("remainder", lambda a: a % 3.0, (X,)),
@@ -64,6 +65,10 @@ JNP = {  # jnp functions JAX stages: name of the jit equation, function, argumen
     "cumsum": ("cumsum", lambda a: jnp.cumsum(a, axis=1), (X,)),
     "sort": ("sort", lambda a: jnp.sort(a, axis=0), (X,)),
     "argsort": ("argsort", lambda a: jnp.argsort(a, descending=True), (X,)),
+    "take": ("_take", lambda a, i: jnp.take(a, i, mode="clip"), (X, J)),
+    "take_along_axis": ("take_along_axis", lambda a, i: jnp.take_along_axis(a, i, axis=1),
+                        (X, J)),
+    "one_hot": ("_one_hot", lambda i: jax.nn.one_hot(i, 4), (J,)),
 }
 # JAX 0.10.2's answers (CPU), eagerly and under jit: they differ in the sign of a zero
 # where XLA folds the Python scalar into the program (-3 % 3.0 is 0.0 eagerly, -0.0 jitted)
@@ -77,6 +82,10 @@ JAX_ANSWERS = {
     "cumsum": ([-3.0, -3.0, -3.0, 0.5, 2.5, 10.0], [-3.0, -3.0, -3.0, 0.5, 2.5, 10.0]),
     "sort": ([-3.0, -0.0, 0.0, 0.5, 2.0, 7.5], [-3.0, -0.0, 0.0, 0.5, 2.0, 7.5]),
     "argsort": ([1, 2, 0, 2, 1, 0], [1, 2, 0, 2, 1, 0]),
+    "take": ([0.0, -3.0, -0.0, 7.5], [0.0, -3.0, -0.0, 7.5]),
+    "take_along_axis": ([0.0, -3.0, 2.0, np.nan], [0.0, -3.0, 2.0, np.nan]),
+    "one_hot": ([0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0],) * 2,
 }
 
 

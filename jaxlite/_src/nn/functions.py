@@ -422,6 +422,11 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
   if not dtypes.is_integer(x.dtype):
     warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
                   DeprecationWarning, stacklevel=2)
+  return _one_hot(x, num_classes, dtype=dtype, axis=axis)
+
+
+@staged(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x, num_classes, *, dtype, axis):
   dtype = dtypes.default_float_dtype() if dtype is None else dtype
   out_axis = canonicalize_axis(axis, x.ndim + 1)
   lhs = lax_shapes.expand_dims(x, (out_axis,))

@@ -27,6 +27,7 @@ from jaxlite._src import dtypes
 from jaxlite._src import errors
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
@@ -676,6 +677,8 @@ at.__doc__ = _IndexUpdateHelper.__doc__
 
 # ----------------------------------------------------------------------------- jnp
 
+@staged(static_argnames=("axis", "out", "mode", "unique_indices", "indices_are_sorted",
+                         "fill_value"), name="_take")
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
   """Take elements of ``a`` at ``indices`` along ``axis`` (``numpy.take``).
@@ -748,6 +751,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                        indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
 
+@staged(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
   """Take ``arr``'s values at ``indices`` along ``axis`` (``numpy.take_along_axis``).
