@@ -150,4 +150,4 @@ def test_on_a_device_a_staged_function_is_one_executable():
 
 def test_staged_keeps_the_name_and_docstring():
   assert jax.nn.squareplus.__name__ == "squareplus" and "Squareplus" in jax.nn.squareplus.__doc__
-  assert jax.nn.squareplus.staged_function.__name__ == "squareplus"
+  assert jax.nn.squareplus.__wrapped__.__name__ == "squareplus"

@@ -238,7 +238,9 @@ _host_blas = None
 def host_blas() -> _HostBlas:
   global _host_blas
   if _host_blas is None:
-    _host_blas = _HostBlas()
+    with _blas_lock:   # (one object: a narrowing counted on a second would never end)
+      if _host_blas is None:
+        _host_blas = _HostBlas()
   return _host_blas
 
 

@@ -117,5 +117,4 @@ def staged(fun=None, *, static_argnames=(), name=None):
       entry = cache[key] = (closed, out_trees[0])
     closed, out_tree = entry
     return tree_unflatten(out_tree, call_jaxpr(closed, leaves, label))
-  wrapper.staged_function = fun   # (tests compare the two paths)
   return wrapper

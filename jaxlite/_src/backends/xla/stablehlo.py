@@ -530,12 +530,13 @@ def _nan_propagating(b, op, x, y):
   return select(b, compare(b, x, x, "NE"), x, select(b, compare(b, y, y, "NE"), y, out))
 
 
-def _nans_over(b, combine, x, out):
-  """``out``, a max or min of real floats ``x`` that ``combine(values, init, body)``
-  computed with XLA's plain reducer, with NaN wherever ``combine`` finds a NaN of ``x``:
-  NaNs propagate as in JAX whatever XLA's reducer does with them (the CPU plugin's may
-  drop them), and the reducer stays one the TPU compiler fuses (its fusion pass crashed
-  on a softmax whose max reducer selected NaNs itself)."""
+def _extremum_over(b, combine, op, x, init):
+  """The ``op`` (maximum or minimum) of real floats ``x`` that ``combine(values, init,
+  body)`` reduces, with XLA's plain reducer, and NaN wherever ``combine`` finds a NaN of
+  ``x``: NaNs propagate as in JAX whatever XLA's reducer does with them (the CPU plugin's
+  may drop them), and the reducer stays one the TPU compiler fuses (its fusion pass
+  crashed on a softmax whose max reducer selected NaNs itself)."""
+  out = combine(x, init, lambda b, a, c: binary(b, op, a, c))
   any_nan = combine(compare(b, x, x, "NE"), constant(b, False, np.bool_),
                     lambda b, a, c: binary(b, "or", a, c))
   return select(b, any_nan, full(b, np.nan, out.shape, out.dtype), out)
@@ -553,7 +554,7 @@ def _monoid_rule(op, init_fn):
                     lambda b, a, c: [_nan_propagating(b, op, a[0], c[0])])
     combine = lambda v, i, body: reduce(b, [v], [i], axes,
                                         lambda b, a, c: [body(b, a[0], c[0])])[0]
-    return [_nans_over(b, combine, x, combine(x, init, lambda b, a, c: binary(b, op, a, c)))]
+    return [_extremum_over(b, combine, op, x, init)]
   return rule
 
 
@@ -993,9 +994,8 @@ def _cumulative_rule(op, wide=False):
     pad[axis][1 if reverse else 0] = n - 1
     if not callable(op) and _real_extremum(op, x):
       combine = lambda v, i, body: reduce_window(b, v, i, body, window, padding=pad)
-      out = _nans_over(b, combine, x, combine(x, constant(b, init, x.dtype),
-                                              lambda b, a, c: binary(b, op, a, c)))
-      return convert(b, out, dtype)
+      return convert(b, _extremum_over(b, combine, op, x, constant(b, init, x.dtype)),
+                     dtype)
     body = op if callable(op) else (lambda b, a, c: _nan_propagating(b, op, a, c))
     out = reduce_window(b, x, constant(b, init, x.dtype), body, window,
                         padding=pad)
@@ -1011,7 +1011,7 @@ def _reduce_window_rule(op, init_fn):
                                                window_strides, padding, base_dilation,
                                                window_dilation)
     if _real_extremum(op, x):
-      return _nans_over(b, combine, x, combine(x, init, lambda b, a, c: binary(b, op, a, c)))
+      return _extremum_over(b, combine, op, x, init)
     return combine(x, init, lambda b, a, c: _nan_propagating(b, op, a, c))
   return rule
 
