@@ -10,6 +10,7 @@ import pytest
 
 import jaxlite as jax
 from jaxlite._src.backends.numpy import codegen
+from jaxlite._src.backends.numpy import impls
 from jaxlite._src.backends.numpy.impls import impl_rules
 
 _DTYPES = [np.dtype(d) for d in (
@@ -103,3 +104,28 @@ def test_max_min_sign_zeros_as_xla_when_writing_into_a_dying_operand(name, want)
   assert f"_{name[:3]}(" in source and "out=" in source, source
   (out,) = fn(x, y)
   np.testing.assert_array_equal(np.signbit(out), np.signbit(np.array(want, np.float32)))
+
+
+@pytest.mark.parametrize("size", [5, 200_000])   # a generated line, and a blocked region
+def test_relu_like_max_and_min_with_a_zero_sign_every_zero_as_xla(size):
+  # max(v, +0) is +0 wherever it is zero (-0 included), min(v, -0) is -0: the analytic
+  # IEEE 754 answer, whichever operand NumPy's loop returns on a tie
+  x = np.resize(np.array([0.0, -0.0, 1.5, -2.0, np.nan], np.float32), size)
+  v = -x
+  want_max = np.where(np.isnan(v), np.nan, np.where(v > 0, v, np.float32(0.0)))
+  want_min = np.where(np.isnan(v), np.nan, np.where(v < 0, v, np.float32(-0.0)))
+  fn = lambda a: (jax.numpy.maximum(-a, 0.0) * 1.0, jax.numpy.minimum(-a, -0.0) * 1.0)
+  source = codegen.compile_jaxpr(jax.make_jaxpr(fn)(x))[1]
+  assert "_max0(" in source and "_min0(" in source, source
+  f = jax.jit(fn, backend="numpy")
+  # the slow path: the general zero signing of NumPy's max/min, on the same values
+  zero = np.zeros((), np.float32)
+  slow = (impls.signed_zeros(np.maximum(v, zero), v, zero, True),
+          impls.signed_zeros(np.minimum(v, -zero), v, -zero, False))
+  for got, want, slow_one in zip(f(x), (want_max, want_min), slow):
+    got, want = np.asarray(got), want.astype(np.float32)
+    nan = np.isnan(want)   # (a NaN's sign is not XLA's rule)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(np.isnan(slow_one), nan)
+    np.testing.assert_array_equal(_bits(got[~nan]), _bits(want[~nan]))
+    np.testing.assert_array_equal(_bits(got[~nan]), _bits(slow_one[~nan]))

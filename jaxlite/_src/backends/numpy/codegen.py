@@ -19,7 +19,9 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import passes
 from jaxlite._src.backends.numpy import blocks
-from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules, max_into, min_into
+from jaxlite._src.backends.numpy.impls import (expanded_shape, impl_rules, max_into,
+                                               max_with_plus_zero, min_into,
+                                               min_with_minus_zero, zero_scalar_of_sign)
 from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
@@ -46,6 +48,9 @@ _DIRECT_IF_KIND = {
     ew.log1p_p: ("f", "_np.log1p({0})"), ew.sqrt_p: ("f", "_np.sqrt({0})"),
     ew.abs_p: ("iuf", "_np.abs({0})"),
 }
+
+# relu's max(x, +0) and min(x, -0) of floats: ``impls.max_with_plus_zero``
+_WITH_SIGNED_ZERO = {ew.max_p: "_max0({0}, {1})", ew.min_p: "_min0({0}, {1})"}
 
 
 def _broadcast_view(eqn):
@@ -79,7 +84,8 @@ class _Emitter:
     # generated code belongs to the backend's package, so its NumPy floating-point
     # warnings fall under the backend's warning filter
     self.namespace = {"_np": np, "_run_blocks": blocks.run, "_max": max_into,
-                      "_min": min_into,
+                      "_min": min_into, "_max0": max_with_plus_zero,
+                      "_min0": min_with_minus_zero,
                       "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
@@ -273,7 +279,12 @@ def _template(eqn):
   template = _DIRECT.get(prim)
   if template is None and prim in _DIRECT_IF_KIND and eqn.invars:
     kinds, template = _DIRECT_IF_KIND[prim]
-    return template if eqn.invars[0].aval.dtype.kind in kinds else None
+    kind = eqn.invars[0].aval.dtype.kind
+    if kind == "f" and prim in _WITH_SIGNED_ZERO and any(
+        isinstance(v, core.Literal) and zero_scalar_of_sign(v.val, prim is ew.min_p)
+        for v in eqn.invars):   # decided here, not checked on every call
+      return _WITH_SIGNED_ZERO[prim]
+    return template if kind in kinds else None
   return template
 
 

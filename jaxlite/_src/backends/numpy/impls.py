@@ -132,6 +132,8 @@ def _minmax(np_fn, compare, is_max):
       return np.where(wins, x, y)
     if x.dtype.kind in "biu":
       return np_fn(x, y, out=out)
+    if zero_scalar_of_sign(y, not is_max) or zero_scalar_of_sign(x, not is_max):
+      return (max_with_plus_zero if is_max else min_with_minus_zero)(x, y, out)
     if out is not None and (np.may_share_memory(out, x) or np.may_share_memory(out, y)):
       np.copyto(out, impl(x, y))   # (the zeros' signs are read from x and y)
       return out
@@ -142,6 +144,29 @@ def _minmax(np_fn, compare, is_max):
     np.copyto(out, fixed)
     return out
   return impl
+
+
+def zero_scalar_of_sign(v, negative):
+  """Whether ``v`` is a 0-d zero with that sign."""
+  return not np.ndim(v) and v == 0 and bool(np.signbit(v)) == negative
+
+
+def _with_signed_zero(np_fn, is_max):
+  """A max of floats one of which is a +0 scalar (relu's ``max(x, 0)``), or a min with
+  a -0: every zero of the result is +0 (-0), whichever operand NumPy's loop returns on a
+  tie, and adding +0 turns a -0 into +0 and changes nothing else. Writes into ``out`` if
+  given, as a ufunc does."""
+  def impl(x, y, out=None):
+    result = np_fn(x, y, out=out)
+    if is_max:
+      return np.add(result, 0, out=out)
+    result = np.negative(result, out=out)   # min: -(-result + 0)
+    return np.negative(np.add(result, 0, out=out), out=out)
+  return impl
+
+
+max_with_plus_zero = _with_signed_zero(np.maximum, True)
+min_with_minus_zero = _with_signed_zero(np.minimum, False)
 
 
 def signed_zeros(out, x, y, is_max):
