@@ -404,3 +404,60 @@ def test_make_array_from_callback_and_single_device_arrays():
   with pytest.raises(ValueError, match="expected the shard shape"):
     jax.make_array_from_single_device_arrays(value.shape, s, [value] * N)
   assert jax.P is P and jax.NamedSharding is NamedSharding
+
+
+# ----------------------------------------------------------------------------- committed
+
+# What JAX 0.10.2 answers (recorded on 2 CPU devices; the device ids are the operands').
+_INCOMPATIBLE = ("Received incompatible devices for jitted computation. Got argument {a} of "
+                 "{fun} with shape float32[3] and with device ids [0] on platform CPU and "
+                 "argument {b} of {fun} with shape float32[3] and with device ids [1] on "
+                 "platform CPU")
+
+
+def test_computations_follow_a_committed_operand(tier):
+  d = jax.devices()
+  x = jax.device_put(jnp.ones(3), d[1])
+  assert x.committed and x.devices() == {d[1]}
+  assert jax.device_put(jnp.ones(3), d[0]).committed   # an explicit device commits
+  assert not jax.device_put(jnp.ones(3)).committed and not jnp.ones(3).committed
+  f = jax.jit(lambda a, b: a * b + 1)
+  for _ in range(3):   # (later calls take the cached path)
+    y = f(x, jnp.ones(3))
+    assert y.committed and y.devices() == {d[1]}
+    close(y, [2.0, 2.0, 2.0])
+    z = f(jnp.ones(3), jnp.ones(3))
+    assert not z.committed and z.devices() == {d[0]}
+  for eager in (x * 2, jnp.sin(x), x + np.ones(3), jax.lax.add(x, x)):
+    assert eager.committed and eager.devices() == {d[1]}
+  close(jnp.sin(x), np.sin(np.ones(3)))
+  outs = jax.jit(lambda a: (a, a.sum(), 3.0))(x)
+  assert [o.committed for o in outs] == [True, True, True]
+  assert all(o.devices() == {d[1]} for o in outs)
+  close(outs[1], 3.0)
+  moved = jax.jit(lambda a: a + 1, device=d[0])(x)   # an explicit device wins
+  assert moved.committed and moved.devices() == {d[0]}
+
+
+def test_operands_committed_to_two_devices_raise_jaxs_error(tier):
+  d = jax.devices()
+  x0 = jax.device_put(jnp.ones(3), d[0])
+  x1 = jax.device_put(jnp.ones(3), d[1])
+  cases = [   # (JAX names a jitted function by its __qualname__)
+      (lambda: jax.jit(lambda a, b: a + b)(x0, x1), "a", "b", "test_operands_committed_to_"
+       "two_devices_raise_jaxs_error.<locals>.<lambda>.<locals>.<lambda>"),
+      (lambda: jax.jit(lambda t: t["a"] + t["b"])({"a": x0, "b": x1}), "t['a']", "t['b']",
+       None),
+      (lambda: jax.jit(lambda a, b, c: a + b + c)(x0, 1.0, x1), "a", "c", None),
+      (lambda: jax.lax.add(x0, x1), "args[0]", "args[1]", "add"),
+      (lambda: jax.lax.concatenate([x0, x1], 0), "args[0]", "args[1]", "concatenate"),
+  ]
+  for run, a, b, fun in cases:
+    with pytest.raises(ValueError) as e:
+      run()
+    message = str(e.value)
+    if fun is not None:
+      assert message == _INCOMPATIBLE.format(a=a, b=b, fun=fun)
+    else:
+      assert message.startswith("Received incompatible devices for jitted computation. Got "
+                                f"argument {a} of ") and f"argument {b} of " in message

@@ -22,7 +22,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import config
 from jaxlite._src import tiers
-from jaxlite._src.array import Unfetched
+from jaxlite._src.array import in_device_memory
 from jaxlite._src.backends import platforms, plugins
 from jaxlite._src.backends.xla import pjrt
 from jaxlite.errors import JaxRuntimeError
@@ -46,7 +46,7 @@ def device():
 
 def resident(x, device):
   """Whether ``x``'s value lives in ``device``'s PJRT memory, not read back."""
-  return (type(x) is Unfetched and x._buf is not None
+  return (in_device_memory(x)
           and x._buf.client is device.client.pjrt_client() and x.device == device)
 
 
@@ -106,11 +106,11 @@ def test_unknown_and_absent_backends_are_refused_as_in_jax():
 STAND_IN = """
 import numpy as np
 import jaxlite as jax, jaxlite.numpy as jnp
-from jaxlite._src.array import Unfetched
+from jaxlite._src.array import in_device_memory
 print(jax.default_backend(), jax.devices()[0], jax.devices("cpu")[0])
 x = jnp.arange(24.0).reshape(2, 3, 4)
 y = jnp.sin(x) + 1                     # eager, on the accelerator
-assert type(y) is Unfetched and y.device == jax.devices()[0]
+assert in_device_memory(y) and y.device == jax.devices()[0]
 z = jax.jit(lambda a: a.sum(0))(y)     # jit, on the accelerator
 assert z.device == jax.devices()[0]
 np.testing.assert_allclose(np.asarray(z), (np.sin(np.arange(24.0)) + 1).reshape(2, 3, 4)
@@ -118,9 +118,12 @@ np.testing.assert_allclose(np.asarray(z), (np.sin(np.arange(24.0)) + 1).reshape(
 c = jax.device_put(y, jax.devices("cpu")[0])   # committed to the host CPU
 assert c.committed and c.device.platform == "cpu"
 assert (c * 2).device.platform == "cpu" and (c * 2).committed   # computed where it lives
+doubled = jax.jit(lambda a, b: a * b)(c, y[0, 0])   # jit follows the committed operand
+assert doubled.device.platform == "cpu" and doubled.committed
+np.testing.assert_allclose(np.asarray(doubled), np.asarray(y) * np.asarray(y[0, 0]), rtol=1e-6)
 with jax.default_device(jax.devices("cpu")[0]):
   h = jnp.ones(3) * 2
-  assert h.device.platform == "cpu" and type(h) is not Unfetched   # NumPy on the host
+  assert h.device.platform == "cpu" and not in_device_memory(h)   # NumPy on the host
   assert jax.jit(lambda a: a + 1)(h).device.platform == "cpu"
 assert (jnp.ones(3) * 2).device.platform == "tpu"
 print("ok")
@@ -408,7 +411,7 @@ def test_jit_follows_the_default_device_and_retraces_when_it_moves(device, caplo
     if not ACCELERATOR:   # the CPU is the host again: its tiers serve
       with caplog.at_level(logging.INFO, logger="jaxlite"):
         out = f(jnp.ones(2))
-      assert out.device == cpu and type(out) is not Unfetched
+      assert out.device == cpu and not in_device_memory(out)
       assert any("default device moved" in r.message for r in caplog.records)
 
 

@@ -120,3 +120,35 @@ def test_import_linter_contracts_pass():
                        text=True, timeout=300)
   assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
   assert "2 kept, 0 broken" in run.stdout
+
+
+def _assigned_attributes(tree):
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Assign):
+      yield from (t for t in node.targets if isinstance(t, ast.Attribute))
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target,
+                                                                         ast.Attribute):
+      yield node.target
+
+
+def test_no_class_swaps_and_no_assignments_on_other_modules_classes():
+  """An object never switches its class (a lazy value holds a state field), and no module
+  assigns attributes on a class another module defines (``core.EvalTrace.x = ...``): the
+  owner offers an extension point (a registry, an ``install`` call) instead."""
+  offenders = []
+  for name, path in _modules().items():
+    tree = ast.parse(path.read_text())
+    imported = {alias.asname or alias.name.split(".")[0]
+                for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names}
+    for target in _assigned_attributes(tree):
+      owner = target.value
+      if target.attr == "__class__":
+        offenders.append(f"{name}:{target.lineno} assigns __class__")
+      elif (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name)
+            and owner.value.id in imported and owner.attr[:1].isupper()):
+        offenders.append(f"{name}:{target.lineno} assigns {owner.value.id}.{owner.attr}."
+                         f"{target.attr}")
+      elif isinstance(owner, ast.Name) and owner.id in imported and owner.id[:1].isupper():
+        offenders.append(f"{name}:{target.lineno} assigns {owner.id}.{target.attr}")
+  assert not offenders, "\n".join(offenders)

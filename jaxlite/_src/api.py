@@ -137,9 +137,6 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
       if target is None:
         return tree.tree_map(as_operand, x)
       return tree.tree_map(lambda leaf: target.adopt(as_operand(leaf)), x)
-    if isinstance(device, backends.Device) and not device.client.resident and (
-        device == backends.default_device()):
-      return tree.tree_map(as_operand, x)
     if isinstance(device, (sharding.Sharding, backends.Device)):
       return tree.tree_map(lambda leaf: sharding.place(leaf, device), x)
     return tree.tree_map(sharding.place, x, device)

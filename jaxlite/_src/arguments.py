@@ -10,7 +10,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import transfer_guard
 from jaxlite._src import tree
-from jaxlite._src.array import Array, Unfetched, placement
+from jaxlite._src.array import Array, placement
 from jaxlite._src.config import config
 from jaxlite._src.core import Tracer
 
@@ -28,7 +28,7 @@ def scalar_aval(t):
 def leaf_signature(x):
   """What of an argument leaf enters the cache key: shape, dtype, weak type."""
   t = type(x)
-  if t is Array or t is Unfetched:
+  if t is Array:
     return (x.shape, x.dtype, x.weak_type)   # no transfer for a device-backed array
   if t is np.ndarray or isinstance(x, np.generic):
     return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
@@ -51,13 +51,18 @@ def nested_key(args, leaves, key) -> bool:
   cache key holds of them."""
   for x in args:
     t = type(x)
-    if t is Array or t is Unfetched:
-      buf = x._buf   # shape and dtype of a device-backed array come from its buffer
-      if buf is None:
-        value = x._value
-        key.append(((value.shape, value.dtype), x.weak_type))
-      else:
+    if t is Array:
+      placed = x._placed
+      if placed is not None:   # committed: the key names its device
+        devices = placed.sharding.device_set
+        if len(devices) != 1:
+          return False
+        key.append(((placed.shape, placed.dtype), x.weak_type, next(iter(devices))))
+      elif (buf := x._buf) is not None:   # shape and dtype come from the buffer
         key.append((buf.spec, x.weak_type))
+      else:
+        value = x._host
+        key.append(((value.shape, value.dtype), x.weak_type))
       leaves.append(x)
     elif x is None:
       key.append(None)
@@ -88,7 +93,7 @@ def signature_aval(sig):
 def leaf_value(x):
   """The NumPy value a tier-0 executable receives for an argument leaf."""
   t = type(x)
-  if t is Array or t is Unfetched:
+  if t is Array:
     return x._value
   if t in (float, int, bool, complex):
     return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
@@ -103,7 +108,7 @@ def leaf_device_value(x, client=None):
   calls), else the NumPy value (transferred by the call: a guarded host-to-device
   transfer where the client is a device's)."""
   t = type(x)
-  if t is Array or t is Unfetched:
+  if t is Array:
     buf = x._buf
     return x._to_device(client) if buf is None else buf
   if transfer_guard.active and client is not None and placement["resident"](client):

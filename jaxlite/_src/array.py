@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import errors
 from jaxlite._src import transfer_guard
 from jaxlite._src.core import ShapedArray
 
@@ -27,26 +28,61 @@ class Array:
   Unlike ``numpy.ndarray`` it cannot be changed in place: use ``x.at[idx].set(y)`` for
   a functional update that returns a new array.
 
-  Storage: ``_value`` is a NumPy array or scalar. An array computed by the XLA tier holds
-  a device buffer (``_buf``) instead and leaves ``_value`` unset until something reads
-  it: such an array is an ``Unfetched`` (see there), which reads, converts and stores the
-  value once, then becomes a plain ``Array``, so every code path that reads ``x._value``
-  works unchanged. Shape and dtype come from the buffer without a transfer. An array
-  split over several devices (``device_put`` with a sharding, pmap, shard_map) keeps its
-  pieces in ``_placed`` (``sharding.Placed``) and assembles ``_value`` from them when
-  read. A deleted array (``delete``, or donated to a jitted call) holds a ``_Deleted`` in
-  ``_buf``: it keeps the shape and dtype, and every read of the value raises.
+  Storage: ``_host`` is the value in host memory, a NumPy array or scalar, or None while
+  the value is elsewhere: in a device buffer (``_buf``; an array computed by the XLA tier
+  or living on an accelerator) or in pieces on several devices (``_placed``,
+  ``sharding.Placed``). ``_value`` reads the value whatever its state: the first read of
+  an array held by the CPU fetches it into ``_host``, after which the array is a host
+  array like any other; an array on an accelerator stays there (its eager ops run
+  there), and the copy read is kept in ``_fetched``. Hot paths read ``_host`` and take
+  their fast route only when it is not None. Shape and dtype come from the buffer without
+  a transfer. A deleted array (``delete``, or donated to a jitted call) holds a
+  ``_Deleted`` in ``_buf``: it keeps the shape and dtype, and every read of the value raises.
 
-  Test for an Array with ``isinstance``, or ``type(x) in ARRAY_TYPES`` on hot paths.
+  Test for an Array with ``isinstance``, or ``type(x) is Array`` on hot paths.
   """
-  __slots__ = ("_value", "weak_type", "_buf", "_placed", "__weakref__")
+  # _fetched is left unset until an accelerator's value is read (no cost to make one)
+  __slots__ = ("_host", "weak_type", "_buf", "_placed", "_fetched", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False):
-    self._value = value          # np.ndarray or np.generic, never written to
+    self._host = value           # np.ndarray or np.generic, never written to
     self.weak_type = weak_type
     self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None
     self._placed = None
+
+  @property
+  def _value(self):
+    """The value on the host: fetched from the device on first read (see the class)."""
+    value = self._host
+    if value is None:
+      value = self._fetch()
+    return value
+
+  @_value.setter
+  def _value(self, value):
+    self._host = value
+
+  def _fetch(self):
+    try:
+      return self._fetched   # an accelerator's value, read before
+    except AttributeError:
+      pass
+    buf = self._buf
+    resident = buf is not None and placement["resident"](buf.client)
+    if buf is not None:
+      if resident and transfer_guard.active:
+        transfer_guard.check("device_to_host", lambda: f"aval={self.aval!r}")
+      value = buf.to_numpy()     # raises for a deleted array
+      if not value.shape:
+        value = value[()]        # 0-d results are NumPy scalars, as tier 0 makes them
+    else:
+      value = placement["assemble"](self._placed)
+    if resident or self._placed is not None:
+      self._fetched = value   # it stays where it is: _host is for plain host arrays
+    else:
+      self._host = value
+    return value
 
   @property
   def aval(self) -> ShapedArray:
@@ -58,7 +94,7 @@ class Array:
     if buf is not None:
       return buf.spec[0]
     placed = self._placed
-    return self._value.shape if placed is None else placed.shape
+    return self._host.shape if placed is None else placed.shape
 
   @property
   def dtype(self):
@@ -66,7 +102,7 @@ class Array:
     if buf is not None:
       return buf.spec[1]
     placed = self._placed
-    return self._value.dtype if placed is None else placed.dtype
+    return self._host.dtype if placed is None else placed.dtype
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
@@ -80,28 +116,24 @@ class Array:
     value = self._value
     buf = placement["device_put"](value, client)
     host = buf.host
-    if host is not None and host is not value:
-      self._value = host   # an aligned copy of the same contents
+    if host is not None and host is not value and self._host is not None:
+      self._host = host   # an aligned copy of the same contents
     self._buf = buf
     return buf
 
   @property
   def _on_device(self) -> bool:
     """Whether the value lives only on the device so far (not fetched yet)."""
-    if self._buf is None or type(self) is not Unfetched:
-      return False
-    try:
-      _value_slot.__get__(self)
-      return False
-    except AttributeError:
-      return True
+    return (self._host is None and self._buf is not None
+            and getattr(self, "_fetched", None) is None)
 
   # -- conversion to Python and NumPy
   def __array__(self, dtype=None, copy=None):
+    value = self._value
     if copy:
-      return np.array(self._value, dtype=dtype)
-    view = np.asarray(self._value, dtype=dtype)
-    if view is self._value or view.base is self._value:
+      return np.array(value, dtype=dtype)
+    view = np.asarray(value, dtype=dtype)
+    if view is value or view.base is value:
       view = view.view()
       view.flags.writeable = False  # the buffer is shared; NumPy must not change it
     return view
@@ -177,13 +209,13 @@ class Array:
     if self._buf.__class__ is _Deleted:
       return
     deleted = _Deleted((self.shape, self.dtype), _donated)
+    self._host = None   # reading the value now asks _Deleted, which raises
     try:
-      del self._value
+      del self._fetched
     except AttributeError:
       pass
     self._placed = None
     self._buf = deleted
-    self.__class__ = Unfetched   # reading the value now asks _Deleted, which raises
 
   def is_deleted(self) -> bool:
     """Whether ``delete`` was called, or the array was donated to a jitted call."""
@@ -325,57 +357,14 @@ def check_not_donated(leaves):
                        "donated.")
 
 
-_value_slot = Array.__dict__["_value"]   # the slot's own descriptor
-
-
-class Unfetched(Array):
-  """An Array whose value is not on the host yet: it lives in a device buffer (``_buf``)
-  or in pieces on several devices (``_placed``), or the array was deleted.
-
-  ``_value`` is a property here: the first read fetches the value (waiting for the
-  computation), stores it in the slot and turns the object into a plain ``Array``, whose
-  reads of ``_value`` are plain slot reads again. Not ``__getattr__``: on a class with
-  one, CPython reads every attribute the slow way (about twice the work, never
-  specialised), and an Array's attributes are read on every operation.
-  """
-  __slots__ = ()
-
-  @property
-  def _value(self):
-    try:
-      return _value_slot.__get__(self)   # read before, and kept on a device (below)
-    except AttributeError:
-      pass
-    buf = self._buf
-    resident = buf is not None and placement["resident"](buf.client)
-    if buf is not None:
-      if resident and transfer_guard.active:
-        transfer_guard.check("device_to_host", lambda: f"aval={self.aval!r}")
-      value = buf.to_numpy()     # raises for a deleted array
-      if not value.shape:
-        value = value[()]        # 0-d results are NumPy scalars, as tier 0 makes them
-    else:
-      value = placement["assemble"](self._placed)
-    _value_slot.__set__(self, value)
-    if not resident:   # an array on a device stays one: its eager ops run there
-      self.__class__ = Array
-    return value
-
-  @_value.setter
-  def _value(self, value):
-    _value_slot.__set__(self, value)
-    self.__class__ = Array
-
-
-# One name for users whichever state an array is in (``type(x)`` prints ``Array``).
-Unfetched.__name__ = Unfetched.__qualname__ = "Array"
-ARRAY_TYPES = (Array, Unfetched)
+ARRAY_TYPES = (Array,)   # for ``type(x) in ARRAY_TYPES`` checks
 _new_array = object.__new__
 
 
 def from_device(buf, weak_type: bool = False) -> Array:
   """An Array backed by device buffer ``buf`` (a ``pjrt.DeviceBuffer``), not yet read."""
-  a = _new_array(Unfetched)
+  a = _new_array(Array)
+  a._host = None
   a.weak_type = weak_type
   a._buf = buf
   a._placed = None
@@ -385,7 +374,7 @@ def from_device(buf, weak_type: bool = False) -> Array:
 def in_device_memory(x) -> bool:
   """Whether ``x`` is an Array held in a device's memory (an accelerator's, or the CPU's
   PJRT device under jaxlite_cpu_backend='pjrt'): reading its value is a transfer."""
-  if type(x) is not Unfetched:
+  if type(x) is not Array or x._host is not None:
     return False
   buf = x._buf
   return buf is not None and buf.__class__ is not _Deleted and placement["resident"](buf.client)
@@ -409,20 +398,99 @@ def format_array_repr(value: np.ndarray, weak_type: bool) -> str:
 
 def to_numpy(x):
   """The NumPy value of an eager operand (Array, NumPy value or Python scalar)."""
-  if type(x) in ARRAY_TYPES:
+  if type(x) is Array:
     return x._value
   if isinstance(x, (np.ndarray, np.generic)):
     return x
   return np.asarray(x, dtypes.python_scalar_dtype(x))
 
 
-def _wrap(value, aval: ShapedArray) -> Array:
-  return Array(value, aval.weak_type)
+def committed_device(values, what, names=None):
+  """The device the committed Arrays among ``values`` live on (None when none is
+  committed to one device), for a computation ``what`` that must run there, as JAX's
+  do; JAX's ValueError when two are committed to different devices. ``names``: a
+  function giving the arguments' names for the message (default ``args[i]``)."""
+  found = None
+  for i, x in enumerate(values):
+    if type(x) is Array and (placed := x._placed) is not None:
+      devices = placed.sharding.device_set
+      if len(devices) != 1:
+        continue   # split over several devices: assembled where it is used
+      device = next(iter(devices))
+      if found is None:
+        found = (i, device)
+      elif device != found[1]:
+        labels = names() if names is not None else [f"args[{j}]" for j in range(len(values))]
+        raise ValueError(
+            "Received incompatible devices for jitted computation. Got "
+            + " and ".join(f"argument {labels[j]} of {what} with shape "
+                           f"{values[j].aval.str_short()} and with device ids [{d.id}] on "
+                           f"platform {d.platform.upper()}"
+                           for j, d in (found, (i, device))))
+  return None if found is None else found[1]
 
 
-core.EvalTrace.to_value = staticmethod(to_numpy)
-core.EvalTrace.wrap = staticmethod(_wrap)
-core.EvalTrace.array_type = Array
+class HostBackend:
+  """Runs primitives eagerly on the host with their NumPy kernels (``EvalTrace.impls``):
+  the eager trace's backend unless a resident device takes its place."""
+  impls = core.EvalTrace.impls
+
+  def apply_primitive(self, prim, args, params):
+    accepted = prim.elementwise_dtypes
+    if accepted is not None:
+      out = self._elementwise(prim, accepted, args, params)
+      if out is not None:
+        return out
+    for x in args:
+      if isinstance(x, core.Tracer):
+        raise errors.UnexpectedTracerError(x)
+    impl = self.impls.get(prim)
+    if impl is None:
+      raise TypeError(f"Primitive '{prim.name}' cannot run eagerly: the backend has no "
+                      "implementation for it. Wrap the computation in jax.jit.")
+    out_avals = core.abstract_eval(prim, [core.get_aval(x) for x in args], params)
+    device = committed_device(args, prim.name)
+    outs = impl(*map(to_numpy, args), **params)
+    if not prim.multiple_results:
+      outs, out_avals = [outs], out_avals[:1]
+    outs = [Array(_owned(v, args), a.weak_type) for v, a in zip(outs, out_avals)]
+    if device is not None:   # computed where an operand is committed, and committed there
+      outs = [placement["commit"](out, device) for out in outs]
+    return outs if prim.multiple_results else outs[0]
+
+  def _elementwise(self, prim, accepted, args, params):
+    """The hot path of eager elementwise ops: host Arrays of one dtype and compatible
+    shapes need no shape rule. Anything unusual returns None and takes the general path."""
+    x = args[0]
+    if type(x) is not Array or (value := x._host) is None:
+      return None
+    dtype = value.dtype
+    if dtype not in accepted:
+      return None
+    weak = x.weak_type
+    values = [value]
+    for y in args[1:]:
+      if type(y) is not Array or (other := y._host) is None:
+        return None
+      if other.dtype != dtype or (other.shape != value.shape and other.ndim and value.ndim):
+        return None
+      values.append(other)
+      weak = weak and y.weak_type
+    # the implementation returns the dtype the shape rule gives (a test checks every row)
+    return Array(self.impls[prim](*values, **params), weak)
+
+
+def _owned(value, args):
+  """``value``, copied if it may be a view of a caller's NumPy array among ``args`` (a
+  reshape, transpose, broadcast or slice of it): an Array must not change when the caller
+  writes to that array afterwards."""
+  for x in args:
+    if type(x) is np.ndarray and np.may_share_memory(value, x):
+      return np.array(value, copy=True)
+  return value
+
+
+core.eval_trace.install(host=HostBackend())
 
 
 def as_operand(x):

@@ -257,95 +257,44 @@ def current_trace() -> Trace:
 
 
 class EvalTrace(Trace):
-  """The bottom trace: runs primitives at once on concrete arrays.
+  """The bottom trace: runs primitives at once on concrete arrays, through a backend.
 
-  The backend's table of implementations and the array type are installed by the
-  layers above (``backends`` and ``array``) when the package is imported.
+  A backend is an object with ``apply_primitive(prim, args, params)``: the host's (NumPy
+  kernels, ``array.HostBackend``) or a resident device's (``platforms.Backend``). An
+  optional checker wraps it (``jax_debug_nans``). Both are chosen through ``install``,
+  by the layers above, so this layer needs neither.
   """
   description = "eager evaluation"
-  impls: dict = {}           # primitive -> NumPy implementation (the backend fills it)
-  to_value: Callable = None  # Array | NumPy | scalar -> NumPy value
-  wrap: Callable = None      # (NumPy value, weak_type) -> Array
-  array_type: type = None    # Array
-  # The resident backend (a device) every primitive runs on, through its
-  # ``apply_primitive(prim, args, params)``; None: NumPy kernels on the host.
-  device = None
+  impls: dict = {}           # primitive -> NumPy implementation (the backends fill it)
 
-  def set_device(self, backend):
-    """Run eager primitives on ``backend`` (``backends.devices.retarget``; None: host)."""
-    self.device = backend
+  def __init__(self):
+    self.host = None      # the host backend: NumPy kernels on host values
+    self.device = None    # a resident device backend every primitive runs on, or None
+    self.checker = None   # backend -> a backend checking its outputs, or None
+    self.backend = None   # what process_primitive calls: the above, composed
+
+  def install(self, **parts):
+    """Replace ``host``, ``device`` or ``checker`` and recompose the backend."""
+    for name, part in parts.items():
+      if name not in ("host", "device", "checker"):
+        raise TypeError(f"EvalTrace.install got an unknown part {name!r}")
+      setattr(self, name, part)
+    backend = self.device or self.host
+    self.backend = backend if self.checker is None else self.checker(backend)
 
   def process_primitive(self, prim, args, params):
-    device = self.device
-    if device is not None:
-      for x in args:
-        if isinstance(x, Tracer):
-          raise errors.UnexpectedTracerError(x)
-      return device.apply_primitive(prim, args, params)
-    return self.apply_on_host(prim, args, params)
+    return self.backend.apply_primitive(prim, args, params)
 
   def apply_on_host(self, prim, args, params):
-    """Run ``prim`` with its NumPy kernel on host values."""
-    accepted = prim.elementwise_dtypes
-    if accepted is not None:
-      out = self._elementwise(prim, accepted, args, params)
-      if out is not None:
-        return out
-    for x in args:
-      if isinstance(x, Tracer):
-        raise errors.UnexpectedTracerError(x)
-    impl = self.impls.get(prim)
-    if impl is None:
-      raise TypeError(f"Primitive '{prim.name}' cannot run eagerly: the backend has no "
-                      "implementation for it. Wrap the computation in jax.jit.")
-    out_avals = abstract_eval(prim, [get_aval(x) for x in args], params)
-    outs = impl(*[self.to_value(x) for x in args], **params)
-    wrap = self.wrap
-    if prim.multiple_results:
-      return [wrap(_owned(v, args), a) for v, a in zip(outs, out_avals)]
-    return wrap(_owned(outs, args), out_avals[0])
-
-
-  def _elementwise(self, prim, accepted, args, params):
-    """The hot path of eager elementwise ops: Arrays of one dtype and compatible shapes
-    need no shape rule. Anything unusual returns None and takes the general path."""
-    array = self.array_type
-    x = args[0]
-    if type(x) is not array:
-      return None
-    value = x._value
-    dtype = value.dtype
-    if dtype not in accepted:
-      return None
-    weak = x.weak_type
-    values = [value]
-    for y in args[1:]:
-      if type(y) is not array:
-        return None
-      other = y._value
-      if other.dtype != dtype or (other.shape != value.shape and other.ndim and value.ndim):
-        return None
-      values.append(other)
-      weak = weak and y.weak_type
-    # the implementation returns the dtype the shape rule gives (a test checks every row)
-    return array(self.impls[prim](*values, **params), weak)
-
-
-def _owned(value, args):
-  """``value``, copied if it may be a view of a caller's NumPy array among ``args`` (a
-  reshape, transpose, broadcast or slice of it): an Array must not change when the caller
-  writes to that array afterwards."""
-  for x in args:
-    if type(x) is np.ndarray and np.may_share_memory(value, x):
-      return np.array(value, copy=True)
-  return value
+    """Run ``prim`` with its NumPy kernel on host values, whatever the default device."""
+    return self.host.apply_primitive(prim, args, params)
 
 
 eval_trace = EvalTrace()
 _context = _Context()
 # The trace on which lax's elementwise functions may run a NumPy kernel directly instead
-# of binding (see lax.elementwise._unary): the eager trace, or None while a checking
-# process_primitive is installed (jax_debug_nans), which every op must then go through.
+# of binding (see lax.elementwise._unary): the eager trace, or None while a checker or a
+# device backend is installed (jax_debug_nans), which every op must then go through.
 direct_eval_trace = eval_trace
 
 

@@ -3,9 +3,9 @@
 With either flag on, every eagerly run primitive checks its floating outputs and raises
 FloatingPointError naming itself ("invalid value (nan) encountered in log"), and a jitted
 function whose output holds one is run again op by op, with jit disabled, so that the
-eager check names the primitive, as JAX's de-optimized re-run does. With both flags off
-nothing is checked: the checking versions of ``EvalTrace.process_primitive`` and
-``PjitFunction.__call__`` are installed only while a flag is on, so the hot paths pay nothing.
+eager check names the primitive, as JAX's de-optimized re-run does. The checks are the
+eager trace's checker (``EvalTrace.install``) and jit's output check
+(``jit.set_output_check``), set only while a flag is on, so the hot paths pay nothing.
 """
 import logging
 
@@ -13,18 +13,17 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import jit
+from jaxlite._src import tree
+from jaxlite._src.array import Array
 from jaxlite._src.config import config
 
 logger = logging.getLogger("jaxlite")
-
-_plain_process_primitive = core.EvalTrace.process_primitive
-_plain_jit_call = jit.PjitFunction.__call__
 
 
 def _bad_value(values):
   """'nan' or 'inf' if a flag that is on finds one in ``values`` (Arrays), else None."""
   for x in values:
-    if not isinstance(x, core.EvalTrace.array_type) or x.dtype.kind not in "fc":
+    if not isinstance(x, Array) or x.dtype.kind not in "fc":
       continue
     value = np.asarray(x._value)
     if config.jax_debug_nans and np.isnan(value).any():
@@ -34,37 +33,38 @@ def _bad_value(values):
   return None
 
 
-def _checked_process_primitive(self, prim, args, params):
-  out = _plain_process_primitive(self, prim, args, params)
-  bad = _bad_value(out if prim.multiple_results else [out])
-  if bad is not None:
-    raise FloatingPointError(f"invalid value ({bad}) encountered in {prim.name}")
-  return out
+class CheckedBackend:
+  """An eager backend that runs primitives on ``inner`` and checks their outputs."""
+
+  def __init__(self, inner):
+    self.inner = inner
+
+  def apply_primitive(self, prim, args, params):
+    out = self.inner.apply_primitive(prim, args, params)
+    bad = _bad_value(out if prim.multiple_results else [out])
+    if bad is not None:
+      raise FloatingPointError(f"invalid value ({bad}) encountered in {prim.name}")
+    return out
 
 
-def _checked_jit_call(self, *args, **kwargs):
-  out = _plain_jit_call(self, *args, **kwargs)
-  if core._context.trace is not core.eval_trace:
-    return out   # inside a transformation: checked where the outer computation runs
-  from jaxlite._src import tree
+def _check_jit_output(fun, args, kwargs, out):
   bad = _bad_value(tree.tree_leaves(out))
   if bad is None:
     return out
   logger.warning("Invalid %s value encountered in the output of a jax.jit function. "
                  "Calling the de-optimized version.", bad)
   with config.override("jax_disable_jit", True):
-    self.fun(*args, **kwargs)   # the eager check raises, naming the primitive
+    fun.fun(*args, **kwargs)   # the eager check raises, naming the primitive
   raise FloatingPointError(
-      f"invalid value ({bad}) encountered in the output of jit({self._name}), but not when "
+      f"invalid value ({bad}) encountered in the output of jit({fun._name}), but not when "
       "running it op by op without jit: the compiled code computed it differently.")
 
 
 def _update(_value=None):
   on = bool(config.jax_debug_nans or config.jax_debug_infs)
-  core.EvalTrace.process_primitive = (_checked_process_primitive if on
-                                      else _plain_process_primitive)
+  core.eval_trace.install(checker=CheckedBackend if on else None)
   core.block_direct_kernels("debug_nans", on)
-  jit.PjitFunction.__call__ = _checked_jit_call if on else _plain_jit_call
+  jit.set_output_check(_check_jit_output if on else None)
 
 
 config.watch("jax_debug_nans", _update)

@@ -28,9 +28,9 @@ from jaxlite._src import compiler
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import (ARRAY_TYPES, Array, Unfetched, check_donated_once,
+from jaxlite._src.array import (ARRAY_TYPES, Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
-                                in_device_memory)
+                                in_device_memory, placement)
 from jaxlite._src import backends
 from jaxlite._src.backends import compile_server
 from jaxlite._src.backends.numpy import codegen
@@ -44,13 +44,15 @@ from jaxlite._src import passes
 
 logger = logging.getLogger("jaxlite")
 
-def _cache_key(in_tree, sigs, static_key, target=None):
+def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   """The signature a call is cached under: argument structure and leaves, static values,
   the flags that change what tracing produces (x64, the promotion mode, the named vmap
   axes, the default matmul precision), as JAX's cache key includes its trace context,
-  and the device backend it runs on (``target``; None: the host's tiers)."""
+  the device backend it runs on (``target``; None: the host's tiers) and the device its
+  outputs are committed to (``commit_to``; None: uncommitted)."""
   return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
-          config.jax_numpy_dtype_promotion, target, config.jax_default_matmul_precision)
+          config.jax_numpy_dtype_promotion, target, config.jax_default_matmul_precision,
+          commit_to)
 
 
 class _XlaDispatch:
@@ -112,10 +114,11 @@ class _Entry:
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
-               "donation", "donate", "effects", "review_at", "race")
+               "donation", "donate", "effects", "review_at", "race", "commit_to")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
+    self.commit_to = key[8]   # the device outputs are committed to, or None
     self.single_output = out_tree.num_leaves == 1 and out_tree == _LEAF
     self.jaxpr = jaxpr
     self.out_tree = out_tree
@@ -358,6 +361,16 @@ class _RemoteXla:
 _CPU = compiler.Backend("cpu")
 _FOLLOW = object()   # a jitted function's target: the default device's backend
 _LEAF = tree.tree_structure(0)
+# A check of every eager jitted call's outputs, (function, args, kwargs, out) -> out, or
+# None; while one is set, calls skip the fast cache (debug_nans sets one).
+_output_check = None
+
+
+def set_output_check(check):
+  """Check the outputs of every jitted call made outside transformations with ``check``
+  (None: stop checking)."""
+  global _output_check
+  _output_check = check
 
 
 class PjitFunction:
@@ -415,20 +428,26 @@ class PjitFunction:
       leaves, key, bufs = args, [], []
       for a in args:
         cls = type(a)
-        if cls is not Array and cls is not Unfetched:
+        if cls is not Array:
           leaves, key, bufs = [], [], None
           if not arguments.nested_key(args, leaves, key):
             return self._call(args, kwargs)
           break
         buf = a._buf   # (the key as arguments.nested_key builds it)
-        if buf is None:
-          value = a._value
-          key.append(((value.shape, value.dtype), a.weak_type))
-        else:
+        if buf is not None and a._placed is None:
           key.append((buf.spec, a.weak_type))
+        elif (value := a._host) is not None:
+          key.append(((value.shape, value.dtype), a.weak_type))
+        else:   # committed to a device: its key names the device
+          leaves, key, bufs = [], [], None
+          if not arguments.nested_key(args, leaves, key):
+            return self._call(args, kwargs)
+          break
         bufs.append(buf)
       entry = self._fast_cache.get(tuple(key))
       if entry is not None:
+        if entry.commit_to is not None:
+          return self._commit(entry, self._execute(entry, args, kwargs, (), leaves, False))
         entry.calls += 1
         if entry.calls == entry.review_at:
           tiers.review(entry)
@@ -447,7 +466,11 @@ class PjitFunction:
                                        list(map(from_device, outs, entry.out_weak)))
           if run.__class__ is tiers.Race:
             return self._race(entry, run, leaves, t0)
-          outs = run(*[a._value for a in leaves])
+          values = []
+          for a in leaves:   # (a loop: a comprehension's walrus would make a cell here)
+            value = a._host
+            values.append(value if value is not None else a._value)
+          outs = run(*values)
         except RuntimeError:   # a deleted argument: JAX's error for a donated one
           check_not_donated(leaves)
           raise
@@ -458,6 +481,13 @@ class PjitFunction:
     return self._call(args, kwargs)
 
   def _call(self, args, kwargs):
+    out = self._dispatch(args, kwargs)
+    check = _output_check
+    if check is not None and core._context.trace is core.eval_trace:
+      return check(self, args, kwargs, out)
+    return out
+
+  def _dispatch(self, args, kwargs):
     if config.jax_disable_jit:
       return self.fun(*args, **kwargs)
     if self._static_argnums or self._static_argnames:
@@ -467,31 +497,56 @@ class PjitFunction:
     leaves, in_tree = tree.tree_flatten((args, kwargs))
     if core._context.trace is not core.eval_trace:
       return self._bind(args, kwargs, leaves, in_tree, static_key)
+    committed = committed_device(leaves, getattr(self.fun, "__qualname__", self._name),
+                                 lambda: self._arg_names(args, kwargs))
     sigs = tuple(map(arguments.leaf_signature, leaves))
-    key = _cache_key(in_tree, sigs, static_key, self._call_target())
+    key = _cache_key(in_tree, sigs, static_key, self._call_target(committed),
+                     self._commit_target(committed))
     entry = self._cache.get(key)
-    if entry is None:
+    if entry is None:   # (a deleted argument raises the RuntimeError, as in JAX)
       entry = self._miss(key, args, kwargs, leaves, static_key)
-      return self._execute(entry, args, kwargs, static_key, leaves)
-    try:
-      return self._execute(entry, args, kwargs, static_key, leaves)
-    except RuntimeError:   # a deleted argument: JAX's error for a donated one (cache hit)
-      check_not_donated(leaves)
-      raise
+      out = self._execute(entry, args, kwargs, static_key, leaves)
+    else:
+      try:
+        out = self._execute(entry, args, kwargs, static_key, leaves)
+      except RuntimeError:   # a deleted argument: JAX's error for a donated one
+        check_not_donated(leaves)
+        raise
+    return out if entry.commit_to is None else self._commit(entry, out)
 
-  def _call_target(self):
+  @staticmethod
+  def _commit(entry, out):
+    device, commit = entry.commit_to, placement["commit"]
+    if entry.single_output:
+      return commit(out, device)
+    return tree.tree_map(lambda o: commit(o, device), out)
+
+  def _call_target(self, committed=None):
     """The resident backend this function's calls run on (None: the host's tiers): the
-    one ``jit(backend=..., device=...)`` names, else the default device's."""
+    one ``jit(backend=..., device=...)`` names, else that of the device an argument is
+    committed to (``committed``), else the default device's."""
     target = self._target
     if target is _FOLLOW:
       backend, device = self._placement
       if backend is None and device is None:
+        if committed is not None:
+          return committed.client if committed.client.resident else None
         return core.eval_trace.device
       target = tiers.placement_target(backend, device)
       self._target = target
     return target
 
-  def _execute(self, entry, args, kwargs, static_key, leaves):
+  def _commit_target(self, committed):
+    """The device this call's outputs are committed to, as JAX commits them: the one
+    ``jit(device=...)`` or a platform's ``backend=`` names, else ``committed``'s."""
+    backend, device = self._placement
+    if device is not None:
+      return device
+    if backend is not None and backend not in ("auto", "numpy", "xla"):
+      return backends.backend(backend).devices()[0]
+    return committed
+
+  def _execute(self, entry, args, kwargs, static_key, leaves, fill_fast_cache=True):
     entry.calls += 1
     if entry.calls == entry.review_at:
       tiers.review(entry)
@@ -499,7 +554,8 @@ class PjitFunction:
     if entry.donate is not None:
       return self._call_donating(entry, run, leaves)
     key = []
-    if (not kwargs and not static_key and not self._donates and not self._has_static
+    if (fill_fast_cache and not kwargs and not static_key and not self._donates
+        and not self._has_static and _output_check is None
         and arguments.nested_key(args, [], key)):
       if self._fast_flags is not config.generation:   # a flag changed: start afresh
         self._fast_cache.clear()
@@ -752,6 +808,9 @@ def _difference(old, new, names, param_names):
     changes.append(f"the default device moved from the {platform[0]} to the {platform[1]}")
   if old[7] != new[7]:
     changes.append(f"jax_default_matmul_precision changed {old[7]} -> {new[7]}")
+  if old[8] != new[8]:
+    changes.append(f"the device the arguments are committed to changed {old[8]} -> "
+                   f"{new[8]}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
     if v_old != v_new or k_old != k_new:
       label = (k_new if isinstance(k_new, str) else param_names[k_new]

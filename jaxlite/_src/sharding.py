@@ -499,15 +499,16 @@ def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> 
   """An Array made of ``pieces`` laid out by ``sharding``; ``value``: the whole value,
   when known already (else assembled from the pieces when first read). One piece on a
   device is also the Array's buffer, which its eager ops and jitted calls use there."""
-  a = object.__new__(Array if value is not None else array_mod.Unfetched)
+  a = object.__new__(Array)
+  a._host = None   # committed or split: not a plain host array (see Array)
+  if value is not None:
+    a._fetched = value
   a.weak_type = weak_type
   a._buf = None
   a._placed = Placed(sharding, pieces, shape, dtype)
   if len(pieces) == 1 and not isinstance(pieces[0], np.ndarray) and (
       sharding._device_list[0].client.resident):
     a._buf = pieces[0]
-  if value is not None:
-    a._value = value
   return a
 
 
@@ -562,9 +563,11 @@ def sharding_of(x: Array) -> Sharding:
 def commit(x: Array, device) -> Array:
   """``x``, computed on ``device``, as an Array committed to it."""
   buf = x._buf
-  piece = buf if buf is not None and device.client.resident else x._value
-  return from_pieces(SingleDeviceSharding(device), [piece], x.shape, x.dtype, x.weak_type,
-                     None if buf is not None else x._value)
+  if buf is not None and (device.client.resident or x._host is None):
+    return from_pieces(SingleDeviceSharding(device), [buf], x.shape, x.dtype, x.weak_type)
+  value = x._value
+  return from_pieces(SingleDeviceSharding(device), [value], x.shape, x.dtype, x.weak_type,
+                     value)
 
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,

@@ -21,8 +21,9 @@ import threading
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src import errors
 from jaxlite._src import transfer_guard
-from jaxlite._src.array import Array, Unfetched, from_device, placement
+from jaxlite._src.array import Array, committed_device, from_device, placement
 from jaxlite._src.backends import plugins
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config, _enum
@@ -218,17 +219,19 @@ class Backend:
     committed = None
     for x in args:   # each operand as jit's fast key has it: ((shape, dtype), weak_type)
       t = type(x)
-      if t is Array or t is Unfetched:
-        if x._placed is not None:   # committed: computed where it lives, as in JAX
-          committed = next(iter(x._placed.sharding.device_set))
-          if committed.client is not self:
+      if t is Array:
+        if x._placed is not None and committed is None:   # computed where it lives
+          committed = committed_device(args, prim.name)
+          if committed is not None and committed.client is not self:
             return _committed_to(committed, prim, args, params)
         buf = x._buf
         if buf is None:
-          value = x._value
+          value = x._host if x._placed is None else x._value
           key.append(((value.shape, value.dtype), x.weak_type))
         else:
           key.append((buf.spec, x.weak_type))
+      elif isinstance(x, core.Tracer):
+        raise errors.UnexpectedTracerError(x)
       else:
         aval = core.get_aval(x)
         key.append(((aval.shape, aval.dtype), aval.weak_type))
@@ -278,13 +281,10 @@ class Backend:
 def _committed_to(device, prim, args, params):
   """``prim`` applied on ``device``, where an operand is committed, and its results
   committed there too."""
-  owner = device.client
-  outs = (owner.apply_primitive(prim, args, params) if owner.resident
-          else core.eval_trace.apply_on_host(prim, args, params))
-  commit = placement["commit"]
-  if prim.multiple_results:
-    return [commit(out, device) for out in outs]
-  return commit(outs, device)
+  owner = device.client   # (each backend commits what it computes for a committed operand)
+  if owner.resident:
+    return owner.apply_primitive(prim, args, params)
+  return core.eval_trace.apply_on_host(prim, args, params)
 
 
 def backend_of(client) -> Backend | None:
@@ -431,7 +431,7 @@ def retarget(_value=None):
   """Point eager evaluation at the current default device's backend: a resident one runs
   every primitive there (and lax's direct NumPy kernels stand aside), else NumPy."""
   target = eager_backend()
-  core.eval_trace.set_device(target)
+  core.eval_trace.install(device=target)
   core.block_direct_kernels("device", target is not None)
 
 

@@ -253,8 +253,8 @@ def direct_unary(prim, fallback, positional_only=False):
   def fun(x):
     if type(x) is Array and (core.direct_everywhere
                              or core._context.trace is core.direct_eval_trace):
-      value = x._value
-      if value.dtype in prim.elementwise_dtypes:
+      value = x._host
+      if value is not None and value.dtype in prim.elementwise_dtypes:
         return Array(_kernels[prim](value), x.weak_type)
     return fallback(x)
   if positional_only:   # the same code object with x positional-only: no second copy
@@ -307,9 +307,9 @@ def _binary(prim):
   def fun(x, y):
     if (type(x) is Array and type(y) is Array
         and (core.direct_everywhere or core._context.trace is core.direct_eval_trace)):
-      a, b = x._value, y._value
-      if a.dtype in prim.elementwise_dtypes and b.dtype == a.dtype and (
-          a.shape == b.shape or not a.ndim or not b.ndim):
+      a, b = x._host, y._host   # None: the value is on a device
+      if (a is not None and b is not None and a.dtype in prim.elementwise_dtypes
+          and b.dtype == a.dtype and (a.shape == b.shape or not a.ndim or not b.ndim)):
         return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
     return prim.bind(x, y)
   fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are

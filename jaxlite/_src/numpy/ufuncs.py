@@ -51,7 +51,7 @@ def _inexact_unary(name, lax_fn, doc):
     fun = lax.direct_unary(prim, promoting, positional_only=True)
   else:
     def fun(x, /):
-      if type(x) is not Array or x._value.dtype not in _INEXACT_DTYPES:  # else: hot path
+      if type(x) is not Array or x._host is None or x._host.dtype not in _INEXACT_DTYPES:
         x, = promote_args_inexact(name, x)
       return lax_fn(x)
   fun.__name__ = fun.__qualname__ = name
@@ -79,16 +79,16 @@ def _binary(name, lax_fn, doc, promote=promote_args):
   accepted_weak = dtypes.numeric_dtypes_where(lambda d: unchanged(d) and d != np.bool_)
 
   def fun(x, y, /):
-    if type(x) is Array and x._value.dtype in (accepted_weak if x.weak_type else accepted):
+    if (type(x) is Array and (a := x._host) is not None
+        and a.dtype in (accepted_weak if x.weak_type else accepted)):
       if type(y) is Array:
-        if (x._value.dtype == y._value.dtype and x.weak_type == y.weak_type
-            and x._value.shape == y._value.shape):
+        if ((b := y._host) is not None and a.dtype == b.dtype and x.weak_type == y.weak_type
+            and a.shape == b.shape):
           return lax_fn(x, y)
-      elif not x.weak_type or x._value.dtype in _WEAK_DEFAULTS[config.jax_enable_x64]:
+      elif not x.weak_type or a.dtype in _WEAK_DEFAULTS[config.jax_enable_x64]:
         y_kind = _SCALAR_KINDS.get(type(y))
-        if y_kind is not None and x._value.dtype.kind in y_kind and _converts_directly(
-            y, x._value.dtype):
-          return lax_fn(x, Array(np.asarray(y, x._value.dtype), True))
+        if y_kind is not None and a.dtype.kind in y_kind and _converts_directly(y, a.dtype):
+          return lax_fn(x, Array(np.asarray(y, a.dtype), True))
     x, y = promote(name, x, y)
     return lax_fn(x, y)
   fun.__name__ = fun.__qualname__ = name
