@@ -180,18 +180,24 @@ def main():
   parser.add_argument("--first-only", action="store_true")
   parser.add_argument("--jax-python", default=sys.executable)
   parser.add_argument("--out", default=None)
+  parser.add_argument("--rounds", type=int, default=1,
+                      help="rounds, alternating which system goes first; each row keeps "
+                           "its best round (the host beside a lent chip is shared)")
   args = parser.parse_args()
   if args.system:
     worker(args.system, args.first_only)
     return
   rows = []
-  for system, python in (("jax", args.jax_python), ("jaxlite", sys.executable)):
-    with tempfile.TemporaryDirectory() as cache:
-      env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=cache, JAXLITE_CACHE_DIR=cache,
-                 JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
-                 JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
-      rows += _run_worker(system, python, env)
-      rows += _run_worker(system, python, env, only_first=True)
+  systems = [("jax", args.jax_python), ("jaxlite", sys.executable)]
+  for r in range(args.rounds):
+    for system, python in (systems if r % 2 == 0 else systems[::-1]):
+      with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=cache, JAXLITE_CACHE_DIR=cache,
+                   JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+                   JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
+        rows += [dict(row, round=r) for row in _run_worker(system, python, env)]
+        rows += [dict(row, round=r) for row in _run_worker(system, python, env,
+                                                           only_first=True)]
   table = _table(rows)
   print(table)
   if args.out:
@@ -202,8 +208,20 @@ def main():
       f.write(table + "\n")
 
 
+def _best(rows):
+  """Per (system, row), the best round: the least time, the most TFLOP/s."""
+  by = {}
+  for r in rows:
+    k = (r["system"], r["row"])
+    old = by.get(k)
+    if old is None or (isinstance(r["value"], float) and (
+        r["value"] > old["value"] if r["unit"] == "TFLOP/s" else r["value"] < old["value"])):
+      by[k] = r
+  return by
+
+
 def _table(rows):
-  by = {(r["system"], r["row"]): r for r in rows}
+  by = _best(rows)
   lines = ["| row | JAX | jaxlite | jaxlite / JAX |", "|---|---|---|---|"]
   for row in ["platform", "matmul_bf16", "mlp_step", "transformer_step", "scan_1000",
               "tiny_jit", "eager_op", "import", "first_call", "first_call_cached", "error"]:

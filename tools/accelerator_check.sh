@@ -81,6 +81,6 @@ fi
 
 # 4. The benchmark, JAX and jaxlite one after the other.
 if has bench; then
-  TPU_BENCH_DUMP="$OUT" timeout "${BENCH_SECONDS:-240}" $PY benchmarks/tpu.py --out "$OUT" 2>&1 \
+  TPU_BENCH_DUMP="$OUT" timeout "${BENCH_SECONDS:-240}" $PY benchmarks/tpu.py --out "$OUT" --rounds "${BENCH_ROUNDS:-1}" 2>&1 \
     | tee "$OUT/bench.log" | tail -25
 fi
