@@ -151,4 +151,31 @@ def test_no_class_swaps_and_no_assignments_on_other_modules_classes():
                          f"{target.attr}")
       elif isinstance(owner, ast.Name) and owner.id in imported and owner.id[:1].isupper():
         offenders.append(f"{name}:{target.lineno} assigns {owner.id}.{target.attr}")
+    offenders += [f"{name}:{line} calls setattr on {what}" for line, what in _setattrs(tree)]
   assert not offenders, "\n".join(offenders)
+
+
+def _setattrs(tree):
+  """setattr calls on anything but ``self``, a module object, or ``cls`` in a classmethod
+  (the owner class's own extension point, as ``core.ArrayMethods.install_methods``)."""
+  found = []
+
+  class Visitor(ast.NodeVisitor):
+    in_classmethod = [False]
+
+    def visit_FunctionDef(self, node):
+      self.in_classmethod.append(any(isinstance(d, ast.Name) and d.id == "classmethod"
+                                     for d in node.decorator_list))
+      self.generic_visit(node)
+      self.in_classmethod.pop()
+
+    def visit_Call(self, node):
+      if isinstance(node.func, ast.Name) and node.func.id == "setattr" and node.args:
+        first = node.args[0]
+        if not (isinstance(first, ast.Name) and (
+            first.id in ("self", "module") or (first.id == "cls" and self.in_classmethod[-1]))):
+          found.append((node.lineno, ast.unparse(first)))
+      self.generic_visit(node)
+
+  Visitor().visit(tree)
+  return found

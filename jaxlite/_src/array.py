@@ -22,7 +22,7 @@ from jaxlite._src.core import ShapedArray
 placement: dict = {}
 
 
-class Array:
+class Array(core.ArrayMethods):
   """An immutable n-dimensional array (``jax.Array``).
 
   Unlike ``numpy.ndarray`` it cannot be changed in place: use ``x.at[idx].set(y)`` for

@@ -298,11 +298,23 @@ _context = _Context()
 direct_eval_trace = eval_trace
 
 
-class Tracer:
+class ArrayMethods:
+  """A base for the classes whose operators and array methods are ``jaxlite.numpy``'s
+  functions (Array, Tracer): a layer above supplies them through ``install_methods``, the
+  one place they are set, since these classes cannot import it."""
+  __slots__ = ()
+
+  @classmethod
+  def install_methods(cls, methods: dict):
+    for name, value in methods.items():
+      setattr(cls, name, value)
+
+
+class Tracer(ArrayMethods):
   """A value inside a transformation: it has an abstract value and belongs to a trace.
 
-  Arithmetic operators and array methods are installed by ``jaxlite.numpy`` (they are
-  the same functions users call), so this class holds only what tracing itself needs.
+  Arithmetic operators and array methods come from ``jaxlite.numpy`` (they are the same
+  functions users call; ``ArrayMethods``), so this class holds only what tracing needs.
   """
   __slots__ = ("_trace",)
   __array_priority__ = 1000

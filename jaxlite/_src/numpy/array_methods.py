@@ -162,19 +162,19 @@ _PROPERTIES = {
 }
 
 
-def install(cls):
+def method_table() -> dict:
+  """Every operator, method and property of an array, by attribute name."""
+  table = {}
   for name, fn in _BINARY.items():
-    setattr(cls, f"__{name}__", _defer_to_unrecognized(fn))
-    setattr(cls, f"__r{name}__", _defer_to_unrecognized(fn, swap=True))
+    table[f"__{name}__"] = _defer_to_unrecognized(fn)
+    table[f"__r{name}__"] = _defer_to_unrecognized(fn, swap=True)
   for name, fn in _COMPARE.items():
-    setattr(cls, f"__{name}__", _defer_to_unrecognized(fn))
-  for name, fn in _UNARY.items():
-    setattr(cls, f"__{name}__", fn)
-  for name, fn in _METHODS.items():
-    setattr(cls, name, fn)
-  for name, fn in _PROPERTIES.items():
-    setattr(cls, name, property(fn))
+    table[f"__{name}__"] = _defer_to_unrecognized(fn)
+  table.update((f"__{name}__", fn) for name, fn in _UNARY.items())
+  table.update(_METHODS)
+  table.update((name, property(fn)) for name, fn in _PROPERTIES.items())
+  return table
 
 
 for _cls in (Array, Tracer):
-  install(_cls)
+  _cls.install_methods(method_table())
