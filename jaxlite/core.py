@@ -4,6 +4,9 @@ Libraries use it for ``isinstance(x, jax.core.Tracer)`` (is this value being tra
 to evaluate jaxprs.
 """
 from jaxlite._src.core import (
+    AbstractValue as AbstractValue,
+    Atom as Atom,
+    Primitive as Primitive,
     ShapedArray as ShapedArray,
     Trace as Trace,
     Tracer as Tracer,

@@ -17,7 +17,7 @@ from jaxlite._src import tree
 from jaxlite._src.array import ARRAY_TYPES, Array
 from jaxlite._src.core import ShapeDtypeStruct, Tracer
 from jaxlite._src.numpy.util import as_operand
-from jaxlite._src.transforms import batching, staging
+from jaxlite._src.transforms import ad, batching, staging
 
 
 def _abstractify(x):
@@ -116,7 +116,13 @@ def eval_shape(fun, *args, **kwargs):
 
   Returns a pytree of ``ShapeDtypeStruct`` matching the output.
   """
-  closed, out_tree = trace_to_jaxpr(fun, "eval_shape", args, kwargs)
+  def fun_of_values(*a, **k):
+    # a ShapeDtypeStruct among the outputs is a value of its type, as JAX's get_aval
+    # makes it (libraries compare structures this way: eval_shape(lambda: structs))
+    return tree.tree_map(lambda x: ad.zeros_like_aval(x.aval)
+                         if isinstance(x, ShapeDtypeStruct) else x, fun(*a, **k))
+  functools.update_wrapper(fun_of_values, fun)
+  closed, out_tree = trace_to_jaxpr(fun_of_values, "eval_shape", args, kwargs)
   shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
   return tree.tree_unflatten(out_tree, shapes)
 
@@ -248,8 +254,9 @@ def checking_leaks():
 
 
 def ensure_compile_time_eval():
-  """Evaluate the block's operations eagerly, even while tracing (``jax.ensure_compile_time_eval``)."""
-  return core.set_current_trace(core.eval_trace)
+  """Evaluate the block's operations on values that are not tracers eagerly, even while
+  tracing; operations on tracers are staged (``jax.ensure_compile_time_eval``)."""
+  return staging.ensure_compile_time_eval()
 
 
 def typeof(x):
@@ -314,7 +321,6 @@ def linear_transpose(fun, *primals, reduce_axes=()):
 
   Returns a function mapping output cotangents to a tuple of input cotangents.
   """
-  from jaxlite._src.transforms import ad
   leaves, in_tree = tree.tree_flatten(primals)
   avals = [core.get_aval(as_operand(x)) for x in leaves]
   flat_fun, out_tree = api_util.flatten_fun(fun, in_tree, with_kwargs=False)

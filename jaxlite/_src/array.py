@@ -434,6 +434,11 @@ class HostBackend:
   """Runs primitives eagerly on the host with their NumPy kernels (``EvalTrace.impls``):
   the eager trace's backend unless a resident device takes its place."""
   impls = core.EvalTrace.impls
+  to_value = staticmethod(to_numpy)   # an operand's NumPy value
+
+  @staticmethod
+  def wrap(value, weak_type=False):
+    return Array(value, weak_type)
 
   def apply_primitive(self, prim, args, params):
     accepted = prim.elementwise_dtypes

@@ -9,8 +9,10 @@ to; a value that belongs to another trace is lifted to a constant of this one.
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import re
+import sys
 import threading
 from typing import Any, Callable, NamedTuple
 
@@ -28,7 +30,12 @@ from jaxlite._src import pretty_printer as pp
 aval_rules: dict = {}
 
 
-class ShapedArray:
+class AbstractValue:
+  """The type of abstract values (``jax.core.AbstractValue``): ShapedArray is the one."""
+  __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
   """The abstract value of an array: shape, dtype and weak type, but no values."""
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
@@ -48,6 +55,14 @@ class ShapedArray:
 
   def strip_weak_type(self) -> ShapedArray:
     return self.update(weak_type=False) if self.weak_type else self
+
+  def to_tangent_aval(self) -> ShapedArray:
+    """The aval of this value's tangents: float0 for integers and booleans (JAX's)."""
+    if dtypes.is_inexact(self.dtype):
+      return self
+    return ShapedArray(self.shape, dtypes.float0)
+
+  to_ct_aval = to_tangent_aval
 
   @property
   def sharding(self):
@@ -100,12 +115,13 @@ def get_aval(x) -> ShapedArray:
 
 class ShapeDtypeStruct:
   """A shape, dtype and weak type standing in for an array (``jax.ShapeDtypeStruct``)."""
-  __slots__ = ("shape", "dtype", "weak_type")
+  __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
   def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
     self.shape = tuple(int(d) for d in shape)
     self.dtype = dtypes.np_dtype(dtype)
     self.weak_type = weak_type
+    self.sharding = sharding   # kept as given (libraries copy it from struct to struct)
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -129,26 +145,124 @@ class ShapeDtypeStruct:
 # ----------------------------------------------------------------------------- primitives
 
 class Primitive:
-  """A named operation. Its rules live in tables keyed by the primitive object."""
+  """A named operation. Its rules live in tables keyed by the primitive object.
+
+  This is JAX's ``jax.extend.core.Primitive`` too: a library defines a primitive with
+  ``Primitive(name)``, ``def_impl`` (how it runs eagerly), ``def_abstract_eval`` (its
+  shape rule, into ``abstract_eval_rules``), and the rules of ``jax.interpreters``'s
+  tables (``ad.primitive_jvps`` is ``transforms.ad.jvp_rules``, and so on). jaxlite's
+  own primitives are defined the same way, with a NumPy kernel in place of ``def_impl``.
+  """
   multiple_results = False
   is_call = False  # params["jaxpr"] is called on the operands (jit): printed with aliasing
+  # JAX's flags that libraries read or set; jaxlite does not treat them specially
+  call_primitive = False
+  map_primitive = False
+  ref_primitive = False
+  skip_canonicalization = False
+  is_effectful = None
   # Elementwise primitives: the operand dtypes they accept. Eager evaluation uses it to
   # skip the shape rule when the operands plainly agree.
   elementwise_dtypes: set | None = None
 
   def __init__(self, name: str):
     self.name = name
+    # the module that made it: jaxlite's own primitives are rebuilt by importing it
+    # (backends/compile_server.py); a library's are not
+    self._module = sys._getframe(1).f_globals.get("__name__", "")
 
   def bind(self, *args, **params):
     trace = eval_trace if eager_everywhere else _context.trace
     return trace.process_primitive(self, args, params)
 
+  def bind_with_trace(self, trace, args, *rest):
+    """``bind`` on ``trace`` (JAX's ``(trace, args, avals, params)``; the avals may be
+    left out)."""
+    params = rest[-1] if rest else {}
+    return trace.process_primitive(self, tuple(args), params)
+
   def def_abstract_eval(self, rule):
+    """The shape rule: ``rule(*avals, **params)`` returns the output's ShapedArray (a
+    list of them for ``multiple_results``)."""
     abstract_eval_rules[self] = rule
     return rule
 
+  def def_effectful_abstract_eval(self, rule):
+    """A shape rule returning ``(avals, effects)``: the primitive has side effects when
+    ``effects`` is not empty, and then passes never drop, merge or fold it."""
+    def shape_rule(*avals, **params):
+      out, effects = rule(*avals, **params)
+      if effects:
+        effectful_primitives.add(self)
+      return out
+    abstract_eval_rules[self] = shape_rule
+    return rule
+
+  def def_impl(self, impl):
+    """How the primitive runs eagerly: ``impl(*args, **params)`` gets the concrete
+    arrays (as in JAX), and may compute with any jax operation.
+
+    Under ``jit`` the primitive is staged like any other; its lowering
+    (``mlir.register_lowering``) compiles it, and without one both tiers fall back on
+    ``impl``: the NumPy tier calls it when the program runs, the XLA tier traces it.
+    """
+    self.impl = impl
+    # Only primitives with an impl pay for the test in bind: an instance attribute.
+    self.bind = self._bind_through_impl
+    EvalTrace.impls[self] = _kernel_of_impl(self, impl)
+    return impl
+
+  def _bind_through_impl(self, *args, **params):
+    trace = eval_trace if eager_everywhere else _context.trace
+    if trace is eval_trace:
+      return self.impl(*args, **params)
+    return trace.process_primitive(self, args, params)
+
+  def impl(self, *args, **params):
+    """Run the primitive eagerly on concrete values (jaxlite's own primitives: with the
+    kernel of the device or the host, as ``bind`` outside every transformation)."""
+    with set_current_trace(eval_trace):
+      return eval_trace.process_primitive(self, args, params)
+
+  def abstract_eval(self, *avals, **params):
+    """``(output avals, effects)``, as JAX's ``Primitive.abstract_eval`` returns them."""
+    rule = abstract_eval_rules.get(self)
+    if rule is None:
+      raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
+    return rule(*avals, **params), (frozenset({self}) if self in effectful_primitives
+                                   else frozenset())
+
+  def get_bind_params(self, params):
+    return params
+
   def __repr__(self):
     return self.name
+
+
+def has_user_impl(prim) -> bool:
+  """Whether ``prim`` was given an ``impl`` by ``def_impl`` (a library's primitive): its
+  NumPy kernel then calls Python code that may do anything."""
+  return "impl" in vars(prim)
+
+
+def _kernel_of_impl(prim, impl):
+  """``impl`` as a row of the NumPy kernel table (``EvalTrace.impls``): NumPy values in
+  and out, so that the tables' users (tier 0 above all) run a library's primitive too."""
+  def kernel(*values, **params):
+    host = eval_trace.host   # (Arrays are a layer above: the host backend makes them)
+    with set_current_trace(eval_trace):
+      outs = impl(*[host.wrap(np.asarray(v)) for v in values], **params)
+    to_value = host.to_value
+    if prim.multiple_results:
+      return [np.asarray(to_value(o)) for o in outs]
+    return np.asarray(to_value(outs))
+  kernel.__name__ = f"{prim.name}_impl"
+  return kernel
+
+
+# primitives whose shape rule reported effects (def_effectful_abstract_eval): the passes'
+# table of effectful primitives (passes/dce.py) is this set
+effectful_primitives: set = set()
 
 
 # primitive -> rule(*avals, **params) -> aval (or list of avals if multiple_results)
@@ -183,6 +297,12 @@ class Trace:
     self.is_valid = False
 
   is_valid = True
+
+  @property
+  def main(self):
+    """What identifies this trace (JAX's ``Trace.main``, kept for libraries that compare
+    a tracer's ``_trace.main`` with the top trace's): the trace itself."""
+    return self
 
 
 class _Context(threading.local):
@@ -460,6 +580,10 @@ class Literal:
     return Literal, (self.val, self.aval)
 
 
+# what a jaxpr equation's operand is (``jax.core.Atom``)
+Atom = Var | Literal
+
+
 class JaxprEqn(NamedTuple):
   invars: list
   outvars: list
@@ -475,12 +599,25 @@ class JaxprEqn(NamedTuple):
   def __reduce__(self):   # (see Var.__reduce__)
     return JaxprEqn, tuple(self)
 
+  @property
+  def effects(self) -> frozenset:
+    """JAX's effects of the equation: its primitive, if that has side effects."""
+    return frozenset({self.primitive}) if self.primitive in effectful_primitives else no_effects
+
+  def replace(self, **changes) -> JaxprEqn:
+    changes.pop("effects", None)
+    changes.pop("ctx", None)
+    return self._replace(**changes)
+
 
 class Jaxpr:
   """A typed, first-order program: constvars, invars, equations, outvars."""
   __slots__ = ("constvars", "invars", "outvars", "eqns", "debug_info", "__weakref__")
 
-  def __init__(self, constvars, invars, outvars, eqns, debug_info=None):
+  def __init__(self, constvars, invars, outvars, eqns, debug_info=None, *rest,
+               effects=None, **unused):
+    if isinstance(debug_info, (set, frozenset)):   # JAX's order: effects, debug_info
+      debug_info = rest[0] if rest else unused.get("debug_info")
     self.constvars = list(constvars)
     self.invars = list(invars)
     self.outvars = list(outvars)
@@ -489,6 +626,23 @@ class Jaxpr:
 
   in_avals = property(lambda self: [v.aval for v in self.invars])
   out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+  @property
+  def effects(self) -> frozenset:
+    """The side effects of running the jaxpr (JAX's): its effectful primitives."""
+    found = set()
+    for eqn in self.eqns:
+      found |= eqn.effects
+      for sub in subjaxprs(eqn):
+        found |= sub.effects
+    return frozenset(found)
+
+  def replace(self, **changes) -> Jaxpr:
+    fields = {k: getattr(self, k) for k in ("constvars", "invars", "outvars", "eqns",
+                                              "debug_info")}
+    changes.pop("effects", None)
+    fields.update(changes)
+    return Jaxpr(**fields)
 
   def __str__(self):
     return pretty_print_jaxpr(self)
@@ -528,6 +682,15 @@ class ClosedJaxpr:
   in_avals = property(lambda self: self.jaxpr.in_avals)
   out_avals = property(lambda self: self.jaxpr.out_avals)
   eqns = property(lambda self: self.jaxpr.eqns)
+  effects = property(lambda self: self.jaxpr.effects)
+  literals = property(lambda self: self.consts)
+
+  def map_jaxpr(self, f) -> ClosedJaxpr:
+    return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+  def replace(self, *, jaxpr=None, consts=None) -> ClosedJaxpr:
+    return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
+                       self.consts if consts is None else consts)
 
   def __call__(self, *args):
     return eval_jaxpr(self.jaxpr, self.consts, *args)
@@ -564,8 +727,96 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
   return [read(v) for v in jaxpr.outvars]
 
 
-def jaxpr_as_fun(closed: ClosedJaxpr):
-  return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+def jaxpr_as_fun(closed: ClosedJaxpr, *args):
+  """``closed`` as a function of its inputs (curried, as JAX's: leading ``args`` are
+  bound)."""
+  return functools.partial(eval_jaxpr, closed.jaxpr, closed.consts, *args)
+
+
+# ----------------------------------------------------------------------------- JAX's helpers
+# The rest of ``jax.extend.core``: what libraries that define primitives or rewrite
+# jaxprs call.
+
+no_effects: frozenset = frozenset()
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
+                  ctx=None) -> JaxprEqn:
+  """A jaxpr equation (JAX's signature; the effects are the primitive's own)."""
+  return JaxprEqn(list(invars), list(outvars), primitive, dict(params), source_info)
+
+
+def gensym(suffix: str = "") -> Callable:
+  """A maker of fresh variables: ``gensym()(aval)`` is a new Var."""
+  return Var
+
+
+def jaxprs_in_params(params):
+  """The jaxprs (opened) among an equation's params, a tuple's included."""
+  for value in params.values():
+    for v in (value if isinstance(value, (tuple, list)) else (value,)):
+      if isinstance(v, ClosedJaxpr):
+        yield v.jaxpr
+      elif isinstance(v, Jaxpr):
+        yield v
+
+
+def jaxpr_subjaxprs(jaxpr: Jaxpr):
+  """The jaxprs in the params of ``jaxpr``'s equations (not recursively): JAX's
+  ``subjaxprs`` of a jaxpr."""
+  for eqn in jaxpr.eqns:
+    yield from jaxprs_in_params(eqn.params)
+
+
+def mapped_aval(size: int, axis, aval: ShapedArray) -> ShapedArray:
+  """``aval`` with its mapped axis ``axis`` (of length ``size``) removed; None: as is."""
+  if axis is None:
+    return aval
+  if aval.shape[axis] != size:
+    raise ValueError(f"mapped_aval: axis {axis} of {aval} is not of size {size}")
+  return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size: int, axis, aval: ShapedArray, explicit_mesh_axis=None) -> ShapedArray:
+  """``aval`` with a mapped axis of length ``size`` inserted at ``axis``; None: as is."""
+  if axis is None:
+    return aval
+  return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def primal_dtype_to_tangent_dtype(dtype):
+  return dtype if dtypes.is_inexact(dtype) else dtypes.float0
+
+
+def valid_jaxtype(x) -> bool:
+  try:
+    get_aval(x)
+  except TypeError:
+    return False
+  return True
+
+
+def find_top_trace(_=None) -> Trace:
+  """The current trace (JAX's ``find_top_trace`` ignores its argument now too)."""
+  return _context.trace
+
+
+class OpaqueTraceState:
+  """Which trace is current, to compare with a later state (``get_opaque_trace_state``)."""
+  __slots__ = ("_trace",)
+
+  def __init__(self, trace):
+    self._trace = trace
+
+  def __eq__(self, other):
+    return isinstance(other, OpaqueTraceState) and self._trace is other._trace
+
+  def __hash__(self):
+    return id(self._trace)
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+  return OpaqueTraceState(_context.trace)
 
 
 # ----------------------------------------------------------------------------- printing

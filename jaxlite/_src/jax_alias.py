@@ -21,6 +21,7 @@ _PRIVATE = {
     "jax._src": "jaxlite._src",
     "jax._src.compiler": "jaxlite._src.compiler",
     "jax._src.xla_bridge": "jaxlite._src.xla_bridge",
+    "jax._src.ad_util": "jaxlite._src.ad_util",   # lineax gives stop_gradient_p a rule
 }
 
 

@@ -125,7 +125,7 @@ for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, popula
   ad.defzero(_p)
 
 
-ad.deflinear(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
+ad.deflinear2(reduce_precision_p, lambda ct, x, **params: [reduce_precision_p.bind(ct, **params)])
 
 
 # -- batching

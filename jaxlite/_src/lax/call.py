@@ -59,6 +59,19 @@ ad.jvp_rules[jit_p] = _jit_jvp
 core.param_order[jit_p] = ("name", "jaxpr")
 
 
+def _jit_transpose(cts, *args, jaxpr, name):
+  # A call in a linear jaxpr (a rule staged a jitted function of tangents): the call
+  # of its transpose, which takes the non-linear operands and the cotangents.
+  linear = [ad.is_undefined(a) for a in args]
+  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  operands = [a for a in args if not ad.is_undefined(a)] + [ad.instantiate(c) for c in cts]
+  outs = iter(call_jaxpr(transposed, operands, f"transpose({name})"))
+  return [next(outs) if lin else None for lin in linear]
+
+
+ad.transpose_rules[jit_p] = _jit_transpose
+
+
 # -- batching: vmap of a call batches its jaxpr once (cached) and calls the result, so
 # the jaxpr keeps the nested `jit` as JAX prints it.
 def _jit_batching(axis_data, vals, dims, *, jaxpr, name):

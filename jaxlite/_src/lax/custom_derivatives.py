@@ -151,7 +151,9 @@ class custom_jvp(_CustomRuleFunction):
       # flat lists (consts first) in, flat (outputs, output tangents) out; the user's
       # rule sees the non-differentiable arguments first, then the primal and tangent tuples
       p = tree.tree_unflatten(dyn_tree, primals[n_consts:])
-      t = tree.tree_unflatten(dyn_tree, tangents[n_consts:])
+      # zero tangents arrive symbolic only when the rule asked for them
+      t = tree.tree_unflatten(dyn_tree, [ad.SymbolicZero(x.aval) if type(x) is ad.Zero else x
+                                         for x in tangents[n_consts:]])
       primal_out, tangent_out = user_jvp(*static_vals, tuple(p), tuple(t))
       out_leaves, tree_p = tree.tree_flatten(primal_out)
       t_leaves, tree_t = tree.tree_flatten(tangent_out)
@@ -170,8 +172,8 @@ class custom_jvp(_CustomRuleFunction):
 
 def _tangent_operand(t, out):
   """A rule's tangent as the JVP trace takes it: float0 zeros (the tangent of an integer
-  output) become a symbolic zero."""
-  if _is_float0(t):
+  output) and a ``SymbolicZero`` become a symbolic zero."""
+  if _is_float0(t) or type(t) is ad.SymbolicZero:
     return ad.Zero(ad.tangent_aval(core.get_aval(_as_operand(out))))
   return _as_operand(t)
 
@@ -182,8 +184,12 @@ def _custom_jvp_call_impl(*args, call_jaxpr, **_):
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
                          name):
-  tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
-      ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
+  if symbolic_zeros:   # the rule sees each zero tangent as a SymbolicZero
+    tangents = [t if _inexact(p) or type(t) is ad.Zero else ad.Zero(
+        ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
+  else:
+    tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
+        ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
   outs, out_tangents = jvp(list(primals), tangents)
   for o, t in zip(outs, out_tangents):
     if type(t) is not ad.Zero and core.get_aval(o).shape != core.get_aval(t).shape:
@@ -198,6 +204,15 @@ def _inexact(x):
 
 
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+
+
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr, **_):
+  # applied to tangents (a rule staged it in a linear jaxpr): the function itself is
+  # linear there, and transposes as its jaxpr does (as in JAX)
+  return ad.backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, args, cts)
+
+
+ad.transpose_rules[custom_jvp_call_p] = _custom_jvp_call_transpose
 
 
 # ----------------------------------------------------------------------------- custom_vjp
@@ -247,8 +262,14 @@ class custom_vjp(_CustomRuleFunction):
     static = dict(zip(sorted(self.nondiff_argnums), static_vals))
     n_consts = len(consts)
 
-    def fwd_flat(*primals):
-      dyn = tree.tree_unflatten(dyn_tree, primals[n_consts:])
+    symbolic_zeros = self.symbolic_zeros
+
+    def fwd_flat(*primals, perturbed=None):
+      leaves = primals[n_consts:]
+      if symbolic_zeros:   # each argument with whether it has a nonzero tangent
+        flags = [True] * len(leaves) if perturbed is None else perturbed[n_consts:]
+        leaves = [CustomVJPPrimal(x, bool(f)) for x, f in zip(leaves, flags)]
+      dyn = tree.tree_unflatten(dyn_tree, leaves)
       out, res = fwd(*_merge(static, dyn, n))
       out_leaves, tree_out = tree.tree_flatten(out)
       if tree_out != out_tree:
@@ -261,11 +282,21 @@ class custom_vjp(_CustomRuleFunction):
     dyn_avals = tree.tree_unflatten(dyn_tree, [core.get_aval(x) for x in dyn_leaves])
 
     def bwd_flat(res, cts):
+      # zero cotangents: a SymbolicZero for a rule that asked for them, else zeros
+      cts = [(ad.SymbolicZero(c.aval) if symbolic_zeros else ad.instantiate(c))
+             if type(c) is ad.Zero else c for c in cts]
       ct_out = tree.tree_unflatten(out_tree, cts)
       cts_in = bwd(*static_vals, res, ct_out)
+      if symbolic_zeros:
+        cts_in = tree.tree_map(lambda c: None if type(c) is ad.SymbolicZero else c, cts_in)
       if isinstance(cts_in, (tuple, list)) and len(cts_in) == len(dyn_avals):
-        cts_in = tuple(tree.tree_map(ad.zeros_like_aval, a) if c is None else c
-                       for c, a in zip(cts_in, dyn_avals))
+        # None anywhere (a tree prefix of the argument) stands for zeros, as in JAX
+        try:
+          cts_in = tree.tree_map(
+              lambda c, a: tree.tree_map(ad.zeros_like_aval, a) if c is None else c,
+              tuple(cts_in), tuple(dyn_avals), is_leaf=lambda x: x is None)
+        except (TypeError, ValueError):   # not a prefix: the message below says so
+          cts_in = tuple(cts_in)
       ct_leaves, ct_tree = tree.tree_flatten(tuple(cts_in) if isinstance(cts_in, list)
                                              else cts_in)
       expected = tree.tree_structure(tuple(dynamic))
@@ -288,14 +319,19 @@ class custom_vjp(_CustomRuleFunction):
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):
-  outs, res = fwd(*primals)
+  outs, res = fwd(*primals, perturbed=[type(t) is not ad.Zero for t in tangents])
   res_leaves, res_tree = tree.tree_flatten(res)
-  res_leaves = [_as_operand(r) for r in res_leaves]
+  # Python scalars stay what they are (staged as literals, bwd gets them back as such:
+  # libraries keep flags among the residuals)
+  res_leaves = [r if type(r) in _PYTHON_SCALARS else _as_operand(r) for r in res_leaves]
   tangents = [ad.instantiate(t) for t in tangents]
   out_avals = [ad.tangent_aval(core.get_aval(o)) for o in outs]
   lin = custom_lin_p.bind(*res_leaves, *tangents, num_res=len(res_leaves), bwd=bwd,
                           res_tree=res_tree, out_avals=tuple(out_avals))
   return outs, lin
+
+
+_PYTHON_SCALARS = (bool, int, float, complex)
 
 
 def _custom_lin_impl(*args, **params):
@@ -304,8 +340,7 @@ def _custom_lin_impl(*args, **params):
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals):
   res = tree.tree_unflatten(res_tree, args[:num_res])
-  cts = [ad.instantiate(c) if type(c) is ad.Zero else c for c in cts]
-  cts_in = bwd(res, cts)
+  cts_in = bwd(res, list(cts))   # (zero cotangents as ad.Zero: bwd resolves them)
   primals = args[num_res:]
   out = []
   for ct, p in zip(cts_in, primals):
@@ -514,6 +549,8 @@ def _vmapped_rule(rule, axis_data, in_dims):
 def _batched_out(x, d, size):
   if x is None:
     return None
+  if type(x) is ad.Zero:
+    return ad.Zero(x.aval.update(shape=(size,) + x.aval.shape))
   if _is_float0(x):
     return np.zeros((size,) + x.shape, dtypes.float0)
   return batching.matchaxis(d, 0, size, x)
@@ -533,7 +570,7 @@ def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp, num_cons
                        dims + dims)
 
   def batched_jvp(primals, tangents):
-    outs = flat(*primals, *tangents)
+    outs = flat(*primals, *[ad.instantiate(t) for t in tangents])
     return outs[:n_out], outs[n_out:]
   batched_jvp.__name__ = jvp.__name__
   outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched_call, jvp=batched_jvp,
@@ -551,16 +588,17 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
   vals, dims = _front(vals, dims)
   n_out = len(call_jaxpr.out_avals)
   batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
-  res_trees = []
+  res_trees, flags = [], [None]
 
   def fwd_leaves(*primals):
-    outs, res = fwd(*primals)
+    outs, res = fwd(*primals, perturbed=flags[0])
     res_leaves, res_tree = tree.tree_flatten(res)
     res_trees.append(res_tree)
     return list(outs) + [_as_operand(r) for r in res_leaves]
   flat_fwd = _vmapped_rule(fwd_leaves, axis_data, dims)
 
-  def batched_fwd(*primals):
+  def batched_fwd(*primals, perturbed=None):
+    flags[0] = perturbed
     outs = flat_fwd(*primals)
     return outs[:n_out], tree.tree_unflatten(res_trees[-1], outs[n_out:])
 
@@ -570,7 +608,7 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
         lambda *xs: bwd(tree.tree_unflatten(res_trees[-1], xs[:len(res_leaves)]),
                         list(xs[len(res_leaves):])),
         axis_data, [0] * (len(res_leaves) + len(cts)))
-    cts_in = flat_bwd(*res_leaves, *cts)
+    cts_in = flat_bwd(*res_leaves, *[ad.instantiate(c) for c in cts])
     # an operand shared by every example gets the sum of the examples' cotangents
     return [ct if ct is None or d is not None or _is_float0(ct) else _sum_batch(ct)
             for ct, d in zip(cts_in, dims)]
@@ -592,3 +630,32 @@ def _remat_batcher(axis_data, vals, dims, *, jaxpr, **params):
 batching.axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batcher
 batching.axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batcher
 batching.axis_batching_rules[remat_p] = _remat_batcher
+
+
+# ----------------------------------------------------------------------------- JAX's helpers
+
+class CustomVJPPrimal:
+  """An argument of a ``custom_vjp``'s ``fwd`` rule defined with ``symbolic_zeros=True``:
+  its ``value`` and whether it is ``perturbed`` (has a nonzero tangent)."""
+  __slots__ = ("value", "perturbed")
+
+  def __init__(self, value, perturbed: bool):
+    self.value = value
+    self.perturbed = perturbed
+
+  def __repr__(self):
+    return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(primals):
+  """``primals`` with each ``CustomVJPPrimal`` replaced by its value."""
+  return tree.tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, primals)
+
+
+def zero_from_primal(value, symbolic_zeros: bool = False):
+  """A zero tangent for each leaf of ``value`` (a ``SymbolicZero`` with
+  ``symbolic_zeros``)."""
+  def zero(x):
+    aval = ad.tangent_aval(core.get_aval(x))
+    return ad.SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+  return tree.tree_map(zero, value)

@@ -522,7 +522,7 @@ def _balanced_eq(x, z, y):
 
 
 # -- linear primitives and their transposes
-ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+ad.deflinear2(neg_p, lambda ct, x: [neg(ct)])
 
 
 def _add_transpose(ct, x, y):
@@ -703,11 +703,11 @@ def _zeros_like(x):
   return broadcast_like(_const(x, 0), x)
 
 
-ad.deflinear(real_p, lambda ct, x: [complex(ct, _zeros_like(ct))])
-ad.deflinear(imag_p, lambda ct, x: [complex(_zeros_like(ct), neg(ct))])
-ad.deflinear(complex_p, lambda ct, x, y: [real(ct) if ad.is_undefined(x) else None,
+ad.deflinear2(real_p, lambda ct, x: [complex(ct, _zeros_like(ct))])
+ad.deflinear2(imag_p, lambda ct, x: [complex(_zeros_like(ct), neg(ct))])
+ad.deflinear2(complex_p, lambda ct, x, y: [real(ct) if ad.is_undefined(x) else None,
                                           neg(imag(ct)) if ad.is_undefined(y) else None])
-ad.deflinear(conj_p, lambda ct, x, *, input_dtype: [
+ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
     conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
 batching.defbroadcasting(complex_p)
 for _p in (real_p, imag_p, conj_p):

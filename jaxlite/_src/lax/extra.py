@@ -279,7 +279,7 @@ reduce = red.reduce
 optimization_barrier_p = core.Primitive("optimization_barrier")
 optimization_barrier_p.multiple_results = True
 optimization_barrier_p.def_abstract_eval(lambda *avals: list(avals))
-ad.deflinear(optimization_barrier_p, lambda cts, *_: optimization_barrier_p.bind(
+ad.deflinear2(optimization_barrier_p, lambda cts, *_: optimization_barrier_p.bind(
     *[ad.instantiate(ct) for ct in cts]))
 batching.batching_rules[optimization_barrier_p] = lambda vals, dims: (
     optimization_barrier_p.bind(*vals), list(dims))

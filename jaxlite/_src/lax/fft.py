@@ -139,7 +139,7 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
   return [fft(ct, fft_type, fft_lengths)]
 
 
-ad.deflinear(fft_p, _fft_transpose)
+ad.deflinear2(fft_p, _fft_transpose)
 
 
 def _fft_batcher(vals, dims, *, fft_type, fft_lengths):

@@ -511,7 +511,7 @@ _pminmax_jvp(pmax_p)
 _pminmax_jvp(pmin_p)
 ad.jvp_rules[psum_p] = _psum_jvp
 ad.transpose_rules[psum_p] = _psum_transpose
-ad.deflinear(all_gather_p, _all_gather_transpose)
+ad.deflinear2(all_gather_p, _all_gather_transpose)
 ad.defzero(axis_index_p)
 
 
@@ -586,7 +586,7 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
 
 
 batching.axis_batching_rules[ppermute_p] = _ppermute_batcher
-ad.deflinear(ppermute_p, _ppermute_transpose)
+ad.deflinear2(ppermute_p, _ppermute_transpose)
 
 
 # -- all_to_all: example i's ``split_axis`` is cut into n chunks; chunk j goes to
@@ -727,7 +727,7 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_ind
 
 
 batching.axis_batching_rules[all_to_all_p] = _all_to_all_batcher
-ad.deflinear(all_to_all_p, _all_to_all_transpose)
+ad.deflinear2(all_to_all_p, _all_to_all_transpose)
 
 
 # -- sharding_constraint: the identity, carrying a sharding for XLA's SPMD partitioner
@@ -747,7 +747,7 @@ def _sharding_constraint_batcher(args, dims, *, sharding):
 
 
 batching.batching_rules[sharding_constraint_p] = _sharding_constraint_batcher
-ad.deflinear(sharding_constraint_p,
+ad.deflinear2(sharding_constraint_p,
              lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 
 

@@ -265,7 +265,7 @@ def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
   return [shapes.broadcast_in_dim(ct, shape, _kept_dims(len(shape), axes))]
 
 
-ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
+ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
 
 
 def _reduce_chooser_jvp(prim):

@@ -242,7 +242,7 @@ def _cumsum_transpose(ct, operand, *, axis, reverse):
   return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
 
 
-ad.deflinear(cumsum_p, _cumsum_transpose)
+ad.deflinear2(cumsum_p, _cumsum_transpose)
 
 
 def _logaddexp(x, y):

@@ -207,7 +207,7 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
   return [out]
 
 
-ad.deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
+ad.deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
 
 
 def _windows(x, fill, *, window_dimensions, window_strides, padding, base_dilation,

@@ -9,6 +9,12 @@ from jaxlite._src.passes import dce
 _SIZE_LIMIT = 1 << 16
 
 
+def _has_kernel(prim) -> bool:
+  """Whether ``prim`` has a NumPy kernel of jaxlite's: a library's primitive (its ``impl``,
+  any Python) is left for the compiled program to run, as JAX leaves it to XLA."""
+  return prim in core.EvalTrace.impls and not core.has_user_impl(prim)
+
+
 def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   jaxpr = closed.jaxpr
   known = dict(zip(jaxpr.constvars, closed.consts))
@@ -21,7 +27,7 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
 
   for eqn in jaxpr.eqns:
     invars = [read(v) for v in eqn.invars]
-    foldable = (invars and not dce.has_effects(eqn)
+    foldable = (invars and not dce.has_effects(eqn) and _has_kernel(eqn.primitive)
                 and not any(type(v) is core.Var and v not in known for v in invars)
                 and not any(in_device_memory(value(v)) for v in invars)
                 and all(o.aval.size <= _SIZE_LIMIT for o in eqn.outvars)

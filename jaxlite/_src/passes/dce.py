@@ -1,8 +1,9 @@
 """Dead-code elimination: drop equations whose outputs nothing reads."""
 from jaxlite._src import core
 
-# primitives with side effects (callbacks, printing) are never dropped
-effectful_primitives: set = set()
+# primitives with side effects (callbacks, printing, a library's primitive whose shape
+# rule reports effects) are never dropped: core's table
+effectful_primitives = core.effectful_primitives
 
 
 def has_effects(eqn) -> bool:

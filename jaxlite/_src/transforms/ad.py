@@ -18,6 +18,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import tree
 from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
 from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms.partial_eval import PartialEvalTrace
@@ -28,7 +29,8 @@ transpose_rules: dict[Primitive, Callable] = {}
 
 
 class Zero:
-  """A symbolic zero tangent or cotangent: no array is built until one is needed."""
+  """A symbolic zero tangent or cotangent: no array is built until one is needed
+  (``jax.interpreters.ad.Zero``; rules receive and may return it)."""
   __slots__ = ("aval",)
 
   def __init__(self, aval):
@@ -36,6 +38,14 @@ class Zero:
 
   def __repr__(self):
     return f"Zero({self.aval.str_short()})"
+
+  @staticmethod
+  def from_primal_value(value) -> Zero:
+    """The zero tangent of ``value`` (float0 for integers and booleans)."""
+    return Zero(tangent_aval(core.get_aval(value)))
+
+  def instantiate(self):
+    return zeros_like_aval(self.aval)
 
 
 class UndefinedPrimal:
@@ -45,12 +55,43 @@ class UndefinedPrimal:
   def __init__(self, aval):
     self.aval = aval
 
+  def __repr__(self):
+    return f"UndefinedPrimal({self.aval})"
+
+
+# as in JAX: pytree nodes with no leaves, so tree functions pass them through
+tree.register_pytree_node(Zero, lambda z: ((), z.aval), lambda aval, _: Zero(aval))
+tree.register_pytree_node(UndefinedPrimal, lambda u: ((), u.aval),
+                          lambda aval, _: UndefinedPrimal(aval))
+
+
+class SymbolicZero:
+  """A zero tangent or cotangent as a ``custom_jvp``/``custom_vjp`` rule defined with
+  ``symbolic_zeros=True`` sees it (``jax.custom_derivatives.SymbolicZero``); it reads as
+  its aval (``.shape``, ``.dtype``)."""
+
+  def __init__(self, aval):
+    self.aval = aval
+
+  def __repr__(self):
+    return "SymbolicZero"
+
+  def __getattr__(self, name):
+    if name == "aval":
+      raise AttributeError(name)
+    return getattr(self.aval, name)
+
+  @staticmethod
+  def from_primal_value(value) -> SymbolicZero:
+    return SymbolicZero(tangent_aval(core.get_aval(value)))
+
+  def instantiate(self):
+    return zeros_like_aval(self.aval)
+
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
   """Tangents of integer and boolean values have dtype float0."""
-  if dtypes.is_inexact(aval.dtype):
-    return aval
-  return ShapedArray(aval.shape, dtypes.float0)
+  return aval.to_tangent_aval()
 
 
 def zeros_like_aval(aval: ShapedArray):
@@ -321,21 +362,6 @@ def defjvp2(prim, *jvp_fns):
   defjvp(prim, *jvp_fns, pass_ans=True)
 
 
-def defbilinear(prim):
-  """A primitive linear in each of its two operands separately (dot_general, convolution):
-  the tangent is ``prim(tx, y) + prim(x, ty)``, a term for each nonzero tangent."""
-  def rule(primals, tangents, **params):
-    (x, y), (tx, ty) = primals, tangents
-    out = prim.bind(x, y, **params)
-    t = Zero(tangent_aval(core.get_aval(out)))
-    if type(tx) is not Zero:
-      t = add_tangents(t, prim.bind(tx, y, **params))
-    if type(ty) is not Zero:
-      t = add_tangents(t, prim.bind(x, ty, **params))
-    return out, t
-  jvp_rules[prim] = rule
-
-
 def defzero(prim):
   """The output does not depend differentiably on the inputs (comparisons, floor...)."""
   def rule(primals, tangents, **params):
@@ -361,8 +387,10 @@ def defunsupported(prim, reason):
   jvp_rules[prim] = rule
 
 
-def deflinear(prim, transpose_rule):
-  """A primitive linear in all its operands: its JVP applies it to the tangents."""
+def deflinear2(prim, transpose_rule):
+  """A primitive linear in all its operands: its JVP applies it to the tangents, and
+  ``transpose_rule(ct, *operands, **params)`` (``UndefinedPrimal`` for the linear
+  operands) gives the operands' cotangents (JAX's ``deflinear2``)."""
   def rule(primals, tangents, **params):
     primal_out = prim.bind(*primals, **params)
     tangent_out = prim.bind(*[instantiate(t) for t in tangents], **params)
@@ -371,7 +399,64 @@ def deflinear(prim, transpose_rule):
   transpose_rules[prim] = transpose_rule
 
 
+def deflinear(prim, transpose_rule):
+  """As ``deflinear2``, with ``transpose_rule(ct, **params)`` not given the operands
+  (JAX's ``deflinear``)."""
+  deflinear2(prim, lambda ct, *args, **params: transpose_rule(ct, **params))
+
+
+def defjvp_zero(prim):
+  """JAX's name for ``defzero``: the output's tangent is zero."""
+  defzero(prim)
+
+
+def defbilinear(prim, lhs_rule=None, rhs_rule=None):
+  """A primitive linear in each of its two operands separately (dot_general, convolution):
+  the tangent is ``prim(tx, y) + prim(x, ty)``, a term for each nonzero tangent. With
+  ``lhs_rule(ct, x, y, **params)`` and ``rhs_rule`` (JAX's ``defbilinear``), the transpose
+  is the one for the undefined operand; without them, the caller registers its own."""
+  def rule(primals, tangents, **params):
+    (x, y), (tx, ty) = primals, tangents
+    out = prim.bind(x, y, **params)
+    t = Zero(tangent_aval(core.get_aval(out)))
+    if type(tx) is not Zero:
+      t = add_tangents(t, prim.bind(tx, y, **params))
+    if type(ty) is not Zero:
+      t = add_tangents(t, prim.bind(x, ty, **params))
+    return out, t
+  jvp_rules[prim] = rule
+  if lhs_rule is None and rhs_rule is None:
+    return
+
+  def transpose(ct, x, y, **params):
+    if is_undefined(x):
+      return [lhs_rule(ct, x, y, **params), None]
+    return [None, rhs_rule(ct, x, y, **params)]
+  transpose_rules[prim] = transpose
+
+
 jvp_rules[add_any_p] = lambda primals, tangents: (
     add_any_p.bind(*primals),
     add_any_p.bind(*[instantiate(t) for t in tangents]))
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+
+
+# -- JAX's names (jax.interpreters.ad) for the same tables and helpers
+
+primitive_jvps = jvp_rules
+primitive_transposes = transpose_rules
+instantiate_zeros = instantiate
+is_undefined_primal = is_undefined
+add_jaxvals_p = add_any_p
+
+
+def add_jaxvals(x, y):
+  return add_any_p.bind(x, y)
+
+
+def get_primitive_transpose(prim):
+  try:
+    return transpose_rules[prim]
+  except KeyError:
+    raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                              f"'{prim.name}' not implemented") from None

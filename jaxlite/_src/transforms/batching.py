@@ -170,6 +170,7 @@ class BatchTrace(core.Trace):
       v, d = self.to_batch_info(x)
       vals.append(v)
       dims.append(d)
+    vals, dims = tuple(vals), tuple(dims)   # as JAX passes them (rules may rely on it)
     axis_rule = axis_batching_rules.get(prim)
     if all(d is None for d in dims) and (
         axis_rule is None or not _refers_to_axis(prim, params, self.axis_data.name)):
@@ -295,15 +296,16 @@ def moveaxis(x, src: int, dst: int):
   return lax_ops.transpose(x, perm)
 
 
-def broadcast(x, size: int, axis: int):
-  """``x`` with a new axis of length ``size`` inserted at ``axis`` (no copy in NumPy)."""
+def broadcast(x, size: int, axis: int, mesh_axis=None):
+  """``x`` with a new axis of length ``size`` inserted at ``axis`` (no copy in NumPy).
+  ``mesh_axis`` (JAX's, for explicit sharding) must be None."""
   shape = core.get_aval(x).shape
   out_shape = shape[:axis] + (size,) + shape[axis:]
   dims = [i for i in range(len(out_shape)) if i != axis]
   return lax_ops.broadcast_in_dim(x, out_shape, dims)
 
 
-def bdim_at_front(x, dim, size: int):
+def bdim_at_front(x, dim, size: int, mesh_axis=None):
   """``x`` with its batch axis at 0; an unbatched ``x`` is broadcast to the batch."""
   if dim is None:
     return broadcast(x, size, 0)
@@ -377,3 +379,45 @@ def _add_any_batcher(vals, dims):
 
 
 batching_rules[ad.add_any_p] = _add_any_batcher
+
+
+# -- JAX's names (jax.interpreters.batching) for the same tables and helpers
+
+primitive_batchers = batching_rules
+fancy_primitive_batchers = axis_batching_rules
+not_mapped = None
+
+
+class _AxisPrimitiveBatchers:
+  """JAX's ``axis_primitive_batchers``, which takes rules written the older way,
+  ``rule(axis_size, axis_name, trace_type, vals, dims, **params)``: each is stored in
+  ``axis_batching_rules`` (``fancy_primitive_batchers``), adapted to ``AxisData``."""
+
+  def __setitem__(self, prim, rule):
+    def adapted(axis_data, vals, dims, **params):
+      return rule(axis_data.size, axis_data.name, None, vals, dims, **params)
+    axis_batching_rules[prim] = adapted
+
+  def __delitem__(self, prim):
+    del axis_batching_rules[prim]
+
+  def __contains__(self, prim):
+    return prim in axis_batching_rules
+
+
+axis_primitive_batchers = _AxisPrimitiveBatchers()
+
+
+def defreducer(prim):
+  """A reduction over the ``axes`` param: the batch axis is kept out of the reduced axes."""
+  batching_rules[prim] = lambda vals, dims, *, axes, **params: _reducer_rule(
+      prim, vals, dims, axes, params)
+
+
+def _reducer_rule(prim, vals, dims, axes, params):
+  (x,), (d,) = vals, dims
+  axes = shift_axes(axes, d)
+  kept = [i for i in range(core.get_aval(x).ndim) if i not in axes]
+  if "input_shape" in params:
+    params = dict(params, input_shape=core.get_aval(x).shape)
+  return prim.bind(x, axes=axes, **params), kept.index(d)

@@ -90,3 +90,57 @@ def trace_jaxpr(fun, in_avals) -> ClosedJaxpr:
   """Stage ``fun`` (flat lists of values in and out) into a closed jaxpr."""
   from jaxlite._src.transforms.staging import trace_to_jaxpr
   return trace_to_jaxpr(fun, in_avals)
+
+
+# ----------------------------------------------------------------------------- JAX's API
+# (jax.interpreters.partial_eval): flax traces functions this way.
+
+class PartialVal(tuple):
+  """An input or output of partial evaluation: ``(aval, None)`` when unknown (only its
+  type is known), ``(None, value)`` when known."""
+
+  def __new__(cls, xs):
+    pv, const = xs
+    return tuple.__new__(cls, (pv, const))
+
+  @classmethod
+  def known(cls, const) -> PartialVal:
+    return PartialVal((None, const))
+
+  @classmethod
+  def unknown(cls, aval) -> PartialVal:
+    return PartialVal((aval, None))
+
+  def is_known(self) -> bool:
+    return self[0] is None
+
+  def get_known(self):
+    return self[1] if self[0] is None else None
+
+  def get_aval(self):
+    return core.get_aval(self[1]) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
+  """Run ``fun`` (flat lists in and out) on ``pvals``: the work on known inputs now, in
+  the current trace, the rest staged. Returns ``(jaxpr, out_pvals, consts)``: ``jaxpr``
+  computes the unknown outputs from its constvars (the known values it needs: ``consts``)
+  and the unknown inputs; ``out_pvals`` say which outputs are known, and their values.
+  ``instantiate`` (a bool or one per output) makes outputs unknown."""
+  unknown_trace = DynamicJaxprTrace()
+  router = PartialEvalTrace(core.current_trace(), unknown_trace)
+  try:
+    args = [pv.get_known() if pv.is_known() else unknown_trace.new_arg(pv[0])
+            for pv in pvals]
+    with set_current_trace(router):
+      outs = list(fun(*args))
+    if isinstance(instantiate, bool):
+      instantiate = [instantiate] * len(outs)
+    out_unknown = [router.is_unknown(o) or inst for o, inst in zip(outs, instantiate)]
+    closed = unknown_trace.to_closed_jaxpr([o for o, u in zip(outs, out_unknown) if u])
+  finally:
+    unknown_trace.invalidate()
+  out_pvals = [PartialVal.unknown(core.get_aval(o).strip_weak_type()
+                                  if not router.is_unknown(o) else o.aval)
+               if u else PartialVal.known(o) for o, u in zip(outs, out_unknown)]
+  return closed.jaxpr, out_pvals, closed.consts

@@ -6,6 +6,8 @@ literals (scalars) or constvars of the jaxpr being built.
 """
 from __future__ import annotations
 
+import threading
+
 from jaxlite._src import core
 from jaxlite._src import errors
 from jaxlite._src.array import in_device_memory
@@ -29,6 +31,29 @@ class JitTracer(Tracer):
 # primitive -> True for primitives evaluated at once when every operand is a constant
 # (JAX folds dtype conversions of constants, so `x * 2` shows a literal `2.0:f32[]`).
 const_fold_rules: dict = {}
+
+
+class _EagerFolding(threading.local):
+  """Whether every primitive whose operands are all constants is evaluated at once
+  (``ensure_compile_time_eval``, JAX's ``eager_constant_folding``), on this thread."""
+  on = False
+
+
+eager_folding = _EagerFolding()
+
+
+class ensure_compile_time_eval:
+  """``with ensure_compile_time_eval():`` operations on values that are not tracers run
+  at once even while a function is being traced (their results are concrete, usable in
+  Python control flow); operations on tracers are staged as usual (JAX 0.10's)."""
+  __slots__ = ("prev",)
+
+  def __enter__(self):
+    self.prev = eager_folding.on
+    eager_folding.on = True
+
+  def __exit__(self, *exc):
+    eager_folding.on = self.prev
 
 
 class DynamicJaxprTrace(core.Trace):
@@ -73,8 +98,10 @@ class DynamicJaxprTrace(core.Trace):
     return entry[0]
 
   def process_primitive(self, prim, args, params):
-    if prim in const_fold_rules and not any(isinstance(x, Tracer) for x in args):
-      if not any(map(in_device_memory, args)):   # compile-time work stays on the host
+    if ((prim in const_fold_rules or eager_folding.on)
+        and not any(isinstance(x, Tracer) for x in args)):
+      if prim in const_fold_rules and not any(map(in_device_memory, args)):
+        # compile-time work stays on the host
         return core.eval_trace.apply_on_host(prim, args, params)
       with set_current_trace(core.eval_trace):
         return prim.bind(*args, **params)

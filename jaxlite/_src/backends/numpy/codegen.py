@@ -18,6 +18,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import passes
+from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
 from jaxlite._src.backends.numpy.impls import (expanded_shape, impl_rules, max_into,
                                                max_with_plus_zero, min_into,
@@ -328,10 +329,27 @@ def _expression(em, eqn, args, indent, reusable=None):
       return f"{expr[:-1]}, out={reusable})", reusable
     return expr, None
   impl = impl_rules.get(prim)
+  if impl is None or core.has_user_impl(prim):
+    lowered = lowering.lowered_fun(prim)
+    if lowered is not None:
+      return _inline_lowered(em, eqn, lowered, args, indent), None
   if impl is None:
     raise NotImplementedError(f"The NumPy backend has no implementation of '{prim.name}'.")
   fn = em.constant(functools.partial(impl, **eqn.params) if eqn.params else impl, "_f")
   return f"{fn}({', '.join(args)})", None
+
+
+def _inline_lowered(em, eqn, lowered, args, indent) -> str:
+  """A library's primitive lowered with ``lower_fun`` (``jax.interpreters.mlir``): its
+  function, traced on the equation's types, is emitted in place, as XLA's lowering inlines
+  it (its ``impl`` is what eager evaluation runs, and what a primitive without such a
+  lowering calls here)."""
+  closed = passes.optimize(lowered.trace([v.aval for v in eqn.invars], eqn.params))
+  consts = [em.constant(np.asarray(c), "_c") for c in closed.consts]
+  outs = emit_jaxpr(em, closed.jaxpr, consts + list(args), indent, blocked=False)
+  if eqn.primitive.multiple_results:
+    return "(" + "".join(f"{o}, " for o in outs) + ")"
+  return outs[0]
 
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):

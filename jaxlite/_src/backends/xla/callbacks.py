@@ -435,12 +435,11 @@ def _lowering(name: str, side_effect: bool):
   return rule
 
 
-# primitive name -> lowering rule (stablehlo's table picks these up by name)
-stablehlo._BY_NAME.update({
-    "pure_callback": _lowering("pure_callback", side_effect=False),
-    "io_callback": _lowering("io_callback", side_effect=True),
-    "debug_callback": _lowering("debug_callback", side_effect=True),
-    "debug_print": _lowering("debug_print", side_effect=True)})
+stablehlo.lowering_rules.update({
+    lax_callbacks.pure_callback_p: _lowering("pure_callback", side_effect=False),
+    lax_callbacks.io_callback_p: _lowering("io_callback", side_effect=True),
+    lax_callbacks.debug_callback_p: _lowering("debug_callback", side_effect=True),
+    lax_callbacks.debug_print_p: _lowering("debug_print", side_effect=True)})
 
 
 def _check_lowering(b, eqn, *args, err_tree, debug):

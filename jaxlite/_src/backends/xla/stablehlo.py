@@ -17,16 +17,25 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.backends import lowering
 from jaxlite._src.backends.background import yield_to_callers
+from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.lax import convolution
+from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import extra
+from jaxlite._src.lax import fft
 from jaxlite._src.lax import indexing as ix
+from jaxlite._src.lax import linalg
 from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax import reductions as red
+from jaxlite._src.lax import rng
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special as lax_special
+from jaxlite._src.lax import windowed
 from jaxlite._src.lax.indexing import GatherScatterMode
 from jaxlite._src.transforms import ad
 
@@ -123,6 +132,11 @@ class Builder:
   def op1(self, name, args, shape, dtype, attrs=None) -> V:
     return self.op(name, args, [(shape, dtype)], attrs)[0]
 
+  def inline(self, closed, args) -> list[V]:
+    """Emit ``closed`` (a Jaxpr or ClosedJaxpr) here on the lowered ``args``: how a rule
+    written as a function of other primitives (``lower_fun``) lowers."""
+    return lower_closed(self, closed, list(args))
+
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -202,8 +216,9 @@ def unary(b: Builder, name: str, x: V, dtype=None) -> V:
 
 # ----------------------------------------------------------------------------- the table
 
-# primitive -> rule(builder, eqn, *lowered operands, **params) -> list[V] | V
-lowering_rules: dict = {}
+# primitive -> rule(builder, eqn, *lowered operands, **params) -> list[V] | V: the table
+# lives in backends/lowering.py, where JAX's register_lowering writes too
+lowering_rules = lowering.lowering_rules
 # primitive -> why the XLA backend does not lower it (shown to the user)
 unsupported: dict = {}
 
@@ -874,8 +889,6 @@ lowering_rules.update({call.jit_p: _jit_rule, cf.cond_p: _cond_rule,
                        cf.while_p: _while_rule, cf.scan_p: _scan_rule})
 
 
-# Primitives defined in layers above lax (or in modules still changing) are matched by
-# name when the first module is lowered, so this file need not import them.
 def _call_rule(param):
   return lambda b, eqn, *args, **params: lower_closed(b, params[param], list(args))
 
@@ -1384,13 +1397,8 @@ def _masked_while(b, state: list, done: V, maxiter: int, step) -> list:
 def lowered_function(fn):
   """A lowering rule that traces ``fn(*operands, **params)`` (a list of outputs, written
   with other primitives) on the equation's input types and emits its jaxpr inline (JAX's
-  ``mlir.lower_fun``)."""
-  def rule(b, eqn, *args, **params):
-    from jaxlite._src.transforms import staging
-    closed = staging.trace_to_jaxpr(lambda *xs: list(fn(*xs, **params)),
-                                    [v.aval for v in eqn.invars])
-    return lower_closed(b, closed, list(args))
-  return rule
+  ``mlir.lower_fun``, through which it goes)."""
+  return lowering.as_rule(lowering.lower_fun(fn, multiple_results=True))
 
 
 @_elementwise
@@ -1492,63 +1500,62 @@ def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_shardin
   return [new, bits]
 
 
-# Rules by primitive name; linalg.py (XLA's expanders, the linear algebra and gamma
-# samplers as lowered functions) and callbacks.py (host callbacks: custom calls to an FFI
-# handler) add theirs when the package loads them.
-_BY_NAME = {
-    "custom_jvp_call": _call_rule("call_jaxpr"), "custom_vjp_call": _call_rule("call_jaxpr"),
-    "remat2": _call_rule("jaxpr"), "stop_gradient": lambda b, eqn, x: x,
-    "erf": _simple("chlo.erf"), "erfc": _simple("chlo.erfc"),
-    "erf_inv": _simple("chlo.erf_inv"), "lgamma": _simple("chlo.lgamma"),
-    "digamma": _simple("chlo.digamma"), "polygamma": _simple("chlo.polygamma"),
-    "zeta": _simple("chlo.zeta"),
-    "bessel_i1e": _simple("chlo.bessel_i1e"),
-    "shift_left": _simple("stablehlo.shift_left"),
-    "shift_right_logical": _simple("stablehlo.shift_right_logical"),
-    "shift_right_arithmetic": _simple("stablehlo.shift_right_arithmetic"),
-    "population_count": _simple("stablehlo.popcnt"),
-    "clz": _simple("stablehlo.count_leading_zeros"), "round": _round_rule,
-    "real": _simple("stablehlo.real"), "imag": _simple("stablehlo.imag"),
-    "complex": _simple("stablehlo.complex"), "conj": _conj_rule,
-    "optimization_barrier": lambda b, eqn, *xs: b.op(
+# The rules of the families whose lowerings are written above; linalg.py (XLA's expanders,
+# the linear algebra and gamma samplers as lowered functions) and callbacks.py (host
+# callbacks: custom calls to an FFI handler) add theirs when the package loads them.
+lowering_rules.update({
+    cd.custom_jvp_call_p: _call_rule("call_jaxpr"),
+    cd.custom_vjp_call_p: _call_rule("call_jaxpr"),
+    cd.remat_p: _call_rule("jaxpr"), cd.stop_gradient_p: lambda b, eqn, x: x,
+    lax_special.erf_p: _simple("chlo.erf"), lax_special.erfc_p: _simple("chlo.erfc"),
+    lax_special.erf_inv_p: _simple("chlo.erf_inv"),
+    lax_special.lgamma_p: _simple("chlo.lgamma"),
+    lax_special.digamma_p: _simple("chlo.digamma"),
+    lax_special.polygamma_p: _simple("chlo.polygamma"),
+    lax_special.zeta_p: _simple("chlo.zeta"),
+    lax_special.bessel_i1e_p: _simple("chlo.bessel_i1e"),
+    lax_bits.shift_left_p: _simple("stablehlo.shift_left"),
+    lax_bits.shift_right_logical_p: _simple("stablehlo.shift_right_logical"),
+    lax_bits.shift_right_arithmetic_p: _simple("stablehlo.shift_right_arithmetic"),
+    lax_bits.population_count_p: _simple("stablehlo.popcnt"),
+    lax_bits.clz_p: _simple("stablehlo.count_leading_zeros"), lax_bits.round_p: _round_rule,
+    ew.real_p: _simple("stablehlo.real"), ew.imag_p: _simple("stablehlo.imag"),
+    ew.complex_p: _simple("stablehlo.complex"), ew.conj_p: _conj_rule,
+    extra.optimization_barrier_p: lambda b, eqn, *xs: b.op(
         "stablehlo.optimization_barrier", list(xs), [(x.shape, x.dtype) for x in xs]),
-    "reduce_precision": lambda b, eqn, x, *, exponent_bits, mantissa_bits: b.op1(
+    lax_bits.reduce_precision_p: lambda b, eqn, x, *, exponent_bits, mantissa_bits: b.op1(
         "stablehlo.reduce_precision", [x], x.shape, x.dtype,
         f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32"),
-    "bitcast_convert_type": lambda b, eqn, x, *, new_dtype: b.op1(
+    lax_bits.bitcast_convert_type_p: lambda b, eqn, x, *, new_dtype: b.op1(
         "stablehlo.bitcast_convert", [x], *_out(eqn)),
-    "cumsum": _cumulative_rule("add"),
-    "cumprod": _cumulative_rule("multiply"),
-    "cummax": _cumulative_rule("maximum"),
-    "cummin": _cumulative_rule("minimum"),
-    "cumlogsumexp": _cumulative_rule(_logaddexp, wide=True),
-    "reduce_window_sum": _reduce_window_rule("add", lambda d: 0),
-    "reduce_window_max": _reduce_window_rule("maximum", dtypes.lowest),
-    "reduce_window_min": _reduce_window_rule("minimum", dtypes.highest),
-    "reduce_window": _reduce_window_computation_rule,
-    "sort": _sort_rule, "top_k": _top_k_rule,
-    "conv_general_dilated": _conv_rule, "fft": _fft_rule,
-    "threefry2x32": _threefry2x32_rule, "rng_bit_generator": _rng_bit_generator_rule,
-    "bessel_i0e": _bessel_i0e_rule,
-    "cholesky": _cholesky_rule, "triangular_solve": _triangular_solve_rule,
-    "igamma": lowered_function(lambda a, x: [lax_special.igamma_value(a, x)]),
-    "igammac": lowered_function(lambda a, x: [lax_special.igammac_value(a, x)]),
-    "igamma_grad_a": _igamma_grad_a_rule,
-}
-_UNSUPPORTED_BY_NAME = {
-    "custom_lin": "it exists only inside linearize, before a jaxpr is compiled",
-}
+    sorting.cumsum_p: _cumulative_rule("add"),
+    sorting.cumprod_p: _cumulative_rule("multiply"),
+    sorting.cummax_p: _cumulative_rule("maximum"),
+    sorting.cummin_p: _cumulative_rule("minimum"),
+    sorting.cumlogsumexp_p: _cumulative_rule(_logaddexp, wide=True),
+    windowed.reduce_window_sum_p: _reduce_window_rule("add", lambda d: 0),
+    windowed.reduce_window_max_p: _reduce_window_rule("maximum", dtypes.lowest),
+    windowed.reduce_window_min_p: _reduce_window_rule("minimum", dtypes.highest),
+    windowed.reduce_window_p: _reduce_window_computation_rule,
+    sorting.sort_p: _sort_rule, sorting.top_k_p: _top_k_rule,
+    convolution.conv_general_dilated_p: _conv_rule, fft.fft_p: _fft_rule,
+    rng.threefry2x32_p: _threefry2x32_rule, rng.rng_bit_generator_p: _rng_bit_generator_rule,
+    lax_special.bessel_i0e_p: _bessel_i0e_rule,
+    linalg.cholesky_p: _cholesky_rule, linalg.triangular_solve_p: _triangular_solve_rule,
+    lax_special.igamma_p: lowered_function(lambda a, x: [lax_special.igamma_value(a, x)]),
+    lax_special.igammac_p: lowered_function(lambda a, x: [lax_special.igammac_value(a, x)]),
+    lax_special.igamma_grad_a_p: _igamma_grad_a_rule,
+})
+unsupported[cd.custom_lin_p] = "it exists only inside linearize, before a jaxpr is compiled"
 
 
-def _register_late():
-  for prim in list(core.abstract_eval_rules):
-    if prim in lowering_rules:
-      continue
-    rule = _BY_NAME.get(prim.name)
-    if rule is not None:
-      lowering_rules[prim] = rule
-    elif prim.name in _UNSUPPORTED_BY_NAME:
-      unsupported[prim] = _UNSUPPORTED_BY_NAME[prim.name]
+def _late_rule(prim):
+  """The rule for ``prim``, which has none in the table: a library's primitive with an
+  ``impl`` is lowered by tracing it (JAX would want a rule); anything else is an error."""
+  rule = lowering.impl_lowering(prim)
+  if rule is None:
+    _missing(prim)
+  return rule
 
 
 # ----------------------------------------------------------------------------- collectives
@@ -1689,10 +1696,7 @@ def lower_jaxpr(b: Builder, jaxpr: core.Jaxpr, consts, args) -> list[V]:
     yield_to_callers()
     rule = lowering_rules.get(eqn.primitive)
     if rule is None:
-      _register_late()
-      rule = lowering_rules.get(eqn.primitive)
-      if rule is None:
-        _missing(eqn.primitive)
+      rule = _late_rule(eqn.primitive)
     outs = rule(b, eqn, *map(read, eqn.invars), **eqn.params)
     if isinstance(outs, V):
       outs = [outs]
@@ -1708,16 +1712,6 @@ def _missing(prim):
     raise NotImplementedError(f"The XLA backend cannot lower '{prim.name}': {reason}.")
   raise NotImplementedError(f"The XLA backend has no lowering rule for primitive "
                             f"'{prim.name}'. Use the NumPy backend for this function.")
-
-
-_registered = False
-
-
-def _init():
-  global _registered
-  if not _registered:
-    _register_late()
-    _registered = True
 
 
 def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1,
@@ -1746,7 +1740,6 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
   str
     MLIR text in generic op syntax, accepted by PJRT's ``"mlir"`` program format.
   """
-  _init()
   b = Builder()
   b.mesh_axes = tuple(mesh_axes)
   b.spmd = num_partitions > 1
@@ -1789,10 +1782,9 @@ def _sharding_attr(shardings, i) -> str:
 
 def check_rules() -> dict:
   """Every primitive with a shape rule but no lowering -> why (or 'no lowering rule')."""
-  _register_late()
   missing = {}
   for prim in core.abstract_eval_rules:
-    if prim in lowering_rules:
+    if prim in lowering_rules or lowering.impl_lowering(prim) is not None:
       continue
     missing[prim.name] = unsupported.get(prim, "no lowering rule")
   return missing

@@ -1,0 +1,3 @@
+"""``jax.interpreters``: the rule tables of jaxlite's transformations, under JAX's names,
+for libraries that define primitives (``ad``, ``batching``, ``mlir``) or trace functions
+partially (``partial_eval``)."""
