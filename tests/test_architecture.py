@@ -143,8 +143,8 @@ def test_no_class_swaps_and_no_assignments_on_other_modules_classes():
                 for alias in node.names}
     for target in _assigned_attributes(tree):
       owner = target.value
-      if target.attr == "__class__":
-        offenders.append(f"{name}:{target.lineno} assigns __class__")
+      if target.attr in ("__class__", "__code__"):
+        offenders.append(f"{name}:{target.lineno} assigns {target.attr}")
       elif (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name)
             and owner.value.id in imported and owner.attr[:1].isupper()):
         offenders.append(f"{name}:{target.lineno} assigns {owner.value.id}.{owner.attr}."

@@ -5,6 +5,8 @@ a dimension of size 1 or a rank-0 operand broadcasts (as JAX's lax allows).
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from jaxlite._src import core
@@ -257,8 +259,9 @@ def direct_unary(prim, fallback, positional_only=False):
       if value is not None and value.dtype in prim.elementwise_dtypes:
         return Array(_kernels[prim](value), x.weak_type)
     return fallback(x)
-  if positional_only:   # the same code object with x positional-only: no second copy
-    fun.__code__ = fun.__code__.replace(co_posonlyargcount=1)
+  if positional_only:   # a new function of the same code with x positional-only
+    fun = types.FunctionType(fun.__code__.replace(co_posonlyargcount=1), fun.__globals__,
+                             fun.__name__, fun.__defaults__, fun.__closure__)
   return fun
 
 
