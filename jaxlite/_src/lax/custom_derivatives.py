@@ -9,8 +9,10 @@ computation is recomputed in the backward pass.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+from typing import Any
 
 from jaxlite._src import api_util
 from jaxlite._src import core
@@ -63,6 +65,66 @@ def _trace_call(fun, static, dyn_leaves, dyn_tree, nargs):
   converted = core.ClosedJaxpr(core.Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars,
                                           jaxpr.eqns), [])
   return converted, list(closed.consts), store[-1]
+
+
+# ------------------------------------------------------------------------- symbolic zeros
+
+class SymbolicZero:
+  """A tangent (or cotangent) known to be zero, as a custom rule defined with
+  ``symbolic_zeros=True`` sees it (``jax.custom_derivatives.SymbolicZero``).
+
+  ``aval`` is the tangent's abstract value; ``shape``, ``dtype`` and the aval's other
+  attributes are read through. A rule may return one for an output whose tangent is
+  zero. Not a pytree node: it is a leaf.
+  """
+
+  def __init__(self, aval):
+    self.aval = aval
+
+  def __repr__(self):
+    return "SymbolicZero"
+
+  def __getattr__(self, name):
+    if name == "aval":   # not set yet (copy, pickle): no recursion through __getattr__
+      raise AttributeError(name)
+    return getattr(self.aval, name)
+
+  @staticmethod
+  def from_primal_value(val):
+    return SymbolicZero(ad.tangent_aval(core.get_aval(_as_operand(val))))
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+  """The zero tangent of every leaf of ``val``: a ``SymbolicZero`` with
+  ``symbolic_zeros``, else a zero array (float0 for integer and boolean leaves)."""
+  def zero(x):
+    aval = ad.tangent_aval(core.get_aval(_as_operand(x)))
+    return SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
+  return tree.tree_map(zero, val)
+
+
+@dataclasses.dataclass(slots=True)
+class CustomVJPPrimal:
+  """An argument of a ``custom_vjp`` forward rule defined with ``symbolic_zeros=True``:
+  the primal ``value`` and whether it is ``perturbed`` (has a nonzero tangent)."""
+  value: Any
+  perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree_):
+  """The values of a tree of ``CustomVJPPrimal`` leaves (what a forward rule with
+  ``symbolic_zeros=True`` gets), as the primal function got them."""
+  def value(leaf):
+    if type(leaf) is not CustomVJPPrimal:
+      raise TypeError(f"unexpected leaf type {type(leaf)}")
+    return leaf.value
+  return tree.tree_map(value, tree_)
+
+
+def _zero_tangents_of_primals(primals, tangents):
+  """What a ``symbolic_zeros`` rule sees: ``SymbolicZero`` for each zero tangent."""
+  return [SymbolicZero(ad.tangent_aval(core.get_aval(p))) if type(t) is ad.Zero else t
+          for p, t in zip(primals, tangents)]
 
 
 # ----------------------------------------------------------------------------- custom_jvp
@@ -170,8 +232,8 @@ class custom_jvp(_CustomRuleFunction):
 
 def _tangent_operand(t, out):
   """A rule's tangent as the JVP trace takes it: float0 zeros (the tangent of an integer
-  output) become a symbolic zero."""
-  if _is_float0(t):
+  output) and ``SymbolicZero`` become a symbolic zero."""
+  if _is_float0(t) or type(t) is SymbolicZero:
     return ad.Zero(ad.tangent_aval(core.get_aval(_as_operand(out))))
   return _as_operand(t)
 
@@ -182,8 +244,11 @@ def _custom_jvp_call_impl(*args, call_jaxpr, **_):
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
                          name):
-  tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
-      ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
+  if symbolic_zeros:   # the rule sees which tangents are zero
+    tangents = _zero_tangents_of_primals(primals, tangents)
+  else:
+    tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
+        ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
   outs, out_tangents = jvp(list(primals), tangents)
   for o, t in zip(outs, out_tangents):
     if type(t) is not ad.Zero and core.get_aval(o).shape != core.get_aval(t).shape:
@@ -247,8 +312,13 @@ class custom_vjp(_CustomRuleFunction):
     static = dict(zip(sorted(self.nondiff_argnums), static_vals))
     n_consts = len(consts)
 
-    def fwd_flat(*primals):
-      dyn = tree.tree_unflatten(dyn_tree, primals[n_consts:])
+    def fwd_flat(*primals, perturbed=None):
+      # perturbed (symbolic_zeros): whether each primal has a nonzero tangent; the rule
+      # then gets CustomVJPPrimal(value, perturbed) leaves
+      leaves = primals[n_consts:]
+      if perturbed is not None:
+        leaves = [CustomVJPPrimal(x, bool(d)) for x, d in zip(leaves, perturbed[n_consts:])]
+      dyn = tree.tree_unflatten(dyn_tree, leaves)
       out, res = fwd(*_merge(static, dyn, n))
       out_leaves, tree_out = tree.tree_flatten(out)
       if tree_out != out_tree:
@@ -266,6 +336,8 @@ class custom_vjp(_CustomRuleFunction):
       if isinstance(cts_in, (tuple, list)) and len(cts_in) == len(dyn_avals):
         cts_in = tuple(tree.tree_map(ad.zeros_like_aval, a) if c is None else c
                        for c, a in zip(cts_in, dyn_avals))
+        cts_in = tree.tree_map(
+            lambda c: ad.zeros_like_aval(c.aval) if type(c) is SymbolicZero else c, cts_in)
       ct_leaves, ct_tree = tree.tree_flatten(tuple(cts_in) if isinstance(cts_in, list)
                                              else cts_in)
       expected = tree.tree_structure(tuple(dynamic))
@@ -288,7 +360,10 @@ class custom_vjp(_CustomRuleFunction):
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):
-  outs, res = fwd(*primals)
+  if symbolic_zeros:
+    outs, res = fwd(*primals, perturbed=[type(t) is not ad.Zero for t in tangents])
+  else:
+    outs, res = fwd(*primals)
   res_leaves, res_tree = tree.tree_flatten(res)
   res_leaves = [_as_operand(r) for r in res_leaves]
   tangents = [ad.instantiate(t) for t in tangents]
@@ -533,6 +608,8 @@ def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp, num_cons
                        dims + dims)
 
   def batched_jvp(primals, tangents):
+    tangents = [ad.zeros_like_aval(t.aval) if type(t) is SymbolicZero else t
+                for t in tangents]
     outs = flat(*primals, *tangents)
     return outs[:n_out], outs[n_out:]
   batched_jvp.__name__ = jvp.__name__
@@ -552,15 +629,18 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
   n_out = len(call_jaxpr.out_avals)
   batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
   res_trees = []
+  perturbed_now = [None]   # what batched_fwd was called with, for fwd_leaves
 
   def fwd_leaves(*primals):
-    outs, res = fwd(*primals)
+    outs, res = (fwd(*primals) if perturbed_now[0] is None
+                 else fwd(*primals, perturbed=perturbed_now[0]))
     res_leaves, res_tree = tree.tree_flatten(res)
     res_trees.append(res_tree)
     return list(outs) + [_as_operand(r) for r in res_leaves]
   flat_fwd = _vmapped_rule(fwd_leaves, axis_data, dims)
 
-  def batched_fwd(*primals):
+  def batched_fwd(*primals, perturbed=None):
+    perturbed_now[0] = perturbed
     outs = flat_fwd(*primals)
     return outs[:n_out], tree.tree_unflatten(res_trees[-1], outs[n_out:])
 

@@ -1,0 +1,12 @@
+"""``jax.custom_derivatives``: custom differentiation rules and their symbolic zeros."""
+from jaxlite._src.api import closure_convert as closure_convert
+from jaxlite._src.lax.custom_derivatives import (
+    CustomVJPPrimal as CustomVJPPrimal,
+    SymbolicZero as SymbolicZero,
+    custom_jvp as custom_jvp,
+    custom_jvp_call_p as custom_jvp_call_p,
+    custom_vjp as custom_vjp,
+    custom_vjp_call_p as custom_vjp_call_p,
+    custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
+    zero_from_primal as zero_from_primal,
+)

@@ -1,0 +1,1 @@
+"""``jax.interpreters``: the modules of JAX's tracing machinery that libraries import."""
