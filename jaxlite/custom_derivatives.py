@@ -1,5 +1,6 @@
 """``jax.custom_derivatives``: custom differentiation rules and their symbolic zeros."""
 from jaxlite._src.api import closure_convert as closure_convert
+from jaxlite._src.api import custom_gradient as custom_gradient
 from jaxlite._src.lax.custom_derivatives import (
     CustomVJPPrimal as CustomVJPPrimal,
     SymbolicZero as SymbolicZero,
