@@ -253,9 +253,35 @@ def checking_leaks():
     yield
 
 
+class _CompileTimeEvalTrace(core.Trace):
+  """The trace of an ``ensure_compile_time_eval`` block: an operation on concrete values
+  runs at once; one with a tracer among its operands goes to the trace that was current
+  when the block was entered, as if the block were not there (JAX 0.10's constant
+  folding: tracers pass through)."""
+  description = "compile-time evaluation"
+
+  def __init__(self, outer):
+    self.outer = outer
+
+  def process_primitive(self, prim, args, params):
+    if any(isinstance(x, Tracer) for x in args):
+      with core.set_current_trace(self.outer):
+        return self.outer.process_primitive(prim, args, params)
+    with core.set_current_trace(core.eval_trace):
+      return core.eval_trace.process_primitive(prim, args, params)
+
+
+@contextlib.contextmanager
 def ensure_compile_time_eval():
-  """Evaluate the block's operations eagerly, even while tracing (``jax.ensure_compile_time_eval``)."""
-  return core.set_current_trace(core.eval_trace)
+  """Evaluate the block's operations on concrete values eagerly, even while tracing
+  (``jax.ensure_compile_time_eval``): their results are concrete arrays, usable in Python
+  control flow. Operations on tracers are traced as usual."""
+  outer = core.current_trace()
+  if outer is core.eval_trace:
+    yield
+    return
+  with core.set_current_trace(_CompileTimeEvalTrace(outer)):
+    yield
 
 
 def typeof(x):

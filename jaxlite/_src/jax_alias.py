@@ -33,11 +33,12 @@ ENV_VAR = "JAXLITE_AS_JAX"
 
 # JAX's private modules that libraries use (chex's restrict_backends imports
 # jax._src.compiler; its set_n_cpu_devices reads jax._src.xla_bridge._backends without
-# importing it, since `import jax` loads it), mapped to the jaxlite modules that play
-# their part.
+# importing it, since `import jax` loads it; numpyro's MCMC imports
+# jax._src.core.trace_state_clean), mapped to the jaxlite modules that play their part.
 _PRIVATE = {
-    "jax._src": "jaxlite._src",
+    "jax._src": "jaxlite._src",   # served as a package of its own (_PrivatePackage)
     "jax._src.compiler": "jaxlite._src.compiler",
+    "jax._src.core": "jaxlite._src.private_core",
     "jax._src.xla_bridge": "jaxlite._src.xla_bridge",
 }
 
@@ -105,6 +106,13 @@ class _VersionModule(types.ModuleType):
   """``jax.version`` under the alias."""
 
 
+class _PrivatePackage(types.ModuleType):
+  """``jax._src`` under the alias: a package holding only the private modules served
+  (``_PRIVATE``), as attributes once imported. It is not ``jaxlite._src``: importing
+  ``jax._src.core`` (served by ``jaxlite._src.private_core``) must not rebind
+  ``jaxlite._src.core``."""
+
+
 def _version_module():
   """``jax.version``: JAX's version module, with the API level jaxlite implements."""
   module = _VersionModule("jax.version", "The JAX API level jaxlite implements.")
@@ -120,6 +128,10 @@ class _JaxLoader(importlib.abc.Loader):
   def create_module(self, spec):
     if spec.name == "jax.version":
       return _version_module()
+    if spec.name == "jax._src":
+      module = _PrivatePackage("jax._src", "JAX's private modules that jaxlite serves.")
+      module.__path__ = []
+      return module
     jaxlite = importlib.import_module("jaxlite")
     module = JaxModule("jax", jaxlite.__doc__)
     module.__file__ = jaxlite.__file__
@@ -131,7 +143,7 @@ class _JaxLoader(importlib.abc.Loader):
 
   def exec_module(self, module):
     if module.__name__ == "jax":
-      for private in _PRIVATE.values():  # attributes of jax._src, as after JAX's import
+      for private in _PRIVATE:  # attributes of jax._src, as after JAX's import
         importlib.import_module(private)
       module.version = importlib.import_module("jax.version")
 
@@ -148,6 +160,8 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
     private = fullname.startswith("jax._src.")
     if fullname == "jax.version":
       return importlib.machinery.ModuleSpec(fullname, _JaxLoader())
+    if fullname == "jax._src":
+      return importlib.machinery.ModuleSpec(fullname, _JaxLoader(), is_package=True)
     if not name or (private and fullname not in _PRIVATE) or importlib.util.find_spec(name) is None:
       raise _not_provided(fullname, private)
     if fullname == "jax":
@@ -173,7 +187,7 @@ _finder = JaxAliasFinder()
 def _real_jax_modules():
   return sorted(name for name, module in sys.modules.items()
                 if (name in ("jax", "jaxlib") or name.startswith(("jax.", "jaxlib.")))
-                and not isinstance(module, (JaxModule, _VersionModule))
+                and not isinstance(module, (JaxModule, _VersionModule, _PrivatePackage))
                 and not getattr(module, "__name__", "").startswith("jaxlite"))
 
 
