@@ -149,6 +149,14 @@ class _CustomRuleFunction:
   def __get__(self, instance, owner=None):
     return self if instance is None else functools.partial(self, instance)
 
+  @staticmethod
+  def _eager(args, kwargs):
+    """Called outside every transformation on values with no tracer: the function then
+    runs as plain Python on the concrete values, as JAX's eager custom_jvp/custom_vjp
+    calls do (so it may branch on them)."""
+    return core.current_trace() is core.eval_trace and not any(
+        isinstance(x, core.Tracer) for x in tree.tree_leaves((args, kwargs)))
+
   def _trace(self, args, kwargs):
     """Returns (static values, dynamic args, their leaves and treedef, the call jaxpr,
     its consts, the output treedef)."""
@@ -205,6 +213,8 @@ class custom_jvp(_CustomRuleFunction):
     if self.jvp is None:
       raise AttributeError(f"No JVP defined for custom_jvp function "
                            f"{api_util.fun_name(self.fun)} using defjvp.")
+    if self._eager(args, kwargs):
+      return self.fun(*args, **kwargs)
     static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
         args, kwargs)
     user_jvp, n_consts = self.jvp, len(consts)
@@ -305,6 +315,8 @@ class custom_vjp(_CustomRuleFunction):
     if self.fwd is None:
       raise AttributeError(f"No VJP defined for custom_vjp function "
                            f"{api_util.fun_name(self.fun)} using defvjp.")
+    if self._eager(args, kwargs):
+      return self.fun(*args, **kwargs)
     static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
         args, kwargs)
     fwd, bwd = self.fwd, self.bwd
