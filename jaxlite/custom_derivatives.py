@@ -9,5 +9,6 @@ from jaxlite._src.lax.custom_derivatives import (
     custom_vjp as custom_vjp,
     custom_vjp_call_p as custom_vjp_call_p,
     custom_vjp_primal_tree_values as custom_vjp_primal_tree_values,
+    linear_call as linear_call,
     zero_from_primal as zero_from_primal,
 )

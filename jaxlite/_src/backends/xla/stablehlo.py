@@ -880,6 +880,13 @@ def _call_rule(param):
   return lambda b, eqn, *args, **params: lower_closed(b, params[param], list(args))
 
 
+def _linear_call_rule(b, eqn, *args, callee, num_callee_consts, num_transpose_consts, **_):
+  """``linear_call``: the callee inline, on its own consts and the operands."""
+  operands = list(args[:num_callee_consts]) + list(
+      args[num_callee_consts + num_transpose_consts:])
+  return lower_closed(b, callee, operands)
+
+
 def _round_rule(b, eqn, x, *, rounding_method):
   name = "round_nearest_even" if int(rounding_method) == 1 else "round_nearest_afz"
   return unary(b, name, x)
@@ -1498,6 +1505,7 @@ def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_shardin
 _BY_NAME = {
     "custom_jvp_call": _call_rule("call_jaxpr"), "custom_vjp_call": _call_rule("call_jaxpr"),
     "remat2": _call_rule("jaxpr"), "stop_gradient": lambda b, eqn, x: x,
+    "linear_call": _linear_call_rule,
     "erf": _simple("chlo.erf"), "erfc": _simple("chlo.erfc"),
     "erf_inv": _simple("chlo.erf_inv"), "lgamma": _simple("chlo.lgamma"),
     "digamma": _simple("chlo.digamma"), "polygamma": _simple("chlo.polygamma"),
