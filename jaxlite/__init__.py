@@ -13,9 +13,11 @@ from jaxlite._src.api import (
     make_jaxpr, eval_shape, device_put, device_get, block_until_ready, disable_jit,
     enable_x64, log_compiles, explain_cache_misses, numpy_dtype_promotion,
     default_matmul_precision, numpy_rank_promotion, default_device, checking_leaks,
+    check_tracer_leaks,
     enable_checks, ensure_compile_time_eval,
     typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
-    print_environment_info, named_call, named_scope, linear_transpose, closure_convert)
+    print_environment_info, named_call, named_scope, linear_transpose, closure_convert,
+    custom_gradient)
 from jaxlite._src.dtypes import float0
 from jaxlite._src.transfer_guard import (
     transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
@@ -72,3 +74,5 @@ from jaxlite._src.jax_alias import install_as_jax  # noqa
 from jaxlite._src.api import debug_nans, debug_infs  # noqa
 from jaxlite import core, typing  # noqa: imported by `import jax` in JAX too
 from jaxlite._src import debug_nans as _debug_nans  # noqa: watches jax_debug_nans/infs
+from jaxlite import custom_derivatives, monitoring  # noqa: E402  (attributes of jax in JAX too)
+from jaxlite import interpreters  # noqa: E402  (jax.interpreters.xla is read as an attribute)

@@ -244,6 +244,9 @@ debug_infs = _config_context("jax_debug_infs",
                              "Set jax_debug_infs inside the ``with`` block.")
 enable_checks = _config_context("jax_enable_checks",
                                 "Set jax_enable_checks inside the ``with`` block.")
+check_tracer_leaks = _config_context(
+    "jax_check_tracer_leaks", "Set jax_check_tracer_leaks inside the ``with`` block "
+    "(``jax.check_tracer_leaks``; ``jax.checking_leaks()`` is ``check_tracer_leaks(True)``).")
 
 
 @contextlib.contextmanager
@@ -356,6 +359,51 @@ def closure_convert(fun, *example_args):
     outs = core.eval_jaxpr(closed.jaxpr, list(args[n:]), *arg_leaves)
     return tree.tree_unflatten(out_tree, outs)
   return converted, consts
+
+
+class _GradientRule:
+  """The residuals of a ``custom_gradient`` function: its gradient rule, traced, with the
+  arrays the rule closes over as the pytree's leaves."""
+
+  def __init__(self, rule, consts, in_tree, out_tree):
+    self.rule, self.consts, self.in_tree, self.out_tree = rule, consts, in_tree, out_tree
+
+
+tree.register_pytree_node(
+    _GradientRule, lambda r: (r.consts, (r.rule, r.in_tree, r.out_tree)),
+    lambda aux, consts: _GradientRule(aux[0], list(consts), aux[1], aux[2]))
+
+
+def custom_gradient(fun):
+  """``fun(*args)`` returns ``(output, rule)``, where ``rule(cotangent)`` gives the
+  cotangents of the arguments (one, or a tuple of one per argument): that rule is the
+  derivative (``jax.custom_gradient``). Built on ``custom_vjp``: the rule is traced when
+  the forward pass runs, so it may close over values computed there."""
+  from jaxlite._src.lax.custom_derivatives import custom_vjp
+
+  @custom_vjp
+  def wrapped(*args):
+    return fun(*args)[0]
+
+  def fwd(*args):
+    ans, rule = fun(*args)
+    ans_leaves, out_tree = tree.tree_flatten((ans,))
+    flat_rule, in_tree = api_util.flatten_fun(lambda *cts: rule(*cts), out_tree,
+                                              with_kwargs=False)
+    closed = staging.trace_to_jaxpr(
+        flat_rule, [core.get_aval(as_operand(x)) for x in ans_leaves])
+    return ans, _GradientRule(closed.jaxpr, list(closed.consts), in_tree, out_tree)
+
+  def bwd(res, cts):
+    ct_leaves, out_tree = tree.tree_flatten((cts,))
+    if out_tree != res.out_tree:
+      raise TypeError(f"{res.out_tree}\n!=\n{out_tree}")
+    outs = core.eval_jaxpr(res.rule, res.consts, *ct_leaves)
+    outs = tree.tree_unflatten(res.in_tree(), outs)
+    return outs if isinstance(outs, tuple) else (outs,)
+
+  wrapped.defvjp(fwd, bwd)
+  return wrapped
 
 
 def platform_dependent(*args, default=None, **per_platform):

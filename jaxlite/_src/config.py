@@ -11,7 +11,9 @@ as JAX checks them: enum options name their choices, string and float options th
 type; boolean options take any value and keep its truth value.
 """
 import contextlib
+import itertools
 import os
+import sys
 import threading
 
 
@@ -88,6 +90,47 @@ class Config:
 
   def values(self):
     return {name: getattr(self, name) for name in self._flags}
+
+  def parse_flags_with_absl(self):
+    """Set options from the ``--jax...`` command-line arguments before the first ``--``
+    (``jax.config.parse_flags_with_absl``), once per process, as JAX does through absl:
+    ``--jax_enable_x64``, ``--jax_enable_x64=false``, ``--jax_platforms=cpu``. Arguments
+    naming no option are ignored (absl's ``known_only``); a value of the wrong type raises
+    ValueError. jaxlite parses them itself: absl is not needed."""
+    if _absl_parsed[0]:
+      return
+    for arg in itertools.takewhile(lambda a: a != "--", sys.argv[1:]):
+      if not arg.startswith("--jax"):
+        continue
+      name, has_value, text = arg[2:].partition("=")
+      if name not in self._flags:
+        continue
+      self.update(name, _parse_flag(name, getattr(self, name), text if has_value else None))
+    _absl_parsed[0] = True
+
+
+_absl_parsed = [False]   # parse_flags_with_absl has run (JAX's already_configured_with_absl)
+
+
+def _parse_flag(name, current, text):
+  """A command-line value for option ``name``, typed as its current value is (absl's
+  boolean, integer, float and string flags)."""
+  if isinstance(current, bool):
+    if text is None or text.lower() in ("true", "t", "1"):
+      return True
+    if text.lower() in ("false", "f", "0"):
+      return False
+    raise ValueError(f"Illegal value for flag --{name}: {text!r} is not a boolean")
+  if text is None:
+    raise ValueError(f"Flag --{name} must have a value other than None.")
+  try:
+    if isinstance(current, int):
+      return int(text)
+    if isinstance(current, float):
+      return float(text)
+  except ValueError:
+    raise ValueError(f"Illegal value for flag --{name}: {text!r}") from None
+  return text
 
 
 def _enum(*choices, allow_none=False):

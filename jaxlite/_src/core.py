@@ -114,7 +114,8 @@ def get_aval(x) -> ShapedArray:
 
 
 class ShapeDtypeStruct:
-  """A shape, dtype and weak type standing in for an array (``jax.ShapeDtypeStruct``)."""
+  """A shape, dtype and weak type standing in for an array (``jax.ShapeDtypeStruct``),
+  with the sharding it was given (None by default), kept and shown as JAX keeps it."""
   __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
   def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
@@ -131,15 +132,17 @@ class ShapeDtypeStruct:
     return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
 
   def __repr__(self):
+    sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
     weak = ", weak_type=True" if self.weak_type else ""
-    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
   def __eq__(self, other):
     return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+            and self.dtype == other.dtype and self.weak_type == other.weak_type
+            and self.sharding == other.sharding)
 
   def __hash__(self):
-    return hash((self.shape, self.dtype, self.weak_type))
+    return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
 
 # ----------------------------------------------------------------------------- primitives

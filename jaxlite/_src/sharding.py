@@ -25,8 +25,8 @@ from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import Array
 
-__all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "make_mesh", "PartitionSpec",
-           "NamedSharding", "SingleDeviceSharding", "Shard", "place",
+__all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "get_abstract_mesh", "make_mesh",
+           "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Shard", "place",
            "visualize_array_sharding"]
 
 
@@ -213,6 +213,13 @@ class AbstractMesh:
 
 
 _EMPTY_MESH = AbstractMesh((), ())
+
+
+def get_abstract_mesh() -> AbstractMesh:
+  """The abstract mesh in context (``jax.sharding.get_abstract_mesh``): the empty
+  ``AbstractMesh((), axis_types=())``, since jaxlite has no ``jax.set_mesh`` (its meshes'
+  Auto axes are left out of types, as JAX leaves them)."""
+  return _EMPTY_MESH
 
 
 def broadcast_to_leaves(prefix, treedef, is_leaf, message) -> list:

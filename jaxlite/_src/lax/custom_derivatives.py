@@ -87,6 +87,14 @@ class _CustomRuleFunction:
   def __get__(self, instance, owner=None):
     return self if instance is None else functools.partial(self, instance)
 
+  @staticmethod
+  def _eager(args, kwargs):
+    """Called outside every transformation on values with no tracer: the function then
+    runs as plain Python on the concrete values, as JAX's eager custom_jvp/custom_vjp
+    calls do (so it may branch on them)."""
+    return core.current_trace() is core.eval_trace and not any(
+        isinstance(x, core.Tracer) for x in tree.tree_leaves((args, kwargs)))
+
   def _trace(self, args, kwargs):
     """Returns (static values, dynamic args, their leaves and treedef, the call jaxpr,
     its consts, the output treedef)."""
@@ -143,6 +151,8 @@ class custom_jvp(_CustomRuleFunction):
     if self.jvp is None:
       raise AttributeError(f"No JVP defined for custom_jvp function "
                            f"{api_util.fun_name(self.fun)} using defjvp.")
+    if self._eager(args, kwargs):
+      return self.fun(*args, **kwargs)
     static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
         args, kwargs)
     user_jvp, n_consts = self.jvp, len(consts)
@@ -255,6 +265,8 @@ class custom_vjp(_CustomRuleFunction):
     if self.fwd is None:
       raise AttributeError(f"No VJP defined for custom_vjp function "
                            f"{api_util.fun_name(self.fun)} using defvjp.")
+    if self._eager(args, kwargs):
+      return self.fun(*args, **kwargs)
     static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
         args, kwargs)
     fwd, bwd = self.fwd, self.bwd
@@ -648,8 +660,14 @@ class CustomVJPPrimal:
 
 
 def custom_vjp_primal_tree_values(primals):
-  """``primals`` with each ``CustomVJPPrimal`` replaced by its value."""
-  return tree.tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, primals)
+  """``primals`` (a tree of ``CustomVJPPrimal`` leaves, what a forward rule with
+  ``symbolic_zeros=True`` gets) with each replaced by its value; JAX's TypeError for any
+  other leaf."""
+  def value(leaf):
+    if type(leaf) is not CustomVJPPrimal:
+      raise TypeError(f"unexpected leaf type {type(leaf)}")
+    return leaf.value
+  return tree.tree_map(value, primals)
 
 
 def zero_from_primal(value, symbolic_zeros: bool = False):
@@ -659,3 +677,133 @@ def zero_from_primal(value, symbolic_zeros: bool = False):
     aval = ad.tangent_aval(core.get_aval(x))
     return ad.SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
   return tree.tree_map(zero, value)
+
+
+# ----------------------------------------------------------------------------- linear_call
+
+linear_call_p = Primitive("linear_call")
+linear_call_p.multiple_results = True
+linear_call_p.def_abstract_eval(lambda *avals, callee, **_: list(callee.out_avals))
+core.param_order[linear_call_p] = ("callee", "transpose")
+
+
+def _trace_closed(fun, avals):
+  """``fun`` (flat leaves in and out) traced to a ClosedJaxpr whose consts become leading
+  inputs: ``(jaxpr taking (*consts, *args), consts)``."""
+  closed = trace_to_jaxpr(lambda *xs: [_as_operand(y) for y in fun(*xs)], list(avals))
+  jaxpr = closed.jaxpr
+  converted = core.ClosedJaxpr(core.Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars,
+                                          jaxpr.eqns), [])
+  return converted, list(closed.consts)
+
+
+def linear_call(callee, transpose, residual_args, linear_args):
+  """``callee(residual_args, linear_args)``, declared linear in ``linear_args`` with
+  ``transpose(residual_args, cotangents)`` as its transpose
+  (``jax.custom_derivatives.linear_call``): reverse-mode differentiation and
+  ``linear_transpose`` call ``transpose`` instead of transposing ``callee``'s operations,
+  so ``callee`` may be any computation (an iterative solver) that is linear in value.
+  ``transpose`` may be None when no transposition is asked for. Residuals are not
+  differentiated."""
+  res_leaves, res_tree = tree.tree_flatten(residual_args)
+  lin_leaves, lin_tree = tree.tree_flatten(linear_args)
+  res_leaves = [_as_operand(x) for x in res_leaves]
+  lin_leaves = [_as_operand(x) for x in lin_leaves]
+  out_trees = []
+
+  def flat_callee(*xs):
+    out = callee(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
+                 tree.tree_unflatten(lin_tree, xs[len(res_leaves):]))
+    leaves, out_tree = tree.tree_flatten(out)
+    out_trees.append(out_tree)
+    return leaves
+  res_avals = [core.get_aval(x) for x in res_leaves]
+  lin_avals = [core.get_aval(x) for x in lin_leaves]
+  callee_jaxpr, callee_consts = _trace_closed(flat_callee, res_avals + lin_avals)
+  out_tree = out_trees[-1]
+  if transpose is None:
+    transpose_jaxpr, transpose_consts = None, []
+  else:
+    def flat_transpose(*xs):
+      cts = transpose(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
+                      tree.tree_unflatten(out_tree, xs[len(res_leaves):]))
+      leaves, ct_tree = tree.tree_flatten(cts)
+      if ct_tree != lin_tree:
+        raise TypeError(f"transpose function output structure {ct_tree} does not match "
+                        f"that of the linear arguments {lin_tree}")
+      return leaves
+    transpose_jaxpr, transpose_consts = _trace_closed(
+        flat_transpose, res_avals + list(callee_jaxpr.out_avals))
+  outs = linear_call_p.bind(*callee_consts, *transpose_consts, *res_leaves, *lin_leaves,
+                            callee=callee_jaxpr, transpose=transpose_jaxpr,
+                            num_callee_consts=len(callee_consts),
+                            num_transpose_consts=len(transpose_consts),
+                            num_res=len(res_leaves))
+  return tree.tree_unflatten(out_tree, outs)
+
+
+def _linear_call_split(args, num_callee_consts, num_transpose_consts, num_res):
+  c = list(args[:num_callee_consts])
+  t = list(args[num_callee_consts:num_callee_consts + num_transpose_consts])
+  rest = args[num_callee_consts + num_transpose_consts:]
+  return c, t, list(rest[:num_res]), list(rest[num_res:])
+
+
+def _linear_call_impl(*args, callee, transpose, num_callee_consts, num_transpose_consts,
+                      num_res):
+  c, _, res, lin = _linear_call_split(args, num_callee_consts, num_transpose_consts, num_res)
+  return core.eval_jaxpr(callee.jaxpr, callee.consts, *c, *res, *lin)
+
+
+def _linear_call_jvp(primals, tangents, **params):
+  c, t, res, _ = _linear_call_split(primals, params["num_callee_consts"],
+                                    params["num_transpose_consts"], params["num_res"])
+  lin_tangents = [ad.instantiate(x) for x in tangents[len(c) + len(t) + len(res):]]
+  outs = linear_call_p.bind(*primals, **params)
+  return outs, linear_call_p.bind(*c, *t, *res, *lin_tangents, **params)
+
+
+def _linear_call_transpose(cts, *args, callee, transpose, num_callee_consts,
+                           num_transpose_consts, num_res):
+  if transpose is None:
+    raise TypeError("linear_call: reverse-mode differentiation (transposition) needs a "
+                    "transpose function, and none was given.")
+  c, t, res, lin = _linear_call_split(args, num_callee_consts, num_transpose_consts, num_res)
+  if any(ad.is_undefined(x) for x in c + t + res):
+    raise ValueError("linear_call is linear in its linear arguments only: a residual "
+                     "cannot be transposed.")
+  cts = [ad.instantiate(ct) if type(ct) is ad.Zero else ct for ct in cts]
+  # the transpose of the transpose is the callee again
+  cts_in = linear_call_p.bind(*t, *c, *res, *cts, callee=transpose, transpose=callee,
+                              num_callee_consts=num_transpose_consts,
+                              num_transpose_consts=num_callee_consts, num_res=num_res)
+  return [None] * (len(c) + len(t) + len(res)) + list(cts_in)
+
+
+def _linear_call_batcher(axis_data, vals, dims, *, callee, transpose, num_callee_consts,
+                         num_transpose_consts, num_res):
+  vals, dims = _front(vals, dims)
+  size = axis_data.size
+  nc, nt = num_callee_consts, num_transpose_consts
+  # every linear argument and output batched at 0, so that the transpose maps batched
+  # cotangents to batched cotangents
+  n_lead = nc + nt + num_res
+  vals = list(vals[:n_lead]) + [_batched_out(x, d, size) for x, d in zip(vals[n_lead:],
+                                                                         dims[n_lead:])]
+  dims = list(dims[:n_lead]) + [0] * (len(vals) - n_lead)
+  callee_dims = dims[:nc] + dims[n_lead - num_res:]
+  n_out = len(callee.out_avals)
+  batched_callee, _ = batching.batch_jaxpr(callee, axis_data, callee_dims, [0] * n_out)
+  batched_transpose = None
+  if transpose is not None:
+    transpose_dims = dims[nc:nc + nt] + dims[n_lead - num_res:n_lead] + [0] * n_out
+    batched_transpose, _ = batching.batch_jaxpr(transpose, axis_data, transpose_dims,
+                                                [0] * (len(vals) - n_lead))
+  outs = linear_call_p.bind(*vals, callee=batched_callee, transpose=batched_transpose,
+                            num_callee_consts=nc, num_transpose_consts=nt, num_res=num_res)
+  return outs, [0] * n_out
+
+
+ad.jvp_rules[linear_call_p] = _linear_call_jvp
+ad.transpose_rules[linear_call_p] = _linear_call_transpose
+batching.axis_batching_rules[linear_call_p] = _linear_call_batcher

@@ -58,6 +58,17 @@ class _ScalarMeta(type):
   def __instancecheck__(cls, instance):
     return isinstance(instance, cls.dtype.type)
 
+  # equal to (and hashed as) NumPy's scalar type, as JAX's are: jnp.float32 == np.float32
+  # (TFP's JAX substrate compares default arguments written with either)
+  def __eq__(cls, other):
+    return cls is other or cls.dtype.type == other
+
+  def __ne__(cls, other):
+    return not cls == other
+
+  def __hash__(cls):
+    return hash(cls.dtype.type)
+
   def __repr__(cls):
     return f"<class 'jaxlite.numpy.{cls.__name__}'>"
 

@@ -484,3 +484,4 @@ impl_rules[cd.custom_vjp_call_p] = cd._custom_jvp_call_impl
 impl_rules[cd.custom_lin_p] = cd._custom_lin_impl
 impl_rules[cd.stop_gradient_p] = lambda x: x
 impl_rules[cd.remat_p] = cd._remat_impl
+impl_rules[cd.linear_call_p] = cd._linear_call_impl

@@ -893,6 +893,13 @@ def _call_rule(param):
   return lambda b, eqn, *args, **params: lower_closed(b, params[param], list(args))
 
 
+def _linear_call_rule(b, eqn, *args, callee, num_callee_consts, num_transpose_consts, **_):
+  """``linear_call``: the callee inline, on its own consts and the operands."""
+  operands = list(args[:num_callee_consts]) + list(
+      args[num_callee_consts + num_transpose_consts:])
+  return lower_closed(b, callee, operands)
+
+
 def _round_rule(b, eqn, x, *, rounding_method):
   name = "round_nearest_even" if int(rounding_method) == 1 else "round_nearest_afz"
   return unary(b, name, x)
@@ -1507,6 +1514,7 @@ lowering_rules.update({
     cd.custom_jvp_call_p: _call_rule("call_jaxpr"),
     cd.custom_vjp_call_p: _call_rule("call_jaxpr"),
     cd.remat_p: _call_rule("jaxpr"), cd.stop_gradient_p: lambda b, eqn, x: x,
+    cd.linear_call_p: _linear_call_rule,
     lax_special.erf_p: _simple("chlo.erf"), lax_special.erfc_p: _simple("chlo.erfc"),
     lax_special.erf_inv_p: _simple("chlo.erf_inv"),
     lax_special.lgamma_p: _simple("chlo.lgamma"),

@@ -1,0 +1,2 @@
+"""``jaxlite.scipy.sparse`` (``jax.scipy.sparse``)."""
+from jaxlite.scipy.sparse import linalg  # noqa: F401
