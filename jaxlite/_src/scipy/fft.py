@@ -154,33 +154,30 @@ def _resize_axes(x, s, axes):
   return lax_shapes.pad(x, jnp.zeros((), x.dtype), pads)
 
 
+def _along_axes(name, one_axis, x, type, s, axes, norm):
+  """``one_axis`` (dct or idct) applied along each of ``axes`` in turn."""
+  x = _check(name, x, type, norm)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    return _by_parts(lambda v, **kw: _along_axes(name, one_axis, v, **kw), x, type=type, s=s,
+                     axes=axes, norm=norm)
+  s, axes = _shape_and_axes(x, s, axes)
+  if len(axes) == 1:
+    return one_axis(x, n=s[0] if s is not None else None, axis=axes[0], norm=norm)
+  x = _resize_axes(x, s, axes)
+  for axis in axes:
+    x = one_axis(x, axis=axis, norm=norm)
+  return x
+
+
 def dctn(x, type=2, s=None, axes=None, norm=None):
   """The multidimensional DCT of ``x`` over ``axes`` (``scipy.fft.dctn``, type 2).
 
   ``s`` gives the transformed axes' lengths (zero-padding or truncating); without
   ``axes``, the last ``len(s)`` axes, or every axis when ``s`` is None too.
   """
-  x = _check("dctn", x, type, norm)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    return _by_parts(dctn, x, type=type, s=s, axes=axes, norm=norm)
-  s, axes = _shape_and_axes(x, s, axes)
-  if len(axes) == 1:
-    return dct(x, n=s[0] if s is not None else None, axis=axes[0], norm=norm)
-  x = _resize_axes(x, s, axes)
-  for axis in axes:
-    x = dct(x, axis=axis, norm=norm)
-  return x
+  return _along_axes("dctn", dct, x, type, s, axes, norm)
 
 
 def idctn(x, type=2, s=None, axes=None, norm=None):
   """The multidimensional inverse DCT of ``x`` over ``axes`` (``scipy.fft.idctn``)."""
-  x = _check("idctn", x, type, norm)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    return _by_parts(idctn, x, type=type, s=s, axes=axes, norm=norm)
-  s, axes = _shape_and_axes(x, s, axes)
-  if len(axes) == 1:
-    return idct(x, n=s[0] if s is not None else None, axis=axes[0], norm=norm)
-  x = _resize_axes(x, s, axes)
-  for axis in axes:
-    x = idct(x, axis=axis, norm=norm)
-  return x
+  return _along_axes("idctn", idct, x, type, s, axes, norm)
