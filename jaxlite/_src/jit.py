@@ -208,9 +208,9 @@ class _Entry:
     ``prepare`` did not do, runs here, on the caller's thread, in the call that earned the
     race: the compile server's request (the call's values pickled), its placement and
     its sending. On the compile thread it took the GIL from the caller's next call in
-    many turns, and that call took 1.1-2.0 ms against 0.4 (the stalls job's vmap(grad);
-    benchmarks/README.md, fourteenth pass). Nothing here is the caller's error: should it
-    fail, tier 0 keeps serving and the signature's note says why."""
+    many turns, slowing that call several times over (benchmarks/README.md, fourteenth
+    pass). Nothing here is the caller's error: should it fail, tier 0 keeps serving and
+    the signature's note says why."""
     try:
       self._start_xla(name, numpy_run, values, program, lost_races)
     except Exception as e:
@@ -350,10 +350,9 @@ class _RemoteXla:
       run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
                                          entry.donation, r.get("call_code")))
     self.here = entry.xla_tier(run)
-    # Warm once a run is about as fast as in the server: each run hands the GIL over
-    # twice (the run, the wait), each time taking it from a caller's call. A process's
-    # first executable needs the most runs (W7: 40 ms, then 1.5-9 ms five times, then
-    # 0.1-0.3); a later one 2-3.
+    # Warm only until a run is about as fast as in the server, since each run takes the
+    # GIL from a caller's call twice (the run, the wait); a process's first executable
+    # needs the most runs.
     race.warm_up(self.here[1], leaves, warm=1.5 * min(r["times"]) + self.GLUE)
     return self.here
 

@@ -209,18 +209,16 @@ class Probe:
 
   A signature earns its race once its calls have spent ``BUDGET`` seconds in all, or at
   once when two calls in a row each say that they would spend it within ``EARLY_CALLS``
-  calls (``early``). One such call alone can be a pause of the machine's (a 4 ms call of
-  a 0.03 ms hessian started a compile, and its race's Python stalled the calls after it).
-  Earned by the budget, a 0.3 ms vmap(grad) raced near its 170th call; earned by its
-  first two calls, XLA serves it from about its 30th, and its first 200 calls take 37-39
-  ms in all instead of 64-73 (benchmarks/README.md, sixteenth pass).
+  calls (``early``): one such call alone can be a pause of the machine's, while two
+  in a row let a short function race in its first calls, where latency matters most
+  (benchmarks/README.md, sixteenth pass).
 
   The race needs the jaxpr pickled (``compile_server.Program``: the compile server's
   program and the lost race's key, ``LostRaces``) and a look-up of a lost race
-  (``prepare``). Made in the call that earned the race, that Python took vmap(grad)'s call
-  from 0.45 ms to 1.5-2.4. A signature whose first call is early is prepared in that
-  call; the others are prepared when they earn the race: most never do, and preparing
-  each took a retrace of a 0.35 ms function to 0.45-0.7 ms (fifteenth pass)."""
+  (``prepare``). Made in the call that earned the race, that Python slowed the call
+  several times over. A signature whose first call is early is prepared in that call;
+  the others are prepared when they earn the race: most never do, and preparing slows
+  every retrace (fifteenth pass)."""
   BUDGET = 50e-3        # seconds of execution that earn a race
   EARLY_CALLS = 200     # the first calls, whose latency matters most (issue 19's stalls)
   MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
@@ -423,20 +421,18 @@ class Race:
      a run of calls long enough to settle in: ``SETTLE`` seconds and ``CONFIRM`` calls
      after them, which are timed. The tier whose median timed call is faster wins. Only
      such calls run as the steady calls will, with the callers' thread pools, CPUs and
-     load: W5's MLP step timed 3.34 ms on XLA in the compile server, kept to one CPU,
-     against tier 0's 3.17 ms, while on the caller's two CPUs it takes 1.9-2.4 ms. And
-     only after settling: right after tier 0's calls XLA's took 3.2-4.0 ms, while
-     OpenBLAS's threads, which spin for a while after tier 0's products, held a CPU. A
-     function with side effects (debug and io callbacks) must run once per call, so it
-     takes this step from the start, with XLA compiled here.
+     load; and only after settling, since OpenBLAS's threads spin on a CPU for a while
+     after tier 0's products (benchmarks/README.md, "Measurements moved out of code
+     comments"). A function with side effects (debug and io callbacks) must run once per
+     call, so it takes this step from the start, with XLA compiled here.
 
   A close verdict (the loser within ``CLOSE`` of the winner) is checked again on the
   callers' calls from time to time (``review``: after ``REVIEW_AFTER`` calls, then twice
   as many each time), so that a machine whose load changed moves to the faster tier."""
   TRIALS = 3
-  # An XLA executable's first runs are slower (W7: 38 ms, then 1.6, 1.3, 1.5, 1.2, 1.3,
-  # and from then on 0.10-0.17 ms): it first runs untimed, up to WARMUP times while
-  # the runs after the first take less than WARMUP_BUDGET seconds in all.
+  # An XLA executable's first runs are slower than its steady ones, so it first runs
+  # untimed, up to WARMUP times while the runs after the first take less than
+  # WARMUP_BUDGET seconds in all.
   WARMUP = 8
   WARMUP_BUDGET = 0.1
   # With at least this many calls served by tier 0 (each timed, entry.exec_s), their best

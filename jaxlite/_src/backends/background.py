@@ -6,19 +6,16 @@ Python, and tier 0 releases the GIL at every ufunc call; so Python on the compil
 (lowering above all) would be taken out of the caller's calls many times over. Loops that
 run there call ``yield_to_callers`` once per step, which hands the GIL over once per turn.
 
-Background work keeps the callers' CPU priority. It holds the GIL in turns, and at the
-lowest priority the kernel descheduled it holding the GIL whenever the callers kept both
-cores busy. XLA's compile, a long C call without the GIL, ran at the lowest priority
-until issue 42: beside a caller keeping every CPU busy it then starved, 3-7 s for a
-compile that takes 0.2 s alone. At the callers' priority it shares the CPUs with them for
-those 0.2-0.4 s.
+Background work keeps the callers' CPU priority: it holds the GIL in turns, and at the
+lowest priority the kernel would deschedule it holding the GIL whenever the callers kept
+every core busy, while XLA's compile, a long C call without the GIL, would starve beside
+them (issue 42; benchmarks/README.md, "Measurements moved out of code comments").
 
 Background work also keeps off the CPU of the caller it works for (``keep_away``): the
 compile thread, the thread of its XLA calls and XLA's own pools run on the other CPUs
-while it lasts. Beside XLA running heavy on another thread, tier 0's heavy (100k f32, one
-thread) had a p99 of 10.4-12.6 ms free and 4.0-5.6 kept apart, against 4.1-4.4 alone
-(``benchmarks/probes/stall_affinity.py``); a process spinning on the other CPU costs the
-caller nothing (``benchmarks/probes/stall_floor.py``).
+while it lasts, since work sharing the caller's CPU slows the caller's calls while work
+on another CPU costs it nothing (``benchmarks/probes/stall_affinity.py``,
+``benchmarks/probes/stall_floor.py``).
 """
 import contextlib
 import os
@@ -35,18 +32,13 @@ class _Courtesy(threading.local):
 
 
 _courtesy = _Courtesy()
-# Seconds a hand-over sleeps (Linux's timer slack makes it ~55 us). Sleeping 0.5 ms
-# instead, with a hand-over after every equation, spread the lowering over 6x as many of
-# the caller's calls, and W11's p99 (the third slowest call) came out worse
-# (benchmarks/probes/gil_contention.py's "yield" rows).
+# Seconds a hand-over sleeps (Linux's timer slack makes it ~55 us): long enough for a
+# waiting caller to take the GIL, since a longer sleep spreads the lowering over more of
+# the caller's calls (benchmarks/probes/gil_contention.py's "yield" rows).
 YIELD_FOR = 5e-6
-# Seconds of Python a background thread runs between hand-overs. Each hand-over costs the
-# caller a wake-up on top of the Python it waits for. One lowering of heavy (100
-# equations) cost the caller 6.5-6.9 ms over two calls and took 11-12 ms with a hand-over
-# after every equation, and 2.5-3.5 ms in one call, taking 2.0-2.3 ms, with one per 1 ms;
-# W7's vmap(grad) lost 1.9 ms over 6-7 calls against 1.0-1.1 in one
-# (benchmarks/probes/lowering_turn.py). Longer turns gained no more. A caller waits about
-# this long at most for the GIL, well under a switch interval.
+# Seconds of Python a background thread runs between hand-overs: long enough that the
+# wake-up each hand-over costs the caller stays rare, short enough that a caller waits
+# well under a switch interval for the GIL (benchmarks/probes/lowering_turn.py).
 TURN = 1e-3
 
 
@@ -64,10 +56,10 @@ def may_poll() -> bool:
 
 def yield_to_callers():
   """On a background thread, once per ``TURN`` seconds, release the GIL long enough for a
-  waiting caller to take it. Beside a thread lowering in a loop, tier 0's heavy (100k
-  f32) took 576-872 ms per call instead of 2.5 without hand-overs (``benchmarks/probes/
-  gil_contention.py``, 2026-12-02). ``time.sleep(0)`` would not hand over: the sleeper
-  takes the GIL back before the waiter wakes."""
+  waiting caller to take it, which a caller beside a thread lowering in a loop would
+  otherwise wait for many times a call (``benchmarks/probes/gil_contention.py``).
+  ``time.sleep(0)`` would not hand over: the sleeper takes the GIL back before the
+  waiter wakes."""
   if _courtesy.background:
     now = time.perf_counter()
     if now - _courtesy.since >= TURN:
@@ -134,9 +126,8 @@ def placement(kept=None):
   it need not keep off one. The CPU is ``kept``'s (a ``keep_away`` placement, made for a
   task this thread hands over), else that of the work running on this thread
   (``kept_away``). The server must be told both: it was started by the compile thread
-  while that thread kept off a CPU, and inherited only the others (the stalls job's
-  vmap(grad) found the server on the caller's CPU in 2 races of 5 once the caller had
-  moved there)."""
+  while that thread kept off a CPU, and inherited only the others, where the caller may
+  since have moved."""
   return (kept.cpu if kept is not None else _courtesy.avoiding), process_cpus()
 
 
@@ -181,11 +172,9 @@ def _set_cpus(tid, cpus) -> bool:
 
 class _HostBlas:
   """NumPy's OpenBLAS thread count, narrowed to one while background work is kept away
-  from a caller (``keep_away`` to ``put_back``). OpenBLAS's workers spin between a
-  caller's products, on the CPU the compile was given: beside tier 0's W5 MLP step the
-  p99 of the first 200 calls was 106-113 ms with them and 19-24 ms without (tier 0
-  alone: 17), and the background compile took 1.2-1.9x its time alone with them,
-  1.3-1.4x without (benchmarks/README.md). Nothing where NumPy uses another BLAS.
+  from a caller (``keep_away`` to ``put_back``), since OpenBLAS's workers spin between
+  a caller's products on the CPU the compile was given (benchmarks/README.md). Nothing
+  where NumPy uses another BLAS.
   Tier 0's calls timed meanwhile understate it (``understating``)."""
 
   def __init__(self):

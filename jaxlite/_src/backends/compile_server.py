@@ -2,14 +2,13 @@
 caller's GIL.
 
 Under ``auto``, the race's Python (the lowering to StableHLO, the persistent cache, the
-executable's set-up, the glue of XLA's warm-up and trials: 4-5 ms per race) ran on the
-compile thread, in the caller's process, and each millisecond of it was taken out of a
-caller's call, which waited for the GIL: those were W11's remaining stalls (benchmarks/
-README, seventh and eighth passes). Now the compile thread sends the optimised jaxpr and
-the call's argument values to a server process (``xla/server.py``, started on first use,
-one per process), which lowers, compiles (through the persistent cache), warms XLA up and
-times it there, and answers with the times and the serialized executable. The caller's
-process loads the executable only when XLA has won.
+executable's set-up, the glue of XLA's warm-up and trials) would take the GIL from the
+callers' calls in the caller's process (benchmarks/README, seventh and eighth passes),
+so the compile thread sends the optimised jaxpr and the call's argument values to a
+server process (``xla/server.py``, started on first use, one per process), which lowers,
+compiles (through the persistent cache), warms XLA up and times it there, and answers
+with the times and the serialized executable. The caller's process loads the executable
+only when XLA has won.
 
 Only the CPU plugin is served: a second process on a GPU would hold a second context.
 Everything here falls back to the in-process race (``ServerError``): no plugin, a GPU, a
@@ -247,10 +246,9 @@ class Server:
       return False
     if not self.lock.acquire(block):
       return False
-    # Where to run goes first, in a frame of its own: the server moves off the caller's
-    # CPU before it reads the request (the caller may have moved to the CPU it was left
-    # on, and reading a request of 100 kB there took the call made meanwhile from 0.4 ms
-    # to 1-2.4; benchmarks/README.md, fourteenth pass).
+    # Where to run goes first, in a frame of its own, so that the server moves off the
+    # caller's CPU (which the caller may have moved to) before it reads a large request
+    # there (benchmarks/README.md, fourteenth pass).
     where = [pickle.dumps(placement or background.placement(), protocol=5)]
     try:
       if exiting:   # (checked under the lock that shut_down looks at)

@@ -157,9 +157,8 @@ def put(entry_key: str, payload: bytes, compile_secs: float = float("inf"),
 # The size bound is kept by sweeping the directory (``_evict``: a listing and a stat of
 # every entry) once this process has written a SWEEPS-th of the bound since its last sweep,
 # not at every write: with thousands of entries a sweep takes milliseconds, and a race's
-# remembered loss (a 0.1 kB entry, written in the caller's process) paid for one each time
-# (87 entries: 0.24 ms of the write's 0.3-0.6). Each process may so overshoot the bound by
-# a SWEEPS-th of it.
+# remembered loss (a 0.1 kB entry, written in the caller's process) paid for one each
+# time. Each process may so overshoot the bound by a SWEEPS-th of it.
 SWEEPS = 32
 _unswept = {}   # directory -> bytes this process wrote there since it last swept it
 

@@ -45,11 +45,8 @@ _client_error: str | None = None
 # the programs the client compiles into that many tasks. The process's client keeps the
 # size its creating thread gives it. Under auto that is the compile thread, kept off the
 # caller's CPU, which makes one pool thread; a client made for a long program gets a pool
-# thread per CPU of the process instead (``client``'s ``pool_per_cpu``). One pool thread
-# runs short programs faster: W8's hessian took 0.019-0.020 ms a call on one, and
-# 0.034-0.041 on a pool thread per CPU, between whose threads its runs then moved. Long
-# ones run slower on it: W5's MLP step took 2.7 ms on one pool thread and 2.1 on one per
-# CPU, which XLA's Eigen pool then shares the step's work out to (benchmarks/README.md,
+# thread per CPU of the process instead (``client``'s ``pool_per_cpu``), since one pool
+# thread runs short programs faster and long ones slower (benchmarks/README.md,
 # thirteenth and seventeenth passes). ``pool_cpus`` are the CPUs the executables compiled here
 # will run on, when that is another process (the compile server's caller; None: this
 # process's): a large program is compiled split into a task per CPU of those.
@@ -126,8 +123,8 @@ def client(pool_per_cpu: bool = False):
 def _lowering():
   """The ``stablehlo`` module with every lowering rule, imported on first use: a process
   that only loads executables the compile server lowered never needs it, and importing
-  it held the GIL 2.2 ms of the backend's 3.7, in the callers' calls while a race's
-  winner loaded (benchmarks/README.md, fourteenth pass)."""
+  it would hold the GIL in the callers' calls while a race's winner loads
+  (benchmarks/README.md, fourteenth pass)."""
   from jaxlite._src.backends.xla import stablehlo
   from jaxlite._src.backends.xla import callbacks   # (these two add rules to its table)
   from jaxlite._src.backends.xla import linalg  # noqa: F401
@@ -220,9 +217,8 @@ class XlaExecutable:
 # Below this many element operations (``work``), a program on the CPU is compiled without
 # parallel task partitions. XLA's CPU compiler splits a large enough loop into one task
 # per thread of the client's pool, and running it then hands the tasks to other threads
-# and waits for them. For a program this small that costs more than it saves: W8's
-# hessian (1.8e5) took 16 us a call unsplit and 20-100 split; W7's vmap(grad) (1.3e6)
-# was even, W4's heavy (1e7) twice as fast split (benchmarks/README.md, thirteenth pass).
+# and waits for them, which for a program this small costs more than it saves
+# (benchmarks/README.md, thirteenth pass).
 UNSPLIT_BELOW = 1_000_000
 _compilers = {}   # pool size -> a client made to compile with that many tasks
 

@@ -1049,8 +1049,8 @@ ALIAS_MIN_BYTES = 1 << 16
 
 # The cached call of ``LoadedExecutable.execute_device``, as Python source with one line
 # per argument and per output: unrolled, the loops, zips and slices of the general path go,
-# and the prebuilt structs are closure variables instead of attributes. That took 8,700
-# of the 56,000 instructions a cached jit call counted (benchmarks/README.md, fifth pass).
+# and the prebuilt structs are closure variables instead of attributes, which saves a
+# good share of a cached jit call's instructions (benchmarks/README.md, fifth pass).
 # Made once per (arguments, outputs) count.
 _CACHED_CALL = """
 def make(general, flight_of, outputs, lock, api, client, structs, in_specs, out_specs,
@@ -1216,16 +1216,13 @@ def _failed_flight(api, err):
 
 
 # Seconds a caller's thread polls a computation still running before it sleeps on its
-# event. Woken from sleep, a thread waited 40-80 us more here (its CPU had gone idle; a
-# VM's virtual CPU halts): W8's hessian, 15 us of work on XLA's threads, took a median of
-# 50-93 us per call to wait for asleep and 12-15 us polling in 5 processes of 6 (JAX's
-# wait, which sleeps: 51-100; benchmarks/README, eleventh pass). In some processes it
-# does not pay (4 of 10 in later runs averaged 113-212 us a call; a poll time that shrank
-# after unanswered polls did no better): there the run is handed to XLA's threads on the
-# other CPU, which costs 40-70 us (twelfth pass, ``xla_wait.py --placement``). Between
-# questions the poller yields its CPU, to an XLA thread placed on it. The callers'
-# background threads sleep: their poll would take the GIL back from a caller's call after
-# every question. With one CPU a poll only delays the computation it waits for.
+# event, since a thread woken from sleep waits longer for a short computation (its CPU
+# had gone idle; a VM's virtual CPU halts); in some processes polling does not pay, as
+# the run there is handed to XLA's threads on the other CPU (benchmarks/README, eleventh
+# and twelfth passes, ``xla_wait.py --placement``). Between questions the poller yields
+# its CPU, to an XLA thread placed on it. The callers' background threads sleep: their
+# poll would take the GIL back from a caller's call after every question. With one CPU a
+# poll only delays the computation it waits for.
 POLL_FOR = 200e-6
 _yield_cpu = getattr(os, "sched_yield", lambda: None)
 _MANY_CPUS = len(background.process_cpus()) > 1
