@@ -89,16 +89,18 @@ def run(jax):
   out["cg_x0_mismatch"] = error_of(lambda: sparse.cg(spd, b, x0=b[:3]))
   out["cg_jvp"] = _list(jax.jvp(lambda v: sparse.cg(spd, v)[0], (b,), (jnp.ones(6),))[1])
 
-  # -- optimize
+  # -- optimize, in float64: BFGS's float32 iterates (its inverse Hessian above all) move
+  # with the last bits of the BLAS kernel's dot products
   def rosen(v):
     return jnp.sum(100.0 * (v[1:] - v[:-1] ** 2) ** 2 + (1 - v[:-1]) ** 2)
-  r = optimize.minimize(lambda v, c: jnp.sum((v - c) ** 2) + jnp.sum(v ** 4), jnp.zeros(3),
-                        args=(jnp.arange(3.0),), method="BFGS")
-  out["bfgs_fields"] = list(r._fields)
-  out["bfgs_quartic"] = {k: _list(v) for k, v in r._asdict().items()}
-  r = optimize.minimize(rosen, jnp.array([-1.2, 1.0, 0.8]), method="bfgs",
-                        options={"maxiter": 5})
-  out["bfgs_rosen_5"] = {k: _list(v) for k, v in r._asdict().items() if k != "hess_inv"}
+  with jax.enable_x64(True):
+    r = optimize.minimize(lambda v, c: jnp.sum((v - c) ** 2) + jnp.sum(v ** 4),
+                          jnp.zeros(3), args=(jnp.arange(3.0),), method="BFGS")
+    out["bfgs_fields"] = list(r._fields)
+    out["bfgs_quartic"] = {k: _list(v) for k, v in r._asdict().items()}
+    r = optimize.minimize(rosen, jnp.array([-1.2, 1.0, 0.8]), method="bfgs",
+                          options={"maxiter": 5})
+    out["bfgs_rosen_5"] = {k: _list(v) for k, v in r._asdict().items() if k != "hess_inv"}
   out["bfgs_bad_method"] = error_of(lambda: optimize.minimize(rosen, jnp.zeros(2),
                                                               method="Nelder-Mead"))
   out["bfgs_bad_args"] = error_of(lambda: optimize.minimize(rosen, jnp.zeros(2), args=[1],
