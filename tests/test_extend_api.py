@@ -626,3 +626,41 @@ def test_eval_shape_of_shape_dtype_structs_and_tracer_main():
     assert isinstance(x, ad.JVPTracer) and x._trace.main is top.main
     return x * 2
   assert jax.jvp(f, (1.0,), (1.0,))[1] == 2.0
+
+
+# ----------------------------------------------------------------------------- call primitives
+# numpyro looks for JAX's call primitives in jaxprs (numpyro/ops/provenance.py).
+
+def test_extend_core_primitives_are_jaxlites_own():
+  from jaxlite.extend.core import primitives
+  assert primitives.add_p is _core_primitive_of(lax.add, 1.0, 2.0)
+  assert primitives.jit_p.name == "jit" and primitives.closed_call_p.name == "closed_call"
+  assert primitives.call_p.name == "call" and primitives.sin_p.name == "sin"
+  assert not any(name.startswith("_") for name in vars(primitives) if name.endswith("_p"))
+
+
+def _core_primitive_of(fun, *args):
+  return jax.make_jaxpr(fun)(*args).eqns[0].primitive
+
+
+@pytest.mark.parametrize("tier", MODES[1:])
+def test_closed_call_and_call_run_eagerly_jitted_and_transformed(tier):
+  from jaxlite.extend.core import primitives
+  closed = jax.make_jaxpr(lambda x, y: (jnp.sin(x) * y, x + y))(1.0, 2.0)
+
+  def f(x, y, prim):
+    jaxpr = closed if prim is primitives.closed_call_p else closed.jaxpr
+    return prim.bind(x, y, call_jaxpr=jaxpr)
+
+  for prim in (primitives.closed_call_p, primitives.call_p):
+    want = [np.sin(0.7) * 3.0, 3.7]
+    np.testing.assert_allclose(f(0.7, 3.0, prim), want, rtol=1e-6)
+    jitted = jax.jit(lambda x, y: f(x, y, prim), backend=tier)
+    np.testing.assert_allclose(jitted(0.7, 3.0), want, rtol=1e-6)
+    grad = jax.grad(lambda x, y: f(x, y, prim)[0], (0, 1))(0.7, 3.0)
+    np.testing.assert_allclose(grad, [np.cos(0.7) * 3.0, np.sin(0.7)], rtol=1e-6)
+    xs = jnp.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(jax.vmap(lambda x: f(x, 3.0, prim)[0])(xs),
+                               np.sin([0.1, 0.2, 0.3]) * 3.0, rtol=1e-6)
+    assert any(e.primitive is prim for e in
+               jax.make_jaxpr(lambda x, y: f(x, y, prim))(0.7, 3.0).eqns)

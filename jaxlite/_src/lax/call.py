@@ -82,6 +82,46 @@ def _jit_batching(axis_data, vals, dims, *, jaxpr, name):
 batching.axis_batching_rules[jit_p] = _jit_batching
 
 
+# -- JAX's other call primitives: ``closed_call`` (a ClosedJaxpr) and ``call`` (a Jaxpr
+# without consts), the ``call_jaxpr`` param applied to the operands. jaxlite's own code
+# stages ``jit``; these serve libraries that bind them or look for them in jaxprs.
+def _define_call(name, opened):
+  prim = Primitive(name)
+  prim.multiple_results = True
+  closed = (lambda j: core.ClosedJaxpr(j, [])) if opened else (lambda j: j)
+  prim.def_abstract_eval(lambda *avals, call_jaxpr: list(closed(call_jaxpr).out_avals))
+
+  def jvp(primals, tangents, *, call_jaxpr):
+    c = closed(call_jaxpr)
+    fun = functools.partial(core.eval_jaxpr, c.jaxpr, c.consts)
+    return ad.jvp_flat(fun, primals, [ad.instantiate(t) for t in tangents])
+
+  def transpose(cts, *args, call_jaxpr):
+    linear = [ad.is_undefined(a) for a in args]
+    transposed = ad.transpose_jaxpr(closed(call_jaxpr), linear)
+    operands = [a for a in args if not ad.is_undefined(a)] + [ad.instantiate(c) for c in cts]
+    outs = iter(closed_call_p.bind(*operands, call_jaxpr=transposed))
+    return [next(outs) if lin else None for lin in linear]
+
+  def batch(axis_data, vals, dims, *, call_jaxpr):
+    batched, out_dims = batching.batch_jaxpr(closed(call_jaxpr), axis_data, dims)
+    return closed_call_p.bind(*vals, call_jaxpr=batched), out_dims
+
+  ad.jvp_rules[prim] = jvp
+  ad.transpose_rules[prim] = transpose
+  batching.axis_batching_rules[prim] = batch
+  return prim, closed
+
+
+closed_call_p, _ = _define_call("closed_call", opened=False)
+call_p, closed_of_call = _define_call("call", opened=True)
+
+
+def closed_call(closed, *args):
+  """``closed`` (a ClosedJaxpr) applied to ``args`` as one ``closed_call`` equation."""
+  return closed_call_p.bind(*args, call_jaxpr=closed)
+
+
 # -- library functions that JAX decorates with ``jax.jit``
 def _trace_config():
   """The options a traced library function's jaxpr depends on, besides its avals."""

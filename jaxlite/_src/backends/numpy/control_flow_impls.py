@@ -46,6 +46,9 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, lin
 
 
 impl_rules[call.jit_p] = _jit_impl
+impl_rules[call.closed_call_p] = lambda *args, call_jaxpr: codegen.compiled(call_jaxpr)(*args)
+impl_rules[call.call_p] = lambda *args, call_jaxpr: codegen.compiled(
+    call.closed_of_call(call_jaxpr))(*args)
 impl_rules[cf.cond_p] = _cond_impl
 impl_rules[cf.while_p] = _while_impl
 impl_rules[cf.scan_p] = _scan_impl

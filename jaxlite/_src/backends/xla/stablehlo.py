@@ -1515,6 +1515,9 @@ lowering_rules.update({
     cd.custom_vjp_call_p: _call_rule("call_jaxpr"),
     cd.remat_p: _call_rule("jaxpr"), cd.stop_gradient_p: lambda b, eqn, x: x,
     cd.linear_call_p: _linear_call_rule,
+    call.closed_call_p: _call_rule("call_jaxpr"),
+    call.call_p: lambda b, eqn, *args, call_jaxpr: lower_closed(
+        b, call.closed_of_call(call_jaxpr), list(args)),
     lax_special.erf_p: _simple("chlo.erf"), lax_special.erfc_p: _simple("chlo.erfc"),
     lax_special.erf_inv_p: _simple("chlo.erf_inv"),
     lax_special.lgamma_p: _simple("chlo.lgamma"),
