@@ -546,3 +546,54 @@ def test_startup_hook_does_nothing_without_the_variable(tmp_path):
   env = {k: v for k, v in os.environ.items() if k != "JAXLITE_AS_JAX"}
   out = run_python(["-c", code, str(ROOT / "jaxlite-as-jax.pth")], tmp_path, env=env)
   assert out.stdout.split() == ["False", "False", "True", "False", "JaxModule"], out.stderr
+
+
+def test_private_modules_flax_and_equinox_import(tmp_path):
+  code = textwrap.dedent("""
+      import sys
+      import jax, jax.extend.source_info_util, numpy as np
+      from jax._src import traceback_util, dispatch, dtypes, core
+      traceback_util.register_exclusion("/nowhere/lib")
+      print(traceback_util.include_frame(sys._getframe()), traceback_util._exclude_paths)
+      print(traceback_util.api_boundary(len) is len, dispatch.wait_for_tokens())
+      print(issubclass(dtypes.TypePromotionError, ValueError), dtypes.DType is np.dtype)
+      print(core.ShapedArray is jax.core.ShapedArray, core.trace_state_clean())
+      class Meta(dtypes.extended): pass
+      class MetaDType(dtypes.ExtendedDType):
+        type = Meta
+        _rules = object
+      print(MetaDType().type is Meta, jax.extend.source_info_util.register_exclusion)
+      """)
+  out = run_python(["-m", "jaxlite", "-c", code], tmp_path)
+  assert out.returncode == 0, out.stderr
+  lines = out.stdout.splitlines()
+  assert lines[:4] == ["True ['/nowhere/lib']", "True None", "True True", "True True"]
+  assert lines[4].startswith("True <function register_exclusion")
+
+
+def test_layout_format_as_jax_prints_it():
+  from jaxlite.experimental.layout import Format, Layout, with_layout_constraint
+  # JAX 0.10.2's reprs, recorded
+  assert repr(Format()) == "Format(layout=None, sharding=None)"
+  assert repr(Layout((0, 1))) == ("Layout(major_to_minor=(0, 1), tiling=None, "
+                                  "sub_byte_element_size_in_bits=0)")
+  assert Format() == Format(None, None) and hash(Format()) == hash(Format())
+  x = jnp.ones((2, 3))
+  assert with_layout_constraint(x, Layout((0, 1))) is x
+  with pytest.raises(ValueError, match="row-major"):
+    with_layout_constraint(x, Layout((1, 0)))
+
+
+def test_delta_orthogonal_initializer():
+  init = jax.nn.initializers.delta_orthogonal()
+  w = np.asarray(init(jax.random.PRNGKey(0), (3, 3, 2, 4)))
+  centre = w[1, 1]
+  np.testing.assert_allclose(centre @ centre.T, np.eye(2), atol=1e-5)
+  assert np.count_nonzero(w) == np.count_nonzero(centre) and w.dtype == np.float32
+  # JAX 0.10.2: the same key gives a kernel whose absolute values sum to 3.374744176864624
+  np.testing.assert_allclose(np.abs(w).sum(), 3.374744176864624, rtol=1e-5)
+  for shape, message in [((3, 4, 2), "fan_in"), ((3, 5), "3D, 4D or 5D"),
+                         ((3, 3, 4, 2), "fan_in")]:
+    with pytest.raises(ValueError, match=message):
+      init(jax.random.PRNGKey(1), shape)
+  assert init(jax.random.PRNGKey(1), (2, 2, 3, 3)).shape == (2, 2, 3, 3)

@@ -19,6 +19,7 @@ once the user's code imported ml_dtypes). Until then the tables below hold NumPy
 own dtypes; loading adds bfloat16 to every one of them, and no result for another
 dtype changes.
 """
+import abc
 import threading
 import warnings
 
@@ -48,6 +49,24 @@ class extended(np.generic):
 
 class prng_key(extended):
   """Scalar type of JAX's typed PRNG keys (``jax.random.key``), under ``extended``."""
+
+
+DType = np.dtype   # JAX's annotation of a dtype object
+
+
+class ExtendedDType(abc.ABC):
+  """The base of JAX's extended dtype objects (a key's ``key<fry>``; flax's fp8 metadata
+  subclasses it): ``type`` is its scalar type under ``extended`` and ``_rules`` the
+  class of its rules. jaxlite makes none of its own."""
+
+  @property
+  @abc.abstractmethod
+  def type(self) -> type:
+    ...
+
+  @property
+  def name(self) -> str:
+    return str(self)
 
 
 _b = np.dtype(bool)

@@ -41,6 +41,9 @@ _PRIVATE = {
     "jax._src.core": "jaxlite._src.private_core",
     "jax._src.xla_bridge": "jaxlite._src.xla_bridge",
     "jax._src.ad_util": "jaxlite._src.ad_util",   # lineax gives stop_gradient_p a rule
+    "jax._src.dispatch": "jaxlite._src.dispatch",   # equinox: wait_for_tokens at exit
+    "jax._src.dtypes": "jaxlite._src.dtypes",       # equinox: TypePromotionError
+    "jax._src.traceback_util": "jaxlite._src.traceback_util",   # equinox, flax
 }
 
 

@@ -1,5 +1,6 @@
-"""The part of JAX's private ``jax._src.core`` that libraries use, served under that name
-by the alias: numpyro's MCMC asks ``trace_state_clean()`` (is no transformation tracing
+"""JAX's private ``jax._src.core`` as libraries use it, served under that name by the
+alias: jaxlite's core where it has JAX's names (``ShapedArray``, ``Tracer``, ...; flax),
+and ``trace_state_clean()``, which numpyro's MCMC asks (is no transformation tracing
 now?) before caching functions that could close over tracers."""
 from jaxlite._src import core
 
@@ -11,5 +12,7 @@ def trace_state_clean() -> bool:
 
 
 def __getattr__(name):
-  raise AttributeError(f"jaxlite does not provide jax._src.core.{name}: only "
-                       "trace_state_clean is served.")
+  # the rest is jaxlite's core, where it has JAX's name (ShapedArray, Tracer, Primitive, ...)
+  if not name.startswith("__") and hasattr(core, name):
+    return getattr(core, name)
+  raise AttributeError(f"jaxlite does not provide jax._src.core.{name}.")

@@ -10,12 +10,21 @@ Examples
 from __future__ import annotations
 
 import math
+import typing
 
 import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
 from jaxlite._src import random
+
+
+class Initializer(typing.Protocol):
+  """The type of an initializer (``jax.nn.initializers.Initializer``): called with a PRNG
+  key, a shape and an optional dtype, it returns an array of that shape."""
+
+  def __call__(self, key, shape, dtype=None, out_sharding=None):
+    ...
 
 
 def _dtype(dtype):
@@ -210,4 +219,28 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
     q = random.orthogonal(key, n_rows, (), dtype, n_cols)
     q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (shape[column_axis],))
     return jnp.array(scale, dtype) * jnp.moveaxis(q, -1, column_axis)
+  return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+  """An initializer of convolution kernels (3, 4 or 5 dimensions, spatial ones first)
+  that are zero but at the spatial centre, where they hold an orthogonal
+  ``(fan_in, fan_out)`` matrix: the delta-orthogonal initialization of Xiao et al., 2018.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> w = jax.nn.initializers.delta_orthogonal()(jax.random.PRNGKey(0), (3, 3, 2, 4))
+  >>> bool(jnp.allclose(w[1, 1] @ w[1, 1].T, jnp.eye(2), atol=1e-5)), float(w[0, 0].sum())
+  (True, 0.0)
+  """
+  def init(key, shape, dtype=dtype):
+    dtype = _dtype(dtype)
+    if len(shape) not in (3, 4, 5):
+      raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+    if shape[-1] < shape[-2]:
+      raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+    matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+    centre = tuple((k - 1) // 2 for k in shape[:-2])
+    return jnp.zeros(shape, dtype).at[centre].set(matrix)
   return init
