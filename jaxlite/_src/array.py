@@ -33,8 +33,9 @@ class Array(core.ArrayMethods):
   or living on an accelerator) or in pieces on several devices (``_placed``,
   ``sharding.Placed``). ``_value`` reads the value whatever its state: the first read of
   an array held by the CPU fetches it into ``_host``, after which the array is a host
-  array like any other; an array on an accelerator stays there (its eager ops run
-  there), and the copy read is kept in ``_fetched``. Hot paths read ``_host`` and take
+  array like any other; an array on an accelerator, split over devices or committed to
+  one keeps its placement (its operations run there), and the copy read is kept in
+  ``_fetched``. Hot paths read ``_host`` and take
   their fast route only when it is not None. Shape and dtype come from the buffer without
   a transfer. A deleted array (``delete``, or donated to a jitted call) holds a
   ``_Deleted`` in ``_buf``: it keeps the shape and dtype, and every read of the value raises.
