@@ -27,8 +27,9 @@ from jaxlite._src.jit import jit
 from jaxlite._src.debugging import pure_callback
 from jaxlite._src.lax.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
                                              checkpoint_policies)
-from jaxlite._src.vmap_api import vmap, jacfwd, jacrev, hessian
-from jaxlite._src.vmap_api import jacrev as jacobian
+from jaxlite._src.vmap_api import vmap
+from jaxlite._src.autodiff_api import jacfwd, jacrev, hessian
+from jaxlite._src.autodiff_api import jacrev as jacobian
 from jaxlite._src.backends import devices, default_backend, Device
 from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
                      debug)

@@ -16,6 +16,14 @@ class DebugInfo(NamedTuple):
   func_name: str = ""
 
 
+def check_callable(fun):
+  """JAX's TypeError for a transformation given something other than a function."""
+  if not callable(fun):
+    raise TypeError(f"Expected a callable value, got {fun}")
+  if inspect.isgeneratorfunction(fun):
+    raise TypeError(f"Expected a function, got a generator function: {fun}")
+
+
 def fun_name(fun) -> str:
   return getattr(fun, "__name__", None) or type(fun).__name__
 

@@ -1,4 +1,5 @@
-"""The differentiation API: jvp, linearize, vjp, grad, value_and_grad.
+"""The differentiation API: jvp, linearize, vjp, grad, value_and_grad, and the Jacobians
+(jacfwd, jacrev, hessian: vmap of jvp and vjp).
 
 Argument handling only (argnums, has_aux, pytrees, checks with JAX's messages); the
 transformations themselves live in ``transforms/ad.py``.
@@ -15,10 +16,13 @@ from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.core import ShapedArray
+from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.numpy.util import as_operand
 from jaxlite._src.transforms import ad
+from jaxlite._src.vmap_api import vmap
 
 
 def _tree_of_operands(x):
@@ -307,3 +311,222 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
   correction = lax_extra._tree_sub(step, stop_gradient(step))
   out = lax_extra._tree_sub(root, correction)
   return (out, aux) if has_aux else out
+
+
+# ----------------------------------------------------------------------------- Jacobians
+
+def _argnums_partial(fun, argnums, args, kwargs):
+  """``fun`` as a function of ``args[argnums]`` only, and those arguments (a tuple)."""
+  nums = api_util.diff_argnums(argnums, len(args), fun)
+
+  def partial_fun(*dyn):
+    full = list(args)
+    for i, a in zip(nums, dyn):
+      full[i] = a
+    return fun(*full, **kwargs)
+  return partial_fun, tuple(tree.tree_map(as_operand, args[i]) for i in nums)
+
+
+def _std_basis(pytree):
+  """The identity matrix, its columns shaped like the leaves of ``pytree``."""
+  leaves = tree.tree_leaves(pytree)
+  total = sum(core.get_aval(x).size for x in leaves)
+  dtype = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+  eye = Array(np.eye(total, dtype=dtype))
+  return _unravel(pytree, 1, None, eye)
+
+
+def _unravel(pytree, axis, example, arr):
+  """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree`` there,
+  each cast to the dtype of ``example`` (or of its own leaf when ``example`` is None)."""
+  leaves, treedef = tree.tree_flatten(pytree)
+  shape = core.get_aval(arr).shape if not _is_float0(arr) else arr.shape
+  axis %= len(shape)
+  pieces, start = [], 0
+  for leaf in leaves:
+    leaf_aval = core.get_aval(leaf)
+    out_shape = shape[:axis] + leaf_aval.shape + shape[axis + 1:]
+    like = leaf if example is None else example
+    if _is_float0(arr):  # the Jacobian of an integer input (allow_int) is zero
+      like_aval = core.get_aval(like)
+      pieces.append(Array(np.zeros(out_shape, like_aval.dtype), like_aval.weak_type))
+    else:
+      piece = arr if len(leaves) == 1 else lax_shapes.slice_in_dim(
+          arr, start, start + leaf_aval.size, axis=axis)
+      pieces.append(_cast_like(lax_shapes.reshape(piece, out_shape), like))
+    start += leaf_aval.size
+  return tree.tree_unflatten(treedef, pieces)
+
+
+def _cast_like(x, example):
+  # (a complex value cast to a real dtype keeps its real part, as JAX's downcast does)
+  aval = core.get_aval(example)
+  return lax_ew._convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def _check_input_dtype_jacfwd(holomorphic, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dtype):
+      raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, "
+                      f"but got {dtype.name}.")
+  elif not dtypes.is_floating(dtype):
+    raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex inputs or integer inputs, "
+                    "use jax.jvp directly.")
+
+
+def _check_output_dtype_jacfwd(holomorphic, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, but "
+                    f"got {dtype.name}.")
+
+
+def _check_input_dtype_jacrev(holomorphic, allow_int, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError("jacrev with holomorphic=True requires inputs with complex dtype, but "
+                    f"got {dtype.name}.")
+  if dtypes.is_integer(dtype) or dtype == np.bool_:
+    if not allow_int:
+      raise TypeError("jacrev requires real- or complex-valued inputs (input dtype that is "
+                      f"a sub-dtype of np.inexact), but got {dtype.name}. If you want to "
+                      "use Boolean- or integer-valued inputs, use vjp or set allow_int to "
+                      "True.")
+  elif not dtypes.is_inexact(dtype):
+    raise TypeError("jacrev requires numerical-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.bool_ or np.number), but got {dtype.name}.")
+
+
+def _check_output_dtype_jacrev(holomorphic, x):
+  dtype = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dtype):
+      raise TypeError("jacrev with holomorphic=True requires outputs with complex dtype, "
+                      f"but got {dtype.name}.")
+  elif dtypes.is_complex(dtype):
+    raise TypeError("jacrev requires real-valued outputs (output dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex outputs, use jax.vjp "
+                    "directly.")
+  elif not dtypes.is_floating(dtype):
+    raise TypeError("jacrev requires real-valued outputs (output dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. For differentiation of "
+                    "functions with integer outputs, use jax.vjp directly.")
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+  """The Jacobian of ``fun``, column by column with forward mode (vmap of jvp).
+
+  Parameters
+  ----------
+  fun : callable
+    Function of pytrees of arrays returning a pytree of arrays (or ``(out, aux)`` with
+    ``has_aux``).
+  argnums : int or tuple of int
+    The positional arguments to differentiate with respect to.
+  has_aux : bool
+    Whether ``fun`` returns auxiliary data; the result is then ``(jacobian, aux)``.
+  holomorphic : bool
+    Whether ``fun`` is holomorphic (complex inputs and outputs).
+
+  Returns
+  -------
+  callable
+    For each output leaf of shape ``out`` and input leaf of shape ``in``, an array of
+    shape ``out + in``, in the output's structure with the input's structure inside.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.jacfwd(lambda x: x ** 2)(jnp.array([1., 2.]))
+  Array([[2., 0.],
+         [0., 4.]], dtype=float32)
+  """
+  api_util.check_callable(fun)
+
+  @functools.wraps(fun)
+  def jacfun(*args, **kwargs):
+    f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+    tree.tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
+    pushfwd = functools.partial(jvp, f_partial, dyn_args, has_aux=has_aux)
+    if has_aux:
+      y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(_std_basis(dyn_args))
+    else:
+      y, jac = vmap(pushfwd, out_axes=(None, -1))(_std_basis(dyn_args))
+    tree.tree_map(functools.partial(_check_output_dtype_jacfwd, holomorphic), y)
+    example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+    jac_tree = tree.tree_map(lambda y_leaf, j: _unravel(example_args, -1, y_leaf, j), y, jac)
+    return (jac_tree, aux) if has_aux else jac_tree
+
+  return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+  """The Jacobian of ``fun``, row by row with reverse mode (vmap of vjp).
+
+  Parameters
+  ----------
+  fun : callable
+    Function of pytrees of arrays returning a pytree of arrays (or ``(out, aux)`` with
+    ``has_aux``).
+  argnums : int or tuple of int
+    The positional arguments to differentiate with respect to.
+  has_aux : bool
+    Whether ``fun`` returns auxiliary data; the result is then ``(jacobian, aux)``.
+  holomorphic : bool
+    Whether ``fun`` is holomorphic (complex inputs and outputs).
+  allow_int : bool
+    Allow integer inputs; their Jacobian blocks have dtype float0.
+
+  Returns
+  -------
+  callable
+    Structured as ``jacfwd``'s result.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.jacrev(lambda x: jnp.sin(x[0]) * x)(jnp.array([0., 2.]))
+  Array([[0., 0.],
+         [2., 0.]], dtype=float32)
+  """
+  api_util.check_callable(fun)
+
+  @functools.wraps(fun)
+  def jacfun(*args, **kwargs):
+    f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+    tree.tree_map(functools.partial(_check_input_dtype_jacrev, holomorphic, allow_int),
+                  dyn_args)
+    y, pullback, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+    tree.tree_map(functools.partial(_check_output_dtype_jacrev, holomorphic), y)
+    jac = vmap(pullback)(_std_basis(y))
+    jac = jac[0] if isinstance(argnums, int) else jac
+    example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+    jac_tree = tree.tree_map(lambda x_leaf, j: _unravel(y, 0, x_leaf, j), example_args, jac)
+    jac_tree = tree.tree_transpose(tree.tree_structure(example_args), tree.tree_structure(y),
+                                   jac_tree)
+    return (jac_tree, *aux) if has_aux else jac_tree
+
+  return jacfun
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+  """The Hessian of ``fun`` as a dense array (``jacfwd(jacrev(fun))``).
+
+  For an input leaf of shape ``in`` and an output leaf of shape ``out`` the block has
+  shape ``out + in + in``; pytrees nest as in ``jacfwd``.
+
+  Examples
+  --------
+  >>> import jaxlite as jax, jaxlite.numpy as jnp
+  >>> jax.hessian(lambda x: jnp.sum(x ** 3))(jnp.array([1., 2.]))
+  Array([[ 6.,  0.],
+         [ 0., 12.]], dtype=float32)
+  """
+  return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                has_aux=has_aux, holomorphic=holomorphic)

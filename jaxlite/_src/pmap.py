@@ -23,7 +23,7 @@ from jaxlite._src.array import as_operand
 from jaxlite._src.lax import shapes
 from jaxlite._src.sharding import Mesh, PartitionSpec
 from jaxlite._src.sharding_map import MeshProgram
-from jaxlite._src.vmap_api import _check_callable, _flatten_axes
+from jaxlite._src.vmap_api import _flatten_axes
 
 __all__ = ["pmap"]
 
@@ -188,7 +188,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
   >>> jax.pmap(lambda x: x / jax.lax.psum(x, 'i'), axis_name='i')(jnp.ones(1))
   Array([1.], dtype=float32)
   """
-  _check_callable(fun)
+  api_util.check_callable(fun)
   if isinstance(static_broadcasted_argnums, int):
     static_broadcasted_argnums = (static_broadcasted_argnums,)
   if global_arg_shapes is not None:
