@@ -14,7 +14,7 @@ from jaxlite._src import backends
 from jaxlite._src import core
 from jaxlite._src import transfer_guard
 from jaxlite._src import tree
-from jaxlite._src.array import ARRAY_TYPES, Array
+from jaxlite._src.array import Array
 from jaxlite._src.core import ShapeDtypeStruct, Tracer
 from jaxlite._src.numpy.util import as_operand
 from jaxlite._src.transforms import ad, batching, staging
@@ -157,7 +157,7 @@ def device_get(x):
 
 def block_until_ready(x):
   """Wait until every array in pytree ``x`` is computed; returns ``x``."""
-  if type(x) in ARRAY_TYPES:   # the common case, without a pytree walk
+  if type(x) is Array:   # the common case, without a pytree walk
     return x.block_until_ready()
   for leaf in tree.tree_leaves(x):
     if isinstance(leaf, Array):

@@ -316,7 +316,7 @@ def check_donated_once(leaves, donate):
   would be gone while read): XLA's error, raised before anything runs on any tier."""
   first = {}
   for i, x in enumerate(leaves):
-    if type(x) in ARRAY_TYPES:
+    if type(x) is Array:
       j = first.setdefault(id(x), i)
       if j != i and (j in donate or i in donate):
         if i in donate and j in donate:
@@ -343,7 +343,7 @@ def delete_donated(leaves, donate):
   were donated to, they are gone on every tier, as in JAX (other values are untouched)."""
   for i in donate:
     x = leaves[i]
-    if type(x) in ARRAY_TYPES:
+    if type(x) is Array:
       x.delete(_donated=True)
 
 
@@ -352,13 +352,12 @@ def check_not_donated(leaves):
   consumed by an earlier donating call (its executable rejects the donated buffer; a
   call that traces first, or an Array deleted by hand, gets the ``RuntimeError``)."""
   for i, x in enumerate(leaves):
-    if type(x) in ARRAY_TYPES and x._buf.__class__ is _Deleted and x._buf.donated:
+    if type(x) is Array and x._buf.__class__ is _Deleted and x._buf.donated:
       raise ValueError(f"INVALID_ARGUMENT: Invalid buffer passed to Execute() as argument "
                        f"{i} to replica 0: INVALID_ARGUMENT: Buffer has been deleted or "
                        "donated.")
 
 
-ARRAY_TYPES = (Array,)   # for ``type(x) in ARRAY_TYPES`` checks
 _new_array = object.__new__
 
 

@@ -14,7 +14,7 @@ from collections import deque
 import numpy as np
 
 from jaxlite._src import core
-from jaxlite._src.array import ARRAY_TYPES, check_donated_once, delete_donated
+from jaxlite._src.array import Array, check_donated_once, delete_donated
 from jaxlite._src.passes import dce
 from jaxlite._src.sharding import NamedSharding
 
@@ -76,7 +76,7 @@ def mesh_donation(leaves, aliases, shardings):
   (the previous step's outputs); as in JAX, an argument that must be resharded first is
   copied into new shards, and only those are donated, so it stays alive."""
   return [i for i in range(len(leaves)) if aliases[i] is not None
-          and type(leaves[i]) in ARRAY_TYPES and leaves[i]._placed is not None
+          and type(leaves[i]) is Array and leaves[i]._placed is not None
           and leaves[i]._placed.sharding == shardings[i]]
 
 

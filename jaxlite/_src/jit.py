@@ -28,7 +28,7 @@ from jaxlite._src import compiler
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import tree
-from jaxlite._src.array import (ARRAY_TYPES, Array, check_donated_once, committed_device,
+from jaxlite._src.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
                                 in_device_memory, placement)
 from jaxlite._src import backends
@@ -426,23 +426,22 @@ class PjitFunction:
         and (core.eager_everywhere or core._context.trace is core.eval_trace)):
       leaves, key, bufs = args, [], []
       for a in args:
-        cls = type(a)
-        if cls is not Array:
-          leaves, key, bufs = [], [], None
-          if not arguments.nested_key(args, leaves, key):
-            return self._call(args, kwargs)
-          break
-        buf = a._buf   # (the key as arguments.nested_key builds it)
-        if buf is not None and a._placed is None:
-          key.append((buf.spec, a.weak_type))
-        elif (value := a._host) is not None:
-          key.append(((value.shape, value.dtype), a.weak_type))
-        else:   # committed to a device: its key names the device
-          leaves, key, bufs = [], [], None
-          if not arguments.nested_key(args, leaves, key):
-            return self._call(args, kwargs)
-          break
-        bufs.append(buf)
+        if type(a) is Array:   # (the key as arguments.nested_key builds it)
+          buf = a._buf
+          if buf is not None and a._placed is None:
+            key.append((buf.spec, a.weak_type))
+            bufs.append(buf)
+            continue
+          value = a._host
+          if value is not None:
+            key.append(((value.shape, value.dtype), a.weak_type))
+            bufs.append(buf)
+            continue
+        # containers, and Arrays committed to a device (their key names it)
+        leaves, key, bufs = [], [], None
+        if not arguments.nested_key(args, leaves, key):
+          return self._call(args, kwargs)
+        break
       entry = self._fast_cache.get(tuple(key))
       if entry is not None:
         if entry.commit_to is not None:
@@ -579,7 +578,7 @@ class PjitFunction:
     t0 = time.perf_counter()
     if run.__class__ is _XlaDispatch:
       bufs = [arguments.leaf_device_value(x, run.client) for x in leaves]
-      consumed = [i for i in entry.donate if type(leaves[i]) in ARRAY_TYPES
+      consumed = [i for i in entry.donate if type(leaves[i]) is Array
                   and bufs[i].donatable(not leaves[i]._on_device)]
       outs = run.execute_donating(bufs, consumed)
       outs = list(map(from_device, outs, entry.out_weak))

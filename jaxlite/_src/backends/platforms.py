@@ -151,7 +151,7 @@ class Backend:
   def live_arrays(self) -> list:
     """The live Arrays whose value is on this platform."""
     import gc
-    return [x for x in gc.get_objects() if type(x) in ARRAY_TYPES and not x.is_deleted()
+    return [x for x in gc.get_objects() if type(x) is Array and not x.is_deleted()
             and any(d.platform == self.platform for d in x.devices())]
 
   def put(self, value, device: Device | None = None):
@@ -162,7 +162,7 @@ class Backend:
   def buffer_of(self, x, client):
     """``x`` (an Array or a host value) as a buffer of PJRT ``client``, transferring it
     where it lives elsewhere (the transfer guard watches values the user gave)."""
-    if type(x) in ARRAY_TYPES:
+    if type(x) is Array:
       buf = x._buf
       if buf is not None and buf.client is client:
         return buf
@@ -178,7 +178,7 @@ class Backend:
   def adopt(self, x):
     """``x`` on this backend's first device, uncommitted: an Array held in host memory or
     by another platform is transferred (a guarded transfer); anything else is ``x``."""
-    if type(x) not in ARRAY_TYPES:
+    if type(x) is not Array:
       return x
     client = self.pjrt_client()
     buf = x._buf
@@ -226,7 +226,7 @@ class Backend:
             return _committed_to(committed, prim, args, params)
         buf = x._buf
         if buf is None:
-          value = x._host if x._placed is None else x._value
+          value = x._value
           key.append(((value.shape, value.dtype), x.weak_type))
         else:
           key.append((buf.spec, x.weak_type))
@@ -301,7 +301,7 @@ def _describe(x) -> str:
 
 
 # Imported after Array for these names (array.py defines both).
-from jaxlite._src.array import ARRAY_TYPES, _Deleted  # noqa: E402
+from jaxlite._src.array import _Deleted  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- platforms

@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
-from jaxlite._src.array import ARRAY_TYPES, Array
+from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
@@ -60,7 +60,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
   if isinstance(object, (Array, Tracer)):
     # an eager copy owns a buffer of its own, since DLPack can hand buffers to writers;
     # a traced value is a fresh value already (jaxlite has no copy primitive)
-    if not (copy and type(object) in ARRAY_TYPES):
+    if not (copy and type(object) is Array):
       out = object
     elif device is not None:
       out = device.copy(object)
