@@ -15,7 +15,8 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import core, jit as jit_module, passes, tiers
+from jaxlite._src import core, passes, tiers
+from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.backends import background, compile_server
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
@@ -140,7 +141,7 @@ def test_the_auto_race_times_xla_in_the_server_and_loads_it_here_when_it_wins(mo
   [times] = served[entry]   # (races of earlier tests' functions may finish meanwhile)
   assert len(times) == tiers.Race.TRIALS and all(t > 0 for t in times)
   assert entry.xla_text.startswith("module") and "stablehlo" in entry.xla_text
-  assert type(entry.run) is jit_module._XlaDispatch   # deserialized in this process
+  assert type(entry.run) is XlaDispatch   # deserialized in this process
   _check(f(_X, _W))
   _check(f(_X * 1, _W * 1))
   assert compile_server.server() is server   # one server, kept
@@ -192,13 +193,13 @@ def _xla_always_wins(monkeypatch):
   jit cache entry."""
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
   served = collections.defaultdict(list)
-  trial_times = jit_module._RemoteXla.trial_times
+  trial_times = tiers.RemoteXla.trial_times
 
   def xla_wins(self, race, leaves):
     served[self.entry].append(trial_times(self, race, leaves))
     return [0.0] * race.TRIALS
 
-  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", xla_wins)
+  monkeypatch.setattr(tiers.RemoteXla, "trial_times", xla_wins)
   _verdict_for_xla(monkeypatch)
   return served
 
@@ -222,7 +223,7 @@ def test_an_executable_the_server_found_in_the_persistent_cache_runs_here(monkey
       f = _fresh_auto_function()
       _check(_settle(f, _X, _W))
       entry, = f._cache.values()
-      assert entry.tier == "xla" and type(entry.run) is jit_module._XlaDispatch, entry.tier_note
+      assert entry.tier == "xla" and type(entry.run) is XlaDispatch, entry.tier_note
       _check(f(_X, _W))
       _check(f(_X + 0, _W))
       notes.append(entry.tier_note)
@@ -236,13 +237,13 @@ def test_a_loss_in_the_server_keeps_tier_0_without_loading_xla_here(monkeypatch)
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
   # (per jit cache entry: races of earlier tests' functions may finish meanwhile)
   loads, raced_on, jobs = [], collections.defaultdict(list), collections.defaultdict(list)
-  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", lambda self, race, leaves: (
+  monkeypatch.setattr(tiers.RemoteXla, "trial_times", lambda self, race, leaves: (
       raced_on[self.entry].append([np.asarray(x) for x in leaves]) or [1.0] * race.TRIALS))
-  monkeypatch.setattr(jit_module._RemoteXla, "load",
+  monkeypatch.setattr(tiers.RemoteXla, "load",
                       lambda self, race, leaves: loads.append(1))
   submit = tiers.submit
   monkeypatch.setattr(tiers, "submit", lambda fn, *args, **kw: (
-      jobs[getattr(fn, "__self__", None)].append(fn) or submit(fn, *args, **kw)))
+      jobs[args[0]].append(fn) or submit(fn, *args, **kw)))   # (args[0]: the entry)
   server = compile_server.server()
   assert server is not None, compile_server.failure()
   _idle_compile_thread()   # (so that the caller sends the request: see below)
@@ -497,8 +498,8 @@ def test_a_program_that_calls_back_into_python_is_compiled_here(monkeypatch):
 def test_an_executable_from_the_server_keeps_its_donation(monkeypatch):
   monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)
   monkeypatch.setattr(tiers.Race, "CALLER_CALLS", 10**9)   # tier 0 runs trials here
-  trial_times = jit_module._RemoteXla.trial_times
-  monkeypatch.setattr(jit_module._RemoteXla, "trial_times", lambda self, race, leaves: (
+  trial_times = tiers.RemoteXla.trial_times
+  monkeypatch.setattr(tiers.RemoteXla, "trial_times", lambda self, race, leaves: (
       trial_times(self, race, leaves), [0.0] * race.TRIALS)[1])   # XLA wins
   _verdict_for_xla(monkeypatch)
   f = jax.jit(lambda a, b: a * 2.0 + b, donate_argnums=0)
@@ -631,16 +632,16 @@ _POOLS_SCRIPT = textwrap.dedent("""
     import os, sys, time
     import numpy as np
     import jaxlite as jax, jaxlite.numpy as jnp
-    from jaxlite._src import jit as jit_module, tiers
+    from jaxlite._src import tiers
     from jaxlite._src.backends import background, xla
     tiers.Probe.BUDGET = 0.0   # the first call starts the race
     xla.POOL_PER_CPU_FROM = float(sys.argv[1])   # 0: every winner runs long enough
-    server_trial_times = jit_module._RemoteXla.trial_times
+    server_trial_times = tiers.RemoteXla.trial_times
 
     def xla_wins(self, race, leaves):   # the server's real figures stay in self.result
       server_trial_times(self, race, leaves)
       return [0.0] * race.TRIALS
-    jit_module._RemoteXla.trial_times = xla_wins
+    tiers.RemoteXla.trial_times = xla_wins
 
     def verdict_for_xla(race):
       with race.lock:

@@ -64,8 +64,11 @@ def test_the_probe_starts_xla_after_two_early_calls_in_a_row_or_its_budget(monke
   monkeypatch.setattr(tiers.Probe, "prepare", lambda self: True)   # (no jaxpr here)
 
   class Entry:
-    def start_xla(self, name, run, values, program, lost_races):
-      self.started = (len(taken), values)
+    pass
+
+  def start_race(entry, name, run, values, program, lost_races):
+    entry.started = (len(taken), values)
+  monkeypatch.setattr(tiers, "start_race", start_race)
 
   def probe_with_calls_taking(*seconds):
     entry = Entry()
@@ -104,8 +107,8 @@ def test_the_probe_prepares_in_its_first_call_only_a_race_expected_early(monkeyp
                       lambda self: prepared.append(self.calls) or True)
 
   class Entry:
-    def start_xla(self, *args):
-      self.started = True
+    pass
+  monkeypatch.setattr(tiers, "start_race", lambda entry, *args: setattr(entry, "started", True))
   early = tiers.Probe.BUDGET / tiers.Probe.EARLY_CALLS
   for first, expected in ((early * 1.1, [1]), (early * 0.9, [])):
     prepared.clear()

@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
 from jaxlite import lax  # noqa: E402
-from jaxlite._src import jit as jit_module, tiers  # noqa: E402
+from jaxlite._src import tiers  # noqa: E402
 from jaxlite._src.backends import background, compile_server  # noqa: E402
 
 STEPS = []   # (start, end, name): the race's steps, in this process
@@ -73,13 +73,13 @@ def _load_steps():
 _loaded = False
 
 
-_step(jit_module._Entry, "start_xla", "start_xla (the call that earned the race)")
+_step(tiers, "start_race", "start_race (the call that earned the race)")
 _step(compile_server.Server, "send", "send the request")
 _step(compile_server.Server, "reply", "wait for and read the server's answer")
-_step(jit_module._RemoteXla, "load", "load the winner (client, deserialize, warm-up)")
+_step(tiers.RemoteXla, "load", "load the winner (client, deserialize, warm-up)")
 _step(tiers.Race, "warm_up", "warm-up runs")
 _step(background, "put_back", "the background threads' CPUs given back")
-_step(tiers.Race, "_decide", "the winner installed")
+_step(tiers.Race, "_install", "the winner installed")
 
 
 def record(name, fn, calls, watch, with_queued):

@@ -14,7 +14,6 @@ import inspect
 import logging
 import operator
 import os
-import statistics
 import threading
 import time
 import warnings
@@ -25,14 +24,13 @@ import numpy as np
 from jaxlite._src import api_util
 from jaxlite._src import arguments
 from jaxlite._src import compiler
+from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src import core
-from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
                                 in_device_memory, placement)
 from jaxlite._src import backends
-from jaxlite._src.backends import compile_server
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.config import config
@@ -53,33 +51,6 @@ def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
           config.jax_numpy_dtype_promotion, target, config.jax_default_matmul_precision,
           commit_to)
-
-
-class _XlaDispatch:
-  """The XLA tier serving a signature. The jit call paths use ``execute_device``:
-  buffers of device-backed arguments go in as they are and the outputs come back as
-  device buffers, not waited for (asynchronous dispatch). Called with NumPy values it
-  runs synchronously and returns NumPy arrays (``Compiled``, the tier race: the race
-  times XLA including the wait for its results and their transfer)."""
-  __slots__ = ("executable", "execute_device", "client", "consts")
-
-  def __init__(self, executable, consts=()):
-    self.executable = executable
-    self.client = executable.loaded.client   # whose buffers its arguments must be
-    # the buffers of constants that live on a device, its leading parameters (``_hoist``)
-    self.consts = list(consts)
-    if self.consts:
-      run, before = executable.execute_device, self.consts
-      self.execute_device = lambda bufs: run(before + list(bufs))
-    else:
-      self.execute_device = executable.execute_device
-
-  def __call__(self, *values):
-    return self.executable(*self.consts, *values)
-
-  def execute_donating(self, bufs, donate):
-    n = len(self.consts)
-    return self.executable.execute_donating(self.consts + list(bufs), [i + n for i in donate])
 
 
 def _hoist(closed, donation):
@@ -109,7 +80,13 @@ def _describe(sig):
 
 
 class _Entry:
-  """One signature of one jitted function: its jaxpr, executable and statistics."""
+  """One signature of one jitted function: its jaxpr, executable and statistics.
+
+  ``run`` is the executable its calls dispatch to (``compiler``'s kinds). The tier policy
+  (``tiers.POLICIES``) chooses it: ``prepare`` makes the first, with ``compile_numpy`` and
+  ``compile_xla``, and under ``auto`` the policy's probe and race replace it later, and
+  keep its tier fields (``tier``, ``tier_ms``, ``tier_note``, ``compiling``,
+  ``review_at``, ``race``) up to date."""
   # (its cache hits are its calls but the first, which traced it: no counter needed)
   __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
@@ -156,33 +133,32 @@ class _Entry:
 
   def _prepare(self, name, policy):
     self.optimized = passes.optimize(self.jaxpr)
-    if policy == "xla" or self.key[6] is not None:   # a device runs XLA's only
-      self.run = self._compile_xla(name)
-      self.tier = "xla"
-      return
+    if self.key[6] is not None:   # a device runs XLA's only
+      policy = "xla"
+    self.run = tiers.POLICIES[policy].prepare(self, name)
+
+  def compile_numpy(self, name):
+    """Compile tier 0 (a compile for the 'cpu' platform: it runs on the host)."""
     t0 = time.perf_counter()
-    # Tier 0 runs on the host: a compile for the 'cpu' platform.
     run, self.source = compiler.backend_compile_and_load(
         _CPU, codegen.compile_jaxpr, self.optimized, name)
     self._record_compile("numpy", name, (time.perf_counter() - t0) * 1e3)
-    self.tier = "numpy"
-    # Under `auto`, tier 0 runs at once and is watched: once this signature has spent
-    # enough time executing, XLA compiles it in the background and the tiers race.
-    self.run = tiers.Probe(self, name, run) if policy == "auto" else run
+    return run
 
   def _record_compile(self, tier, name, ms, where=""):
     self.compile_ms[tier] = ms
     if config.jax_log_compiles:
       logger.warning("Compiling %s for tier %s in %.2f ms%s", name, tier, ms, where)
 
-  def _record_xla(self, name, ms, text, from_disk_cache, where=""):
+  def record_xla(self, name, ms, text, from_disk_cache, where=""):
     """Record an XLA compile (here or in the compile server): its time, its StableHLO."""
     self._record_compile("xla", name, ms, where)
     if from_disk_cache:
       self.tier_note = "xla executable loaded from the persistent compile cache"
     self.xla_text = text
 
-  def _compile_xla(self, name):
+  def compile_xla(self, name):
+    """Compile XLA for the signature's device (None: the host's): an ``XlaDispatch``."""
     t0 = time.perf_counter()
     target = self.key[6]
     closed, donation, consts = _hoist(self.optimized, self.donation)
@@ -193,169 +169,10 @@ class _Entry:
       executable = compiler.backend_compile_and_load(
           compiler.Backend(target.platform), tiers.compile_xla, closed, name, donation,
           target.pjrt_client())
-    self._record_xla(name, (time.perf_counter() - t0) * 1e3, executable.as_text(),
+    self.record_xla(name, (time.perf_counter() - t0) * 1e3, executable.as_text(),
                      executable.from_disk_cache)
     client = executable.loaded.client
-    return _XlaDispatch(executable, [arguments.leaf_device_value(c, client) for c in consts])
-
-  def start_xla(self, name, numpy_run, values, program, lost_races):
-    """Compile XLA in the background and race it against ``numpy_run`` on ``values``
-    (the NumPy arguments of the call that earned it; immutable, so safe to keep);
-    ``program`` (None: XLA races in this process) and ``lost_races``:
-    ``tiers.Probe.prepare``'s.
-
-    The race's Python that must run in this process before XLA compiles, and that
-    ``prepare`` did not do, runs here, on the caller's thread, in the call that earned the
-    race: the compile server's request (the call's values pickled), its placement and
-    its sending. On the compile thread it took the GIL from the caller's next call in
-    many turns, slowing that call several times over (benchmarks/README.md, fourteenth
-    pass). Nothing here is the caller's error: should it fail, tier 0 keeps serving and
-    the signature's note says why."""
-    try:
-      self._start_xla(name, numpy_run, values, program, lost_races)
-    except Exception as e:
-      self.compiling = False
-      self.tier_note = f"the race with XLA did not start: {type(e).__name__}: {e}"
-      logger.debug("%s: %s", name, self.tier_note)
-
-  def _start_xla(self, name, numpy_run, values, program, lost_races):
-    request = None   # where there is none, XLA compiles and races in this process
-    if program is not None and compile_server.wanted():
-      try:
-        request = compile_server.request(
-            self.optimized, name, self.donation, list(map(np.asarray, values)),
-            tiers.Race.WARMUP, tiers.Race.WARMUP_BUDGET, tiers.Race.TRIALS, program)
-      except compile_server.ServerError as e:
-        logger.debug("%s: racing XLA in this process: %s", name, e)
-    server = compile_server.running()
-
-    def send_ahead(where):
-      """Send the request here when the compile thread is idle and the pipe has room:
-      that thread then only waits for the answer. Taking it over woke that thread into
-      Python (0.4-0.6 ms of it) while the caller's next call ran."""
-      if request is None or server is None:
-        return None
-      try:
-        return server if server.send(request, where, block=False) else None
-      except compile_server.ServerError:
-        return None
-    self.compiling = True
-    tiers.submit(self._background_xla, name, numpy_run, values, lost_races, request,
-                 ahead=send_ahead)
-
-  def _background_xla(self, name, numpy_run, values, lost_races, request, sent_to):
-    """The compile thread's side of ``start_xla``; ``sent_to``: the server the caller
-    sent the request to, whose answer this reads (None: not sent)."""
-    try:
-      race = self._race_with_xla(name, numpy_run, lost_races, request, sent_to)
-      if race is not None and not race.effectful:
-        race.run_trials([Array(np.asarray(v), a.weak_type)
-                         for v, a in zip(values, self.jaxpr.in_avals)])
-    finally:
-      self.compiling = False
-      if sent_to is not None and sent_to.owed:   # unread (the race ended otherwise):
-        try:                                     # the server serves nothing else until
-          sent_to.reply()                        # it is read
-        except compile_server.ServerError:
-          pass
-
-  def _race_with_xla(self, name, numpy_run, lost_races=None, request=None, sent_to=None):
-    """Install the race between tier 0 and XLA (None where XLA is unavailable); it
-    remembers a clear loss of XLA's in ``lost_races`` (a ``tiers.LostRaces``). With a
-    ``request`` (``compile_server.request``), XLA compiles and runs its trials in the
-    compile server; ``sent_to``: the server it was sent to already."""
-    out_weak = self.out_weak
-
-    def numpy_call(leaves):
-      return list(map(Array, numpy_run(*map(arguments.leaf_value, leaves)), out_weak))
-    # (a function with effects alternates the tiers on real calls, in this process)
-    effectful = tiers.has_effects(self)
-    server = sent_to or (None if request is None else compile_server.server())
-    if server is not None:   # XLA compiles and runs its trials there
-      xla = _RemoteXla(self, name, server, request, sent=sent_to is not None)
-    elif not tiers.xla_available():
-      self.tier_note = "no XLA plugin: the NumPy tier only"
-      return None
-    else:
-      try:
-        xla = self.xla_tier(self._compile_xla(name))
-      except Exception as e:  # the NumPy tier keeps serving; say why in the stats
-        self.tier_note = f"xla unavailable for this function: {type(e).__name__}: {e}"
-        logger.debug("%s: %s", name, self.tier_note)
-        return None
-    self.run = race = tiers.Race(self, {"numpy": (numpy_run, numpy_call), "xla": xla},
-                                 effectful, lost_races=lost_races)
-    return race
-
-  def xla_tier(self, xla_run):
-    """The race's ``(run, call)`` of the XLA executable ``xla_run`` (an _XlaDispatch)."""
-    out_weak = self.out_weak
-
-    def xla_call(leaves):
-      bufs = xla_run.execute_device([arguments.leaf_device_value(x, xla_run.client)
-                                     for x in leaves])
-      for buf in bufs:
-        buf.block_until_ready()   # timed to completion, as tier 0 is
-      return list(map(from_device, bufs, out_weak))
-    return xla_run, xla_call
-
-
-class _RemoteXla:
-  """The race's XLA tier when the compile server compiles and times it
-  (``compile_server``): this process loads the executable only if it wins. Where the
-  server cannot take the jaxpr, XLA compiles and runs its trials here, as without one."""
-
-  GLUE = 50e-6   # seconds of Python a run here takes on top of the server's run
-
-  def __init__(self, entry, name, server, request, sent=False):
-    self.entry, self.name, self.server, self.request = entry, name, server, request
-    self.sent = sent   # whether the request went already (its answer is still to read)
-    self.result = None
-    self.here = None   # (run, call) when XLA raced in this process after all
-
-  def trial_times(self, race, leaves):
-    """XLA's times on ``leaves`` (the ``request``'s values), warm-up done
-    (``Race.trial_times``'s contract)."""
-    entry = self.entry
-    try:
-      t0 = time.perf_counter()
-      self.result = r = self.server.reply() if self.sent else self.server.compete(
-          self.request)
-    except compile_server.ServerError as e:
-      if compile_server.exiting:
-        raise
-      logger.debug("%s: racing XLA in this process: %s", self.name, e)
-      if not tiers.xla_available():
-        raise RuntimeError("no XLA plugin") from None
-      self.here = entry.xla_tier(entry._compile_xla(self.name))
-      return race.trial_times(self.here[1], leaves)
-    entry._record_xla(self.name, r["compile_s"] * 1e3, r["text"], r["from_disk_cache"],
-                      f" (compile server, {(time.perf_counter() - t0) * 1e3:.2f} ms in all)")
-    return r["times"]
-
-  def load(self, race, leaves):
-    """The winner's ``(run, call)`` in this process, warmed up."""
-    if self.here is not None:
-      return self.here
-    entry, r = self.entry, self.result
-    if r["executable"] is None:   # the plugin could not serialize it: compile it here
-      run = entry._compile_xla(self.name)
-    else:
-      from jaxlite._src.backends import xla
-      # (the first winner this process loads makes its client: one that runs long enough
-      # gets a pool thread per CPU, ``xla.client``)
-      if not tiers.xla_available(min(r["times"]) >= xla.POOL_PER_CPU_FROM):
-        raise RuntimeError(f"the XLA tier is not available here: "
-                           f"{backends.xla_state.get('reason')}")
-      run = _XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
-                                         entry.donation, r.get("call_code")))
-    self.here = entry.xla_tier(run)
-    # Warm only until a run is about as fast as in the server, since each run takes the
-    # GIL from a caller's call twice (the run, the wait); a process's first executable
-    # needs the most runs.
-    race.warm_up(self.here[1], leaves, warm=1.5 * min(r["times"]) + self.GLUE)
-    return self.here
-
+    return XlaDispatch(executable, [arguments.leaf_device_value(c, client) for c in consts])
 
 _CPU = compiler.Backend("cpu")
 _FOLLOW = object()   # a jitted function's target: the default device's backend
@@ -452,7 +269,7 @@ class PjitFunction:
         run = entry.run
         t0 = time.perf_counter()
         try:
-          if run.__class__ is _XlaDispatch:  # outputs stay on the device, not waited for
+          if run.__class__ is XlaDispatch:  # outputs stay on the device, not waited for
             if bufs is None or None in bufs:
               bufs = [a._to_device(run.client) if a._buf is None else a._buf
                       for a in leaves]
@@ -560,7 +377,7 @@ class PjitFunction:
         self._fast_flags = config.generation
       self._fast_cache[tuple(key)] = entry
     t0 = time.perf_counter()
-    if run.__class__ is _XlaDispatch:
+    if run.__class__ is XlaDispatch:
       outs = run.execute_device([arguments.leaf_device_value(x, run.client) for x in leaves])
       entry.exec_s.append(time.perf_counter() - t0)
       return tree.tree_unflatten(entry.out_tree, list(map(from_device, outs, entry.out_weak)))
@@ -576,7 +393,7 @@ class PjitFunction:
     which writes outputs into them, when nothing else can see their memory."""
     check_donated_once(leaves, entry.donate)
     t0 = time.perf_counter()
-    if run.__class__ is _XlaDispatch:
+    if run.__class__ is XlaDispatch:
       bufs = [arguments.leaf_device_value(x, run.client) for x in leaves]
       consumed = [i for i in entry.donate if type(leaves[i]) is Array
                   and bufs[i].donatable(not leaves[i]._on_device)]

@@ -1,11 +1,21 @@
-"""Which compiler tier runs a jitted signature.
+"""Which compiler tier runs a jitted signature: the tier policy, an object ``jit`` calls.
 
-Policies: ``numpy`` (tier 0 only), ``xla`` (tier 1, compiled before the first call
-returns) and ``auto`` (the default): calls run tier 0 at once, and once a signature has
-spent long enough executing (or two calls in a row say it soon will) XLA compiles it on a
-background thread; then calls alternate between the tiers and the signature keeps
-whichever measured faster. Functions too cheap to gain anything never pay for XLA. ``jit(f, backend=...)`` pins a policy
-per function; ``jaxlite.config.update("jaxlite_tier", ...)`` or ``JAXLITE_TIER`` globally.
+``jit`` caches signatures and dispatches their executables (``compiler``'s three kinds);
+choosing the executable is this module's. Each policy has ``prepare(entry, name)``, which
+returns the executable a signature's calls start on:
+
+- ``numpy``: tier 0 only;
+- ``xla``: tier 1, compiled before the first call returns;
+- ``auto`` (the default): tier 0 at once, watched by a ``Probe``; once the signature has
+  spent long enough executing (or two calls in a row say it soon will), XLA compiles it
+  on a background thread (``start_race``), then a ``Race`` times both tiers and installs
+  the faster as the signature's executable. Functions too cheap to gain anything never
+  pay for XLA.
+
+``jit(f, backend=...)`` pins a policy per function; ``jaxlite.config.update("jaxlite_tier",
+...)`` or ``JAXLITE_TIER`` globally. The numbers the policy is tuned with live in
+``tuning``. The entry a policy works on is jit's ``_Entry``: its jaxprs, statistics and
+``run`` (the executable), and its ``compile_numpy`` / ``compile_xla``.
 """
 from __future__ import annotations
 
@@ -20,17 +30,22 @@ import threading
 import time
 import weakref
 
+import numpy as np
+
+from jaxlite._src import arguments
 from jaxlite._src import backends
+from jaxlite._src import tuning
+from jaxlite._src.array import Array, from_device
 from jaxlite._src.backends import background
 from jaxlite._src.backends import compile_server
 from jaxlite._src.backends import disk_cache
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
+from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.config import config
 from jaxlite._src.passes import dce
 
 logger = logging.getLogger("jaxlite")
 
-POLICIES = ("auto", "numpy", "xla")
 _BACKEND_ALIASES = {None: None, "auto": "auto", "numpy": "numpy", "xla": "xla",
                     "cpu": "xla", "gpu": "xla", "cuda": "xla", "tpu": "xla"}
 
@@ -69,7 +84,7 @@ def placement_target(backend, device):
 def default_policy() -> str:
   policy = config.jaxlite_tier
   if policy not in POLICIES:
-    raise ValueError(f"jaxlite_tier must be one of {POLICIES}, got {policy!r}.")
+    raise ValueError(f"jaxlite_tier must be one of {tuple(POLICIES)}, got {policy!r}.")
   return policy
 
 
@@ -81,6 +96,34 @@ def compile_xla(closed, name, donation=None, on=None):
     reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
   return xla.compile(closed, name, donation, on)
+
+
+class NumpyTier:
+  """The ``numpy`` policy: tier 0 serves every call."""
+
+  def prepare(self, entry, name):
+    entry.tier = "numpy"
+    return entry.compile_numpy(name)
+
+
+class XlaTier:
+  """The ``xla`` policy (and any device's): XLA compiles before the first call returns."""
+
+  def prepare(self, entry, name):
+    entry.tier = "xla"
+    return entry.compile_xla(name)
+
+
+class AutoTiers:
+  """The ``auto`` policy: tier 0 serves at once, and a ``Probe`` watches its calls for
+  a signature that earns a race with XLA."""
+
+  def prepare(self, entry, name):
+    entry.tier = "numpy"
+    return Probe(entry, name, entry.compile_numpy(name))
+
+
+POLICIES = {"auto": AutoTiers(), "numpy": NumpyTier(), "xla": XlaTier()}
 
 
 # every live jitted function (jit adds itself), for settled(), the profiler and
@@ -121,7 +164,7 @@ class _Worker:
       task = self.queue.get()
       if task is None or self.stopping:
         return
-      fn, args, caller, placement, _ = task
+      fn, args, caller, placement = task[:4]
       try:
         if placement is _UNPLACED:   # (the caller found this thread busy)
           placement = background.keep_away(caller, threading.get_native_id())
@@ -152,14 +195,14 @@ _worker_lock = threading.Lock()
 _UNPLACED = object()   # a task whose caller left placing the background work to it
 
 
-def submit(fn, *args, ahead=None):
+def submit(fn, *args, ahead=None, on_cancel=None):
   """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU.
 
   When that thread is idle, this thread places it (``background.keep_away``) and, with
   ``ahead``, calls ``ahead(where)`` (``where``: ``background.placement`` of the task)
   before handing the task over, atomically with respect to other submits; ``fn`` gets its
   result as a last argument (None when the compile thread was busy and ``ahead`` was not
-  called)."""
+  called). ``on_cancel()`` runs if ``cancel_pending`` drops the task."""
   global _worker
   caller = threading.get_native_id()
   with _worker_lock:
@@ -176,7 +219,8 @@ def submit(fn, *args, ahead=None):
     else:
       placement, done = _UNPLACED, None
     # (a task whose ``ahead`` did something is never cancelled: ``fn`` must follow it up)
-    _worker.queue.put((fn, (*args, done) if ahead else args, caller, placement, bool(done)))
+    _worker.queue.put((fn, (*args, done) if ahead else args, caller, placement, bool(done),
+                       on_cancel))
 
 
 def cancel_pending():
@@ -194,12 +238,11 @@ def cancel_pending():
     if task is None or task[4]:   # the stop sentinel, or a task that must run
       kept.append(task)
       continue
-    fn, placement = task[0], task[3]
+    placement, on_cancel = task[3], task[5]
     if isinstance(placement, background.Placement):   # placed by its caller
       background.put_back(placement)
-    owner = getattr(fn, "__self__", None)   # a jit cache entry's XLA compile and race
-    if owner is not None:
-      owner.compiling = False
+    if on_cancel is not None:
+      on_cancel()
   for task in kept:
     _worker.queue.put(task)
 
@@ -219,9 +262,9 @@ class Probe:
   several times over. A signature whose first call is early is prepared in that call;
   the others are prepared when they earn the race: most never do, and preparing slows
   every retrace (fifteenth pass)."""
-  BUDGET = 50e-3        # seconds of execution that earn a race
-  EARLY_CALLS = 200     # the first calls, whose latency matters most (issue 19's stalls)
-  MAX_CALLS = 10_000    # cheap and frequent enough that nothing is gained: stop watching
+  BUDGET = tuning.PROBE_BUDGET
+  EARLY_CALLS = tuning.PROBE_EARLY_CALLS
+  MAX_CALLS = tuning.PROBE_MAX_CALLS
 
   def __init__(self, entry, name, run):
     self.entry, self.name, self.run = entry, name, run
@@ -242,7 +285,8 @@ class Probe:
       if (early and self.early) or self.total >= self.BUDGET:
         if self.prepare():   # (its trials run on these arguments)
           self.entry.run = self.run
-          self.entry.start_xla(self.name, self.run, args, self.program, self.lost_races)
+          start_race(self.entry, self.name, self.run, args, self.program,
+                     self.lost_races)
       elif self.calls >= self.MAX_CALLS:
         self.entry.run = self.run
       elif self.calls == 1 and self.early:
@@ -291,6 +335,165 @@ def has_effects(entry) -> bool:
   return entry.effects
 
 
+def start_race(entry, name, numpy_run, values, program, lost_races):
+  """Compile XLA in the background and race it against ``numpy_run`` on ``values`` (the
+  NumPy arguments of the call that earned it; immutable, so safe to keep); ``program``
+  (None: XLA races in this process) and ``lost_races``: ``Probe.prepare``'s.
+
+  The race's Python that must run in this process before XLA compiles, and that
+  ``prepare`` did not do, runs here, on the caller's thread, in the call that earned the
+  race: the compile server's request (the call's values pickled), its placement and its
+  sending; on the compile thread it took the GIL from the caller's next call in many
+  turns. Nothing here is the caller's error: should it fail, tier 0 keeps serving and the
+  signature's note says why."""
+  try:
+    request = None   # where there is none, XLA compiles and races in this process
+    if program is not None and compile_server.wanted():
+      try:
+        request = compile_server.request(
+            entry.optimized, name, entry.donation, list(map(np.asarray, values)),
+            Race.WARMUP, Race.WARMUP_BUDGET, Race.TRIALS, program)
+      except compile_server.ServerError as e:
+        logger.debug("%s: racing XLA in this process: %s", name, e)
+    server = compile_server.running()
+
+    def send_ahead(where):
+      """Send the request here when the compile thread is idle and the pipe has room:
+      that thread then only waits for the answer (taking it over woke that thread into
+      Python while the caller's next call ran)."""
+      if request is None or server is None:
+        return None
+      try:
+        return server if server.send(request, where, block=False) else None
+      except compile_server.ServerError:
+        return None
+
+    def cancelled():
+      entry.compiling = False
+    entry.compiling = True
+    submit(_race_in_background, entry, name, numpy_run, values, lost_races, request,
+           ahead=send_ahead, on_cancel=cancelled)
+  except Exception as e:
+    entry.compiling = False
+    entry.tier_note = f"the race with XLA did not start: {type(e).__name__}: {e}"
+    logger.debug("%s: %s", name, entry.tier_note)
+
+
+def _race_in_background(entry, name, numpy_run, values, lost_races, request, sent_to):
+  """The compile thread's side of ``start_race``; ``sent_to``: the server the caller sent
+  the request to, whose answer this reads (None: not sent)."""
+  try:
+    race = install_race(entry, name, numpy_run, lost_races, request, sent_to)
+    if race is not None and not race.effectful:
+      race.run_trials([Array(np.asarray(v), a.weak_type)
+                       for v, a in zip(values, entry.jaxpr.in_avals)])
+  finally:
+    entry.compiling = False
+    if sent_to is not None and sent_to.owed:   # unread (the race ended otherwise): the
+      try:                                     # server serves nothing else until it is
+        sent_to.reply()                        # read
+      except compile_server.ServerError:
+        pass
+
+
+def install_race(entry, name, numpy_run, lost_races=None, request=None, sent_to=None):
+  """Install the race between tier 0 and XLA as ``entry.run`` (None where XLA is
+  unavailable); it remembers a clear loss of XLA's in ``lost_races``. With a ``request``
+  (``compile_server.request``), XLA compiles and runs its trials in the compile server;
+  ``sent_to``: the server it was sent to already."""
+  out_weak = entry.out_weak
+
+  def numpy_call(leaves):
+    return list(map(Array, numpy_run(*map(arguments.leaf_value, leaves)), out_weak))
+  server = sent_to or (None if request is None else compile_server.server())
+  if server is not None:   # XLA compiles and runs its trials there
+    xla = RemoteXla(entry, name, server, request, sent=sent_to is not None)
+  elif not xla_available():
+    entry.tier_note = "no XLA plugin: the NumPy tier only"
+    return None
+  else:
+    try:
+      xla = xla_contender(entry, entry.compile_xla(name))
+    except Exception as e:  # the NumPy tier keeps serving; say why in the stats
+      entry.tier_note = f"xla unavailable for this function: {type(e).__name__}: {e}"
+      logger.debug("%s: %s", name, entry.tier_note)
+      return None
+  # (a function with effects alternates the tiers on real calls, in this process)
+  entry.run = race = Race(entry, {"numpy": (numpy_run, numpy_call), "xla": xla},
+                          has_effects(entry), lost_races=lost_races)
+  return race
+
+
+def xla_contender(entry, xla_run):
+  """The race's ``(run, call)`` of the XLA executable ``xla_run`` (an XlaDispatch):
+  ``call`` runs it on argument leaves to completion, as tier 0's calls are timed."""
+  out_weak = entry.out_weak
+
+  def xla_call(leaves):
+    bufs = xla_run.execute_device([arguments.leaf_device_value(x, xla_run.client)
+                                   for x in leaves])
+    for buf in bufs:
+      buf.block_until_ready()
+    return list(map(from_device, bufs, out_weak))
+  return xla_run, xla_call
+
+
+class RemoteXla:
+  """The race's XLA tier when the compile server compiles and times it
+  (``compile_server``): this process loads the executable only if it wins. Where the
+  server cannot take the jaxpr, XLA compiles and runs its trials here, as without one."""
+  GLUE = tuning.REMOTE_GLUE
+
+  def __init__(self, entry, name, server, request, sent=False):
+    self.entry, self.name, self.server, self.request = entry, name, server, request
+    self.sent = sent   # whether the request went already (its answer is still to read)
+    self.result = None
+    self.here = None   # (run, call) when XLA raced in this process after all
+
+  def trial_times(self, race, leaves):
+    """XLA's times on ``leaves`` (the ``request``'s values), warm-up done
+    (``Race.trial_times``'s contract)."""
+    entry = self.entry
+    try:
+      t0 = time.perf_counter()
+      self.result = r = self.server.reply() if self.sent else self.server.compete(
+          self.request)
+    except compile_server.ServerError as e:
+      if compile_server.exiting:
+        raise
+      logger.debug("%s: racing XLA in this process: %s", self.name, e)
+      if not xla_available():
+        raise RuntimeError("no XLA plugin") from None
+      self.here = xla_contender(entry, entry.compile_xla(self.name))
+      return race.trial_times(self.here[1], leaves)
+    entry.record_xla(self.name, r["compile_s"] * 1e3, r["text"], r["from_disk_cache"],
+                     f" (compile server, {(time.perf_counter() - t0) * 1e3:.2f} ms in all)")
+    return r["times"]
+
+  def load(self, race, leaves):
+    """The winner's ``(run, call)`` in this process, warmed up."""
+    if self.here is not None:
+      return self.here
+    entry, r = self.entry, self.result
+    if r["executable"] is None:   # the plugin could not serialize it: compile it here
+      run = entry.compile_xla(self.name)
+    else:
+      from jaxlite._src.backends import xla
+      # (the first winner this process loads makes its client: one that runs long enough
+      # gets a pool thread per CPU, ``xla.client``)
+      if not xla_available(min(r["times"]) >= xla.POOL_PER_CPU_FROM):
+        raise RuntimeError(f"the XLA tier is not available here: "
+                           f"{backends.xla_state.get('reason')}")
+      run = XlaDispatch(xla.deserialize(r["executable"], entry.optimized, r["text"],
+                                        entry.donation, r.get("call_code")))
+    self.here = xla_contender(entry, run)
+    # Warm only until a run is about as fast as in the server, since each run takes the
+    # GIL from a caller's call twice (the run, the wait); a process's first executable
+    # needs the most runs.
+    race.warm_up(self.here[1], leaves, warm=1.5 * min(r["times"]) + self.GLUE)
+    return self.here
+
+
 class LostRaces:
   """The races of one signature that XLA clearly lost, remembered across processes in the
   persistent compile cache (``.tier`` entries), so that a later process running the same
@@ -305,9 +508,9 @@ class LostRaces:
   is the optimised jaxpr with its constants and donation, and what sets either tier's
   speed here (``_machine``). Functions with effects race on real calls instead: none is
   remembered."""
-  MARGIN = 1.25
-  TTL = 24 * 3600.0
-  CONFIRMATIONS = 2
+  MARGIN = tuning.LOST_MARGIN
+  TTL = tuning.LOST_TTL
+  CONFIRMATIONS = tuning.LOST_CONFIRMATIONS
   KIND = ".tier"
 
   def __init__(self, entry, program=None):
@@ -400,7 +603,7 @@ class Race:
   that tier has won, ``call(leaves)`` runs it on the call's argument leaves the way it will
   run then (XLA on device-resident inputs) and returns the output Arrays once they are
   computed, so that every tier is timed to completion. A tier timed elsewhere (XLA in the
-  compile server, ``jit._RemoteXla``) is instead an object with ``trial_times(race,
+  compile server, ``RemoteXla``) is instead an object with ``trial_times(race,
   leaves)``, its figures, and ``load(race, leaves)``, its warmed-up ``(run, call)`` here.
 
   The choice takes two steps.
@@ -429,21 +632,16 @@ class Race:
   A close verdict (the loser within ``CLOSE`` of the winner) is checked again on the
   callers' calls from time to time (``review``: after ``REVIEW_AFTER`` calls, then twice
   as many each time), so that a machine whose load changed moves to the faster tier."""
-  TRIALS = 3
-  # An XLA executable's first runs are slower than its steady ones, so it first runs
-  # untimed, up to WARMUP times while the runs after the first take less than
-  # WARMUP_BUDGET seconds in all.
-  WARMUP = 8
-  WARMUP_BUDGET = 0.1
-  # With at least this many calls served by tier 0 (each timed, entry.exec_s), their best
-  # time is its figure in the screen, and it runs no trials on the compile thread.
-  CALLER_CALLS = 8
-  SCREEN = 2.0    # XLA this many times slower in its trials loses (at most 2x understated)
-  CLEAR = 0.67    # XLA this many times faster in its trials wins
-  CONFIRM = 8     # callers' timed calls per tier that the verdict takes
-  SETTLE = 0.15   # seconds of a tier's calls before they are timed
-  CLOSE = 1.5     # a verdict with the loser within this factor is reviewed later
-  REVIEW_AFTER = 1000
+  TRIALS = tuning.RACE_TRIALS
+  WARMUP = tuning.RACE_WARMUP
+  WARMUP_BUDGET = tuning.RACE_WARMUP_BUDGET
+  CALLER_CALLS = tuning.RACE_CALLER_CALLS
+  SCREEN = tuning.RACE_SCREEN
+  CLEAR = tuning.RACE_CLEAR
+  CONFIRM = tuning.RACE_CONFIRM
+  SETTLE = tuning.RACE_SETTLE
+  CLOSE = tuning.RACE_CLOSE
+  REVIEW_AFTER = tuning.RACE_REVIEW_AFTER
 
   def __init__(self, entry, tiers, effectful=None, caller="numpy", lost_races=None):
     self.entry = entry

@@ -22,6 +22,8 @@ import os
 import threading
 import time
 
+from jaxlite._src import tuning
+
 
 class _Courtesy(threading.local):
   """Whether this thread is a background one that should hand the GIL to callers, and
@@ -32,14 +34,9 @@ class _Courtesy(threading.local):
 
 
 _courtesy = _Courtesy()
-# Seconds a hand-over sleeps (Linux's timer slack makes it ~55 us): long enough for a
-# waiting caller to take the GIL, since a longer sleep spreads the lowering over more of
-# the caller's calls (benchmarks/probes/gil_contention.py's "yield" rows).
-YIELD_FOR = 5e-6
-# Seconds of Python a background thread runs between hand-overs: long enough that the
-# wake-up each hand-over costs the caller stays rare, short enough that a caller waits
-# well under a switch interval for the GIL (benchmarks/probes/lowering_turn.py).
-TURN = 1e-3
+# (benchmarks/probes/gil_contention.py's "yield" rows, benchmarks/probes/lowering_turn.py)
+YIELD_FOR = tuning.YIELD_FOR
+TURN = tuning.TURN
 
 
 def run_in_background():

@@ -30,6 +30,7 @@ import threading
 import time
 
 from jaxlite._src import core
+from jaxlite._src import tuning
 from jaxlite._src.backends import background
 from jaxlite._src.config import config
 
@@ -175,7 +176,7 @@ def receive(stream) -> list | None:
 
 class Server:
   """A running compile server: one request at a time (the compile thread's)."""
-  START_TIMEOUT = 60.0   # seconds: its imports and XLA's client, on a loaded machine
+  START_TIMEOUT = tuning.SERVER_START_TIMEOUT
 
   def __init__(self):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(

@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from jaxlite._src import core
+from jaxlite._src import tuning
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config
 from jaxlite._src.lax import reductions
@@ -52,7 +53,7 @@ _client_error: str | None = None
 # process's): a large program is compiled split into a task per CPU of those.
 pool_cpus: set | None = None
 _pool_size = 1   # the process client's
-POOL_PER_CPU_FROM = 1e-3   # seconds a run of a race's winner takes (``client``)
+POOL_PER_CPU_FROM = tuning.POOL_PER_CPU_FROM   # (``client``)
 
 
 def _create_client(pool_per_cpu):
