@@ -997,18 +997,39 @@ def test_igamma_grad_a_and_gamma_sampler_gradient(dtype, x64):
   check(lax.random_gamma_grad, a, x, tol=1e-5 if dtype == np.float32 else 1e-9)
 
 
-def test_float_max_min_reductions_use_xlas_plain_reducer_and_still_propagate_nans():
-  # a reducer that selected NaNs itself crashed the TPU compiler's fusion pass (softmax);
-  # the NaNs are found by a separate reduction of x != x instead
+def test_float_max_min_lower_as_jaxs_plain_ops_and_propagate_nans():
+  # JAX writes plain maximum/minimum (elementwise and as reducers) and compiles for the
+  # CPU with fast min/max off, which propagates NaNs; a reducer that selected NaNs itself
+  # crashed the TPU compiler's fusion pass (softmax)
   x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, -6.0]], np.float32)
   f = jaxlite.jit(lambda a: (a.max(1), a.min(0), lax.cummax(a, 1),
-                             lax.reduce_window(a, -np.inf, lax.max, (1, 2), (1, 1), "VALID")),
+                             lax.reduce_window(a, -np.inf, lax.max, (1, 2), (1, 1), "VALID"),
+                             jnp.maximum(a, 2.0), jnp.minimum(2.0, a)),
                   backend="xla")
   text = f.lower(x).as_text()
-  regions = re.findall(r'"stablehlo\.reduce(?:_window)?"\(.*?\n(.*?)\}\)', text, re.S)
-  assert regions and not any("stablehlo.select" in r for r in regions), text
-  mx, mn, cm, win = (np.asarray(v) for v in f(x))
+  assert "stablehlo.select" not in text and "stablehlo.compare" not in text, text
+  mx, mn, cm, win, emax, emin = (np.asarray(v) for v in f(x))
+  np.testing.assert_array_equal(emax, np.maximum(x, 2.0))
+  np.testing.assert_array_equal(emin, np.minimum(2.0, x))
   np.testing.assert_array_equal(mx, np.max(x, 1))
   np.testing.assert_array_equal(mn, np.min(x, 0))
   np.testing.assert_array_equal(cm, np.maximum.accumulate(x, 1))
   np.testing.assert_array_equal(win, np.maximum(x[:, :-1], x[:, 1:]))
+
+
+def test_xla_flag_defaults_apply_unless_the_user_set_the_flag():
+  """jaxlite adds JAX's ``--xla_cpu_enable_fast_min_max=false`` to XLA_FLAGS at import
+  (beside the user's flags), and leaves a value the user gave alone."""
+  code = "import jaxlite, os; print(os.environ['XLA_FLAGS'])"
+  def flags(env_flags):
+    env = {k: v for k, v in __import__("os").environ.items() if k != "XLA_FLAGS"}
+    if env_flags is not None:
+      env["XLA_FLAGS"] = env_flags
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+  assert flags(None) == ["--xla_cpu_enable_fast_min_max=false"]
+  assert flags("--xla_force_host_platform_device_count=2") == [
+      "--xla_force_host_platform_device_count=2", "--xla_cpu_enable_fast_min_max=false"]
+  assert flags("--xla_cpu_enable_fast_min_max=true") == ["--xla_cpu_enable_fast_min_max=true"]

@@ -14,6 +14,24 @@ import importlib.util
 import os
 from typing import NamedTuple
 
+# XLA flags this process's plugins read from ``XLA_FLAGS`` unless the user set them:
+# JAX compiles for the CPU with fast min/max off, so that ``maximum`` and ``minimum``
+# (elementwise and in reductions) propagate NaNs; the CPU plugin's default is on.
+XLA_FLAG_DEFAULTS = {"xla_cpu_enable_fast_min_max": "false"}
+
+
+def _apply_flag_defaults():
+  """Add ``XLA_FLAG_DEFAULTS`` that ``XLA_FLAGS`` does not name to it, before any plugin
+  reads it (each reads it once, when it first compiles), here and in child processes."""
+  flags = os.environ.get("XLA_FLAGS", "")
+  missing = [f"--{name}={value}" for name, value in XLA_FLAG_DEFAULTS.items()
+             if f"--{name}" not in flags]
+  if missing:
+    os.environ["XLA_FLAGS"] = " ".join(([flags] if flags.strip() else []) + missing)
+
+
+_apply_flag_defaults()
+
 INSTALL_CPU = "pip install xla-cpu-pjrt"
 INSTALL_CUDA = "pip install 'jaxlite[cuda]'  (or: pip install jax-cuda13-pjrt)"
 INSTALL_TPU = "pip install 'jaxlite[tpu]'  (or: pip install libtpu)"

@@ -347,10 +347,7 @@ for _prim, _dir in {ew.eq_p: "EQ", ew.ne_p: "NE", ew.lt_p: "LT", ew.le_p: "LE",
 
 @_elementwise
 def _minmax_rule(b, eqn, x, y):
-  name = "maximum" if eqn.primitive is ew.max_p else "minimum"
-  if x.dtype.kind != "c":
-    return _nan_propagating(b, name, x, y)
-  return _complex_minmax(b, name, x, y)
+  return _combine(b, "maximum" if eqn.primitive is ew.max_p else "minimum", x, y)
 
 
 def _complex_minmax(b, name, x, y):
@@ -533,43 +530,20 @@ def reduce(b: Builder, operands, inits, axes, body) -> list[V]:
               [(shape, x.dtype) for x in operands], f"dimensions = {_i64s(axes)}", [region])
 
 
-def _nan_propagating(b, op, x, y):
-  """``maximum``/``minimum`` that return NaN when either side is NaN: XLA's CPU backend
-  may drop NaNs inside reductions, while JAX (and tier 0) propagate them. Complex
-  numbers compare as JAX's reductions compare them (``_complex_minmax``)."""
+def _combine(b, op, x, y):
+  """XLA's binary ``op`` of ``x`` and ``y``, except that complex ``maximum``/``minimum``
+  compare as JAX compares them (``_complex_minmax``). Real ``maximum``/``minimum`` are
+  XLA's own, which propagate NaNs as JAX's do: the CPU plugin compiles with
+  ``xla_cpu_enable_fast_min_max`` off (``plugins.XLA_FLAG_DEFAULTS``), as JAX does."""
   if op in ("maximum", "minimum") and x.dtype.kind == "c":
     return _complex_minmax(b, op, x, y)
-  out = binary(b, op, x, y)
-  if op not in ("maximum", "minimum") or not dtypes.is_floating(x.dtype):
-    return out
-  return select(b, compare(b, x, x, "NE"), x, select(b, compare(b, y, y, "NE"), y, out))
-
-
-def _extremum_over(b, combine, op, x, init):
-  """The ``op`` (maximum or minimum) of real floats ``x`` that ``combine(values, init,
-  body)`` reduces, with XLA's plain reducer, and NaN wherever ``combine`` finds a NaN of
-  ``x``: NaNs propagate as in JAX whatever XLA's reducer does with them (the CPU plugin's
-  may drop them), and the reducer stays one the TPU compiler fuses (its fusion pass
-  crashed on a softmax whose max reducer selected NaNs itself)."""
-  out = combine(x, init, lambda b, a, c: binary(b, op, a, c))
-  any_nan = combine(compare(b, x, x, "NE"), constant(b, False, np.bool_),
-                    lambda b, a, c: binary(b, "or", a, c))
-  return select(b, any_nan, full(b, np.nan, out.shape, out.dtype), out)
-
-
-def _real_extremum(op, x) -> bool:
-  return op in ("maximum", "minimum") and dtypes.is_floating(x.dtype)
+  return binary(b, op, x, y)
 
 
 def _monoid_rule(op, init_fn):
   def rule(b, eqn, x, *, axes, **_):
     init = constant(b, init_fn(x.dtype), x.dtype)
-    if not _real_extremum(op, x):
-      return reduce(b, [x], [init], axes,
-                    lambda b, a, c: [_nan_propagating(b, op, a[0], c[0])])
-    combine = lambda v, i, body: reduce(b, [v], [i], axes,
-                                        lambda b, a, c: [body(b, a[0], c[0])])[0]
-    return [_extremum_over(b, combine, op, x, init)]
+    return reduce(b, [x], [init], axes, lambda b, a, c: [_combine(b, op, a[0], c[0])])
   return rule
 
 
@@ -1012,11 +986,7 @@ def _cumulative_rule(op, wide=False):
     window[axis] = n
     pad = [[0, 0] for _ in x.shape]
     pad[axis][1 if reverse else 0] = n - 1
-    if not callable(op) and _real_extremum(op, x):
-      combine = lambda v, i, body: reduce_window(b, v, i, body, window, padding=pad)
-      return convert(b, _extremum_over(b, combine, op, x, constant(b, init, x.dtype)),
-                     dtype)
-    body = op if callable(op) else (lambda b, a, c: _nan_propagating(b, op, a, c))
+    body = op if callable(op) else (lambda b, a, c: _combine(b, op, a, c))
     out = reduce_window(b, x, constant(b, init, x.dtype), body, window,
                         padding=pad)
     return convert(b, out, dtype)
@@ -1027,12 +997,9 @@ def _reduce_window_rule(op, init_fn):
   def rule(b, eqn, x, *, window_dimensions, window_strides, padding, base_dilation,
            window_dilation):
     init = constant(b, init_fn(x.dtype), x.dtype)
-    combine = lambda v, i, body: reduce_window(b, v, i, body, window_dimensions,
-                                               window_strides, padding, base_dilation,
-                                               window_dilation)
-    if _real_extremum(op, x):
-      return _extremum_over(b, combine, op, x, init)
-    return combine(x, init, lambda b, a, c: _nan_propagating(b, op, a, c))
+    return reduce_window(b, x, init, lambda b, a, c: _combine(b, op, a, c),
+                         window_dimensions, window_strides, padding, base_dilation,
+                         window_dilation)
   return rule
 
 
