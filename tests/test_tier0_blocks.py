@@ -381,3 +381,16 @@ def test_options_are_read_from_the_environment():
   out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                        text=True, check=True).stdout.split()
   assert out == ["3", "False"]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_tier0_threads_default_to_the_cpus_the_process_may_use():
+  """A process confined to one CPU (``taskset -c 0``) runs tier 0's blocks on one thread,
+  as XLA sizes its pools by the CPUs it may use, not the machine's count."""
+  code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+          "import jaxlite; print(jaxlite.config.jaxlite_tier0_threads)")
+  env = {k: v for k, v in os.environ.items() if k != "JAXLITE_TIER0_THREADS"}
+  out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                       text=True, timeout=120)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.strip() == "1"

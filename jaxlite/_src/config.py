@@ -269,7 +269,15 @@ config.define("jaxlite_tier0_blocks", True,
               "Tier 0 evaluates runs of elementwise operations on large arrays in cache-sized "
               "blocks (read when a function is compiled; the bits are the same either way).",
               env_var="JAXLITE_TIER0_BLOCKS", validate=_truth)
-config.define("jaxlite_tier0_threads", min(os.cpu_count() or 1, 8),
+def _usable_cpus() -> int:
+  """The CPUs this process may run on (``taskset``, a container's cpuset), as XLA sizes
+  its pools: ``os.cpu_count`` counts the machine's."""
+  if hasattr(os, "sched_getaffinity"):
+    return len(os.sched_getaffinity(0))
+  return os.cpu_count() or 1
+
+
+config.define("jaxlite_tier0_threads", min(_usable_cpus(), 8),
               "Threads that share tier 0's blocks (1: the calling thread alone).",
               env_var="JAXLITE_TIER0_THREADS", parse=lambda text: _threads(int(text)),
               validate=_threads)
