@@ -61,3 +61,12 @@ SERVER_START_TIMEOUT = 60.0
 # Seconds a run of a race's winner takes from which the process's XLA client gets a pool
 # thread per CPU: one pool thread runs short programs faster and long ones slower.
 POOL_PER_CPU_FROM = 1e-3
+
+# -- tier 0's products on a loaded machine (``background._HostBlas.product``)
+# A threaded product whose calling thread ran on a CPU for under this share of its time
+# was starved: other work holds the CPUs its threads wait for.
+BLAS_STARVED = 0.5
+# Seconds tier 0's products then run on one thread before they try threads again, at
+# first; doubled while threads are starved again sooner, up to the last figure.
+BLAS_SINGLE_FOR = 1.0
+BLAS_SINGLE_AT_MOST = 32.0

@@ -167,17 +167,25 @@ def _set_cpus(tid, cpus) -> bool:
     return False
 
 
-class _HostBlas:
-  """NumPy's OpenBLAS thread count, narrowed to one while background work is kept away
-  from a caller (``keep_away`` to ``put_back``), since OpenBLAS's workers spin between
-  a caller's products on the CPU the compile was given (benchmarks/README.md). Nothing
-  where NumPy uses another BLAS.
-  Tier 0's calls timed meanwhile understate it (``understating``)."""
+class HostBlas:
+  """NumPy's OpenBLAS thread count: one thread while background work is kept away from a
+  caller (``narrow`` to ``restore``), since OpenBLAS's workers spin between a caller's
+  products on the CPU the compile was given (benchmarks/README.md), and one thread for a
+  while after a threaded product of tier 0's was starved of its CPUs (``product``); else
+  the count it had. Nothing where NumPy uses another BLAS. Tier 0's calls timed while
+  narrowed understate it (``understating``)."""
+  THREADED_FROM = 1 << 18   # m * n * k from which OpenBLAS splits a product over threads
+  STARVED = tuning.BLAS_STARVED
+  SINGLE_FOR = tuning.BLAS_SINGLE_FOR
+  SINGLE_AT_MOST = tuning.BLAS_SINGLE_AT_MOST
 
   def __init__(self):
     self.get = self.set = None
     self.narrowed = 0   # open placements
-    self.had = 1
+    self.full = self.current = 1   # the count it had, and the count set now
+    self.single_until = 0.0   # products run on one thread until then (0: they need not)
+    self.single_for = self.SINGLE_FOR
+    self.threaded_since = 0.0   # when products last went back to threads
     try:
       import ctypes
       import glob
@@ -192,41 +200,77 @@ class _HostBlas:
           if get and set_:
             get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
             self.get, self.set = get, set_
+            self.full = self.current = get()
             return
     except (ImportError, OSError):
       pass
 
+  def _apply(self):
+    """Set the count the state asks for (under ``_blas_lock``)."""
+    want = 1 if self.narrowed or self.single_until else self.full
+    if want != self.current:
+      self.set(want)
+      self.current = want
+
   def narrow(self):
     if self.set is not None:
       with _blas_lock:
-        if not self.narrowed:
-          self.had = self.get()
-          if self.had > 1:
-            self.set(1)
         self.narrowed += 1
+        self._apply()
 
   def understating(self) -> bool:
     """Whether host products now run on fewer threads than the callers' steady calls."""
-    return self.narrowed > 0 and self.had > 1
+    return self.narrowed > 0 and self.full > 1
 
   def restore(self):
     if self.set is not None:
       with _blas_lock:
         self.narrowed -= 1
-        if not self.narrowed and self.had > 1:
-          self.set(self.had)
+        self._apply()
+
+  def product(self, fn, *args, size):
+    """``fn(*args)``, a BLAS product of ``size`` multiply-adds, watched. A threaded product
+    whose calling thread was on a CPU for under ``STARVED`` of its time waited for threads
+    that other work kept off the CPUs: on a loaded machine one threaded product in five
+    took 45 ms against 0.7 (cpu/wall 0.25), and W5's step 60-300 ms against 7-10 on one
+    thread. Products then run on one thread for ``single_for`` seconds before threads are
+    tried again; a run of threads that was starved sooner than that doubles it (up to
+    ``SINGLE_AT_MOST``), a longer one halves it (down to ``SINGLE_FOR``)."""
+    if size < self.THREADED_FROM or self.full == 1 or self.narrowed:
+      return fn(*args)
+    if self.single_until:
+      now = time.perf_counter()
+      if now < self.single_until:
+        return fn(*args)
+      with _blas_lock:
+        self.single_until, self.threaded_since = 0.0, now
+        self._apply()
+    wall, cpu = time.perf_counter(), time.thread_time()
+    out = fn(*args)
+    now = time.perf_counter()
+    wall, cpu = now - wall, time.thread_time() - cpu
+    # (the CPU clock is too coarse below a millisecond)
+    if wall >= 1e-3 and self.current > 1 and cpu < self.STARVED * wall:
+      with _blas_lock:
+        lasted = now - self.threaded_since
+        self.single_for = (min(2 * self.single_for, self.SINGLE_AT_MOST)
+                           if lasted < self.single_for
+                           else max(self.single_for / 2, self.SINGLE_FOR))
+        self.single_until = now + self.single_for
+        self._apply()
+    return out
 
 
 _blas_lock = threading.Lock()
 _host_blas = None
 
 
-def host_blas() -> _HostBlas:
+def host_blas() -> HostBlas:
   global _host_blas
   if _host_blas is None:
     with _blas_lock:   # (one object: a narrowing counted on a second would never end)
       if _host_blas is None:
-        _host_blas = _HostBlas()
+        _host_blas = HostBlas()
   return _host_blas
 
 

@@ -14,6 +14,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.backends import background
 from jaxlite._src.backends.numpy import complex_math as cmath
 
 # the eager trace's table itself (core.EvalTrace.impls), so that what is registered here
@@ -389,15 +390,24 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
   lhs, rhs = lhs.astype(acc, copy=False), rhs.astype(acc, copy=False)
   if not lb and lhs.ndim <= 2 and rhs.ndim <= 2 and tuple(lc) == (lhs.ndim - 1,) and tuple(
       rc) == (0,):
-    res = np.dot(lhs, rhs)   # already in np.dot's form: skip the reshapes
+    res = _blas(np.dot, lhs, rhs, math.prod(m + n) * k)   # (no reshapes needed)
   else:
     a = lhs.transpose([*lb, *lf, *lc]).reshape(math.prod(batch), math.prod(m), k)
     b = rhs.transpose([*rb, *rc, *rf]).reshape(math.prod(batch), k, math.prod(n))
-    res = (a * b if k == 1 else np.matmul(a, b)).reshape(batch + m + n)
+    res = (a * b if k == 1 else _blas(np.matmul, a, b, a.size * b.shape[2])).reshape(
+        batch + m + n)
   if res.dtype == dtype:
     return res
   # XLA's conversion: the real part of complex operands, floats saturating into integers
   return _convert_element_type(res, new_dtype=dtype, weak_type=False, sharding=None)
+
+
+def _blas(product, a, b, size):
+  """``product(a, b)`` of ``size`` multiply-adds; one that OpenBLAS may thread is watched
+  for a loaded machine's CPUs (``background.host_blas``)."""
+  if size < background.HostBlas.THREADED_FROM:
+    return product(a, b)
+  return background.host_blas().product(product, a, b, size=size)
 
 
 impl_rules[red.dot_general_p] = _dot_general

@@ -1,0 +1,107 @@
+"""Tier 0's products watch OpenBLAS's threads (``background.HostBlas.product``): a threaded
+product whose calling thread was kept off its CPU for most of its time moves products to
+one thread for a while. The watch is driven here by a fake clock; the products it runs are
+checked against NumPy's on both thread counts."""
+import types
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite._src.backends import background
+
+
+class FakeBlas(background.HostBlas):
+  """A HostBlas over a fake OpenBLAS (thread count only) and a fake clock."""
+
+  def __init__(self, threads=2):
+    self.calls = []
+    self.get, self.set = (lambda: self.current), self.calls.append
+    self.narrowed, self.full, self.current = 0, threads, threads
+    self.single_until, self.single_for, self.threaded_since = 0.0, self.SINGLE_FOR, 0.0
+
+
+@pytest.fixture
+def clock(monkeypatch):
+  now = types.SimpleNamespace(wall=100.0, cpu=0.0)
+  monkeypatch.setattr(background, "time", types.SimpleNamespace(
+      perf_counter=lambda: now.wall, thread_time=lambda: now.cpu))
+  return now
+
+
+def _product(clock, wall, cpu):
+  """A product that takes ``wall`` seconds, ``cpu`` of them on the calling thread's CPU."""
+  def fn():
+    clock.wall += wall
+    clock.cpu += cpu
+    return "out"
+  return fn
+
+
+def test_a_starved_threaded_product_moves_products_to_one_thread_for_a_while(clock):
+  blas = FakeBlas()
+  big = blas.THREADED_FROM
+  assert blas.product(_product(clock, 0.010, 0.009), size=big) == "out"   # healthy
+  assert blas.calls == [] and blas.current == 2
+  blas.product(_product(clock, 0.010, 0.002), size=big)   # starved: one thread from now
+  assert blas.calls == [1] and blas.current == 1
+  first = blas.single_for
+  assert blas.single_until == pytest.approx(clock.wall + first)
+  blas.product(_product(clock, 0.010, 0.002), size=big)   # on one thread: not judged
+  assert blas.calls == [1]
+  clock.wall = blas.single_until   # the period is over: threads again, starved at once
+  blas.product(_product(clock, 0.010, 0.002), size=big)
+  assert blas.calls == [1, 2, 1] and blas.single_for == 2 * first
+  clock.wall = blas.single_until   # threads again, healthy for longer than the period
+  blas.product(_product(clock, 0.010, 0.010), size=big)
+  clock.wall += 10 * blas.single_for
+  blas.product(_product(clock, 0.010, 0.002), size=big)   # then starved: the period halves
+  assert blas.calls == [1, 2, 1, 2, 1] and blas.single_for == first
+
+
+def test_small_products_and_narrowed_blas_are_not_watched(clock):
+  blas = FakeBlas()
+  blas.product(_product(clock, 0.010, 0.001), size=blas.THREADED_FROM - 1)   # never threaded
+  assert blas.calls == [] and not blas.single_until
+  blas.narrow()   # background work: one thread already, not judged
+  blas.product(_product(clock, 0.010, 0.001), size=blas.THREADED_FROM)
+  blas.restore()
+  assert blas.calls == [1, 2] and not blas.single_until
+  blas.product(_product(clock, 0.0005, 0.0), size=blas.THREADED_FROM)   # too short to judge
+  assert not blas.single_until
+  one = FakeBlas(threads=1)   # OpenBLAS on one thread: nothing to watch
+  one.product(_product(clock, 0.010, 0.001), size=one.THREADED_FROM)
+  assert one.calls == [] and not one.single_until
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_tier0_products_agree_with_numpy_on_either_thread_count(single):
+  blas = background.host_blas()
+  if single:   # the watch's one-thread period, as after a starved product
+    _set_single(blas, float("inf"))
+  try:
+    _check_products(blas)
+  finally:
+    if single:
+      _set_single(blas, 0.0)
+
+
+def _set_single(blas, until):
+  with background._blas_lock:
+    blas.single_until = until
+    blas._apply()
+
+
+def _check_products(blas):
+  rng = np.random.default_rng(0)
+  a = rng.standard_normal((96, 300)).astype(np.float32)
+  b = rng.standard_normal((300, 128)).astype(np.float32)
+  batched = rng.standard_normal((3, 64, 200)).astype(np.float32)
+  c = rng.standard_normal((3, 200, 80)).astype(np.float32)
+  assert a.shape[0] * b.shape[1] * a.shape[1] >= blas.THREADED_FROM
+  for f in (jnp.dot, jax.jit(jnp.dot, backend="numpy")):
+    np.testing.assert_allclose(np.asarray(f(a, b)), a.astype(np.float64) @ b,
+                               rtol=2e-5, atol=2e-4)
+  np.testing.assert_allclose(np.asarray(jnp.matmul(batched, c)),
+                             batched.astype(np.float64) @ c, rtol=2e-5, atol=2e-4)
