@@ -10,7 +10,7 @@ import pytest
 
 import jaxlite as jax
 from jaxlite._src.backends.numpy import codegen
-from jaxlite._src.backends.numpy import impls
+from jaxlite._src.lax import kernels
 from jaxlite._src.backends.numpy.impls import impl_rules
 
 _DTYPES = [np.dtype(d) for d in (
@@ -120,8 +120,8 @@ def test_relu_like_max_and_min_with_a_zero_sign_every_zero_as_xla(size):
   f = jax.jit(fn, backend="numpy")
   # the slow path: the general zero signing of NumPy's max/min, on the same values
   zero = np.zeros((), np.float32)
-  slow = (impls.signed_zeros(np.maximum(v, zero), v, zero, True),
-          impls.signed_zeros(np.minimum(v, -zero), v, -zero, False))
+  slow = (kernels.signed_zeros(np.maximum(v, zero), v, zero, True),
+          kernels.signed_zeros(np.minimum(v, -zero), v, -zero, False))
   for got, want, slow_one in zip(f(x), (want_max, want_min), slow):
     got, want = np.asarray(got), want.astype(np.float32)
     nan = np.isnan(want)   # (a NaN's sign is not XLA's rule)

@@ -20,12 +20,12 @@ from jaxlite._src import core
 from jaxlite._src import passes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
-from jaxlite._src.backends.numpy.impls import (expanded_shape, impl_rules, max_into,
-                                               max_with_plus_zero, min_into,
-                                               min_with_minus_zero, zero_scalar_of_sign)
+from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
 from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax.kernels import (max_into, max_with_plus_zero, min_into,
+                                      min_with_minus_zero, zero_scalar_of_sign)
 from jaxlite._src.transforms import ad
 
 # primitive -> NumPy expression template over the argument names {0}, {1}, ...
@@ -50,7 +50,7 @@ _DIRECT_IF_KIND = {
     ew.abs_p: ("iuf", "_np.abs({0})"),
 }
 
-# relu's max(x, +0) and min(x, -0) of floats: ``impls.max_with_plus_zero``
+# relu's max(x, +0) and min(x, -0) of floats: ``kernels.max_with_plus_zero``
 _WITH_SIGNED_ZERO = {ew.max_p: "_max0({0}, {1})", ew.min_p: "_min0({0}, {1})"}
 
 
