@@ -1,8 +1,9 @@
-"""Tier 0's direct NumPy templates (``codegen._DIRECT`` and ``_DIRECT_IF_KIND``) are a
-speed form of the implementation table: a generated ufunc call (which can also write into
-a dying operand's buffer) instead of a call through ``impl_rules``. This proves they
-compute what ``impl_rules`` computes, bit for bit, for every dtype each template runs on,
-edge values included; the table itself is checked against JAX by the replay tests.
+"""Tier 0's direct NumPy templates (the elementwise specs' ``template``, gathered in
+``codegen._TEMPLATES``) are a speed form of the implementation table: a generated ufunc
+call (which can also write into a dying operand's buffer) instead of a call through
+``impl_rules``. This proves they compute what ``impl_rules`` computes, bit for bit, for
+every dtype each template runs on, edge values included; the table itself is checked
+against JAX by the replay tests.
 """
 import ml_dtypes
 import numpy as np
@@ -55,10 +56,8 @@ def _bits(a):
 
 
 def _cases():
-  for prim, template in codegen._DIRECT.items():
-    yield prim, template, "".join(sorted({d.kind for d in _DTYPES}))
-  for prim, (kinds, template) in codegen._DIRECT_IF_KIND.items():
-    yield prim, template, kinds
+  for prim, (kinds, template) in codegen._TEMPLATES.items():
+    yield prim, template, kinds or "".join(sorted({d.kind for d in _DTYPES}))
 
 
 @pytest.mark.parametrize("prim,template,kinds", list(_cases()),

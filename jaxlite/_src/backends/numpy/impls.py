@@ -14,9 +14,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
-from jaxlite._src.lax import complex_math as cmath
-from jaxlite._src.lax import kernels
-from jaxlite._src.lax.kernels import max_into, min_into, signed_zeros
+from jaxlite._src.lax.kernels import signed_zeros
 
 # the eager trace's table itself (core.EvalTrace.impls), so that what is registered here
 # later is what eager evaluation finds
@@ -62,46 +60,19 @@ def _clamp(lo, x, hi):
   return signed_zeros(np.minimum(low, hi), low, hi, False).astype(x.dtype, copy=False)
 
 
-_UNARY = {
-    ew.neg_p: np.negative, ew.sign_p: _by_kind(kernels.sign, cmath.sign), ew.floor_p: np.floor,
-    ew.ceil_p: np.ceil, ew.is_finite_p: np.isfinite, ew.exp_p: _by_kind(np.exp, cmath.exp),
-    ew.exp2_p: _by_kind(kernels.exp2, cmath.exp2), ew.log_p: _by_kind(np.log, cmath.log),
-    ew.log1p_p: _by_kind(np.log1p, cmath.log1p),
-    ew.expm1_p: _by_kind(np.expm1, cmath.expm1), ew.tanh_p: _any_accuracy(np.tanh),
-    ew.logistic_p: _by_kind(kernels.logistic, cmath.logistic), ew.sin_p: _any_accuracy(np.sin),
-    ew.cos_p: _any_accuracy(np.cos), ew.tan_p: _any_accuracy(np.tan),
-    ew.asin_p: _by_kind(np.arcsin, cmath.arcsin),
-    ew.acos_p: _by_kind(np.arccos, cmath.arccos), ew.atan_p: np.arctan, ew.sinh_p: np.sinh,
-    ew.cosh_p: np.cosh,
-    ew.asinh_p: _by_kind(np.arcsinh, cmath.arcsinh),
-    ew.acosh_p: _by_kind(np.arccosh, cmath.arccosh),
-    ew.atanh_p: np.arctanh, ew.sqrt_p: _by_kind(np.sqrt, cmath.sqrt),
-    ew.rsqrt_p: _by_kind(kernels.rsqrt, cmath.rsqrt),
-    ew.cbrt_p: _any_accuracy(np.cbrt), ew.not_p: kernels.bitwise_not, ew.square_p: np.square,
-}
-_BINARY = {
-    ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: kernels.div,
-    ew.rem_p: kernels.rem, ew.pow_p: kernels.pow, ew.max_p: max_into, ew.min_p: min_into,
-    ew.atan2_p: _by_kind(np.arctan2, cmath.atan2), ew.nextafter_p: np.nextafter,
-    ew.and_p: kernels.bitwise(np.logical_and, np.bitwise_and),
-    ew.or_p: kernels.bitwise(np.logical_or, np.bitwise_or),
-    ew.xor_p: kernels.bitwise(np.logical_xor, np.bitwise_xor),
-}
-_COMPARE = {ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less,
-            ew.le_p: np.less_equal, ew.gt_p: np.greater, ew.ge_p: np.greater_equal}
+def _elementwise_impl(spec):
+  """The implementation of an elementwise primitive, from its spec: its kernel, by
+  operand kind if it has a complex variant, then cast to the operand's dtype unless the
+  kernel keeps it (a call less on eager's hot path)."""
+  kernel = spec.kernel if spec.complex_kernel is None else _by_kind(spec.kernel,
+                                                                    spec.complex_kernel)
+  if not spec.keeps_dtype:
+    return _same_dtype(kernel)   # (which takes ``accuracy`` too)
+  return _any_accuracy(kernel) if spec.accuracy else kernel
 
-# NumPy ufuncs whose loops return the operand dtype for every dtype the primitive accepts
-# (tests/test_primitives.py checks each, bfloat16 included): they need no _same_dtype
-# wrapper, a call less on eager's hot path.
-KEEPS_DTYPE = frozenset([ew.neg_p, ew.floor_p, ew.ceil_p, ew.tanh_p, ew.sin_p, ew.cos_p,
-                         ew.tan_p, ew.atan_p, ew.sinh_p, ew.cosh_p, ew.atanh_p, ew.cbrt_p,
-                         ew.square_p, ew.add_p, ew.sub_p, ew.mul_p, ew.nextafter_p])
-for _prim, _fn in {**_UNARY, **_BINARY}.items():
-  impl_rules[_prim] = _fn if _prim in KEEPS_DTYPE else _same_dtype(_fn)
-impl_rules.update(_COMPARE)
-impl_rules[ew.is_finite_p] = np.isfinite
-impl_rules[ew.abs_p] = _by_kind(np.abs, cmath.abs_)
-impl_rules[ew.integer_pow_p] = kernels.integer_pow
+
+for _prim, _spec in ew.specs.items():
+  impl_rules[_prim] = _elementwise_impl(_spec)
 
 
 def _select_n(which, *cases):
