@@ -1,5 +1,7 @@
 """Differentiation: every differentiable primitive against finite differences, in both
 modes, to second order; the API's errors; higher-order and nested derivatives."""
+import re
+
 import numpy as np
 import pytest
 
@@ -71,6 +73,17 @@ def test_binary_primitive_derivatives_match_finite_differences(name, fun, dtype,
   x = rng.uniform(0.5, 2, 3).astype(dtype)
   y = rng.uniform(0.5, 2, 3).astype(dtype) + np.array([0, 0.1, 0.2], dtype)
   check_grads(fun, (x, y), order=2)
+
+
+def test_every_differentiable_elementwise_primitive_is_checked_above():
+  """The specs with derivative rules (not ZERO, not a reason for having none) each have
+  a row above (``integer_pow`` under the names of its powers)."""
+  from jaxlite._src.lax import elementwise as ew
+  names = {row[0] for row in UNARY + BINARY}
+  differentiable = [spec.name for spec in ew.specs.values()
+                    if spec.jvp is None or isinstance(spec.jvp, tuple)]
+  assert [n for n in differentiable
+          if not any(re.fullmatch(rf"{n}(-?\d+)?", row) for row in names)] == []
 
 
 def test_convert_element_type_derivative_between_float_widths(x64):

@@ -1,8 +1,9 @@
-"""Tier 0's direct NumPy templates (``codegen._DIRECT`` and ``_DIRECT_IF_KIND``) are a
-speed form of the implementation table: a generated ufunc call (which can also write into
-a dying operand's buffer) instead of a call through ``impl_rules``. This proves they
-compute what ``impl_rules`` computes, bit for bit, for every dtype each template runs on,
-edge values included; the table itself is checked against JAX by the replay tests.
+"""Tier 0's direct NumPy templates (the elementwise specs' ``template``, gathered in
+``codegen._TEMPLATES``) are a speed form of the implementation table: a generated ufunc
+call (which can also write into a dying operand's buffer) instead of a call through
+``impl_rules``. This proves they compute what ``impl_rules`` computes, bit for bit, for
+every dtype each template runs on, edge values included; the table itself is checked
+against JAX by the replay tests.
 """
 import ml_dtypes
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 import jaxlite as jax
 from jaxlite._src.backends.numpy import codegen
-from jaxlite._src.backends.numpy import impls
+from jaxlite._src.lax import kernels
 from jaxlite._src.backends.numpy.impls import impl_rules
 
 _DTYPES = [np.dtype(d) for d in (
@@ -55,10 +56,8 @@ def _bits(a):
 
 
 def _cases():
-  for prim, template in codegen._DIRECT.items():
-    yield prim, template, "".join(sorted({d.kind for d in _DTYPES}))
-  for prim, (kinds, template) in codegen._DIRECT_IF_KIND.items():
-    yield prim, template, kinds
+  for prim, (kinds, template) in codegen._TEMPLATES.items():
+    yield prim, template, kinds or "".join(sorted({d.kind for d in _DTYPES}))
 
 
 @pytest.mark.parametrize("prim,template,kinds", list(_cases()),
@@ -120,8 +119,8 @@ def test_relu_like_max_and_min_with_a_zero_sign_every_zero_as_xla(size):
   f = jax.jit(fn, backend="numpy")
   # the slow path: the general zero signing of NumPy's max/min, on the same values
   zero = np.zeros((), np.float32)
-  slow = (impls.signed_zeros(np.maximum(v, zero), v, zero, True),
-          impls.signed_zeros(np.minimum(v, -zero), v, -zero, False))
+  slow = (kernels.signed_zeros(np.maximum(v, zero), v, zero, True),
+          kernels.signed_zeros(np.minimum(v, -zero), v, -zero, False))
   for got, want, slow_one in zip(f(x), (want_max, want_min), slow):
     got, want = np.asarray(got), want.astype(np.float32)
     nan = np.isnan(want)   # (a NaN's sign is not XLA's rule)

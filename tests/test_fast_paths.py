@@ -135,8 +135,6 @@ def test_tier0_buffer_reuse_still_happens_for_private_temporaries():
 
 # -- eager elementwise dispatch: core.EvalTrace's hot path skips the shape rule
 
-_BINARY_PRIMITIVES = {"add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2",
-                      "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge"}
 _SHAPES = {1: [((2, 3),), ((),)],
            2: [((2, 3), (2, 3)), ((), (2, 3)), ((2, 3), ()), ((), ())]}
 
@@ -175,7 +173,7 @@ def test_eager_elementwise_hot_path_matches_the_shape_rule_path(prim, monkeypatc
   weak operands, n-d with n-d, 0-d with n-d and 0-d with 0-d: the hot path gives the
   dtype, weak type, shape and bits of the general path, which runs the shape rule; tier 0
   gives the same dtype, weak type and shape."""
-  arity = 2 if prim.name in _BINARY_PRIMITIVES else 1
+  arity = ew.specs[prim].arity
   params = {"y": 3} if prim.name == "integer_pow" else {}
   tier0 = jax.jit(lambda *a: prim.bind(*a, **params), backend="numpy")
   for dtype in sorted(prim.elementwise_dtypes, key=str):
@@ -575,15 +573,22 @@ def test_direct_lax_functions_defer_to_debug_nans_checks():
 
 
 def test_kernels_without_a_dtype_wrapper_keep_every_accepted_dtype():
+  """A spec's ``keeps_dtype`` spares its kernel the cast after it: the kernel must then
+  give the shape rule's dtype for every dtype the primitive accepts."""
+  from jaxlite._src import core
   from jaxlite._src.backends.numpy import impls
   jnp.bfloat16   # noqa: B018  (loads ml_dtypes: its dtypes join the accepted sets)
-  for prim in impls.KEEPS_DTYPE:
-    assert impls.impl_rules[prim] is {**impls._UNARY, **impls._BINARY}[prim]
+  for prim, spec in ew.specs.items():
+    if not spec.keeps_dtype:
+      continue
+    params = {"y": 3} if prim.name == "integer_pow" else {}
     for dtype in prim.elementwise_dtypes:
-      x = _sample(dtype, (2, 3), 0)
+      args = [_sample(dtype, (2, 3), 0)] * spec.arity
       with np.errstate(all="ignore"):
-        out = impls.impl_rules[prim](*[x] * (2 if prim.name in _BINARY_PRIMITIVES else 1))
-      assert out.dtype == dtype, (prim.name, dtype)
+        out = impls.impl_rules[prim](*args, **params)
+      avals = [core.ShapedArray(a.shape, a.dtype) for a in args]   # (64-bit ones too)
+      want = core.abstract_eval(prim, avals, params)[0].dtype
+      assert out.dtype == want, (prim.name, dtype)
 
 
 def test_eager_nan_and_inf_are_silent_as_in_xla():

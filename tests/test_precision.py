@@ -18,6 +18,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import config, lax
+from jaxlite._src.lax import elementwise as ew
 
 P = lax.Precision
 
@@ -78,12 +79,14 @@ ACCURACIES = {
     "D": (lax.AccuracyMode.DEFAULT,
           "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>"),
 }
-# the functions that take accuracy -> the op carrying it (logistic: none, as JAX lowers
-# it as 1 / (1 + exp(-x)) without it)
+# the functions that take accuracy (as recorded from JAX) -> the op carrying it
+# (logistic: none, as JAX lowers it as 1 / (1 + exp(-x)) without it)
 ACCURATE_OPS = {
     "exp": "exponential", "exp2": "exponential", "log": "log", "log1p": "log_plus_one",
     "expm1": "exponential_minus_one", "tanh": "tanh", "logistic": None, "sin": "sine",
     "cos": "cosine", "tan": "tan", "sqrt": "sqrt", "rsqrt": "rsqrt", "cbrt": "cbrt"}
+# the primitives whose spec says they take accuracy
+ACCURATE = sorted(spec.name for spec in ew.specs.values() if spec.accuracy)
 # atol -> its text in the lowered attribute (MLIR's float printing)
 ATOL_TEXT = [
     (1e-05, "1.000000e-05"), (1e-06, "9.9999999999999995E-7"),
@@ -387,7 +390,11 @@ def test_accuracy_prints_as_jax():
       jax.make_jaxpr(lambda a: lax.exp(a, accuracy=TOLERANCE))(X))
 
 
-@pytest.mark.parametrize("name", ACCURATE_OPS)
+def test_the_primitives_taking_accuracy_are_jaxs():
+  assert ACCURATE == sorted(ACCURATE_OPS)
+
+
+@pytest.mark.parametrize("name", ACCURATE)
 @pytest.mark.parametrize("kind", ACCURACIES)
 def test_accuracy_is_lowered_as_jax(name, kind):
   accuracy, attribute = ACCURACIES[kind]
@@ -410,7 +417,7 @@ def test_tolerances_print_as_mlir_prints_them(atol, text):
 
 def test_accuracy_compiles_on_xla_and_changes_no_value():
   x = np.linspace(0.1, 2.0, 6, dtype=np.float32).reshape(2, 3)
-  for name in ACCURATE_OPS:
+  for name in ACCURATE:
     fun = getattr(lax, name)
     reference = np.asarray(fun(x))
     for accuracy, _ in ACCURACIES.values():

@@ -46,8 +46,7 @@ def _sample(dtype, shape=(2, 3)):
 @pytest.mark.parametrize("name", sorted(ew.elementwise_primitives))
 def test_elementwise_implementations_keep_the_promised_dtype(name, dtype):
   prim = ew.elementwise_primitives[name]
-  nargs = 1 if name in _UNARY_NAMES else 2
-  args = [_sample(dtype) for _ in range(nargs)]
+  args = [_sample(dtype) for _ in range(ew.specs[prim].arity)]
   params = {"y": 3} if name == "integer_pow" else {}
   try:
     expected = core.abstract_eval(prim, [core.get_aval(a) for a in args], params)[0]
@@ -57,26 +56,26 @@ def test_elementwise_implementations_keep_the_promised_dtype(name, dtype):
   assert out.dtype == expected.dtype and out.shape == expected.shape
 
 
-_UNARY_NAMES = {
-    "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
-    "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-    "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "abs", "not", "square",
-    "integer_pow"}
+def test_every_elementwise_primitive_has_a_spec():
+  assert set(ew.specs) == set(ew.elementwise_primitives.values())
 
 
-@pytest.mark.parametrize("name", sorted(_UNARY_NAMES - {"integer_pow", "not", "is_finite",
-                                                         "sign", "floor", "ceil"}))
+# NumPy's function where it is not the primitive's namesake
+_NUMPY_REFERENCE = {
+    "neg": np.negative, "is_finite": np.isfinite, "logistic": lambda v: 1 / (1 + np.exp(-v)),
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "rsqrt": lambda v: 1 / np.sqrt(v)}
+_FLOAT_UNARY = sorted(spec.name for prim, spec in ew.specs.items()
+                      if spec.arity == 1 and np.dtype(np.float32) in prim.elementwise_dtypes
+                      and spec.name != "integer_pow")
+
+
+@pytest.mark.parametrize("name", _FLOAT_UNARY)
 def test_float_unary_primitives_match_numpy(name):
   import jaxlite.numpy as jnp
-  x = _sample(np.float32)
+  x = _sample(np.float32) + (1 if name == "acosh" else 0)   # acosh: defined from 1
   out = ew.elementwise_primitives[name].bind(jnp.asarray(x))
-  reference = {"neg": np.negative, "exp2": np.exp2, "logistic": lambda v: 1 / (1 + np.exp(-v)),
-               "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-               "asinh": np.arcsinh, "acosh": lambda v: np.arccosh(v + 1),
-               "atanh": np.arctanh, "rsqrt": lambda v: 1 / np.sqrt(v)}.get(
-                   name, getattr(np, name, None))
-  if name == "acosh":
-    out = ew.acosh(jnp.asarray(x + 1))
+  reference = _NUMPY_REFERENCE.get(name) or getattr(np, name)
   np.testing.assert_allclose(out, reference(x.astype(np.float64)), rtol=2e-6, atol=1e-7)
 
 

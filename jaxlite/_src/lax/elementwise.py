@@ -2,10 +2,17 @@
 
 Operands of an elementwise primitive share one dtype and have equal shapes, except that
 a dimension of size 1 or a rank-0 operand broadcasts (as JAX's lax allows).
+
+Each arithmetic primitive is one ``ElementwiseSpec`` row of the table below: its dtypes,
+NumPy kernel, tier-0 template, StableHLO op, NaN behaviour and JVP. This module makes the
+primitive, its lax function and its autodiff and batching rules from the row; the
+backends derive their tables from ``specs``, and checkify its NaN checks.
 """
 from __future__ import annotations
 
+import dataclasses
 import types
+from typing import Callable
 
 import numpy as np
 
@@ -13,9 +20,15 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.lax import complex_math as cmath
+from jaxlite._src.lax import kernels
 from jaxlite._src.lax.precision import AccuracyMode, check_accuracy
 from jaxlite._src.passes import algebraic
+from jaxlite._src.transforms import ad
+from jaxlite._src.transforms import batching
+from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms import staging
+from jaxlite._src.transforms.lax_ops import unbroadcast
 
 _bool = (np.bool_,)
 _int = (np.integer,)
@@ -81,24 +94,441 @@ def naryop_abstract_eval(name, accepted, result_dtype=None):
 elementwise_primitives: dict[str, Primitive] = {}
 
 
-def naryop(name, accepted, result_dtype=None) -> Primitive:
-  prim = Primitive(name)
-  prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
-  prim.elementwise_dtypes = dtypes.numeric_dtypes_where(
-      lambda d: any(dtypes.issubdtype(d, c) for c in accepted))
-  elementwise_primitives[name] = prim
-  return prim
-
-
 def family_naryop(name, accepted, result_dtype=None) -> Primitive:
-  """An elementwise primitive with ``naryop``'s shape/dtype rule, of another family (the
-  complex parts below, bits, special functions). Not entered in
+  """An elementwise primitive with the shape/dtype rule of the table's, of another family
+  (the complex parts below, bits, special functions). Not entered in
   ``elementwise_primitives``: that table is the fixed set of this module's arithmetic
   primitives, which other modules enumerate by arity; each family registers its own
   batching and lowering."""
   prim = Primitive(name)
   prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
   return prim
+
+
+_to_bool = lambda dtype: np.dtype(np.bool_)
+_real_part = lambda dtype: np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+
+ZERO = "zero"   # the ``jvp`` of a piecewise constant primitive: its tangent is zero
+
+
+@dataclasses.dataclass(frozen=True)
+class ElementwiseSpec:
+  """One elementwise primitive: all that any layer needs to know of it.
+
+  Attributes
+  ----------
+  name : the primitive's, as JAX's (jaxprs print it)
+  arity : the number of operands
+  accepted : the dtype classes the operands may have
+  kernel : the NumPy kernel, on real operands (on all, without ``complex_kernel``)
+  complex_kernel : the kernel on complex operands (XLA's special values), or None
+  result_dtype : operand dtype -> result dtype; None: the operand's
+  keeps_dtype : the kernel gives the result dtype on every accepted dtype (no cast after)
+  template : tier 0's direct form, NumPy source over ``{0}, {1}`` in which ``_np`` is
+    NumPy and ``_<name>`` the kernel, taking ``out=``; or None
+  template_kinds : the operand dtype kinds the template serves (None: all); on the
+    others the kernel runs, with XLA's rules (integer division, complex special values)
+  lowering : the StableHLO op; None where the XLA backend has a rule of its own
+  accuracy : takes JAX's ``accuracy`` param, the op's ``result_accuracy``
+  may_nan : may make a NaN of non-NaN operands (checkify checks its outputs)
+  jvp : one rule per operand, ``fn(g, *operands, **params)`` (``fn(g, ans, *operands,
+    **params)`` with ``jvp_ans``, ``ans`` the primal output); or ``ZERO``; or the reason
+    the primitive has no derivative, which grad raises with
+  transpose : ``fn(ct, *operands)`` -> the operands' cotangents; with no ``jvp``, the
+    primitive is linear
+  function : the lax function's name, where it is not ``name``
+  """
+  name: str
+  arity: int
+  accepted: tuple
+  kernel: Callable
+  complex_kernel: Callable | None = None
+  result_dtype: Callable | None = None
+  keeps_dtype: bool = False
+  template: str | None = None
+  template_kinds: str | None = None
+  lowering: str | None = None
+  accuracy: bool = False
+  may_nan: bool = False
+  jvp: tuple | str | None = None
+  jvp_ans: bool = False
+  transpose: Callable | None = None
+  function: str | None = None
+
+
+# primitive -> its spec: what the backends and checkify derive their tables from
+specs: dict[Primitive, ElementwiseSpec] = {}
+
+
+def define(spec: ElementwiseSpec) -> Primitive:
+  """The primitive of ``spec``, with its shape rule, JVP, transpose and batching rule."""
+  prim = Primitive(spec.name)
+  rule = naryop_abstract_eval(spec.name, spec.accepted, spec.result_dtype)
+  prim.def_abstract_eval(rule)
+  prim.elementwise_dtypes = dtypes.numeric_dtypes_where(
+      lambda d: any(dtypes.issubdtype(d, c) for c in spec.accepted))
+  elementwise_primitives[spec.name] = prim
+  specs[prim] = spec
+  if spec.accuracy:
+    core.hidden_params[prim] = lambda k, v, params: v is None   # as JAX prints them
+  if spec.jvp == ZERO:
+    ad.defzero(prim)
+  elif isinstance(spec.jvp, str):
+    ad.defunsupported(prim, spec.jvp)
+  elif spec.jvp is not None:
+    ad.defjvp(prim, *spec.jvp, pass_ans=spec.jvp_ans)
+  if spec.transpose is not None and spec.jvp is None:
+    ad.deflinear2(prim, spec.transpose)
+  elif spec.transpose is not None:
+    ad.transpose_rules[prim] = spec.transpose
+  # vmap maps over the batch axis as over any other
+  batching.defbroadcasting(prim)
+  algebraic.scalar_operands.add(prim)
+  return prim
+
+
+# -- the user-facing lax functions
+# Eagerly, on Arrays of a dtype the primitive accepts, they run its NumPy kernel at once:
+# what bind reaches through EvalTrace._elementwise, without the three calls in between
+# (W1 in benchmarks/README.md). Any trace, Tracer, other type, mixed dtypes or shapes, or
+# a checking trace (core.direct_eval_trace is None under jax_debug_nans) goes to bind
+# (core.direct_everywhere: see core.eager_everywhere).
+_kernels = core.EvalTrace.impls
+direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function
+
+
+def direct_unary(prim, fallback, positional_only=False):
+  """A function of one operand that runs ``prim``'s kernel at once on an Array of a dtype
+  ``prim`` accepts, eagerly; anything else goes to ``fallback`` (``prim.bind``, or jnp's
+  promotion then bind). ``positional_only``: ``fun(x, /)``, as NumPy's ufuncs are."""
+  def fun(x):
+    if type(x) is Array and (core.direct_everywhere
+                             or core._context.trace is core.direct_eval_trace):
+      value = x._host
+      if value is not None and value.dtype in prim.elementwise_dtypes:
+        return Array(_kernels[prim](value), x.weak_type)
+    return fallback(x)
+  if positional_only:   # a new function of the same code with x positional-only
+    fun = types.FunctionType(fun.__code__.replace(co_posonlyargcount=1), fun.__globals__,
+                             fun.__name__, fun.__defaults__, fun.__closure__)
+  return fun
+
+
+_ACCURACY_DOC = """
+
+Parameters
+----------
+x : array of a floating or complex type
+accuracy : lax.Tolerance or lax.AccuracyMode, optional
+  The accuracy XLA's implementation must reach (``result_accuracy`` in the StableHLO).
+  Where XLA has one implementation, as on the CPU, and in tier 0, it changes nothing.
+"""
+
+
+def _accepting_accuracy(prim):
+  """The lax function of a primitive with an ``accuracy`` param: without one, the direct
+  kernel call; with one, a bind that carries it."""
+  direct = direct_unary(prim, lambda x: prim.bind(x, accuracy=None))
+
+  def fun(x, *, accuracy=None):
+    if accuracy is None:
+      return direct(x)
+    return prim.bind(x, accuracy=check_accuracy(accuracy))
+  return fun
+
+
+def _unary_function(prim):
+  accurate = specs[prim].accuracy
+  fun = _accepting_accuracy(prim) if accurate else direct_unary(prim, prim.bind)
+  fun.__doc__ = (f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
+                 + (_ACCURACY_DOC if accurate else ""))
+  return fun
+
+
+def _binary_function(prim):
+  def fun(x, y):
+    if (type(x) is Array and type(y) is Array
+        and (core.direct_everywhere or core._context.trace is core.direct_eval_trace)):
+      a, b = x._host, y._host   # None: the value is on a device
+      if (a is not None and b is not None and a.dtype in prim.elementwise_dtypes
+          and b.dtype == a.dtype and (a.shape == b.shape or not a.ndim or not b.ndim)):
+        return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
+    return prim.bind(x, y)
+  fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
+  return fun
+
+
+def _with_function(spec):
+  """The primitive of ``spec`` and its lax function."""
+  prim = define(spec)
+  fun = (_unary_function if spec.arity == 1 else _binary_function)(prim)
+  fun.__name__ = fun.__qualname__ = spec.function or prim.name   # printed in jaxprs
+  direct_functions[prim] = fun
+  return prim, fun
+
+
+def unary(name, accepted, kernel, complex_kernel=None, *, jvp=None, **fields):
+  """A primitive of one operand and its lax function (``jvp``: one rule, or a marker)."""
+  jvp = (jvp,) if callable(jvp) else jvp
+  return _with_function(ElementwiseSpec(name, 1, accepted, kernel, complex_kernel,
+                                        jvp=jvp, **fields))
+
+
+def binary(name, accepted, kernel, complex_kernel=None, **fields):
+  """A primitive of two operands and its lax function."""
+  return _with_function(ElementwiseSpec(name, 2, accepted, kernel, complex_kernel,
+                                        **fields))
+
+
+# -- the derivatives too long for a row of the table, in lax ops so that they trace and
+# nest. Those of the primitives with an ``accuracy`` param keep it where JAX's grad does:
+# in cos's derivative and in the HIGHEST forms of expm1, tanh and logistic, which avoid
+# the cancellation of ans + 1 and 1 - ans. (sin's drops it, as JAX's linearization of sin
+# does; JAX's jvp of sin alone keeps it.)
+def _const(x, value):
+  """A scalar of ``x``'s dtype (weak, so it never widens ``x``)."""
+  return Array(np.array(value, core.get_aval(x).dtype), True)
+
+
+def _expm1_jvp(g, ans, x, accuracy=None):
+  if accuracy is AccuracyMode.HIGHEST:
+    return mul(g, exp(x, accuracy=accuracy))
+  return mul(g, add(ans, _const(ans, 1)))
+
+
+def _tanh_jvp(g, ans, x, accuracy=None):
+  if accuracy is AccuracyMode.HIGHEST:   # 4 logistic(2x) logistic(-2x)
+    return mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
+                                        logistic(mul(_const(x, -2), x), accuracy=accuracy))))
+  # (g + g ans) (1 - ans), in JAX's order so that grad jaxprs print alike
+  return mul(ad.add_tangents(g, mul(g, ans)), sub(_const(x, 1), ans))
+
+
+def _logistic_jvp(g, ans, x, accuracy=None):
+  if accuracy is AccuracyMode.HIGHEST:   # 1 - logistic(x) is logistic(-x)
+    return mul(g, mul(ans, logistic(neg(x))))
+  return mul(g, mul(ans, sub(_const(ans, 1), ans)))
+
+
+def _abs_jvp(g, ans, x):
+  if not dtypes.is_complex(core.get_aval(x).dtype):
+    # +g at 0 (not 0 as sign would give), as JAX's select(x >= 0, g, -g)
+    return select(ge(x, _const(x, 0)), g, neg(g))
+  # d|z| = Re(g conj(z) / |z|), with |z| = 0 replaced by 1
+  ans = convert_element_type(ans, core.get_aval(x).dtype)
+  return real(mul(g, div(conj(x), _replace_zero(ans))))
+
+
+def _integer_pow_jvp(g, x, *, y):
+  if y == 0:
+    return _full_like(g, 0)
+  if y == 1:
+    return g
+  return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+def _pow_jvp_base(g, ans, x, y):
+  # as JAX: both operands in the result dtype (strongly typed), and for an integer
+  # exponent the slope y x**(y-1) is 0 where y == 0 (even at x == 0)
+  dtype = core.get_aval(ans).dtype
+  y_is_int = dtypes.is_integer(core.get_aval(y).dtype)
+  x, y = convert_element_type(x, dtype), convert_element_type(y, dtype)
+  if y_is_int:
+    x, y = broadcast_to_common_shape(x, y)
+    slope = select(eq(y, _const(y, 0)), _full_like(y, 0),
+                   mul(_replace_zero(y), pow(x, sub(y, _full_like(y, 1)))))
+  else:
+    slope = mul(y, pow(x, sub(y, _full_like(y, 1))))
+  return mul(g, slope)
+
+
+def _pow_jvp_exponent(g, ans, x, y):
+  # d/dy x**y = log(x) x**y, taken as 0 at x == 0 (not nan)
+  return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)),
+                              core.get_aval(y).dtype)
+
+
+# max/min: the gradient goes to the winner, split evenly on ties (as JAX does)
+_MINMAX_JVP = (lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+               lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _add_transpose(ct, x, y):
+  return [unbroadcast(x.aval, ct) if ad.is_undefined(x) else None,
+          unbroadcast(y.aval, ct) if ad.is_undefined(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+  return [unbroadcast(x.aval, ct) if ad.is_undefined(x) else None,
+          unbroadcast(y.aval, neg(ct)) if ad.is_undefined(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+  if ad.is_undefined(x):
+    return [unbroadcast(x.aval, mul(ct, y)), None]
+  return [None, unbroadcast(y.aval, mul(x, ct))]
+
+
+def _div_transpose(ct, x, y):
+  return [unbroadcast(x.aval, div(ct, y)), None]
+
+
+# -- the table: one row per primitive. Kernels without a complex variant take complex
+# operands too where the primitive accepts them; ``keeps_dtype`` is checked for every
+# row by tests/test_fast_paths.py, ``template`` by tests/test_codegen_templates.py.
+neg_p, neg = unary(
+    "neg", _num, np.negative, keeps_dtype=True, template="_np.negative({0})",
+    lowering="stablehlo.negate", transpose=lambda ct, x: [neg(ct)])
+sign_p, sign = unary("sign", _num, kernels.sign, cmath.sign, jvp=ZERO)
+floor_p, floor = unary("floor", _float, np.floor, keeps_dtype=True,
+                       lowering="stablehlo.floor", jvp=ZERO)
+ceil_p, ceil = unary("ceil", _float, np.ceil, keeps_dtype=True, lowering="stablehlo.ceil",
+                     jvp=ZERO)
+is_finite_p, is_finite = unary("is_finite", _float, np.isfinite, result_dtype=_to_bool,
+                               keeps_dtype=True, lowering="stablehlo.is_finite", jvp=ZERO)
+exp_p, exp = unary(
+    "exp", _inexact, np.exp, cmath.exp, template="_np.exp({0})", template_kinds="f",
+    lowering="stablehlo.exponential", accuracy=True, may_nan=True,
+    jvp=lambda g, ans, x, **_: mul(g, ans), jvp_ans=True)
+exp2_p, exp2 = unary(
+    "exp2", _inexact, kernels.exp2, cmath.exp2, accuracy=True,
+    jvp=lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)), jvp_ans=True)
+log_p, log = unary(
+    "log", _inexact, np.log, cmath.log, template="_np.log({0})", template_kinds="f",
+    lowering="stablehlo.log", accuracy=True, may_nan=True,
+    jvp=lambda g, x, **_: div(g, x))
+log1p_p, log1p = unary(
+    "log1p", _inexact, np.log1p, cmath.log1p, template="_np.log1p({0})",
+    template_kinds="f", lowering="stablehlo.log_plus_one", accuracy=True, may_nan=True,
+    jvp=lambda g, x, **_: div(g, add(x, _const(x, 1))))
+expm1_p, expm1 = unary(
+    "expm1", _inexact, np.expm1, cmath.expm1, lowering="stablehlo.exponential_minus_one",
+    accuracy=True, may_nan=True, jvp=_expm1_jvp, jvp_ans=True)
+tanh_p, tanh = unary(
+    "tanh", _inexact, np.tanh, keeps_dtype=True, template="_np.tanh({0})",
+    lowering="stablehlo.tanh", accuracy=True, may_nan=True, jvp=_tanh_jvp, jvp_ans=True)
+logistic_p, logistic = unary(
+    "logistic", _inexact, kernels.logistic, cmath.logistic, accuracy=True, may_nan=True,
+    jvp=_logistic_jvp, jvp_ans=True)
+sin_p, sin = unary(
+    "sin", _inexact, np.sin, keeps_dtype=True, template="_np.sin({0})", accuracy=True,
+    may_nan=True, jvp=lambda g, x, **_: mul(g, cos(x)))
+cos_p, cos = unary(
+    "cos", _inexact, np.cos, keeps_dtype=True, template="_np.cos({0})", accuracy=True,
+    may_nan=True, jvp=lambda g, x, accuracy=None: neg(mul(g, sin(x, accuracy=accuracy))))
+tan_p, tan = unary(
+    "tan", _inexact, np.tan, keeps_dtype=True, lowering="stablehlo.tan", accuracy=True,
+    may_nan=True, jvp=lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))),
+    jvp_ans=True)
+asin_p, asin = unary(
+    "asin", _inexact, np.arcsin, cmath.arcsin, lowering="chlo.asin", may_nan=True,
+    jvp=lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
+acos_p, acos = unary(
+    "acos", _inexact, np.arccos, cmath.arccos, lowering="chlo.acos", may_nan=True,
+    jvp=lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
+atan_p, atan = unary(
+    "atan", _inexact, np.arctan, keeps_dtype=True, lowering="chlo.atan", may_nan=True,
+    jvp=lambda g, x: div(g, add(_const(x, 1), square(x))))
+sinh_p, sinh = unary("sinh", _inexact, np.sinh, keeps_dtype=True, lowering="chlo.sinh",
+                     may_nan=True, jvp=lambda g, x: mul(g, cosh(x)))
+cosh_p, cosh = unary("cosh", _inexact, np.cosh, keeps_dtype=True, lowering="chlo.cosh",
+                     may_nan=True, jvp=lambda g, x: mul(g, sinh(x)))
+asinh_p, asinh = unary(
+    "asinh", _inexact, np.arcsinh, cmath.arcsinh, lowering="chlo.asinh", may_nan=True,
+    jvp=lambda g, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+acosh_p, acosh = unary(
+    "acosh", _inexact, np.arccosh, cmath.arccosh, lowering="chlo.acosh", may_nan=True,
+    jvp=lambda g, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
+atanh_p, atanh = unary(
+    "atanh", _inexact, np.arctanh, keeps_dtype=True, lowering="chlo.atanh", may_nan=True,
+    jvp=lambda g, x: mul(integer_pow(add(_const(x, 1), x), -1),
+                         div(g, sub(_const(x, 1), x))))
+sqrt_p, sqrt = unary(
+    "sqrt", _inexact, np.sqrt, cmath.sqrt, template="_np.sqrt({0})", template_kinds="f",
+    lowering="stablehlo.sqrt", accuracy=True, may_nan=True,
+    jvp=lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)), jvp_ans=True)
+rsqrt_p, rsqrt = unary(
+    "rsqrt", _inexact, kernels.rsqrt, cmath.rsqrt, lowering="stablehlo.rsqrt",
+    accuracy=True, may_nan=True,
+    jvp=lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))), jvp_ans=True)
+cbrt_p, cbrt = unary(
+    "cbrt", _float, np.cbrt, keeps_dtype=True, lowering="stablehlo.cbrt", accuracy=True,
+    may_nan=True, jvp_ans=True,
+    jvp=lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+abs_p, abs = unary(
+    "abs", _signed + _inexact, np.abs, cmath.abs_, result_dtype=_real_part,
+    keeps_dtype=True, template="_np.abs({0})", template_kinds="iuf", jvp=_abs_jvp,
+    jvp_ans=True)
+not_p, bitwise_not = unary("not", _bool_or_int, kernels.bitwise_not,
+                           lowering="stablehlo.not", jvp=ZERO, function="bitwise_not")
+square_p, square = unary("square", _num, np.square, keeps_dtype=True,
+                         template="_np.square({0})",
+                         jvp=lambda g, x: mul(g, mul(_const(x, 2), x)))
+# (its lax function, with the static power ``y``, is below)
+integer_pow_p = define(ElementwiseSpec(
+    "integer_pow", 1, _num, kernels.integer_pow, keeps_dtype=True, may_nan=True,
+    jvp=(_integer_pow_jvp,)))
+
+add_p, add = binary(
+    "add", _num, np.add, keeps_dtype=True, template="_np.add({0}, {1})",
+    lowering="stablehlo.add", may_nan=True, jvp=(lambda g, x, y: g, lambda g, x, y: g),
+    transpose=_add_transpose)
+sub_p, sub = binary(
+    "sub", _num, np.subtract, keeps_dtype=True, template="_np.subtract({0}, {1})",
+    lowering="stablehlo.subtract", may_nan=True,
+    jvp=(lambda g, x, y: g, lambda g, x, y: neg(g)), transpose=_sub_transpose)
+mul_p, mul = binary(
+    "mul", _num, np.multiply, keeps_dtype=True, template="_np.multiply({0}, {1})",
+    lowering="stablehlo.multiply", may_nan=True,
+    jvp=(lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g)), transpose=_mul_transpose)
+div_p, div = binary(
+    "div", _num, kernels.div, template="_np.true_divide({0}, {1})", template_kinds="f",
+    lowering="stablehlo.divide", may_nan=True,
+    jvp=(lambda g, x, y: div(g, y),
+         lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2))),
+    transpose=_div_transpose)
+rem_p, rem = binary(
+    "rem", _int + _float, kernels.rem, lowering="stablehlo.remainder", may_nan=True,
+    jvp=(lambda g, x, y: g,
+         lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y)))))))
+pow_p, pow = binary("pow", _inexact, kernels.pow, lowering="stablehlo.power",
+                    may_nan=True, jvp=(_pow_jvp_base, _pow_jvp_exponent), jvp_ans=True)
+max_p, max = binary("max", _any, kernels.max_into, template="_max({0}, {1})",
+                    template_kinds="biuf", jvp=_MINMAX_JVP, jvp_ans=True)
+min_p, min = binary("min", _any, kernels.min_into, template="_min({0}, {1})",
+                    template_kinds="biuf", jvp=_MINMAX_JVP, jvp_ans=True)
+atan2_p, atan2 = binary(
+    "atan2", _inexact, np.arctan2, cmath.atan2, lowering="stablehlo.atan2", may_nan=True,
+    jvp=(lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+         lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y))))))
+nextafter_p, nextafter = binary("nextafter", _float, np.nextafter, keeps_dtype=True,
+                                lowering="chlo.next_after",
+                                jvp="(JAX gives nextafter no derivative)")
+and_p, bitwise_and = binary("and", _bool_or_int,
+                            kernels.bitwise(np.logical_and, np.bitwise_and),
+                            lowering="stablehlo.and", jvp=ZERO, function="bitwise_and")
+or_p, bitwise_or = binary("or", _bool_or_int,
+                          kernels.bitwise(np.logical_or, np.bitwise_or),
+                          lowering="stablehlo.or", jvp=ZERO, function="bitwise_or")
+xor_p, bitwise_xor = binary("xor", _bool_or_int,
+                            kernels.bitwise(np.logical_xor, np.bitwise_xor),
+                            lowering="stablehlo.xor", jvp=ZERO, function="bitwise_xor")
+# comparisons: named after their StableHLO comparison direction (EQ, NE, ...)
+eq_p, eq = binary("eq", _any, np.equal, result_dtype=_to_bool, keeps_dtype=True,
+                  template="_np.equal({0}, {1})", lowering="stablehlo.compare", jvp=ZERO)
+ne_p, ne = binary("ne", _any, np.not_equal, result_dtype=_to_bool, keeps_dtype=True,
+                  template="_np.not_equal({0}, {1})", lowering="stablehlo.compare",
+                  jvp=ZERO)
+lt_p, lt = binary("lt", _ordered, np.less, result_dtype=_to_bool, keeps_dtype=True,
+                  template="_np.less({0}, {1})", lowering="stablehlo.compare", jvp=ZERO)
+le_p, le = binary("le", _ordered, np.less_equal, result_dtype=_to_bool, keeps_dtype=True,
+                  template="_np.less_equal({0}, {1})", lowering="stablehlo.compare",
+                  jvp=ZERO)
+gt_p, gt = binary("gt", _ordered, np.greater, result_dtype=_to_bool, keeps_dtype=True,
+                  template="_np.greater({0}, {1})", lowering="stablehlo.compare", jvp=ZERO)
+ge_p, ge = binary("ge", _ordered, np.greater_equal, result_dtype=_to_bool,
+                  keeps_dtype=True, template="_np.greater_equal({0}, {1})",
+                  lowering="stablehlo.compare", jvp=ZERO)
 
 
 def _integer_pow_abstract_eval(x, *, y):
@@ -109,63 +539,14 @@ def _integer_pow_abstract_eval(x, *, y):
   return out
 
 
-_to_bool = lambda dtype: np.dtype(np.bool_)
-_real_part = lambda dtype: np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
-
-# -- unary
-neg_p = naryop("neg", _num)
-sign_p = naryop("sign", _num)
-floor_p = naryop("floor", _float)
-ceil_p = naryop("ceil", _float)
-is_finite_p = naryop("is_finite", _float, _to_bool)
-exp_p = naryop("exp", _inexact)
-exp2_p = naryop("exp2", _inexact)
-log_p = naryop("log", _inexact)
-log1p_p = naryop("log1p", _inexact)
-expm1_p = naryop("expm1", _inexact)
-tanh_p = naryop("tanh", _inexact)
-logistic_p = naryop("logistic", _inexact)
-sin_p = naryop("sin", _inexact)
-cos_p = naryop("cos", _inexact)
-tan_p = naryop("tan", _inexact)
-asin_p = naryop("asin", _inexact)
-acos_p = naryop("acos", _inexact)
-atan_p = naryop("atan", _inexact)
-sinh_p = naryop("sinh", _inexact)
-cosh_p = naryop("cosh", _inexact)
-asinh_p = naryop("asinh", _inexact)
-acosh_p = naryop("acosh", _inexact)
-atanh_p = naryop("atanh", _inexact)
-sqrt_p = naryop("sqrt", _inexact)
-rsqrt_p = naryop("rsqrt", _inexact)
-cbrt_p = naryop("cbrt", _float)
-abs_p = naryop("abs", _signed + _inexact, _real_part)
-not_p = naryop("not", _bool_or_int)
-square_p = naryop("square", _num)
-integer_pow_p = naryop("integer_pow", _num)
 integer_pow_p.def_abstract_eval(_integer_pow_abstract_eval)
 # eager's fast path skips the check of y, which only integers need
 integer_pow_p.elementwise_dtypes = dtypes.numeric_dtypes_where(dtypes.is_inexact)
-# -- binary
-add_p = naryop("add", _num)
-sub_p = naryop("sub", _num)
-mul_p = naryop("mul", _num)
-div_p = naryop("div", _num)
-rem_p = naryop("rem", _int + _float)
-pow_p = naryop("pow", _inexact)
-max_p = naryop("max", _any)
-min_p = naryop("min", _any)
-atan2_p = naryop("atan2", _inexact)
-nextafter_p = naryop("nextafter", _float)
-and_p = naryop("and", _bool_or_int)
-or_p = naryop("or", _bool_or_int)
-xor_p = naryop("xor", _bool_or_int)
-eq_p = naryop("eq", _any, _to_bool)
-ne_p = naryop("ne", _any, _to_bool)
-lt_p = naryop("lt", _ordered, _to_bool)
-le_p = naryop("le", _ordered, _to_bool)
-gt_p = naryop("gt", _ordered, _to_bool)
-ge_p = naryop("ge", _ordered, _to_bool)
+
+
+def integer_pow(x, y: int):
+  """``x ** y`` for a static Python integer ``y``."""
+  return integer_pow_p.bind(x, y=int(y))
 
 
 def _times_one(eqn, invars, producer, uses):
@@ -238,110 +619,6 @@ staging.const_fold_rules[convert_element_type_p] = True
 core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and v is None
 
 
-# -- the user-facing lax functions
-# Eagerly, on Arrays of a dtype the primitive accepts, they run its NumPy kernel at once:
-# what bind reaches through EvalTrace._elementwise, without the three calls in between
-# (W1 in benchmarks/README.md). Any trace, Tracer, other type, mixed dtypes or shapes, or
-# a checking trace (core.direct_eval_trace is None under jax_debug_nans) goes to bind
-# (core.direct_everywhere: see core.eager_everywhere).
-_kernels = core.EvalTrace.impls
-direct_functions: dict[Primitive, object] = {}   # primitive -> its lax function
-
-
-def direct_unary(prim, fallback, positional_only=False):
-  """A function of one operand that runs ``prim``'s kernel at once on an Array of a dtype
-  ``prim`` accepts, eagerly; anything else goes to ``fallback`` (``prim.bind``, or jnp's
-  promotion then bind). ``positional_only``: ``fun(x, /)``, as NumPy's ufuncs are."""
-  def fun(x):
-    if type(x) is Array and (core.direct_everywhere
-                             or core._context.trace is core.direct_eval_trace):
-      value = x._host
-      if value is not None and value.dtype in prim.elementwise_dtypes:
-        return Array(_kernels[prim](value), x.weak_type)
-    return fallback(x)
-  if positional_only:   # a new function of the same code with x positional-only
-    fun = types.FunctionType(fun.__code__.replace(co_posonlyargcount=1), fun.__globals__,
-                             fun.__name__, fun.__defaults__, fun.__closure__)
-  return fun
-
-
-# The transcendental functions that take JAX's ``accuracy``: a param of the primitive that
-# the XLA lowering passes on as the op's ``result_accuracy``.
-accuracy_primitives = (exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p, logistic_p, sin_p,
-                       cos_p, tan_p, sqrt_p, rsqrt_p, cbrt_p)
-_ACCURACY_DOC = """
-
-Parameters
-----------
-x : array of a floating or complex type
-accuracy : lax.Tolerance or lax.AccuracyMode, optional
-  The accuracy XLA's implementation must reach (``result_accuracy`` in the StableHLO).
-  Where XLA has one implementation, as on the CPU, and in tier 0, it changes nothing.
-"""
-
-
-for _p in accuracy_primitives:
-  core.hidden_params[_p] = lambda k, v, params: v is None   # as JAX prints them
-
-
-def _accepting_accuracy(prim):
-  """The lax function of a primitive with an ``accuracy`` param: without one, the direct
-  kernel call; with one, a bind that carries it."""
-  direct = direct_unary(prim, lambda x: prim.bind(x, accuracy=None))
-
-  def fun(x, *, accuracy=None):
-    if accuracy is None:
-      return direct(x)
-    return prim.bind(x, accuracy=check_accuracy(accuracy))
-  return fun
-
-
-def _unary(prim):
-  accurate = prim in accuracy_primitives
-  fun = _accepting_accuracy(prim) if accurate else direct_unary(prim, prim.bind)
-  fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
-  fun.__doc__ = (f"Elementwise ``{prim.name}`` (the ``{prim.name}`` primitive)."
-                 + (_ACCURACY_DOC if accurate else ""))
-  direct_functions[prim] = fun
-  return fun
-
-
-def _binary(prim):
-  def fun(x, y):
-    if (type(x) is Array and type(y) is Array
-        and (core.direct_everywhere or core._context.trace is core.direct_eval_trace)):
-      a, b = x._host, y._host   # None: the value is on a device
-      if (a is not None and b is not None and a.dtype in prim.elementwise_dtypes
-          and b.dtype == a.dtype and (a.shape == b.shape or not a.ndim or not b.ndim)):
-        return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
-    return prim.bind(x, y)
-  fun.__name__ = fun.__qualname__ = prim.name   # printed in jaxprs as JAX's are
-  fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
-  direct_functions[prim] = fun
-  return fun
-
-
-(neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin, cos,
- tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs, bitwise_not,
- square) = map(_unary, [
-     neg_p, sign_p, floor_p, ceil_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p, expm1_p,
-     tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
-     asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, abs_p, not_p, square_p])
-(add, sub, mul, div, rem, pow, max, min, atan2, nextafter, bitwise_and, bitwise_or,
- bitwise_xor, eq, ne, lt, le, gt, ge) = map(_binary, [
-     add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
-     or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p])
-
-for _fun, _name in ((bitwise_not, "bitwise_not"), (bitwise_and, "bitwise_and"),
-                    (bitwise_or, "bitwise_or"), (bitwise_xor, "bitwise_xor")):
-  _fun.__name__ = _fun.__qualname__ = _name   # the primitives are not, and, or, xor
-
-
-def integer_pow(x, y: int):
-  """``x ** y`` for a static Python integer ``y``."""
-  return integer_pow_p.bind(x, y=int(y))
-
-
 def select_n(which, *cases):
   """Pick, elementwise, ``cases[which]`` (``which`` boolean or integer)."""
   return select_n_p.bind(which, *cases)
@@ -369,136 +646,6 @@ def _convert_element_type(operand, new_dtype, weak_type=False):
                                      sharding=None)
 
 
-# -- differentiation: one line per primitive, in lax ops so that rules trace and nest
-from jaxlite._src.transforms import ad  # noqa: E402
-from jaxlite._src.transforms import lax_ops  # noqa: E402
-from jaxlite._src.transforms.lax_ops import unbroadcast  # noqa: E402
-
-
-def _const(x, value):
-  """A scalar of ``x``'s dtype (weak, so it never widens ``x``)."""
-  return Array(np.array(value, core.get_aval(x).dtype), True)
-
-
-for _p in (sign_p, floor_p, ceil_p, is_finite_p, not_p, and_p, or_p, xor_p, eq_p, ne_p,
-           lt_p, le_p, gt_p, ge_p):
-  ad.defzero(_p)
-ad.defunsupported(nextafter_p, "(JAX gives nextafter no derivative)")
-
-# The rules of the primitives with an ``accuracy`` param keep it where JAX's grad does: in
-# cos's derivative and in the HIGHEST forms of expm1, tanh and logistic, which avoid the
-# cancellation of ans + 1 and 1 - ans. (sin's drops it, as JAX's linearization of sin
-# does; JAX's jvp of sin alone keeps it.)
-ad.defjvp2(exp_p, lambda g, ans, x, **_: mul(g, ans))
-ad.defjvp2(exp2_p, lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)))
-ad.defjvp(log_p, lambda g, x, **_: div(g, x))
-ad.defjvp(log1p_p, lambda g, x, **_: div(g, add(x, _const(x, 1))))
-
-
-def _expm1_jvp(g, ans, x, accuracy=None):
-  if accuracy is AccuracyMode.HIGHEST:
-    return mul(g, exp(x, accuracy=accuracy))
-  return mul(g, add(ans, _const(ans, 1)))
-
-
-def _tanh_jvp(g, ans, x, accuracy=None):
-  if accuracy is AccuracyMode.HIGHEST:   # 4 logistic(2x) logistic(-2x)
-    return mul(g, mul(_const(x, 4), mul(logistic(mul(_const(x, 2), x), accuracy=accuracy),
-                                        logistic(mul(_const(x, -2), x), accuracy=accuracy))))
-  # (g + g ans) (1 - ans), in JAX's order so that grad jaxprs print alike
-  return mul(ad.add_tangents(g, mul(g, ans)), sub(_const(x, 1), ans))
-
-
-def _logistic_jvp(g, ans, x, accuracy=None):
-  if accuracy is AccuracyMode.HIGHEST:   # 1 - logistic(x) is logistic(-x)
-    return mul(g, mul(ans, logistic(neg(x))))
-  return mul(g, mul(ans, sub(_const(ans, 1), ans)))
-
-
-ad.defjvp2(expm1_p, _expm1_jvp)
-ad.defjvp2(tanh_p, _tanh_jvp)
-ad.defjvp2(logistic_p, _logistic_jvp)
-ad.defjvp(sin_p, lambda g, x, **_: mul(g, cos(x)))
-ad.defjvp(cos_p, lambda g, x, accuracy=None: neg(mul(g, sin(x, accuracy=accuracy))))
-ad.defjvp2(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
-ad.defjvp(asin_p, lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
-ad.defjvp(acos_p, lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
-ad.defjvp(atan_p, lambda g, x: div(g, add(_const(x, 1), square(x))))
-ad.defjvp(sinh_p, lambda g, x: mul(g, cosh(x)))
-ad.defjvp(cosh_p, lambda g, x: mul(g, sinh(x)))
-ad.defjvp(asinh_p, lambda g, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
-ad.defjvp(acosh_p, lambda g, x: mul(g, rsqrt(sub(square(x), _const(x, 1)))))
-ad.defjvp(atanh_p, lambda g, x: mul(integer_pow(add(_const(x, 1), x), -1),
-                                    div(g, sub(_const(x, 1), x))))
-ad.defjvp2(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
-ad.defjvp2(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
-ad.defjvp2(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3),
-                                                     integer_pow(ans, -2))))
-
-
-def _abs_jvp(g, ans, x):
-  if not dtypes.is_complex(core.get_aval(x).dtype):
-    # +g at 0 (not 0 as sign would give), as JAX's select(x >= 0, g, -g)
-    return select(ge(x, _const(x, 0)), g, neg(g))
-  # d|z| = Re(g conj(z) / |z|), with |z| = 0 replaced by 1
-  ans = convert_element_type(ans, core.get_aval(x).dtype)
-  return real(mul(g, div(conj(x), _replace_zero(ans))))
-
-
-ad.defjvp2(abs_p, _abs_jvp)
-ad.defjvp(square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
-
-
-def _integer_pow_jvp(g, x, *, y):
-  if y == 0:
-    return _full_like(g, 0)
-  if y == 1:
-    return g
-  return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
-
-
-ad.defjvp(integer_pow_p, _integer_pow_jvp)
-
-
-def _pow_jvp_base(g, ans, x, y):
-  # as JAX: both operands in the result dtype (strongly typed), and for an integer
-  # exponent the slope y x**(y-1) is 0 where y == 0 (even at x == 0)
-  dtype = core.get_aval(ans).dtype
-  y_is_int = dtypes.is_integer(core.get_aval(y).dtype)
-  x, y = convert_element_type(x, dtype), convert_element_type(y, dtype)
-  if y_is_int:
-    x, y = broadcast_to_common_shape(x, y)
-    slope = select(eq(y, _const(y, 0)), _full_like(y, 0),
-                   mul(_replace_zero(y), pow(x, sub(y, _full_like(y, 1)))))
-  else:
-    slope = mul(y, pow(x, sub(y, _full_like(y, 1))))
-  return mul(g, slope)
-
-
-def _pow_jvp_exponent(g, ans, x, y):
-  # d/dy x**y = log(x) x**y, taken as 0 at x == 0 (not nan)
-  return convert_element_type(mul(g, mul(log(_replace_zero(x)), ans)),
-                              core.get_aval(y).dtype)
-
-
-ad.defjvp2(pow_p, _pow_jvp_base, _pow_jvp_exponent)
-ad.defjvp(add_p, lambda g, x, y: g, lambda g, x, y: g)
-ad.defjvp(sub_p, lambda g, x, y: g, lambda g, x, y: neg(g))
-ad.defjvp(mul_p, lambda g, x, y: mul(g, y), lambda g, x, y: mul(x, g))
-ad.defjvp(div_p, lambda g, x, y: div(g, y),
-          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
-ad.defjvp(rem_p, lambda g, x, y: g,
-          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
-ad.defjvp(atan2_p,
-          lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
-          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y)))))
-# max/min: the gradient goes to the winner, split evenly on ties (as JAX does)
-ad.defjvp2(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-ad.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-
-
 def _full_like(x, value):
   """``value`` in ``x``'s shape and dtype, weakly typed if ``x`` is (JAX's full_like)."""
   aval = core.get_aval(x)
@@ -522,36 +669,6 @@ def _balanced_eq(x, z, y):
   """1 where ``x`` alone attains ``z``, 1/2 where ``x`` and ``y`` tie, else 0."""
   return div(select(eq(x, z), _full_like(z, 1), _full_like(z, 0)),
              select(eq(y, z), _full_like(z, 2), _full_like(z, 1)))
-
-
-# -- linear primitives and their transposes
-ad.deflinear2(neg_p, lambda ct, x: [neg(ct)])
-
-
-def _add_transpose(ct, x, y):
-  return [unbroadcast(x.aval, ct) if ad.is_undefined(x) else None,
-          unbroadcast(y.aval, ct) if ad.is_undefined(y) else None]
-
-
-def _sub_transpose(ct, x, y):
-  return [unbroadcast(x.aval, ct) if ad.is_undefined(x) else None,
-          unbroadcast(y.aval, neg(ct)) if ad.is_undefined(y) else None]
-
-
-def _mul_transpose(ct, x, y):
-  if ad.is_undefined(x):
-    return [unbroadcast(x.aval, mul(ct, y)), None]
-  return [None, unbroadcast(y.aval, mul(x, ct))]
-
-
-def _div_transpose(ct, x, y):
-  return [unbroadcast(x.aval, div(ct, y)), None]
-
-
-ad.transpose_rules[add_p] = _add_transpose
-ad.transpose_rules[sub_p] = _sub_transpose
-ad.transpose_rules[mul_p] = _mul_transpose
-ad.transpose_rules[div_p] = _div_transpose
 
 
 def _select_n_jvp(primals, tangents):
@@ -607,12 +724,7 @@ ad.defjvp(clamp_p,
           lambda g, lo, x, hi: _zeros_where(lt(hi, x), broadcast_like(g, x)))
 
 
-# -- batching (vmap): elementwise primitives map over the batch axis as over any other
-from jaxlite._src.transforms import batching  # noqa: E402
-
-for _p in elementwise_primitives.values():
-  batching.defbroadcasting(_p)
-algebraic.scalar_operands.update(elementwise_primitives.values())
+# -- batching (vmap) of the primitives outside the table
 batching.defvectorized(convert_element_type_p)
 
 

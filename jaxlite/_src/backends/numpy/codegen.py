@@ -20,37 +20,24 @@ from jaxlite._src import core
 from jaxlite._src import passes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
-from jaxlite._src.backends.numpy.impls import (expanded_shape, impl_rules, max_into,
-                                               max_with_plus_zero, min_into,
-                                               min_with_minus_zero, zero_scalar_of_sign)
+from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
 from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax.kernels import (max_with_plus_zero, min_with_minus_zero,
+                                      zero_scalar_of_sign)
 from jaxlite._src.transforms import ad
 
-# primitive -> NumPy expression template over the argument names {0}, {1}, ...
-_DIRECT = {
-    ew.add_p: "_np.add({0}, {1})", ew.sub_p: "_np.subtract({0}, {1})",
-    ew.mul_p: "_np.multiply({0}, {1})", ew.neg_p: "_np.negative({0})",
-    ew.eq_p: "_np.equal({0}, {1})", ew.ne_p: "_np.not_equal({0}, {1})",
-    ew.lt_p: "_np.less({0}, {1})", ew.le_p: "_np.less_equal({0}, {1})",
-    ew.gt_p: "_np.greater({0}, {1})", ew.ge_p: "_np.greater_equal({0}, {1})",
-    ew.sin_p: "_np.sin({0})", ew.cos_p: "_np.cos({0})", ew.tanh_p: "_np.tanh({0})",
-    ew.square_p: "_np.square({0})", ad.add_any_p: "_np.add({0}, {1})",
-}
-# direct forms for some operand kinds only: integer and complex division, complex max/min
-# and XLA's complex special values follow XLA's rules in the eager implementations (real
-# max/min are the table's own functions, which sign a tie of -0 and +0 as XLA does where
-# NumPy's loops return either operand, and take ``out=`` as a ufunc does)
-_DIRECT_IF_KIND = {
-    ew.div_p: ("f", "_np.true_divide({0}, {1})"),
-    ew.max_p: ("biuf", "_max({0}, {1})"), ew.min_p: ("biuf", "_min({0}, {1})"),
-    ew.exp_p: ("f", "_np.exp({0})"), ew.log_p: ("f", "_np.log({0})"),
-    ew.log1p_p: ("f", "_np.log1p({0})"), ew.sqrt_p: ("f", "_np.sqrt({0})"),
-    ew.abs_p: ("iuf", "_np.abs({0})"),
-}
+# primitive -> (the operand dtype kinds it serves, None for all; a NumPy expression
+# template over the argument names {0}, {1}, ...): the elementwise specs' templates, in
+# which ``_<name>`` is the primitive's own kernel
+_TEMPLATES = {prim: (spec.template_kinds, spec.template)
+              for prim, spec in ew.specs.items() if spec.template}
+_TEMPLATES[ad.add_any_p] = (None, "_np.add({0}, {1})")
+_TEMPLATE_KERNELS = {f"_{spec.name}": spec.kernel for spec in ew.specs.values()
+                     if spec.template and f"_{spec.name}(" in spec.template}
 
-# relu's max(x, +0) and min(x, -0) of floats: ``impls.max_with_plus_zero``
+# relu's max(x, +0) and min(x, -0) of floats: ``kernels.max_with_plus_zero``
 _WITH_SIGNED_ZERO = {ew.max_p: "_max0({0}, {1})", ew.min_p: "_min0({0}, {1})"}
 
 
@@ -84,9 +71,8 @@ class _Emitter:
   def __init__(self):
     # generated code belongs to the backend's package, so its NumPy floating-point
     # warnings fall under the backend's warning filter
-    self.namespace = {"_np": np, "_run_blocks": blocks.run, "_max": max_into,
-                      "_min": min_into, "_max0": max_with_plus_zero,
-                      "_min0": min_with_minus_zero,
+    self.namespace = {"_np": np, "_run_blocks": blocks.run, **_TEMPLATE_KERNELS,
+                      "_max0": max_with_plus_zero, "_min0": min_with_minus_zero,
                       "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
@@ -277,16 +263,17 @@ def _template(eqn):
   prim = eqn.primitive
   if prim in codegen_rules:
     return None
-  template = _DIRECT.get(prim)
-  if template is None and prim in _DIRECT_IF_KIND and eqn.invars:
-    kinds, template = _DIRECT_IF_KIND[prim]
-    kind = eqn.invars[0].aval.dtype.kind
-    if kind == "f" and prim in _WITH_SIGNED_ZERO and any(
-        isinstance(v, core.Literal) and zero_scalar_of_sign(v.val, prim is ew.min_p)
-        for v in eqn.invars):   # decided here, not checked on every call
-      return _WITH_SIGNED_ZERO[prim]
-    return template if kind in kinds else None
-  return template
+  kinds, template = _TEMPLATES.get(prim, (None, None))
+  if kinds is None:
+    return template
+  if not eqn.invars:
+    return None
+  kind = eqn.invars[0].aval.dtype.kind
+  if kind == "f" and prim in _WITH_SIGNED_ZERO and any(
+      isinstance(v, core.Literal) and zero_scalar_of_sign(v.val, prim is ew.min_p)
+      for v in eqn.invars):   # decided here, not checked on every call
+    return _WITH_SIGNED_ZERO[prim]
+  return template if kind in kinds else None
 
 
 def _allocates(eqn) -> bool:

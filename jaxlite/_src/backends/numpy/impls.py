@@ -15,17 +15,18 @@ from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.backends import background
-from jaxlite._src.backends.numpy import complex_math as cmath
+from jaxlite._src.lax.kernels import signed_zeros
 
 # the eager trace's table itself (core.EvalTrace.impls), so that what is registered here
 # later is what eager evaluation finds
 impl_rules = core.EvalTrace.impls
 
-# XLA computes nan/inf silently; NumPy would warn from inside these implementations, or
-# from their callers (eager dispatch in core, lax's direct kernel calls). A filter on
-# those modules costs nothing per call, unlike np.errstate (about 1 us).
-warnings.filterwarnings("ignore", category=RuntimeWarning,
-                        module=r"jaxlite\._src\.(backends\.numpy|core|lax\.elementwise)")
+# XLA computes nan/inf silently; NumPy would warn from inside these implementations and
+# lax's kernels, or from their callers (eager dispatch in core, lax's direct kernel
+# calls). A filter on those modules costs nothing per call, unlike np.errstate (about 1 us).
+warnings.filterwarnings(
+    "ignore", category=RuntimeWarning,
+    module=r"jaxlite\._src\.(backends\.numpy|core|lax\.(elementwise|kernels|complex_math))")
 
 
 def _same_dtype(f):
@@ -45,151 +46,9 @@ def _any_accuracy(f):
   return impl
 
 
-def _logistic(x):
-  return 1 / (1 + np.exp(-x))
-
-
-def _exp2(x):
-  # exp(x * ln(2)), the product rounded to x's type, as JAX lowers it (in bfloat16 that
-  # rounding is visible: exp2(10) is 1000)
-  ln2 = np.asarray(np.log(2), x.dtype)
-  wide = np.float32 if x.dtype.itemsize < 4 else x.dtype
-  return np.exp((x * ln2).astype(wide)).astype(x.dtype)
-
-
 def _by_kind(real, complex_):
   """``real`` on real operands, ``complex_`` (XLA's special values) on complex ones."""
   return lambda x, *rest: (complex_ if x.dtype.kind == "c" else real)(x, *rest)
-
-
-def _div(x, y):
-  if x.dtype.kind == "c":
-    return cmath.div(x, y)
-  if x.dtype.kind in "iu":  # C-style integer division truncates toward zero, as XLA
-    safe = np.where(y == 0, 1, y).astype(x.dtype)
-    q = np.floor_divide(x, safe)
-    if x.dtype.kind == "i":   # floor -> toward zero where the signs differ and it is inexact
-      q = q + ((np.remainder(x, safe) != 0) & ((x < 0) != (safe < 0)))
-    return np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max,
-                    q).astype(x.dtype)
-  return np.true_divide(x, y)
-
-
-def _rem(x, y):
-  if x.dtype.kind in "iu":
-    return np.where(y == 0, x, np.fmod(x, np.where(y == 0, 1, y))).astype(x.dtype)
-  return np.fmod(x, y)
-
-
-def _pow(x, y):
-  if x.dtype.kind == "c":
-    return cmath.pow(x, y)
-  wide = x.astype(np.float32) if x.itemsize < 4 else x   # half floats through float32
-  out = np.power(wide, y.astype(wide.dtype))
-  # NumPy's vectorised power is not C's at every special value; XLA's is: x**0 and 1**y
-  # are 1, (-inf)**y is +-inf or +-0
-  neg_inf = np.isneginf(x) & (y == y) & (y != 0)
-  if neg_inf.any():
-    odd = np.mod(y, 2) == 1
-    out = np.where(neg_inf, np.where(y > 0, np.where(odd, -np.inf, np.inf),
-                                     np.where(odd, -0.0, 0.0)), out)
-  out = np.where((y == 0) | (x == 1), 1, out)
-  return out.astype(x.dtype)
-
-
-def _integer_pow(x, *, y):
-  # square-and-multiply, then 1 / x**-y for negative powers, as JAX lowers it
-  if y == 0:
-    return np.ones_like(x)
-  acc, base, n = None, x, abs(y)
-  while n:
-    if n & 1:
-      acc = base if acc is None else np.multiply(acc, base)
-    n >>= 1
-    if n:
-      base = np.multiply(base, base)
-  return acc if y > 0 else _div(np.ones((), x.dtype), acc)
-
-
-def _sign(x):
-  # XLA's sign of a zero is that zero (NumPy's sign(-0.0) is +0.0)
-  out = np.sign(x)
-  return out if x.dtype.kind in "iu" else np.copysign(out, x)
-
-
-def _not(x):
-  return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
-
-
-def _minmax(np_fn, compare, is_max):
-  """XLA's max/min: NaN-propagating for floats, with IEEE 754's order of zeros (-0 < +0,
-  on either side), and for complex numbers the operand that wins a lexicographic
-  comparison (real parts, then imaginary parts; ``y`` if unordered), as JAX lowers it.
-  For real operands it writes into ``out`` if given, as a ufunc does (tier 0's generated
-  code calls it so)."""
-  def impl(x, y, out=None):
-    if x.dtype.kind == "c":
-      wins = np.where(x.real == y.real, compare(x.imag, y.imag), compare(x.real, y.real))
-      return np.where(wins, x, y)
-    if x.dtype.kind in "biu":
-      return np_fn(x, y, out=out)
-    if zero_scalar_of_sign(y, not is_max) or zero_scalar_of_sign(x, not is_max):
-      return (max_with_plus_zero if is_max else min_with_minus_zero)(x, y, out)
-    if out is not None and (np.may_share_memory(out, x) or np.may_share_memory(out, y)):
-      np.copyto(out, impl(x, y))   # (the zeros' signs are read from x and y)
-      return out
-    result = np_fn(x, y, out=out)
-    fixed = signed_zeros(result, x, y, is_max)
-    if fixed is result or out is None:
-      return fixed
-    np.copyto(out, fixed)
-    return out
-  return impl
-
-
-def zero_scalar_of_sign(v, negative):
-  """Whether ``v`` is a 0-d zero with that sign."""
-  return not np.ndim(v) and v == 0 and bool(np.signbit(v)) == negative
-
-
-def _with_signed_zero(np_fn, is_max):
-  """A max of floats one of which is a +0 scalar (relu's ``max(x, 0)``), or a min with
-  a -0: every zero of the result is +0 (-0), whichever operand NumPy's loop returns on a
-  tie, and adding +0 turns a -0 into +0 and changes nothing else. Writes into ``out`` if
-  given, as a ufunc does."""
-  def impl(x, y, out=None):
-    result = np_fn(x, y, out=out)
-    if is_max:
-      return np.add(result, 0, out=out)
-    result = np.negative(result, out=out)   # min: -(-result + 0)
-    return np.negative(np.add(result, 0, out=out), out=out)
-  return impl
-
-
-max_with_plus_zero = _with_signed_zero(np.maximum, True)
-min_with_minus_zero = _with_signed_zero(np.minimum, False)
-
-
-def signed_zeros(out, x, y, is_max):
-  """``out``, a max (``is_max``) or min of floats ``x`` and ``y`` from NumPy, with its
-  zeros signed as XLA signs them: NumPy returns either operand of a tie of -0 and +0 (which
-  one depends on its loop); XLA's max is +0 unless both zeros are -0, its min -0 unless
-  both are +0."""
-  zero = np.equal(out, 0)
-  if not zero.any():
-    return out
-  x_neg, y_neg = np.signbit(x), np.signbit(y)
-  x_zero, y_zero = np.equal(x, 0), np.equal(y, 0)
-  if is_max:   # -0 unless an operand is +0
-    neg = ~((x_zero & ~x_neg) | (y_zero & ~y_neg))
-  else:        # -0 if an operand is -0
-    neg = (x_zero & x_neg) | (y_zero & y_neg)
-  fixed = np.where(zero, np.where(neg, -0.0, 0.0), out).astype(out.dtype, copy=False)
-  return fixed if isinstance(out, np.ndarray) else fixed[()]
-
-
-max_into = _minmax(np.maximum, np.greater, True)
-min_into = _minmax(np.minimum, np.less, False)
 
 
 def _clamp(lo, x, hi):
@@ -202,50 +61,19 @@ def _clamp(lo, x, hi):
   return signed_zeros(np.minimum(low, hi), low, hi, False).astype(x.dtype, copy=False)
 
 
-def _bitwise(logical, bitwise):
-  return lambda x, y: logical(x, y) if x.dtype == np.bool_ else bitwise(x, y)
+def _elementwise_impl(spec):
+  """The implementation of an elementwise primitive, from its spec: its kernel, by
+  operand kind if it has a complex variant, then cast to the operand's dtype unless the
+  kernel keeps it (a call less on eager's hot path)."""
+  kernel = spec.kernel if spec.complex_kernel is None else _by_kind(spec.kernel,
+                                                                    spec.complex_kernel)
+  if not spec.keeps_dtype:
+    return _same_dtype(kernel)   # (which takes ``accuracy`` too)
+  return _any_accuracy(kernel) if spec.accuracy else kernel
 
 
-_UNARY = {
-    ew.neg_p: np.negative, ew.sign_p: _by_kind(_sign, cmath.sign), ew.floor_p: np.floor,
-    ew.ceil_p: np.ceil, ew.is_finite_p: np.isfinite, ew.exp_p: _by_kind(np.exp, cmath.exp),
-    ew.exp2_p: _by_kind(_exp2, cmath.exp2), ew.log_p: _by_kind(np.log, cmath.log),
-    ew.log1p_p: _by_kind(np.log1p, cmath.log1p),
-    ew.expm1_p: _by_kind(np.expm1, cmath.expm1), ew.tanh_p: _any_accuracy(np.tanh),
-    ew.logistic_p: _by_kind(_logistic, cmath.logistic), ew.sin_p: _any_accuracy(np.sin),
-    ew.cos_p: _any_accuracy(np.cos), ew.tan_p: _any_accuracy(np.tan),
-    ew.asin_p: _by_kind(np.arcsin, cmath.arcsin),
-    ew.acos_p: _by_kind(np.arccos, cmath.arccos), ew.atan_p: np.arctan, ew.sinh_p: np.sinh,
-    ew.cosh_p: np.cosh,
-    ew.asinh_p: _by_kind(np.arcsinh, cmath.arcsinh),
-    ew.acosh_p: _by_kind(np.arccosh, cmath.arccosh),
-    ew.atanh_p: np.arctanh, ew.sqrt_p: _by_kind(np.sqrt, cmath.sqrt),
-    ew.rsqrt_p: _by_kind(lambda x: 1 / np.sqrt(x), cmath.rsqrt),
-    ew.cbrt_p: _any_accuracy(np.cbrt), ew.not_p: _not, ew.square_p: np.square,
-}
-_BINARY = {
-    ew.add_p: np.add, ew.sub_p: np.subtract, ew.mul_p: np.multiply, ew.div_p: _div,
-    ew.rem_p: _rem, ew.pow_p: _pow, ew.max_p: max_into, ew.min_p: min_into,
-    ew.atan2_p: _by_kind(np.arctan2, cmath.atan2), ew.nextafter_p: np.nextafter,
-    ew.and_p: _bitwise(np.logical_and, np.bitwise_and),
-    ew.or_p: _bitwise(np.logical_or, np.bitwise_or),
-    ew.xor_p: _bitwise(np.logical_xor, np.bitwise_xor),
-}
-_COMPARE = {ew.eq_p: np.equal, ew.ne_p: np.not_equal, ew.lt_p: np.less,
-            ew.le_p: np.less_equal, ew.gt_p: np.greater, ew.ge_p: np.greater_equal}
-
-# NumPy ufuncs whose loops return the operand dtype for every dtype the primitive accepts
-# (tests/test_primitives.py checks each, bfloat16 included): they need no _same_dtype
-# wrapper, a call less on eager's hot path.
-KEEPS_DTYPE = frozenset([ew.neg_p, ew.floor_p, ew.ceil_p, ew.tanh_p, ew.sin_p, ew.cos_p,
-                         ew.tan_p, ew.atan_p, ew.sinh_p, ew.cosh_p, ew.atanh_p, ew.cbrt_p,
-                         ew.square_p, ew.add_p, ew.sub_p, ew.mul_p, ew.nextafter_p])
-for _prim, _fn in {**_UNARY, **_BINARY}.items():
-  impl_rules[_prim] = _fn if _prim in KEEPS_DTYPE else _same_dtype(_fn)
-impl_rules.update(_COMPARE)
-impl_rules[ew.is_finite_p] = np.isfinite
-impl_rules[ew.abs_p] = _by_kind(np.abs, cmath.abs_)
-impl_rules[ew.integer_pow_p] = _integer_pow
+for _prim, _spec in ew.specs.items():
+  impl_rules[_prim] = _elementwise_impl(_spec)
 
 
 def _select_n(which, *cases):

@@ -240,19 +240,7 @@ def _simple(name):
   return _elementwise(lambda b, eqn, *args: b.op1(name, args, *_out(eqn)))
 
 
-for _prim, _name in {
-    ew.neg_p: "stablehlo.negate", ew.floor_p: "stablehlo.floor", ew.ceil_p: "stablehlo.ceil",
-    ew.is_finite_p: "stablehlo.is_finite",
-    ew.asin_p: "chlo.asin", ew.acos_p: "chlo.acos", ew.atan_p: "chlo.atan",
-    ew.sinh_p: "chlo.sinh", ew.cosh_p: "chlo.cosh", ew.asinh_p: "chlo.asinh",
-    ew.acosh_p: "chlo.acosh", ew.atanh_p: "chlo.atanh", ew.not_p: "stablehlo.not",
-    ew.add_p: "stablehlo.add", ew.sub_p: "stablehlo.subtract",
-    ew.mul_p: "stablehlo.multiply", ew.div_p: "stablehlo.divide",
-    ew.rem_p: "stablehlo.remainder", ew.pow_p: "stablehlo.power",
-    ew.atan2_p: "stablehlo.atan2", ew.nextafter_p: "chlo.next_after",
-    ew.and_p: "stablehlo.and", ew.or_p: "stablehlo.or", ew.xor_p: "stablehlo.xor",
-    ad.add_any_p: "stablehlo.add"}.items():
-  lowering_rules[_prim] = _simple(_name)
+lowering_rules[ad.add_any_p] = _simple("stablehlo.add")
 
 
 def _apfloat_digits(value: float, precision: int):
@@ -332,17 +320,17 @@ def _transcendental(name):
   return rule
 
 
-for _prim, _name in {
-    ew.exp_p: "stablehlo.exponential", ew.log_p: "stablehlo.log",
-    ew.log1p_p: "stablehlo.log_plus_one", ew.expm1_p: "stablehlo.exponential_minus_one",
-    ew.tanh_p: "stablehlo.tanh", ew.tan_p: "stablehlo.tan", ew.sqrt_p: "stablehlo.sqrt",
-    ew.rsqrt_p: "stablehlo.rsqrt", ew.cbrt_p: "stablehlo.cbrt"}.items():
-  lowering_rules[_prim] = _transcendental(_name)
+def _spec_rule(spec):
+  """The rule of an elementwise primitive whose spec names its op: a comparison (named
+  after its direction), an op taking ``result_accuracy``, or one op on its operands."""
+  if spec.lowering == "stablehlo.compare":
+    return _elementwise(lambda b, eqn, x, y, d=spec.name.upper(): compare(b, x, y, d))
+  return (_transcendental if spec.accuracy else _simple)(spec.lowering)
 
-for _prim, _dir in {ew.eq_p: "EQ", ew.ne_p: "NE", ew.lt_p: "LT", ew.le_p: "LE",
-                    ew.gt_p: "GT", ew.ge_p: "GE"}.items():
-  lowering_rules[_prim] = _elementwise(
-      lambda b, eqn, x, y, d=_dir: compare(b, x, y, d))
+
+for _prim, _spec in ew.specs.items():
+  if _spec.lowering is not None:
+    lowering_rules[_prim] = _spec_rule(_spec)
 
 
 @_elementwise
