@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src import transfer_guard
 from jaxlite._src import tree
 from jaxlite._src.array import Array, placement
@@ -37,6 +38,8 @@ def leaf_signature(x):
   if isinstance(x, Tracer):
     a = x.aval
     return (a.shape, a.dtype, a.weak_type)
+  if t is prng.PRNGKeyArray:
+    return (x.shape, x.dtype, False)
   if isinstance(x, (Array, np.ndarray)):
     return leaf_signature(np.asarray(x))
   return None
@@ -97,6 +100,8 @@ def leaf_value(x):
     return x._value
   if t in (float, int, bool, complex):
     return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
+  if t is prng.PRNGKeyArray:   # the executable takes keys' data (passes.physicalize)
+    return leaf_value(x._base_array)
   # a copy: an output may alias this input, and the caller may mutate their NumPy array
   value = np.asarray(x)
   return np.array(value, dtypes.canonicalize_dtype(value.dtype))
@@ -111,6 +116,8 @@ def leaf_device_value(x, client=None):
   if t is Array:
     buf = x._buf
     return x._to_device(client) if buf is None else buf
+  if t is prng.PRNGKeyArray:
+    return leaf_device_value(x._base_array, client)
   if transfer_guard.active and client is not None and placement["resident"](client):
     transfer_guard.check("host_to_device", lambda: f"aval={core.get_aval(x)!r}")
   return leaf_value(x)

@@ -1,6 +1,9 @@
 """Pseudo-random numbers: JAX's counter-based threefry2x32 PRNG and its samplers.
 
-A key is a ``uint32[2]`` array; a function of a key and a counter (the Threefry-2x32
+A key is a typed key array (``key(seed)``: shape ``()``, dtype ``key<fry>``; see
+prng.py and lax/prng.py) or a raw ``uint32[2]`` array (``PRNGKey(seed)``), which holds
+the same data; every function here takes either, and a typed and a raw key with the
+same data draw the same numbers. A function of a key and a counter (the Threefry-2x32
 block cipher) gives every random bit, so the same key draws the same numbers here as in
 JAX 0.10 (with ``jax_threefry_partitionable``, JAX's default). The samplers turn bits
 into numbers with JAX's formulas, in lax operations, so they trace under ``jit``,
@@ -10,9 +13,9 @@ Results that follow from the bits by exactly specified operations (keys, bits, i
 transcendental functions, fused multiply-adds or LAPACK, whose last bits depend on the
 machine in JAX too, and agree with JAX to rounding (docs/sharp_bits.md).
 
-New-style typed keys are not modelled: ``key(seed)`` returns the same raw ``uint32[2]``
-array as ``PRNGKey(seed)``, and ``key_data``/``wrap_key_data`` only check and pass the
-data through.
+As in JAX, ``split`` and ``fold_in`` of a typed key give typed keys, and of a raw key
+raw ones. Typed keys go through the key primitives (``random_split``, ``random_bits``,
+...), which jaxprs show; raw keys through the Threefry operations themselves.
 """
 from __future__ import annotations
 
@@ -23,14 +26,15 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src.array import Array
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
 from jaxlite._src.lax.extra import random_gamma_p
-from jaxlite._src.lax.rng import threefry2x32_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.numpy import namespace as jnp_namespace
 
@@ -48,21 +52,19 @@ def _const(x, value):
   return lax._const(x, value)
 
 
-def _u32(value):
-  return Array(np.asarray(value, np.uint32), False)
-
-
-def _iota_2x32_shape(shape):
-  """The row-major index of each element of ``shape`` as (high, low) uint32 words."""
-  size = math.prod(shape)
-  if size >= 2 ** 32:
-    raise NotImplementedError("random bits arrays of 2**32 or more elements")
-  lo = lsh.reshape(lsh.iota(np.uint32, size), tuple(shape))
-  return _u32(0), lo  # a scalar: threefry2x32 broadcasts it
+def _is_typed(key) -> bool:
+  """Whether ``key`` is a typed key array (a tracer of one included)."""
+  return type(getattr(key, "dtype", None)) is prng.KeyTy
 
 
 def _check_prng_key(name, key, allow_batched=False):
-  """Validate a raw key (array of trailing shape (2,), dtype uint32) as JAX does."""
+  """Validate a typed key, or a raw key (array of trailing shape (2,), dtype uint32), as
+  JAX does."""
+  if _is_typed(key):
+    if not allow_batched and key.ndim:
+      raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                       f"{tuple(key.shape)} != (). Use jax.vmap for batching.")
+    return key
   if isinstance(key, (bool, int, float, complex)) or not hasattr(key, "shape"):
     if isinstance(key, (list, tuple)) or np.isscalar(key):
       key = _jnp().asarray(key)
@@ -134,7 +136,8 @@ def PRNGKey(seed, *, impl=None):
   Returns
   -------
   Array
-    The key, a ``uint32[2]`` array: the seed's high and low 32-bit words.
+    The raw key, a ``uint32[2]`` array: the seed's high and low 32-bit words (the data
+    of the typed key ``key(seed)``).
 
   Examples
   --------
@@ -142,28 +145,42 @@ def PRNGKey(seed, *, impl=None):
   >>> jax.random.PRNGKey(42)
   Array([ 0, 42], dtype=uint32)
   """
-  return _seed("PRNGKey", seed, impl)
+  prng.resolve_impl(impl)
+  return lax_prng.threefry_seed(_seed_array("PRNGKey", seed))
 
 
 def key(seed, *, impl=None):
-  """Create a PRNG key from an integer seed (``jax.random.key``).
+  """Create a typed PRNG key from an integer seed (``jax.random.key``).
 
-  Typed key arrays are not modelled in jaxlite: this returns the same raw ``uint32[2]``
-  key as :func:`PRNGKey`, which every function here accepts.
+  Parameters
+  ----------
+  seed : int or integer scalar array
+    As for :func:`PRNGKey`.
+  impl : None or "threefry2x32"
+    Only threefry2x32 is implemented.
+
+  Returns
+  -------
+  Array
+    A key array of shape ``()`` and dtype ``key<fry>``, whose data (``key_data``) is
+    ``PRNGKey(seed)``.
 
   Examples
   --------
   >>> import jaxlite as jax
+  >>> jax.random.key(7)
+  Array((), dtype=key<fry>) overlaying:
+  [0 7]
   >>> jax.random.key_data(jax.random.key(7))
   Array([0, 7], dtype=uint32)
   """
-  return _seed("key", seed, impl)
+  return lax_prng.random_seed(_seed_array("key", seed), prng.resolve_impl(impl))
 
 
-def _seed(name, seed, impl):
-  if impl not in (None, "threefry2x32"):
-    raise ValueError(f"unrecognized PRNG implementation {impl!r}: jaxlite implements "
-                     "only 'threefry2x32'")
+def _seed_array(name, seed):
+  """``seed`` checked and made an integer array, as JAX's ``random.key`` makes it."""
+  if _is_typed(seed):
+    raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
   jnp = _jnp()
   if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
     # As JAX: through int64 first, so that large Python hashes do not overflow in x32
@@ -178,51 +195,48 @@ def _seed(name, seed, impl):
   seed = jnp.asarray(seed)
   if not dtypes.issubdtype(seed.dtype, np.integer):
     raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
-  lo = lax.convert_element_type(seed, np.uint32)  # wraps: the low 32 bits
-  if seed.dtype.itemsize == 8:
-    wide = lax.convert_element_type(seed, np.uint64)
-    hi = lax.convert_element_type(shift_right_logical(wide, _const(wide, 32)), np.uint32)
-  else:
-    hi = lax.sub(lo, lo)
-  return jnp.stack([hi, lo])
+  return seed
 
 
 def key_data(keys):
-  """The ``uint32`` data of a key array (the array itself: keys are raw here).
+  """The ``uint32`` data of a key array: of shape ``keys.shape + (2,)`` for typed keys,
+  the (checked) array itself for raw ones.
 
   Examples
   --------
   >>> import jaxlite as jax
-  >>> jax.random.key_data(jax.random.PRNGKey(1))
-  Array([0, 1], dtype=uint32)
+  >>> jax.random.key_data(jax.random.split(jax.random.key(0)))
+  Array([[1797259609, 2579123966],
+         [ 928981903, 3453687069]], dtype=uint32)
   """
-  return _check_prng_key("key_data", keys, allow_batched=True)
+  keys = _check_prng_key("key_data", keys, allow_batched=True)
+  return lax_prng.random_unwrap(keys) if _is_typed(keys) else keys
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-  """A key array from its ``uint32`` data, of trailing shape ``(2,)`` (checked).
+  """Typed keys from their ``uint32`` data, of trailing shape ``(2,)`` (checked).
 
   Examples
   --------
   >>> import jaxlite as jax, numpy as np
   >>> jax.random.wrap_key_data(np.array([0, 3], np.uint32))
-  Array([0, 3], dtype=uint32)
+  Array((), dtype=key<fry>) overlaying:
+  [0 3]
   """
-  if impl not in (None, "threefry2x32"):
-    raise ValueError(f"unrecognized PRNG implementation {impl!r}")
-  return _check_prng_key("wrap_key_data", _jnp().asarray(key_bits_array), allow_batched=True)
+  impl = prng.resolve_impl(impl)
+  return lax_prng.random_wrap(_jnp().asarray(key_bits_array), impl)
 
 
 def key_impl(keys):
-  """The PRNG implementation of a key: always ``'threefry2x32'``."""
-  _check_prng_key("key_impl", keys, allow_batched=True)
-  return "threefry2x32"
+  """The name of the PRNG implementation of typed or raw keys: ``'threefry2x32'``."""
+  keys = _check_prng_key("key_impl", keys, allow_batched=True)
+  return keys.dtype._impl.name if _is_typed(keys) else prng.threefry_prng_impl.name
 
 
 def _split(key, shape):
-  hi, lo = _iota_2x32_shape(shape)
-  b1, b2 = threefry2x32_p.bind(key[0], key[1], hi, lo)
-  return _jnp().stack([b1, b2], axis=len(shape))
+  if _is_typed(key):
+    return lax_prng.random_split(key, shape)
+  return lax_prng.threefry_split(key, shape)
 
 
 def split(key, num=2):
@@ -231,9 +245,14 @@ def split(key, num=2):
   Parameters
   ----------
   key : Array
-    A ``uint32[2]`` key.
+    A typed key, or a raw ``uint32[2]`` one.
   num : int or tuple of ints
     The number (or shape) of keys to make.
+
+  Returns
+  -------
+  Array
+    Typed keys of shape ``num`` for a typed key, else raw keys (``num + (2,)``).
 
   Examples
   --------
@@ -263,20 +282,15 @@ def fold_in(key, data):
   if isinstance(data, (int, np.integer)):
     data = np.asarray(data).astype(np.uint32)  # as jnp.asarray(data, dtype="uint32")
   data = lax.convert_element_type(jnp.asarray(data), np.uint32)
-  # JAX hashes the count array seed(data) == [0, data] with the original (unsplit) scheme
-  x1, x2 = threefry2x32_p.bind(key[0], key[1], _u32([0]), lsh.reshape(data, (1,)))
-  return jnp.concatenate([x1, x2])
+  if _is_typed(key):
+    return lax_prng.random_fold_in(key, data)
+  return lax_prng.threefry_fold_in(key, data)
 
 
 def _random_bits(key, bit_width, shape):
-  hi, lo = _iota_2x32_shape(shape)
-  b1, b2 = threefry2x32_p.bind(key[0], key[1], hi, lo)
-  if bit_width == 64:
-    hi64 = lax.convert_element_type(b1, np.uint64)
-    return lax.bitwise_or(lax.mul(hi64, _const(hi64, 2 ** 32)),
-                          lax.convert_element_type(b2, np.uint64))
-  bits = lax.bitwise_xor(b1, b2)
-  return bits if bit_width == 32 else lax.convert_element_type(bits, _UINT[bit_width])
+  if _is_typed(key):
+    return lax_prng.random_bits(key, bit_width, shape)
+  return lax_prng.threefry_random_bits(key, bit_width, shape)
 
 
 def bits(key, shape=(), dtype=None):
@@ -729,7 +743,8 @@ def _gamma(key, a, shape, dtype, log_space=False):
   else:
     _check_shape("gamma", shape, np.shape(a))
   a = jnp.broadcast_to(_convert(a, dtype), shape)
-  return random_gamma_p.bind(key, a, log_space=bool(log_space))
+  # random_gamma takes raw keys (its sampler splits and loops on the data)
+  return random_gamma_p.bind(key_data(key), a, log_space=bool(log_space))
 
 
 def _gamma_impl(key, a, *, log_space):

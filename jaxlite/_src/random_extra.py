@@ -10,9 +10,11 @@ import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src import random as R
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import sorting
 from jaxlite._src.numpy.util import promote_dtypes_inexact
 
@@ -36,16 +38,14 @@ def _float(name, dtype):
 
 
 def clone(key):
-  """A copy of ``key`` (keys here are plain immutable arrays, so this is the key)."""
-  return R._check_prng_key("clone", key)
+  """A copy of ``key``: ``random_clone`` of a typed key (a raw key, immutable, is itself)."""
+  key = R._check_prng_key("clone", key)
+  return lax_prng.random_clone(key) if R._is_typed(key) else key
 
 
 def key_dtype(impl_spec=None):
-  """The dtype of the keys ``random.key`` makes: ``uint32`` words (typed key arrays are
-  not modelled in jaxlite)."""
-  if impl_spec not in (None, "threefry2x32"):
-    raise ValueError(f"unrecognized PRNG implementation {impl_spec!r}")
-  return np.dtype(np.uint32)
+  """The dtype of the keys ``random.key`` makes: ``key<fry>``."""
+  return prng.KeyTy(prng.resolve_impl(impl_spec))
 
 
 def rademacher(key, shape=(), dtype=None):

@@ -73,7 +73,7 @@ class ShardedJitted:
     leaves = [as_operand(x) for x in leaves]
     closed = entry.jaxpr
     in_sh = self._in_shardings(in_tree, leaves)
-    out_sh = _flatten_shardings("out_shardings", entry.out_tree, self.out_shardings)
+    out_sh = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
     mesh = _common_mesh(in_sh + out_sh)
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):

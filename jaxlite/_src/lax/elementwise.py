@@ -160,8 +160,9 @@ nextafter_p = naryop("nextafter", _float)
 and_p = naryop("and", _bool_or_int)
 or_p = naryop("or", _bool_or_int)
 xor_p = naryop("xor", _bool_or_int)
-eq_p = naryop("eq", _any, _to_bool)
-ne_p = naryop("ne", _any, _to_bool)
+# (typed PRNG keys compare too: lax/prng.py's physical rule compares their data)
+eq_p = naryop("eq", _any + (dtypes.prng_key,), _to_bool)
+ne_p = naryop("ne", _any + (dtypes.prng_key,), _to_bool)
 lt_p = naryop("lt", _ordered, _to_bool)
 le_p = naryop("le", _ordered, _to_bool)
 gt_p = naryop("gt", _ordered, _to_bool)
@@ -358,7 +359,7 @@ def convert_element_type(operand, new_dtype):
 
 
 def _convert_element_type(operand, new_dtype, weak_type=False):
-  new_dtype = dtypes.canonicalize_dtype(new_dtype)
+  new_dtype = dtypes.canonicalize_dtype(new_dtype, True)   # (a key<fry> too: keys to keys)
   aval = core.get_aval(operand)
   # as JAX: only an Array (or tracer) comes back as it is; a NumPy array or a Python
   # scalar becomes an Array of its own
