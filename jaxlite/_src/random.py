@@ -19,6 +19,8 @@ raw ones. Typed keys go through the key primitives (``random_split``, ``random_b
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Sequence
 
@@ -35,6 +37,7 @@ from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
 from jaxlite._src.lax.extra import random_gamma_p
+from jaxlite._src.lax.parallel import with_sharding_constraint
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.numpy import namespace as jnp_namespace
 
@@ -110,6 +113,24 @@ def _float_dtype(name, dtype):
   if not dtypes.issubdtype(dtype, np.floating):
     raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
   return dtype
+
+
+def with_out_sharding(sampler):
+  """``sampler`` with JAX's keyword-only ``out_sharding``: the draw laid out as it says
+  (``lax.with_sharding_constraint``: a layout inside a jit over several devices, the
+  identity elsewhere). None, the default, and a sharding over the empty mesh (the one in
+  every array's type, ``jax.typeof(x).sharding``, which flax passes) leave it as it is."""
+  @functools.wraps(sampler)
+  def wrapped(*args, out_sharding=None, **kwargs):
+    out = sampler(*args, **kwargs)
+    if out_sharding is None or getattr(getattr(out_sharding, "mesh", None), "empty", False):
+      return out
+    return with_sharding_constraint(out, out_sharding)
+  signature = inspect.signature(sampler)
+  wrapped.__signature__ = signature.replace(parameters=[
+      *signature.parameters.values(),
+      inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
+  return wrapped
 
 
 def _convert(x, dtype):
@@ -293,6 +314,7 @@ def _random_bits(key, bit_width, shape):
   return lax_prng.threefry_random_bits(key, bit_width, shape)
 
 
+@with_out_sharding
 def bits(key, shape=(), dtype=None):
   """Uniform random bits as unsigned integers (``uint32``, or ``uint64`` with x64).
 
@@ -311,6 +333,7 @@ def bits(key, shape=(), dtype=None):
 
 # ----------------------------------------------------------------------------- samplers
 
+@with_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   """Uniform random values in ``[minval, maxval)``.
 
@@ -356,6 +379,7 @@ def _uniform(key, shape, dtype, minval, maxval):
   return jnp.maximum(minval, floats * (maxval - minval) + minval)
 
 
+@with_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
   """Uniform random integers in ``[minval, maxval)`` (JAX's slightly biased modulus).
 
@@ -417,6 +441,7 @@ def _randint(key, shape, minval, maxval, dtype):
   return minval + lax.convert_element_type(offset, dtype)
 
 
+@with_out_sharding
 def normal(key, shape=(), dtype=None):
   """Standard normal random values (the inverse error function of a uniform draw).
 
@@ -454,6 +479,7 @@ def _erf_inv_of_uniform(key, shape, dtype):
   return special.erf_inv(u)
 
 
+@with_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
   """Standard normal values truncated to ``(lower, upper)``.
 
@@ -483,6 +509,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   return jnp.clip(out, lo, hi)
 
 
+@with_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low"):
   """Random booleans, True with probability ``p``.
 
@@ -508,6 +535,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   return _uniform(key, shape, p.dtype, 0., 1.) < p
 
 
+@with_out_sharding
 def exponential(key, shape=(), dtype=None):
   """Standard exponential random values, ``-log1p(-u)``."""
   key = _check_prng_key("exponential", key)
@@ -520,6 +548,7 @@ def _exponential(key, shape, dtype):
   return lax.neg(lax.log1p(lax.neg(u)))
 
 
+@with_out_sharding
 def laplace(key, shape=(), dtype=None):
   """Standard Laplace random values."""
   key = _check_prng_key("laplace", key)
@@ -528,6 +557,7 @@ def laplace(key, shape=(), dtype=None):
   return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@with_out_sharding
 def logistic(key, shape=(), dtype=None):
   """Standard logistic random values, ``log(u) - log1p(-u)``."""
   key = _check_prng_key("logistic", key)
@@ -536,6 +566,7 @@ def logistic(key, shape=(), dtype=None):
   return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
+@with_out_sharding
 def cauchy(key, shape=(), dtype=None):
   """Standard Cauchy random values, ``tan(pi (u - 1/2))``."""
   key = _check_prng_key("cauchy", key)
@@ -544,6 +575,7 @@ def cauchy(key, shape=(), dtype=None):
   return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
+@with_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
   """Standard Gumbel random values (``mode='high'`` resolves tiny probabilities better)."""
   key = _check_prng_key("gumbel", key)
@@ -565,6 +597,7 @@ def _gumbel(key, shape, dtype, mode):
   return lax.neg(lax.log(lax.neg(lax.log(_uniform(key, shape, dtype, info.tiny, 1.)))))
 
 
+@with_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   """Samples from a categorical distribution given unnormalised log-probabilities.
 
@@ -599,6 +632,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
       if idx.ndim > 1 else lsh.reshape(idx, shape)
 
 
+@with_out_sharding
 def permutation(key, x, axis=0, independent=False):
   """A random permutation of ``arange(x)`` or of ``x`` along ``axis``.
 
@@ -762,6 +796,7 @@ def _gamma_impl(key, a, *, log_space):
   return jnp.reshape(samples, a.shape)
 
 
+@with_out_sharding
 def gamma(key, a, shape=None, dtype=None):
   """Gamma random values of shape parameter ``a`` (unit scale); differentiable in ``a``
   (implicit reparameterization, as JAX).
@@ -777,6 +812,7 @@ def gamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, None if shape is None else _canonical_shape(shape), dtype)
 
 
+@with_out_sharding
 def loggamma(key, a, shape=None, dtype=None):
   """The logarithm of gamma random values, accurate for small ``a``."""
   key = _check_prng_key("loggamma", key)
@@ -784,6 +820,7 @@ def loggamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, None if shape is None else _canonical_shape(shape), dtype, True)
 
 
+@with_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
   """Beta random values, from the ratio of two gamma draws (in log space)."""
   key = _check_prng_key("beta", key)
@@ -802,6 +839,7 @@ def beta(key, a, b, shape=None, dtype=None):
   return ga / (ga + gb)
 
 
+@with_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
   """Dirichlet random vectors (along the last axis of ``alpha``)."""
   key = _check_prng_key("dirichlet", key)
@@ -818,6 +856,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   return unnormalized / unnormalized.sum(-1, keepdims=True)
 
 
+@with_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
   """Poisson random integers of rate ``lam`` (Knuth below 10, rejection above, as JAX)."""
   key = _check_prng_key("poisson", key)
@@ -884,6 +923,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
   return lcf.while_loop(cond, body, init)[1].astype(dtype)
 
 
+@with_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
   """Multivariate normal random vectors ``mean + L z`` with ``L L^T = cov``.
 
@@ -922,6 +962,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
   return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
+@with_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None):
   """Random ``n x m`` matrices (default square) with orthonormal rows or columns,
   uniformly distributed (Haar), from the QR decomposition of a normal draw."""
