@@ -89,18 +89,11 @@ class KeyTy(dtypes.ExtendedDType):
   def __eq__(self, other):
     return type(other) is KeyTy and other._impl is self._impl
 
-  def __ne__(self, other):
-    return not self == other
-
   def __hash__(self):
     return hash((KeyTy, self._impl.name))
 
   def __reduce__(self):
     return KeyTy, (self._impl,)
-
-
-def is_key_dtype(dtype) -> bool:
-  return type(dtype) is KeyTy
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:
@@ -122,7 +115,16 @@ def _abstract_method(name):
   return method
 
 
-class PRNGKeyArray(Array):
+# The methods of numbers, which keys do not have: abstract, with JAX's message. A base
+# class ahead of Array, so they take the place of jnp's.
+_NumberMethods = type("_NumberMethods", (), {"__slots__": (), **{
+    name: _abstract_method(name)
+    for name in ("astype", "sum", "prod", "max", "min", "mean", "var", "std", "argmax",
+                 "argmin", "any", "all", "cumsum", "cumprod", "clip", "round", "dot",
+                 "sort", "argsort", "nonzero", "searchsorted", "view", "item")}})
+
+
+class PRNGKeyArray(_NumberMethods, Array):
   """An array of typed PRNG keys (``jax.random.key``): shape and dtype ``key<fry>`` of
   its own, over its uint32 data ``_base_array`` (of shape ``shape + (2,)``).
 
@@ -172,20 +174,10 @@ class PRNGKeyArray(Array):
   def __reduce__(self):
     return PRNGKeyArray, (self._impl, self._base_array)
 
-  # the methods of numbers: abstract on keys, as in JAX
-  for _name in ("astype", "sum", "prod", "max", "min", "mean", "var", "std", "argmax",
-                "argmin", "any", "all", "cumsum", "cumprod", "clip", "round", "dot",
-                "sort", "argsort", "nonzero", "searchsorted", "view", "item"):
-    locals()[_name] = _abstract_method(_name)
-  del _name
-
   # where the data lives is where the keys live
   def block_until_ready(self):
     self._base_array.block_until_ready()
     return self
-
-  def copy_to_host_async(self):
-    return None
 
   def delete(self, _donated=False):
     self._base_array.delete(_donated)
@@ -203,10 +195,6 @@ class PRNGKeyArray(Array):
 
   def devices(self):
     return self._base_array.devices()
-
-  @property
-  def _on_device(self) -> bool:
-    return False
 
   def __repr__(self):
     return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"

@@ -129,7 +129,8 @@ def threefry_random_bits(keys, bit_width, shape):
 
 def _key_primitive(name, abstract_eval, physical_rule, batching_rule=None):
   """A primitive on keys: eagerly its physical rule on the data (``def_impl``), under
-  ``jit`` staged and physicalized; ``vmap`` batches it by its own key axes."""
+  ``jit`` staged and physicalized; no derivative. Without a ``batching_rule`` it is
+  batched as it is: it takes keys of any shape, so the batch axis stays where it is."""
   prim = Primitive(name)
   prim.def_abstract_eval(abstract_eval)
   prim.def_impl(lambda *args, **params: prng.apply_on_key_data(prim, args, params))
@@ -213,8 +214,9 @@ random_unwrap_p = _key_primitive("random_unwrap", _unwrap_rule, lambda ctx, keys
 random_split_p = _key_primitive(
     "random_split", _split_rule, lambda ctx, keys, *, shape: threefry_split(keys, shape))
 random_fold_in_p = _key_primitive(
-    "random_fold_in", _fold_in_rule, lambda ctx, keys, msgs: threefry_fold_in(keys, msgs))
-batching.defbroadcasting(random_fold_in_p)
+    "random_fold_in", _fold_in_rule, lambda ctx, keys, msgs: threefry_fold_in(keys, msgs),
+    # keys and messages broadcast against each other, as elementwise operands do
+    lambda vals, dims: batching._broadcasting_rule(random_fold_in_p, vals, dims, {}))
 random_bits_p = _key_primitive(
     "random_bits", _bits_rule,
     lambda ctx, keys, *, bit_width, shape: threefry_random_bits(keys, bit_width, shape))
