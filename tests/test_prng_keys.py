@@ -326,3 +326,16 @@ def test_errors_are_jax_s(name):
 def test_arithmetic_on_keys_fails_under_jit_too():
   with pytest.raises(TypeError, match="add does not accept dtypes key<fry>, int32."):
     jax.jit(lambda k: k + 1)(K0)
+
+
+def test_jit_calls_with_typed_keys_take_the_fast_path():
+  f = jax.jit(lambda k, d: random.bits(k, (2,)) + random.bits(d["k"], (2,)))
+  raw = jax.jit(lambda k, d: random.bits(k, (2,)) + random.bits(d["k"], (2,)))
+  want = raw(random.PRNGKey(0), {"k": random.PRNGKey(1)})
+  for _ in range(2):
+    got = f(K0, {"k": random.key(1)})
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+  assert len(f._fast_cache) == 1 and f._cache_size() == 1
+  # a raw key of the same data is another signature
+  f(random.PRNGKey(0), {"k": random.key(1)})
+  assert f._cache_size() == 2

@@ -46,9 +46,9 @@ def leaf_signature(x):
 
 
 def nested_key(args, leaves, key) -> bool:
-  """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays, in
-  the order ``tree_flatten`` visits them; False, at once, for anything but Arrays nested
-  in tuples, lists, dicts, named tuples and Nones. Containers enter the key as (type,
+  """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays (of a
+  typed key, its data), in the order ``tree_flatten`` visits them; False, at once, for
+  anything but Arrays nested in tuples, lists, dicts, named tuples and Nones. Containers enter the key as (type,
   length) or (dict, keys), Nones as None and Arrays as their (shape, dtype) and weak
   type, so equal keys mean equal argument trees and leaf signatures: what ``jit``'s
   cache key holds of them."""
@@ -67,6 +67,11 @@ def nested_key(args, leaves, key) -> bool:
         value = x._host
         key.append(((value.shape, value.dtype), x.weak_type))
       leaves.append(x)
+    elif t is prng.PRNGKeyArray and x._base_array._placed is None:
+      # a typed key enters the key as a key, and the leaves as its data: what the
+      # executable takes (passes.physicalize)
+      key.append(((x.shape, x.dtype), False))
+      leaves.append(x._base_array)
     elif x is None:
       key.append(None)
     elif t is tuple or t is list:

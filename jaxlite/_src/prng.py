@@ -249,8 +249,8 @@ def apply_on_key_data(prim, args, params):
 
 def wrap_key_outputs(outs, avals):
   """``outs`` with each value whose aval is a key aval wrapped as a key array."""
-  return [PRNGKeyArray(a.dtype._impl, x) if type(a.dtype) is KeyTy else x
-          for x, a in zip(outs, avals)]
+  return [PRNGKeyArray(a.dtype._impl, array.as_operand(x)) if type(a.dtype) is KeyTy
+          else x for x, a in zip(outs, avals)]
 
 
 array.operand_rules[PRNGKeyArray] = apply_on_key_data
