@@ -29,7 +29,8 @@ _ordered = _bool + _int + _float
 _signed = (np.signedinteger,)
 
 _CLASS_NAMES = {np.bool_: "bool", np.integer: "integer", np.signedinteger: "signedinteger",
-                np.floating: "floating", np.complexfloating: "complexfloating"}
+                np.floating: "floating", np.complexfloating: "complexfloating",
+                dtypes.prng_key: "prng_key"}
 
 
 def broadcast_shapes(name, shapes):
