@@ -48,10 +48,10 @@ def leaf_signature(x):
 def nested_key(args, leaves, key) -> bool:
   """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays (of a
   typed key, its data), in the order ``tree_flatten`` visits them; False, at once, for
-  anything but Arrays nested in tuples, lists, dicts, named tuples and Nones. Containers enter the key as (type,
-  length) or (dict, keys), Nones as None and Arrays as their (shape, dtype) and weak
-  type, so equal keys mean equal argument trees and leaf signatures: what ``jit``'s
-  cache key holds of them."""
+  anything but Arrays nested in tuples, lists, dicts, named tuples and Nones. Containers
+  enter the key as (type, length) or (dict, keys), Nones as None and Arrays as their
+  (shape, dtype) and weak type, so equal keys mean equal argument trees and leaf
+  signatures: what ``jit``'s cache key holds of them."""
   for x in args:
     t = type(x)
     if t is Array:

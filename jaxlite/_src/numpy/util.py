@@ -155,7 +155,8 @@ def _check_for_prng_keys(fun_name, args):
   which promotion rejects."""
   arg_dtypes = [dtypes.dtype(x, canonicalize=True) for x in args]
   if any(dtypes.issubdtype(dt, dtypes.prng_key) for dt in arg_dtypes):
-    raise TypeError(f"{fun_name} does not accept dtypes {', '.join(map(str, arg_dtypes))}.")
+    raise TypeError(
+        f"{fun_name} does not accept dtypes {', '.join(map(str, arg_dtypes))}.") from None
 
 
 def promote_args_inexact(fun_name, *args):
