@@ -374,6 +374,19 @@ def test_sharded_jit_takes_arguments_already_placed(tier):
   assert f(x).sharding == s
 
 
+def test_sharded_jit_of_typed_prng_keys(tier):
+  """Keys split over the devices: the program takes and gives their uint32 data."""
+  s = NamedSharding(jax.make_mesh((N,), ("x",)), P("x"))
+  keys = jax.random.split(jax.random.key(0), 2 * N)
+  f = jax.jit(lambda ks: (jax.vmap(jax.random.split)(ks), jax.vmap(jax.random.bits)(ks)),
+              in_shardings=s, out_shardings=s)
+  split, bits = f(keys)
+  assert split.shape == (2 * N, 2) and str(split.dtype) == "key<fry>"
+  np.testing.assert_array_equal(jax.random.key_data(split),
+                                jax.random.key_data(jax.vmap(jax.random.split)(keys)))
+  np.testing.assert_array_equal(bits, jax.vmap(jax.random.bits)(keys))
+
+
 def test_pmap_collectives_lower_to_stablehlo_collectives():
   if not tiers.xla_available():
     pytest.skip("no XLA plugin")

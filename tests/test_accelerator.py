@@ -269,6 +269,25 @@ def _training_step():
   return step
 
 
+def test_typed_keys_live_on_the_device(device):
+  """A typed key's data is a device array: eager key operations and jitted ones keep it
+  there, and draw what raw keys of the same data draw."""
+  key = jax.random.key(3)
+  keys = jax.random.split(key, 4)
+  assert resident(keys._base_array, device)
+  counts, even = jnp.arange(4), jnp.array([True, False, True, False])
+  with jax.transfer_guard("disallow"):
+    folded = jax.vmap(jax.random.fold_in)(keys, counts)
+    picked = jnp.where(even, folded, keys)[::-1]
+    jitted = jax.jit(lambda ks: (jax.random.split(ks[0]), jax.random.bits(ks[1])))(picked)
+  assert resident(folded._base_array, device) and resident(jitted[0]._base_array, device)
+  raw = jax.random.key_data(keys)
+  want = jnp.stack([jax.random.fold_in(k, i) for i, k in enumerate(raw)])
+  np.testing.assert_array_equal(np.asarray(jax.random.key_data(folded)), np.asarray(want))
+  np.testing.assert_array_equal(np.asarray(jitted[1]),
+                                np.asarray(jax.random.bits(jax.random.key_data(picked)[1])))
+
+
 def test_a_training_step_makes_no_hidden_transfer(device):
   key = jax.random.key(1)
   k1, k2, k3 = jax.random.split(key, 3)

@@ -1,6 +1,7 @@
 """jaxlite.random against draws recorded from JAX 0.10.2 (tests/data/random_reference.npz,
 made by tests/data/make_random_reference.py from the calls in tests/data/random_cases.py),
 eagerly and under jit on both tiers, plus moments, shapes, dtypes and errors."""
+import inspect
 import os
 import sys
 
@@ -281,3 +282,32 @@ def test_gamma_vmaps_over_keys_and_alphas():
   got = jax.vmap(lambda k, a: random.gamma(k, a, (4,)))(keys, alphas)
   want = jnp.stack([random.gamma(k, a, (4,)) for k, a in zip(keys, alphas)])
   np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# ----------------------------------------------------------------------------- out_sharding
+
+# The samplers that take JAX 0.10.2's keyword-only out_sharding, listed with
+# [n for n in dir(jax.random) if 'out_sharding' in inspect.signature(...).parameters]
+OUT_SHARDING_SAMPLERS = [
+    "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "dirichlet",
+    "exponential", "f", "gamma", "generalized_normal", "geometric", "gumbel", "laplace",
+    "loggamma", "logistic", "lognormal", "maxwell", "multivariate_normal", "normal",
+    "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh",
+    "t", "triangular", "truncated_normal", "uniform", "wald"]
+
+
+@pytest.mark.parametrize("name", OUT_SHARDING_SAMPLERS)
+def test_samplers_take_a_keyword_only_out_sharding(name):
+  parameter = inspect.signature(getattr(random, name)).parameters["out_sharding"]
+  assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
+
+
+def test_out_sharding_lays_out_the_draw_and_changes_no_value():
+  want = np.asarray(random.normal(K, (3,)))
+  type_sharding = jax.typeof(jnp.ones(3)).sharding   # over the empty mesh (flax passes it)
+  device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+  for sharding in (None, type_sharding, device):
+    got = random.normal(K, (3,), out_sharding=sharding)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    jitted = jax.jit(lambda k, s=sharding: random.normal(k, (3,), out_sharding=s))(K)
+    np.testing.assert_allclose(np.asarray(jitted), want, rtol=1e-6)

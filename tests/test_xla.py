@@ -701,7 +701,7 @@ def test_fft_kinds(ndim, x64):
 def test_threefry2x32_is_bit_exact():
   rng = np.random.default_rng(0)
   u = lambda *s: rng.integers(0, 2 ** 32, s, dtype=np.uint64).astype(np.uint32)
-  from jaxlite._src.random import threefry2x32_p
+  from jaxlite._src.lax.rng import threefry2x32_p
   f = lambda a, b, c, d: threefry2x32_p.bind(a, b, c, d)
   check(f, u(), u(), u(50), u(50))
   check(f, u(3, 1), u(3, 1), u(3, 4), u(1, 4))

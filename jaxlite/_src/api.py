@@ -12,6 +12,7 @@ import numpy as np
 from jaxlite._src import api_util
 from jaxlite._src import backends
 from jaxlite._src import core
+from jaxlite._src import prng
 from jaxlite._src import transfer_guard
 from jaxlite._src import tree
 from jaxlite._src.array import Array
@@ -152,7 +153,9 @@ def device_get(x):
   """The leaves of pytree ``x`` as NumPy arrays (an explicit transfer for
   ``jax.transfer_guard``)."""
   with transfer_guard.explicit():
-    return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+    # (a typed key array has no NumPy value: it stays as it is, as in JAX)
+    return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array)
+                         and type(v) is not prng.PRNGKeyArray else v, x)
 
 
 def block_until_ready(x):

@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src import transfer_guard
 from jaxlite._src import tree
 from jaxlite._src.array import Array, placement
@@ -37,18 +38,20 @@ def leaf_signature(x):
   if isinstance(x, Tracer):
     a = x.aval
     return (a.shape, a.dtype, a.weak_type)
+  if t is prng.PRNGKeyArray:
+    return (x.shape, x.dtype, False)
   if isinstance(x, (Array, np.ndarray)):
     return leaf_signature(np.asarray(x))
   return None
 
 
 def nested_key(args, leaves, key) -> bool:
-  """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays, in
-  the order ``tree_flatten`` visits them; False, at once, for anything but Arrays nested
-  in tuples, lists, dicts, named tuples and Nones. Containers enter the key as (type,
-  length) or (dict, keys), Nones as None and Arrays as their (shape, dtype) and weak
-  type, so equal keys mean equal argument trees and leaf signatures: what ``jit``'s
-  cache key holds of them."""
+  """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays (of a
+  typed key, its data), in the order ``tree_flatten`` visits them; False, at once, for
+  anything but Arrays nested in tuples, lists, dicts, named tuples and Nones. Containers
+  enter the key as (type, length) or (dict, keys), Nones as None and Arrays as their
+  (shape, dtype) and weak type, so equal keys mean equal argument trees and leaf
+  signatures: what ``jit``'s cache key holds of them."""
   for x in args:
     t = type(x)
     if t is Array:
@@ -64,6 +67,11 @@ def nested_key(args, leaves, key) -> bool:
         value = x._host
         key.append(((value.shape, value.dtype), x.weak_type))
       leaves.append(x)
+    elif t is prng.PRNGKeyArray and x._base_array._placed is None:
+      # a typed key enters the key as a key, and the leaves as its data: what the
+      # executable takes (passes.physicalize)
+      key.append(((x.shape, x.dtype), False))
+      leaves.append(x._base_array)
     elif x is None:
       key.append(None)
     elif t is tuple or t is list:
@@ -97,6 +105,8 @@ def leaf_value(x):
     return x._value
   if t in (float, int, bool, complex):
     return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
+  if t is prng.PRNGKeyArray:   # the executable takes keys' data (passes.physicalize)
+    return leaf_value(x._base_array)
   # a copy: an output may alias this input, and the caller may mutate their NumPy array
   value = np.asarray(x)
   return np.array(value, dtypes.canonicalize_dtype(value.dtype))
@@ -111,6 +121,8 @@ def leaf_device_value(x, client=None):
   if t is Array:
     buf = x._buf
     return x._to_device(client) if buf is None else buf
+  if t is prng.PRNGKeyArray:
+    return leaf_device_value(x._base_array, client)
   if transfer_guard.active and client is not None and placement["resident"](client):
     transfer_guard.check("host_to_device", lambda: f"aval={core.get_aval(x)!r}")
   return leaf_value(x)

@@ -41,7 +41,7 @@ class ShapedArray(AbstractValue):
 
   def __init__(self, shape, dtype, weak_type: bool = False):
     self.shape = tuple(shape)
-    self.dtype = dtype if isinstance(dtype, np.dtype) else dtypes.np_dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, np.dtype) else dtypes.aval_dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = None
 
@@ -120,7 +120,7 @@ class ShapeDtypeStruct:
 
   def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
     self.shape = tuple(int(d) for d in shape)
-    self.dtype = dtypes.np_dtype(dtype)
+    self.dtype = dtypes.aval_dtype(dtype)
     self.weak_type = weak_type
     self.sharding = sharding   # kept as given (libraries copy it from struct to struct)
 
@@ -129,7 +129,8 @@ class ShapeDtypeStruct:
 
   @property
   def aval(self):
-    return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+    return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, True),
+                       self.weak_type)
 
   def __repr__(self):
     sharding = f", sharding={self.sharding}" if self.sharding is not None else ""

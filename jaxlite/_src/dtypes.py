@@ -40,11 +40,8 @@ float0 = np.dtype([("float0", np.void, 0)])
 
 
 class extended(np.generic):
-  """Scalar type of JAX's extended dtypes (typed PRNG keys), for ``issubdtype`` tests.
-
-  jaxlite's keys are plain uint32 arrays, so no array has an extended dtype and
-  ``issubdtype(x.dtype, extended)`` is False for every jaxlite value.
-  """
+  """Scalar type of JAX's extended dtypes (typed PRNG keys), for ``issubdtype`` tests:
+  ``issubdtype(jax.random.key(0).dtype, extended)`` is True."""
 
 
 class prng_key(extended):
@@ -55,9 +52,9 @@ DType = np.dtype   # JAX's annotation of a dtype object
 
 
 class ExtendedDType(abc.ABC):
-  """The base of JAX's extended dtype objects (a key's ``key<fry>``; flax's fp8 metadata
-  subclasses it): ``type`` is its scalar type under ``extended`` and ``_rules`` the
-  class of its rules. jaxlite makes none of its own."""
+  """The base of JAX's extended dtype objects (a key's ``key<fry>``, prng.KeyTy; flax's
+  fp8 metadata subclasses it): ``type`` is its scalar type under ``extended``. Avals and
+  jaxprs carry such a dtype as they carry a NumPy one; NumPy never sees it."""
 
   @property
   @abc.abstractmethod
@@ -166,7 +163,8 @@ def canonicalize_dtype(dtype, allow_extended_dtype=False):
     canonicalization) or dtype string such as ``'float32'``, ``'f4'`` or
     ``'bfloat16'``.
   allow_extended_dtype : bool
-    Accepted for JAX compatibility; jaxlite has no extended dtypes.
+    Return an extended dtype (``key<fry>``) as it is; without it, such a dtype raises
+    NumPy's ``TypeError``, as in JAX.
 
   Returns
   -------
@@ -188,6 +186,8 @@ def canonicalize_dtype(dtype, allow_extended_dtype=False):
     return _canonical[x64][dtype]
   except (KeyError, TypeError):  # TypeError: unhashable dtype spec
     pass
+  if allow_extended_dtype and isinstance(dtype, ExtendedDType):
+    return dtype
   dt = np_dtype(dtype)  # raises numpy's TypeError for things that are not dtypes
   out = dt if x64 else _TO_32BIT.get(dt, dt)
   try:
@@ -202,6 +202,8 @@ def _kind(dtype):
   try:
     return _KINDS[dtype]
   except (KeyError, TypeError):
+    if isinstance(dtype, ExtendedDType):
+      return "V"   # neither number nor bool
     dt = np_dtype(dtype)
     return _ml_kind(dt.type) or dt.kind
 
@@ -266,6 +268,8 @@ def short_name(dtype):
   try:
     return _SHORT_NAMES[dtype]
   except (KeyError, TypeError):
+    if isinstance(dtype, ExtendedDType):
+      return dtype.name   # key<fry>, as JAX prints it
     name = np_dtype(dtype).name
     return (name.replace("float", "f").replace("uint", "u").replace("int", "i")
             .replace("complex", "c"))
@@ -396,6 +400,8 @@ def dtype(x, canonicalize=False):
   if dt is None:
     dt = getattr(x, "dtype", None)
     if not isinstance(dt, np.dtype):
+      if isinstance(dt, ExtendedDType):   # a key array
+        return dt
       dt = _dtype_of_spec(x)
     elif dt not in _JAX_DTYPES and not is_jax_dtype(dt):  # the common case makes no call
       raise _invalid_dtype(x, dt)
@@ -460,6 +466,8 @@ def check_user_dtype_supported(dtype, fun_name=None, stacklevel=3):
                      "instead of dtype=arr use dtype=arr.dtype.")
   if isinstance(dtype, type) and dtype in _PY_SCALAR_DTYPES:
     return canonicalize_dtype(_PY_SCALAR_DTYPES[dtype])
+  if isinstance(dtype, ExtendedDType):   # key<fry>: jnp.zeros_like and full make keys
+    return dtype
   dt = np_dtype(dtype)
   if not is_jax_dtype(dt):
     raise TypeError("JAX only supports number, bool, and string dtypes, got dtype "
@@ -476,6 +484,8 @@ def check_user_dtype_supported(dtype, fun_name=None, stacklevel=3):
 def _sctype(x):
   if isinstance(x, type) and issubclass(x, np.generic):
     return x
+  if isinstance(x, ExtendedDType):
+    return x.type
   return np_dtype(x).type
 
 
@@ -621,6 +631,17 @@ def np_dtype(spec):
   return np.dtype(spec)
 
 
+def aval_dtype(spec):
+  """The dtype an aval holds for ``spec``: ``np_dtype(spec)``, or an extended dtype
+  (``key<fry>``) as it is."""
+  try:
+    return np_dtype(spec)
+  except TypeError:
+    if isinstance(spec, ExtendedDType):
+      return spec
+    raise
+
+
 def is_jax_dtype(dt):
   """Whether a JAX array may hold values of the ``np.dtype`` ``dt``.
 
@@ -724,6 +745,8 @@ def _operand_key(x):
   dt = getattr(x, "dtype", None)
   if isinstance(dt, np.dtype):
     return dt, getattr(x, "weak_type", None)
+  if isinstance(dt, ExtendedDType):   # a key array: promotes only with its own dtype
+    return dt, False
   return x
 
 
@@ -732,6 +755,8 @@ def _resolve(key, arg):
   if type(key) is tuple:
     dt, weak = key
     if not is_jax_dtype(dt):
+      if isinstance(dt, ExtendedDType):
+        return dt, False, None
       raise _invalid_dtype(arg, dt)
     if weak is None:  # a NumPy value: stored canonicalized once it enters jaxlite
       return canonicalize_dtype(dt), False, None
@@ -754,9 +779,9 @@ def _promote(keys, args, mode):
   dts = [r[0] for r in resolved]
   weaks = [r[1] for r in resolved]
   if len(dts) == 1:
-    out, weak = canonicalize_dtype(dts[0]), weaks[0]
+    out, weak = canonicalize_dtype(dts[0], True), weaks[0]
   elif len(set(dts)) == 1 and not all(weaks):
-    out, weak = canonicalize_dtype(dts[0]), False
+    out, weak = canonicalize_dtype(dts[0], True), False
   elif all(weaks) and mode != "strict":
     # Join the strong counterparts and re-apply weakness, so two weak operands
     # never produce a weak type of non-default width by accident.

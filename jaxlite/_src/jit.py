@@ -26,6 +26,7 @@ from jaxlite._src import arguments
 from jaxlite._src import compiler
 from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src import core
+from jaxlite._src import prng
 from jaxlite._src import tree
 from jaxlite._src.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
@@ -88,7 +89,7 @@ class _Entry:
   keep its tier fields (``tier``, ``tier_ms``, ``tier_note``, ``compiling``,
   ``review_at``, ``race``) up to date."""
   # (its cache hits are its calls but the first, which traced it: no counter needed)
-  __slots__ = ("jaxpr", "out_tree", "out_weak", "run", "source", "calls",
+  __slots__ = ("jaxpr", "out_tree", "traced_out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
                "donation", "donate", "effects", "review_at", "race", "commit_to")
@@ -96,6 +97,10 @@ class _Entry:
   def __init__(self, key, jaxpr, out_tree, trace_ms):
     self.key = key
     self.commit_to = key[8]   # the device outputs are committed to, or None
+    self.traced_out_tree = out_tree   # the tree of the traced outputs (tracers, avals)
+    # the tree a call's results fill: its typed keys come out of the executable as their
+    # data (passes.physicalize), which this tree wraps again
+    out_tree = prng.data_tree(out_tree, jaxpr.out_avals)
     self.single_output = out_tree.num_leaves == 1 and out_tree == _LEAF
     self.jaxpr = jaxpr
     self.out_tree = out_tree
@@ -538,7 +543,7 @@ class PjitFunction:
       outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *leaves)
     else:
       outs = call_jaxpr(closed, leaves, self._name)
-    return tree.tree_unflatten(entry.out_tree, outs)
+    return tree.tree_unflatten(entry.traced_out_tree, outs)
 
   def _donated_leaves(self, args, kwargs):
     """Per argument leaf (dynamic ``args`` then ``kwargs``, flattened), whether it is

@@ -1,6 +1,9 @@
 """Pseudo-random numbers: JAX's counter-based threefry2x32 PRNG and its samplers.
 
-A key is a ``uint32[2]`` array; a function of a key and a counter (the Threefry-2x32
+A key is a typed key array (``key(seed)``: shape ``()``, dtype ``key<fry>``; see
+prng.py and lax/prng.py) or a raw ``uint32[2]`` array (``PRNGKey(seed)``), which holds
+the same data; every function here takes either, and a typed and a raw key with the
+same data draw the same numbers. A function of a key and a counter (the Threefry-2x32
 block cipher) gives every random bit, so the same key draws the same numbers here as in
 JAX 0.10 (with ``jax_threefry_partitionable``, JAX's default). The samplers turn bits
 into numbers with JAX's formulas, in lax operations, so they trace under ``jit``,
@@ -10,12 +13,14 @@ Results that follow from the bits by exactly specified operations (keys, bits, i
 transcendental functions, fused multiply-adds or LAPACK, whose last bits depend on the
 machine in JAX too, and agree with JAX to rounding (docs/sharp_bits.md).
 
-New-style typed keys are not modelled: ``key(seed)`` returns the same raw ``uint32[2]``
-array as ``PRNGKey(seed)``, and ``key_data``/``wrap_key_data`` only check and pass the
-data through.
+As in JAX, ``split`` and ``fold_in`` of a typed key give typed keys, and of a raw key
+raw ones. Typed keys go through the key primitives (``random_split``, ``random_bits``,
+...), which jaxprs show; raw keys through the Threefry operations themselves.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Sequence
 
@@ -23,14 +28,16 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src.array import Array
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
 from jaxlite._src.lax.extra import random_gamma_p
-from jaxlite._src.lax.rng import threefry2x32_p
+from jaxlite._src.lax.parallel import with_sharding_constraint
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.numpy import namespace as jnp_namespace
 
@@ -48,21 +55,19 @@ def _const(x, value):
   return lax._const(x, value)
 
 
-def _u32(value):
-  return Array(np.asarray(value, np.uint32), False)
-
-
-def _iota_2x32_shape(shape):
-  """The row-major index of each element of ``shape`` as (high, low) uint32 words."""
-  size = math.prod(shape)
-  if size >= 2 ** 32:
-    raise NotImplementedError("random bits arrays of 2**32 or more elements")
-  lo = lsh.reshape(lsh.iota(np.uint32, size), tuple(shape))
-  return _u32(0), lo  # a scalar: threefry2x32 broadcasts it
+def _is_typed(key) -> bool:
+  """Whether ``key`` is a typed key array (a tracer of one included)."""
+  return type(getattr(key, "dtype", None)) is prng.KeyTy
 
 
 def _check_prng_key(name, key, allow_batched=False):
-  """Validate a raw key (array of trailing shape (2,), dtype uint32) as JAX does."""
+  """Validate a typed key, or a raw key (array of trailing shape (2,), dtype uint32), as
+  JAX does."""
+  if _is_typed(key):
+    if not allow_batched and key.ndim:
+      raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                       f"{tuple(key.shape)} != (). Use jax.vmap for batching.")
+    return key
   if isinstance(key, (bool, int, float, complex)) or not hasattr(key, "shape"):
     if isinstance(key, (list, tuple)) or np.isscalar(key):
       key = _jnp().asarray(key)
@@ -110,6 +115,24 @@ def _float_dtype(name, dtype):
   return dtype
 
 
+def with_out_sharding(sampler):
+  """``sampler`` with JAX's keyword-only ``out_sharding``: the draw laid out as it says
+  (``lax.with_sharding_constraint``: a layout inside a jit over several devices, the
+  identity elsewhere). None, the default, and a sharding over the empty mesh (the one in
+  every array's type, ``jax.typeof(x).sharding``, which flax passes) leave it as it is."""
+  @functools.wraps(sampler)
+  def wrapped(*args, out_sharding=None, **kwargs):
+    out = sampler(*args, **kwargs)
+    if out_sharding is None or getattr(getattr(out_sharding, "mesh", None), "empty", False):
+      return out
+    return with_sharding_constraint(out, out_sharding)
+  signature = inspect.signature(sampler)
+  wrapped.__signature__ = signature.replace(parameters=[
+      *signature.parameters.values(),
+      inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
+  return wrapped
+
+
 def _convert(x, dtype):
   if isinstance(x, np.generic) and np.ndim(x) == 0:
     # np.float64 passes isinstance(x, float) and jnp.asarray rejects NumPy bfloat16:
@@ -134,7 +157,8 @@ def PRNGKey(seed, *, impl=None):
   Returns
   -------
   Array
-    The key, a ``uint32[2]`` array: the seed's high and low 32-bit words.
+    The raw key, a ``uint32[2]`` array: the seed's high and low 32-bit words (the data
+    of the typed key ``key(seed)``).
 
   Examples
   --------
@@ -142,28 +166,42 @@ def PRNGKey(seed, *, impl=None):
   >>> jax.random.PRNGKey(42)
   Array([ 0, 42], dtype=uint32)
   """
-  return _seed("PRNGKey", seed, impl)
+  prng.resolve_impl(impl)
+  return lax_prng.threefry_seed(_seed_array("PRNGKey", seed))
 
 
 def key(seed, *, impl=None):
-  """Create a PRNG key from an integer seed (``jax.random.key``).
+  """Create a typed PRNG key from an integer seed (``jax.random.key``).
 
-  Typed key arrays are not modelled in jaxlite: this returns the same raw ``uint32[2]``
-  key as :func:`PRNGKey`, which every function here accepts.
+  Parameters
+  ----------
+  seed : int or integer scalar array
+    As for :func:`PRNGKey`.
+  impl : None or "threefry2x32"
+    Only threefry2x32 is implemented.
+
+  Returns
+  -------
+  Array
+    A key array of shape ``()`` and dtype ``key<fry>``, whose data (``key_data``) is
+    ``PRNGKey(seed)``.
 
   Examples
   --------
   >>> import jaxlite as jax
+  >>> jax.random.key(7)
+  Array((), dtype=key<fry>) overlaying:
+  [0 7]
   >>> jax.random.key_data(jax.random.key(7))
   Array([0, 7], dtype=uint32)
   """
-  return _seed("key", seed, impl)
+  return lax_prng.random_seed(_seed_array("key", seed), prng.resolve_impl(impl))
 
 
-def _seed(name, seed, impl):
-  if impl not in (None, "threefry2x32"):
-    raise ValueError(f"unrecognized PRNG implementation {impl!r}: jaxlite implements "
-                     "only 'threefry2x32'")
+def _seed_array(name, seed):
+  """``seed`` checked and made an integer array, as JAX's ``random.key`` makes it."""
+  if _is_typed(seed):
+    raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
   jnp = _jnp()
   if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
     # As JAX: through int64 first, so that large Python hashes do not overflow in x32
@@ -178,51 +216,48 @@ def _seed(name, seed, impl):
   seed = jnp.asarray(seed)
   if not dtypes.issubdtype(seed.dtype, np.integer):
     raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
-  lo = lax.convert_element_type(seed, np.uint32)  # wraps: the low 32 bits
-  if seed.dtype.itemsize == 8:
-    wide = lax.convert_element_type(seed, np.uint64)
-    hi = lax.convert_element_type(shift_right_logical(wide, _const(wide, 32)), np.uint32)
-  else:
-    hi = lax.sub(lo, lo)
-  return jnp.stack([hi, lo])
+  return seed
 
 
 def key_data(keys):
-  """The ``uint32`` data of a key array (the array itself: keys are raw here).
+  """The ``uint32`` data of a key array: of shape ``keys.shape + (2,)`` for typed keys,
+  the (checked) array itself for raw ones.
 
   Examples
   --------
   >>> import jaxlite as jax
-  >>> jax.random.key_data(jax.random.PRNGKey(1))
-  Array([0, 1], dtype=uint32)
+  >>> jax.random.key_data(jax.random.split(jax.random.key(0)))
+  Array([[1797259609, 2579123966],
+         [ 928981903, 3453687069]], dtype=uint32)
   """
-  return _check_prng_key("key_data", keys, allow_batched=True)
+  keys = _check_prng_key("key_data", keys, allow_batched=True)
+  return lax_prng.random_unwrap(keys) if _is_typed(keys) else keys
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-  """A key array from its ``uint32`` data, of trailing shape ``(2,)`` (checked).
+  """Typed keys from their ``uint32`` data, of trailing shape ``(2,)`` (checked).
 
   Examples
   --------
   >>> import jaxlite as jax, numpy as np
   >>> jax.random.wrap_key_data(np.array([0, 3], np.uint32))
-  Array([0, 3], dtype=uint32)
+  Array((), dtype=key<fry>) overlaying:
+  [0 3]
   """
-  if impl not in (None, "threefry2x32"):
-    raise ValueError(f"unrecognized PRNG implementation {impl!r}")
-  return _check_prng_key("wrap_key_data", _jnp().asarray(key_bits_array), allow_batched=True)
+  impl = prng.resolve_impl(impl)
+  return lax_prng.random_wrap(_jnp().asarray(key_bits_array), impl)
 
 
 def key_impl(keys):
-  """The PRNG implementation of a key: always ``'threefry2x32'``."""
-  _check_prng_key("key_impl", keys, allow_batched=True)
-  return "threefry2x32"
+  """The name of the PRNG implementation of typed or raw keys: ``'threefry2x32'``."""
+  keys = _check_prng_key("key_impl", keys, allow_batched=True)
+  return keys.dtype._impl.name if _is_typed(keys) else prng.threefry_prng_impl.name
 
 
 def _split(key, shape):
-  hi, lo = _iota_2x32_shape(shape)
-  b1, b2 = threefry2x32_p.bind(key[0], key[1], hi, lo)
-  return _jnp().stack([b1, b2], axis=len(shape))
+  if _is_typed(key):
+    return lax_prng.random_split(key, shape)
+  return lax_prng.threefry_split(key, shape)
 
 
 def split(key, num=2):
@@ -231,9 +266,14 @@ def split(key, num=2):
   Parameters
   ----------
   key : Array
-    A ``uint32[2]`` key.
+    A typed key, or a raw ``uint32[2]`` one.
   num : int or tuple of ints
     The number (or shape) of keys to make.
+
+  Returns
+  -------
+  Array
+    Typed keys of shape ``num`` for a typed key, else raw keys (``num + (2,)``).
 
   Examples
   --------
@@ -263,22 +303,18 @@ def fold_in(key, data):
   if isinstance(data, (int, np.integer)):
     data = np.asarray(data).astype(np.uint32)  # as jnp.asarray(data, dtype="uint32")
   data = lax.convert_element_type(jnp.asarray(data), np.uint32)
-  # JAX hashes the count array seed(data) == [0, data] with the original (unsplit) scheme
-  x1, x2 = threefry2x32_p.bind(key[0], key[1], _u32([0]), lsh.reshape(data, (1,)))
-  return jnp.concatenate([x1, x2])
+  if _is_typed(key):
+    return lax_prng.random_fold_in(key, data)
+  return lax_prng.threefry_fold_in(key, data)
 
 
 def _random_bits(key, bit_width, shape):
-  hi, lo = _iota_2x32_shape(shape)
-  b1, b2 = threefry2x32_p.bind(key[0], key[1], hi, lo)
-  if bit_width == 64:
-    hi64 = lax.convert_element_type(b1, np.uint64)
-    return lax.bitwise_or(lax.mul(hi64, _const(hi64, 2 ** 32)),
-                          lax.convert_element_type(b2, np.uint64))
-  bits = lax.bitwise_xor(b1, b2)
-  return bits if bit_width == 32 else lax.convert_element_type(bits, _UINT[bit_width])
+  if _is_typed(key):
+    return lax_prng.random_bits(key, bit_width, shape)
+  return lax_prng.threefry_random_bits(key, bit_width, shape)
 
 
+@with_out_sharding
 def bits(key, shape=(), dtype=None):
   """Uniform random bits as unsigned integers (``uint32``, or ``uint64`` with x64).
 
@@ -297,6 +333,7 @@ def bits(key, shape=(), dtype=None):
 
 # ----------------------------------------------------------------------------- samplers
 
+@with_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   """Uniform random values in ``[minval, maxval)``.
 
@@ -342,6 +379,7 @@ def _uniform(key, shape, dtype, minval, maxval):
   return jnp.maximum(minval, floats * (maxval - minval) + minval)
 
 
+@with_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
   """Uniform random integers in ``[minval, maxval)`` (JAX's slightly biased modulus).
 
@@ -403,6 +441,7 @@ def _randint(key, shape, minval, maxval, dtype):
   return minval + lax.convert_element_type(offset, dtype)
 
 
+@with_out_sharding
 def normal(key, shape=(), dtype=None):
   """Standard normal random values (the inverse error function of a uniform draw).
 
@@ -440,6 +479,7 @@ def _erf_inv_of_uniform(key, shape, dtype):
   return special.erf_inv(u)
 
 
+@with_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
   """Standard normal values truncated to ``(lower, upper)``.
 
@@ -469,6 +509,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   return jnp.clip(out, lo, hi)
 
 
+@with_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low"):
   """Random booleans, True with probability ``p``.
 
@@ -494,6 +535,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   return _uniform(key, shape, p.dtype, 0., 1.) < p
 
 
+@with_out_sharding
 def exponential(key, shape=(), dtype=None):
   """Standard exponential random values, ``-log1p(-u)``."""
   key = _check_prng_key("exponential", key)
@@ -506,6 +548,7 @@ def _exponential(key, shape, dtype):
   return lax.neg(lax.log1p(lax.neg(u)))
 
 
+@with_out_sharding
 def laplace(key, shape=(), dtype=None):
   """Standard Laplace random values."""
   key = _check_prng_key("laplace", key)
@@ -514,6 +557,7 @@ def laplace(key, shape=(), dtype=None):
   return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@with_out_sharding
 def logistic(key, shape=(), dtype=None):
   """Standard logistic random values, ``log(u) - log1p(-u)``."""
   key = _check_prng_key("logistic", key)
@@ -522,6 +566,7 @@ def logistic(key, shape=(), dtype=None):
   return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
+@with_out_sharding
 def cauchy(key, shape=(), dtype=None):
   """Standard Cauchy random values, ``tan(pi (u - 1/2))``."""
   key = _check_prng_key("cauchy", key)
@@ -530,6 +575,7 @@ def cauchy(key, shape=(), dtype=None):
   return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
+@with_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
   """Standard Gumbel random values (``mode='high'`` resolves tiny probabilities better)."""
   key = _check_prng_key("gumbel", key)
@@ -551,6 +597,7 @@ def _gumbel(key, shape, dtype, mode):
   return lax.neg(lax.log(lax.neg(lax.log(_uniform(key, shape, dtype, info.tiny, 1.)))))
 
 
+@with_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   """Samples from a categorical distribution given unnormalised log-probabilities.
 
@@ -585,6 +632,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
       if idx.ndim > 1 else lsh.reshape(idx, shape)
 
 
+@with_out_sharding
 def permutation(key, x, axis=0, independent=False):
   """A random permutation of ``arange(x)`` or of ``x`` along ``axis``.
 
@@ -729,7 +777,8 @@ def _gamma(key, a, shape, dtype, log_space=False):
   else:
     _check_shape("gamma", shape, np.shape(a))
   a = jnp.broadcast_to(_convert(a, dtype), shape)
-  return random_gamma_p.bind(key, a, log_space=bool(log_space))
+  # random_gamma takes raw keys (its sampler splits and loops on the data)
+  return random_gamma_p.bind(key_data(key), a, log_space=bool(log_space))
 
 
 def _gamma_impl(key, a, *, log_space):
@@ -747,6 +796,7 @@ def _gamma_impl(key, a, *, log_space):
   return jnp.reshape(samples, a.shape)
 
 
+@with_out_sharding
 def gamma(key, a, shape=None, dtype=None):
   """Gamma random values of shape parameter ``a`` (unit scale); differentiable in ``a``
   (implicit reparameterization, as JAX).
@@ -762,6 +812,7 @@ def gamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, None if shape is None else _canonical_shape(shape), dtype)
 
 
+@with_out_sharding
 def loggamma(key, a, shape=None, dtype=None):
   """The logarithm of gamma random values, accurate for small ``a``."""
   key = _check_prng_key("loggamma", key)
@@ -769,6 +820,7 @@ def loggamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, None if shape is None else _canonical_shape(shape), dtype, True)
 
 
+@with_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
   """Beta random values, from the ratio of two gamma draws (in log space)."""
   key = _check_prng_key("beta", key)
@@ -787,6 +839,7 @@ def beta(key, a, b, shape=None, dtype=None):
   return ga / (ga + gb)
 
 
+@with_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
   """Dirichlet random vectors (along the last axis of ``alpha``)."""
   key = _check_prng_key("dirichlet", key)
@@ -803,6 +856,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   return unnormalized / unnormalized.sum(-1, keepdims=True)
 
 
+@with_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
   """Poisson random integers of rate ``lam`` (Knuth below 10, rejection above, as JAX)."""
   key = _check_prng_key("poisson", key)
@@ -869,6 +923,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
   return lcf.while_loop(cond, body, init)[1].astype(dtype)
 
 
+@with_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
   """Multivariate normal random vectors ``mean + L z`` with ``L L^T = cov``.
 
@@ -907,6 +962,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
   return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
+@with_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None):
   """Random ``n x m`` matrices (default square) with orthonormal rows or columns,
   uniformly distributed (Haar), from the QR decomposition of a normal draw."""

@@ -10,9 +10,11 @@ import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src import random as R
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import sorting
 from jaxlite._src.numpy.util import promote_dtypes_inexact
 
@@ -36,18 +38,17 @@ def _float(name, dtype):
 
 
 def clone(key):
-  """A copy of ``key`` (keys here are plain immutable arrays, so this is the key)."""
-  return R._check_prng_key("clone", key)
+  """A copy of ``key``: ``random_clone`` of a typed key (a raw key, immutable, is itself)."""
+  key = R._check_prng_key("clone", key)
+  return lax_prng.random_clone(key) if R._is_typed(key) else key
 
 
 def key_dtype(impl_spec=None):
-  """The dtype of the keys ``random.key`` makes: ``uint32`` words (typed key arrays are
-  not modelled in jaxlite)."""
-  if impl_spec not in (None, "threefry2x32"):
-    raise ValueError(f"unrecognized PRNG implementation {impl_spec!r}")
-  return np.dtype(np.uint32)
+  """The dtype of the keys ``random.key`` makes: ``key<fry>``."""
+  return prng.KeyTy(prng.resolve_impl(impl_spec))
 
 
+@R.with_out_sharding
 def rademacher(key, shape=(), dtype=None):
   """Random signs: -1 or +1 with equal probability."""
   dtype = dtypes.canonicalize_dtype(dtypes.default_int_dtype() if dtype is None else dtype)
@@ -55,6 +56,7 @@ def rademacher(key, shape=(), dtype=None):
   return (2 * b.astype(dtype) - 1).astype(dtype)
 
 
+@R.with_out_sharding
 def chisquare(key, df, shape=None, dtype=None):
   """Chi-square random values with ``df`` degrees of freedom: ``2 exp(loggamma(df / 2))``."""
   dtype = _float("chisquare", dtype)
@@ -63,6 +65,7 @@ def chisquare(key, df, shape=None, dtype=None):
   return jnp.exp(R.loggamma(key, half_df, shape, dtype)) * 2
 
 
+@R.with_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None):
   """F-distributed random values (a ratio of scaled chi-squares)."""
   dtype = _float("f", dtype)
@@ -73,6 +76,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
           / (chisquare(key_dfden, dfden, shape, dtype) / dfden))
 
 
+@R.with_out_sharding
 def t(key, df, shape=None, dtype=None):
   """Student's t random values with ``df`` degrees of freedom."""
   dtype = _float("t", dtype)
@@ -82,6 +86,7 @@ def t(key, df, shape=None, dtype=None):
   return R.normal(k1, shape, dtype) * jnp.sqrt(half / R.gamma(k2, half, shape, dtype))
 
 
+@R.with_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None):
   """Generalized normal random values, density proportional to ``exp(-|x|**p)``."""
   dtype = _float("generalized_normal", dtype)
@@ -92,6 +97,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
   return rademacher(k2, shape, dtype) * g ** (1 / p)
 
 
+@R.with_out_sharding
 def ball(key, d, p=2, shape=(), dtype=None):
   """Points uniform in the unit ``p``-norm ball of dimension ``d`` (shape
   ``(*shape, d)``)."""
@@ -107,6 +113,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
   return g / ((norm + e) ** (1 / p))[..., None]
 
 
+@R.with_out_sharding
 def geometric(key, p, shape=None, dtype=None):
   """Geometric random integers >= 1: trials until the first success of probability
   ``p``, ``floor(log(u) / log1p(-p)) + 1``."""
@@ -120,6 +127,7 @@ def geometric(key, p, shape=None, dtype=None):
   return (jnp.floor(jnp.log(u) / jnp.broadcast_to(jnp.log1p(-p), shape)) + 1).astype(dtype)
 
 
+@R.with_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   """Log-normal random values: ``exp(sigma * normal)``."""
   dtype = _float("lognormal", dtype)
@@ -127,6 +135,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   return jnp.exp(R.normal(key, shape, dtype) * jnp.asarray(sigma, dtype))
 
 
+@R.with_out_sharding
 def maxwell(key, shape=(), dtype=None):
   """Maxwell random values: the length of a standard normal 3-vector."""
   dtype = _float("maxwell", dtype)
@@ -145,6 +154,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
       loc, dtype)
 
 
+@R.with_out_sharding
 def pareto(key, b, shape=None, dtype=None):
   """Pareto random values with shape ``b`` and unit scale: ``exp(exponential / b)``."""
   dtype = _float("pareto", dtype)
@@ -152,6 +162,7 @@ def pareto(key, b, shape=None, dtype=None):
   return jnp.exp(R.exponential(key, shape, dtype) / jnp.asarray(b, dtype))
 
 
+@R.with_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None):
   """Rayleigh random values: ``scale * sqrt(-2 log(u))``."""
   dtype = _float("rayleigh", dtype)
@@ -160,6 +171,7 @@ def rayleigh(key, scale, shape=None, dtype=None):
   return jnp.broadcast_to(jnp.asarray(scale, dtype), shape) * jnp.sqrt(jnp.log(u) * -2)
 
 
+@R.with_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None):
   """Triangular random values on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
   dtype = _float("triangular", dtype)
@@ -172,6 +184,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
   return jnp.where(u < fc, lo, hi)
 
 
+@R.with_out_sharding
 def wald(key, mean, shape=None, dtype=None):
   """Wald (inverse Gaussian, unit shape) random values of the given ``mean``."""
   dtype = _float("wald", dtype)

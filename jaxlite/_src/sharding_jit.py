@@ -19,9 +19,11 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import jit as jit_mod
+from jaxlite._src import prng
 from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import as_operand, check_donated_once, delete_donated
+from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
                                    SingleDeviceSharding, broadcast_to_leaves,
                                    from_pieces)
@@ -73,7 +75,7 @@ class ShardedJitted:
     leaves = [as_operand(x) for x in leaves]
     closed = entry.jaxpr
     in_sh = self._in_shardings(in_tree, leaves)
-    out_sh = _flatten_shardings("out_shardings", entry.out_tree, self.out_shardings)
+    out_sh = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
     mesh = _common_mesh(in_sh + out_sh)
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
@@ -81,12 +83,15 @@ class ShardedJitted:
     policy = jitted._policy or tiers.default_policy()
     if mesh is None or mesh.size == 1 or policy == "numpy" or not tiers.xla_available():
       outs = self._run_unsharded(args, kwargs, mesh, out_sh)
-    else:
-      if entry.donate is not None:
-        check_donated_once(leaves, entry.donate)
-      outs = self._run_spmd(entry, closed, leaves, mesh, in_sh, out_sh)
-      if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
-        delete_donated(leaves, entry.donate)
+      return tree.tree_unflatten(entry.traced_out_tree, outs)
+    if entry.donate is not None:
+      check_donated_once(leaves, entry.donate)
+    # XLA computes on the data of typed PRNG keys (passes.physicalize): the executable
+    # takes and gives their data, which entry.out_tree wraps again
+    data = [x._base_array if type(x) is prng.PRNGKeyArray else x for x in leaves]
+    outs = self._run_spmd(entry, physicalize.run(closed), data, mesh, in_sh, out_sh)
+    if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
+      delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)
 
   def _in_shardings(self, in_tree, leaves):
@@ -103,7 +108,7 @@ class ShardedJitted:
     for o, s in zip(outs, out_sh):
       if s is None and mesh is not None:
         s = NamedSharding(mesh, PartitionSpec())
-      if isinstance(s, NamedSharding):
+      if isinstance(s, NamedSharding) and type(o) is not prng.PRNGKeyArray:   # (no value)
         o = _host_placed(s, np.asarray(o._value), o.weak_type)
       placed.append(o)
     return placed

@@ -25,7 +25,7 @@ class Traced:
   def out_info(self):
     shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
               for a in self._entry.jaxpr.out_avals]
-    return tree.tree_unflatten(self._entry.out_tree, shapes)
+    return tree.tree_unflatten(self._entry.traced_out_tree, shapes)
 
   def lower(self):
     return Lowered(self)

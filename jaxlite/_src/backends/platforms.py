@@ -23,7 +23,8 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import errors
 from jaxlite._src import transfer_guard
-from jaxlite._src.array import Array, committed_device, from_device, placement
+from jaxlite._src.array import (Array, committed_device, from_device, operand_rules,
+                                placement)
 from jaxlite._src.backends import plugins
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.config import config, _enum
@@ -232,6 +233,8 @@ class Backend:
           key.append((buf.spec, x.weak_type))
       elif isinstance(x, core.Tracer):
         raise errors.UnexpectedTracerError(x)
+      elif (rule := operand_rules.get(t)) is not None:   # typed PRNG keys
+        return rule(prim, args, params)
       else:
         aval = core.get_aval(x)
         key.append(((aval.shape, aval.dtype), aval.weak_type))

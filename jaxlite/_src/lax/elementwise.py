@@ -42,7 +42,8 @@ _ordered = _bool + _int + _float
 _signed = (np.signedinteger,)
 
 _CLASS_NAMES = {np.bool_: "bool", np.integer: "integer", np.signedinteger: "signedinteger",
-                np.floating: "floating", np.complexfloating: "complexfloating"}
+                np.floating: "floating", np.complexfloating: "complexfloating",
+                dtypes.prng_key: "prng_key"}
 
 
 def broadcast_shapes(name, shapes):
@@ -513,10 +514,11 @@ or_p, bitwise_or = binary("or", _bool_or_int,
 xor_p, bitwise_xor = binary("xor", _bool_or_int,
                             kernels.bitwise(np.logical_xor, np.bitwise_xor),
                             lowering="stablehlo.xor", jvp=ZERO, function="bitwise_xor")
-# comparisons: named after their StableHLO comparison direction (EQ, NE, ...)
-eq_p, eq = binary("eq", _any, np.equal, result_dtype=_to_bool, keeps_dtype=True,
+# comparisons: named after their StableHLO comparison direction (EQ, NE, ...); typed PRNG
+# keys compare too (lax/prng.py's physical rule compares their data)
+eq_p, eq = binary("eq", _any + (dtypes.prng_key,), np.equal, result_dtype=_to_bool, keeps_dtype=True,
                   template="_np.equal({0}, {1})", lowering="stablehlo.compare", jvp=ZERO)
-ne_p, ne = binary("ne", _any, np.not_equal, result_dtype=_to_bool, keeps_dtype=True,
+ne_p, ne = binary("ne", _any + (dtypes.prng_key,), np.not_equal, result_dtype=_to_bool, keeps_dtype=True,
                   template="_np.not_equal({0}, {1})", lowering="stablehlo.compare",
                   jvp=ZERO)
 lt_p, lt = binary("lt", _ordered, np.less, result_dtype=_to_bool, keeps_dtype=True,
@@ -635,7 +637,7 @@ def convert_element_type(operand, new_dtype):
 
 
 def _convert_element_type(operand, new_dtype, weak_type=False):
-  new_dtype = dtypes.canonicalize_dtype(new_dtype)
+  new_dtype = dtypes.canonicalize_dtype(new_dtype, True)   # (a key<fry> too: keys to keys)
   aval = core.get_aval(operand)
   # as JAX: only an Array (or tracer) comes back as it is; a NumPy array or a Python
   # scalar becomes an Array of its own

@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src.array import Array
 from jaxlite._src.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
 from jaxlite._src.lax import elementwise as lax_ew
@@ -201,7 +202,10 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
 
 
 def _default_fill_value(dtype):
-  """What an out-of-bounds FILL_OR_DROP gather reads: NaN, or the most extreme int."""
+  """What an out-of-bounds FILL_OR_DROP gather reads: NaN, or the most extreme int (in
+  every word of a PRNG key, as of its uint32 data)."""
+  if type(dtype) is prng.KeyTy:
+    dtype = np.dtype(np.uint32)
   if dtypes.is_inexact(dtype):
     return np.nan
   if dtype == np.bool_:

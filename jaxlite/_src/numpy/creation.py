@@ -8,9 +8,11 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import prng
 from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import lax_numpy
 from jaxlite._src.numpy import ufuncs
@@ -21,11 +23,13 @@ def _requested_dtype(dtype, fun_name):
   if dtype is None:
     return None
   dtypes.check_user_dtype_supported(dtype, fun_name)
-  return dtypes.canonicalize_dtype(dtype)
+  return dtypes.canonicalize_dtype(dtype, allow_extended_dtype=True)
 
 
 def _contains_tracer(obj):
-  if isinstance(obj, Tracer):
+  """Whether ``obj`` (a sequence) holds values NumPy cannot hold: tracers, or typed PRNG
+  keys; ``array`` then stacks them with lax operations."""
+  if isinstance(obj, (Tracer, prng.PRNGKeyArray)):
     return True
   return isinstance(obj, (list, tuple)) and any(_contains_tracer(o) for o in obj)
 
@@ -149,6 +153,8 @@ def full(shape, fill_value, dtype=None, *, device=None):
   """An array of ``shape`` filled with ``fill_value`` (``numpy.full``)."""
   shape = _shape(shape, "full")
   want = _requested_dtype(dtype, "full")
+  if type(want) is prng.KeyTy:
+    return _full_of_keys(shape, fill_value, want)
   check_arraylike("full", fill_value)
   value = as_operand(fill_value)
   if want is not None and (value.dtype != want or value.weak_type):
@@ -161,12 +167,16 @@ def full(shape, fill_value, dtype=None, *, device=None):
 def zeros(shape, dtype=None, *, device=None):
   """An array of ``shape`` filled with zeros (``numpy.zeros``)."""
   want = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
+  if type(want) is prng.KeyTy:
+    return _full_of_keys(_shape(shape, "zeros"), 0, want)
   return full(shape, Array(np.zeros((), want)))
 
 
 def ones(shape, dtype=None, *, device=None):
   """An array of ``shape`` filled with ones (``numpy.ones``)."""
   want = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
+  if type(want) is prng.KeyTy:
+    return _full_of_keys(_shape(shape, "ones"), 1, want)
   return full(shape, Array(np.ones((), want)))
 
 
@@ -188,9 +198,18 @@ def _like(fun_name, a, dtype, shape):
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
   shape, want, weak = _like("full_like", a, dtype, shape)
+  if type(want) is prng.KeyTy:
+    return _full_of_keys(shape, fill_value, want)
   value = lax_ew._convert_element_type(as_operand(fill_value), want,
                                        weak and dtype is None)
   return full(shape, value)
+
+
+def _full_of_keys(shape, fill_value, dtype):
+  """Keys of ``shape`` whose every data word is ``fill_value`` (JAX's ``full`` of keys)."""
+  impl = dtype._impl
+  data = full(tuple(shape) + impl.key_shape, fill_value, np.uint32)
+  return lax_prng.random_wrap(data, impl)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):

@@ -142,7 +142,21 @@ def broadcast_shapes(fun_name, *shapes):
 def promote_args(fun_name, *args):
   """Check, promote dtypes and broadcast ranks: the preamble of every NumPy binary op."""
   check_arraylike(fun_name, *args)
-  return promote_shapes(fun_name, *promote_dtypes(*args))
+  try:
+    promoted = promote_dtypes(*args)
+  except ValueError:
+    _check_for_prng_keys(fun_name, args)
+    raise
+  return promote_shapes(fun_name, *promoted)
+
+
+def _check_for_prng_keys(fun_name, args):
+  """JAX's TypeError for typed PRNG keys among operands of other dtypes (``key + 1``),
+  which promotion rejects."""
+  arg_dtypes = [dtypes.dtype(x, canonicalize=True) for x in args]
+  if any(dtypes.issubdtype(dt, dtypes.prng_key) for dt in arg_dtypes):
+    raise TypeError(
+        f"{fun_name} does not accept dtypes {', '.join(map(str, arg_dtypes))}.") from None
 
 
 def promote_args_inexact(fun_name, *args):
@@ -152,7 +166,12 @@ def promote_args_inexact(fun_name, *args):
 
 def promote_args_numeric(fun_name, *args):
   check_arraylike(fun_name, *args)
-  return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+  try:
+    promoted = promote_dtypes_numeric(*args)
+  except ValueError:
+    _check_for_prng_keys(fun_name, args)
+    raise
+  return promote_shapes(fun_name, *promoted)
 
 
 def canonicalize_axis(axis, ndim: int) -> int:

@@ -1,11 +1,13 @@
 """Jaxpr -> jaxpr rewrites run before compilation, one module each."""
-from jaxlite._src.passes import algebraic, cse, dce, constant_folding, inline
+from jaxlite._src.passes import (algebraic, cse, dce, constant_folding, inline,
+                                 physicalize)
 
 
 def optimize(closed):
-  """The pipeline jit runs: inline nested calls, fold constants, simplify, share and
-  prune."""
+  """The pipeline jit runs: inline nested calls, compute on the data of PRNG keys, fold
+  constants, simplify, share and prune."""
   closed = inline.run(closed)
+  closed = physicalize.run(closed)
   closed = constant_folding.run(closed)
   closed = algebraic.run(closed)
   closed = cse.run(closed)

@@ -10,6 +10,7 @@ import threading
 
 from jaxlite._src import core
 from jaxlite._src import errors
+from jaxlite._src import prng
 from jaxlite._src.array import in_device_memory
 from jaxlite._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
                                abstract_eval, get_aval, set_current_trace)
@@ -85,7 +86,8 @@ class DynamicJaxprTrace(core.Trace):
         raise errors.UnexpectedTracerError(x)
       return self._constvar(x, x.aval)   # closed over from an enclosing trace
     aval = get_aval(x)
-    if not aval.shape and not in_device_memory(x):   # (a literal's value is read to lower it)
+    # (a literal's value is read to lower it; a key's is its data, held by a constvar)
+    if not aval.shape and not in_device_memory(x) and type(aval.dtype) is not prng.KeyTy:
       return Literal(x, aval)
     return self._constvar(x, aval)
 
