@@ -206,7 +206,10 @@ class HostBlas:
       pass
 
   def _apply(self):
-    """Set the count the state asks for (under ``_blas_lock``)."""
+    """Set the count the state asks for (under ``_blas_lock``); leaving the full count, take
+    it afresh first, in case the user set one since (``threadpoolctl``, say)."""
+    if self.current == self.full:
+      self.full = self.current = self.get()
     want = 1 if self.narrowed or self.single_until else self.full
     if want != self.current:
       self.set(want)
