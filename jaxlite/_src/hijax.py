@@ -19,8 +19,9 @@ What is here:
 - what *runs* a hijax program raises NotImplementedError: binding a ``HiPrimitive`` (the
   only way a jaxlite program meets a high-level value).
 
-flax.nnx defines its hijax variable types at import and binds their primitives only when the
-``flax_hijax_variable`` flag is on (off by default), so nnx runs on jaxlite with it off.
+flax.nnx defines its hijax variable types at import and binds their primitives only for
+Variables made with ``hijax=True`` (the default when the ``flax_hijax_variable`` flag is on;
+it is off by default), so nnx runs on jaxlite with both off.
 """
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ from jaxlite._src.transforms.ad import instantiate_zeros, is_undefined_primal  #
 UNSUPPORTED = (
     "jaxlite does not support hijax primitives (jax.experimental.hijax.HiPrimitive "
     "{name!r}): its traces carry arrays only and have no lowering from high-level types. "
-    "Run the program with the real jax. (flax.nnx binds hijax primitives only when the "
-    "flax_hijax_variable flag is on; leave it off.)")
+    "Run the program with the real jax. (flax.nnx binds them only for Variables made with "
+    "hijax=True, the default when the flax_hijax_variable flag is on; leave both off.)")
 
 
 # Markers that JAX's tracers read on a high-level type: a tracer's attribute found on its

@@ -16,7 +16,8 @@ UNSUPPORTED = (
     "jaxlite does not support mutable array references ({what}): its arrays are immutable "
     "and its jit has no pass that turns writes into values. Pass the value in and return "
     "the updated value instead (x = x.at[i].set(v)), or run the program with the real jax. "
-    "(flax.nnx makes refs only when the flax_array_ref flag is on; leave it off.)")
+    "(flax.nnx makes refs only for Variables made with ref=True, the default when the "
+    "flax_array_ref flag is on; leave both off.)")
 
 
 def _unsupported(what):
