@@ -3,6 +3,7 @@
 Each script runs in a fresh interpreter (`sys.executable`) with the repository on
 PYTHONPATH, the way a user runs it; the training examples run with `--quick`.
 """
+import importlib.util
 import os
 import re
 import subprocess
@@ -19,17 +20,20 @@ LOG2_JAXPR = """{ lambda ; a:f32[]. let
   in (d,) }"""
 
 
-def run_script(relpath, *args, timeout=240, code=None):
+def run_script(relpath, *args, timeout=240, code=None, as_jax=False):
+  """Run an example (or ``code``); ``as_jax``: through ``python -m jaxlite``, so that the
+  program's ``import jax`` gets jaxlite."""
   env = dict(os.environ, PYTHONPATH=os.pathsep.join(
       [ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]), MPLBACKEND="Agg")
-  cmd = [sys.executable] + (["-c", code] if code else [os.path.join(EXAMPLES, relpath)])
+  cmd = [sys.executable] + (["-m", "jaxlite"] if as_jax else []) + (
+      ["-c", code] if code else [os.path.join(EXAMPLES, relpath)])
   proc = subprocess.run(cmd + list(args), cwd=ROOT, env=env, capture_output=True,
                         text=True, timeout=timeout)
   return proc
 
 
-def run_ok(relpath, *args, timeout=240):
-  proc = run_script(relpath, *args, timeout=timeout)
+def run_ok(relpath, *args, timeout=240, as_jax=False):
+  proc = run_script(relpath, *args, timeout=timeout, as_jax=as_jax)
   assert proc.returncode == 0, f"{relpath} failed:\n{proc.stdout}\n{proc.stderr}"
   return proc.stdout
 
@@ -101,6 +105,25 @@ def test_digits_convnet_stax_reaches_90_percent():
   pytest.importorskip("sklearn")
   out = run_ok("digits_convnet_stax.py", "--quick")
   assert number_after("test accuracy:", out) > 90.0, out
+
+
+# The numbers examples/flax_nnx.py prints on JAX 0.10.2 with flax 0.12.8 and optax 0.2.8
+# (recorded with `python examples/flax_nnx.py` on the real jax, CPU).
+FLAX_NNX_JAX = {"step   0: loss": 1.264928, "step   5: loss": 0.709371,
+                "step  10: loss": 0.707109, "step  15: loss": 0.574680,
+                "step  20: loss": 0.488601, "step  25: loss": 0.478959,
+                "step  29: loss": 0.457858, "eval loss:": 0.460512}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("flax") is None
+                    or importlib.util.find_spec("optax") is None,
+                    reason="the flax.nnx example needs flax and optax, which are not installed")
+def test_flax_nnx_example_prints_jaxs_losses():
+  out = run_ok("flax_nnx.py", as_jax=True, timeout=600)
+  for label, want in FLAX_NNX_JAX.items():
+    # float32 rounding: the last printed digit may differ, as training accumulates it
+    assert number_after(label, out) == pytest.approx(want, rel=1e-4), (label, out)
+  assert "optimizer steps: 30" in out
 
 
 def test_examples_name_the_extra_to_install_when_a_package_is_missing():

@@ -24,12 +24,13 @@ import dataclasses
 import functools
 import itertools
 import weakref
-from typing import Callable
+from typing import Callable, TypeVar
 
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import effects as effects_lib
 from jaxlite._src.lax import call as lax_call
 from jaxlite._src.lax import callbacks as lax_callbacks
 from jaxlite._src import tree
@@ -155,7 +156,7 @@ ErrorCategory = type[JaxException]
 
 
 @dataclasses.dataclass(frozen=True)
-class ErrorEffect:
+class ErrorEffect(effects_lib.Effect):
   """A kind of error with the avals of its payload: one slot of an ``Error``."""
   error_type: type
   shape_dtypes: tuple
@@ -163,6 +164,11 @@ class ErrorEffect:
   def sort_key(self):
     return (self.error_type.__name__,
             tuple((sd.shape, str(sd.dtype)) for sd in self.shape_dtypes))
+
+
+effects_lib.control_flow_allowed_effects.add_type(ErrorEffect)
+# the type of the functions checkify wraps (JAX's; flax.nnx.checkify's signature names it)
+Out = TypeVar("Out")
 
 
 # ----------------------------------------------------------------------------- Error

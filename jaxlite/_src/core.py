@@ -19,6 +19,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from jaxlite._src import dtypes
+from jaxlite._src import effects as effects_lib
 from jaxlite._src import errors
 from jaxlite._src import pretty_printer as pp
 
@@ -192,14 +193,17 @@ class Primitive:
     return rule
 
   def def_effectful_abstract_eval(self, rule):
-    """A shape rule returning ``(avals, effects)``: the primitive has side effects when
-    ``effects`` is not empty, and then passes never drop, merge or fold it."""
+    """A shape rule returning ``(avals, effects)``, the effects a set of ``Effect``
+    instances: the primitive has side effects when ``effects`` is not empty, and then
+    passes never drop, merge or fold it, and ``jaxpr.effects`` lists the effects."""
     def shape_rule(*avals, **params):
       out, effects = rule(*avals, **params)
       if effects:
         effectful_primitives.add(self)
+        reported_effects[self] = reported_effects.get(self, no_effects) | frozenset(effects)
       return out
     abstract_eval_rules[self] = shape_rule
+    effectful_abstract_eval_rules[self] = rule
     return rule
 
   def def_impl(self, impl):
@@ -230,11 +234,14 @@ class Primitive:
 
   def abstract_eval(self, *avals, **params):
     """``(output avals, effects)``, as JAX's ``Primitive.abstract_eval`` returns them."""
+    effectful_rule = effectful_abstract_eval_rules.get(self)
+    if effectful_rule is not None:
+      out, effects = effectful_rule(*avals, **params)
+      return out, frozenset(effects)
     rule = abstract_eval_rules.get(self)
     if rule is None:
       raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
-    return rule(*avals, **params), (frozenset({self}) if self in effectful_primitives
-                                   else frozenset())
+    return rule(*avals, **params), primitive_effects(self)
 
   def get_bind_params(self, params):
     return params
@@ -264,9 +271,22 @@ def _kernel_of_impl(prim, impl):
   return kernel
 
 
-# primitives whose shape rule reported effects (def_effectful_abstract_eval): the passes'
-# table of effectful primitives (passes/dce.py) is this set
+# primitives whose shape rule reported effects (def_effectful_abstract_eval), and jaxlite's
+# callbacks: the passes' table of effectful primitives (passes/dce.py) is this set
 effectful_primitives: set = set()
+# primitive -> the union of the effects its effectful shape rule has reported, for any
+# params (so an equation may list an effect that only other params of its primitive have)
+reported_effects: dict = {}
+# primitive -> the rule given to def_effectful_abstract_eval, returning (avals, effects)
+effectful_abstract_eval_rules: dict = {}
+
+
+def primitive_effects(prim) -> frozenset:
+  """The effects of an equation of ``prim``: those its shape rule reported, or the
+  primitive itself for jaxlite's own effectful primitives (the callbacks)."""
+  if prim not in effectful_primitives:
+    return no_effects
+  return reported_effects.get(prim) or frozenset({prim})
 
 
 # primitive -> rule(*avals, **params) -> aval (or list of avals if multiple_results)
@@ -605,8 +625,8 @@ class JaxprEqn(NamedTuple):
 
   @property
   def effects(self) -> frozenset:
-    """JAX's effects of the equation: its primitive, if that has side effects."""
-    return frozenset({self.primitive}) if self.primitive in effectful_primitives else no_effects
+    """JAX's effects of the equation: those of its primitive (``primitive_effects``)."""
+    return primitive_effects(self.primitive)
 
   def replace(self, **changes) -> JaxprEqn:
     changes.pop("effects", None)
@@ -633,7 +653,7 @@ class Jaxpr:
 
   @property
   def effects(self) -> frozenset:
-    """The side effects of running the jaxpr (JAX's): its effectful primitives."""
+    """The side effects of running the jaxpr (JAX's): its equations' effects."""
     found = set()
     for eqn in self.eqns:
       found |= eqn.effects
@@ -741,7 +761,7 @@ def jaxpr_as_fun(closed: ClosedJaxpr, *args):
 # The rest of ``jax.extend.core``: what libraries that define primitives or rewrite
 # jaxprs call.
 
-no_effects: frozenset = frozenset()
+no_effects: frozenset = effects_lib.no_effects
 
 
 def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,

@@ -34,7 +34,8 @@ ENV_VAR = "JAXLITE_AS_JAX"
 # JAX's private modules that libraries use (chex's restrict_backends imports
 # jax._src.compiler; its set_n_cpu_devices reads jax._src.xla_bridge._backends without
 # importing it, since `import jax` loads it; numpyro's MCMC imports
-# jax._src.core.trace_state_clean), mapped to the jaxlite modules that play their part.
+# jax._src.core.trace_state_clean; flax.nnx imports the last four at module level), mapped
+# to the jaxlite modules that play their part.
 _PRIVATE = {
     "jax._src": "jaxlite._src",   # served as a package of its own (_PrivatePackage)
     "jax._src.compiler": "jaxlite._src.compiler",
@@ -44,7 +45,13 @@ _PRIVATE = {
     "jax._src.dispatch": "jaxlite._src.dispatch",   # equinox: wait_for_tokens at exit
     "jax._src.dtypes": "jaxlite._src.dtypes",       # equinox: TypePromotionError
     "jax._src.traceback_util": "jaxlite._src.traceback_util",   # equinox, flax
+    "jax._src.checkify": "jaxlite._src.checkify",   # nnx.checkify
+    "jax._src.tree_util": "jaxlite._src.tree",      # nnx: `type(x) in _registry`
+    "jax._src.state": "jaxlite._src.state",         # nnx: isinstance(..., AbstractRef)
+    "jax._src.state.types": "jaxlite._src.state.types",
 }
+# Served when imported, but not loaded by `import jax` (JAX's does not load them either).
+_IMPORTED_ON_DEMAND = {"jax._src.checkify"}
 
 
 def target_name(fullname):
@@ -147,8 +154,8 @@ class _JaxLoader(importlib.abc.Loader):
 
   def exec_module(self, module):
     if module.__name__ == "jax":
-      for private in _PRIVATE:  # attributes of jax._src, as after JAX's import
-        importlib.import_module(private)
+      for private in _PRIVATE.keys() - _IMPORTED_ON_DEMAND:  # attributes of jax._src,
+        importlib.import_module(private)                     # as after JAX's import
       module.version = importlib.import_module("jax.version")
 
 

@@ -25,23 +25,11 @@ from jaxlite._src import prng
 from jaxlite._src import tiers
 from jaxlite._src import tree
 from jaxlite._src.array import Array
+from jaxlite._src.partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "get_abstract_mesh", "make_mesh",
            "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Shard", "place",
            "visualize_array_sharding"]
-
-
-class PartitionSpec(tuple):
-  """Per array dimension: None (not split), a mesh axis name, or a tuple of names."""
-
-  def __new__(cls, *parts):
-    return super().__new__(cls, parts)
-
-  def __repr__(self):
-    return "P" + tuple.__repr__(self)
-
-  def __reduce__(self):
-    return (PartitionSpec, tuple(self))
 
 
 def _entry_axes(entry) -> tuple:

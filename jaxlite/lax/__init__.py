@@ -50,4 +50,4 @@ from jaxlite._src.lax.extra import *  # noqa
 from jaxlite._src.api import platform_dependent  # noqa
 from jaxlite._src.autodiff_api import custom_root  # noqa
 from jaxlite._src.lax.rng import rng_bit_generator_p  # noqa
-from jaxlite._src.lax.parallel import with_sharding_constraint, sharding_constraint_p  # noqa: E402
+from jaxlite._src.lax.sharding_constraint import with_sharding_constraint, sharding_constraint_p  # noqa: E402

@@ -16,6 +16,8 @@ from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
+                                                  with_sharding_constraint)
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -195,7 +197,8 @@ core.param_printers[(conv_general_dilated_p, "padding")] = lambda v: str(
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
   """General dilated convolution (``jax.lax.conv_general_dilated``).
 
   Parameters
@@ -215,6 +218,10 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
   preferred_element_type : dtype, optional
     The accumulation and result type: of the input's kind (an integer input may also
     give floats), its signedness, and no narrower.
+  out_sharding : NamedSharding, optional
+    How to lay out the result over the devices of its mesh
+    (``lax.with_sharding_constraint``); None, the default, leaves it to the compiler. It
+    changes no value.
 
   Returns
   -------
@@ -222,6 +229,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
   """
   lhs_shape, rhs_shape = core.get_aval(lhs).shape, core.get_aval(rhs).shape
   dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+  sharding = canonicalize_out_sharding(out_sharding, "dot_general")   # (JAX's name for it)
   n = len(lhs_shape) - 2
   lhs_dilation = (1,) * n if lhs_dilation is None else tuple(map(int, lhs_dilation))
   rhs_dilation = (1,) * n if rhs_dilation is None else tuple(map(int, rhs_dilation))
@@ -238,12 +246,13 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
   padding = tuple((int(lo), int(hi)) for lo, hi in padding)
   pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       preferred_element_type)
-  return conv_general_dilated_p.bind(
+  out = conv_general_dilated_p.bind(
       lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
       rhs_dilation=rhs_dilation, dimension_numbers=dnums,
       feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
       precision=precision_lib.canonicalize_precision(precision),
       preferred_element_type=pref, out_sharding=None)
+  return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

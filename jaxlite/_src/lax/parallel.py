@@ -1,5 +1,5 @@
 """Collectives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index, ppermute,
-all_to_all; and the sharding constraint.
+all_to_all. (The sharding constraint is in sharding_constraint.py.)
 
 ``vmap(f, axis_name='i')`` binds the name ``'i'`` while ``f`` runs; a collective over
 ``'i'`` combines the values of every example of that vmap. The batching rules below turn
@@ -728,53 +728,3 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_ind
 
 batching.axis_batching_rules[all_to_all_p] = _all_to_all_batcher
 ad.deflinear2(all_to_all_p, _all_to_all_transpose)
-
-
-# -- sharding_constraint: the identity, carrying a sharding for XLA's SPMD partitioner
-sharding_constraint_p = Primitive("sharding_constraint")
-sharding_constraint_p.def_abstract_eval(lambda x, *, sharding: x)
-
-
-def _sharding_constraint_batcher(args, dims, *, sharding):
-  (x,), (d,) = args, dims
-  spec = getattr(sharding, "spec", None)
-  if spec is not None and d is not None:
-    # the batch axis is not split: the spec's entries move past it
-    entries = list(spec) + [None] * max(0, d - len(spec))
-    sharding = type(sharding)(sharding.mesh, type(spec)(*(entries[:d] + [None]
-                                                          + entries[d:])))
-  return sharding_constraint_p.bind(x, sharding=sharding), d
-
-
-batching.batching_rules[sharding_constraint_p] = _sharding_constraint_batcher
-ad.deflinear2(sharding_constraint_p,
-             lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
-
-
-def with_sharding_constraint(x, shardings):
-  """Ask XLA's SPMD partitioner to lay out ``x`` (a pytree) as ``shardings`` says.
-
-  Inside a ``jit`` compiled with shardings it becomes an ``mhlo.sharding`` annotation;
-  everywhere else (tier 0, single-device XLA) it is the identity.
-
-  Parameters
-  ----------
-  x : pytree of arrays
-  shardings : Sharding or pytree of them (a prefix of ``x``)
-  """
-  leaves, treedef = tree.tree_flatten(x)
-  if hasattr(shardings, "device_set"):
-    per_leaf = [shardings] * len(leaves)
-  else:
-    per_leaf = tree.tree_leaves(shardings, is_leaf=lambda s: hasattr(s, "device_set"))
-    if len(per_leaf) != len(leaves):
-      raise ValueError(f"with_sharding_constraint: got {len(per_leaf)} shardings for "
-                       f"{len(leaves)} arrays; pass one sharding or a matching pytree.")
-  outs = []
-  for leaf, sharding in zip(leaves, per_leaf):
-    leaf = _operand(leaf)
-    check = getattr(sharding, "check_shape", None)
-    if check is not None:
-      check(core.get_aval(leaf).shape)
-    outs.append(sharding_constraint_p.bind(leaf, sharding=sharding))
-  return tree.tree_unflatten(treedef, outs)

@@ -10,6 +10,8 @@ from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
+from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
+                                                  with_sharding_constraint)
 
 
 def _reduced_shape(name, operand, axes):
@@ -178,7 +180,8 @@ core.param_printers[(dot_general_p, "dimension_numbers")] = _format_dimension_nu
 core.hidden_params[dot_general_p] = lambda k, v, params: v is None or k == "out_sharding"
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
   """General dot product (``jax.lax.dot_general``).
 
   Parameters
@@ -194,19 +197,25 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   preferred_element_type : dtype, optional
     The accumulation and result type; it may not narrow an integer, boolean or complex
     type.
+  out_sharding : NamedSharding, optional
+    How to lay out the result over the devices of its mesh
+    (``lax.with_sharding_constraint``); None, the default, leaves it to the compiler. It
+    changes no value.
 
   Returns
   -------
   array whose axes are the batch axes, then lhs's free axes, then rhs's.
   """
+  sharding = canonicalize_out_sharding(out_sharding, "dot_general")   # first, as JAX
   (lc, rc), (lb, rb) = dimension_numbers
   dn = ((_ints("dot_general", lc), _ints("dot_general", rc)),
         (_ints("dot_general", lb), _ints("dot_general", rb)))
   pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       preferred_element_type)
-  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
-                            precision=precision_lib.canonicalize_precision(precision),
-                            preferred_element_type=pref, out_sharding=None)
+  out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                           precision=precision_lib.canonicalize_precision(precision),
+                           preferred_element_type=pref, out_sharding=None)
+  return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):

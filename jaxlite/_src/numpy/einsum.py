@@ -16,6 +16,8 @@ import numpy as np
 from jaxlite._src import dtypes
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
+                                                  with_sharding_constraint)
 from jaxlite._src.numpy import array_ops
 from jaxlite._src.numpy.util import check_arraylike, promote_dtypes
 
@@ -149,7 +151,7 @@ def _drop_broadcast(x, s, sizes):
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None):
+           preferred_element_type=None, _dot_general=lax_red.dot_general, out_sharding=None):
   """Einstein summation (``numpy.einsum``), lowered to ``dot_general``.
 
   Parameters
@@ -162,6 +164,12 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     Every setting but an explicit path uses the greedy pairwise order.
   precision, preferred_element_type
     Passed to each ``dot_general``.
+  _dot_general : callable, optional
+    What computes each pairwise contraction, called as ``lax.dot_general`` is (JAX's
+    private hook, which flax.linen's attention passes).
+  out_sharding : NamedSharding, optional
+    How to lay out the result over the devices of its mesh (as in ``lax.dot_general``);
+    it changes no value.
 
   Examples
   --------
@@ -173,6 +181,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   inputs, out_s, ops = _parse(subscripts, operands)
   check_arraylike("einsum", *ops)
+  sharding = canonicalize_out_sharding(out_sharding, "einsum")
   ops = promote_dtypes(*ops)
   sizes = _sizes(inputs, [x.shape for x in ops])
   pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
@@ -204,7 +213,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
       (a, sa), (b, sb), free_a, free_b = (b, sb), (a, sa), free_b, free_a
     dn = ((tuple(sa.index(c) for c in contract), tuple(sb.index(c) for c in contract)),
           (tuple(sa.index(c) for c in batch), tuple(sb.index(c) for c in batch)))
-    res = lax_red.dot_general(a, b, dn, precision, pref)
+    res = _dot_general(a, b, dn, precision, preferred_element_type=pref)
     s = "".join(batch) + free_a + free_b
     res, s = _sum_out(res, s, later)
     terms = rest + [(res, s)]
@@ -215,4 +224,4 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   if pref is not None and x.dtype != pref:
     from jaxlite._src.lax import elementwise as lax_ew
     x = lax_ew.convert_element_type(x, pref)
-  return x
+  return x if sharding is None else with_sharding_constraint(x, sharding)

@@ -340,8 +340,9 @@ def _dot_result(out, weak):
   return lax_ew._convert_element_type(out, out.dtype, weak)
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
-  """Dot product (``numpy.dot``): scalars multiply, 1-d and 2-d contract, N-d as NumPy."""
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+  """Dot product (``numpy.dot``): scalars multiply, 1-d and 2-d contract, N-d as NumPy.
+  ``out_sharding`` lays out the result as in ``lax.dot_general``."""
   a, b, out_dtype, weak = _dot_operands("dot", a, b, preferred_element_type)
   contract_a = () if a.ndim == 0 or b.ndim == 0 else (a.ndim - 1,)
   contract_b = () if not contract_a else (0,) if b.ndim == 1 else (b.ndim - 2,)
@@ -350,7 +351,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
                     f"got {a.shape} and {b.shape}: jnp.dot contracts the last axis of a "
                     f"({a.shape[-1]}) with axis {contract_b[0]} of b "
                     f"({b.shape[contract_b[0]]}).")
-  out = lax_red.dot_general(a, b, ((contract_a, contract_b), ((), ())), precision, out_dtype)
+  out = lax_red.dot_general(a, b, ((contract_a, contract_b), ((), ())), precision, out_dtype,
+                            out_sharding=out_sharding)
   return _dot_result(out, weak)
 
 

@@ -2,7 +2,9 @@
 
 ``Primitive`` is the class of every jaxlite primitive: ``Primitive(name)``, then
 ``def_impl`` (eager evaluation on concrete arrays), ``def_abstract_eval`` (the shape rule)
-and the rules in ``jax.interpreters.ad``, ``batching`` and ``mlir``.
+and the rules in ``jax.interpreters.ad``, ``batching`` and ``mlir``. A primitive with side
+effects gives ``def_effectful_abstract_eval`` a rule that also returns instances of its
+subclasses of ``Effect``.
 """
 from jaxlite._src.api_util import DebugInfo as DebugInfo
 from jaxlite._src.core import (
@@ -30,5 +32,6 @@ from jaxlite._src.core import (
     valid_jaxtype as valid_jaxtype,
 )
 from jaxlite._src.api import ensure_compile_time_eval as ensure_compile_time_eval
+from jaxlite._src.effects import Effect as Effect
 
 Effects = frozenset

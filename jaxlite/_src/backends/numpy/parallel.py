@@ -6,6 +6,7 @@ and then run outside it; that is an error, and the message says why.
 """
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import parallel
+from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
 
 
 def _outside_vmap(name, axis_names):
@@ -27,5 +28,5 @@ impl_rules.update({
     parallel.ppermute_p: _outside_vmap("ppermute", "axis_name"),
     parallel.all_to_all_p: _outside_vmap("all_to_all", "axis_name"),
     # a layout request for XLA's partitioner: tier 0 computes unsharded
-    parallel.sharding_constraint_p: lambda x, *, sharding: x,
+    sharding_constraint_p: lambda x, *, sharding: x,
 })

@@ -1635,12 +1635,13 @@ def _sharding_constraint_rule(b, eqn, x, *, sharding):
 
 def _register_collectives():
   from jaxlite._src.lax import parallel as par
+  from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
   lowering_rules.update({
       par.psum_p: _all_reduce_rule("add"), par.pmax_p: _all_reduce_rule("maximum"),
       par.pmin_p: _all_reduce_rule("minimum"), par.all_gather_p: _all_gather_rule,
       par.axis_index_p: _axis_index_rule, par.ppermute_p: _ppermute_rule,
       par.all_to_all_p: _all_to_all_rule,
-      par.sharding_constraint_p: _sharding_constraint_rule})
+      sharding_constraint_p: _sharding_constraint_rule})
 
 
 _register_collectives()
