@@ -9,9 +9,9 @@ from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import lax_numpy
 from jaxlite._src.numpy import reductions
 from jaxlite._src.numpy import ufuncs
@@ -42,7 +42,7 @@ def hypot(x1, x2, /):
   either_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
   big, small = ufuncs.maximum(x1, x2), ufuncs.minimum(x1, x2)
   big_is_zero = ufuncs.equal(big, 0)
-  safe_big = where(big_is_zero, lax_extra.full_like(big, 1), big)
+  safe_big = where(big_is_zero, lax_shapes.full_like(big, 1), big)
   ratio = lax.div(small, safe_big)
   out = where(big_is_zero, big, ufuncs.multiply(
       big, lax.sqrt(ufuncs.add(1, lax.square(ratio)))))
@@ -55,7 +55,7 @@ def signbit(x, /):
   if dtypes.is_integer(x.dtype):
     return lax.lt(x, constant_like(x, 0))
   if x.dtype == np.bool_:
-    return lax_extra.full_like(x, False, dtype=np.bool_)
+    return lax_shapes.full_like(x, False, dtype=np.bool_)
   if not dtypes.is_floating(x.dtype):
     raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
   bits = lax_bits.bitcast_convert_type(x, np.dtype(f"int{8 * x.dtype.itemsize}"))
@@ -123,7 +123,7 @@ def _log_add(exp, scale, period, name):
 
 def _replace_inf(x):
   real = lax_bits.real(x) if dtypes.is_complex(x.dtype) else x
-  return where(lax.eq(real, lax_const(real, np.inf)), lax_extra.full_like(x, 0), x)
+  return where(lax.eq(real, lax_const(real, np.inf)), lax_shapes.full_like(x, 0), x)
 
 
 _logaddexp_e = _log_add(lax.exp, 1.0, np.pi, "logaddexp")
@@ -163,7 +163,7 @@ def sinc(x, /):
   """
   x, = promote_args_inexact("sinc", x)
   is_zero = lax.eq(x, lax_const(x, 0))
-  one = lax_extra.full_like(x, 1)
+  one = lax_shapes.full_like(x, 1)
   safe = lax.select(is_zero, one, lax.mul(x, lax_const(x, np.pi)))
   return lax.select(is_zero, one, lax.div(lax.sin(safe), safe))
 
@@ -237,7 +237,7 @@ def frexp(x, /):
   mantissa = lax_bits.bitcast_convert_type(mant_bits, x.dtype)
   special = lax.bitwise_or(lax.eq(x, lax_const(x, 0)), lax.bitwise_not(lax.is_finite(x)))
   mantissa = lax.select(special, x, mantissa)
-  exponent = lax.select(special, lax_extra.full_like(exponent, 0), exponent)
+  exponent = lax.select(special, lax_shapes.full_like(exponent, 0), exponent)
   return mantissa, lax.convert_element_type(exponent, np.int32)
 
 
@@ -319,7 +319,7 @@ def imag(val, /):
   """The imaginary part, elementwise; zeros (weak when ``val`` is) for real inputs."""
   check_arraylike("imag", val)
   val = as_operand(val)
-  return lax_bits.imag(val) if dtypes.is_complex(val.dtype) else lax_extra.full_like(val, 0)
+  return lax_bits.imag(val) if dtypes.is_complex(val.dtype) else lax_shapes.full_like(val, 0)
 
 
 def angle(z, deg=False):
@@ -422,7 +422,7 @@ def _isposneginf(name, infinity, x, out):
   if dtypes.is_complex(x.dtype):
     raise ValueError("isposinf/isneginf are not well defined for complex types; use "
                      "isinf on the real or imaginary part.")
-  return lax_extra.full_like(x, False, dtype=np.bool_)
+  return lax_shapes.full_like(x, False, dtype=np.bool_)
 
 
 def isposinf(x, /, out=None):

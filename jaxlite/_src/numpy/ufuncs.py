@@ -12,7 +12,7 @@ from jaxlite._src.config import config
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy.lax_numpy import _where, where
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
                                      promote_args, promote_args_inexact, promote_args_numeric,
@@ -170,7 +170,7 @@ def _to_bool(x):
 
 
 def _full_like_bool(x, value):
-  return lax_extra.full_like(x, value, dtype=np.bool_)
+  return lax_shapes.full_like(x, value, dtype=np.bool_)
 
 
 def _ordered(lax_cmp):
@@ -271,7 +271,7 @@ def remainder(x1, x2, /):
   x1, x2 = promote_args_numeric("remainder", x1, x2)
   zero = constant_like(x1, 0)
   if dtypes.is_integer(x2.dtype):
-    x2 = where(lax.eq(x2, constant_like(x2, 0)), lax_extra.full_like(x2, 1), x2)
+    x2 = where(lax.eq(x2, constant_like(x2, 0)), lax_shapes.full_like(x2, 1), x2)
   trunc_mod = lax.rem(x1, x2)
   nonzero = lax.ne(trunc_mod, zero)
   do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), nonzero)
@@ -291,7 +291,7 @@ def fmod(x1, x2, /):
   check_arraylike("fmod", x1, x2)
   x1, x2 = as_operand(x1), as_operand(x2)
   if dtypes.is_integer(dtypes.result_type(x1, x2)):
-    x2 = where(equal(x2, 0), lax_extra.full_like(x2, 1), x2)
+    x2 = where(equal(x2, 0), lax_shapes.full_like(x2, 1), x2)
   return lax.rem(*promote_args_numeric("fmod", x1, x2))
 
 

@@ -20,7 +20,6 @@ from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.nn import functions as nn_fn
@@ -63,7 +62,7 @@ def betainc(a, b, x):
   """The regularized incomplete beta function ``I_x(a, b)``."""
   a, b, x = _inexact("betainc", a, b, x)
   _real_only("betainc", x)
-  return lax_extra.betainc(a, b, x)
+  return lax_special.betainc(a, b, x)
 
 
 def _boxcox_of_log(log_x, lmbda):
@@ -149,7 +148,7 @@ def zeta(x, q=None):
     raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
                               "compute the Hurwitz Zeta function.")
   x, q = _inexact("zeta", x, q)
-  return lax_extra.zeta(x, q)
+  return lax_special.zeta(x, q)
 
 
 def bernoulli(n):
