@@ -12,15 +12,16 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy import creation
 from jaxlite._src.numpy import lax_numpy
 from jaxlite._src.numpy import reductions
 from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy import util
 from jaxlite._src.numpy.lax_numpy import broadcast_arrays, where
 from jaxlite._src.numpy.reductions import any as _any
-from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
-                                     promote_args, promote_args_inexact, promote_args_numeric,
-                                     promote_dtypes, promote_dtypes_inexact)
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, ensure_arraylike,
+                                     lax_const, promote_args, promote_args_inexact,
+                                     promote_args_numeric, promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "hypot", "copysign", "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "degrees",
@@ -28,7 +29,8 @@ __all__ = [
     "heaviside", "conj", "conjugate", "real", "imag", "angle", "iscomplex", "isreal",
     "isrealobj", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
     "bitwise_count", "nan_to_num", "i0", "isneginf", "isposinf", "spacing", "fmax", "fmin",
-    "fabs", "vdot", "inner", "outer", "array_equal", "allclose", "isclose",
+    "fabs", "vdot", "inner", "outer", "matvec", "vecmat", "vecdot", "array_equal",
+    "array_equiv", "allclose", "isclose",
 ]
 
 
@@ -505,6 +507,31 @@ def outer(a, b):
   return ufuncs.multiply(lax_numpy.reshape(a, (-1, 1)), lax_numpy.ravel(b))
 
 
+def matvec(x1, x2, /):
+  """Batched matrix-vector product: ``x1[..., i, j] * x2[..., j]`` summed over ``j``."""
+  x1, x2 = ensure_arraylike("matvec", x1, x2)
+  return lax_numpy.matmul(x1, x2[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /):
+  """Batched vector-matrix product: ``conj(x1[..., i]) * x2[..., i, j]`` summed over ``i``."""
+  x1, x2 = ensure_arraylike("vecmat", x1, x2)
+  return lax_numpy.matmul(conj(x1)[..., None, :], x2)[..., 0, :]
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+  """Batched vector dot product over ``axis``, conjugating ``x1`` (array-API ``vecdot``)."""
+  x1, x2 = ensure_arraylike("vecdot", x1, x2)
+  if x1.shape[axis] != x2.shape[axis]:
+    raise ValueError("axes must match; got shapes "
+                     f"{x1.shape} and {x2.shape} with axis={axis}")
+  x1, x2 = broadcast_arrays(x1, x2)
+  x1, x2 = lax_numpy.moveaxis(x1, axis, -1), lax_numpy.moveaxis(x2, axis, -1)
+  out = lax_numpy.matmul(conj(x1)[..., None, :], x2[..., :, None], precision=precision,
+                         preferred_element_type=preferred_element_type)
+  return out[..., 0, 0]
+
+
 def array_equal(a1, a2, equal_nan=False):
   """Whether two arrays have the same shape and elements."""
   if lax_numpy.shape(a1) != lax_numpy.shape(a2):
@@ -513,6 +540,16 @@ def array_equal(a1, a2, equal_nan=False):
   if equal_nan:
     eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
   return reductions.all(eq)
+
+
+def array_equiv(a1, a2):
+  """True when ``a1`` and ``a2`` broadcast to one shape and are equal everywhere."""
+  a1, a2 = ensure_arraylike("array_equiv", a1, a2)
+  try:
+    lax_numpy.broadcast_shapes(a1.shape, a2.shape)
+  except ValueError:
+    return creation.array(False)
+  return reductions.all(ufuncs.equal(a1, a2))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -154,6 +154,11 @@ logical_not = _unary("logical_not", lambda x: lax.bitwise_not(_to_bool(x)), "Log
 invert = bitwise_not = _unary("invert", lax.bitwise_not, "Bitwise NOT")
 
 
+def bitwise_invert(x, /):
+  """Bitwise NOT, elementwise (the array-API name of ``jnp.invert``)."""
+  return invert(x)
+
+
 def absolute(x, /):
   """Absolute value, elementwise (``numpy.absolute``); unsigned and bool pass through."""
   x, = promote_args("absolute", x)
@@ -359,7 +364,9 @@ def power(x1, x2, /):
   return lax.pow(x1_, x2_)
 
 
-pow = power
+def pow(x1, x2, /):  # noqa: A001 (the array-API name shadows the builtin, as in JAX)
+  """``x1 ** x2`` elementwise (the array-API name of ``jnp.power``)."""
+  return power(x1, x2)
 
 
 def _pow_int_int(x1, x2):
