@@ -17,7 +17,7 @@ from jaxlite._src import tree
 from jaxlite._src.array import Array
 from jaxlite._src.core import ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
-from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.lax import solves
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.numpy.util import as_operand
@@ -308,8 +308,8 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
   lin = lambda v: jvp(f, (root,), (v,))[1]
   step = tangent_solve(lin, residual)
   # value: exactly root; derivative: -(J^-1 d residual), since d root is cut off above
-  correction = lax_extra._tree_sub(step, stop_gradient(step))
-  out = lax_extra._tree_sub(root, correction)
+  correction = solves._tree_sub(step, stop_gradient(step))
+  out = solves._tree_sub(root, correction)
   return (out, aux) if has_aux else out
 
 

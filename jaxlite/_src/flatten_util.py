@@ -7,7 +7,7 @@ import numpy as np
 from jaxlite._src import dtypes
 from jaxlite._src import tree
 from jaxlite._src.lax import elementwise
-from jaxlite._src.lax import extra
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import creation
 from jaxlite._src.numpy import lax_numpy
 
@@ -54,7 +54,7 @@ def _ravel_list(leaves):
 
 
 def _unravel_same_dtype(sizes, shapes, arr):
-  return [chunk.reshape(shape) for chunk, shape in zip(extra.split(arr, sizes), shapes)]
+  return [chunk.reshape(shape) for chunk, shape in zip(lax_shapes.split(arr, sizes), shapes)]
 
 
 def _unravel_mixed_dtypes(sizes, shapes, from_dtypes, to_dtype, arr):
@@ -65,4 +65,4 @@ def _unravel_mixed_dtypes(sizes, shapes, from_dtypes, to_dtype, arr):
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")   # complex -> real drops the imaginary part, as JAX does
     return [elementwise.convert_element_type(chunk.reshape(shape), dtype)
-            for chunk, shape, dtype in zip(extra.split(arr, sizes), shapes, from_dtypes)]
+            for chunk, shape, dtype in zip(lax_shapes.split(arr, sizes), shapes, from_dtypes)]

@@ -36,8 +36,8 @@ from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
-from jaxlite._src.lax.extra import random_gamma_p
 from jaxlite._src.lax.sharding_constraint import with_sharding_constraint
+from jaxlite._src.lax.special import random_gamma_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.numpy import namespace as jnp_namespace
 

@@ -46,7 +46,29 @@ from jaxlite._src.lax.fft import fft, fft_p, FftType  # noqa
 from jaxlite._src.lax.convolution import conv_general_dilated, conv, conv_with_general_padding, conv_dimension_numbers, ConvDimensionNumbers, conv_general_dilated_p, padtype_to_pads  # noqa
 from jaxlite._src.lax.windowed import reduce_window, reduce_window_sum, reduce_window_max, reduce_window_min, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p, reduce_window_p  # noqa
 from jaxlite.lax import linalg  # noqa
-from jaxlite._src.lax.extra import *  # noqa
+from jaxlite._src.lax.base import dtype, stage, shape_as_value  # noqa
+from jaxlite._src.lax.shapes import (  # noqa
+    full, full_like, empty, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse,
+    split, stack, tile)
+from jaxlite._src.lax.indexing import index_take, unstack  # noqa
+from jaxlite._src.lax.sorting import approx_max_k, approx_min_k  # noqa
+from jaxlite._src.lax.arithmetic import reciprocal, mulhi  # noqa
+from jaxlite._src.lax.reductions import DotDimensionNumbers  # noqa
+from jaxlite._src.lax.precision import (  # noqa
+    AccuracyMode, DotAlgorithm, DotAlgorithmPreset, Precision, PrecisionLike, Tolerance)
+from jaxlite._src.lax.call import optimization_barrier, composite  # noqa
+from jaxlite._src.lax.special import zeta, betainc, random_gamma_grad  # noqa
+from jaxlite._src.lax.rng import RandomAlgorithm, rng_bit_generator  # noqa
+from jaxlite._src.lax.convolution import (  # noqa
+    ConvGeneralDilatedDimensionNumbers, conv_general_permutations, conv_general_shape_tuple,
+    conv_shape_tuple, conv_transpose_shape_tuple, conv_transpose,
+    conv_general_dilated_patches, conv_general_dilated_local)
+from jaxlite._src.lax.windowed import reduce_window_shape_tuple  # noqa
+from jaxlite._src.lax.matmul import (  # noqa
+    RaggedDotDimensionNumbers, batch_matmul, ragged_dot, ragged_dot_general, scaled_dot)
+from jaxlite._src.lax.solves import custom_linear_solve  # noqa
+from jaxlite._src.lax.parallel import (  # noqa
+    axis_size, pshuffle, pswapaxes, psum_scatter, pbroadcast, pcast)
 from jaxlite._src.api import platform_dependent  # noqa
 from jaxlite._src.autodiff_api import custom_root  # noqa
 from jaxlite._src.lax.rng import rng_bit_generator_p  # noqa

@@ -7,7 +7,7 @@ from jaxlite._src.numpy.namespace import *  # noqa
 import importlib as _importlib
 linalg = _importlib.import_module("jaxlite.numpy.linalg")
 fft = _importlib.import_module("jaxlite.numpy.fft")
-from jaxlite._src.numpy.extras import *  # noqa
+from jaxlite._src.numpy.ufunc_api import *  # noqa
 from jaxlite._src.numpy.array_api import (  # noqa
     __array_api_version__, __array_namespace_info__, from_dlpack)
 from jaxlite._src.numpy import array_methods as _array_methods

@@ -1,5 +1,7 @@
 """Helpers the lax families share, below all of them: operands from Python values, and
-tracing a user function of pytrees (a reduction's computation, a loop's body)."""
+tracing a user function of pytrees (a reduction's computation, a loop's body); and the
+``jax.lax`` functions that are about operands alone (``dtype``, ``stage``,
+``shape_as_value``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -21,6 +23,21 @@ def operand(x):
   if isinstance(x, np.ndarray):   # a copy: the caller may write to its array afterwards
     return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True))
   return x
+
+
+def dtype(x, *, canonicalize=False):
+  """The dtype of ``x`` (an array, a Python scalar or a dtype-like), canonicalized."""
+  return dtypes.canonicalize_dtype(dtypes.dtype(x, canonicalize=True))
+
+
+def stage(x, /):
+  """Lift ``x`` (a Python scalar or NumPy array) into an Array; the identity otherwise."""
+  return operand(x)
+
+
+def shape_as_value(shape):
+  """``shape`` as a 1-D int32 Array."""
+  return Array(np.asarray(tuple(shape), dtype=np.int32).reshape(len(tuple(shape))))
 
 
 def trace_flat(fun, in_tree, in_avals, what):

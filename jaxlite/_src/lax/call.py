@@ -4,6 +4,9 @@
 library functions that JAX decorates with ``jax.jit`` (``jnp.where``, ``clip``, most of
 ``jax.nn``); its rules are here, its tier-0 implementation (the compiled jaxpr) in
 ``backends/numpy/control_flow_impls.py`` and its lowering in ``backends/xla/stablehlo.py``.
+
+Beside it, the other boundaries the compiler sees: JAX's ``closed_call`` and ``call``,
+``composite`` (a named decomposition) and ``optimization_barrier``.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from jaxlite._src import core
 from jaxlite._src.config import config
 from jaxlite._src.tree import tree_flatten, tree_unflatten
 from jaxlite._src.core import Primitive, Tracer
+from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.passes import inline as inline_pass
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
@@ -120,6 +124,40 @@ call_p, closed_of_call = _define_call("call", opened=True)
 def closed_call(closed, *args):
   """``closed`` (a ClosedJaxpr) applied to ``args`` as one ``closed_call`` equation."""
   return closed_call_p.bind(*args, call_jaxpr=closed)
+
+
+def composite(decomposition, name, version=0):
+  """Decorator marking ``decomposition`` as a named composite op. XLA may swap in a
+  fused kernel for it; jaxlite always runs the decomposition."""
+
+  @functools.wraps(decomposition)
+  def wrapped(*args, **kwargs):
+    return decomposition(*args, **kwargs)
+
+  wrapped.composite_name, wrapped.composite_version = name, version
+  return wrapped
+
+
+# -- optimization_barrier: the identity, as one equation the compiler may not see through
+optimization_barrier_p = core.Primitive("optimization_barrier")
+optimization_barrier_p.multiple_results = True
+optimization_barrier_p.def_abstract_eval(lambda *avals: list(avals))
+ad.deflinear2(optimization_barrier_p, lambda cts, *_: optimization_barrier_p.bind(
+    *[ad.instantiate(ct) for ct in cts]))
+batching.batching_rules[optimization_barrier_p] = lambda vals, dims: (
+    optimization_barrier_p.bind(*vals), list(dims))
+
+
+def optimization_barrier(operand, /):
+  """The identity on a pytree of arrays, staged as one ``optimization_barrier`` equation.
+
+  As in JAX, it keeps XLA from moving computation across it (what ``checkpoint`` relies
+  on to stop common-subexpression elimination from undoing rematerialisation). XLA's CPU
+  compiler turns it into scheduling constraints before fusion, so it does not stop, e.g.,
+  ``a * b`` and ``+ c`` from contracting into one FMA. Tier 0 returns the operands.
+  """
+  leaves, treedef = tree_flatten(operand)
+  return tree_unflatten(treedef, optimization_barrier_p.bind(*map(_operand, leaves)))
 
 
 # -- library functions that JAX decorates with ``jax.jit``

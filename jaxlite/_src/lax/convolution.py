@@ -1,4 +1,6 @@
-"""``conv_general_dilated``: N-d convolution with strides, padding, dilations and groups.
+"""``conv_general_dilated``: N-d convolution with strides, padding, dilations and groups;
+and, composed from it, ``conv_transpose``, ``conv_general_dilated_patches``,
+``conv_general_dilated_local`` and the output-shape helpers (``conv_shape_tuple``, ...).
 
 The primitive is bilinear, so its JVP is a sum of two convolutions and reverse mode needs
 a transpose for each operand; both transposes are convolutions again (JAX's rules,
@@ -6,15 +8,20 @@ including the reshapes that move feature groups and batch groups between axes).
 """
 from __future__ import annotations
 
+import builtins
+import math
 import operator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import precision as precision_lib
+from jaxlite._src.lax.base import operand as _operand
+from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
                                                   with_sharding_constraint)
@@ -267,6 +274,175 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
   return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                               precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+# ------------------------------------------------- shapes, transposed, patch and local forms
+ConvGeneralDilatedDimensionNumbers = Any
+
+
+def conv_general_permutations(dimension_numbers):
+  """The axis permutations ``(lhs_perm, rhs_perm, out_perm)`` that bring operands laid
+  out as the ``(lhs, rhs, out)`` spec strings into NC.../OI.../NC... order."""
+  specs = tuple(dimension_numbers)
+  if len(specs) != 3 or not all(isinstance(s, str) for s in specs):
+    raise TypeError("dimension_numbers must be a tuple of three strings, got "
+                    f"{dimension_numbers!r}")
+  return _conv_general_permutations(specs)
+
+
+def _stride_shape(in_shape, window, strides):
+  return tuple((int(i) - int(w)) // int(s) + 1 for i, w, s in zip(in_shape, window, strides))
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
+  """Output shape of a convolution with NC.../OI... layouts and explicit or named
+  padding."""
+  if isinstance(pads, str):
+    pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+  if len(pads) != len(lhs_shape) - 2:
+    raise ValueError(f"Wrong number of explicit pads for convolution: expected "
+                     f"{len(lhs_shape) - 2}, got {len(pads)}.")
+  padded = [d + lo + hi for d, (lo, hi) in zip(lhs_shape[2:], pads)]
+  if any(p < 0 for p in padded):
+    raise ValueError("Negative padding is larger than the size of the corresponding "
+                     f"dimension: got padding={pads}.")
+  space = tuple(builtins.max(0, d) for d in _stride_shape(padded, rhs_shape[2:], strides))
+  batch = lhs_shape[0] // batch_group_count if batch_group_count > 1 else lhs_shape[0]
+  return (int(batch), int(rhs_shape[0])) + space
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                             dimension_numbers):
+  """Output shape of ``conv_general_dilated`` (no dilation) in the output layout."""
+  lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+  lhs_t, rhs_t = np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm)
+  out_t = conv_shape_tuple(tuple(lhs_t), tuple(rhs_t), window_strides, padding)
+  return tuple(int(d) for d in np.take(out_t, np.argsort(out_perm)))
+
+
+def _conv_transpose_padding(k, s, padding):
+  if padding == "SAME":
+    pad_len = k + s - 2
+    pad_a = k - 1 if s > k - 1 else int(np.ceil(pad_len / 2))
+  elif padding == "VALID":
+    pad_len = k + s - 2 + builtins.max(k - s, 0)
+    pad_a = k - 1
+  elif isinstance(padding, tuple):
+    pads = tuple(k - p - 1 for p in padding)
+    pad_a, pad_len = pads[0], sum(pads)
+  else:
+    raise ValueError(f"Invalid padding mode: {padding}")
+  return pad_a, pad_len - pad_a
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+  """Output shape of ``conv_transpose`` in the output layout."""
+  lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+  lhs_t, rhs_t = np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm)
+  if isinstance(padding, str):
+    padding = [_conv_transpose_padding(int(k), int(s), padding)
+               for k, s in zip(rhs_t[2:], window_strides)]
+  pad_sums = [int(np.sum(p)) for p in padding]
+  space = [(int(i) - 1) * int(s) - int(k) + 2 + p
+           for i, k, s, p in zip(lhs_t[2:], rhs_t[2:], window_strides, pad_sums)]
+  out_t = (int(lhs_t[0]), int(rhs_t[0])) + tuple(space)
+  return tuple(int(d) for d in np.take(out_t, np.argsort(out_perm)))
+
+
+_TRANSPOSE_DEFAULT_DNUMS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                            4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
+                   transpose_kernel=False, precision=None, preferred_element_type=None,
+                   use_consistent_padding=False):
+  """Transposed ("deconvolution") convolution, computed as a convolution with the
+  input dilated by ``strides`` (``jax.lax.conv_transpose``; layouts default to
+  NHWC/HWIO/NHWC)."""
+  lhs, rhs = _operand(lhs), _operand(rhs)
+  la, ra = core.get_aval(lhs), core.get_aval(rhs)
+  ndims = la.ndim
+  if ndims != ra.ndim or ndims < 2:
+    raise ValueError("conv_transpose requires lhs and rhs of equal rank >= 2")
+  if dimension_numbers is None:
+    if ndims not in _TRANSPOSE_DEFAULT_DNUMS:
+      raise ValueError("No 4+ dimensional dimension_number defaults.")
+    dimension_numbers = _TRANSPOSE_DEFAULT_DNUMS[ndims]
+  dn = conv_dimension_numbers(la.shape, ra.shape, dimension_numbers)
+  k_sdims = [ra.shape[i] for i in dn.rhs_spec[2:]]
+  rhs_dilation = (1,) * (ndims - 2) if rhs_dilation is None else tuple(rhs_dilation)
+  if use_consistent_padding or (isinstance(padding, str) and padding in {"SAME", "VALID"}):
+    eff = [(k - 1) * r + 1 for k, r in zip(k_sdims, rhs_dilation)]
+    rep = [padding] * len(strides) if isinstance(padding, str) else padding
+    pads = tuple(_conv_transpose_padding(k, s, p) for k, s, p in zip(eff, strides, rep))
+  else:
+    pads = padding
+  if transpose_kernel:
+    rhs = sh.rev(rhs, tuple(dn.rhs_spec[2:]))
+    perm = list(range(ndims))
+    perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = dn.rhs_spec[1], dn.rhs_spec[0]
+    rhs = sh.transpose(rhs, tuple(perm))
+  return conv_general_dilated(lhs, rhs, (1,) * (ndims - 2), pads, strides,
+                              rhs_dilation, dn, precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                 lhs_dilation=None, rhs_dilation=None,
+                                 dimension_numbers=None, precision=None,
+                                 preferred_element_type=None):
+  """The patches a convolution with a kernel of ``filter_shape`` would see, flattened
+  into the feature axis (feature-major: channel ``c``, then the window position)."""
+  lhs = _operand(lhs)
+  la = core.get_aval(lhs)
+  filter_shape = tuple(int(d) for d in filter_shape)
+  dn = conv_dimension_numbers(la.shape, (1, 1) + filter_shape, dimension_numbers)
+  spatial = math.prod(filter_shape)
+  n_channels = la.shape[dn.lhs_spec[1]]
+  eye = Array(np.eye(spatial, dtype=la.dtype))
+  rhs = sh.broadcast_in_dim(eye, (n_channels, spatial, spatial), (1, 2))
+  rhs = sh.reshape(rhs, (n_channels * spatial, 1) + filter_shape)
+  # lay the kernel out as dn.rhs_spec says: axis rhs_spec[i] holds logical axis i
+  perm = [0] * len(dn.rhs_spec)
+  for logical, physical in enumerate(dn.rhs_spec):
+    perm[physical] = logical
+  rhs = sh.transpose(rhs, tuple(perm))
+  # the kernel is exact (ones and zeros): the precision is the input's alone
+  return conv_general_dilated(
+      lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn,
+      feature_group_count=n_channels,
+      precision=None if precision is None else (precision, precision_lib.Precision.DEFAULT),
+      preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None,
+                               dimension_numbers=None, precision=None):
+  """Locally connected ("unshared") convolution: a different kernel at every output
+  position. ``rhs`` holds, at each output position, a ``(C * prod(filter_shape), O)``
+  kernel laid out as ``dimension_numbers``' rhs spec."""
+  lhs, rhs = _operand(lhs), _operand(rhs)
+  c_precision = precision_lib.canonicalize_precision(precision)
+  if c_precision is not None and type(c_precision) is not tuple:
+    raise ValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
+  patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                         lhs_dilation, rhs_dilation, dimension_numbers,
+                                         precision=c_precision and c_precision[0])
+  _, rhs_spec, out_spec = conv_dimension_numbers(
+      core.get_aval(lhs).shape, (1, 1) + tuple(filter_shape), dimension_numbers)
+  lhs_b, rhs_b = list(out_spec[2:]), list(rhs_spec[2:])
+  rhs_b = [rhs_b[i] for i in sorted(range(len(rhs_b)), key=lambda k: lhs_b[k])]
+  lhs_b = sorted(lhs_b)
+  out = red.dot_general(patches, rhs, (((out_spec[1],), (rhs_spec[1],)),
+                                       (tuple(lhs_b), tuple(rhs_b))), precision=precision)
+  # dot_general gives (batch dims..., lhs free (N), rhs free (O)): move N, O into place
+  nd = core.get_aval(out).ndim
+  order = [None] * nd
+  order[out_spec[0]], order[out_spec[1]] = nd - 2, nd - 1
+  rest = iter(range(nd - 2))
+  order = [next(rest) if o is None else o for o in order]
+  return sh.transpose(out, tuple(order))
 
 
 # ----------------------------------------------------------------------------- helpers

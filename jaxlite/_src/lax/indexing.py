@@ -21,6 +21,7 @@ from jaxlite._src import prng
 from jaxlite._src.array import Array
 from jaxlite._src.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
 from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import staging
@@ -686,6 +687,36 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
   if core.get_aval(update).ndim == ndim - 1:
     update = lax_shapes.expand_dims(update, (axis,))
   return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def unstack(x, axis=0):
+  """``x`` split along ``axis`` into a tuple of arrays with that axis removed."""
+  x = _operand(x)
+  ndim = core.get_aval(x).ndim
+  axis = lax_shapes._canonical_axis(axis, ndim)
+  return tuple(index_in_dim(x, i, axis, keepdims=False)
+               for i in range(core.get_aval(x).shape[axis]))
+
+
+def index_take(src, idxs, axes):
+  """``src[idxs[0], idxs[1], ...]`` along ``axes``: ``idxs`` holds one 1-D index array per
+  axis (indices wrap around, as Python's); the other axes are kept whole."""
+  src = _operand(src)
+  axes = tuple(int(a) for a in axes)
+  shape = core.get_aval(src).shape
+  indices = lax_shapes.concatenate(
+      [lax_shapes.expand_dims(_operand(i), (1,)) for i in idxs], 1)
+  size = lax_shapes.broadcast_in_dim(
+      Array(np.array([shape[a] for a in axes], core.get_aval(indices).dtype)),
+      core.get_aval(indices).shape, (1,))
+  wrapped = lax_ew.rem(indices, size)
+  wrapped = lax_ew.select(lax_ew.lt(wrapped, lax_ew._const(wrapped, 0)),
+                          lax_ew.add(wrapped, size), wrapped)
+  dnums = GatherDimensionNumbers(
+      offset_dims=tuple(range(1, len(shape) - len(axes) + 1)), collapsed_slice_dims=axes,
+      start_index_map=axes)
+  sizes = tuple(1 if i in axes else d for i, d in enumerate(shape))
+  return gather(src, wrapped, dnums, sizes, mode="fill")
 
 
 # ----------------------------------------------------------------------------- batching

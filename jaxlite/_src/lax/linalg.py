@@ -1,4 +1,6 @@
-"""Matrix decompositions and triangular solves (``jax.lax.linalg``).
+"""Matrix decompositions and triangular solves (``jax.lax.linalg``): the primitives, and
+at the end the functions composed from them and other lax ops (``hessenberg``,
+``householder_product``, ``tridiagonal_solve``, ...).
 
 Every primitive acts on the trailing two axes and maps over any leading (batch) axes, so
 the batching rules only move the vmapped axis to the front. The JVP rules are the usual
@@ -8,6 +10,8 @@ rules refuse them with a clear error.
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from jaxlite._src import core
@@ -15,9 +19,13 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import bits
+from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.base import operand as _operand
+from jaxlite._src.lax import indexing
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
+from jaxlite._src.lax import sorting
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -568,3 +576,297 @@ def _eig_jvp(primals, tangents, **params):
 
 ad.jvp_rules[eig_p] = _eig_jvp
 _leading_batcher(eig_p)
+
+
+# ----------------------------------------------------------------------------- composed
+# The rest of jax.lax.linalg, composed from the primitives above and other lax ops:
+# Householder reductions to Hessenberg and tridiagonal form with LAPACK's packed outputs,
+# Householder products and ormqr, rank-one Cholesky updates, pivot conversion, a polar
+# decomposition under qdwh's name, and tridiagonal solves. The Householder loops run in
+# Python over the (static) columns, so they suit small matrices; they take one matrix
+# (vmap them for batches).
+class EigImplementation(enum.Enum):
+  """Backend choice for ``eig`` (accepted for compatibility; jaxlite has one)."""
+  CUSOLVER = "cusolver"
+  MAGMA = "magma"
+  LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+  """Algorithm choice for ``eigh`` (accepted for compatibility; jaxlite has one)."""
+  QR = "qr"
+  JACOBI = "jacobi"
+  QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+  """Algorithm choice for ``svd`` (accepted for compatibility; jaxlite has one)."""
+  DEFAULT = "default"
+  QR = "QR"
+  JACOBI = "Jacobi"
+  POLAR = "polar"
+  DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+def _array(x):
+  """``x`` as an operand, lists and tuples read as NumPy reads them (as ``jnp.asarray``)."""
+  return _operand(np.asarray(x) if isinstance(x, (list, tuple)) else x)
+
+
+def _promoted(*xs):
+  """The operands in their common dtype: LAPACK's routines take one type."""
+  xs = [_array(x) for x in xs]
+  dtype = dtypes.result_type(*[_aval(x).dtype for x in xs])
+  return [ew.convert_element_type(x, dtype) for x in xs]
+
+
+def _conj(x):
+  return bits.conj(x) if dtypes.is_complex(_aval(x).dtype) else x
+
+
+def _real(x):
+  return bits.real(x) if dtypes.is_complex(_aval(x).dtype) else x
+
+
+def _matmul(x, y):
+  """``x @ y`` for the vectors and matrices multiplied below (batch axes, if any, alike in
+  both or in ``y`` alone), laid out as ``jnp.matmul`` lays out its one ``dot_general``."""
+  xa, ya = _aval(x), _aval(y)
+  shared = xa.shape[:-2] if xa.shape[:-2] == ya.shape[:-2] else ()
+  batch = tuple(range(len(shared)))
+  contract = ((xa.ndim - 1,), (ya.ndim - 2 if ya.ndim > 1 else 0,))
+  out = red.dot_general(x, y, (contract, (batch, batch)), preferred_element_type=xa.dtype)
+  y_batch = len(ya.shape[:-2]) - len(shared)
+  if xa.ndim == 2 and y_batch:   # x's rows came first: put them after y's batch axes
+    return sh.transpose(out, tuple(range(1, y_batch + 1)) + (0, y_batch + 1))
+  return out
+
+
+def _outer(x, y):
+  """``x[:, None] * y[None, :]`` for vectors."""
+  n, m = _aval(x).shape[0], _aval(y).shape[0]
+  return ew.mul(sh.reshape(x, (n, 1)), sh.broadcast_in_dim(y, (1, m), (1,)))
+
+
+def _diagonal_entries(x, below=0):
+  """The entries ``x[i + below, i]`` of a square matrix: every ``(n + 1)``-th entry of its
+  rows laid end to end, from entry ``below * n``. Exact reads, where ``_diagonal``'s
+  masked sum would turn -0.0 into 0.0."""
+  n = _aval(x).shape[0]
+  return sh.slice(sh.reshape(x, (n * n,)), (below * n,), (n * n,), (n + 1,))
+
+
+def _matrix(name, a):
+  a = _array(a)
+  shape = _aval(a).shape
+  if len(shape) != 2 or shape[0] != shape[1]:
+    raise ValueError(f"{name} takes one square matrix (vmap it for batches), got shape "
+                     f"{shape}")
+  if dtypes.is_inexact(_aval(a).dtype):
+    return a
+  return ew.convert_element_type(a, dtypes.result_type(a, 1.0))
+
+
+def _householder(x):
+  """LAPACK's dlarfg on ``x = [alpha, rest]``: ``(beta, tau, v)`` with
+  ``(I - tau [1; v][1; v]^H) x = [beta, 0...]``."""
+  dtype, n = _aval(x).dtype, _aval(x).shape[0]
+  alpha = sh.squeeze(sh.slice(x, (0,), (1,)), (0,))
+  rest = sh.slice(x, (1,), (n,))
+  xnorm = ew.sqrt(red.reduce_sum(ew.integer_pow(ew.abs(rest), 2), (0,)))
+  norm = ew.sqrt(ew.add(ew.integer_pow(ew.abs(alpha), 2), ew.integer_pow(xnorm, 2)))
+  real = _aval(norm).dtype
+  # beta = -sign(re alpha) * norm
+  sign = ew.select(ew.ge(_real(alpha), ew._const(norm, 0)), _scalar(1, real),
+                   _scalar(-1, real))
+  beta = ew.mul(ew.neg(sign), norm)
+  trivial = ew.eq(xnorm, ew._const(xnorm, 0))
+  # beta is real: complex x takes it (and its stand-in 1) as complex numbers
+  safe_beta = ew.convert_element_type(ew.select(trivial, _scalar(1, real), beta), dtype)
+  beta = ew.convert_element_type(beta, dtype)
+  tau = ew.select(trivial, _scalar(0, dtype), ew.div(ew.sub(beta, alpha), safe_beta))
+  scale = ew.select(trivial, _scalar(1, dtype), ew.sub(alpha, beta))
+  quotient = ew.div(rest, scale)
+  v = ew.select(trivial, sh._fill(quotient, 0), quotient)
+  return ew.select(trivial, alpha, beta), tau, v
+
+
+def _reduce(a):
+  """Householder similarity transforms, column by column, that zero ``a`` below its first
+  subdiagonal: the reduced matrix holding each reflector's vector below that subdiagonal,
+  and the reflectors' ``tau``s."""
+  n, dtype = _aval(a).shape[0], _aval(a).dtype
+  taus = []
+  for k in range(n - 2):
+    beta, tau, v = _householder(sh.squeeze(sh.slice(a, (k + 1, k), (n, k + 1)), (1,)))
+    u = sh.concatenate([sh.full((1,), 1, dtype), v], 0)
+    # H = I - tau u u^H, applied from the left to rows k+1: and from the right to
+    # columns k+1: (a similarity transform)
+    block = sh.slice(a, (k + 1, 0), (n, n))
+    block = ew.sub(block, ew.mul(tau, _outer(u, _matmul(_conj(u), block))))
+    a = indexing.dynamic_update_slice(a, block, (k + 1, 0))
+    cols = sh.slice(a, (0, k + 1), (n, n))
+    cols = ew.sub(cols, ew.mul(_conj(tau), _outer(_matmul(cols, u), _conj(u))))
+    a = indexing.dynamic_update_slice(a, cols, (0, k + 1))
+    a = indexing.dynamic_update_slice(a, sh.reshape(beta, (1, 1)), (k + 1, k))
+    a = indexing.dynamic_update_slice(a, sh.reshape(v, (n - k - 2, 1)), (k + 2, k))
+    taus.append(tau)
+  taus.append(_scalar(0, dtype))
+  return a, sh.stack(taus) if n > 1 else sh.full((0,), 0, dtype)
+
+
+def hessenberg(a):
+  """Reduce a square matrix to upper Hessenberg form by Householder similarity
+  transforms: ``(a, taus)`` packed as LAPACK's ``gehrd`` (the reflectors' vectors below
+  the first subdiagonal)."""
+  return _reduce(_matrix("hessenberg", a))
+
+
+def tridiagonal(a, *, lower=True):
+  """Reduce a Hermitian matrix to real symmetric tridiagonal form: ``(arr, d, e,
+  taus)`` packed as LAPACK's ``sytrd`` with ``uplo='L'`` (only ``lower=True``)."""
+  if not lower:
+    raise NotImplementedError("tridiagonal: only lower=True is implemented")
+  a = _matrix("tridiagonal", a)
+  reduced, taus = _reduce(a)
+  n = _aval(a).shape[0]
+  d = _real(_diagonal_entries(reduced))
+  e = _real(_diagonal_entries(reduced, 1))
+  arr = ew.add(_triu(a, 1), _tril(reduced))
+  return arr, d, e, sh.slice(taus, (0,), (max(n - 1, 0),))
+
+
+def householder_product(a, taus):
+  """The first ``n`` columns of ``H_0 H_1 ... H_{k-1}``, ``H_i = I - taus[i] v_i
+  v_i^H``, with ``v_i`` stored below the diagonal of column ``i`` of ``a`` (``m x n``),
+  as LAPACK's ``orgqr``."""
+  a, taus = _promoted(a, taus)
+  (m, n), dtype = _aval(a).shape[-2:], _aval(a).dtype
+  q = _eye(dtype, (m, n))
+  for i in range(_aval(taus).shape[-1] - 1, -1, -1):
+    below = sh.squeeze(sh.slice(a, (i + 1, i), (m, i + 1)), (1,))
+    v = sh.concatenate([sh.full((i,), 0, dtype), sh.full((1,), 1, dtype), below], 0)
+    tau = indexing.index_in_dim(taus, i, keepdims=False)
+    q = ew.sub(q, ew.mul(tau, _outer(v, _matmul(_conj(v), q))))
+  return q
+
+
+def ormqr(a, taus, c, *, left=True, transpose=False):
+  """Multiply ``c`` by the ``Q`` of a packed QR factorization (``a``, ``taus``):
+  ``Q c``, ``Q^H c``, ``c Q`` or ``c Q^H``."""
+  a, taus, c = _promoted(a, taus, c)
+  (m, n), dtype = _aval(a).shape[-2:], _aval(a).dtype
+  if _aval(taus).shape[-1] > m:
+    raise ValueError(f"ormqr: {_aval(taus).shape[-1]} taus for a matrix of {m} rows")
+  zero = _scalar(0, dtype)
+  full = sh.slice(sh.pad(a, zero, ((0, 0, 0), (0, max(m - n, 0), 0))), (0, 0), (m, m))
+  taus = sh.pad(taus, zero, ((0, m - _aval(taus).shape[-1], 0),))
+  q = householder_product(full, taus)
+  q = _H(q) if transpose else q
+  return _matmul(q, c) if left else _matmul(c, q)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+  """The permutation that LAPACK-style row-swap ``pivots`` (row ``i`` swapped with
+  ``pivots[i]`` in turn) apply to ``range(permutation_size)``."""
+  pivots = _array(pivots)
+  shape, dtype = _aval(pivots).shape, _aval(pivots).dtype
+  axis, out_shape = len(shape) - 1, shape[:-1] + (permutation_size,)
+  positions = sh.broadcasted_iota(dtype, out_shape, axis)
+  if not shape[-1]:
+    return positions
+
+  def swap(i, perm):
+    # entries i and j = pivots[..., i] of each row trade places (a negative j counts
+    # from the end, as an index does)
+    j = indexing.dynamic_slice_in_dim(pivots, i, 1, axis)
+    j = indexing.normalize_start(j, permutation_size)
+    i = sh.broadcast_in_dim(ew.convert_element_type(i, dtype), shape[:-1] + (1,), ())
+    at_i, at_j = (sh.broadcast_to_shape(p, out_shape) for p in (i, j))
+    p_i, p_j = (sh.broadcast_to_shape(sorting.take_along_axis(perm, p, axis), out_shape)
+                for p in (i, j))
+    return ew.select(ew.eq(positions, at_i), p_j,
+                     ew.select(ew.eq(positions, at_j), p_i, perm))
+  return control_flow.fori_loop(0, shape[-1], swap, positions)
+
+
+def cholesky_update(r_matrix, w_vector):
+  """The upper Cholesky factor of ``R^H R + w w^H`` given the upper factor ``R``
+  (recomputed with a fresh Cholesky decomposition)."""
+  r, w = _promoted(r_matrix, w_vector)
+  a = ew.add(_matmul(_H(r), r), _outer(w, _conj(w)))
+  return _H(cholesky(a))
+
+
+def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0,
+                      symmetrize_output=False):
+  """``alpha * a @ a^T + beta * c`` (symmetrized exactly when ``symmetrize_output``)."""
+  a, c = _promoted(a_matrix, c_matrix)
+  # Python scalars promote as in jnp: integer matrices give a weakly typed float
+  dtype, weak = dtypes.result_type(a, alpha, beta, return_weak_type_flag=True)
+  a, c, alpha, beta = (ew.convert_element_type(_operand(v), dtype)
+                       for v in (a, c, alpha, beta))
+  out = ew.add(ew.mul(alpha, _matmul(a, _T(a))), ew.mul(beta, c))
+  if symmetrize_output:
+    out = ew.div(ew.add(out, _T(out)), ew._const(out, 2))
+  return ew._convert_element_type(out, dtype, weak_type=weak)
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
+  """Solve ``T x = b`` for the tridiagonal ``T`` with sub-, main and super-diagonals
+  ``dl``, ``d``, ``du`` (``dl[0]`` and ``du[-1]`` ignored), by the Thomas algorithm
+  (no pivoting) as a scan down and back up the rows."""
+  dl, d, du, b = _promoted(dl, d, du, b)
+  shape, dtype = _aval(d).shape, _aval(d).dtype
+  m, last = shape[-1], len(shape) - 1
+  if m:   # dl[..., 0] = du[..., m - 1] = 0
+    dl = indexing.dynamic_update_slice_in_dim(
+        dl, sh.full(_aval(dl).shape[:-1] + (1,), 0, dtype), 0, _aval(dl).ndim - 1)
+    du = indexing.dynamic_update_slice_in_dim(
+        du, sh.full(_aval(du).shape[:-1] + (1,), 0, dtype), m - 1, _aval(du).ndim - 1)
+  rows = lambda v, axis: sh.transpose(v, (axis,) + tuple(
+      k for k in range(_aval(v).ndim) if k != axis))
+  column = lambda v: sh.expand_dims(v, (_aval(v).ndim,))
+
+  def forward(carry, xs):
+    cp, dp = carry
+    a_i, b_i, c_i, d_i = xs
+    denom = ew.sub(b_i, ew.mul(a_i, cp))
+    if perturb_singular:
+      denom = ew.select(ew.eq(denom, ew._const(denom, 0)),
+                        sh._fill(denom, dtypes.finfo(dtype).eps), denom)
+    cp = ew.div(c_i, denom)
+    dp = ew.div(ew.sub(d_i, ew.mul(column(a_i), dp)), column(denom))
+    return (cp, dp), (cp, dp)
+
+  b_shape = _aval(b).shape
+  zero_c = sh.full(shape[:-1], 0, dtype)
+  zero_d = sh.full(b_shape[:-2] + b_shape[-1:], 0, dtype)
+  _, (cps, dps) = control_flow.scan(
+      forward, (zero_c, zero_d),
+      (rows(dl, last), rows(d, last), rows(du, last), rows(b, len(b_shape) - 2)))
+
+  def backward(x_next, xs):
+    cp, dp = xs
+    x = ew.sub(dp, ew.mul(column(cp), x_next))
+    return x, x
+
+  _, xs = control_flow.scan(backward, zero_d, (cps, dps), reverse=True)
+  n = len(b_shape)
+  return sh.transpose(xs, tuple(range(1, n - 1)) + (0, n - 1))
+
+
+def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
+  """Polar decomposition ``x = u h``: ``(u, h, num_iters, is_converged)``. Computed from
+  the SVD here (so ``num_iters`` is 0 and ``is_converged`` True), not by QDWH
+  iterations."""
+  x = _array(x)
+  dtype = _aval(x).dtype
+  if not dtypes.is_inexact(dtype):
+    x = ew.convert_element_type(x, dtypes.to_inexact_dtype(dtype))
+  w, s, vh = svd(x, full_matrices=False)
+  u = _matmul(w, vh)
+  v = _H(vh)
+  s = ew.convert_element_type(sh.expand_dims(s, (_aval(s).ndim - 1,)), _aval(vh).dtype)
+  h = _matmul(ew.mul(v, s), vh)   # v s v^H
+  return u, h, 0, True

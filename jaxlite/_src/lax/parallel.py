@@ -1,5 +1,6 @@
 """Collectives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index, ppermute,
-all_to_all. (The sharding constraint is in sharding_constraint.py.)
+all_to_all, and those composed from them (psum_scatter, pshuffle, pbroadcast, pswapaxes,
+axis_size). (The sharding constraint is in sharding_constraint.py.)
 
 ``vmap(f, axis_name='i')`` binds the name ``'i'`` while ``f`` runs; a collective over
 ``'i'`` combines the values of every example of that vmap. The batching rules below turn
@@ -11,6 +12,8 @@ as JAX does. ``axis_index_groups`` (run the collective within each group of indi
 separately) works under pmap and shard_map; vmap rejects it, as JAX's does.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -728,3 +731,68 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_ind
 
 batching.axis_batching_rules[all_to_all_p] = _all_to_all_batcher
 ad.deflinear2(all_to_all_p, _all_to_all_transpose)
+
+
+# -- collectives composed from the primitives above
+def axis_size(axis_name):
+  """The size of the named vmap axis (a product over a tuple of names)."""
+  return math.prod(batching.axis_size(n, "axis_size") for n in _names(axis_name))
+
+
+def pshuffle(x, axis_name, perm):
+  """Example ``i`` receives the value of example ``perm[i]`` along the named axis."""
+  return ppermute(x, axis_name, [(p, i) for i, p in enumerate(perm)])
+
+
+def pbroadcast(x, axis_name, source):
+  """Every example receives the value of example ``source`` along the named axis."""
+  return tree.tree_map(
+      lambda v: indexing.index_in_dim(all_gather(_operand(v), axis_name), source,
+                                      0, keepdims=False), x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None,
+                 tiled=False):
+  """``psum`` then give example ``i`` only block ``i`` of ``scatter_dimension`` (one
+  index, or with ``tiled=True`` a block of ``size / axis_size`` entries).
+
+  With ``axis_index_groups`` (equal groups covering every index once; under ``pmap``
+  and ``shard_map`` only, as in JAX) the sum is over the example's group and the block
+  is the one of its place in the group.
+  """
+  names = _names(axis_name)
+  groups = _canonical_groups(axis_index_groups)
+  n = axis_size(axis_name)
+  if groups is not None:
+    _no_groups_under_vmap("reduce_scatter", names, groups)
+    _check_groups_fit("psum_scatter", groups, names, equal=True)
+    n = len(groups[0])
+
+  def one(v):
+    total = psum(_operand(v), axis_name, axis_index_groups=groups)
+    me = _group_position(names, groups)
+    size = core.get_aval(total).shape[scatter_dimension]
+    if not tiled:
+      if size != n:
+        raise ValueError(f"psum_scatter: dimension {scatter_dimension} has size {size}, "
+                         f"must equal the axis size {n}")
+      return indexing.dynamic_index_in_dim(total, me, scatter_dimension, keepdims=False)
+    if size % n:
+      raise ValueError(f"psum_scatter: dimension size {size} is not divisible by the "
+                       f"axis size {n}")
+    block = size // n
+    return indexing.dynamic_slice_in_dim(total, ew.mul(me, ew._const(me, block)), block,
+                                         scatter_dimension)
+  return tree.tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+  """Swap the named (vmapped) axis with positional ``axis`` (``all_to_all`` with equal
+  split and concat axes)."""
+  return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def pcast(x, axis_name, *, to):
+  """The identity: jaxlite has no varying/invariant type distinction over named axes."""
+  return tree.tree_map(_operand, x)
+

@@ -93,6 +93,10 @@ class DotAlgorithmPreset(enum.Enum):
     return self.name
 
 
+# what JAX's signatures accept as ``precision``: anything canonicalize_precision takes
+PrecisionLike = Any
+
+
 def canonicalize_precision(precision):
   """The ``precision`` param of a dot or convolution: ``None``, a pair of ``Precision``
   values (lhs, rhs), or a ``DotAlgorithm`` / ``DotAlgorithmPreset``.

@@ -27,7 +27,6 @@ from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import indexing
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes as lsh
@@ -381,7 +380,7 @@ prng.physical_rules.update({
     indexing.gather_p: _gather,
     indexing.scatter_p: _scatter,
     cd.stop_gradient_p: _same_params(cd.stop_gradient_p),
-    lax_extra.optimization_barrier_p: _same_params(lax_extra.optimization_barrier_p),
+    call.optimization_barrier_p: _same_params(call.optimization_barrier_p),
 })
 # calls, loops and custom derivatives: their jaxprs physicalized
 for _p in (call.jit_p, call.closed_call_p, call.call_p, lcf.cond_p, lcf.while_p, lcf.scan_p,

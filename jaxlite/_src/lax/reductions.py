@@ -120,6 +120,9 @@ def argmin(operand, axis: int, index_dtype):
 
 # -- dot_general
 dot_general_p = Primitive("dot_general")
+# the type of dot_general's dimension_numbers: ((lhs_contract, rhs_contract),
+# (lhs_batch, rhs_batch))
+DotDimensionNumbers = tuple
 
 
 @dot_general_p.def_abstract_eval

@@ -6,6 +6,7 @@ a jaxpr exactly as JAX prints it.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -15,6 +16,7 @@ from jaxlite._src import dtypes
 from jaxlite._src.array import Array
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import lax_ops
 
@@ -353,6 +355,132 @@ def unbroadcast(aval, ct):
     return lax_ops.reduce_sum(ct, range(len(ct_shape)))
   dims = [i for i, (a, c) in enumerate(zip(aval.shape, ct_shape)) if a != c]
   return reshape(lax_ops.reduce_sum(ct, dims), aval.shape)
+
+
+# -- arrays built from the shape primitives: jax.lax's helpers (full, tile, split, ...).
+# They add no primitive, so jaxprs show what they are made of (``tile`` appears as
+# ``broadcast_in_dim`` + ``reshape``, not JAX's ``tile``).
+def full(shape, fill_value, dtype=None, *, sharding=None):
+  """An array of ``shape`` filled with the scalar ``fill_value`` (weakly typed when
+  ``dtype`` is None and ``fill_value`` is a Python scalar or weak array, as in JAX)."""
+  shape = _ints("full", (shape,) if isinstance(shape, int) else shape)
+  if np.ndim(fill_value) != 0:
+    raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                    f"{np.shape(fill_value)}.")
+  value = _operand(fill_value)
+  weak = dtype is None and core.get_aval(value).weak_type
+  want = dtypes.canonicalize_dtype(core.get_aval(value).dtype if dtype is None else dtype)
+  value = lax_ew._convert_element_type(value, want, weak_type=weak)
+  return broadcast_in_dim(value, shape, ())
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+  """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``;
+  weakly typed when ``x`` is and ``dtype`` is None."""
+  aval = core.get_aval(_operand(x))
+  want = dtypes.canonicalize_dtype(aval.dtype if dtype is None else dtype)
+  value = lax_ew._convert_element_type(_operand(fill_value), want,
+                                       weak_type=dtype is None and aval.weak_type)
+  return broadcast_in_dim(value, aval.shape if shape is None else tuple(shape), ())
+
+
+def empty(shape, dtype, *, out_sharding=None):
+  """An array of ``shape`` and ``dtype`` whose contents are unspecified (zeros here)."""
+  return full(shape, 0, dtype)
+
+
+def _fill(like, value):
+  """A constant of ``like``'s shape and dtype (not computed from ``like``'s values, so
+  NaNs in it cannot leak in)."""
+  aval = core.get_aval(like)
+  return broadcast_in_dim(Array(np.array(value, aval.dtype)), aval.shape, ())
+
+
+def broadcast_shapes(*shapes_):
+  """The shape NumPy-style broadcasting gives ``shapes_`` (ValueError if incompatible)."""
+  shapes_ = [tuple(s) for s in shapes_]
+  if not shapes_:
+    return ()
+  ndim = max(len(s) for s in shapes_)
+  padded = [(1,) * (ndim - len(s)) + s for s in shapes_]
+  out = []
+  for sizes in zip(*padded):
+    big = {d for d in sizes if d != 1}
+    if len(big) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes_}")
+    out.append(big.pop() if big else 1)
+  return tuple(out)
+
+
+def broadcast_to_rank(x, rank):
+  """``x`` with leading unit axes added until it has ``rank`` axes."""
+  x = _operand(x)
+  ndim = core.get_aval(x).ndim
+  if ndim == rank:
+    return x
+  return broadcast(x, (1,) * (rank - ndim))
+
+
+def broadcast_like(arr, like_arr):
+  """``arr`` broadcast (NumPy-style) to the shape of ``like_arr``."""
+  return _broadcast_to(_operand(arr), core.get_aval(_operand(like_arr)).shape)
+
+
+def _broadcast_to(x, shape):
+  # NumPy-style: align trailing axes, then broadcast_in_dim
+  ndim = core.get_aval(x).ndim
+  if core.get_aval(x).shape == tuple(shape):
+    return x
+  return broadcast_in_dim(x, tuple(shape), tuple(range(len(shape) - ndim, len(shape))))
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+  """``operand`` with axes ``start_dimension:stop_dimension`` merged into one."""
+  operand = _operand(operand)
+  shape = core.get_aval(operand).shape
+  lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+  size = math.prod(shape[lo:hi])
+  return reshape(operand, shape[:lo] + (size,) + shape[hi:])
+
+
+def split(operand, sizes, axis=0):
+  """Pieces of ``operand`` along ``axis`` with the given ``sizes`` (which must sum to
+  that axis' length)."""
+  operand = _operand(operand)
+  shape = core.get_aval(operand).shape
+  axis = _canonical_axis(axis, len(shape))
+  sizes = tuple(int(s) for s in sizes)
+  if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
+    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                     f"operand shape {shape}")
+  out, start = [], 0
+  for s in sizes:
+    out.append(slice_in_dim(operand, start, start + s, axis=axis))
+    start += s
+  return out
+
+
+def stack(operands, axis=0):
+  """Stack arrays of one shape along a new axis ``axis``."""
+  operands = [_operand(x) for x in operands]
+  if not operands:
+    raise ValueError("stack requires at least one operand")
+  ndim = core.get_aval(operands[0]).ndim
+  axis = _canonical_axis(axis, ndim + 1)
+  return concatenate([expand_dims(x, (axis,)) for x in operands], axis)
+
+
+def tile(operand, reps):
+  """``operand`` repeated ``reps[i]`` times along each axis ``i`` (one rep per axis)."""
+  operand = _operand(operand)
+  shape = core.get_aval(operand).shape
+  reps = tuple(int(r) for r in reps)
+  if len(reps) != len(shape):
+    raise ValueError(f"len(reps) must equal operand.ndim; got {reps=} and "
+                     f"shape={shape}")
+  big = tuple(d for pair in zip(reps, shape) for d in pair)
+  out = broadcast_in_dim(operand, big, tuple(range(1, 2 * len(shape), 2)))
+  return reshape(out, tuple(r * d for r, d in zip(reps, shape)))
 
 
 # -- differentiation: every shape primitive is linear; these are the transposes

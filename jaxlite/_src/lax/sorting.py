@@ -1,5 +1,6 @@
-"""Sorting and scans: ``sort`` (several operands, lexicographic keys), ``top_k``, and the
-cumulative reductions ``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``cumlogsumexp``.
+"""Sorting and scans: ``sort`` (several operands, lexicographic keys), ``top_k`` (and
+``approx_max_k`` / ``approx_min_k``, exact here), and the cumulative reductions
+``cumsum``, ``cumprod``, ``cummax``, ``cummin``, ``cumlogsumexp``.
 
 Sorting is not differentiable in its keys, but it permutes its operands, so tangents
 follow the same permutation: the JVP sorts an iota alongside to learn the permutation,
@@ -13,6 +14,7 @@ from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.transforms import ad
@@ -175,6 +177,28 @@ def _top_k_batcher(vals, dims, *, k, axis):
 ad.jvp_rules[top_k_p] = _top_k_jvp
 batching.batching_rules[top_k_p] = _top_k_batcher
 core.param_order[top_k_p] = ("axis", "k")
+
+
+def _approx_k(operand, k, reduction_dimension, largest):
+  operand = _operand(operand)
+  ndim = core.get_aval(operand).ndim
+  axis = lax_shapes._canonical_axis(reduction_dimension, ndim)
+  x = operand if largest else ew.neg(operand)
+  values, idx = top_k(x, k, axis=axis)
+  return [values if largest else ew.neg(values), idx]
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+  """The ``k`` largest values along ``reduction_dimension`` and their indices. Exact
+  here (``recall_target`` is met with recall 1)."""
+  return _approx_k(operand, k, reduction_dimension, True)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+  """The ``k`` smallest values along ``reduction_dimension`` and their indices (exact)."""
+  return _approx_k(operand, k, reduction_dimension, False)
 
 
 # ----------------------------------------------------------------------------- scans

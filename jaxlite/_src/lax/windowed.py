@@ -1,5 +1,6 @@
 """Windowed reductions: ``reduce_window_sum`` / ``_max`` / ``_min``, and ``reduce_window``
-with any computation (the ``reduce_window`` primitive, as JAX's).
+with any computation (the ``reduce_window`` primitive, as JAX's); and their output
+shape, ``reduce_window_shape_tuple``.
 
 The sum is linear; its transpose pads the cotangent (interior padding undoes the
 strides) and sums windows again, as JAX's rule does. For max and min the tangent is the
@@ -22,7 +23,8 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
-from jaxlite._src.lax.convolution import _vjp_lhs_padding, dilate_shape, padtype_to_pads
+from jaxlite._src.lax.convolution import (_stride_shape, _vjp_lhs_padding, dilate_shape,
+                                          padtype_to_pads)
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 from jaxlite._src.transforms import staging
@@ -184,6 +186,17 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   outs = reduce_window_p.bind(*flat_ops, *flat_inits, jaxpr=closed.jaxpr,
                               consts=tuple(closed.consts), **params)
   return tree.tree_unflatten(op_tree, outs)
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+  """Output shape of ``reduce_window`` with explicit ``(low, high)`` padding."""
+  if base_dilation is not None:
+    operand_shape = dilate_shape(operand_shape, base_dilation)
+  if window_dilation is not None:
+    window_dimensions = dilate_shape(window_dimensions, window_dilation)
+  padded = [d + lo + hi for d, (lo, hi) in zip(operand_shape, padding)]
+  return _stride_shape(padded, window_dimensions, window_strides)
 
 
 # ----------------------------------------------------------------------------- differentiation

@@ -282,6 +282,56 @@ def glu(x, axis=-1):
   return a * sigmoid(b)
 
 
+@staged
+def identity(x):
+  """The identity activation: returns ``x`` as an array."""
+  return _arraylike("identity", x)
+
+
+def tanh(x, /):
+  """Hyperbolic tangent activation."""
+  return jnp.tanh(x)
+
+
+@staged
+def mish(x):
+  """Mish activation, ``x * tanh(softplus(x))``."""
+  x = _arraylike("mish", x)
+  return x * jnp.tanh(softplus(x))
+
+
+@staged
+def squareplus(x, b=4):
+  """Squareplus activation, ``(x + sqrt(x**2 + b)) / 2``: a smooth, algebraic ReLU."""
+  check_arraylike("squareplus", x, b)
+  x, b = as_operand(x), as_operand(b)
+  return (x + jnp.sqrt(jnp.square(x) + b)) / 2
+
+
+@staged
+def sparse_plus(x):
+  """Sparse plus: ``0`` for ``x <= -1``, ``(x + 1)**2 / 4`` on ``(-1, 1)``, ``x`` above."""
+  x = _arraylike("sparse_plus", x)
+  return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+@staged
+def sparse_sigmoid(x):
+  """Sparse sigmoid, the derivative of ``sparse_plus``: ``clip((x + 1) / 2, 0, 1)``."""
+  return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+
+
+@custom_jvp
+def log1mexp(x):
+  """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x`` (Maechler's
+  switch at ``log 2``); its derivative is ``1 / expm1(x)``."""
+  x = _arraylike("log1mexp", x)
+  return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+
+
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
   """``log(sum(b * exp(a)))`` over ``axis``, shifted by the maximum so it cannot overflow.
 
@@ -328,6 +378,14 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
   if b is not None and not dtypes.is_complex(out.dtype):
     out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
   return out
+
+
+@staged(static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+  """``log(mean(exp(x)))`` over ``axis``: ``logsumexp`` less the log of the count."""
+  lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
+  count = reductions._count(as_operand(x), axis, keepdims, where, lse.dtype)
+  return lse - jnp.log(count)
 
 
 @staged(static_argnames=("axis",))

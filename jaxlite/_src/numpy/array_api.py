@@ -1,6 +1,6 @@
 """The Array API standard's namespace-level pieces: ``__array_api_version__``,
-``__array_namespace_info__`` and DLPack (``Array.__dlpack__``, ``__dlpack_device__``,
-``from_dlpack``).
+``__array_namespace_info__``, its dtype functions ``isdtype`` and ``can_cast``, and DLPack
+(``Array.__dlpack__``, ``__dlpack_device__``, ``from_dlpack``).
 
 An eager ``Array`` keeps its value in a NumPy buffer on the host, so DLPack exchange with
 NumPy (and with anything else that reads host memory) shares that buffer both ways.
@@ -14,7 +14,6 @@ import numpy as np
 from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src.array import Array, placement
-from jaxlite._src.numpy.extras import _ISDTYPE_KINDS
 
 __array_api_version__ = "2024.12"
 
@@ -23,6 +22,41 @@ __array_api_version__ = "2024.12"
 _STANDARD_DTYPES = tuple(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float32", "float64", "complex64", "complex128"))
+
+_ISDTYPE_KINDS = {
+    "bool": lambda d: d == np.dtype(bool),
+    "signed integer": lambda d: dtypes.issubdtype(d, np.signedinteger),
+    "unsigned integer": lambda d: dtypes.issubdtype(d, np.unsignedinteger),
+    "integral": lambda d: dtypes.issubdtype(d, np.integer),
+    "real floating": lambda d: dtypes.issubdtype(d, np.floating),
+    "complex floating": lambda d: dtypes.issubdtype(d, np.complexfloating),
+    "numeric": lambda d: dtypes.issubdtype(d, np.number) and d != np.dtype(bool),
+}
+
+
+def isdtype(dtype, kind):
+  """Whether ``dtype`` is of ``kind``: a dtype, one of the array-API kind names
+  (``'bool'``, ``'signed integer'``, ``'unsigned integer'``, ``'integral'``,
+  ``'real floating'``, ``'complex floating'``, ``'numeric'``) or a tuple of them."""
+  d = dtypes.np_dtype(getattr(dtype, "dtype", dtype))
+  kinds = kind if isinstance(kind, tuple) else (kind,)
+  for k in kinds:
+    if isinstance(k, str):
+      if k not in _ISDTYPE_KINDS:
+        raise ValueError(f"Unrecognized {k=!r}")
+      if _ISDTYPE_KINDS[k](d):
+        return True
+    elif d == dtypes.np_dtype(getattr(k, "dtype", k)):
+      return True
+  return False
+
+
+def can_cast(from_, to, casting="safe"):
+  """Whether NumPy's casting rules allow ``from_`` to become ``to`` (``numpy.can_cast``)."""
+  if not isinstance(from_, (np.dtype, type, str)):
+    from_ = dtypes.dtype(from_)
+  return np.can_cast(dtypes.np_dtype(getattr(from_, "dtype", from_)),
+                     dtypes.np_dtype(getattr(to, "dtype", to)), casting)
 
 
 class ArrayNamespaceInfo:

@@ -57,9 +57,7 @@ def _compress(self, condition, axis=None, *, size=None, fill_value=0, out=None):
 
 
 def _choose(self, choices, out=None, mode="raise"):
-  # extras is built on the finished jaxlite.numpy, which is imported after this module
-  from jaxlite._src.numpy import extras
-  return extras.choose(self, choices, out, mode)
+  return indexing.choose(self, choices, out, mode)
 
 
 def _view(self, dtype=None, type=None):

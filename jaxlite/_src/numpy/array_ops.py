@@ -1,4 +1,5 @@
-"""Array construction and rearrangement helpers of ``jaxlite.numpy`` (tile, pad, split...).
+"""Array construction and rearrangement helpers of ``jaxlite.numpy`` (tile, pad, split...),
+and NumPy's in-place writes as functions returning the updated copy (``put``, ``place``).
 
 Everything is composed from lax primitives through the other ``jaxlite.numpy`` modules,
 so it traces, differentiates and batches. Sizes must be static, as in JAX: counts,
@@ -22,17 +23,19 @@ from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import creation
 from jaxlite._src.numpy import lax_numpy as lnp
 from jaxlite._src.numpy import reductions as red
+from jaxlite._src.numpy import sorting
 from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, canonicalize_axes,
-                                     check_arraylike, promote_dtypes)
+                                     check_arraylike, ensure_arraylike, promote_dtypes)
 
 __all__ = [
     "tile", "repeat", "roll", "flip", "fliplr", "flipud", "rot90", "tril", "triu", "tri",
     "diag", "diagonal", "diagflat", "trace", "kron", "meshgrid", "indices", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "column_stack", "dstack", "block", "append",
     "insert", "delete", "resize", "pad", "cross", "tensordot", "logspace", "geomspace",
-    "copy", "ravel_multi_index", "unravel_index", "atleast_3d", "vander", "apply_along_axis",
-    "tril_indices", "triu_indices", "diag_indices",
+    "copy", "atleast_3d", "vander", "apply_along_axis", "apply_over_axes",
+    "tril_indices", "triu_indices", "diag_indices", "tril_indices_from", "triu_indices_from",
+    "diag_indices_from", "mask_indices", "fill_diagonal", "place", "put", "put_along_axis",
 ]
 
 
@@ -333,6 +336,62 @@ def triu_indices(n, k=0, m=None):
 def diag_indices(n, ndim=2):
   """Indices of the main diagonal of an ``ndim``-d array of side ``n``."""
   return _index_arrays(*[np.arange(n)] * ndim)
+
+
+def diag_indices_from(arr):
+  """Indices of the main diagonal of a square n-dimensional array."""
+  (arr,) = ensure_arraylike("diag_indices_from", arr)
+  if arr.ndim < 2 or len(set(arr.shape)) != 1:
+    raise ValueError("Input must be at least 2-d and all dimensions must be of equal "
+                     f"length, got shape {arr.shape}")
+  return diag_indices(arr.shape[0], arr.ndim)
+
+
+def _shape2d(name, arr):
+  shape = arr.shape if hasattr(arr, "shape") else np.shape(arr)
+  if len(shape) != 2:
+    raise ValueError(f"jnp.{name}: input array must be 2-D, got shape {tuple(shape)}")
+  return shape
+
+
+def tril_indices_from(arr, k=0):
+  """Indices of the lower triangle of a 2-D array (``numpy.tril_indices_from``)."""
+  n, m = _shape2d("tril_indices_from", arr)
+  return tril_indices(n, k=k, m=m)
+
+
+def triu_indices_from(arr, k=0):
+  """Indices of the upper triangle of a 2-D array (``numpy.triu_indices_from``)."""
+  n, m = _shape2d("triu_indices_from", arr)
+  return triu_indices(n, k=k, m=m)
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+  """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (e.g. ``jnp.triu``)."""
+  return sorting.nonzero(mask_func(creation.ones((n, n)), k), size=size)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+  """``a`` with its main diagonal set to ``val`` (repeated cyclically). Pass
+  ``inplace=False``: JAX arrays are immutable."""
+  if inplace:
+    raise ValueError("JAX arrays are immutable, must use inplace=False")
+  a, val = ensure_arraylike("fill_diagonal", a, val)
+  if a.ndim < 2:
+    raise ValueError("array must be at least 2-d")
+  if a.ndim > 2 and len(set(a.shape)) != 1:
+    raise ValueError("All dimensions of input must be of equal length")
+  n = min(a.shape)
+  if a.ndim == 2 and wrap:
+    rows = np.arange(0, a.size, a.shape[1] + 1)
+    idx = (rows // a.shape[1], rows % a.shape[1])
+    count = len(rows)
+  else:
+    idx = (np.arange(n),) * a.ndim
+    count = n
+  vals = lnp.ravel(val)
+  vals = resize(vals, (count,)) if vals.size else vals
+  return a.at[idx].set(vals.astype(a.dtype))
 
 
 def _index_arrays(*indices):
@@ -735,47 +794,6 @@ def copy(a, order=None):
   return creation.array(a, copy=True)
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``)."""
-  if order != "C":
-    raise NotImplementedError("ravel_multi_index supports order='C' only.")
-  if mode == "raise":
-    for idx in multi_index:
-      if isinstance(idx, Tracer):
-        raise core.errors.ConcretizationTypeError(
-            idx, "The error occurred in jnp.ravel_multi_index with mode='raise'; use "
-            "mode='wrap' or mode='clip' with traced indices.\n")
-  dims = tuple(int(d) for d in dims)
-  out = None
-  stride = 1
-  for idx, d in reversed(list(zip(multi_index, dims))):
-    idx = as_operand(idx)
-    if mode == "wrap":
-      idx = ufuncs.remainder(idx, d)
-    elif mode == "clip":
-      idx = ufuncs.clip(idx, 0, d - 1)
-    elif mode == "raise" and np.any((np.asarray(idx) < 0) | (np.asarray(idx) >= d)):
-      raise ValueError("invalid entry in coordinates array")
-    term = ufuncs.multiply(idx, stride)
-    out = term if out is None else ufuncs.add(out, term)
-    stride *= d
-  return out
-
-
-def unravel_index(indices, shape):
-  """Index arrays from flat indices (``numpy.unravel_index``); out-of-range indices clip."""
-  indices = as_operand(indices)
-  shape = tuple(int(d) for d in shape)
-  total = int(np.prod(shape, dtype=np.int64))
-  wrapped = lnp.where(ufuncs.less(indices, 0), ufuncs.add(indices, total), indices)
-  indices = ufuncs.clip(wrapped, 0, builtins.max(total - 1, 0))
-  out = []
-  for d in reversed(shape):
-    out.append(ufuncs.remainder(indices, d))
-    indices = ufuncs.floor_divide(indices, d)
-  return tuple(reversed(out))
-
-
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
   """Apply ``func1d`` to 1-d slices along ``axis`` (via ``vmap`` over the other axes)."""
   arr = as_operand(arr)
@@ -791,6 +809,92 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 def _vmapped(fun, in_axis, out_axis):
   """``vmap(fun, in_axes=in_axis, out_axes=out_axis)`` of a function of one array."""
   return lambda x: vmap_axis(fun, x, x.shape[in_axis], in_axis, out_axis)
+
+
+def apply_over_axes(func, a, axes):
+  """Apply ``func(a, axis)`` over each axis in turn, keeping each result's rank."""
+  (a,) = ensure_arraylike("apply_over_axes", a)
+  for axis in axes:
+    b = func(a, axis)
+    if b.ndim == a.ndim - 1:
+      b = lnp.expand_dims(b, axis)
+    elif b.ndim != a.ndim:
+      raise ValueError("function is not returning an array of the correct shape")
+    a = b
+  return a
+
+
+# ----------------------------------------------------------------------------- writes
+# NumPy's in-place writes, as functions returning the updated copy (inplace=False)
+
+def place(arr, mask, vals, *, inplace=True):
+  """``arr`` with the positions where ``mask`` is true set to ``vals`` in order (repeated
+  as needed); traceable. Pass ``inplace=False``: JAX arrays are immutable."""
+  arr, mask, vals = ensure_arraylike("place", arr, mask, vals)
+  vals = lnp.ravel(vals)
+  if inplace:
+    raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays "
+                     "are immutable. Pass inplace=False to instead return an updated array.")
+  if arr.size != mask.size:
+    raise ValueError("place: arr and mask must be the same size")
+  if not vals.size:
+    raise ValueError("Cannot place values from an empty array")
+  if not arr.size:
+    return arr
+  # the true positions first, then out-of-range ones that the update drops
+  where = sorting.nonzero(lnp.ravel(mask), size=mask.size, fill_value=mask.size)[0]
+  vals = resize(vals, where.shape)
+  return lnp.reshape(lnp.ravel(arr).at[where].set(vals, mode="drop"), arr.shape)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+  """``a`` with its flattened positions ``ind`` set to ``v`` (repeated as needed). Pass
+  ``inplace=False``: JAX arrays are immutable."""
+  if inplace:
+    raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                     "immutable. Pass inplace=False to instead return an updated array.")
+  a, ind, v = ensure_arraylike("put", a, ind, v)
+  ind, v = lnp.ravel(ind), lnp.ravel(v)
+  if not ind.size or not v.size:
+    return a
+  v = resize(v, ind.shape)
+  if mode == "wrap":
+    ind = ufuncs.mod(ind, a.size)
+  elif mode == "clip":
+    ind = ufuncs.clip(ind, 0, a.size - 1)
+  elif mode not in (None, "fill", "raise"):
+    raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
+  scatter_mode = "drop" if mode in (None, "fill") else None
+  flat = lnp.ravel(a).at[ind].set(v.astype(a.dtype), mode=scatter_mode)
+  return lnp.reshape(flat, a.shape)
+
+
+_index_grid = indices   # put_along_axis's argument named indices hides the function
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+  """``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse of
+  ``take_along_axis``). Pass ``inplace=False``: JAX arrays are immutable."""
+  if inplace:
+    raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                     "arrays are immutable. Pass inplace=False to instead return an "
+                     "updated array.")
+  arr, indices, values = ensure_arraylike("put_along_axis", arr, indices, values)
+  if axis is None:
+    return lnp.reshape(put(lnp.ravel(arr), indices, values, inplace=False), arr.shape)
+  axis = canonicalize_axis(axis, arr.ndim)
+  if indices.ndim != arr.ndim:
+    raise ValueError("indices and arr must have the same number of dimensions")
+  shape = lnp.broadcast_shapes(
+      tuple(1 if i == axis else s for i, s in enumerate(arr.shape)),
+      tuple(1 if i == axis else s for i, s in enumerate(indices.shape)))
+  idx_shape = tuple(indices.shape[i] if i == axis else shape[i] for i in range(arr.ndim))
+  indices = lnp.broadcast_to(indices, idx_shape)
+  indices = sorting.where(indices < 0, indices + arr.shape[axis], indices)
+  grid = list(_index_grid(idx_shape, sparse=True))
+  grid[axis] = indices
+  return arr.at[tuple(grid)].set(lnp.broadcast_to(values, idx_shape).astype(arr.dtype),
+                                 mode=mode)
 
 
 # ----------------------------------------------------------------------------- pad

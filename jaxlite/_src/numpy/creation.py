@@ -1,4 +1,5 @@
-"""Array creation: array, asarray, zeros, ones, full, the *_like family, arange, linspace, eye."""
+"""Array creation: array, asarray, zeros, ones, full, the *_like family, arange, linspace, eye;
+and arrays from bytes, text or a function of the indices (``frombuffer``, ``fromfunction``)."""
 from __future__ import annotations
 
 import math
@@ -337,3 +338,40 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 def identity(n, dtype=None):
   """The ``n`` x ``n`` identity matrix."""
   return eye(n, dtype=dtype)
+
+
+# -- from existing data: bytes, text and functions of the indices
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+  """An array from the bytes of ``buffer`` (``numpy.frombuffer``, copied)."""
+  return asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+  """An array from a text string of separated numbers (``numpy.fromstring``)."""
+  return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def _impure(name, what):
+  def fun(*args, **kwargs):
+    raise NotImplementedError(
+        f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for "
+        f"use with JIT and other JAX transformations. Consider using "
+        f"jnp.asarray(np.{name}(...)) instead, although care should be taken if "
+        f"np.{name} is used within a jax transformations because of its potential "
+        f"side-effect of consuming the {what} object.")
+  fun.__name__ = name
+  fun.__doc__ = f"Not implemented, as in JAX: ``np.{name}`` consumes a {what}."
+  return fun
+
+
+fromfile = _impure("fromfile", "file")
+fromiter = _impure("fromiter", "iterable")
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+  """``function(*indices)`` where ``indices`` are the coordinate grids of ``shape``."""
+  shape = (shape,) if isinstance(shape, int) else tuple(shape)
+  grids = [lax_numpy.reshape(arange(n, dtype=dtype), [n if j == i else 1
+                                                      for j in range(len(shape))])
+           for i, n in enumerate(shape)]
+  return function(*[lax_numpy.broadcast_to(g, shape) for g in grids], **kwargs)

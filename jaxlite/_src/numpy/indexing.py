@@ -15,6 +15,7 @@ otherwise.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import warnings
 from collections.abc import Sequence
@@ -32,8 +33,9 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.indexing import GatherScatterMode
-from jaxlite._src.numpy import creation, ufuncs
-from jaxlite._src.numpy.util import as_operand, canonicalize_axis, check_arraylike, promote_dtypes
+from jaxlite._src.numpy import creation, lax_numpy, ufuncs
+from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
+                                     ensure_arraylike, promote_dtypes)
 
 _NONE, _ELLIPSIS, _SLICE, _INT, _BOOL, _ARRAY = ("none", "ellipsis", "slice", "int", "bool",
                                                  "array")
@@ -819,3 +821,95 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   return lax_ix.gather(lax_shapes.squeeze(a, squeezed), gather_indices, dnums,
                        tuple(slice_sizes), mode="fill" if mode is None else mode,
                        fill_value=fill_value)
+
+
+def unstack(x, /, *, axis=0):
+  """Split ``x`` along ``axis`` into a tuple of arrays with that axis removed."""
+  (x,) = ensure_arraylike("unstack", x)
+  if x.ndim == 0:
+    raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
+                     "passed.")
+  axis = canonicalize_axis(axis, x.ndim)
+  return tuple(take(x, i, axis=axis) for i in range(x.shape[axis]))
+
+
+def ix_(*args):
+  """Open meshes from 1-D index arrays: ``a[ix_(rows, cols)]`` selects a cross product."""
+  out = []
+  for i, a in enumerate(args):
+    (a,) = ensure_arraylike("ix_", a)
+    if a.ndim != 1:
+      raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
+                       f"{a.shape}")
+    if a.dtype == np.bool_:
+      raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+    shape = [1] * len(args)
+    shape[i] = a.shape[0]
+    out.append(lax_numpy.reshape(a, shape))
+  return tuple(out)
+
+
+def choose(a, choices, out=None, mode="raise"):
+  """Pick ``choices[a[i]][i]`` elementwise. ``mode='raise'`` cannot raise on traced
+  indices, so (as in JAX) it behaves like ``'clip'`` under ``jit``, ``'wrap'`` and
+  ``'clip'`` are as in NumPy."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
+  (a,) = ensure_arraylike("choose", a)
+  choices = [as_operand(c) for c in choices]
+  n = len(choices)
+  if mode == "raise":
+    if not isinstance(a, Tracer) and (np.any(np.asarray(a) < 0)
+                                      or np.any(np.asarray(a) >= n)):
+      raise ValueError("invalid entry in choice array")
+    a = ufuncs.clip(a, 0, n - 1)
+  elif mode == "wrap":
+    a = ufuncs.mod(a, n)
+  elif mode == "clip":
+    a = ufuncs.clip(a, 0, n - 1)
+  else:
+    raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+  a, *choices = lax_numpy.broadcast_arrays(a, *choices)
+  return take_along_axis(lax_numpy.stack(choices, 0), a[None], axis=0)[0]
+
+
+# -- flat indices and index tuples
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``)."""
+  if order != "C":
+    raise NotImplementedError("ravel_multi_index supports order='C' only.")
+  if mode == "raise":
+    for idx in multi_index:
+      if isinstance(idx, Tracer):
+        raise core.errors.ConcretizationTypeError(
+            idx, "The error occurred in jnp.ravel_multi_index with mode='raise'; use "
+            "mode='wrap' or mode='clip' with traced indices.\n")
+  dims = tuple(int(d) for d in dims)
+  out = None
+  stride = 1
+  for idx, d in reversed(list(zip(multi_index, dims))):
+    idx = as_operand(idx)
+    if mode == "wrap":
+      idx = ufuncs.remainder(idx, d)
+    elif mode == "clip":
+      idx = ufuncs.clip(idx, 0, d - 1)
+    elif mode == "raise" and np.any((np.asarray(idx) < 0) | (np.asarray(idx) >= d)):
+      raise ValueError("invalid entry in coordinates array")
+    term = ufuncs.multiply(idx, stride)
+    out = term if out is None else ufuncs.add(out, term)
+    stride *= d
+  return out
+
+
+def unravel_index(indices, shape):
+  """Index arrays from flat indices (``numpy.unravel_index``); out-of-range indices clip."""
+  indices = as_operand(indices)
+  shape = tuple(int(d) for d in shape)
+  total = int(np.prod(shape, dtype=np.int64))
+  wrapped = lax_numpy.where(ufuncs.less(indices, 0), ufuncs.add(indices, total), indices)
+  indices = ufuncs.clip(wrapped, 0, builtins.max(total - 1, 0))
+  out = []
+  for d in reversed(shape):
+    out.append(ufuncs.remainder(indices, d))
+    indices = ufuncs.floor_divide(indices, d)
+  return tuple(reversed(out))

@@ -16,7 +16,7 @@ from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy import util
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
-                                     promote_dtypes)
+                                     ensure_arraylike, promote_dtypes)
 
 
 def shape(a):
@@ -154,6 +154,19 @@ def moveaxis(a, source, destination):
   return lax_shapes.transpose(a, order)
 
 
+def rollaxis(a, axis, start=0):
+  """Move ``axis`` so that it sits before position ``start`` (prefer ``jnp.moveaxis``)."""
+  (a,) = ensure_arraylike("rollaxis", a)
+  n = a.ndim
+  axis = canonicalize_axis(axis, n)
+  if not -n <= start <= n:
+    raise ValueError(f"start={start} must satisfy {-n}<=start<={n}")
+  start = start + n if start < 0 else start
+  if start > axis:
+    start -= 1
+  return moveaxis(a, axis, start)
+
+
 def expand_dims(a, axis):
   """Insert size-1 axes at ``axis`` (an int or a tuple)."""
   check_arraylike("expand_dims", a)
@@ -241,6 +254,11 @@ def concatenate(arrays, axis=0, dtype=None):
                       f"than the one being concatenated: concatenating along dimension "
                       f"{axis} for shapes {', '.join(str(b.shape) for b in arrays)}.")
   return lax_shapes.concatenate(arrays, axis)
+
+
+def concat(arrays, /, *, axis=0):
+  """Join arrays along an existing axis (the array-API name of ``jnp.concatenate``)."""
+  return concatenate(arrays, axis=axis)
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
@@ -423,6 +441,9 @@ def isscalar(element):
   if isinstance(element, (Array, Tracer)):
     return element.ndim == 0
   return np.isscalar(element)
+
+
+iterable = np.iterable
 
 
 builtins_max = builtins.max

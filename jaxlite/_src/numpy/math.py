@@ -9,18 +9,19 @@ from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import control_flow as lax_cf
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.numpy import creation
 from jaxlite._src.numpy import lax_numpy
 from jaxlite._src.numpy import reductions
 from jaxlite._src.numpy import ufuncs
 from jaxlite._src.numpy import util
 from jaxlite._src.numpy.lax_numpy import broadcast_arrays, where
 from jaxlite._src.numpy.reductions import any as _any
-from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
-                                     promote_args, promote_args_inexact, promote_args_numeric,
-                                     promote_dtypes, promote_dtypes_inexact)
+from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, ensure_arraylike,
+                                     lax_const, promote_args, promote_args_inexact,
+                                     promote_args_numeric, promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "hypot", "copysign", "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "degrees",
@@ -28,7 +29,8 @@ __all__ = [
     "heaviside", "conj", "conjugate", "real", "imag", "angle", "iscomplex", "isreal",
     "isrealobj", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
     "bitwise_count", "nan_to_num", "i0", "isneginf", "isposinf", "spacing", "fmax", "fmin",
-    "fabs", "vdot", "inner", "outer", "array_equal", "allclose", "isclose",
+    "fabs", "vdot", "inner", "outer", "matvec", "vecmat", "vecdot", "array_equal",
+    "array_equiv", "allclose", "isclose",
 ]
 
 
@@ -42,7 +44,7 @@ def hypot(x1, x2, /):
   either_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
   big, small = ufuncs.maximum(x1, x2), ufuncs.minimum(x1, x2)
   big_is_zero = ufuncs.equal(big, 0)
-  safe_big = where(big_is_zero, lax_extra.full_like(big, 1), big)
+  safe_big = where(big_is_zero, lax_shapes.full_like(big, 1), big)
   ratio = lax.div(small, safe_big)
   out = where(big_is_zero, big, ufuncs.multiply(
       big, lax.sqrt(ufuncs.add(1, lax.square(ratio)))))
@@ -55,7 +57,7 @@ def signbit(x, /):
   if dtypes.is_integer(x.dtype):
     return lax.lt(x, constant_like(x, 0))
   if x.dtype == np.bool_:
-    return lax_extra.full_like(x, False, dtype=np.bool_)
+    return lax_shapes.full_like(x, False, dtype=np.bool_)
   if not dtypes.is_floating(x.dtype):
     raise ValueError(f"jax.numpy.signbit is not well defined for {x.dtype}")
   bits = lax_bits.bitcast_convert_type(x, np.dtype(f"int{8 * x.dtype.itemsize}"))
@@ -123,7 +125,7 @@ def _log_add(exp, scale, period, name):
 
 def _replace_inf(x):
   real = lax_bits.real(x) if dtypes.is_complex(x.dtype) else x
-  return where(lax.eq(real, lax_const(real, np.inf)), lax_extra.full_like(x, 0), x)
+  return where(lax.eq(real, lax_const(real, np.inf)), lax_shapes.full_like(x, 0), x)
 
 
 _logaddexp_e = _log_add(lax.exp, 1.0, np.pi, "logaddexp")
@@ -163,7 +165,7 @@ def sinc(x, /):
   """
   x, = promote_args_inexact("sinc", x)
   is_zero = lax.eq(x, lax_const(x, 0))
-  one = lax_extra.full_like(x, 1)
+  one = lax_shapes.full_like(x, 1)
   safe = lax.select(is_zero, one, lax.mul(x, lax_const(x, np.pi)))
   return lax.select(is_zero, one, lax.div(lax.sin(safe), safe))
 
@@ -237,7 +239,7 @@ def frexp(x, /):
   mantissa = lax_bits.bitcast_convert_type(mant_bits, x.dtype)
   special = lax.bitwise_or(lax.eq(x, lax_const(x, 0)), lax.bitwise_not(lax.is_finite(x)))
   mantissa = lax.select(special, x, mantissa)
-  exponent = lax.select(special, lax_extra.full_like(exponent, 0), exponent)
+  exponent = lax.select(special, lax_shapes.full_like(exponent, 0), exponent)
   return mantissa, lax.convert_element_type(exponent, np.int32)
 
 
@@ -319,7 +321,7 @@ def imag(val, /):
   """The imaginary part, elementwise; zeros (weak when ``val`` is) for real inputs."""
   check_arraylike("imag", val)
   val = as_operand(val)
-  return lax_bits.imag(val) if dtypes.is_complex(val.dtype) else lax_extra.full_like(val, 0)
+  return lax_bits.imag(val) if dtypes.is_complex(val.dtype) else lax_shapes.full_like(val, 0)
 
 
 def angle(z, deg=False):
@@ -422,7 +424,7 @@ def _isposneginf(name, infinity, x, out):
   if dtypes.is_complex(x.dtype):
     raise ValueError("isposinf/isneginf are not well defined for complex types; use "
                      "isinf on the real or imaginary part.")
-  return lax_extra.full_like(x, False, dtype=np.bool_)
+  return lax_shapes.full_like(x, False, dtype=np.bool_)
 
 
 def isposinf(x, /, out=None):
@@ -505,6 +507,31 @@ def outer(a, b):
   return ufuncs.multiply(lax_numpy.reshape(a, (-1, 1)), lax_numpy.ravel(b))
 
 
+def matvec(x1, x2, /):
+  """Batched matrix-vector product: ``x1[..., i, j] * x2[..., j]`` summed over ``j``."""
+  x1, x2 = ensure_arraylike("matvec", x1, x2)
+  return lax_numpy.matmul(x1, x2[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /):
+  """Batched vector-matrix product: ``conj(x1[..., i]) * x2[..., i, j]`` summed over ``i``."""
+  x1, x2 = ensure_arraylike("vecmat", x1, x2)
+  return lax_numpy.matmul(conj(x1)[..., None, :], x2)[..., 0, :]
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+  """Batched vector dot product over ``axis``, conjugating ``x1`` (array-API ``vecdot``)."""
+  x1, x2 = ensure_arraylike("vecdot", x1, x2)
+  if x1.shape[axis] != x2.shape[axis]:
+    raise ValueError("axes must match; got shapes "
+                     f"{x1.shape} and {x2.shape} with axis={axis}")
+  x1, x2 = broadcast_arrays(x1, x2)
+  x1, x2 = lax_numpy.moveaxis(x1, axis, -1), lax_numpy.moveaxis(x2, axis, -1)
+  out = lax_numpy.matmul(conj(x1)[..., None, :], x2[..., :, None], precision=precision,
+                         preferred_element_type=preferred_element_type)
+  return out[..., 0, 0]
+
+
 def array_equal(a1, a2, equal_nan=False):
   """Whether two arrays have the same shape and elements."""
   if lax_numpy.shape(a1) != lax_numpy.shape(a2):
@@ -513,6 +540,16 @@ def array_equal(a1, a2, equal_nan=False):
   if equal_nan:
     eq = ufuncs.logical_or(eq, ufuncs.logical_and(ufuncs.isnan(a1), ufuncs.isnan(a2)))
   return reductions.all(eq)
+
+
+def array_equiv(a1, a2):
+  """True when ``a1`` and ``a2`` broadcast to one shape and are equal everywhere."""
+  a1, a2 = ensure_arraylike("array_equiv", a1, a2)
+  try:
+    lax_numpy.broadcast_shapes(a1.shape, a2.shape)
+  except ValueError:
+    return creation.array(False)
+  return reductions.all(ufuncs.equal(a1, a2))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -2,8 +2,9 @@
 
 Modules under ``jaxlite._src`` never import the public ``jaxlite.numpy``; those written in
 ``jnp`` style import this module instead (``from jaxlite._src.numpy import namespace as
-jnp``). It holds every ``jnp`` name except the ones of ``extras``, which is itself built on
-this namespace; the public package adds them on top.
+jnp``). It holds every ``jnp`` name except ``ufunc``, ``frompyfunc`` and the ufunc objects
+that JAX exports as ``jnp.add``, ``jnp.multiply``, ...: ``ufunc_api`` builds those on this
+namespace (whose ``add`` is the plain function), and the public package puts them on top.
 """
 import sys as _sys
 
@@ -17,22 +18,24 @@ from jaxlite._src.dtypes import (
     float32, float64, complex64, complex128, issubdtype, promote_types)
 from jaxlite._src.numpy.creation import (
     array, asarray, zeros, ones, full, empty, zeros_like, ones_like, full_like, empty_like,
-    arange, linspace, eye, identity)
+    arange, linspace, eye, identity, frombuffer, fromstring, fromfile, fromiter, fromfunction)
 from jaxlite._src.numpy.ufuncs import (
     sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh, arctanh,
     asin, acos, atan, asinh, acosh, atanh, exp, exp2, expm1, log, log1p, log2, log10, sqrt,
     cbrt, negative, positive, sign, floor, ceil, square, isfinite, isnan, isinf,
     logical_not, logical_and, logical_or, logical_xor, invert, bitwise_not, bitwise_and,
     bitwise_or, bitwise_xor, absolute, abs, add, subtract, multiply, divide, true_divide,
-    floor_divide, divmod, remainder, mod, fmod, power, float_power, reciprocal, maximum,
+    floor_divide, divmod, remainder, mod, fmod, power, pow, float_power, reciprocal, maximum,
     minimum, arctan2, atan2, nextafter, equal, not_equal, less, less_equal, greater,
-    greater_equal, round, around, clip)
+    greater_equal, round, around, clip, bitwise_invert)
 from jaxlite._src.numpy.lax_numpy import (
     shape, ndim, size, broadcast_shapes, reshape, ravel, transpose, permute_dims,
     matrix_transpose, swapaxes, moveaxis, expand_dims, squeeze, broadcast_to,
-    broadcast_arrays, atleast_1d, atleast_2d, concatenate, stack, hstack, vstack, astype,
-    dot, matmul, result_type, iscomplexobj, isscalar)
-from jaxlite._src.numpy.indexing import take, take_along_axis
+    broadcast_arrays, atleast_1d, atleast_2d, concatenate, concat, stack, hstack, vstack,
+    astype, rollaxis, dot, matmul, result_type, iscomplexobj, isscalar, iterable)
+from jaxlite._src.numpy.indexing import (
+    take, take_along_axis, unstack, choose, ix_, ravel_multi_index, unravel_index)
+from jaxlite._src.numpy.array_api import isdtype, can_cast
 from jaxlite._src.numpy.reductions import (
     sum, prod, max, min, amax, amin, all, any, mean, var, std, argmax, argmin, count_nonzero)
 
@@ -86,11 +89,18 @@ float16, float32, float64, complex64, complex128 = map(_make_scalar_type, (
     float16, float32, float64, complex64, complex128))
 bool = bool_
 float_, int_, complex_ = float64, int64, complex128
+single, double, csingle, cdouble, uint = float32, float64, complex64, complex128, uint64
+character, flexible, object_ = _np.character, _np.flexible, _np.object_
+ComplexWarning = _np.exceptions.ComplexWarning
 from jaxlite._src.numpy.array_ops import *  # noqa
 from jaxlite._src.numpy.einsum import *  # noqa
 from jaxlite._src.numpy import linalg, fft  # noqa
 from jaxlite._src.numpy.windows import *  # noqa
 from jaxlite._src.numpy.polynomial import *  # noqa
+from jaxlite._src.numpy.bit_packing import *  # noqa
+from jaxlite._src.numpy.index_tricks import *  # noqa
+from jaxlite._src.numpy.io import *  # noqa
+from jaxlite._src.numpy.vectorize import *  # noqa
 
 
 # The names bound to ml_dtypes objects, as in JAX: narrow float and int scalar types (arrays

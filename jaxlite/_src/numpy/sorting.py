@@ -8,6 +8,7 @@ staging) they raise a ``ConcretizationTypeError`` saying so, as JAX's do.
 from __future__ import annotations
 
 import builtins
+import collections
 import operator
 
 import numpy as np
@@ -24,13 +25,14 @@ from jaxlite._src.numpy import lax_numpy
 from jaxlite._src.numpy.creation import zeros
 from jaxlite._src.numpy.indexing import take
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
-                                     promote_dtypes)
+                                     ensure_arraylike, promote_dtypes)
 
 __all__ = [
     "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "nonzero",
     "where",
-    "argwhere", "flatnonzero", "unique", "union1d", "intersect1d", "setdiff1d", "setxor1d",
-    "isin", "extract", "select", "piecewise", "compress", "sort_complex",
+    "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts", "unique_inverse",
+    "unique_values", "union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "extract",
+    "select", "piecewise", "compress", "sort_complex",
 ]
 
 def _index_dtype():
@@ -466,6 +468,46 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
       counts = idx
     out.append(counts)
   return tuple(out)
+
+
+# the array API's unique functions: named tuples of what unique returns
+_UniqueAllResult = collections.namedtuple(
+    "_UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+_UniqueCountsResult = collections.namedtuple("_UniqueCountsResult", ["values", "counts"])
+_UniqueInverseResult = collections.namedtuple(
+    "_UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+  """Unique values of ``x`` with first indices, inverse indices (shaped like ``x``)
+  and counts."""
+  (x,) = ensure_arraylike("unique_all", x)
+  values, indices, inverse, counts = unique(
+      x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False,
+      size=size, fill_value=fill_value)
+  return _UniqueAllResult(values, indices, lax_numpy.reshape(inverse, x.shape), counts)
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+  """Unique values of ``x`` and how often each occurs."""
+  (x,) = ensure_arraylike("unique_counts", x)
+  values, counts = unique(x, return_counts=True, equal_nan=False, size=size,
+                          fill_value=fill_value)
+  return _UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+  """Unique values of ``x`` and the indices (shaped like ``x``) that rebuild ``x``."""
+  (x,) = ensure_arraylike("unique_inverse", x)
+  values, inverse = unique(x, return_inverse=True, equal_nan=False, size=size,
+                           fill_value=fill_value)
+  return _UniqueInverseResult(values, lax_numpy.reshape(inverse, x.shape))
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+  """The sorted unique values of ``x``."""
+  (x,) = ensure_arraylike("unique_values", x)
+  return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def _set_op(name, values, keep, size, fill_value, default_fill):

@@ -1,6 +1,7 @@
 """Statistics in ``jaxlite.numpy``: cumulative sums, order statistics (median, quantiles),
-NaN-ignoring reductions, weighted averages, histograms, covariance, differences,
-convolution and interpolation."""
+NaN-ignoring reductions, weighted averages, histograms (1-, 2- and D-dimensional, and
+``digitize``), covariance, differences (with ``gradient`` and ``unwrap``), convolution and
+interpolation."""
 from __future__ import annotations
 
 import builtins
@@ -17,19 +18,19 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import sorting as lax_sort
-from jaxlite._src.numpy import lax_numpy, reductions, ufuncs
-from jaxlite._src.numpy.sorting import searchsorted
+from jaxlite._src.numpy import creation, indexing, lax_numpy, reductions, ufuncs
+from jaxlite._src.numpy.sorting import searchsorted, where
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axes, canonicalize_axis,
-                                     check_arraylike, promote_args_inexact,
-                                     promote_dtypes_inexact)
+                                     check_arraylike, ensure_arraylike, promote_args_inexact,
+                                     promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
     "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "nancumsum", "nancumprod",
-    "diff", "ediff1d", "ptp", "median", "quantile", "percentile", "nanmedian",
-    "nanquantile", "nanpercentile", "nansum", "nanprod", "nanmax", "nanmin", "nanmean",
-    "nanvar", "nanstd", "nanargmax", "nanargmin", "average", "histogram",
-    "histogram_bin_edges", "bincount", "cov", "corrcoef", "convolve", "correlate", "interp",
-    "trapezoid",
+    "diff", "ediff1d", "gradient", "unwrap", "ptp", "median", "quantile", "percentile",
+    "nanmedian", "nanquantile", "nanpercentile", "nansum", "nanprod", "nanmax", "nanmin",
+    "nanmean", "nanvar", "nanstd", "nanargmax", "nanargmin", "average", "histogram",
+    "histogram_bin_edges", "histogram2d", "histogramdd", "bincount", "digitize", "cov",
+    "corrcoef", "convolve", "correlate", "interp", "trapezoid",
 ]
 
 
@@ -184,6 +185,72 @@ def ediff1d(ary, to_end=None, to_begin=None):
   if to_end is not None:
     parts.append(lax_numpy.ravel(_asarray(to_end)).astype(out.dtype))
   return lax_numpy.concatenate(parts) if len(parts) > 1 else out
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+  """Central differences inside, one-sided differences at the edges (NumPy's
+  ``gradient`` with ``edge_order=1``); ``varargs`` are scalar spacings or coordinates."""
+  if edge_order is not None:
+    raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not "
+                              "supported.")
+  (f,) = ensure_arraylike("gradient", f)
+  f = f.astype(dtypes.to_inexact_dtype(f.dtype))   # int32 -> float32 also with x64 on
+  axes = tuple(range(f.ndim)) if axis is None else (
+      (canonicalize_axis(axis, f.ndim),) if isinstance(axis, int)
+      else tuple(canonicalize_axis(a, f.ndim) for a in axis))
+  if len(varargs) == 0:
+    spacing = [1.0] * len(axes)
+  elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+    spacing = list(varargs) * len(axes)
+  elif len(varargs) == len(axes):
+    spacing = list(varargs)
+  else:
+    raise TypeError("Invalid number of spacing arguments")
+  out = []
+  for ax, h in zip(axes, spacing):
+    n = f.shape[ax]
+    if n < 2:
+      raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                       "least 2 elements are required.")
+    sl = lambda a, b: indexing.take(f, creation.arange(a, n + b if b <= 0 else b), axis=ax)
+    if np.ndim(h) == 0:
+      inner = (sl(2, 0) - sl(0, -2)) / (2.0 * h)
+      first = (sl(1, 2) - sl(0, 1)) / h
+      last = (sl(n - 1, 0) - sl(n - 2, -1)) / h
+    else:
+      x = creation.asarray(h)
+      dx = diff(x)
+      shape = [1] * f.ndim
+      shape[ax] = -1
+      d1, d2 = lax_numpy.reshape(dx[:-1], shape), lax_numpy.reshape(dx[1:], shape)
+      inner = (-(d2 / (d1 * (d1 + d2))) * sl(0, -2) + ((d2 - d1) / (d1 * d2)) * sl(1, -1)
+               + (d1 / (d2 * (d1 + d2))) * sl(2, 0))
+      first = (sl(1, 2) - sl(0, 1)) / dx[0]
+      last = (sl(n - 1, 0) - sl(n - 2, -1)) / dx[-1]
+    out.append(lax_numpy.concatenate([first, inner, last], axis=ax) if n > 2
+               else lax_numpy.concatenate([first, last], axis=ax))
+  return out[0] if len(axes) == 1 else out
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+  """Remove jumps larger than ``discont`` along ``axis`` by adding multiples of
+  ``period`` (``numpy.unwrap``); ``p`` and ``period`` are promoted together, as in JAX."""
+  (p,) = ensure_arraylike("unwrap", p)
+  p, period = promote_dtypes(p, period)
+  if dtypes.is_complex(p.dtype):
+    raise ValueError("jnp.unwrap does not support complex inputs.")
+  if p.shape[axis] == 0:
+    return p
+  discont = period / 2 if discont is None else discont
+  interval = period // 2 if dtypes.is_integer(p.dtype) else period / 2
+  dd = diff(p, axis=axis)
+  ddmod = ufuncs.mod(dd + interval, period) - interval
+  ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
+  ph_correct = where(ufuncs.abs(dd) < discont, 0, ddmod - dd)
+  n = p.shape[axis]
+  first = lax_shapes.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax_shapes.slice_in_dim(p, 1, n, axis=axis) + cumsum(ph_correct, axis=axis)
+  return lax_numpy.concatenate([first, rest], axis=axis)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
@@ -774,6 +841,80 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
     widths = ufuncs.subtract(edges[1:], edges[:-1])
     counts = ufuncs.true_divide(ufuncs.true_divide(counts, widths), reductions.sum(counts))
   return counts, edges
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+  """A D-dimensional histogram of ``sample`` (shape ``(N, D)``): counts and bin edges.
+
+  The counts are integers unless ``weights`` or ``density`` are given (as in JAX).
+  """
+  if weights is None:
+    (sample,) = ensure_arraylike("histogramdd", sample)
+    (sample,) = promote_dtypes_inexact(sample)
+  else:
+    sample, weights = ensure_arraylike("histogramdd", sample, weights)
+    if weights.shape != sample.shape[:1]:
+      raise ValueError("should have one weight for each sample.")
+    sample, weights = promote_dtypes_inexact(sample, weights)
+  if sample.ndim != 2:
+    raise ValueError(f"histogramdd: sample must be 2-D, got shape {sample.shape}")
+  n, d = sample.shape
+  if range is not None and (len(range) != d or any(
+      r is not None and np.shape(r)[0] != 2 for r in range)):
+    raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or "
+                     f"Nones; got {range=}")
+  try:
+    bins = list(bins)
+  except TypeError:
+    bins = [bins] * d   # one bin count for every dimension
+  if len(bins) != d:
+    raise ValueError("should be a bin for each dimension.")
+  edges, index = [], []
+  for i in builtins.range(d):
+    col = sample[:, i]
+    e = histogram_bin_edges(col, bins[i], None if range is None else range[i], weights)
+    ix = searchsorted(e, col, side="right")
+    index.append(where(col == e[-1], ix - 1, ix))   # the last edge is inclusive
+    edges.append(e)
+  # outliers below and above get their own bins, dropped at the end
+  nbins = tuple(e.shape[0] + 1 for e in edges)
+  flat = indexing.ravel_multi_index(tuple(index), nbins, mode="clip")
+  counts = lax_numpy.reshape(bincount(flat, weights, length=int(np.prod(nbins))), nbins)
+  counts = counts[(slice(1, -1),) * d]
+  if density:
+    counts = counts.astype(sample.dtype)
+    counts = counts / counts.sum()
+    for width in indexing.ix_(*[diff(e) for e in edges]):
+      counts = counts / width
+  return counts, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+  """A 2-D histogram of the points ``(x[i], y[i])``: counts, x edges, y edges."""
+  x, y = ensure_arraylike("histogram2d", x, y)
+  try:
+    n = len(bins)
+  except TypeError:
+    n = 1
+  if n not in (1, 2):
+    bins = [creation.asarray(bins)] * 2   # one array of edges for both axes
+  counts, (ex, ey) = histogramdd(lax_numpy.transpose(creation.asarray([x, y])), bins, range,
+                                 weights, density)
+  return counts, ex, ey
+
+
+def digitize(x, bins, right=False, *, method=None):
+  """Index of the bin each ``x`` falls in, for increasing or decreasing ``bins``."""
+  x, bins = ensure_arraylike("digitize", x, bins)
+  if bins.ndim != 1:
+    raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+  if bins.shape[0] == 0:
+    return creation.zeros(x.shape, dtype=np.int32)
+  side = "left" if right else "right"
+  kw = {} if method is None else {"method": method}
+  increasing = searchsorted(bins, x, side=side, **kw)
+  decreasing = bins.shape[0] - searchsorted(bins[::-1], x, side=side, **kw)
+  return where(bins[-1] >= bins[0], increasing, decreasing).astype(np.int32)
 
 
 # -- convolution, interpolation, integration

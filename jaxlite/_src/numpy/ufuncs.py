@@ -12,7 +12,7 @@ from jaxlite._src.config import config
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.numpy.lax_numpy import _where, where
 from jaxlite._src.numpy.util import (as_operand, check_arraylike, constant_like, lax_const,
                                      promote_args, promote_args_inexact, promote_args_numeric,
@@ -154,6 +154,11 @@ logical_not = _unary("logical_not", lambda x: lax.bitwise_not(_to_bool(x)), "Log
 invert = bitwise_not = _unary("invert", lax.bitwise_not, "Bitwise NOT")
 
 
+def bitwise_invert(x, /):
+  """Bitwise NOT, elementwise (the array-API name of ``jnp.invert``)."""
+  return invert(x)
+
+
 def absolute(x, /):
   """Absolute value, elementwise (``numpy.absolute``); unsigned and bool pass through."""
   x, = promote_args("absolute", x)
@@ -170,7 +175,7 @@ def _to_bool(x):
 
 
 def _full_like_bool(x, value):
-  return lax_extra.full_like(x, value, dtype=np.bool_)
+  return lax_shapes.full_like(x, value, dtype=np.bool_)
 
 
 def _ordered(lax_cmp):
@@ -271,7 +276,7 @@ def remainder(x1, x2, /):
   x1, x2 = promote_args_numeric("remainder", x1, x2)
   zero = constant_like(x1, 0)
   if dtypes.is_integer(x2.dtype):
-    x2 = where(lax.eq(x2, constant_like(x2, 0)), lax_extra.full_like(x2, 1), x2)
+    x2 = where(lax.eq(x2, constant_like(x2, 0)), lax_shapes.full_like(x2, 1), x2)
   trunc_mod = lax.rem(x1, x2)
   nonzero = lax.ne(trunc_mod, zero)
   do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)), nonzero)
@@ -291,7 +296,7 @@ def fmod(x1, x2, /):
   check_arraylike("fmod", x1, x2)
   x1, x2 = as_operand(x1), as_operand(x2)
   if dtypes.is_integer(dtypes.result_type(x1, x2)):
-    x2 = where(equal(x2, 0), lax_extra.full_like(x2, 1), x2)
+    x2 = where(equal(x2, 0), lax_shapes.full_like(x2, 1), x2)
   return lax.rem(*promote_args_numeric("fmod", x1, x2))
 
 
@@ -359,7 +364,9 @@ def power(x1, x2, /):
   return lax.pow(x1_, x2_)
 
 
-pow = power
+def pow(x1, x2, /):  # noqa: A001 (the array-API name shadows the builtin, as in JAX)
+  """``x1 ** x2`` elementwise (the array-API name of ``jnp.power``)."""
+  return power(x1, x2)
 
 
 def _pow_int_int(x1, x2):

@@ -27,6 +27,12 @@ def check_arraylike(fun_name: str, *args):
                       f"{type(arg)} at position {pos}.{hint}")
 
 
+def ensure_arraylike(fun_name: str, *args) -> list:
+  """``args`` as arrays, after ``check_arraylike`` (JAX's ``ensure_arraylike``)."""
+  check_arraylike(fun_name, *args)
+  return [as_operand(x) for x in args]
+
+
 def constant(value, dtype=None, weak_type=False) -> Array:
   """A concrete Array from a Python scalar or NumPy value (copied, never aliased)."""
   if dtype is None:

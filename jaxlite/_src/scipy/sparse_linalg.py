@@ -22,7 +22,7 @@ from jaxlite._src.array import Array
 from jaxlite._src.core import Tracer
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import elementwise as lax_ew
-from jaxlite._src.lax import extra as lax_extra
+from jaxlite._src.lax import solves
 from jaxlite._src.lax.precision import Precision
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.scipy import linalg as sp_linalg
@@ -189,7 +189,7 @@ def _isolve(solve, A, b, x0, *, tol, atol, maxiter, M, check_symmetric):
   run = functools.partial(solve, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
   symmetric = check_symmetric and all(
       not dtypes.issubdtype(leaf.dtype, np.complexfloating) for leaf in tree.tree_leaves(b))
-  x = lax_extra.custom_linear_solve(A, b, solve=run, transpose_solve=run,
+  x = solves.custom_linear_solve(A, b, solve=run, transpose_solve=run,
                                     symmetric=symmetric)
   return x, None
 
@@ -422,6 +422,6 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
 
   def run(A, b):
     return _gmres_solve(A, b, x0, atol, ptol, restart, maxiter, M, one_restart)
-  x = lax_extra.custom_linear_solve(A, b, solve=run, transpose_solve=run)
+  x = solves.custom_linear_solve(A, b, solve=run, transpose_solve=run)
   info = jnp.where(jnp.isnan(_norm(x)), -1, 0)
   return x, info

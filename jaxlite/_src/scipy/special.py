@@ -1,4 +1,8 @@
-"""``jaxlite.scipy.special``: special functions from lax primitives (``jax.scipy.special``).
+"""``jaxlite.scipy.special``: special functions from lax primitives (``jax.scipy.special``):
+the error, gamma and beta families, convenience functions (``logit``, ``xlogy``,
+``softmax``, ``boxcox``, ...), the normal distribution and Bessel functions. The
+hypergeometric functions, the oscillatory integrals and the other integrals have
+modules of their own (``special_hyper``, ``special_oscillatory``, ``special_integrals``).
 
 Each function follows JAX's algorithm, so its edge values (poles, infinities, NaN) and
 its accuracy are JAX's, and its input rules too: most promote integers and booleans to
@@ -7,21 +11,29 @@ and float64 and raise a TypeError for anything else.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
+from jaxlite._src import core
 from jaxlite._src import dtypes
+from jaxlite._src import tree
 from jaxlite._src.lax.custom_derivatives import custom_jvp
+from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import special as lax_special
+from jaxlite._src.nn import functions as nn_fn
 from jaxlite._src.nn.functions import logsumexp
-from jaxlite._src.numpy.util import as_operand, promote_args_inexact
+from jaxlite._src.numpy.util import as_operand, promote_args_inexact, promote_dtypes_inexact
 
 __all__ = [
     "erf", "erfc", "erfinv", "gammaln", "gammasgn", "gamma", "loggamma", "digamma",
-    "polygamma", "betaln", "beta", "logsumexp", "expit", "logit", "xlogy", "xlog1py",
-    "entr", "rel_entr", "kl_div", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr",
-    "gammainc", "gammaincc",
+    "polygamma", "betaln", "beta", "betainc", "comb", "factorial", "multigammaln", "poch",
+    "zeta", "bernoulli", "logsumexp", "softmax", "log_softmax", "expit", "logit", "xlogy",
+    "xlog1py", "entr", "rel_entr", "kl_div", "boxcox", "boxcox1p", "i0", "i0e", "i1", "i1e",
+    "bessel_jn", "ndtr", "ndtri", "log_ndtr", "gammainc", "gammaincc",
 ]
 
 
@@ -37,6 +49,27 @@ def _unary(name, fn, doc):
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"{doc}, elementwise (``scipy.special.{name}``)."
   return fun
+
+
+# Loops that run for each element until it has converged, as a vmapped while_loop does
+# (the series and continued fractions of expn, hyp1f1 and hyp2f1); _MAX_STEPS only
+# guarantees that they stop (converging elements need a few dozen steps).
+_MAX_STEPS = 2000
+
+
+def _while_each(cond, body, state):
+  """Apply ``body`` to each element of the ``state`` dict while its own ``cond`` holds."""
+  def active(s):
+    return cond(s) & (s["step"] < _MAX_STEPS)
+
+  def step(s):
+    keep = active(s)
+    new = body(dict(s))
+    new["step"] = s["step"] + 1
+    return tree.tree_map(lambda n, o: jnp.where(keep, n, o), new, s)
+
+  state = dict(state, step=jnp.zeros(jnp.shape(state["x"]), np.int32))
+  return cf.while_loop(lambda s: jnp.any(active(s)), step, state)
 
 
 def _real_only(name, x):
@@ -152,6 +185,91 @@ def gammaincc(a, x):
   return lax_special.igammac(a, x)
 
 
+def betainc(a, b, x):
+  """The regularized incomplete beta function ``I_x(a, b)``."""
+  a, b, x = promote_args_inexact("betainc", a, b, x)
+  _real_only("betainc", x)
+  return lax_special.betainc(a, b, x)
+
+
+def comb(N, k, *, repetition=False):
+  """The number of combinations of ``N`` things taken ``k`` at a time (0 outside
+  ``0 <= k <= N``), from log-gamma, so real-valued."""
+  N, k = promote_args_inexact("comb", N, k)
+  if repetition:
+    return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+  ok = (k <= N) & (N >= 0) & (k >= 0)
+  safe_n = jnp.where(ok, N, 0.0)
+  safe_k = jnp.where(ok, k, 0.0)
+  out = lax.exp(gammaln(safe_n + 1) - gammaln(safe_k + 1) - gammaln(safe_n + 1 - safe_k))
+  return jnp.where(ok, out, 0.0)
+
+
+def factorial(n, exact=False):
+  """``n!`` as ``gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is not
+  supported, as in JAX."""
+  if exact:
+    raise NotImplementedError("factorial with exact=True")
+  n, = promote_args_inexact("factorial", n)
+  return jnp.where(n < 0, 0, lax.exp(lax_special.lgamma(n + 1)))
+
+
+def multigammaln(a, d):
+  """The log of the multivariate gamma function of dimension ``d`` (a Python int)."""
+  d = core.concrete_or_error(int, d, "d argument of multigammaln")
+  a, d_arr = promote_args_inexact("multigammaln", a, d)
+  constant = lax.mul(lax.mul(lax.mul(lax._const(a, 0.25), d_arr),
+                             lax.sub(d_arr, lax._const(a, 1))), lax.log(lax._const(a, np.pi)))
+  b = lax.div(jnp.arange(d, dtype=d_arr.dtype), lax._const(a, 2))
+  terms = gammaln(jnp.expand_dims(a, -1) - jnp.expand_dims(b, tuple(range(a.ndim))))
+  return jnp.sum(terms, axis=-1) + constant
+
+
+@custom_jvp
+def poch(z, m):
+  """The Pochhammer symbol (rising factorial) ``gamma(z + m) / gamma(z)``; 1 at
+  ``m == 0``."""
+  z, m = promote_args_inexact("poch", z, m)
+  _real_only("jnp.poch", z)
+  return jnp.where(m == 0.0, jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
+
+
+poch.defjvps(
+    lambda dz, out, z, m: (lax_special.digamma(z + m) - lax_special.digamma(z)) *
+    poch(z, m) * dz,
+    lambda dm, out, z, m: lax_special.digamma(z + m) * poch(z, m) * dm)
+
+
+def zeta(x, q=None):
+  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``; as in JAX, ``q`` is
+  required (the Riemann zeta function is not implemented)."""
+  if q is None:
+    raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                              "compute the Hurwitz Zeta function.")
+  x, q = promote_args_inexact("zeta", x, q)
+  return lax_special.zeta(x, q)
+
+
+def bernoulli(n):
+  """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), ``n`` a concrete int.
+
+  As JAX: exact up to ``B_2``, then ``B_m = (-1)^(m/2+1) 2 m! zeta(m) / (2 pi)^m`` with
+  ``zeta(m)`` summed over its first 49 terms (relative error about ``50**-m``).
+  """
+  n = core.concrete_or_error(operator.index, n, "Argument n of bernoulli")
+  if n < 0:
+    raise ValueError("n must be a non-negative integer.")
+  first = jnp.array([1, -1 / 2, 1 / 6])
+  if n < 3:
+    return first[:n + 1]
+  out = jnp.zeros(n + 1).at[:3].set(first)
+  m = jnp.arange(4, n + 1, 2, dtype=out.dtype)
+  scale = 1.0 / np.pi ** 2 * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+  k = jnp.arange(2, 50, dtype=out.dtype)
+  zeta_minus_one = jnp.sum(k[:, None] ** (-m[None, :]), axis=0)
+  return out.at[4::2].set(scale * (1 + zeta_minus_one))
+
+
 # -- logit, x log y, entropies ------------------------------------------------------------
 @custom_jvp
 def logit(x):
@@ -229,6 +347,34 @@ def kl_div(p, q):
   p, q = promote_args_inexact("kl_div", p, q)
   _real_only("kl_div", p)
   return rel_entr(p, q) - p + q
+
+
+def _boxcox_of_log(log_x, lmbda):
+  is_zero = lmbda == 0
+  safe = jnp.where(is_zero, jnp.ones_like(lmbda), lmbda)
+  return jnp.where(is_zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def boxcox(x, lmbda):
+  """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda == 0``)."""
+  x, lmbda = promote_args_inexact("boxcox", x, lmbda)
+  return _boxcox_of_log(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+  """The Box-Cox transform of ``1 + x``, accurate for small ``x`` and ``lmbda``."""
+  x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
+  return _boxcox_of_log(jnp.log1p(x), lmbda)
+
+
+def softmax(x, /, *, axis=None):
+  """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default)."""
+  return nn_fn.softmax(x, axis=axis)
+
+
+def log_softmax(x, /, *, axis=None):
+  """``x - logsumexp(x)`` over ``axis`` (all axes by default)."""
+  return nn_fn.log_softmax(x, axis=axis)
 
 
 # -- the normal distribution ----------------------------------------------------------------
@@ -373,3 +519,27 @@ def _log_ndtr_asymptotic_series(x, series_order):
       even_sum = even_sum + y
     x_2n = x_2n * x_2
   return typ(1.0) + even_sum - odd_sum
+
+
+# -- Bessel functions of the first kind --------------------------------------------------
+def bessel_jn(z, *, v, n_iter=50):
+  """Bessel functions of the first kind ``J_0 .. J_v`` at ``z`` (stacked on a new
+  leading axis), by Miller's backward recurrence from order ``n_iter`` started at
+  ``1e-16``, normalized with ``J_0 + 2 (J_2 + J_4 + ...) = 1`` (JAX's algorithm: in
+  float32 the recurrence overflows, to NaN, once ``n_iter`` is large against ``z``)."""
+  z, = promote_dtypes_inexact(jnp.asarray(z))
+  if dtypes.is_complex(z.dtype):
+    raise ValueError("complex input not supported.")
+  v = core.concrete_or_error(operator.index, v, "Argument v of bessel_jn.")
+  n_iter = core.concrete_or_error(int, n_iter, "Argument n_iter of bessel_jn.")
+
+  def step(carry, k):
+    f0, f1, even_sum = carry
+    f = 2.0 * (k + 1.0) * f1 / z - f0
+    even_sum = jnp.where(jnp.mod(k, 2) == 0, even_sum + 2.0 * f, even_sum)
+    return (f1, f, even_sum), f
+
+  init = (jnp.zeros_like(z), jnp.full_like(z, 1e-16), jnp.zeros_like(z))
+  (_, _, even_sum), j_vals = cf.scan(step, init, lax_shapes.iota(z.dtype, n_iter + 1),
+                                     reverse=True)
+  return j_vals[:v + 1] / (even_sum - j_vals[0])

@@ -1,6 +1,9 @@
-"""Gauss's hypergeometric function ``hyp2f1`` and the spherical harmonics
-``sph_harm_y`` of ``jax.scipy.special``, composed from ``jaxlite.numpy`` ops so they
-trace, jit, vmap and differentiate like any other function.
+"""The hypergeometric functions of ``jax.scipy.special``, Kummer's ``hyp1f1`` and Gauss's
+``hyp2f1``, and the spherical harmonics ``sph_harm_y``, composed from ``jaxlite.numpy`` ops
+so they trace, jit, vmap and differentiate like any other function.
+
+``hyp1f1`` is JAX's algorithm: its power series for ``|x| < 100``, the asymptotic series
+beyond, each summed per element until a term falls below ``eps`` of the sum.
 
 ``hyp2f1`` follows JAX's algorithm (after Cephes' ``hyp2f1``) for ``x >= -1``:
 
@@ -34,10 +37,9 @@ from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy.util import promote_args_inexact
-from jaxlite._src.scipy.special import gamma
-from jaxlite._src.scipy.special_extra import _while_each
+from jaxlite._src.scipy.special import _real_only, _while_each, gamma
 
-__all__ = ["hyp2f1", "sph_harm_y"]
+__all__ = ["hyp1f1", "hyp2f1", "sph_harm_y"]
 
 _MAX_TERMS = 250
 
@@ -261,3 +263,66 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
   out = jnp.where((m < 0) & (jnp.mod(mm, 2) == 1), -out, out)
   cdtype = dtypes.default_complex_dtype()
   return out.astype(cdtype) * jnp.exp(1j * (m * phi).astype(cdtype))
+
+
+# -- Kummer's confluent hypergeometric function ------------------------------------------
+def _hyp1f1_series(a, b, x, weight=None):
+  """``sum_k (a)_k / ((b)_k k!) x^k`` (times ``weight(k)`` per term when given: the
+  derivative in a parameter), until a term falls below ``eps`` of the sum or 250 terms."""
+  eps = dtypes.finfo(x.dtype).eps
+
+  def body(s):
+    k = s["k"]
+    gained = s["term"] if weight is None else s["term"] * weight(k)
+    term = s["term"] * ((a + k) / (b + k) * x / (k + 1))
+    return dict(s, serie=s["serie"] + gained, term=term, k=k + 1)
+
+  start = jnp.ones_like(x) if weight is None else jnp.zeros_like(x)
+  return _while_each(
+      lambda s: (s["k"] < 250) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps), body,
+      dict(x=x, serie=start, k=jnp.ones_like(x), term=a / b * x))["serie"]
+
+
+def _hyp1f1_asymptotic(a, b, x):
+  # for |x| >= 100: gamma(b) / gamma(a) e^x x^(a - b) sum_k (b - a)_k (1 - a)_k / (k! x^k)
+  eps = dtypes.finfo(x.dtype).eps
+
+  def body(s):
+    k = s["k"]
+    term = s["term"] * ((b - a + k) * (1 - a + k) / (k + 1) / x)
+    return dict(s, serie=s["serie"] + s["term"], term=term, k=k + 1)
+
+  serie = _while_each(
+      lambda s: (s["k"] < 250) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps), body,
+      dict(x=x, serie=jnp.ones_like(x), k=jnp.ones_like(x), term=(b - a) * (1 - a) / x))["serie"]
+  return gamma(b) / gamma(a) * jnp.exp(x) * x ** (a - b) * serie
+
+
+def _hyp1f1(a, b, x):
+  a, b, x = jnp.broadcast_arrays(*promote_args_inexact("hyp1f1", a, b, x))
+  _real_only("hyp1f1", x)
+  near = jnp.abs(x) < 100
+  result = jnp.where(near, _hyp1f1_series(a, b, jnp.where(near, x, 0.0)),
+                     _hyp1f1_asymptotic(a, b, jnp.where(near, 100.0, x)))
+  which = ((a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3)
+  return lax.select_n(which.astype(np.int32), result, jnp.ones_like(x), jnp.exp(x),
+                      jnp.full_like(x, np.inf))
+
+
+hyp1f1 = custom_jvp(_hyp1f1)
+hyp1f1.__doc__ = """Kummer's confluent hypergeometric function ``1F1(a; b; x)`` (JAX's
+algorithm): its power series for ``|x| < 100``, the asymptotic series beyond; 1 at
+``a == 0``, ``exp(x)`` at ``a == b``, ``inf`` at ``b == 0``."""
+
+
+def _hyp1f1_jvp(primals, tangents):
+  a, b, x = jnp.broadcast_arrays(*promote_args_inexact("hyp1f1", *primals))
+  out = hyp1f1(a, b, x)
+  digamma = lax_special.digamma
+  terms = [_hyp1f1_series(a, b, x, lambda k: digamma(a + k) - digamma(a)),
+           _hyp1f1_series(a, b, x, lambda k: digamma(b) - digamma(b + k)),
+           a / b * hyp1f1(a + 1, b + 1, x)]
+  return out, sum(t * jnp.asarray(dt, out.dtype) for t, dt in zip(terms, tangents))
+
+
+hyp1f1.defjvp(_hyp1f1_jvp)

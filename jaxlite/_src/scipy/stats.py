@@ -57,9 +57,17 @@ def _norm_ppf(q, loc=0, scale=1):
   return lax.add(loc, lax.mul(scale, special.ndtri(q)))
 
 
+def _norm_isf(q, loc=0, scale=1):
+  """Inverse survival function of the normal distribution: ``loc - scale * ndtri(q)``
+  (``scipy.stats.norm.isf``)."""
+  q, loc, scale = promote_args_inexact("norm.isf", q, loc, scale)
+  # ndtri(q) = sqrt(2) * erfinv(2q - 1); the symmetry keeps precision for small q
+  return loc - scale * (2 ** 0.5) * lax_special.erf_inv(2 * q - 1)
+
+
 norm = types.SimpleNamespace(logpdf=_norm_logpdf, pdf=_norm_pdf, cdf=_norm_cdf,
                              logcdf=_norm_logcdf, sf=_norm_sf, logsf=_norm_logsf,
-                             ppf=_norm_ppf)
+                             ppf=_norm_ppf, isf=_norm_isf)
 
 
 # -- Student's t

@@ -8,4 +8,4 @@ logsf = _d.logsf
 pdf = _d.pdf
 ppf = _d.ppf
 sf = _d.sf
-from jaxlite._src.scipy.stats_extra import norm_isf as isf  # noqa
+isf = _d.isf

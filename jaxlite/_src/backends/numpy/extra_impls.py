@@ -15,7 +15,7 @@ from jaxlite._src.transforms import staging
 from jaxlite._src import dtypes
 from jaxlite._src.backends.numpy.impls import complex_choose, impl_rules
 from jaxlite._src.lax import bits
-from jaxlite._src.lax import extra
+from jaxlite._src.lax import call as lax_call
 from jaxlite._src.lax import sorting
 from jaxlite._src.lax import special
 
@@ -250,7 +250,7 @@ def _conj(x, *, input_dtype):
 
 
 impl_rules.update({
-    extra.optimization_barrier_p: lambda *operands: list(operands),
+    lax_call.optimization_barrier_p: lambda *operands: list(operands),
     bits.shift_left_p: _shift_left,
     bits.shift_right_logical_p: _shift_right_logical,
     bits.shift_right_arithmetic_p: _shift_right_arithmetic,

@@ -10,8 +10,8 @@ import numpy as np
 from jaxlite._src import random
 from jaxlite._src.array import Array
 from jaxlite._src.backends.numpy.impls import impl_rules
-from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import rng
+from jaxlite._src.lax import special
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _U32, _U64 = np.uint32, np.uint64
@@ -134,4 +134,4 @@ def _gamma_numpy(key, a, *, log_space):
   return np.asarray(random._gamma_impl(Array(key), Array(a), log_space=log_space))
 
 
-impl_rules[lax_extra.random_gamma_p] = _gamma_numpy
+impl_rules[special.random_gamma_p] = _gamma_numpy

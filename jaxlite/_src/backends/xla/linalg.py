@@ -23,8 +23,8 @@ import numpy as np
 from jaxlite._src import random
 from jaxlite._src.backends.xla import stablehlo as hlo
 from jaxlite._src.lax import control_flow as cf
-from jaxlite._src.lax import extra as lax_extra
 from jaxlite._src.lax import linalg as la
+from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy import namespace as jnp_namespace
 from jaxlite._src.transforms import staging
 
@@ -387,5 +387,5 @@ _eigh_lowered = lowered_function(_eigh)
 hlo.lowering_rules.update({
     la.eigh_p: _eigh_rule, la.qr_p: _qr_rule, la.svd_p: lowered_function(_svd),
     la.lu_p: lowered_function(_lu), la.eig_p: lowered_function(_eig),
-    lax_extra.random_gamma_p: lowered_function(   # jax.random's sampler, vectorised
+    lax_special.random_gamma_p: lowered_function(   # jax.random's sampler, vectorised
         lambda key, a, *, log_space: [random._gamma_impl(key, a, log_space=log_space)])})

@@ -25,7 +25,6 @@ from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import convolution
 from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.lax import extra
 from jaxlite._src.lax import fft
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import linalg
@@ -1487,7 +1486,7 @@ lowering_rules.update({
     lax_bits.clz_p: _simple("stablehlo.count_leading_zeros"), lax_bits.round_p: _round_rule,
     ew.real_p: _simple("stablehlo.real"), ew.imag_p: _simple("stablehlo.imag"),
     ew.complex_p: _simple("stablehlo.complex"), ew.conj_p: _conj_rule,
-    extra.optimization_barrier_p: lambda b, eqn, *xs: b.op(
+    call.optimization_barrier_p: lambda b, eqn, *xs: b.op(
         "stablehlo.optimization_barrier", list(xs), [(x.shape, x.dtype) for x in xs]),
     lax_bits.reduce_precision_p: lambda b, eqn, x, *, exponent_bits, mantissa_bits: b.op1(
         "stablehlo.reduce_precision", [x], x.shape, x.dtype,

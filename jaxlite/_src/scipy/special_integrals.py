@@ -1,199 +1,38 @@
-"""More of ``jax.scipy.special``, composed from lax primitives through ``jaxlite.numpy``:
-beta-family functions, combinatorics, exponential integrals, ``erfcx``, Dawson's integral,
-Spence's function, Kummer's ``hyp1f1``, Bessel ``J_n`` by Miller's recurrence, Owen's T.
+"""The integrals of ``jax.scipy.special`` that do not oscillate: the exponential integrals
+``expn``, ``exp1`` and ``expi``, the scaled complementary error function ``erfcx`` and
+Dawson's integral ``dawsn``, Spence's function (the dilogarithm) ``spence`` and Owen's T
+function ``owens_t``, composed from lax primitives through ``jaxlite.numpy``.
 
-The exponential integrals, ``erfcx``, ``dawsn``, ``spence`` and ``bessel_jn`` follow
-JAX's algorithms (Cephes' rational approximations, the loops of Cephes' ``expn`` run
-per element until each converges), so their edge values are JAX's; ``hyp1f1`` and
-``owens_t`` are series and quadratures of their own, accurate on the ranges stated.
+The exponential integrals, ``erfcx``, ``dawsn`` and ``spence`` follow JAX's algorithms
+(Cephes' rational approximations, the loops of Cephes' ``expn`` run per element until
+each converges), so their edge values are JAX's; ``owens_t`` is Patefield and Tandy's
+quadrature, accurate on the ranges stated.
 """
 from __future__ import annotations
-
-import operator
 
 import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
-from jaxlite._src import core, dtypes
-from jaxlite._src import tree
+from jaxlite._src import dtypes
 from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.lax import bits as lax_bits
-from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.lax import extra as lax_extra
-from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import special as lax_special
-from jaxlite._src.nn import functions as nn_fn
-from jaxlite._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
-from jaxlite._src.scipy.special import _real_only, gamma, gammaln
+from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.scipy.special import _real_only, _while_each, gammaln
 from jaxlite._src.scipy.special_oscillatory import _wofz
 
-__all__ = ["betainc", "boxcox", "boxcox1p", "comb", "factorial", "log_softmax", "softmax",
-           "multigammaln", "poch", "zeta", "bernoulli", "exp1", "expi", "expn", "erfcx",
-           "dawsn", "spence", "hyp1f1", "bessel_jn", "owens_t"]
-
-
-def _inexact(name, *xs):
-  return promote_args_inexact(name, *xs)
-
-
-def _gamma_sign_or_one(v):
-  """The sign of gamma(v), taken as 1 at its poles (where ``lgamma`` is inf and the
-  ratio below is 0 or inf rather than ``gammasgn``'s NaN)."""
-  floor_v = jnp.floor(v)
-  negative = (v < 0) & (v != floor_v) & (jnp.mod(floor_v, 2) != 0)
-  return jnp.where(negative, -1.0, 1.0).astype(v.dtype)
-
-
-def _gamma_ratio(num, den):
-  """``prod(gamma(num)) / prod(gamma(den))`` with its sign, through ``lgamma``."""
-  sign, log_value = 1.0, 0.0
-  for v in num:
-    sign, log_value = sign * _gamma_sign_or_one(v), log_value + lax_special.lgamma(v)
-  for v in den:
-    sign, log_value = sign * _gamma_sign_or_one(v), log_value - lax_special.lgamma(v)
-  return sign * jnp.exp(log_value)
+__all__ = ["exp1", "expi", "expn", "erfcx", "dawsn", "spence", "owens_t"]
 
 
 def _coeffs(values, x):
   return np.array(values, dtype=x.dtype)
 
 
-def betainc(a, b, x):
-  """The regularized incomplete beta function ``I_x(a, b)``."""
-  a, b, x = _inexact("betainc", a, b, x)
-  _real_only("betainc", x)
-  return lax_extra.betainc(a, b, x)
-
-
-def _boxcox_of_log(log_x, lmbda):
-  is_zero = lmbda == 0
-  safe = jnp.where(is_zero, jnp.ones_like(lmbda), lmbda)
-  return jnp.where(is_zero, log_x, jnp.expm1(safe * log_x) / safe)
-
-
-def boxcox(x, lmbda):
-  """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda == 0``)."""
-  x, lmbda = _inexact("boxcox", x, lmbda)
-  return _boxcox_of_log(jnp.log(x), lmbda)
-
-
-def boxcox1p(x, lmbda):
-  """The Box-Cox transform of ``1 + x``, accurate for small ``x`` and ``lmbda``."""
-  x, lmbda = _inexact("boxcox1p", x, lmbda)
-  return _boxcox_of_log(jnp.log1p(x), lmbda)
-
-
-def comb(N, k, *, repetition=False):
-  """The number of combinations of ``N`` things taken ``k`` at a time (0 outside
-  ``0 <= k <= N``), from log-gamma, so real-valued."""
-  N, k = _inexact("comb", N, k)
-  if repetition:
-    return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
-  ok = (k <= N) & (N >= 0) & (k >= 0)
-  safe_n = jnp.where(ok, N, 0.0)
-  safe_k = jnp.where(ok, k, 0.0)
-  out = lax.exp(gammaln(safe_n + 1) - gammaln(safe_k + 1) - gammaln(safe_n + 1 - safe_k))
-  return jnp.where(ok, out, 0.0)
-
-
-def factorial(n, exact=False):
-  """``n!`` as ``gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is not
-  supported, as in JAX."""
-  if exact:
-    raise NotImplementedError("factorial with exact=True")
-  n, = _inexact("factorial", n)
-  return jnp.where(n < 0, 0, lax.exp(lax_special.lgamma(n + 1)))
-
-
-def softmax(x, /, *, axis=None):
-  """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default)."""
-  return nn_fn.softmax(x, axis=axis)
-
-
-def log_softmax(x, /, *, axis=None):
-  """``x - logsumexp(x)`` over ``axis`` (all axes by default)."""
-  return nn_fn.log_softmax(x, axis=axis)
-
-
-def multigammaln(a, d):
-  """The log of the multivariate gamma function of dimension ``d`` (a Python int)."""
-  d = core.concrete_or_error(int, d, "d argument of multigammaln")
-  a, d_arr = _inexact("multigammaln", a, d)
-  constant = lax.mul(lax.mul(lax.mul(lax._const(a, 0.25), d_arr),
-                             lax.sub(d_arr, lax._const(a, 1))), lax.log(lax._const(a, np.pi)))
-  b = lax.div(jnp.arange(d, dtype=d_arr.dtype), lax._const(a, 2))
-  terms = gammaln(jnp.expand_dims(a, -1) - jnp.expand_dims(b, tuple(range(a.ndim))))
-  return jnp.sum(terms, axis=-1) + constant
-
-
-@custom_jvp
-def poch(z, m):
-  """The Pochhammer symbol (rising factorial) ``gamma(z + m) / gamma(z)``; 1 at
-  ``m == 0``."""
-  z, m = _inexact("poch", z, m)
-  _real_only("jnp.poch", z)
-  return jnp.where(m == 0.0, jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
-
-
-poch.defjvps(
-    lambda dz, out, z, m: (lax_special.digamma(z + m) - lax_special.digamma(z)) *
-    poch(z, m) * dz,
-    lambda dm, out, z, m: lax_special.digamma(z + m) * poch(z, m) * dm)
-
-
-def zeta(x, q=None):
-  """The Hurwitz zeta function ``sum((q + k) ** -x for k >= 0)``; as in JAX, ``q`` is
-  required (the Riemann zeta function is not implemented)."""
-  if q is None:
-    raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
-                              "compute the Hurwitz Zeta function.")
-  x, q = _inexact("zeta", x, q)
-  return lax_extra.zeta(x, q)
-
-
-def bernoulli(n):
-  """The Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), ``n`` a concrete int.
-
-  As JAX: exact up to ``B_2``, then ``B_m = (-1)^(m/2+1) 2 m! zeta(m) / (2 pi)^m`` with
-  ``zeta(m)`` summed over its first 49 terms (relative error about ``50**-m``).
-  """
-  n = core.concrete_or_error(operator.index, n, "Argument n of bernoulli")
-  if n < 0:
-    raise ValueError("n must be a non-negative integer.")
-  first = jnp.array([1, -1 / 2, 1 / 6])
-  if n < 3:
-    return first[:n + 1]
-  out = jnp.zeros(n + 1).at[:3].set(first)
-  m = jnp.arange(4, n + 1, 2, dtype=out.dtype)
-  scale = 1.0 / np.pi ** 2 * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
-  k = jnp.arange(2, 50, dtype=out.dtype)
-  zeta_minus_one = jnp.sum(k[:, None] ** (-m[None, :]), axis=0)
-  return out.at[4::2].set(scale * (1 + zeta_minus_one))
-
-
 # -- exponential integrals ---------------------------------------------------------------
 # Cephes' expn: a power series for x <= 1, a continued fraction for x > 1, an asymptotic
-# expansion for n >= 5000. The loops run for each element until it has converged, as a
-# vmapped while_loop does; _MAX_STEPS only guarantees that they stop (converging elements
-# need a few dozen steps).
-_MAX_STEPS = 2000
+# expansion for n >= 5000, the first two as loops per element (_while_each).
 _EXPN_BIG = 1.4411518807585587e17
-
-
-def _while_each(cond, body, state):
-  """Apply ``body`` to each element of the ``state`` dict while its own ``cond`` holds."""
-  def active(s):
-    return cond(s) & (s["step"] < _MAX_STEPS)
-
-  def step(s):
-    keep = active(s)
-    new = body(dict(s))
-    new["step"] = s["step"] + 1
-    return tree.tree_map(lambda n, o: jnp.where(keep, n, o), new, s)
-
-  state = dict(state, step=jnp.zeros(jnp.shape(state["x"]), np.int32))
-  return cf.while_loop(lambda s: jnp.any(active(s)), step, state)
 
 
 def _expn_series(x, n):
@@ -258,7 +97,7 @@ def _expn_large_n(x, n):
 
 
 def _expn_impl(n, x):
-  n, x = _inexact("expn", n, x)
+  n, x = promote_args_inexact("expn", n, x)
   _real_only("expn", x)
   n, x = jnp.broadcast_arrays(n, x)
   conds = [(n < 0) | (x < 0), (x == 0) & (n < 2), (x == 0) & (n >= 2),
@@ -278,7 +117,7 @@ expn.defjvp(lambda n, primals, tangents: (
 
 def exp1(x):
   """The exponential integral ``E_1(x)`` for ``x >= 0`` (NaN for ``x < 0``)."""
-  x, = _inexact("exp1", x)
+  x, = promote_args_inexact("exp1", x)
   _real_only("exp1", x)
   return expn(1, x)
 
@@ -353,7 +192,7 @@ def _expi_pos(x):
 def expi(x):
   """The exponential integral ``Ei(x)``: ``-E_1(-x)`` for ``x < 0``, Cephes' rational
   approximations for ``x > 0`` (NaN at 0, as in JAX)."""
-  x, = _inexact("expi", x)
+  x, = promote_args_inexact("expi", x)
   _real_only("expi", x)
   return jnp.piecewise(x, [x < 0], [lambda v: -exp1(-v), _expi_pos])
 
@@ -390,7 +229,7 @@ _erfcx.defjvps(lambda g, ans, x: g * (2 * x * ans - lax._const(x, 2.0 / np.sqrt(
 def erfcx(x):
   """The scaled complementary error function ``exp(x**2) * erfc(x)`` (``w(i x)`` for
   complex ``x``)."""
-  x, = _inexact("erfcx", x)
+  x, = promote_args_inexact("erfcx", x)
   if dtypes.is_complex(x.dtype):
     return _wofz(lax_bits.complex(lax.neg(jnp.imag(x)), jnp.real(x)))
   return _erfcx(x)
@@ -456,7 +295,7 @@ _dawsn.defjvps(lambda g, ans, x: g * (lax._const(x, 1.0) - lax._const(x, 2.0) * 
 def dawsn(x):
   """Dawson's integral ``exp(-x**2) int_0^x exp(t**2) dt`` (Cody's rational
   approximations, as JAX)."""
-  x, = _inexact("dawsn", x)
+  x, = promote_args_inexact("dawsn", x)
   _real_only("dawsn", x)
   return _dawsn(x)
 
@@ -500,92 +339,7 @@ def spence(x):
                        [np.nan, 0, np.pi ** 2 / 6, _spence_positive])
 
 
-# -- hypergeometric and Bessel ------------------------------------------------------------
-def _hyp1f1_series(a, b, x, weight=None):
-  """``sum_k (a)_k / ((b)_k k!) x^k`` (times ``weight(k)`` per term when given: the
-  derivative in a parameter), until a term falls below ``eps`` of the sum or 250 terms."""
-  eps = dtypes.finfo(x.dtype).eps
-
-  def body(s):
-    k = s["k"]
-    gained = s["term"] if weight is None else s["term"] * weight(k)
-    term = s["term"] * ((a + k) / (b + k) * x / (k + 1))
-    return dict(s, serie=s["serie"] + gained, term=term, k=k + 1)
-
-  start = jnp.ones_like(x) if weight is None else jnp.zeros_like(x)
-  return _while_each(
-      lambda s: (s["k"] < 250) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps), body,
-      dict(x=x, serie=start, k=jnp.ones_like(x), term=a / b * x))["serie"]
-
-
-def _hyp1f1_asymptotic(a, b, x):
-  # for |x| >= 100: gamma(b) / gamma(a) e^x x^(a - b) sum_k (b - a)_k (1 - a)_k / (k! x^k)
-  eps = dtypes.finfo(x.dtype).eps
-
-  def body(s):
-    k = s["k"]
-    term = s["term"] * ((b - a + k) * (1 - a + k) / (k + 1) / x)
-    return dict(s, serie=s["serie"] + s["term"], term=term, k=k + 1)
-
-  serie = _while_each(
-      lambda s: (s["k"] < 250) & (jnp.abs(s["term"]) / jnp.abs(s["serie"]) > eps), body,
-      dict(x=x, serie=jnp.ones_like(x), k=jnp.ones_like(x), term=(b - a) * (1 - a) / x))["serie"]
-  return gamma(b) / gamma(a) * jnp.exp(x) * x ** (a - b) * serie
-
-
-def _hyp1f1(a, b, x):
-  a, b, x = jnp.broadcast_arrays(*_inexact("hyp1f1", a, b, x))
-  _real_only("hyp1f1", x)
-  near = jnp.abs(x) < 100
-  result = jnp.where(near, _hyp1f1_series(a, b, jnp.where(near, x, 0.0)),
-                     _hyp1f1_asymptotic(a, b, jnp.where(near, 100.0, x)))
-  which = ((a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3)
-  return lax.select_n(which.astype(np.int32), result, jnp.ones_like(x), jnp.exp(x),
-                      jnp.full_like(x, np.inf))
-
-
-hyp1f1 = custom_jvp(_hyp1f1)
-hyp1f1.__doc__ = """Kummer's confluent hypergeometric function ``1F1(a; b; x)`` (JAX's
-algorithm): its power series for ``|x| < 100``, the asymptotic series beyond; 1 at
-``a == 0``, ``exp(x)`` at ``a == b``, ``inf`` at ``b == 0``."""
-
-
-def _hyp1f1_jvp(primals, tangents):
-  a, b, x = jnp.broadcast_arrays(*_inexact("hyp1f1", *primals))
-  out = hyp1f1(a, b, x)
-  digamma = lax_special.digamma
-  terms = [_hyp1f1_series(a, b, x, lambda k: digamma(a + k) - digamma(a)),
-           _hyp1f1_series(a, b, x, lambda k: digamma(b) - digamma(b + k)),
-           a / b * hyp1f1(a + 1, b + 1, x)]
-  return out, sum(t * jnp.asarray(dt, out.dtype) for t, dt in zip(terms, tangents))
-
-
-hyp1f1.defjvp(_hyp1f1_jvp)
-
-
-def bessel_jn(z, *, v, n_iter=50):
-  """Bessel functions of the first kind ``J_0 .. J_v`` at ``z`` (stacked on a new
-  leading axis), by Miller's backward recurrence from order ``n_iter`` started at
-  ``1e-16``, normalized with ``J_0 + 2 (J_2 + J_4 + ...) = 1`` (JAX's algorithm: in
-  float32 the recurrence overflows, to NaN, once ``n_iter`` is large against ``z``)."""
-  z, = promote_dtypes_inexact(jnp.asarray(z))
-  if dtypes.is_complex(z.dtype):
-    raise ValueError("complex input not supported.")
-  v = core.concrete_or_error(operator.index, v, "Argument v of bessel_jn.")
-  n_iter = core.concrete_or_error(int, n_iter, "Argument n_iter of bessel_jn.")
-
-  def step(carry, k):
-    f0, f1, even_sum = carry
-    f = 2.0 * (k + 1.0) * f1 / z - f0
-    even_sum = jnp.where(jnp.mod(k, 2) == 0, even_sum + 2.0 * f, even_sum)
-    return (f1, f, even_sum), f
-
-  init = (jnp.zeros_like(z), jnp.full_like(z, 1e-16), jnp.zeros_like(z))
-  (_, _, even_sum), j_vals = cf.scan(step, init, lax_shapes.iota(z.dtype, n_iter + 1),
-                                     reverse=True)
-  return j_vals[:v + 1] / (even_sum - j_vals[0])
-
-
+# -- Owen's T function ---------------------------------------------------------------------
 def _owens_t_nodes():
   """Patefield and Tandy's T5 rule: the 13 positive nodes ``x`` of 26-point
   Gauss-Legendre, as ``x**2``, and their weights over ``2 pi``."""
@@ -647,5 +401,5 @@ def owens_t(h, a):
   """Owen's T function ``1/(2 pi) int_0^a exp(-h**2 (1 + x**2) / 2) / (1 + x**2) dx``:
   Patefield and Tandy's 13-point rule T5 for ``|a| <= 1``, and for ``|a| > 1`` the
   identity relating ``T(h, a)`` to ``T(a h, 1 / a)``."""
-  h, a = _inexact("owens_t", h, a)
+  h, a = promote_args_inexact("owens_t", h, a)
   return _owens_t(h, a)

@@ -1,5 +1,6 @@
-"""More of ``jax.nn``: small activations, ``logmeanexp`` and a reference
-``dot_product_attention``, composed from ``jaxlite.numpy``."""
+"""The functions of ``jax.nn`` that JAX runs as cuDNN kernels on a GPU:
+``dot_product_attention``, here its reference ("xla") implementation, and
+``scaled_matmul``, which on a CPU raises after checking shapes, as JAX's does."""
 from __future__ import annotations
 
 import math
@@ -7,72 +8,9 @@ import math
 import numpy as np
 
 from jaxlite._src.numpy import namespace as jnp
-from jaxlite._src.lax.call import staged
-from jaxlite._src.lax.custom_derivatives import custom_jvp
 from jaxlite._src.nn import functions as fn
-from jaxlite._src.numpy import reductions
-from jaxlite._src.numpy.util import as_operand, check_arraylike
 
-__all__ = ["identity", "tanh", "mish", "squareplus", "sparse_plus", "sparse_sigmoid",
-           "log1mexp", "logmeanexp", "dot_product_attention", "scaled_matmul"]
-
-
-@staged
-def identity(x):
-  """The identity activation: returns ``x`` as an array."""
-  return fn._arraylike("identity", x)
-
-
-def tanh(x, /):
-  """Hyperbolic tangent activation."""
-  return jnp.tanh(x)
-
-
-@staged
-def mish(x):
-  """Mish activation, ``x * tanh(softplus(x))``."""
-  x = fn._arraylike("mish", x)
-  return x * jnp.tanh(fn.softplus(x))
-
-
-@staged
-def squareplus(x, b=4):
-  """Squareplus activation, ``(x + sqrt(x**2 + b)) / 2``: a smooth, algebraic ReLU."""
-  check_arraylike("squareplus", x, b)
-  x, b = as_operand(x), as_operand(b)
-  return (x + jnp.sqrt(jnp.square(x) + b)) / 2
-
-
-@staged
-def sparse_plus(x):
-  """Sparse plus: ``0`` for ``x <= -1``, ``(x + 1)**2 / 4`` on ``(-1, 1)``, ``x`` above."""
-  x = fn._arraylike("sparse_plus", x)
-  return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
-
-
-@staged
-def sparse_sigmoid(x):
-  """Sparse sigmoid, the derivative of ``sparse_plus``: ``clip((x + 1) / 2, 0, 1)``."""
-  return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
-
-
-@custom_jvp
-def log1mexp(x):
-  """``log(1 - exp(-x))`` for ``x >= 0``, accurate near 0 and for large ``x`` (Maechler's
-  switch at ``log 2``); its derivative is ``1 / expm1(x)``."""
-  x = fn._arraylike("log1mexp", x)
-  return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
-
-
-log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
-
-
-@staged(static_argnames=("axis", "keepdims"))
-def logmeanexp(x, axis=None, where=None, keepdims=False):
-  """``log(mean(exp(x)))`` over ``axis``: ``logsumexp`` less the log of the count."""
-  lse = fn.logsumexp(x, axis=axis, keepdims=keepdims, where=where)
-  count = reductions._count(as_operand(x), axis, keepdims, where, lse.dtype)
-  return lse - jnp.log(count)
+__all__ = ["dot_product_attention", "scaled_matmul"]
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
