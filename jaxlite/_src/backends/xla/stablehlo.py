@@ -348,9 +348,22 @@ for _prim, _dir in {ew.eq_p: "EQ", ew.ne_p: "NE", ew.lt_p: "LT", ew.le_p: "LE",
 @_elementwise
 def _minmax_rule(b, eqn, x, y):
   name = "maximum" if eqn.primitive is ew.max_p else "minimum"
-  if x.dtype.kind != "c":
-    return _nan_propagating(b, name, x, y)
-  return _complex_minmax(b, name, x, y)
+  if x.dtype.kind == "c":
+    return _complex_minmax(b, name, x, y)
+  out = _nan_propagating(b, name, x, y)
+  return _signed_tie(b, name, x, y, out) if dtypes.is_floating(x.dtype) else out
+
+
+def _signed_tie(b, name, x, y, out):
+  """``out``, the maximum (``name``) or minimum of floats ``x`` and ``y``, with the
+  zeros of a tie signed as JAX's CPU client signs them (max(0, -0) is 0, min(0, -0) is
+  -0): the CPU plugin compiles with fast min/max, which returns either operand there.
+  Where ``x == y`` the bits of the maximum are those of both ANDed, of the minimum ORed."""
+  ints = np.dtype(f"uint{8 * x.dtype.itemsize}")
+  bits = lambda v: b.op1("stablehlo.bitcast_convert", [v], v.shape, ints)
+  tie = binary(b, "and" if name == "maximum" else "or", bits(x), bits(y))
+  tie = b.op1("stablehlo.bitcast_convert", [tie], x.shape, x.dtype)
+  return select(b, compare(b, x, y, "EQ"), tie, out)
 
 
 def _complex_minmax(b, name, x, y):
