@@ -15,6 +15,10 @@ operands flushed; ``template`` does the same to tier 0's direct ufunc templates.
 
 float16 is left alone: XLA computes it in float32, where its subnormals are normal. A
 conversion of bfloat16 to bool is left alone too: XLA converts it by its bits (measured).
+So are ``pow``, ``atan2`` and ``cbrt``, whose XLA CPU expansions treat a subnormal neither
+as a zero nor as IEEE 754 does, and ``mul``, whose material differences (a subnormal
+times an infinity, or times more than about 1e32) would cost a check on a hot path
+(docs/sharp_bits.md lists what differs).
 """
 import sys
 
@@ -166,7 +170,7 @@ _MIRROR = {np.greater: np.less, np.less: np.greater, np.greater_equal: np.less_e
 
 
 def _comparison(ufunc):
-  """A comparison of flushed operands. Flushing is monotonic, so it changes a comparison
+  """A comparison of flushed operands (the table's comparison rows are NumPy's ufuncs). Flushing is monotonic, so it changes a comparison
   only where both operands count as zeros, which then compare equal: one operand without
   such elements proves the plain comparison exact. Against a scalar nothing is flushed:
   against a normal number a subnormal compares as its zero would, and against a zero the
