@@ -16,6 +16,10 @@ from jaxlite._src.backends.numpy import indexing as _numpy_indexing  # gather/sc
 from jaxlite._src.backends.numpy import linalg_impls as _numpy_linalg  # noqa: F401
 from jaxlite._src.backends.numpy import parallel as _numpy_parallel  # collectives' rows
 from jaxlite._src.backends.numpy import rng_impls as _numpy_rng  # noqa: F401
+from jaxlite._src.backends.numpy import subnormals as _numpy_subnormals
+
+# over every family's rows: the kernels flush subnormal operands where XLA's results show it
+_numpy_subnormals.install(numpy_impl_rules)
 
 logger = logging.getLogger("jaxlite")
 

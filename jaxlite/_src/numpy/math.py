@@ -216,7 +216,9 @@ def ldexp(x1, x2, /):
 def frexp(x, /):
   """Split ``x`` into a mantissa in ``[0.5, 1)`` and an int32 exponent, elementwise.
 
-  ``x == mantissa * 2**exponent``; zeros, infinities and NaNs give ``(x, 0)``.
+  ``x == mantissa * 2**exponent``; zeros, infinities and NaNs give ``(x, 0)``. As in JAX
+  on the CPU, where XLA flushes subnormals: a float32 or float64 subnormal gives
+  ``(+-0.5, minexp - nmant)`` (-149 and -1074), a bfloat16 one ``(x, 0)``.
   """
   x, = promote_args_inexact("frexp", x)
   if dtypes.is_complex(x.dtype):
@@ -226,18 +228,31 @@ def frexp(x, /):
   int_type = np.dtype(f"int{8 * x.dtype.itemsize}")
   ic = lambda v: as_operand(np.array(v, int_type))
   bias = (1 << (nexp - 1)) - 1
-  subnormal = lax.bitwise_and(lax.lt(lax.abs(x), lax_const(x, float(info.tiny))),
-                              lax.ne(x, lax_const(x, 0)))
-  scaled = lax.select(subnormal, lax.mul(x, lax_const(x, float(2.0 ** nmant))), x)
+  # JAX scales a value below the smallest normal by 2**nmant first, a product whose
+  # subnormal factor XLA flushes except in float16 (computed in float32): then every
+  # subnormal has the exponent field of a zero
+  small = lax.lt(lax.abs(x), lax_const(x, float(info.tiny)))
+  scale = float(2.0 ** nmant) if x.dtype == np.float16 else 0.0
+  scaled = lax.select(small, lax.mul(x, lax_const(x, scale)), x)
   xi = lax_bits.bitcast_convert_type(scaled, int_type)
   exp_field = lax.bitwise_and(lax_bits.shift_right_logical(xi, ic(nmant)),
                               ic((1 << nexp) - 1))
   exponent = lax.sub(exp_field, ic(bias - 1))
-  exponent = lax.select(subnormal, lax.sub(exponent, ic(nmant)), exponent)
+  exponent = lax.select(small, lax.sub(exponent, ic(nmant)), exponent)
   exp_mask = ((1 << nexp) - 1) << nmant
   mant_bits = lax.bitwise_or(lax.bitwise_and(xi, ic(~exp_mask)), ic((bias - 1) << nmant))
   mantissa = lax_bits.bitcast_convert_type(mant_bits, x.dtype)
-  special = lax.bitwise_or(lax.eq(x, lax_const(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+  if x.dtype.itemsize >= 4:
+    # JAX tests x == 0 beside isinf and isnan, which XLA's CPU code folds into one test
+    # of the bits: a float32 or float64 subnormal is not a zero there
+    magnitude = lax.bitwise_and(lax_bits.bitcast_convert_type(x, int_type),
+                                ic((1 << (8 * x.dtype.itemsize - 1)) - 1))
+    zero = lax.eq(magnitude, ic(0))
+  else:   # a comparison after flushing: bfloat16 subnormals are zeros
+    zero = lax.eq(x, lax_const(x, 0))
+  # JAX's test, op for op (how XLA's CPU code folds it decides bfloat16's answer)
+  special = lax.bitwise_or(lax.bitwise_or(lax.eq(lax.abs(x), lax_const(x, np.inf)),
+                                          lax.ne(x, x)), zero)
   mantissa = lax.select(special, x, mantissa)
   exponent = lax.select(special, lax_shapes.full_like(exponent, 0), exponent)
   return mantissa, lax.convert_element_type(exponent, np.int32)

@@ -20,6 +20,7 @@ from jaxlite._src import core
 from jaxlite._src import passes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
+from jaxlite._src.backends.numpy import subnormals
 from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
 from jaxlite._src.config import config
 from jaxlite._src.lax import elementwise as ew
@@ -73,6 +74,7 @@ class _Emitter:
     # warnings fall under the backend's warning filter
     self.namespace = {"_np": np, "_run_blocks": blocks.run, **_TEMPLATE_KERNELS,
                       "_max0": max_with_plus_zero, "_min0": min_with_minus_zero,
+                      **subnormals.namespace(),
                       "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
@@ -259,7 +261,12 @@ class _BufferOwners:
 
 def _template(eqn):
   """The direct NumPy ufunc template computing ``eqn`` (its output is a new buffer), or
-  None when another rule computes it."""
+  None when another rule computes it; it flushes subnormal operands where XLA's result
+  depends on it (``subnormals.template``)."""
+  return subnormals.template(eqn, _ieee_template(eqn))
+
+
+def _ieee_template(eqn):
   prim = eqn.primitive
   if prim in codegen_rules:
     return None
