@@ -1,6 +1,6 @@
-"""Tier 0's products watch OpenBLAS's threads (``background.HostBlas.product``): a threaded
-product whose calling thread was kept off its CPU for most of its time moves products to
-one thread for a while. The watch is driven here by a fake clock; the products it runs are
+"""Tier 0's products watch OpenBLAS's threads (``background.HostBlas.product``): threaded
+products whose calling thread was kept off its CPU for most of their time, two in a row,
+move products to one thread for a while. The watch is driven here by a fake clock; the products it runs are
 checked against NumPy's on both thread counts."""
 import types
 
@@ -20,6 +20,7 @@ class FakeBlas(background.HostBlas):
     self.get, self.set = (lambda: self.current), self.calls.append
     self.narrowed, self.full, self.current = 0, threads, threads
     self.single_until, self.single_for, self.threaded_since = 0.0, self.SINGLE_FOR, 0.0
+    self.starved = 0
 
 
 @pytest.fixture
@@ -39,24 +40,31 @@ def _product(clock, wall, cpu):
   return fn
 
 
-def test_a_starved_threaded_product_moves_products_to_one_thread_for_a_while(clock):
+def test_starved_threaded_products_move_products_to_one_thread_for_a_while(clock):
   blas = FakeBlas()
   big = blas.THREADED_FROM
-  assert blas.product(_product(clock, 0.010, 0.009), size=big) == "out"   # healthy
-  assert blas.calls == [] and blas.current == 2
-  blas.product(_product(clock, 0.010, 0.002), size=big)   # starved: one thread from now
+  starved = lambda: blas.product(_product(clock, 0.010, 0.002), size=big)
+  healthy = lambda: blas.product(_product(clock, 0.010, 0.009), size=big)
+  assert healthy() == "out" and blas.calls == [] and blas.current == 2
+  starved()   # one alone is a hiccup: nothing changes
+  healthy()
+  starved()
+  assert blas.calls == [] and not blas.single_until
+  starved()   # two in a row: one thread from now
   assert blas.calls == [1] and blas.current == 1
   first = blas.single_for
   assert blas.single_until == pytest.approx(clock.wall + first)
-  blas.product(_product(clock, 0.010, 0.002), size=big)   # on one thread: not judged
+  starved()   # on one thread: not judged
   assert blas.calls == [1]
   clock.wall = blas.single_until   # the period is over: threads again, starved at once
-  blas.product(_product(clock, 0.010, 0.002), size=big)
+  starved()
+  starved()
   assert blas.calls == [1, 2, 1] and blas.single_for == 2 * first
   clock.wall = blas.single_until   # threads again, healthy for longer than the period
-  blas.product(_product(clock, 0.010, 0.010), size=big)
+  healthy()
   clock.wall += 10 * blas.single_for
-  blas.product(_product(clock, 0.010, 0.002), size=big)   # then starved: the period halves
+  starved()   # then starved: the period halves
+  starved()
   assert blas.calls == [1, 2, 1, 2, 1] and blas.single_for == first
 
 
@@ -66,12 +74,15 @@ def test_small_products_and_narrowed_blas_are_not_watched(clock):
   assert blas.calls == [] and not blas.single_until
   blas.narrow()   # background work: one thread already, not judged
   blas.product(_product(clock, 0.010, 0.001), size=blas.THREADED_FROM)
+  blas.product(_product(clock, 0.010, 0.001), size=blas.THREADED_FROM)
   blas.restore()
   assert blas.calls == [1, 2] and not blas.single_until
-  blas.product(_product(clock, 0.0005, 0.0), size=blas.THREADED_FROM)   # too short to judge
+  for _ in range(3):   # too short to judge
+    blas.product(_product(clock, 0.0005, 0.0), size=blas.THREADED_FROM)
   assert not blas.single_until
   one = FakeBlas(threads=1)   # OpenBLAS on one thread: nothing to watch
-  one.product(_product(clock, 0.010, 0.001), size=one.THREADED_FROM)
+  for _ in range(3):
+    one.product(_product(clock, 0.010, 0.001), size=one.THREADED_FROM)
   assert one.calls == [] and not one.single_until
 
 

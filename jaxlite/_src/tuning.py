@@ -66,6 +66,9 @@ POOL_PER_CPU_FROM = 1e-3
 # A threaded product whose calling thread ran on a CPU for under this share of its time
 # was starved: other work holds the CPUs its threads wait for.
 BLAS_STARVED = 0.5
+# Starved products in a row that move products to one thread: one alone can be a hiccup
+# of an idle machine (1 product in 100 there), which cost big products their threads.
+BLAS_STARVED_IN_ROW = 2
 # Seconds tier 0's products then run on one thread before they try threads again, at
 # first; doubled while threads are starved again sooner, up to the last figure.
 BLAS_SINGLE_FOR = 1.0

@@ -176,6 +176,7 @@ class HostBlas:
   narrowed understate it (``understating``)."""
   THREADED_FROM = 1 << 18   # m * n * k from which OpenBLAS splits a product over threads
   STARVED = tuning.BLAS_STARVED
+  STARVED_IN_ROW = tuning.BLAS_STARVED_IN_ROW
   SINGLE_FOR = tuning.BLAS_SINGLE_FOR
   SINGLE_AT_MOST = tuning.BLAS_SINGLE_AT_MOST
 
@@ -186,6 +187,7 @@ class HostBlas:
     self.single_until = 0.0   # products run on one thread until then (0: they need not)
     self.single_for = self.SINGLE_FOR
     self.threaded_since = 0.0   # when products last went back to threads
+    self.starved = 0   # starved threaded products in a row
     try:
       import ctypes
       import glob
@@ -236,9 +238,10 @@ class HostBlas:
     whose calling thread was on a CPU for under ``STARVED`` of its time waited for threads
     that other work kept off the CPUs: on a loaded machine one threaded product in five
     took 45 ms against 0.7 (cpu/wall 0.25), and W5's step 60-300 ms against 7-10 on one
-    thread. Products then run on one thread for ``single_for`` seconds before threads are
-    tried again; a run of threads that was starved sooner than that doubles it (up to
-    ``SINGLE_AT_MOST``), a longer one halves it (down to ``SINGLE_FOR``)."""
+    thread. After ``STARVED_IN_ROW`` such products in a row, products run on one thread
+    for ``single_for`` seconds before threads are tried again; a run of threads that was
+    starved sooner than that doubles it (up to ``SINGLE_AT_MOST``), a longer one halves it
+    (down to ``SINGLE_FOR``)."""
     if size < self.THREADED_FROM or self.full == 1 or self.narrowed:
       return fn(*args)
     if self.single_until:
@@ -252,8 +255,15 @@ class HostBlas:
     out = fn(*args)
     now = time.perf_counter()
     wall, cpu = now - wall, time.thread_time() - cpu
-    # (the CPU clock is too coarse below a millisecond)
-    if wall >= 1e-3 and self.current > 1 and cpu < self.STARVED * wall:
+    # (products under a millisecond are not judged: too short to tell a hiccup)
+    if wall < 1e-3 or self.current == 1:
+      return out
+    if cpu >= self.STARVED * wall:
+      self.starved = 0
+      return out
+    self.starved += 1   # (one alone can be a hiccup of an idle machine's: 1 in 100)
+    if self.starved >= self.STARVED_IN_ROW:
+      self.starved = 0
       with _blas_lock:
         lasted = now - self.threaded_since
         self.single_for = (min(2 * self.single_for, self.SINGLE_AT_MOST)
