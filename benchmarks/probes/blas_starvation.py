@@ -35,7 +35,7 @@ try:
   blas = background.host_blas()
   if args.threads and blas.set:
     blas.set(args.threads)
-    blas.full = blas.current = blas.had = args.threads
+    blas.full = blas.current = blas.had = args.threads   # (had: an older tree's name)
   rng = np.random.default_rng(0)
   sizes = [784, 512, 512, 10]
   params = [(jnp.asarray(rng.standard_normal((m, n), np.float32) / m ** 0.5), jnp.zeros(n))

@@ -41,7 +41,6 @@ from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import custom_derivatives
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing
-from jaxlite._src.lax import shapes
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.transforms import batching
 from jaxlite._src.transforms.staging import trace_to_jaxpr

@@ -26,10 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from jaxlite._src import core
 from jaxlite._src import dtypes
 from jaxlite._src import prng
-from jaxlite._src.array import Array
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import prng as lax_prng

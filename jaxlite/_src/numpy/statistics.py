@@ -21,7 +21,7 @@ from jaxlite._src.lax import sorting as lax_sort
 from jaxlite._src.numpy import creation, indexing, lax_numpy, reductions, ufuncs
 from jaxlite._src.numpy.sorting import searchsorted, where
 from jaxlite._src.numpy.util import (as_operand, canonicalize_axes, canonicalize_axis,
-                                     check_arraylike, ensure_arraylike, promote_args_inexact,
+                                     check_arraylike, ensure_arraylike,
                                      promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [

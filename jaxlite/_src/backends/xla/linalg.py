@@ -26,7 +26,6 @@ from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import linalg as la
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.numpy import namespace as jnp_namespace
-from jaxlite._src.transforms import staging
 
 
 def _jnp():
