@@ -1,59 +1,82 @@
-"""Run optax's and chex's own test suites on real JAX and on jaxlite, and print both counts.
+"""Run JAX libraries' own test suites on real JAX and on jaxlite, and print both counts.
 
     python tools/ecosystem.py                      # set up both venvs (once), run everything
     python tools/ecosystem.py --only jaxlite -k adam --suites optax
     python tools/ecosystem.py --files optax/_src/alias_test.py --failures
+    python tools/ecosystem.py --skip-setup --no-run --suites equinox --per-file
 
 Two virtual environments are made under ``--root`` (default ``/work/venvs/ecosystem``):
 ``jax`` with jax==0.10.2 and jaxlib==0.10.2, and ``jaxlite`` with this checkout installed
-in editable mode. Both get optax==0.2.8 and chex==0.1.92 ``--no-deps`` (their wheels ship
-their tests) plus the libraries those tests import. The tests are run from inside
-site-packages with ``python -m pytest`` (JAX) and ``python -m jaxlite -m pytest``
-(jaxlite). Test files that need flax (which would pull in the real jax) and the
-tests of JAX internals listed in ``docs/ecosystem.md`` are deselected in both runs, so
-the counts compare like with like.
+in editable mode. Both get every suite's library ``--no-deps`` (so the real jax never
+enters jaxlite's venv) plus the pure-Python libraries the suites import. A suite's tests
+come from its wheel (site-packages), its sdist, or its public repository at the released
+tag (``SUITES``). They run with ``python -m pytest`` (JAX) and ``python -m jaxlite -m
+pytest`` (jaxlite); the files and tests each suite leaves out are deselected in both
+runs, so the counts compare like with like (``docs/ecosystem.md`` says why each is out).
 """
 import argparse
 import collections
+import dataclasses
 import os
 import pathlib
 import re
 import subprocess
 import sys
+import tarfile
 import xml.etree.ElementTree as ET
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-SUITES = {"optax": "optax==0.2.8", "chex": "chex==0.1.92"}
-# What the suites import besides jax, numpy and themselves.
-TEST_DEPS = ["absl-py", "toolz", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
-             "cloudpickle", "dm-tree", "pytest-timeout", "scikit-learn"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Suite:
+  """One library's own test suite.
+
+  ``package`` is pip's requirement, installed ``--no-deps``; ``deps`` are what the library
+  and its tests import besides jax, installed with dependencies. ``source`` says where the
+  tests are: ``"wheel"`` (inside site-packages, under ``tests``), ``"sdist"`` (the unpacked
+  source distribution of ``package``), or ``"git:<path of a git directory>@<tag>"`` (a
+  repository at the released tag, e.g. one that the search library's ``fetch`` brought).
+  ``tests`` is the folder, relative to that root, whose files matching ``pattern`` run.
+  """
+  package: str
+  tests: str
+  source: str = "wheel"
+  pattern: str = "*_test.py"
+  deps: tuple = ()
+  skip_files: tuple = ()    # files left out of both runs (relative to the root)
+  deselect: tuple = ()      # node ids left out of both runs
+
+
+SUITES = {
+    "optax": Suite("optax==0.2.8", "optax", deps=("toolz", "scikit-learn", "dm-tree"),
+                   # They import flax, which would pull the real jax into jaxlite's venv.
+                   skip_files=("optax/transforms/_accumulation_test.py",
+                               "optax/_src/linear_algebra_test.py")),
+    "chex": Suite("chex==0.1.92", "chex", deps=("toolz", "cloudpickle", "dm-tree")),
+}
+# What every suite imports besides jax, numpy and itself.
+TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
+             "pytest-timeout"]
 RUNTIMES = {
     "jax": {"install": ["jax==0.10.2", "jaxlib==0.10.2"], "runner": ["-m", "pytest"]},
     "jaxlite": {"install": ["-e", str(REPO)], "runner": ["-m", "jaxlite", "-m", "pytest"]},
 }
-# Test files that import flax, which depends on jax itself (it cannot be installed next
-# to jaxlite without pulling the real jax in): skipped whole, in both runs.
-NEEDS_OTHER_PACKAGES = (
-    "optax/transforms/_accumulation_test.py",
-    "optax/_src/linear_algebra_test.py",
-)
-# Tests of JAX internals (see docs/ecosystem.md, "What is excluded"): node ids, deselected
-# in both runs.
-JAX_INTERNALS = ()
 
 
 def _venv_python(root, name):
   return pathlib.Path(root) / name / "bin" / "python"
 
 
-def setup_venv(root, name):
-  """Create venv ``name`` under ``root`` with its runtime, the suites and their test deps."""
+def setup_venv(root, name, suites):
+  """Create venv ``name`` under ``root`` with its runtime, the suites and their deps."""
   python = _venv_python(root, name)
   if not python.exists():
     subprocess.run([sys.executable, "-m", "venv", str(python.parent.parent)], check=True)
   pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-  subprocess.run(pip + TEST_DEPS + RUNTIMES[name]["install"], check=True)
-  subprocess.run(pip + ["--no-deps"] + list(SUITES.values()), check=True)
+  deps = sorted({d for s in suites for d in SUITES[s].deps} | set(TEST_DEPS))
+  subprocess.run(pip + deps + RUNTIMES[name]["install"], check=True)
+  subprocess.run(pip + ["--no-deps"] + [SUITES[s].package for s in suites], check=True)
   return python
 
 
@@ -63,38 +86,60 @@ def site_packages(python):
   return pathlib.Path(out.stdout.strip())
 
 
-def test_files(site, suites, files):
-  """The ``*_test.py`` files of ``suites`` inside ``site``, relative to it."""
+def test_root(root, name, suite, site):
+  """The folder the suite's tests run from: site-packages, or its unpacked sources."""
+  if suite.source == "wheel":
+    return site
+  where = pathlib.Path(root) / "sources" / name
+  if not where.exists():
+    where.mkdir(parents=True)
+    if suite.source == "sdist":
+      download = pathlib.Path(root) / "sdists"
+      subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                      "--no-binary", ":all:", "-d", str(download), suite.package], check=True)
+      stem = suite.package.split("==")[0].replace("-", "_")
+      archive = next(p for p in download.glob("*.tar.gz")
+                     if p.name.lower().replace("-", "_").startswith(stem.lower() + "_"))
+      with tarfile.open(archive) as tar:   # one top folder, name-version, which we drop
+        for member in tar.getmembers():
+          member.name = member.name.split("/", 1)[1] if "/" in member.name else ""
+        tar.extractall(where, [m for m in tar.getmembers() if m.name], filter="data")
+    elif suite.source.startswith("git:"):
+      git_dir, tag = suite.source[4:].rsplit("@", 1)
+      archive = subprocess.run(["git", "--git-dir", git_dir, "archive", tag],
+                               check=True, capture_output=True).stdout
+      subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    else:
+      raise ValueError(f"suite {name}: unknown source {suite.source!r}")
+  return where
+
+
+def test_files(where, suite, files):
+  """The test files of ``suite`` under ``where``, relative to it."""
   if files:
     return list(files)
-  found = []
-  for suite in suites:
-    for path in sorted((site / suite).rglob("*_test.py")):
-      rel = path.relative_to(site).as_posix()
-      if rel not in NEEDS_OTHER_PACKAGES:
-        found.append(rel)
-  return found
+  found = sorted(p.relative_to(where).as_posix() for p in (where / suite.tests).rglob(suite.pattern))
+  return [f for f in found if f not in suite.skip_files]
 
 
-def run_suite(python, name, site, files, args, xml_path):
-  """Run pytest over ``files`` under runtime ``name``; returns the summary counts."""
-  cmd = [str(python)] + RUNTIMES[name]["runner"] + [
-      "-q", "-p", "no:cacheprovider", "-o", "addopts=", f"--junitxml={xml_path}",
-      "--continue-on-collection-errors",
-      "--rootdir", str(site)]
+def run_suite(python, runtime, where, suite, files, args, xml_path):
+  """Run pytest over ``files`` under ``runtime``; returns the summary counts and the log."""
+  cmd = [str(python)] + RUNTIMES[runtime]["runner"] + [
+      "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-o", "junit_family=xunit1",
+      f"--junitxml={xml_path}", "--continue-on-collection-errors", "--rootdir", str(where)]
   if args.timeout:
     cmd += [f"--timeout={args.timeout}"]
   if args.k:
     cmd += ["-k", args.k]
-  for node in JAX_INTERNALS:
+  for node in suite.deselect:
     cmd += ["--deselect", node]
   cmd += files
   env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
   env.pop("PYTHONPATH", None)
-  print(f"[{name}] {' '.join(cmd[:8])} ... ({len(files)} files)", flush=True)
+  print(f"[{runtime}] {' '.join(cmd[:8])} ... ({len(files)} files in {where})", flush=True)
   log = pathlib.Path(xml_path).with_suffix(".log")
   with open(log, "w") as out:   # written as it runs, so a long run can be watched
-    subprocess.run(cmd, cwd=site, env=env, stdout=out, stderr=subprocess.STDOUT)
+    subprocess.run(cmd, cwd=where, env=env, stdout=out, stderr=subprocess.STDOUT)
   return parse_counts(log.read_text()), log
 
 
@@ -109,33 +154,50 @@ def parse_counts(stdout):
   return counts
 
 
-def failures(xml_path):
-  """``{nodeid: first line of the message}`` of the failed and erroring tests in a junit file."""
+def outcomes(xml_path):
+  """``{(file, nodeid): (outcome, first line of the message)}`` from a junit file."""
   out = {}
   if not pathlib.Path(xml_path).exists():
     return out
   for case in ET.parse(xml_path).getroot().iter("testcase"):
-    for tag in ("failure", "error"):
-      bad = case.find(tag)
-      if bad is not None:
-        node = f"{case.get('classname')}::{case.get('name')}"
-        message = (bad.get("message") or bad.text or "").strip().splitlines()
-        out[node] = message[0][:200] if message else tag
+    node = f"{case.get('classname')}::{case.get('name')}"
+    outcome, message = "passed", ""
+    for tag, name in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+      found = case.find(tag)
+      if found is not None:
+        lines = (found.get("message") or found.text or "").strip().splitlines()
+        outcome, message = name, (lines[0][:200] if lines else tag)
+        break
+    out[(case.get("file") or case.get("classname"), node)] = (outcome, message)
   return out
+
+
+def per_file(results):
+  """A markdown table: for each test file, each runtime's passed / failed+errors / skipped."""
+  names = list(results)
+  files = sorted({f for r in results.values() for f, _ in r})
+  print("| file | " + " | ".join(f"{n} passed / failed / skipped" for n in names) + " |")
+  print("| --- |" + " --- |" * len(names))
+  for file in files:
+    cells = []
+    for name in names:
+      c = collections.Counter(o for (f, _), (o, _) in results[name].items() if f == file)
+      cells.append(f"{c['passed']} / {c['failed'] + c['error']} / {c['skipped']}")
+    print(f"| `{file}` | " + " | ".join(cells) + " |")
 
 
 def report(counts):
   keys = ("passed", "failed", "error", "skipped")
   for name, c in counts.items():
-    print(f"{name:8s} " + ", ".join(f"{c[k]} {k}" for k in keys))
+    print(f"{name:16s} " + ", ".join(f"{c[k]} {k}" for k in keys))
 
 
 def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--root", default="/work/venvs/ecosystem")
   parser.add_argument("--only", choices=sorted(RUNTIMES), action="append")
-  parser.add_argument("--suites", nargs="+", default=list(SUITES), choices=list(SUITES))
-  parser.add_argument("--files", nargs="+", help="test files relative to site-packages")
+  parser.add_argument("--suites", nargs="+", default=["optax", "chex"], choices=list(SUITES))
+  parser.add_argument("--files", nargs="+", help="test files relative to the suite's root")
   parser.add_argument("-k", help="pytest -k expression")
   parser.add_argument("--timeout", type=int, default=300, help="seconds per test (0: none)")
   parser.add_argument("--setup-only", action="store_true")
@@ -145,31 +207,39 @@ def main(argv=None):
                       help="run nothing: report on the result files of earlier runs")
   parser.add_argument("--failures", action="store_true",
                       help="list the tests that fail on jaxlite but pass on JAX, grouped by message")
+  parser.add_argument("--per-file", action="store_true",
+                      help="print a markdown table of each test file's counts on each runtime")
   args = parser.parse_args(argv)
+  root = pathlib.Path(args.root)
   names = args.only or list(RUNTIMES)
+  result = lambda name, suite, ext: root / f"{name}-{suite}{args.tag}.{ext}"
   counts = {}
   for name in [] if args.no_run else names:
-    python = _venv_python(args.root, name) if args.skip_setup else setup_venv(args.root, name)
+    python = (_venv_python(root, name) if args.skip_setup
+              else setup_venv(root, name, args.suites))
     if args.setup_only:
       continue
     site = site_packages(python)
-    xml = pathlib.Path(args.root) / f"{name}{args.tag}.xml"
-    counts[name], log = run_suite(python, name, site, test_files(site, args.suites, args.files),
-                                  args, xml)
-    print(f"[{name}] log: {log}", flush=True)
+    for s in args.suites:
+      suite = SUITES[s]
+      where = test_root(root, s, suite, site)
+      counts[f"{name} {s}"], log = run_suite(python, name, where, suite,
+                                            test_files(where, suite, args.files), args,
+                                            result(name, s, "xml"))
+      print(f"[{name}] log: {log}", flush=True)
   if args.no_run:
-    counts = {name: parse_counts((pathlib.Path(args.root) / f"{name}{args.tag}.log").read_text())
-              for name in names if (pathlib.Path(args.root) / f"{name}{args.tag}.log").exists()}
+    counts = {f"{name} {s}": parse_counts(result(name, s, "log").read_text())
+              for name in names for s in args.suites if result(name, s, "log").exists()}
   report(counts)
+  results = {name: {k: v for s in args.suites for k, v in outcomes(result(name, s, "xml")).items()}
+             for name in names}
+  if args.per_file:
+    per_file(results)
   if args.failures:
-    # The JAX run's results from this call, or else from the last call that made them.
-    root = pathlib.Path(args.root)
-    base = failures(root / f"jax{args.tag}.xml" if (root / f"jax{args.tag}.xml").exists()
-                    else root / "jax.xml")
     groups = collections.defaultdict(list)
-    for node, message in failures(pathlib.Path(args.root) / f"jaxlite{args.tag}.xml").items():
-      if node not in base:
-        groups[message].append(node)
+    for key, (outcome, message) in results.get("jaxlite", {}).items():
+      if outcome in ("failed", "error") and results.get("jax", {}).get(key, ("passed",))[0] not in ("failed", "error"):
+        groups[message].append(key[1])
     for message, nodes in sorted(groups.items(), key=lambda kv: -len(kv[1])):
       print(f"\n{len(nodes):4d}  {message}")
       for node in nodes[:3]:
