@@ -2,13 +2,13 @@
 
 Use it as JAX: ``import jaxlite as jax; import jaxlite.numpy as jnp``.
 """
-from jaxlite._src.version import __version__
+from jaxlite._src.base.version import __version__
 
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 from jaxlite._src import backends as _backends
-from jaxlite._src.array import PublicArray as Array
-from jaxlite._src.core import ShapeDtypeStruct
-from jaxlite._src.numpy import array_methods as _array_methods
+from jaxlite._src.core.array import PublicArray as Array
+from jaxlite._src.core.core import ShapeDtypeStruct
+from jaxlite._src.libraries.numpy import array_methods as _array_methods
 from jaxlite._src.api import (
     make_jaxpr, eval_shape, device_put, device_get, block_until_ready, disable_jit,
     enable_x64, log_compiles, explain_cache_misses, numpy_dtype_promotion,
@@ -18,8 +18,8 @@ from jaxlite._src.api import (
     typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
     print_environment_info, named_call, named_scope, linear_transpose, closure_convert,
     custom_gradient)
-from jaxlite._src.dtypes import float0
-from jaxlite._src.transfer_guard import (
+from jaxlite._src.base.dtypes import float0
+from jaxlite._src.base.transfer_guard import (
     transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
     transfer_guard_device_to_device)
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
@@ -51,7 +51,8 @@ local_device_count = device_count
 
 def clear_caches():
   """Empty every in-process cache (compiled functions, dtype promotion)."""
-  from jaxlite._src import dtypes as _dtypes, jit as _jit
+  from jaxlite._src.base import dtypes as _dtypes
+  from jaxlite._src import jit as _jit
   _jit.clear_caches()
   _dtypes.clear_caches()
 

@@ -1,8 +1,8 @@
 """``jax.api_util``: what libraries that call JAX's tracing entry points use with them."""
-from jaxlite._src.api_util import DebugInfo as _DebugInfo
-from jaxlite._src.api_util import debug_info as _debug_info
-from jaxlite._src.core import get_aval as _get_aval
-from jaxlite._src.linear_util import (
+from jaxlite._src.base.api_util import DebugInfo as _DebugInfo
+from jaxlite._src.base.api_util import debug_info as _debug_info
+from jaxlite._src.core.core import get_aval as _get_aval
+from jaxlite._src.base.linear_util import (
     flatten_fun as flatten_fun,
     flatten_fun_nokwargs as flatten_fun_nokwargs,
 )
@@ -19,7 +19,7 @@ def shaped_abstractify(x):
   """The ShapedArray of an array, tracer, NumPy value or Python scalar."""
   aval = getattr(x, "aval", None)
   if aval is None and hasattr(x, "shape") and hasattr(x, "dtype"):
-    from jaxlite._src.core import ShapedArray
+    from jaxlite._src.core.core import ShapedArray
     return ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False))
   return _get_aval(x)
 

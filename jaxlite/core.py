@@ -3,7 +3,7 @@
 Libraries use it for ``isinstance(x, jax.core.Tracer)`` (is this value being traced?) and
 to evaluate jaxprs.
 """
-from jaxlite._src.core import (
+from jaxlite._src.core.core import (
     AbstractValue as AbstractValue,
     Atom as Atom,
     Primitive as Primitive,
@@ -27,7 +27,7 @@ _deprecations = {
 
 def __getattr__(name):
   if name in _deprecations:
-    from jaxlite._src import pytypes
+    from jaxlite._src.core import pytypes
     _warnings.warn(_deprecations[name], DeprecationWarning, stacklevel=2)
     return getattr(pytypes, name)
   raise AttributeError(f"module 'jax.core' has no attribute {name!r}")

@@ -3,8 +3,8 @@
 ``promote_types`` and ``is_weakly_typed`` live under ``jax.numpy`` and
 ``jax._src.dtypes`` in JAX; they are public here too.
 """
-from jaxlite._src.dtypes import ml_dtypes as _ml_dtypes
-from jaxlite._src.dtypes import (
+from jaxlite._src.base.dtypes import ml_dtypes as _ml_dtypes
+from jaxlite._src.base.dtypes import (
     TypePromotionError as TypePromotionError,
     canonicalize_dtype as canonicalize_dtype,
     extended as extended,

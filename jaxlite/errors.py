@@ -1,5 +1,5 @@
 """Exception classes users can catch (``jax.errors``)."""
-from jaxlite._src.errors import (JAXTypeError, JAXIndexError, ConcretizationTypeError,
+from jaxlite._src.base.errors import (JAXTypeError, JAXIndexError, ConcretizationTypeError,
                                  TracerBoolConversionError, TracerIntegerConversionError,
                                  TracerArrayConversionError, UnexpectedTracerError,
                                  NonConcreteBooleanIndexError, KeyReuseError,

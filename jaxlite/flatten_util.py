@@ -1,2 +1,2 @@
 """Flattening pytrees into one vector (``jax.flatten_util``)."""
-from jaxlite._src.flatten_util import ravel_pytree as ravel_pytree
+from jaxlite._src.libraries.flatten_util import ravel_pytree as ravel_pytree

@@ -3,7 +3,7 @@ API (``jax.ops.index_update`` and friends, kept because the tutorials use it; ea
 function warns and forwards to ``x.at[idx]``)."""
 import warnings
 
-from jaxlite._src.ops import segment_max, segment_min, segment_prod, segment_sum  # noqa: F401
+from jaxlite._src.libraries.ops import segment_max, segment_min, segment_prod, segment_sum  # noqa: F401
 
 
 def _deprecated(name, method):

@@ -1,7 +1,8 @@
 """``jaxlite.random``: JAX's threefry2x32 pseudo-random numbers (``jax.random``)."""
-from jaxlite._src.random import (
+from jaxlite._src.libraries.random import (
     PRNGKey, key, key_data, wrap_key_data, key_impl, split, fold_in, bits, uniform,
     randint, normal, truncated_normal, bernoulli, exponential, laplace, logistic, cauchy,
     gumbel, categorical, permutation, shuffle, choice, gamma, loggamma, beta, dirichlet,
-    poisson, multivariate_normal, orthogonal)
-from jaxlite._src.random_extra import *  # noqa
+    poisson, multivariate_normal, orthogonal, clone, key_dtype)
+from jaxlite._src.libraries.random_continuous import *  # noqa
+from jaxlite._src.libraries.random_discrete import *  # noqa

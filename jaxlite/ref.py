@@ -4,7 +4,7 @@ The names are JAX's, so that libraries import; making or using a reference raise
 NotImplementedError that says what to do instead, and ``isinstance(x, Ref)`` is False for
 every jaxlite value.
 """
-from jaxlite._src.state.types import (  # noqa: F401
+from jaxlite._src.core.state.types import (  # noqa: F401
     AbstractRef as AbstractRef,
     Ref as Ref,
     addupdate as addupdate,

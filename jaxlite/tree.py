@@ -1,6 +1,6 @@
 """Pytree utilities under short names, as ``jax.tree`` (aliases of
 ``jaxlite.tree_util``)."""
-from jaxlite._src.tree import (
+from jaxlite._src.base.tree import (
     static as static,
     tree_all as all,
     tree_broadcast as broadcast,

@@ -1,6 +1,6 @@
 """Utilities for pytrees: nested tuples, lists, dicts, None, namedtuples and registered
 types, flattened to a list of leaves plus a ``PyTreeDef`` (as ``jax.tree_util``)."""
-from jaxlite._src.tree import (
+from jaxlite._src.base.tree import (
     DictKey as DictKey,
     FlattenedIndexKey as FlattenedIndexKey,
     GetAttrKey as GetAttrKey,

@@ -9,7 +9,7 @@ from typing import Any, Protocol, Union
 
 import numpy as np
 
-from jaxlite._src.array import PublicArray as _Array
+from jaxlite._src.core.array import PublicArray as _Array
 
 
 class SupportsDType(Protocol):

@@ -22,7 +22,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import config
 from jaxlite._src import tiers
-from jaxlite._src.array import in_device_memory
+from jaxlite._src.core.array import in_device_memory
 from jaxlite._src.backends import platforms, plugins
 from jaxlite._src.backends.xla import pjrt
 from jaxlite.errors import JaxRuntimeError
@@ -106,7 +106,7 @@ def test_unknown_and_absent_backends_are_refused_as_in_jax():
 STAND_IN = """
 import numpy as np
 import jaxlite as jax, jaxlite.numpy as jnp
-from jaxlite._src.array import in_device_memory
+from jaxlite._src.core.array import in_device_memory
 print(jax.default_backend(), jax.devices()[0], jax.devices("cpu")[0])
 x = jnp.arange(24.0).reshape(2, 3, 4)
 y = jnp.sin(x) + 1                     # eager, on the accelerator

@@ -122,6 +122,28 @@ def test_import_linter_contracts_pass():
   assert "2 kept, 0 broken" in run.stdout
 
 
+def _layers_contract():
+  import tomllib
+  config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+  contract, = [c for c in config["contracts"] if c["type"] == "layers"]
+  return [[name.strip() for name in layer.split(":")] for layer in contract["layers"]]
+
+
+def test_the_folders_of_src_are_its_layers():
+  """Each folder of ``jaxlite/_src`` is one layer of the import-linter contract (or one of
+  the layer's siblings), and the modules at its root are the API layer, the top one: so a
+  module's place on disk says which layer it is in, and a new module is placed in one."""
+  top, *below = _layers_contract()
+  src = PACKAGE / "_src"
+  folders = {p.name for p in src.iterdir() if (p / "__init__.py").exists()}
+  root_modules = {p.stem for p in src.glob("*.py")} - {"__init__"}
+  assert folders == {name for layer in below for name in layer}, (
+      "folders of _src and layers below the API layer differ")
+  assert root_modules == set(top), (
+      f"root modules not in the API layer: {sorted(root_modules - set(top))}; "
+      f"API layer names without a module: {sorted(set(top) - root_modules)}")
+
+
 def _assigned_attributes(tree):
   for node in ast.walk(tree):
     if isinstance(node, ast.Assign):

@@ -15,7 +15,8 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import core, passes, tiers
+from jaxlite._src.core import core
+from jaxlite._src import passes, tiers
 from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.backends import background, compile_server
 

@@ -5,7 +5,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import core
+from jaxlite._src.core import core
 
 
 def log2(x):

@@ -16,7 +16,7 @@ if not tiers.xla_available():
 
 import jaxlite as jax  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
-from jaxlite._src.array import Array  # noqa: E402
+from jaxlite._src.core.array import Array  # noqa: E402
 from jaxlite._src.backends.xla import pjrt  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Tests for jaxlite._src.dtypes: canonicalization, weak types and promotion.
+"""Tests for jaxlite._src.base.dtypes: canonicalization, weak types and promotion.
 
 The promotion expectations come from tests/data/promotion_table.json, recorded
 from real JAX by tests/data/make_promotion_table.py; JAX is not needed here.
@@ -12,8 +12,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from jaxlite._src import dtypes
-from jaxlite._src.config import config
+from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
 
 TABLE_PATH = os.path.join(os.path.dirname(__file__), "data", "promotion_table.json")
 with open(TABLE_PATH) as f:

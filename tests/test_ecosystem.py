@@ -17,7 +17,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import flatten_util, test_util
 from jaxlite._src import compiler, tiers
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REF = json.loads((ROOT / "tests" / "data" / "ecosystem_reference.json").read_text())

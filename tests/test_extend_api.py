@@ -25,7 +25,7 @@ from jaxlite.interpreters import ad, batching, mlir
 from jaxlite.interpreters import partial_eval as pe
 from jaxlite.extend import linear_util as lu
 from jaxlite import api_util
-from jaxlite._src import core as _core
+from jaxlite._src.core import core as _core
 from jaxlite._src.backends import lowering as _lowering
 from jaxlite._src.transforms import ad as _ad
 from jaxlite._src.transforms import batching as _batching
@@ -508,7 +508,7 @@ def test_served_as_jax_extend_and_jax_interpreters(tmp_path):
     import jax.api_util, jax.custom_derivatives
     from jax._src.ad_util import stop_gradient_p
     assert jex.core.Primitive is jaxlite.core.Primitive
-    assert jax.extend.core.ClosedJaxpr is jaxlite._src.core.ClosedJaxpr
+    assert jax.extend.core.ClosedJaxpr is jaxlite._src.core.core.ClosedJaxpr
     p = jax.extend.core.Primitive("double")
     p.def_impl(lambda x: 2 * x)
     p.def_abstract_eval(lambda x: x)

@@ -16,9 +16,9 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite._src import tiers
-from jaxlite._src.array import Array
+from jaxlite._src.core.array import Array
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.numpy import ufuncs
+from jaxlite._src.libraries.numpy import ufuncs
 
 _TIERS = ("numpy",) + (("xla",) if tiers.xla_available() else ())
 _BINARY = ["add", "subtract", "multiply", "true_divide", "divide", "maximum", "minimum",
@@ -347,7 +347,7 @@ def test_arguments_held_on_the_device_take_the_same_cached_entry():
 def test_cached_call_follows_the_dtype_promotion_mode():
   """jax_numpy_dtype_promotion changes what tracing produces, so it is part of the key:
   a signature traced under 'standard' must not serve a call under 'strict' (JAX raises)."""
-  from jaxlite._src.dtypes import TypePromotionError
+  from jaxlite._src.base.dtypes import TypePromotionError
   f = jax.jit(lambda a, b: a + b, backend="numpy")
   a, b = jnp.ones(2, jnp.int32), jnp.ones(2, jnp.float32)
   assert f(a, b).dtype == np.float32
@@ -423,7 +423,8 @@ def test_nested_argument_trees_hit_only_their_own_entry(backend):
 def test_nested_fast_key_is_the_slow_paths_signature():
   """Equal fast keys exactly when the slow path's cache keys (tree structure and leaf
   signatures) are equal; trees with other leaves or custom nodes have no fast key."""
-  from jaxlite._src import arguments, tree
+  from jaxlite._src import arguments
+  from jaxlite._src.base import tree
   from jaxlite._src import jit as jit_module
 
   def keys(t):
@@ -575,7 +576,7 @@ def test_direct_lax_functions_defer_to_debug_nans_checks():
 def test_kernels_without_a_dtype_wrapper_keep_every_accepted_dtype():
   """A spec's ``keeps_dtype`` spares its kernel the cast after it: the kernel must then
   give the shape rule's dtype for every dtype the primitive accepts."""
-  from jaxlite._src import core
+  from jaxlite._src.core import core
   from jaxlite._src.backends.numpy import impls
   jnp.bfloat16   # noqa: B018  (loads ml_dtypes: its dtypes join the accepted sets)
   for prim, spec in ew.specs.items():
@@ -610,7 +611,7 @@ def test_eager_everywhere_flags_follow_the_traces_open_in_every_thread():
   while ``core.eager_everywhere`` says no thread has another trace open; they must read
   it (the slow path) while one does, and a thread that is tracing must always see False."""
   import threading
-  from jaxlite._src import core
+  from jaxlite._src.core import core
   assert core.eager_everywhere and core.direct_everywhere
   seen = []
 

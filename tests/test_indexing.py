@@ -15,7 +15,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import core
+from jaxlite._src.core import core
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
 from indexing_cases import cases as jaxpr_cases  # noqa: E402

@@ -17,7 +17,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import pretty_printer as pp
+from jaxlite._src.base import pretty_printer as pp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
 from jaxpr_print_cases import PRETTY_PRINTS, cases as _cases, pretty_print_key  # noqa: E402

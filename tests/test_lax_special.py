@@ -7,7 +7,7 @@ import scipy.special as sps
 import jaxlite
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import dtypes
+from jaxlite._src.base import dtypes
 from jaxlite._src.test_util import check_grads
 
 FLOATS = [np.float16, dtypes.bfloat16, np.float32]

@@ -129,8 +129,8 @@ def test_promotion_table_before_and_after_ml_dtypes_loads_is_jaxs():
 import json, sys
 import numpy as np
 import jaxlite, jaxlite.numpy
-from jaxlite._src import dtypes
-from jaxlite._src.config import config
+from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
 table = json.load(open({TABLE_PATH!r}))
 names = table["operands"]
 by_short = {{}}
@@ -199,7 +199,7 @@ print(json.dumps([check(False), "ml_dtypes" in sys.modules, check(True),
 def test_the_names_numpy_learns_from_ml_dtypes_are_known_to_jaxlite():
   # np.dtype('int4') parses only once ml_dtypes is imported; jaxlite loads it for these
   out = _run("import numpy as np\nbefore = set(np.sctypeDict)\nimport ml_dtypes\n"
-             "from jaxlite._src import dtypes\n"
+             "from jaxlite._src.base import dtypes\n"
              "print(sorted(set(np.sctypeDict) - before - dtypes._ML_DTYPE_NAMES))")
   assert out.strip() == "[]"
 

@@ -358,7 +358,7 @@ def test_monitoring_listeners():
 
 
 def test_config_flags_and_leak_context(monkeypatch):
-  from jaxlite._src import config as config_module
+  from jaxlite._src.base import config as config_module
   monkeypatch.setattr(config_module, "_absl_parsed", [False])
   monkeypatch.setattr(sys, "argv", ["prog", "--jax_debug_infs", "--jax_no_such=1", "--other",
                                     "--jax_default_prng_impl=rbg", "--", "--jax_debug_nans"])
@@ -418,7 +418,7 @@ def run_python(args, cwd, env=None, timeout=300):
 def test_version_under_the_alias_and_dash_c(tmp_path):
   code = ("import sys, jax, jaxlite; import jax.version\n"
           "print(jax.__version__, jax.__version_info__, jax.version.__version__,"
-          " jaxlite.__version__ == jaxlite._src.version.__version__, sys.argv, __name__,"
+          " jaxlite.__version__ == jaxlite._src.base.version.__version__, sys.argv, __name__,"
           " jax.numpy is jaxlite.numpy, jax.jit is jaxlite.jit)")
   out = run_python(["-m", "jaxlite", "-c", code, "a", "-b"], tmp_path)
   assert out.returncode == 0, out.stderr
@@ -434,15 +434,15 @@ def test_jax_module_reads_through_to_jaxlite(tmp_path):
       jax.jit = "patched"          # a program's assignment changes jax, not jaxlite
       print(jax.jit, jaxlite.jit.__name__, jax.__name__, "numpy" in dir(jax))
       del jax.jit
-      print(jax.jit is jaxlite.jit, jax._src.xla_bridge.__name__, jaxlite._src.core.__name__)
+      print(jax.jit is jaxlite.jit, jax._src.xla_bridge.__name__, jaxlite._src.core.core.__name__)
       import jax._src.core
-      print(jax._src.core.trace_state_clean(), jaxlite._src.core.__name__)
+      print(jax._src.core.trace_state_clean(), jaxlite._src.core.core.__name__)
       """)
   out = run_python(["-m", "jaxlite", "-c", code], tmp_path)
   assert out.returncode == 0, out.stderr
   assert out.stdout.splitlines() == [
-      "patched jit jax True", "True jaxlite._src.xla_bridge jaxlite._src.core",
-      "True jaxlite._src.core"]
+      "patched jit jax True", "True jaxlite._src.xla_bridge jaxlite._src.core.core",
+      "True jaxlite._src.core.core"]
 
 
 def _hook_installed():

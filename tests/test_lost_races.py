@@ -9,7 +9,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import config
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src import tiers
 
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin installed")
@@ -134,7 +134,7 @@ def test_an_aval_unpickled_elsewhere_hashes_as_one_made_there():
   aval = core.ShapedArray((2, 3), np.float32, weak_type=True)
   hash(aval)   # caches the hash
   code = ("import pickle, sys, numpy as np\n"
-          "from jaxlite._src import core\n"
+          "from jaxlite._src.core import core\n"
           "aval = pickle.loads(sys.stdin.buffer.read())\n"
           "fresh = core.ShapedArray((2, 3), np.float32, weak_type=True)\n"
           "print(aval == fresh and hash(aval) == hash(fresh) and {fresh: 1}.get(aval) == 1)\n")

@@ -20,7 +20,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax, ops
-from jaxlite._src.core import ShapedArray
+from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.lax import reductions as lax_red
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))

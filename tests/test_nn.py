@@ -142,7 +142,7 @@ def test_simple_initializers():
 
 
 def test_conv_kernel_fans_include_the_receptive_field():
-  from jaxlite._src.nn.initializers import _compute_fans
+  from jaxlite._src.libraries.nn.initializers import _compute_fans
   assert _compute_fans((3, 3, 4, 8)) == (36., 72.)
   with pytest.raises(ValueError, match="Can't compute input and output sizes"):
     _compute_fans((5,))

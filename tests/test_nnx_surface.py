@@ -117,7 +117,8 @@ def test_jaxlites_own_effectful_primitives_keep_standing_for_their_effects():
 
 
 def test_effect_type_sets_hold_classes_and_checkifys_errors_are_allowed_in_control_flow():
-  from jaxlite._src import checkify, effects
+  from jaxlite._src import checkify
+  from jaxlite._src.base import effects
   allowed = effects.EffectTypeSet()
   allowed.add_type(LogEffect)
 
@@ -289,7 +290,7 @@ def test_binding_a_hijax_primitive_raises_and_says_what_to_do():
 
 
 def test_register_hitype_records_the_type_as_jax_does():
-  from jaxlite._src import pytypes
+  from jaxlite._src.core import pytypes
 
   class Box:
     pass

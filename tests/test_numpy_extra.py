@@ -5,7 +5,7 @@ import pytest
 import jaxlite
 import jaxlite.numpy as jnp
 from jaxlite import errors
-from jaxlite._src import dtypes
+from jaxlite._src.base import dtypes
 from jaxlite._src.test_util import check_grads
 
 F = np.array([0.0, -0.0, 0.3, -1.7, 2.5, 1e-40, np.inf, -np.inf, np.nan], np.float32)

@@ -9,7 +9,8 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import core, passes
+from jaxlite._src.core import core
+from jaxlite._src import passes
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
 

@@ -7,8 +7,8 @@ import jaxlite  # noqa: F401  (registers every primitive and backend rule)
 # check_p (lax.callbacks) is only ever bound by checkify's check, which registers what
 # running and batching it mean; import it so the tables are complete in any test order
 import jaxlite.experimental.checkify  # noqa: F401
-from jaxlite._src import core
-from jaxlite._src import dtypes
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.transforms import ad

@@ -499,7 +499,7 @@ def test_tree_map_custom_aux_mismatch_error():
 
 
 def test_equality_and_prefix_errors_describe_the_first_difference():
-  from jaxlite._src.tree import equality_errors, prefix_errors
+  from jaxlite._src.base.tree import equality_errors, prefix_errors
   assert list(equality_errors((1, [2, 3]), (1, [2]))) == [
       ((SequenceKey(1),), 'list of length 2', 'list of length 1', 'the lengths do not match')]
   assert list(equality_errors((1, {'a': None}), (1, {'a': 2}))) == [

@@ -12,8 +12,8 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
-from jaxlite._src import core
-from jaxlite._src import errors
+from jaxlite._src.core import core
+from jaxlite._src.base import errors
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 

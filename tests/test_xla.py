@@ -18,7 +18,7 @@ import ml_dtypes  # noqa: E402
 import jaxlite  # noqa: E402
 import jaxlite.numpy as jnp  # noqa: E402
 from jaxlite import lax  # noqa: E402
-from jaxlite._src import core  # noqa: E402
+from jaxlite._src.core import core  # noqa: E402
 from jaxlite._src import passes  # noqa: E402
 from jaxlite._src.backends import xla  # noqa: E402
 from jaxlite._src.backends.numpy import codegen  # noqa: E402

@@ -9,15 +9,15 @@ import sys
 
 import numpy as np
 
-from jaxlite._src import api_util
+from jaxlite._src.base import api_util
 from jaxlite._src import backends
-from jaxlite._src import core
-from jaxlite._src import prng
-from jaxlite._src import transfer_guard
-from jaxlite._src import tree
-from jaxlite._src.array import Array
-from jaxlite._src.core import ShapeDtypeStruct, Tracer
-from jaxlite._src.numpy.util import as_operand
+from jaxlite._src.core import core
+from jaxlite._src.core import prng
+from jaxlite._src.base import transfer_guard
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import ShapeDtypeStruct, Tracer
+from jaxlite._src.libraries.numpy.util import as_operand
 from jaxlite._src.transforms import ad, batching, staging
 
 
@@ -172,7 +172,7 @@ def block_until_ready(x):
 
 import platform  # noqa: E402
 
-from jaxlite._src.config import config  # noqa: E402
+from jaxlite._src.base.config import config  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -298,7 +298,7 @@ def live_arrays(platform=None):
 def print_environment_info(return_string: bool = False):
   """Print versions of jaxlite, Python, NumPy and the XLA plugin."""
   import numpy
-  from jaxlite._src.version import __version__
+  from jaxlite._src.base.version import __version__
   from jaxlite._src import tiers
   lines = [f"jaxlite:  {__version__}", f"numpy:    {numpy.__version__}",
            f"python:   {sys.version.split()[0]}", f"platform: {platform.platform()}",

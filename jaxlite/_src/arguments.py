@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import prng
-from jaxlite._src import transfer_guard
-from jaxlite._src import tree
-from jaxlite._src.array import Array, placement
-from jaxlite._src.config import config
-from jaxlite._src.core import Tracer
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core import prng
+from jaxlite._src.base import transfer_guard
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array, placement
+from jaxlite._src.base.config import config
+from jaxlite._src.core.core import Tracer
 
 _SCALAR_AVALS = {}
 

@@ -10,17 +10,17 @@ import functools
 
 import numpy as np
 
-from jaxlite._src import api_util
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.array import Array
-from jaxlite._src.core import ShapedArray
+from jaxlite._src.base import api_util
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import solves
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.custom_derivatives import stop_gradient
-from jaxlite._src.numpy.util import as_operand
+from jaxlite._src.libraries.numpy.util import as_operand
 from jaxlite._src.transforms import ad
 from jaxlite._src.vmap_api import vmap
 

@@ -28,20 +28,20 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import effects as effects_lib
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import effects as effects_lib
 from jaxlite._src.lax import call as lax_call
 from jaxlite._src.lax import callbacks as lax_callbacks
-from jaxlite._src import tree
-from jaxlite._src.array import Array
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
 from jaxlite._src.backends.numpy.impls import impl_rules
-from jaxlite._src.core import Primitive, ShapeDtypeStruct, Tracer
+from jaxlite._src.core.core import Primitive, ShapeDtypeStruct, Tracer
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import custom_derivatives
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing
-from jaxlite._src.numpy import namespace as jnp
+from jaxlite._src.libraries.numpy import namespace as jnp
 from jaxlite._src.transforms import batching
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 

@@ -11,11 +11,11 @@ import logging
 
 import numpy as np
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src import jit
-from jaxlite._src import tree
-from jaxlite._src.array import Array
-from jaxlite._src.config import config
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
+from jaxlite._src.base.config import config
 
 logger = logging.getLogger("jaxlite")
 

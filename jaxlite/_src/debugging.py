@@ -18,9 +18,9 @@ from typing import Callable
 
 import numpy as np
 
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.core import ShapedArray
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.lax.callbacks import (
     _ALLOWED_VMAP_METHODS, _FlatCallback, _merge_callback_args, debug_callback_p,
     debug_effect, debug_print_p, io_callback_p, ordered_debug_effect, pure_callback_p)
@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 
 def _as_operand(x):
-  from jaxlite._src.numpy.util import as_operand
+  from jaxlite._src.libraries.numpy.util import as_operand
   return as_operand(x)
 
 

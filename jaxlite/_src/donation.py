@@ -13,8 +13,8 @@ from collections import deque
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src.array import Array, check_donated_once, delete_donated
+from jaxlite._src.core import core
+from jaxlite._src.core.array import Array, check_donated_once, delete_donated
 from jaxlite._src.passes import dce
 from jaxlite._src.sharding import NamedSharding
 

@@ -29,11 +29,11 @@ import dataclasses
 from collections import namedtuple
 from typing import Any
 
-from jaxlite._src import core
-from jaxlite._src import pytypes
-from jaxlite._src.core import AbstractValue, ShapedArray  # noqa: F401  (JAX's names here)
-from jaxlite._src.effects import control_flow_allowed_effects  # noqa: F401
-from jaxlite._src.state.types import AbstractRef  # noqa: F401
+from jaxlite._src.core import core
+from jaxlite._src.core import pytypes
+from jaxlite._src.core.core import AbstractValue, ShapedArray  # noqa: F401  (JAX's names here)
+from jaxlite._src.base.effects import control_flow_allowed_effects  # noqa: F401
+from jaxlite._src.core.state.types import AbstractRef  # noqa: F401
 from jaxlite._src.transforms.ad import Zero  # noqa: F401
 from jaxlite._src.transforms.ad import instantiate_zeros, is_undefined_primal  # noqa: F401
 

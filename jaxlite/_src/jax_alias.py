@@ -6,7 +6,7 @@ registries are shared), and so on for every public submodule. ``jax`` itself is 
 module object of its own (``JaxModule``): every attribute it does not hold is read from
 ``jaxlite`` at the time of the read, and it holds only what differs between the two names,
 the version: ``jax.__version__`` is the JAX API level jaxlite implements
-(``jaxlite._src.version.jax_api_version``), ``jaxlite.__version__`` stays jaxlite's own.
+(``jaxlite._src.base.version.jax_api_version``), ``jaxlite.__version__`` stays jaxlite's own.
 A public submodule jaxlite lacks raises ImportError naming it. JAX's private modules
 (``jax._src.*``) are not jaxlite's private modules: only the few that JAX libraries import
 at module level are served, from ``_PRIVATE``; any other raises ImportError too.
@@ -25,7 +25,7 @@ import os
 import sys
 import types
 
-from jaxlite._src.version import jax_api_version, jax_api_version_info
+from jaxlite._src.base.version import jax_api_version, jax_api_version_info
 
 # The environment variable that carries the alias into child interpreters: "1" (set by
 # install_as_jax) turns it on there, "0" keeps it off (and stops install_as_jax setting it).
@@ -41,14 +41,14 @@ _PRIVATE = {
     "jax._src.compiler": "jaxlite._src.compiler",
     "jax._src.core": "jaxlite._src.private_core",
     "jax._src.xla_bridge": "jaxlite._src.xla_bridge",
-    "jax._src.ad_util": "jaxlite._src.ad_util",   # lineax gives stop_gradient_p a rule
-    "jax._src.dispatch": "jaxlite._src.dispatch",   # equinox: wait_for_tokens at exit
-    "jax._src.dtypes": "jaxlite._src.dtypes",       # equinox: TypePromotionError
-    "jax._src.traceback_util": "jaxlite._src.traceback_util",   # equinox, flax
-    "jax._src.checkify": "jaxlite._src.checkify",   # nnx.checkify
-    "jax._src.tree_util": "jaxlite._src.tree",      # nnx: `type(x) in _registry`
-    "jax._src.state": "jaxlite._src.state",         # nnx: isinstance(..., AbstractRef)
-    "jax._src.state.types": "jaxlite._src.state.types",
+    "jax._src.ad_util": "jaxlite._src.ad_util",  # lineax gives stop_gradient_p a rule
+    "jax._src.dispatch": "jaxlite._src.dispatch",  # equinox: wait_for_tokens at exit
+    "jax._src.dtypes": "jaxlite._src.base.dtypes",  # equinox: TypePromotionError
+    "jax._src.traceback_util": "jaxlite._src.base.traceback_util",  # equinox, flax
+    "jax._src.checkify": "jaxlite._src.checkify",  # nnx.checkify
+    "jax._src.tree_util": "jaxlite._src.base.tree",  # nnx: `type(x) in _registry`
+    "jax._src.state": "jaxlite._src.core.state",  # nnx: isinstance(..., AbstractRef)
+    "jax._src.state.types": "jaxlite._src.core.state.types",
 }
 # Served when imported, but not loaded by `import jax` (JAX's does not load them either).
 _IMPORTED_ON_DEMAND = {"jax._src.checkify"}
@@ -121,7 +121,7 @@ class _PrivatePackage(types.ModuleType):
   """``jax._src`` under the alias: a package holding only the private modules served
   (``_PRIVATE``), as attributes once imported. It is not ``jaxlite._src``: importing
   ``jax._src.core`` (served by ``jaxlite._src.private_core``) must not rebind
-  ``jaxlite._src.core``."""
+  ``jaxlite._src.core.core``."""
 
 
 def _version_module():

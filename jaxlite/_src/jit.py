@@ -21,21 +21,21 @@ from collections import deque
 
 import numpy as np
 
-from jaxlite._src import api_util
+from jaxlite._src.base import api_util
 from jaxlite._src import arguments
 from jaxlite._src import compiler
 from jaxlite._src.compiler import XlaDispatch
-from jaxlite._src import core
-from jaxlite._src import prng
-from jaxlite._src import tree
-from jaxlite._src.array import (Array, check_donated_once, committed_device,
+from jaxlite._src.core import core
+from jaxlite._src.core import prng
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
                                 in_device_memory, placement)
 from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
-from jaxlite._src.config import config
-from jaxlite._src.core import Tracer
+from jaxlite._src.base.config import config
+from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import batching, staging
 from jaxlite._src import donation

@@ -13,13 +13,13 @@ import functools
 
 import numpy as np
 
-from jaxlite._src import api_util
+from jaxlite._src.base import api_util
 from jaxlite._src import backends
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src import donation
 from jaxlite._src import tiers
-from jaxlite._src import tree
-from jaxlite._src.array import as_operand
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import as_operand
 from jaxlite._src.lax import shapes
 from jaxlite._src.sharding import Mesh, PartitionSpec
 from jaxlite._src.sharding_map import MeshProgram

@@ -2,7 +2,7 @@
 alias: jaxlite's core where it has JAX's names (``ShapedArray``, ``Tracer``, ...; flax),
 and ``trace_state_clean()``, which numpyro's MCMC asks (is no transformation tracing
 now?) before caching functions that could close over tracers."""
-from jaxlite._src import core
+from jaxlite._src.core import core
 
 
 def trace_state_clean() -> bool:

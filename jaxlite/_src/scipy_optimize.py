@@ -18,12 +18,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from jaxlite._src import dtypes
+from jaxlite._src.base import dtypes
 from jaxlite._src.autodiff_api import value_and_grad
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax.precision import Precision
-from jaxlite._src.numpy import namespace as jnp
-from jaxlite._src.numpy.util import promote_dtypes_inexact
+from jaxlite._src.libraries.numpy import namespace as jnp
+from jaxlite._src.libraries.numpy.util import promote_dtypes_inexact
 
 __all__ = ["minimize", "OptimizeResults"]
 

@@ -18,14 +18,14 @@ import operator
 
 import numpy as np
 
-from jaxlite._src import array as array_mod
+from jaxlite._src.core import array as array_mod
 from jaxlite._src import backends
-from jaxlite._src import core
-from jaxlite._src import prng
+from jaxlite._src.core import core
+from jaxlite._src.core import prng
 from jaxlite._src import tiers
-from jaxlite._src import tree
-from jaxlite._src.array import Array
-from jaxlite._src.partition_spec import PartitionSpec
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
+from jaxlite._src.base.partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "get_abstract_mesh", "make_mesh",
            "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Shard", "place",

@@ -17,12 +17,12 @@ import functools
 
 import numpy as np
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src import jit as jit_mod
-from jaxlite._src import prng
+from jaxlite._src.core import prng
 from jaxlite._src import tiers
-from jaxlite._src import tree
-from jaxlite._src.array import as_operand, check_donated_once, delete_donated
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
                                    SingleDeviceSharding, broadcast_to_leaves,

@@ -19,13 +19,13 @@ import math
 
 import numpy as np
 
-from jaxlite._src import api_util
-from jaxlite._src import core
+from jaxlite._src.base import api_util
+from jaxlite._src.core import core
 from jaxlite._src import donation
 from jaxlite._src import tiers
-from jaxlite._src import tree
-from jaxlite._src.array import Array, as_operand
-from jaxlite._src.core import ShapedArray
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array, as_operand
+from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
                                    broadcast_to_leaves, from_pieces, put_pieces)
 from jaxlite._src.transforms import batching, staging

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import arguments
-from jaxlite._src import tree
-from jaxlite._src.array import Array, check_donated_once, delete_donated, from_device
-from jaxlite._src.core import ShapeDtypeStruct
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array, check_donated_once, delete_donated, from_device
+from jaxlite._src.core.core import ShapeDtypeStruct
 
 
 class Traced:

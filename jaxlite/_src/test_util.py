@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.array import Array
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
 
 _DEFAULT_EPS = {np.dtype(np.float16): 1e-1, np.dtype(dtypes.bfloat16): 1e-1,
                 np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-6,

@@ -34,14 +34,14 @@ import numpy as np
 
 from jaxlite._src import arguments
 from jaxlite._src import backends
-from jaxlite._src import tuning
-from jaxlite._src.array import Array, from_device
+from jaxlite._src.base import tuning
+from jaxlite._src.core.array import Array, from_device
 from jaxlite._src.backends import background
 from jaxlite._src.backends import compile_server
 from jaxlite._src.backends import disk_cache
 from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_available)
 from jaxlite._src.compiler import XlaDispatch
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 from jaxlite._src.passes import dce
 
 logger = logging.getLogger("jaxlite")
@@ -579,7 +579,7 @@ def _installed() -> tuple:
   """The versions of jaxlite, NumPy and Python, and each PJRT plugin's file and when it
   was installed (a new XLA races afresh), found without loading a plugin or XLA."""
   import numpy
-  from jaxlite._src import version
+  from jaxlite._src.base import version
   from jaxlite._src.backends import plugins
 
   def stamp(plugin):

@@ -27,8 +27,8 @@ from collections import namedtuple
 from typing import Callable, NamedTuple
 
 import jaxlite.numpy as jnp
-from jaxlite._src import tree as tree_util
-from jaxlite._src.tree import tree_flatten, tree_unflatten, tree_map, tree_leaves
+from jaxlite._src.base import tree as tree_util
+from jaxlite._src.base.tree import tree_flatten, tree_unflatten, tree_map, tree_leaves
 
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
 # The state's arrays are its leaves; the tree structures ride along as static data.

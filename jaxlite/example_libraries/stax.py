@@ -20,10 +20,10 @@ import functools
 import math
 
 import jaxlite.numpy as jnp
-from jaxlite._src import random
+from jaxlite._src.libraries import random
 from jaxlite._src.lax import elementwise as lax
-from jaxlite._src.nn import functions as nn
-from jaxlite._src.nn.initializers import glorot_normal, normal, ones, zeros
+from jaxlite._src.libraries.nn import functions as nn
+from jaxlite._src.libraries.nn.initializers import glorot_normal, normal, ones, zeros
 
 
 # -- layers with parameters

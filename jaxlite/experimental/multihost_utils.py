@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 
 import jaxlite
-from jaxlite._src import tree
+from jaxlite._src.base import tree
 from jaxlite._src.sharding import NamedSharding, PartitionSpec
 
 __all__ = ["broadcast_one_to_all", "process_allgather", "sync_global_devices",

@@ -11,7 +11,7 @@ ImportError ("cannot import name").
 import numpy as np
 
 import jaxlite.numpy as jnp
-from jaxlite._src import tree
+from jaxlite._src.base import tree
 
 __all__ = ["BCOO"]
 

@@ -1,6 +1,6 @@
 """``jax.extend.linear_util``: functions wrapped with the transformations to apply to them
 (what flax hands to ``jax.interpreters.partial_eval``)."""
-from jaxlite._src.linear_util import (
+from jaxlite._src.base.linear_util import (
     EqualStore as EqualStore,
     Store as Store,
     StoreException as StoreException,

@@ -1,6 +1,6 @@
 """``jax.interpreters.partial_eval``: tracing a function with some inputs known (flax's
 ``lazy_init`` and ``nn.scan``)."""
-from jaxlite._src.linear_util import WrappedFun as _WrappedFun
+from jaxlite._src.base.linear_util import WrappedFun as _WrappedFun
 from jaxlite._src.transforms import partial_eval as _pe
 from jaxlite._src.transforms import staging as _staging
 from jaxlite._src.transforms.partial_eval import PartialVal as PartialVal

@@ -2,7 +2,7 @@
 per-type table of value canonicalization TFP's JAX substrate extends), ``apply_primitive``
 and ``Backend``."""
 from jaxlite._src.compiler import Backend as Backend
-from jaxlite._src.pytypes import canonicalize_dtype_handlers as canonicalize_dtype_handlers
+from jaxlite._src.core.pytypes import canonicalize_dtype_handlers as canonicalize_dtype_handlers
 
 __all__ = ["apply_primitive", "canonicalize_dtype_handlers", "Backend"]
 

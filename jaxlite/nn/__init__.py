@@ -1,8 +1,8 @@
 """``jaxlite.nn``: activation functions and helpers for neural networks (``jax.nn``)."""
-from jaxlite._src.nn.functions import (
+from jaxlite._src.libraries.nn.functions import (
     relu, relu6, gelu, silu, swish, sigmoid, log_sigmoid, softplus, soft_sign, elu, selu,
     celu, leaky_relu, hard_tanh, hard_sigmoid, hard_silu, hard_swish, glu, softmax,
     log_softmax, logsumexp, standardize, one_hot, identity, tanh, mish, squareplus,
     sparse_plus, sparse_sigmoid, log1mexp, logmeanexp)
-from jaxlite._src.nn.attention import dot_product_attention, scaled_matmul
+from jaxlite._src.libraries.nn.attention import dot_product_attention, scaled_matmul
 from jaxlite.nn import initializers

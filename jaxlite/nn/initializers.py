@@ -1,5 +1,5 @@
 """``jaxlite.nn.initializers``: parameter initializers (``jax.nn.initializers``)."""
-from jaxlite._src.nn.initializers import (
+from jaxlite._src.libraries.nn.initializers import (
     Initializer,
     zeros, ones, constant, uniform, normal, truncated_normal, variance_scaling,
     glorot_uniform, glorot_normal, xavier_uniform, xavier_normal, lecun_uniform,

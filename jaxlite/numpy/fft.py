@@ -1,3 +1,3 @@
 """``jaxlite.numpy.fft``: discrete Fourier transforms (``jax.numpy.fft``)."""
-from jaxlite._src.numpy.fft import *  # noqa: F401,F403
-from jaxlite._src.numpy.fft import __all__  # noqa: F401
+from jaxlite._src.libraries.numpy.fft import *  # noqa: F401,F403
+from jaxlite._src.libraries.numpy.fft import __all__  # noqa: F401

@@ -1,3 +1,3 @@
 """``jaxlite.numpy.linalg``: linear algebra (``jax.numpy.linalg``)."""
-from jaxlite._src.numpy.linalg import *  # noqa: F401,F403
-from jaxlite._src.numpy.linalg import __all__  # noqa: F401
+from jaxlite._src.libraries.numpy.linalg import *  # noqa: F401,F403
+from jaxlite._src.libraries.numpy.linalg import __all__  # noqa: F401

@@ -1,2 +1,2 @@
 """``jaxlite.scipy.linalg`` (``jax.scipy.linalg``)."""
-from jaxlite._src.scipy.linalg import *  # noqa: F401,F403
+from jaxlite._src.libraries.scipy.linalg import *  # noqa: F401,F403

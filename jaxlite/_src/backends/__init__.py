@@ -2,8 +2,8 @@
 dispatches to on the host."""
 import logging
 
-from jaxlite._src import array
-from jaxlite._src import core
+from jaxlite._src.core import array
+from jaxlite._src.core import core
 from jaxlite._src.backends import platforms
 from jaxlite._src.backends.platforms import (Backend, Device, backend, backends,
                                              default_backend, default_device, devices)
@@ -11,11 +11,13 @@ from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 # the modules that fill the NumPy backend's table, one family each
 from jaxlite._src.backends.numpy import callback_impls as _numpy_callbacks  # noqa: F401
 from jaxlite._src.backends.numpy import control_flow_impls as _numpy_control_flow  # noqa: F401
-from jaxlite._src.backends.numpy import extra_impls as _numpy_extra  # noqa: F401
+from jaxlite._src.backends.numpy import bits_impls as _numpy_bits  # noqa: F401
 from jaxlite._src.backends.numpy import indexing as _numpy_indexing  # gather/scatter rows
 from jaxlite._src.backends.numpy import linalg_impls as _numpy_linalg  # noqa: F401
 from jaxlite._src.backends.numpy import parallel as _numpy_parallel  # collectives' rows
 from jaxlite._src.backends.numpy import rng_impls as _numpy_rng  # noqa: F401
+from jaxlite._src.backends.numpy import sorting_impls as _numpy_sorting  # noqa: F401
+from jaxlite._src.backends.numpy import special_impls as _numpy_special  # noqa: F401
 from jaxlite._src.backends.numpy import subnormals as _numpy_subnormals
 
 # over every family's rows: the kernels flush subnormal operands where XLA's results show it

@@ -22,7 +22,7 @@ import os
 import threading
 import time
 
-from jaxlite._src import tuning
+from jaxlite._src.base import tuning
 
 
 class _Courtesy(threading.local):

@@ -29,10 +29,10 @@ import sys
 import threading
 import time
 
-from jaxlite._src import core
-from jaxlite._src import tuning
+from jaxlite._src.core import core
+from jaxlite._src.base import tuning
 from jaxlite._src.backends import background
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 
 config.define("jaxlite_compile_server", True,
               "Under the auto tier policy, compile and time XLA in a separate process, so "

@@ -6,7 +6,7 @@ creates its PJRT CPU client with that ``cpu_device_count``.
 import os
 import re
 
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 
 _cpu_count: list = []   # the count in use, fixed by the first call to cpu_device_count
 

@@ -19,7 +19,7 @@ import stat
 import tempfile
 import time
 
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 
 logger = logging.getLogger("jaxlite")
 

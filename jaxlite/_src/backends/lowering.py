@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src.transforms import staging
 
 # primitive -> rule(builder, eqn, *lowered operands, **params) -> list[V] | V

@@ -20,14 +20,14 @@ import threading
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import errors
-from jaxlite._src import transfer_guard
-from jaxlite._src.array import (Array, committed_device, from_device, operand_rules,
+from jaxlite._src.core import core
+from jaxlite._src.base import errors
+from jaxlite._src.base import transfer_guard
+from jaxlite._src.core.array import (Array, committed_device, from_device, operand_rules,
                                 placement)
 from jaxlite._src.backends import plugins
 from jaxlite._src.backends.cpu_devices import cpu_device_count
-from jaxlite._src.config import config, _enum
+from jaxlite._src.base.config import config, _enum
 from jaxlite._src.transforms import staging
 
 logger = logging.getLogger("jaxlite")
@@ -304,7 +304,7 @@ def _describe(x) -> str:
 
 
 # Imported after Array for these names (array.py defines both).
-from jaxlite._src.array import _Deleted  # noqa: E402
+from jaxlite._src.core.array import _Deleted  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- platforms

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src.array import Array
+from jaxlite._src.core import core
+from jaxlite._src.core.array import Array
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.array import Array, as_operand
-from jaxlite._src.core import Tracer
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array, as_operand
+from jaxlite._src.core.core import Tracer
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 

@@ -7,9 +7,9 @@ import enum
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.elementwise import _float, _int, family_naryop as naryop
 from jaxlite._src.lax.elementwise import (  # noqa: F401 (re-exported)

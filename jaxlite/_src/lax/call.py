@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import inspect
 
-from jaxlite._src import core
-from jaxlite._src.config import config
-from jaxlite._src.tree import tree_flatten, tree_unflatten
-from jaxlite._src.core import Primitive, Tracer
+from jaxlite._src.core import core
+from jaxlite._src.base.config import config
+from jaxlite._src.base.tree import tree_flatten, tree_unflatten
+from jaxlite._src.core.core import Primitive, Tracer
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.passes import inline as inline_pass
 from jaxlite._src.transforms import ad

@@ -14,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from jaxlite._src import core
-from jaxlite._src import tree
-from jaxlite._src.core import Primitive
+from jaxlite._src.core import core
+from jaxlite._src.base import tree
+from jaxlite._src.core.core import Primitive
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import indexing
 from jaxlite._src.passes import dce

@@ -18,12 +18,12 @@ import operator
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.api_util import fun_source_info
-from jaxlite._src.array import Array, as_operand as _as_operand
-from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.base.api_util import fun_source_info
+from jaxlite._src.core.array import Array, as_operand as _as_operand
+from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient

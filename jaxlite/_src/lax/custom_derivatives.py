@@ -12,12 +12,12 @@ from __future__ import annotations
 import functools
 import inspect
 
-from jaxlite._src import api_util
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.array import as_operand as _as_operand
-from jaxlite._src.core import Primitive
+from jaxlite._src.base import api_util
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import as_operand as _as_operand
+from jaxlite._src.core.core import Primitive
 from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe

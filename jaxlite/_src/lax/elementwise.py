@@ -16,10 +16,10 @@ from typing import Callable
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src.array import Array
-from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import complex_math as cmath
 from jaxlite._src.lax import kernels
 from jaxlite._src.lax.precision import AccuracyMode, check_accuracy

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src.array import Array
-from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.transforms import ad

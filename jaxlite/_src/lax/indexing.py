@@ -15,11 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import prng
-from jaxlite._src.array import Array
-from jaxlite._src.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core import prng
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import shapes as lax_shapes

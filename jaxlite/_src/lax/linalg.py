@@ -14,10 +14,10 @@ import enum
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src.array import Array
-from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import bits
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import elementwise as ew

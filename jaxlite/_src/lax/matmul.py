@@ -10,8 +10,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import reductions as red

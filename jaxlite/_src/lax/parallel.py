@@ -17,11 +17,11 @@ import math
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.array import Array
-from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import indexing

@@ -15,7 +15,7 @@ import dataclasses
 import enum
 from typing import Any, NamedTuple
 
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 
 
 class Precision(enum.Enum):

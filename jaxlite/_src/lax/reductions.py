@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src.array import Array
-from jaxlite._src.core import Primitive, ShapedArray
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.core.array import Array
+from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
@@ -441,7 +441,7 @@ import functools  # noqa: E402
 import re  # noqa: E402
 import weakref  # noqa: E402
 
-from jaxlite._src import tree  # noqa: E402
+from jaxlite._src.base import tree  # noqa: E402
 from jaxlite._src.transforms import staging  # noqa: E402
 
 reduce_p = Primitive("reduce")

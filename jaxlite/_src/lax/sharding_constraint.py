@@ -7,11 +7,11 @@ annotation, everywhere else (tier 0, one device) it does nothing.
 """
 from __future__ import annotations
 
-from jaxlite._src import core
-from jaxlite._src import tree
-from jaxlite._src.core import Primitive
+from jaxlite._src.core import core
+from jaxlite._src.base import tree
+from jaxlite._src.core.core import Primitive
 from jaxlite._src.lax.base import operand as _operand
-from jaxlite._src.partition_spec import PartitionSpec
+from jaxlite._src.base.partition_spec import PartitionSpec
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 

@@ -7,9 +7,9 @@ into a solve with the transposed ``matvec``.
 """
 from __future__ import annotations
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import tree
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
 from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand

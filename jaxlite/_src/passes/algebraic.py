@@ -16,8 +16,8 @@ calls a ufunc with a scalar instead of broadcasting a row over every row of ``x`
 """
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src.array import in_device_memory
+from jaxlite._src.core import core
+from jaxlite._src.core.array import in_device_memory
 
 simplify_rules: dict = {}
 # primitives whose operands may be rank-0 literals, broadcast to the output's shape

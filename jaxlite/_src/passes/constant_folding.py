@@ -1,8 +1,8 @@
 """Constant folding: evaluate, once at compile time, equations whose operands are all
 constants; small results become literals, others new constvars."""
 
-from jaxlite._src import core
-from jaxlite._src.array import in_device_memory
+from jaxlite._src.core import core
+from jaxlite._src.core.array import in_device_memory
 from jaxlite._src.passes import dce
 
 # Folding these would copy their (large) result into the executable: skip them.

@@ -1,7 +1,7 @@
 """Common-subexpression elimination: an equation identical to an earlier one reuses it."""
 import numpy as np
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src.passes import dce
 
 

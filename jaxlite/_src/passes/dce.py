@@ -1,5 +1,5 @@
 """Dead-code elimination: drop equations whose outputs nothing reads."""
-from jaxlite._src import core
+from jaxlite._src.core import core
 
 # primitives with side effects (callbacks, printing, a library's primitive whose shape
 # rule reports effects) are never dropped: core's table

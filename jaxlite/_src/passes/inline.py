@@ -1,5 +1,5 @@
 """Inlining: replace each nested ``jit`` equation by the equations of its jaxpr."""
-from jaxlite._src import core
+from jaxlite._src.core import core
 
 # primitives whose params["jaxpr"] is simply called on the equation's operands
 call_primitives: set = set()

@@ -8,8 +8,8 @@ no rule of its own (a call, a loop) is bound again with those jaxprs physicalize
 """
 from __future__ import annotations
 
-from jaxlite._src import core
-from jaxlite._src import prng
+from jaxlite._src.core import core
+from jaxlite._src.core import prng
 from jaxlite._src.transforms import staging
 
 

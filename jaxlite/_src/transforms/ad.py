@@ -16,10 +16,10 @@ from typing import Callable
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
-from jaxlite._src import tree
-from jaxlite._src.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
+from jaxlite._src.base import tree
+from jaxlite._src.core.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
 from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms.partial_eval import PartialEvalTrace
 from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
@@ -98,7 +98,7 @@ def zeros_like_aval(aval: ShapedArray):
   """A concrete or staged zero array of ``aval`` in the current trace."""
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
-  from jaxlite._src.array import Array
+  from jaxlite._src.core.array import Array
   scalar = Array(np.zeros((), aval.dtype), aval.weak_type)
   return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
 
@@ -170,7 +170,7 @@ class JVPTrace(core.Trace):
     if isinstance(x, JVPTracer) and x._trace is self:
       return x.primal, x.tangent
     if isinstance(x, Tracer) and not x._trace.is_valid:
-      from jaxlite._src import errors
+      from jaxlite._src.base import errors
       raise errors.UnexpectedTracerError(x)
     return x, Zero(tangent_aval(core.get_aval(x)))
 

@@ -49,9 +49,9 @@ import threading
 import weakref
 from typing import Callable, NamedTuple
 
-from jaxlite._src import core
-from jaxlite._src import errors
-from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, Tracer, set_current_trace
+from jaxlite._src.core import core
+from jaxlite._src.base import errors
+from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, Tracer, set_current_trace
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import lax_ops
 from jaxlite._src.transforms import staging

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from jaxlite._src import core
-from jaxlite._src.core import ClosedJaxpr, Jaxpr, Primitive, set_current_trace
+from jaxlite._src.core import core
+from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, set_current_trace
 from jaxlite._src.transforms.staging import DynamicJaxprTrace, JitTracer
 
 # primitive -> rule(trace, args, unknowns, params) -> outputs (known or unknown tracers)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import threading
 
-from jaxlite._src import core
-from jaxlite._src import errors
-from jaxlite._src import prng
-from jaxlite._src.array import in_device_memory
-from jaxlite._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
+from jaxlite._src.core import core
+from jaxlite._src.base import errors
+from jaxlite._src.core import prng
+from jaxlite._src.core.array import in_device_memory
+from jaxlite._src.core.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
                                abstract_eval, get_aval, set_current_trace)
 
 

@@ -6,8 +6,8 @@ and the rules in ``jax.interpreters.ad``, ``batching`` and ``mlir``. A primitive
 effects gives ``def_effectful_abstract_eval`` a rule that also returns instances of its
 subclasses of ``Effect``.
 """
-from jaxlite._src.api_util import DebugInfo as DebugInfo
-from jaxlite._src.core import (
+from jaxlite._src.base.api_util import DebugInfo as DebugInfo
+from jaxlite._src.core.core import (
     ClosedJaxpr as ClosedJaxpr,
     DropVar as DropVar,
     Jaxpr as Jaxpr,
@@ -32,6 +32,6 @@ from jaxlite._src.core import (
     valid_jaxtype as valid_jaxtype,
 )
 from jaxlite._src.api import ensure_compile_time_eval as ensure_compile_time_eval
-from jaxlite._src.effects import Effect as Effect
+from jaxlite._src.base.effects import Effect as Effect
 
 Effects = frozenset

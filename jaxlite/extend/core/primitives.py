@@ -3,7 +3,7 @@
 import importlib
 import pkgutil
 
-from jaxlite._src import core as _core
+from jaxlite._src.core import core as _core
 from jaxlite._src import lax as _lax
 from jaxlite._src.transforms import ad as _ad
 

@@ -1,3 +1,3 @@
 """``jaxlite.scipy.stats`` (``jax.scipy.stats``)."""
 from jaxlite.scipy.stats import norm, t, gamma, beta, bernoulli  # noqa: F401
-from jaxlite._src.scipy.kde import gaussian_kde  # noqa: F401,E402
+from jaxlite._src.libraries.scipy.kde import gaussian_kde  # noqa: F401,E402

@@ -1,5 +1,5 @@
 """``jaxlite.scipy.stats.bernoulli`` (``jax.scipy.stats.bernoulli``)."""
-from jaxlite._src.scipy.stats import bernoulli as _d
+from jaxlite._src.libraries.scipy.stats import bernoulli as _d
 
 cdf = _d.cdf
 logpmf = _d.logpmf

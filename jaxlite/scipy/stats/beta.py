@@ -1,5 +1,5 @@
 """``jaxlite.scipy.stats.beta`` (``jax.scipy.stats.beta``)."""
-from jaxlite._src.scipy.stats import beta as _d
+from jaxlite._src.libraries.scipy.stats import beta as _d
 
 logpdf = _d.logpdf
 pdf = _d.pdf

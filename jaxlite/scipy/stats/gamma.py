@@ -1,5 +1,5 @@
 """``jaxlite.scipy.stats.gamma`` (``jax.scipy.stats.gamma``)."""
-from jaxlite._src.scipy.stats import gamma as _d
+from jaxlite._src.libraries.scipy.stats import gamma as _d
 
 cdf = _d.cdf
 logpdf = _d.logpdf

@@ -1,5 +1,5 @@
 """``jaxlite.scipy.stats.norm`` (``jax.scipy.stats.norm``)."""
-from jaxlite._src.scipy.stats import norm as _d
+from jaxlite._src.libraries.scipy.stats import norm as _d
 
 cdf = _d.cdf
 logcdf = _d.logcdf

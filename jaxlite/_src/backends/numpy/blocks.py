@@ -28,8 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src.config import config
+from jaxlite._src.core import core
+from jaxlite._src.base.config import config
 
 MIN_SIZE = 1 << 16   # elements: smaller arrays are cheap enough as whole-array passes
 BLOCK = 1 << 15      # elements per block (a multiple of 64): its intermediates fit in L2

@@ -10,8 +10,8 @@ import sys
 
 import numpy as np
 
-from jaxlite._src import dtypes
-from jaxlite._src.array import Array
+from jaxlite._src.base import dtypes
+from jaxlite._src.core.array import Array
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import callbacks as cb

@@ -16,13 +16,13 @@ import weakref
 
 import numpy as np
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src import passes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
 from jaxlite._src.backends.numpy import subnormals
 from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax.kernels import (max_with_plus_zero, min_with_minus_zero,

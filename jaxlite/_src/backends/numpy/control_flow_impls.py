@@ -3,7 +3,7 @@ while, scan and reduce with a computation): Python loops over bodies compiled by
 generator."""
 import numpy as np
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import call

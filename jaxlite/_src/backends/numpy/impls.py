@@ -8,8 +8,8 @@ import warnings
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing as ix
 from jaxlite._src.lax import reductions as red
@@ -26,7 +26,7 @@ impl_rules = core.EvalTrace.impls
 # calls). A filter on those modules costs nothing per call, unlike np.errstate (about 1 us).
 warnings.filterwarnings(
     "ignore", category=RuntimeWarning,
-    module=r"jaxlite\._src\.(backends\.numpy|core|lax\.(elementwise|kernels|complex_math))")
+    module=r"jaxlite\._src\.(backends\.numpy|core\.core|lax\.(elementwise|kernels|complex_math))")
 
 
 def _same_dtype(f):

@@ -8,7 +8,7 @@ gather clamps its start indices (CLIP and PROMISE_IN_BOUNDS) or fills the whole 
 """
 import numpy as np
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax.indexing import GatherScatterMode

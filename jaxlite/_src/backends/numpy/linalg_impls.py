@@ -9,9 +9,9 @@ windows with ``sliding_window_view`` and contracts them with one ``einsum`` per 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from jaxlite._src import core
+from jaxlite._src.core import core
 from jaxlite._src.backends.numpy import codegen
-from jaxlite._src import dtypes
+from jaxlite._src.base import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import convolution as conv
 from jaxlite._src.lax import fft as lax_fft

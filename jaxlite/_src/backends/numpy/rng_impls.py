@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from jaxlite._src import random
-from jaxlite._src.array import Array
+from jaxlite._src.libraries import random
+from jaxlite._src.core.array import Array
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import rng
 from jaxlite._src.lax import special

@@ -24,8 +24,8 @@ import sys
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import sorting

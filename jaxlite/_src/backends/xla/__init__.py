@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import tuning
+from jaxlite._src.core import core
+from jaxlite._src.base import tuning
 from jaxlite._src.backends.cpu_devices import cpu_device_count
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 from jaxlite._src.lax import reductions
 from jaxlite._src.backends import background
 from jaxlite._src.backends import disk_cache as cache

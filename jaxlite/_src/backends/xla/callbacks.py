@@ -25,7 +25,7 @@ from ctypes import POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_uin
 
 import numpy as np
 
-from jaxlite._src import dtypes
+from jaxlite._src.base import dtypes
 from jaxlite._src.backends.numpy import callback_impls
 from jaxlite._src.backends.xla import stablehlo
 from jaxlite._src.lax import callbacks as lax_callbacks
@@ -265,7 +265,7 @@ def _buffer_spec(ptr):
 
 def _read_args(args: _Operands) -> list:
   """The argument buffers as ``Array``s (what the callbacks receive) of fresh copies."""
-  from jaxlite._src.array import Array
+  from jaxlite._src.core.array import Array
   values = []
   for i in range(args.size):
     if args.types[i] != _BUFFER or _Buffer.from_address(args.items[i]).dtype == _TOKEN:

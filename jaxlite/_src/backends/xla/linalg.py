@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src import random
+from jaxlite._src.libraries import random
 from jaxlite._src.backends.xla import stablehlo as hlo
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import linalg as la
 from jaxlite._src.lax import special as lax_special
-from jaxlite._src.numpy import namespace as jnp_namespace
+from jaxlite._src.libraries.numpy import namespace as jnp_namespace
 
 
 def _jnp():

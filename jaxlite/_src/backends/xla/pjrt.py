@@ -23,8 +23,8 @@ from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_void_p
 import numpy as np
 
 from jaxlite._src.backends import background
-from jaxlite._src import transfer_guard
-from jaxlite._src.errors import JaxRuntimeError
+from jaxlite._src.base import transfer_guard
+from jaxlite._src.base.errors import JaxRuntimeError
 
 __all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "DeviceBuffer", "load_api",
            "live_buffers"]

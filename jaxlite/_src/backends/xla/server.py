@@ -18,7 +18,7 @@ import numpy as np
 
 from jaxlite._src.backends import background, compile_server
 from jaxlite._src.backends import plugins
-from jaxlite._src.config import config
+from jaxlite._src.base.config import config
 
 
 def _reply(out, *message):

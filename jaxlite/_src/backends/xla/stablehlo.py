@@ -15,8 +15,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jaxlite._src import core
-from jaxlite._src import dtypes
+from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.background import yield_to_callers
 from jaxlite._src.lax import bits as lax_bits

@@ -1,0 +1,106 @@
+"""The functions of ``jax.nn`` that JAX runs as cuDNN kernels on a GPU:
+``dot_product_attention``, here its reference ("xla") implementation, and
+``scaled_matmul``, which on a CPU raises after checking shapes, as JAX's does."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jaxlite._src.libraries.numpy import namespace as jnp
+from jaxlite._src.libraries.nn import functions as fn
+
+__all__ = ["dot_product_attention", "scaled_matmul"]
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
+                          is_causal=False, query_seq_lengths=None,
+                          key_value_seq_lengths=None, local_window_size=None,
+                          implementation=None, return_residual=False):
+  """Scaled dot-product attention, ``softmax(q k^T * scale + bias, masked) v``.
+
+  Shapes are ``[B, T, N, H]`` for ``query`` and ``[B, S, K, H]`` for ``key``/``value``
+  (the batch axis may be omitted); ``N`` must be a multiple of ``K`` (grouped-query
+  attention). ``bias`` and the boolean ``mask`` broadcast to ``[B, N, T, S]``. This is
+  the reference ("xla") implementation; ``implementation='cudnn'`` is not available.
+  With ``return_residual`` the log-sum-exp of the logits, ``[B, T, N]``, comes too.
+  """
+  if implementation not in (None, "xla"):
+    raise NotImplementedError(f"dot_product_attention: implementation={implementation!r}"
+                              " is not available; use None or 'xla'")
+  query, key, value = jnp.asarray(query), jnp.asarray(key), jnp.asarray(value)
+  unbatched = query.ndim == 3
+  if unbatched:
+    query, key, value = query[None], key[None], value[None]
+  if query.ndim != 4 or key.ndim != 4 or value.ndim != 4:
+    raise ValueError("query, key and value must have rank 3 or 4, got shapes "
+                     f"{query.shape}, {key.shape}, {value.shape}")
+  b, t, n, h = query.shape
+  s, k = key.shape[1], key.shape[2]
+  if n % k:
+    raise ValueError(f"the number of query heads {n} must be a multiple of the number of "
+                     f"key/value heads {k}")
+  scale = 1.0 / math.sqrt(h) if scale is None else scale
+  q = jnp.reshape(query, (b, t, k, n // k, h))
+  logits = jnp.einsum("btkgh,bskh->bkgts", q, key) * jnp.asarray(scale, query.dtype)
+  logits = jnp.reshape(logits, (b, n, t, s)).astype(jnp.float32)
+  if bias is not None:
+    bias = jnp.asarray(bias)
+    logits = logits + (bias[None] if unbatched and bias.ndim == 3 else bias)
+  allowed = jnp.ones((b, n, t, s), dtype=bool)
+  if mask is not None:
+    mask = jnp.asarray(mask)
+    allowed = allowed & (mask[None] if unbatched and mask.ndim == 3 else mask)
+  rows = jnp.arange(t)[:, None]
+  cols = jnp.arange(s)[None, :]
+  if is_causal:
+    allowed = allowed & (cols <= rows)
+  if local_window_size is not None:
+    left, right = ((local_window_size, local_window_size)
+                   if isinstance(local_window_size, int) else local_window_size)
+    allowed = allowed & (cols >= rows - left) & (cols <= rows + right)
+  if query_seq_lengths is not None:
+    allowed = allowed & (rows[None, None] < jnp.asarray(query_seq_lengths)[:, None, None,
+                                                                           None])
+  if key_value_seq_lengths is not None:
+    allowed = allowed & (cols[None, None] < jnp.asarray(key_value_seq_lengths)[
+        :, None, None, None])
+  big_neg = float(np.finfo(np.float32).min) * 0.7
+  logits = jnp.where(allowed, logits, big_neg)
+  probs = fn.softmax(logits, axis=-1).astype(query.dtype)
+  probs = jnp.reshape(probs, (b, k, n // k, t, s))
+  out = jnp.reshape(jnp.einsum("bkgts,bskh->btkgh", probs, value), (b, t, n, h))
+  if unbatched:
+    out = out[0]
+  if return_residual:
+    lse = jnp.transpose(fn.logsumexp(logits, axis=-1), (0, 2, 1))
+    return out, (lse[0] if unbatched else lse)
+  return out
+
+
+def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.float32):
+  """Block-scaled batched matmul ``(lhs * lhs_scales) @ (rhs * rhs_scales)^T`` with
+  ``lhs [B, M, K]``, ``rhs [B, N, K]`` and scales ``[B, M, K/bs]``, ``[B, N, K/bs]``.
+
+  The shapes are checked as JAX checks them; the product itself exists in JAX only as
+  a cuDNN kernel (GPU), and on CPU, like JAX, this raises NotImplementedError.
+  """
+  shapes = [np.shape(v) for v in (lhs, rhs, lhs_scales, rhs_scales)]
+  if any(len(s) != 3 for s in shapes):
+    raise ValueError("scaled_matmul requires all inputs to be 3-dimensional arrays")
+  (ba, ma, ka), (bb, nb, kb), (bas, mas, kas), (bbs, nbs, kbs) = shapes
+  if ka != kb or ba != bb:
+    raise ValueError("scaled_matmul requires inputs a and b to have matching batch (B) "
+                     f"and contract (K) dimensions, but got shapes {shapes[0]} and "
+                     f"{shapes[1]}")
+  if kas != kbs or bas != bbs:
+    raise ValueError("scaled_matmul requires scales to have matching batch (B) and "
+                     f"contract (K) dimensions, but got shapes {shapes[2]} and {shapes[3]}")
+  if mas != ma or nbs != nb:
+    raise ValueError("scaled_matmul requires scales to match non-contract dimensions of "
+                     f"inputs, but got shapes a: {shapes[0]}, b: {shapes[1]}, a_scales: "
+                     f"{shapes[2]}, b_scales: {shapes[3]}")
+  raise NotImplementedError(
+      "scaled_matmul is a cuDNN (GPU) kernel with no CPU implementation, as in JAX; "
+      "on CPU multiply each operand by its scales repeated over their blocks and use "
+      "jnp.einsum('bmk,bnk->bmn', ...).")

@@ -1,0 +1,145 @@
+"""``jaxlite.scipy.stats``: densities and distribution functions (``jax.scipy.stats``).
+
+Each distribution is a namespace of functions with SciPy's signatures (``loc`` and
+``scale`` last); ``jaxlite.scipy.stats.norm`` and the others re-export them.
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import special as lax_special
+from jaxlite._src.libraries.numpy.lax_numpy import where
+from jaxlite._src.libraries.numpy.util import promote_args_inexact
+from jaxlite._src.libraries.scipy import special
+
+
+def _c(x, value):
+  return lax._const(x, value)
+
+
+def _standardize(name, x, loc, scale, *shape_params):
+  x, loc, scale, *params = promote_args_inexact(name, x, loc, scale, *shape_params)
+  return (lax.div(lax.sub(x, loc), scale), scale, *params)
+
+
+# -- norm
+def _norm_logpdf(x, loc=0, scale=1):
+  z, scale = _standardize("norm.logpdf", x, loc, scale)
+  return lax.sub(lax.mul(_c(z, -0.5), lax.mul(z, z)),
+                 lax.add(_c(z, 0.5 * np.log(2 * np.pi)), lax.log(scale)))
+
+
+def _norm_pdf(x, loc=0, scale=1):
+  return lax.exp(_norm_logpdf(x, loc, scale))
+
+
+def _norm_cdf(x, loc=0, scale=1):
+  return special.ndtr(_standardize("norm.cdf", x, loc, scale)[0])
+
+
+def _norm_logcdf(x, loc=0, scale=1):
+  return special.log_ndtr(_standardize("norm.logcdf", x, loc, scale)[0])
+
+
+def _norm_sf(x, loc=0, scale=1):
+  return special.ndtr(lax.neg(_standardize("norm.sf", x, loc, scale)[0]))
+
+
+def _norm_logsf(x, loc=0, scale=1):
+  return special.log_ndtr(lax.neg(_standardize("norm.logsf", x, loc, scale)[0]))
+
+
+def _norm_ppf(q, loc=0, scale=1):
+  q, loc, scale = promote_args_inexact("norm.ppf", q, loc, scale)
+  return lax.add(loc, lax.mul(scale, special.ndtri(q)))
+
+
+def _norm_isf(q, loc=0, scale=1):
+  """Inverse survival function of the normal distribution: ``loc - scale * ndtri(q)``
+  (``scipy.stats.norm.isf``)."""
+  q, loc, scale = promote_args_inexact("norm.isf", q, loc, scale)
+  # ndtri(q) = sqrt(2) * erfinv(2q - 1); the symmetry keeps precision for small q
+  return loc - scale * (2 ** 0.5) * lax_special.erf_inv(2 * q - 1)
+
+
+norm = types.SimpleNamespace(logpdf=_norm_logpdf, pdf=_norm_pdf, cdf=_norm_cdf,
+                             logcdf=_norm_logcdf, sf=_norm_sf, logsf=_norm_logsf,
+                             ppf=_norm_ppf, isf=_norm_isf)
+
+
+# -- Student's t
+def _t_logpdf(x, df, loc=0, scale=1):
+  z, scale, df = _standardize("t.logpdf", x, loc, scale, df)
+  half = _c(df, 0.5)
+  half_df_plus = lax.mul(half, lax.add(df, _c(df, 1)))
+  norm_const = lax.sub(lax.sub(lax_special.lgamma(half_df_plus),
+                               lax_special.lgamma(lax.mul(half, df))),
+                       lax.mul(half, lax.log(lax.mul(df, _c(df, np.pi)))))
+  kernel = lax.mul(half_df_plus, lax.log1p(lax.div(lax.mul(z, z), df)))
+  return lax.sub(lax.sub(norm_const, kernel), lax.log(scale))
+
+
+t = types.SimpleNamespace(
+    logpdf=_t_logpdf, pdf=lambda x, df, loc=0, scale=1: lax.exp(_t_logpdf(x, df, loc, scale)))
+
+
+# -- gamma
+def _gamma_logpdf(x, a, loc=0, scale=1):
+  z, scale, a = _standardize("gamma.logpdf", x, loc, scale, a)
+  log_density = lax.sub(lax.sub(special.xlogy(lax.sub(a, _c(a, 1)), z), z),
+                        lax.add(lax_special.lgamma(a), lax.log(scale)))
+  return where(lax.lt(z, _c(z, 0)), _c(z, -np.inf), log_density)
+
+
+def _gamma_cdf(x, a, loc=0, scale=1):
+  z, _, a = _standardize("gamma.cdf", x, loc, scale, a)
+  return lax_special.igamma(a, lax.max(z, _c(z, 0)))
+
+
+gamma = types.SimpleNamespace(
+    logpdf=_gamma_logpdf, cdf=_gamma_cdf,
+    pdf=lambda x, a, loc=0, scale=1: lax.exp(_gamma_logpdf(x, a, loc, scale)))
+
+
+# -- beta
+def _beta_logpdf(x, a, b, loc=0, scale=1):
+  z, scale, a, b = _standardize("beta.logpdf", x, loc, scale, a, b)
+  log_density = lax.sub(lax.add(special.xlogy(lax.sub(a, _c(a, 1)), z),
+                                special.xlog1py(lax.sub(b, _c(b, 1)), lax.neg(z))),
+                        lax.add(special.betaln(a, b), lax.log(scale)))
+  outside = lax.bitwise_or(lax.lt(z, _c(z, 0)), lax.gt(z, _c(z, 1)))
+  return where(outside, _c(z, -np.inf), log_density)
+
+
+beta = types.SimpleNamespace(
+    logpdf=_beta_logpdf,
+    pdf=lambda x, a, b, loc=0, scale=1: lax.exp(_beta_logpdf(x, a, b, loc, scale)))
+
+
+# -- bernoulli
+def _bernoulli_logpmf(k, p, loc=0):
+  k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
+  k = lax.sub(k, loc)
+  log_pmf = where(lax.eq(k, _c(k, 1)), lax.log(p), lax.log1p(lax.neg(p)))
+  valid = lax.bitwise_or(lax.eq(k, _c(k, 0)), lax.eq(k, _c(k, 1)))
+  return where(valid, log_pmf, _c(k, -np.inf))
+
+
+def _bernoulli_cdf(k, p):
+  k, p = promote_args_inexact("bernoulli.cdf", k, p)
+  return where(lax.lt(k, _c(k, 0)), _c(k, 0),
+               where(lax.ge(k, _c(k, 1)), _c(k, 1), lax.sub(_c(p, 1), p)))
+
+
+def _bernoulli_ppf(q, p):
+  q, p = promote_args_inexact("bernoulli.ppf", q, p)
+  return where(lax.bitwise_or(lax.lt(q, _c(q, 0)), lax.gt(q, _c(q, 1))), _c(q, np.nan),
+               where(lax.le(q, lax.sub(_c(p, 1), p)), _c(q, 0), _c(q, 1)))
+
+
+bernoulli = types.SimpleNamespace(
+    logpmf=_bernoulli_logpmf, cdf=_bernoulli_cdf, ppf=_bernoulli_ppf,
+    pmf=lambda k, p, loc=0: lax.exp(_bernoulli_logpmf(k, p, loc)))
