@@ -271,6 +271,25 @@ def _kernel_of_impl(prim, impl):
   return kernel
 
 
+def rerun_quietly(kernel, *values, **params):
+  """Run a NumPy kernel again with NumPy's floating-point warnings off.
+
+  XLA computes nan and inf without a word, and jaxlite's kernels are silent too while the
+  warning filters are Python's defaults (backends/numpy/impls.py ignores NumPy's
+  RuntimeWarnings there). A caller's own filters can still turn such a warning into an
+  error (``-W error``, pytest's ``filterwarnings = error``); the places that run kernels
+  catch that error and call this, so the silence costs ``np.errstate`` only then.
+  """
+  with np.errstate(all="ignore"):
+    return kernel(*values, **params)
+
+
+def reruns_quietly(prim) -> bool:
+  """Whether ``prim``'s kernel may be run again by ``rerun_quietly``: not when it has
+  effects or calls a library's Python code, which must run once and keep its errors."""
+  return prim not in effectful_primitives and not has_user_impl(prim)
+
+
 # primitives whose shape rule reported effects (def_effectful_abstract_eval), and jaxlite's
 # callbacks: the passes' table of effectful primitives (passes/dce.py) is this set
 effectful_primitives: set = set()
