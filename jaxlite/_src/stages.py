@@ -82,6 +82,12 @@ class Lowered:
   def compile(self):
     return Compiled(self._traced)
 
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of the program (``flops``, ``bytes accessed``, ...). JAX
+    analyses the program before XLA optimizes it; jaxlite has no HLO of its own and
+    reports the compiled program's: the same ``flops``, fewer bytes where XLA fused."""
+    return self.compile().cost_analysis()
+
 
 class Compiled:
   """An executable for one signature; calling it with another signature is an error."""
@@ -97,6 +103,13 @@ class Compiled:
 
   def as_text(self) -> str:
     return self._entry.xla_text or self._entry.source
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of this signature's program, ``{"flops": ..., "bytes
+    accessed": ..., ...}`` as in JAX; the program is compiled with XLA for it (from the
+    persistent cache when there) if the signature runs on tier 0."""
+    dispatch = self._entry.compile_xla(self._traced._jitted._name)
+    return dispatch.executable.loaded.cost_analysis()
 
   def __call__(self, *args, **kwargs):
     jitted = self._traced._jitted
