@@ -40,11 +40,17 @@ class ShapedArray(AbstractValue):
   """The abstract value of an array: shape, dtype and weak type, but no values."""
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
-  def __init__(self, shape, dtype, weak_type: bool = False):
+  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None):
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, np.dtype) else dtypes.aval_dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = None
+    # JAX's types may carry a mesh's split; jaxlite's carry the one sharding of every aval
+    # (lax's aval_sharding), which a caller may pass back, as flax's scan does
+    if sharding is not None and sharding != self.sharding:
+      raise NotImplementedError(
+          f"ShapedArray(..., sharding={sharding}): jaxlite's types carry no sharding but "
+          f"{self.sharding} (no Explicit mesh axes); leave sharding out.")
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
