@@ -238,6 +238,10 @@ def test_stages_trace_lower_compile():
   assert "def " in lowered.as_text("numpy") and "_np.multiply" in lowered.as_text("numpy")
   compiled = lowered.compile()
   np.testing.assert_allclose(compiled(jnp.arange(3.0)), [0, 2, 4])
+  # JAX's signature: compile(compiler_options=None, *, device_assignment=None); nnx passes None
+  np.testing.assert_allclose(lowered.compile(None)(jnp.arange(3.0)), [0, 2, 4])
+  with pytest.raises(NotImplementedError, match="its own options"):
+    lowered.compile({"xla_cpu_enable_fast_math": True})
   with pytest.raises(TypeError, match=r"Argument 'x' compiled with float32\[3\] and called "
                      r"with float32\[4\]"):
     compiled(jnp.ones(4))

@@ -79,7 +79,16 @@ class Lowered:
       raise ValueError(f"unknown dialect: {dialect}")
     return LoweredModule(self.as_text(dialect))
 
-  def compile(self):
+  def compile(self, compiler_options=None, *, device_assignment=None):
+    """The executable of this signature (``jax.stages.Lowered.compile``).
+
+    jaxlite compiles with options of its own (its tiers, XLA's defaults), so it takes no
+    XLA compiler options nor device assignment: a non-empty one is an error rather than
+    silently left out."""
+    if compiler_options or device_assignment is not None:
+      raise NotImplementedError(
+          "Lowered.compile(compiler_options=..., device_assignment=...): jaxlite compiles "
+          "with its own options and the signature's device; call compile() without them.")
     return Compiled(self._traced)
 
   def cost_analysis(self) -> dict:
