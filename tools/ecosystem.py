@@ -58,11 +58,12 @@ SUITES = {
                                "optax/_src/linear_algebra_test.py")),
     "chex": Suite("chex==0.1.92", "chex", deps=("toolz", "cloudpickle", "dm-tree")),
     "flax": Suite("flax==0.12.8", "tests", source="sdist",
-                  deps=("msgpack", "rich", "pyyaml", "treescope", "cloudpickle", "einops", "opt_einsum",
+                  deps=("msgpack", "rich", "pyyaml", "treescope", "cloudpickle", "einops",
+                        "opt_einsum",
                         # orbax-checkpoint's own dependencies, jax aside
                         "etils[epath,epy]", "tensorstore", "nest_asyncio", "aiofiles",
                         "humanize", "protobuf", "simplejson", "psutil"),
-                  extra_packages=("optax==0.2.8", "orbax-checkpoint")),
+                  extra_packages=("optax==0.2.8", "orbax-checkpoint==0.12.8")),
 }
 # What every suite imports besides jax, numpy and itself.
 TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
