@@ -259,3 +259,15 @@ def test_lax_ops_reject_mixed_dtypes_and_ranks_with_jax_messages():
     jnp.ones(3) + jnp.ones(4)
   with pytest.raises(ValueError, match="out-of-bounds"):
     lax.reduce_sum(jnp.ones(3), (1,))
+
+
+def test_shaped_array_takes_back_its_own_sharding():
+  """JAX's ``ShapedArray(shape, dtype, sharding=...)``: flax's scan passes an aval's own
+  ``sharding`` back; one that jaxlite's types cannot carry is a clear error."""
+  from jaxlite import core as public_core
+  aval = public_core.ShapedArray((2,), jnp.float32, sharding=None)
+  assert public_core.ShapedArray((2,), jnp.float32, sharding=aval.sharding) == aval
+  mesh = jax.make_mesh((1,), ("x",))
+  with pytest.raises(NotImplementedError, match="leave sharding out"):
+    public_core.ShapedArray((2,), jnp.float32,
+                            sharding=jax.sharding.NamedSharding(mesh, jax.P("x")))

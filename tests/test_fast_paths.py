@@ -9,6 +9,7 @@ import collections
 import itertools
 import operator
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -660,3 +661,26 @@ def test_eager_everywhere_flags_follow_the_traces_open_in_every_thread():
 
 def lax_add(x, y):
   return jax.lax.add(x, y)
+
+
+def test_nan_and_inf_stay_silent_under_a_warnings_error_filter(capfd):
+  """XLA computes nan and inf without a word, so JAX 0.10.2 gives these values with
+  ``warnings.simplefilter("error")`` in force (pytest's ``filterwarnings = error``, as in
+  flax's tests): eager ops on the hot and general paths, tier 0 with its blocked regions
+  on helper threads, and a jitted function with an effect, whose print runs once."""
+  zeros, big = jnp.zeros(3), jnp.zeros(1 << 17)
+  effectful = jax.jit(lambda a: (jax.debug.print("once"), jnp.sqrt(a - 1.0) / a)[1],
+                      backend="numpy")
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    np.testing.assert_array_equal(zeros / zeros, np.full(3, np.nan))          # hot path
+    np.testing.assert_array_equal(jnp.log(-jnp.ones(2)), [np.nan, np.nan])
+    assert float(jnp.sum(jnp.array([3e38, 3e38], jnp.float32))) == np.inf    # general path
+    assert float(jnp.mean(jnp.zeros((0,)))) != float(jnp.mean(jnp.zeros((0,))))
+    assert float(jax.grad(jnp.sqrt)(0.0)) == np.inf
+    np.testing.assert_array_equal(jax.vmap(lambda a: a / 0.0)(zeros), np.full(3, np.nan))
+    with jax.config.override("jaxlite_tier0_threads", 3):
+      blocked = jax.jit(lambda a: jnp.sqrt(a - 1.0) * 2.0 + a, backend="numpy")(big)
+    assert np.isnan(np.asarray(blocked)).all()
+    np.testing.assert_array_equal(effectful(zeros), np.full(3, np.nan))
+  assert capfd.readouterr().out == "once\n"

@@ -394,6 +394,20 @@ def test_host_local_to_global_array_places_on_mesh():
     mh.host_local_array_to_global_array(np.ones(2), mesh, None)
 
 
+def test_create_device_mesh_lays_out_the_devices_as_jax_does_on_a_cpu():
+  """JAX 0.10.2 on one CPU device: ``array([CpuDevice(id=0)], dtype=object)``, shape
+  (1, 1) for (1, 1), and ValueError when the product is not the device count."""
+  from jaxlite.experimental import mesh_utils
+  out = mesh_utils.create_device_mesh((1,))
+  assert out.dtype == object and out.shape == (1,) and out[0] == jax.devices()[0]
+  assert mesh_utils.create_device_mesh([1, 1]).shape == (1, 1)
+  assert jax.sharding.Mesh(mesh_utils.create_device_mesh((1,)), ("x",)).shape == {"x": 1}
+  with pytest.raises(ValueError, match=r"Number of devices 1 must equal the product of mesh_shape \(2,\)"):
+    mesh_utils.create_device_mesh((2,))
+  with pytest.raises(ValueError, match="Number of devices 0 must equal"):
+    mesh_utils.create_device_mesh((1,), devices=[])
+
+
 def test_bcoo_from_scipy_and_matmul():
   import scipy.sparse
   from jaxlite.experimental.sparse import BCOO

@@ -339,3 +339,12 @@ def test_jit_calls_with_typed_keys_take_the_fast_path():
   # a raw key of the same data is another signature
   f(random.PRNGKey(0), {"k": random.key(1)})
   assert f._cache_size() == 2
+
+
+def test_isclose_of_typed_keys_is_equality():
+  """JAX 0.10.2: keys have no distance, so ``isclose`` is ``==`` (nnx's rngs tests call
+  ``jnp.allclose`` on keys): True, False, False, True below."""
+  k0, k1 = jax.random.key(0), jax.random.key(1)
+  assert bool(jnp.isclose(k0, k0)) and not bool(jnp.isclose(k0, k1))
+  assert not bool(jnp.allclose(jnp.stack([k0, k1]), k0))
+  assert bool(jnp.isclose(k0, k0, equal_nan=True))

@@ -37,6 +37,8 @@ class Suite:
   tests are: ``"wheel"`` (inside site-packages, under ``tests``), ``"sdist"`` (the unpacked
   source distribution of ``package``), or ``"git:<path of a git directory>@<tag>"`` (a
   repository at the released tag, e.g. one that the search library's ``fetch`` brought).
+  ``extra_packages`` are other libraries built on jax that the suite imports (optax for
+  flax), installed ``--no-deps`` like ``package`` so that pip never brings the real jax.
   ``tests`` is the folder, relative to that root, whose files matching ``pattern`` run.
   """
   package: str
@@ -44,6 +46,7 @@ class Suite:
   source: str = "wheel"
   pattern: str = "*_test.py"
   deps: tuple = ()
+  extra_packages: tuple = ()   # libraries over jax that the suite needs, also --no-deps
   skip_files: tuple = ()    # files left out of both runs (relative to the root)
   deselect: tuple = ()      # node ids left out of both runs
 
@@ -54,6 +57,13 @@ SUITES = {
                    skip_files=("optax/transforms/_accumulation_test.py",
                                "optax/_src/linear_algebra_test.py")),
     "chex": Suite("chex==0.1.92", "chex", deps=("toolz", "cloudpickle", "dm-tree")),
+    "flax": Suite("flax==0.12.8", "tests", source="sdist",
+                  deps=("msgpack", "rich", "pyyaml", "treescope", "cloudpickle", "einops",
+                        "opt_einsum",
+                        # orbax-checkpoint's own dependencies, jax aside
+                        "etils[epath,epy]", "tensorstore", "nest_asyncio", "aiofiles",
+                        "humanize", "protobuf", "simplejson", "psutil"),
+                  extra_packages=("optax==0.2.8", "orbax-checkpoint==0.12.8")),
 }
 # What every suite imports besides jax, numpy and itself.
 TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
@@ -76,7 +86,8 @@ def setup_venv(root, name, suites):
   pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
   deps = sorted({d for s in suites for d in SUITES[s].deps} | set(TEST_DEPS))
   subprocess.run(pip + deps + RUNTIMES[name]["install"], check=True)
-  subprocess.run(pip + ["--no-deps"] + [SUITES[s].package for s in suites], check=True)
+  packages = sorted({p for s in suites for p in (SUITES[s].package,) + SUITES[s].extra_packages})
+  subprocess.run(pip + ["--no-deps"] + packages, check=True)
   return python
 
 

@@ -79,8 +79,23 @@ class Lowered:
       raise ValueError(f"unknown dialect: {dialect}")
     return LoweredModule(self.as_text(dialect))
 
-  def compile(self):
+  def compile(self, compiler_options=None, *, device_assignment=None):
+    """The executable of this signature (``jax.stages.Lowered.compile``).
+
+    jaxlite compiles with options of its own (its tiers, XLA's defaults), so it takes no
+    XLA compiler options nor device assignment: a non-empty one is an error rather than
+    silently left out."""
+    if compiler_options or device_assignment is not None:
+      raise NotImplementedError(
+          "Lowered.compile(compiler_options=..., device_assignment=...): jaxlite compiles "
+          "with its own options and the signature's device; call compile() without them.")
     return Compiled(self._traced)
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of the program (``flops``, ``bytes accessed``, ...). JAX
+    analyses the program before XLA optimizes it; jaxlite has no HLO of its own and
+    reports the compiled program's: the same ``flops``, fewer bytes where XLA fused."""
+    return self.compile().cost_analysis()
 
 
 class Compiled:
@@ -97,6 +112,13 @@ class Compiled:
 
   def as_text(self) -> str:
     return self._entry.xla_text or self._entry.source
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of this signature's program, ``{"flops": ..., "bytes
+    accessed": ..., ...}`` as in JAX; the program is compiled with XLA for it (from the
+    persistent cache when there) if the signature runs on tier 0."""
+    dispatch = self._entry.compile_xla(self._traced._jitted._name)
+    return dispatch.executable.loaded.cost_analysis()
 
   def __call__(self, *args, **kwargs):
     jitted = self._traced._jitted

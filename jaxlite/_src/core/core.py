@@ -40,11 +40,17 @@ class ShapedArray(AbstractValue):
   """The abstract value of an array: shape, dtype and weak type, but no values."""
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
-  def __init__(self, shape, dtype, weak_type: bool = False):
+  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None):
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, np.dtype) else dtypes.aval_dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = None
+    # JAX's types may carry a mesh's split; jaxlite's carry the one sharding of every aval
+    # (lax's aval_sharding), which a caller may pass back, as flax's scan does
+    if sharding is not None and sharding != self.sharding:
+      raise NotImplementedError(
+          f"ShapedArray(..., sharding={sharding}): jaxlite's types carry no sharding but "
+          f"{self.sharding} (no Explicit mesh axes); leave sharding out.")
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -269,6 +275,25 @@ def _kernel_of_impl(prim, impl):
     return np.asarray(to_value(outs))
   kernel.__name__ = f"{prim.name}_impl"
   return kernel
+
+
+def rerun_quietly(kernel, *values, **params):
+  """Run a NumPy kernel again with NumPy's floating-point warnings off.
+
+  XLA computes nan and inf without a word, and jaxlite's kernels are silent too while the
+  warning filters are Python's defaults (backends/numpy/impls.py ignores NumPy's
+  RuntimeWarnings there). A caller's own filters can still turn such a warning into an
+  error (``-W error``, pytest's ``filterwarnings = error``); the places that run kernels
+  catch that error and call this, so the silence costs ``np.errstate`` only then.
+  """
+  with np.errstate(all="ignore"):
+    return kernel(*values, **params)
+
+
+def reruns_quietly(prim) -> bool:
+  """Whether ``prim``'s kernel may be run again by ``rerun_quietly``: not when it has
+  effects or calls a library's Python code, which must run once and keep its errors."""
+  return prim not in effectful_primitives and not has_user_impl(prim)
 
 
 # primitives whose shape rule reported effects (def_effectful_abstract_eval), and jaxlite's

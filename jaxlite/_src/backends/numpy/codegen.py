@@ -359,11 +359,24 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
   fn_name = "".join(ch if ch.isalnum() else "_" for ch in name) or "fn"
   header = f"def {fn_name}({', '.join(arg_names)}):"
   outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ")
-  body = em.lines + [f"  return [{', '.join(outs)}]"]
-  source = "\n\n".join(em.functions + ["\n".join([header] + body)]) + "\n"
+  body = [f"  {line}" for line in em.lines + [f"  return [{', '.join(outs)}]"]]
+  source = "\n\n".join(em.functions + ["\n".join([header] + _quiet(body, fn_name, arg_names,
+                                                                    jaxpr.effects))]) + "\n"
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
   return em.namespace[fn_name], source
+
+
+def _quiet(body, fn_name, arg_names, effects):
+  """``body`` (indented once more) silent about NumPy's floating-point warnings, as XLA
+  is (see ``core.rerun_quietly``): a pure function is run again under ``np.errstate`` when
+  the caller's warning filters made one an error; one with effects must run once, so it
+  runs under ``np.errstate`` throughout."""
+  if effects:
+    return ['  with _np.errstate(all="ignore"):'] + body
+  return (["  try:"] + body + ["  except RuntimeWarning:   # an error by the caller's filters",
+                               '    with _np.errstate(all="ignore"):',
+                               f"      return {fn_name}({', '.join(arg_names)})"])
 
 
 # The one cache of compiled jaxprs: nested ``jit`` calls, control-flow bodies and the

@@ -109,6 +109,8 @@ ExecuteArgs = _args("PJRT_LoadedExecutable_Execute_Args", [
     ("executable", _P), ("options", _P), ("argument_lists", _P), ("num_devices", c_size_t),
     ("num_args", c_size_t), ("output_lists", _P), ("device_complete_events", _P),
     ("execute_device", _P)])
+CostAnalysisArgs = _args("PJRT_Executable_GetCostAnalysis_Args", [
+    ("executable", _P), ("num_properties", c_size_t), ("properties", _P)])
 SerializeArgs = _args("PJRT_Executable_Serialize_Args", [
     ("executable", _P), ("serialized_bytes", _P), ("serialized_bytes_size", c_size_t),
     ("serialized_executable", _P), ("serialized_executable_deleter", _P)])
@@ -611,6 +613,18 @@ class LoadedExecutable:
       n = _new(NumOutputsArgs, executable=exe)
       api.check(api.Executable_NumOutputs(ctypes.byref(n)))
       return n.num_outputs
+    finally:
+      api.Executable_Destroy(ctypes.byref(_new(ExecutableArgs, executable=exe)))
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of the compiled program: ``{"flops": ..., "bytes accessed":
+    ..., ...}``, the properties the plugin reports, as floats."""
+    api, exe = self.api, self._executable()
+    try:
+      c = _new(CostAnalysisArgs, executable=exe)
+      api.check(api.Executable_GetCostAnalysis(ctypes.byref(c)))
+      # the properties belong to the executable: read them before it is destroyed
+      return _named_values(c.properties, c.num_properties) if c.num_properties else {}
     finally:
       api.Executable_Destroy(ctypes.byref(_new(ExecutableArgs, executable=exe)))
 

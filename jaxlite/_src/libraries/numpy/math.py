@@ -575,7 +575,10 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   """Elementwise ``|a - b| <= atol + rtol * |b|``, or ``a == b`` (so equal infinities are
   close); where ``b`` is not finite only ``a == b`` counts, as in JAX."""
-  a, b = util.promote_args_inexact("isclose", *util.promote_args("isclose", a, b))
+  a, b = util.promote_args("isclose", a, b)
+  if dtypes.issubdtype(a.dtype, dtypes.extended):   # keys have no distance: equal or not
+    return lax.eq(a, b)
+  a, b = util.promote_args_inexact("isclose", a, b)
   tol_dtype = np.finfo(a.dtype).dtype if dtypes.is_complex(a.dtype) else a.dtype
   rtol, atol = (lax.convert_element_type(as_operand(t), tol_dtype) for t in (rtol, atol))
   in_range = lax.le(lax.abs(lax.sub(a, b)),
