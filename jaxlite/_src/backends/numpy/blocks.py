@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import contextvars
 import itertools
 import math
 import threading
@@ -189,7 +190,9 @@ def _scratch(slots):
 
 def _run_with_helpers(work, helpers):
   """Run ``work`` on this thread and on ``helpers`` pool threads; they share its blocks."""
-  futures = [_pool(helpers).submit(work) for _ in range(helpers)]
+  # in this thread's context, so that its np.errstate holds in the helpers too
+  futures = [_pool(helpers).submit(contextvars.copy_context().run, work)
+             for _ in range(helpers)]
   try:
     work()
   finally:
