@@ -55,9 +55,10 @@ SUITES = {
                                "optax/_src/linear_algebra_test.py")),
     "chex": Suite("chex==0.1.92", "chex", deps=("toolz", "cloudpickle", "dm-tree")),
     # The sdist holds only test/'s top level (infer/ and contrib/ are in the repository,
-    # whose mirror lacks the 0.22.0 tag); optax, funsor and flax tests are left to skip.
+    # whose mirror lacks the 0.22.0 tag); funsor (no jax dependency) serves test_pickle and
+    # test_handlers, optax and flax (which depend on jax) stay out, so their tests skip.
     "numpyro": Suite("numpyro==0.22.0", "test", source="sdist", pattern="test_*.py",
-                     deps=("multipledispatch", "tqdm", "opt_einsum"),
+                     deps=("multipledispatch", "tqdm", "opt_einsum", "funsor"),
                      # examples/ is not in the sdist, and the datasets are downloaded.
                      skip_files=("test/test_examples.py", "test/test_example_utils.py")),
 }
