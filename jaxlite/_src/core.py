@@ -289,19 +289,6 @@ def primitive_effects(prim) -> frozenset:
   return reported_effects.get(prim) or frozenset({prim})
 
 
-def quietly(kernel, *args, **params):
-  """``kernel(*args, **params)`` with NumPy's floating-point warnings off.
-
-  XLA computes inf and nan without a word; NumPy warns, and a warnings filter set to
-  "error" (``python -W error``, pytest's ``filterwarnings = error``) sits ahead of the
-  filter tier 0 installs (backends/numpy/impls.py) and raises the warning. The callers of
-  pure kernels catch that ``RuntimeWarning`` and run the kernel again here, so the common
-  path pays nothing for ``np.errstate``.
-  """
-  with np.errstate(all="ignore"):
-    return kernel(*args, **params)
-
-
 # primitive -> rule(*avals, **params) -> aval (or list of avals if multiple_results)
 abstract_eval_rules: dict[Primitive, Callable] = {}
 # (primitive, param name) -> callable(param_value) -> str, for params JAX prints specially

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import contextvars
 import itertools
 import math
 import threading
@@ -190,9 +189,7 @@ def _scratch(slots):
 
 def _run_with_helpers(work, helpers):
   """Run ``work`` on this thread and on ``helpers`` pool threads; they share its blocks."""
-  # in this thread's context, so that its np.errstate holds in the helpers too
-  futures = [_pool(helpers).submit(contextvars.copy_context().run, work)
-             for _ in range(helpers)]
+  futures = [_pool(helpers).submit(work) for _ in range(helpers)]
   try:
     work()
   finally:

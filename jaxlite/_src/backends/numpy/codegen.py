@@ -18,7 +18,6 @@ import numpy as np
 
 from jaxlite._src import core
 from jaxlite._src import passes
-from jaxlite._src.passes import dce
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
 from jaxlite._src.backends.numpy import subnormals
@@ -364,22 +363,7 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
   source = "\n\n".join(em.functions + ["\n".join([header] + body)]) + "\n"
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
-  return _quiet(em.namespace[fn_name], any(map(dce.has_effects, jaxpr.eqns))), source
-
-
-def _quiet(fn, effectful):
-  """``fn``, computing inf and nan without raising NumPy's warnings as errors (as XLA
-  does; see ``core.quietly``). A pure program is run again quietly when a warnings filter
-  made one an error: its arguments are never written into, only its own buffers. A
-  program with callbacks runs once, always quietly (``np.errstate`` costs about 1 us)."""
-  if effectful:
-    return np.errstate(all="ignore")(fn)
-  def run(*args):
-    try:
-      return fn(*args)
-    except RuntimeWarning:
-      return core.quietly(fn, *args)
-  return run
+  return em.namespace[fn_name], source
 
 
 # The one cache of compiled jaxprs: nested ``jit`` calls, control-flow bodies and the
