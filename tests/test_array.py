@@ -183,3 +183,18 @@ def test_array_api_namespace():
   xp = x.__array_namespace__()
   assert xp is jnp and float(xp.sum(x)) == 3.0
   assert float(jax.jit(lambda v: v.__array_namespace__().sum(v))(x)) == 3.0
+
+
+def test_arrays_tracers_and_keys_are_not_hashable_types_as_in_jax():
+  """JAX sets their ``__hash__`` to None, so ``collections.abc.Hashable`` says no (funsor
+  keys its cons cache by ``id`` for such values) and ``hash`` raises TypeError."""
+  import collections.abc
+  seen = []
+  jax.jit(lambda x: seen.append(isinstance(x, collections.abc.Hashable)) or x)(1.0)
+  jax.grad(lambda x: seen.append(isinstance(x, collections.abc.Hashable)) or x)(1.0)
+  for value in (jnp.ones(3), jax.random.key(0)):
+    seen.append(isinstance(value, collections.abc.Hashable))
+    with pytest.raises(TypeError, match="unhashable type"):
+      hash(value)
+  assert seen == [False] * 4
+

@@ -182,9 +182,9 @@ class Array(core.ArrayMethods):
       raise TypeError("iteration over a 0-d array")
     return (Array(row, self.weak_type) for row in self._value)
 
-  def __hash__(self):
-    raise TypeError("unhashable type: 'Array'. Arrays cannot be dictionary keys, set "
-                    "members or static arguments; convert with x.item() or tuple(x.tolist()).")
+  # None, as JAX's: hash() raises TypeError, and isinstance(x, collections.abc.Hashable)
+  # is False (funsor and other libraries key their caches by id() for unhashable values)
+  __hash__ = None
 
   def __setitem__(self, index, value):
     raise TypeError(core._IMMUTABLE_MESSAGE)

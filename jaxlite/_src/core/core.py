@@ -555,9 +555,7 @@ class Tracer(ArrayMethods):
       raise errors.TracerArrayConversionError(self)
     return np.asarray(value, dtype)
 
-  def __hash__(self):
-    raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays cannot be "
-                    "dictionary keys or set members; use a static Python value instead.")
+  __hash__ = None   # unhashable as JAX's tracers: not even collections.abc.Hashable
 
   def __setitem__(self, index, value):
     raise TypeError(_IMMUTABLE_MESSAGE)

@@ -168,8 +168,7 @@ class PRNGKeyArray(_NumberMethods, Array):
       raise TypeError("iteration over a 0-d key array")
     return (self[i] for i in range(self.shape[0]))
 
-  def __hash__(self):
-    raise TypeError("unhashable type: 'PRNGKeyArray'")
+  __hash__ = None   # unhashable as JAX's key arrays: not even collections.abc.Hashable
 
   def __reduce__(self):
     return PRNGKeyArray, (self._impl, self._base_array)
