@@ -26,6 +26,7 @@ import tarfile
 import xml.etree.ElementTree as ET
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+MIRROR = "/work/.mirror"   # where the search library's ``fetch`` puts repositories
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +39,9 @@ class Suite:
   source distribution of ``package``), or ``"git:<path of a git directory>@<tag>"`` (a
   repository at the released tag, e.g. one that the search library's ``fetch`` brought).
   ``tests`` is the folder, relative to that root, whose files matching ``pattern`` run.
+  ``uses`` names other suites whose libraries the tests import (lineax's import equinox):
+  their packages and deps are installed too, since pip must not fetch them with the jax
+  they require.
   """
   package: str
   tests: str
@@ -46,6 +50,7 @@ class Suite:
   deps: tuple = ()
   skip_files: tuple = ()    # files left out of both runs (relative to the root)
   deselect: tuple = ()      # node ids left out of both runs
+  uses: tuple = ()          # names of other suites whose libraries the tests import
 
 
 SUITES = {
@@ -54,6 +59,19 @@ SUITES = {
                    skip_files=("optax/transforms/_accumulation_test.py",
                                "optax/_src/linear_algebra_test.py")),
     "chex": Suite("chex==0.1.92", "chex", deps=("toolz", "cloudpickle", "dm-tree")),
+    # Patrick Kidger's libraries ship no tests in their wheels or sdists: the tests come
+    # from each repository at its released tag (the newest releases that accept jax 0.10.2).
+    "equinox": Suite("equinox==0.13.8", "tests", pattern="test_*.py", uses=("optax",),
+                     source=f"git:{MIRROR}/patrick-kidger+equinox/repo@v0.13.8",
+                     deps=("jaxtyping", "wadler_lindig", "typing_extensions", "beartype")),
+    "lineax": Suite("lineax==0.1.1", "tests", pattern="test_*.py", uses=("equinox",),
+                    source=f"git:{MIRROR}/patrick-kidger+lineax/repo@v0.1.1"),
+    "optimistix": Suite("optimistix==0.1.0", "tests", pattern="test_*.py",
+                        uses=("lineax", "diffrax", "optax"),
+                        source=f"git:{MIRROR}/patrick-kidger+optimistix/repo@v0.1.0"),
+    "diffrax": Suite("diffrax==0.7.2", "test", pattern="test_*.py", deps=("tqdm",),
+                     uses=("lineax", "optimistix", "optax"),
+                     source=f"git:{MIRROR}/patrick-kidger+diffrax/repo@v0.7.2"),
 }
 # What every suite imports besides jax, numpy and itself.
 TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
@@ -68,8 +86,20 @@ def _venv_python(root, name):
   return pathlib.Path(root) / name / "bin" / "python"
 
 
+def with_uses(suites):
+  """``suites`` and every suite they use, directly or through another."""
+  found, todo = [], list(suites)
+  while todo:
+    s = todo.pop()
+    if s not in found:
+      found.append(s)
+      todo.extend(SUITES[s].uses)
+  return found
+
+
 def setup_venv(root, name, suites):
   """Create venv ``name`` under ``root`` with its runtime, the suites and their deps."""
+  suites = with_uses(suites)
   python = _venv_python(root, name)
   if not python.exists():
     subprocess.run([sys.executable, "-m", "venv", str(python.parent.parent)], check=True)
@@ -106,7 +136,16 @@ def test_root(root, name, suite, site):
         tar.extractall(where, [m for m in tar.getmembers() if m.name], filter="data")
     elif suite.source.startswith("git:"):
       git_dir, tag = suite.source[4:].rsplit("@", 1)
-      archive = subprocess.run(["git", "--git-dir", git_dir, "archive", tag],
+      git = ["git", "--git-dir", git_dir]
+      # The tests folder and the top-level files (pytest's configuration): a fetched
+      # mirror may lack the repository's largest files (datasets under docs/), which would
+      # make an archive of the whole tree fail, and the library comes from site-packages.
+      top = subprocess.run(git + ["ls-tree", "--name-only", tag], check=True,
+                           capture_output=True, text=True).stdout.split()
+      files = [f for f in top if subprocess.run(
+          git + ["cat-file", "-t", f"{tag}:{f}"], capture_output=True,
+          text=True).stdout.strip() == "blob"]
+      archive = subprocess.run(git + ["archive", tag, suite.tests] + files,
                                check=True, capture_output=True).stdout
       subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
     else:
