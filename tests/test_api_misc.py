@@ -27,6 +27,20 @@ def test_linear_transpose_matches_the_adjoint():
   np.testing.assert_allclose(ct, a.T @ np.array([1.0, 2.0]))
 
 
+def test_tracing_entry_points_take_types_in_place_of_arrays():
+  # JAX uses only shapes and dtypes here, so ShapeDtypeStruct and ShapedArray stand in
+  from jaxlite._src.core import ShapedArray
+  w = jnp.arange(2.0)
+  for spec in (jax.ShapeDtypeStruct((2,), np.float32), ShapedArray((2,), np.float32)):
+    ct, = jax.linear_transpose(lambda x: 2.0 * x, spec)(jnp.array([1.0, 3.0]))
+    np.testing.assert_array_equal(ct, [2.0, 6.0])
+    assert jax.eval_shape(lambda x: x[:1], spec) == jax.ShapeDtypeStruct((1,), np.float32)
+    assert str(jax.make_jaxpr(jnp.sin)(spec)) == (
+        "{ lambda ; a:f32[2]. let b:f32[2] = sin a in (b,) }")
+    _, consts = jax.closure_convert(lambda x: x * w, spec)
+    assert len(consts) == 1
+
+
 def test_closure_convert_exposes_the_closed_over_arrays():
   w = jnp.arange(3.0)
   converted, consts = jax.closure_convert(lambda x: x * w, 1.0)
