@@ -54,3 +54,20 @@ def test_typeof_and_environment():
   assert jax.process_count() == 1 and jax.process_index() == 0
   np.testing.assert_allclose(jax.jacobian(lambda x: x ** 2)(jnp.arange(3.0)),
                              np.diag([0.0, 2.0, 4.0]))
+
+
+def test_nan_and_inf_stay_silent_when_warnings_are_errors():
+  # XLA computes them silently; pytest's filterwarnings = error must not make jaxlite's
+  # NumPy kernels raise, eagerly (each fast path) or in a tier-0 program
+  import warnings
+  x = jnp.array([0.0, 1.0, -1.0])
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    np.testing.assert_array_equal(1.0 / x, [np.inf, 1.0, -1.0])        # binary kernel
+    np.testing.assert_array_equal(jnp.log(x), [-np.inf, 0.0, np.nan])   # unary kernel
+    np.testing.assert_array_equal(jax.lax.div(x, x[::-1]), [0.0, 1.0, -np.inf])
+    out = jax.jit(lambda x: (1.0 / x, jnp.sqrt(x)))(x)
+    np.testing.assert_array_equal(out[0], [np.inf, 1.0, -1.0])
+    np.testing.assert_array_equal(out[1], [0.0, 1.0, np.nan])
+    with np.testing.assert_raises(RuntimeWarning):   # the program's own NumPy still warns
+      np.float32(1) / np.float32(0)
