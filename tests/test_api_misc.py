@@ -71,3 +71,17 @@ def test_nan_and_inf_stay_silent_when_warnings_are_errors():
     np.testing.assert_array_equal(out[1], [0.0, 1.0, np.nan])
     with np.testing.assert_raises(RuntimeWarning):   # the program's own NumPy still warns
       np.float32(1) / np.float32(0)
+
+
+def test_transformations_wrap_callables_whose_name_is_not_a_string():
+  # JAX's wraps copies what it can: an equinox Module's __name__ may be anything
+  class Scale:
+    __name__ = property(lambda self: 3)
+
+    def __call__(self, x):
+      return 2.0 * x
+
+  np.testing.assert_array_equal(jax.vmap(Scale())(jnp.ones(2)), [2.0, 2.0])
+  assert float(jax.grad(Scale())(1.0)) == 2.0
+  assert float(jax.value_and_grad(Scale())(1.0)[1]) == 2.0
+  assert jax.vmap(Scale()).__name__ == "vmap_f"

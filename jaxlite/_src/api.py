@@ -99,7 +99,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def make_jaxpr_f(*args, **kwargs):
     with contextlib.ExitStack() as names:  # axis_env binds names for collectives
       for name, size in axis_env or ():
