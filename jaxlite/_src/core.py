@@ -400,18 +400,6 @@ def current_trace() -> Trace:
   return _context.trace
 
 
-def run_quietly(kernel, *args, **params):
-  """``kernel(*args, **params)`` with NumPy's floating-point warnings off.
-
-  XLA computes nan and inf silently; NumPy warns, which a module filter of jaxlite's
-  silences, but a program's own filter (pytest's ``filterwarnings = error``) takes
-  precedence and raises the warning. The eager call sites catch that RuntimeWarning and
-  run the pure kernel again here, so the common path pays nothing for ``np.errstate``.
-  """
-  with np.errstate(all="ignore"):
-    return kernel(*args, **params)
-
-
 class EvalTrace(Trace):
   """The bottom trace: runs primitives at once on concrete arrays, through a backend.
 

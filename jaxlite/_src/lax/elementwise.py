@@ -207,10 +207,7 @@ def direct_unary(prim, fallback, positional_only=False):
                              or core._context.trace is core.direct_eval_trace):
       value = x._host
       if value is not None and value.dtype in prim.elementwise_dtypes:
-        try:
-          return Array(_kernels[prim](value), x.weak_type)
-        except RuntimeWarning:   # a program's warnings filter made NumPy's warning an error
-          return Array(core.run_quietly(_kernels[prim], value), x.weak_type)
+        return Array(_kernels[prim](value), x.weak_type)
     return fallback(x)
   if positional_only:   # a new function of the same code with x positional-only
     fun = types.FunctionType(fun.__code__.replace(co_posonlyargcount=1), fun.__globals__,
@@ -256,10 +253,7 @@ def _binary_function(prim):
       a, b = x._host, y._host   # None: the value is on a device
       if (a is not None and b is not None and a.dtype in prim.elementwise_dtypes
           and b.dtype == a.dtype and (a.shape == b.shape or not a.ndim or not b.ndim)):
-        try:
-          return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
-        except RuntimeWarning:   # a program's warnings filter made NumPy's warning an error
-          return Array(core.run_quietly(_kernels[prim], a, b), x.weak_type and y.weak_type)
+        return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
     return prim.bind(x, y)
   fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
   return fun

@@ -358,15 +358,8 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
   arg_names = [f"a{i}" for i in range(len(jaxpr.invars))]
   fn_name = "".join(ch if ch.isalnum() else "_" for ch in name) or "fn"
   header = f"def {fn_name}({', '.join(arg_names)}):"
-  outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "    ")
-  # A program's warnings filter (pytest's filterwarnings = error) can turn NumPy's
-  # nan/inf warning, silenced by jaxlite's module filter, into an exception: the program
-  # then runs again with the warnings off (free when nothing is raised).
-  errstate = em.constant(np.errstate, "_errstate")
-  body = (["  try:"] + em.lines + [f"    return [{', '.join(outs)}]",
-                                   "  except RuntimeWarning:",
-                                   f"    with {errstate}(all='ignore'):",
-                                   f"      return {fn_name}({', '.join(arg_names)})"])
+  outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ")
+  body = em.lines + [f"  return [{', '.join(outs)}]"]
   source = "\n\n".join(em.functions + ["\n".join([header] + body)]) + "\n"
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
