@@ -27,6 +27,20 @@ def test_linear_transpose_matches_the_adjoint():
   np.testing.assert_allclose(ct, a.T @ np.array([1.0, 2.0]))
 
 
+def test_tracing_entry_points_take_types_in_place_of_arrays():
+  # JAX uses only shapes and dtypes here, so ShapeDtypeStruct and ShapedArray stand in
+  from jaxlite._src.core import ShapedArray
+  w = jnp.arange(2.0)
+  for spec in (jax.ShapeDtypeStruct((2,), np.float32), ShapedArray((2,), np.float32)):
+    ct, = jax.linear_transpose(lambda x: 2.0 * x, spec)(jnp.array([1.0, 3.0]))
+    np.testing.assert_array_equal(ct, [2.0, 6.0])
+    assert jax.eval_shape(lambda x: x[:1], spec) == jax.ShapeDtypeStruct((1,), np.float32)
+    assert str(jax.make_jaxpr(jnp.sin)(spec)) == (
+        "{ lambda ; a:f32[2]. let b:f32[2] = sin a in (b,) }")
+    _, consts = jax.closure_convert(lambda x: x * w, spec)
+    assert len(consts) == 1
+
+
 def test_closure_convert_exposes_the_closed_over_arrays():
   w = jnp.arange(3.0)
   converted, consts = jax.closure_convert(lambda x: x * w, 1.0)
@@ -40,3 +54,34 @@ def test_typeof_and_environment():
   assert jax.process_count() == 1 and jax.process_index() == 0
   np.testing.assert_allclose(jax.jacobian(lambda x: x ** 2)(jnp.arange(3.0)),
                              np.diag([0.0, 2.0, 4.0]))
+
+
+def test_nan_and_inf_stay_silent_when_warnings_are_errors():
+  # XLA computes them silently; pytest's filterwarnings = error must not make jaxlite's
+  # NumPy kernels raise, eagerly (each fast path) or in a tier-0 program
+  import warnings
+  x = jnp.array([0.0, 1.0, -1.0])
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    np.testing.assert_array_equal(1.0 / x, [np.inf, 1.0, -1.0])        # binary kernel
+    np.testing.assert_array_equal(jnp.log(x), [-np.inf, 0.0, np.nan])   # unary kernel
+    np.testing.assert_array_equal(jax.lax.div(x, x[::-1]), [0.0, 1.0, -np.inf])
+    out = jax.jit(lambda x: (1.0 / x, jnp.sqrt(x)))(x)
+    np.testing.assert_array_equal(out[0], [np.inf, 1.0, -1.0])
+    np.testing.assert_array_equal(out[1], [0.0, 1.0, np.nan])
+    with np.testing.assert_raises(RuntimeWarning):   # the program's own NumPy still warns
+      np.float32(1) / np.float32(0)
+
+
+def test_transformations_wrap_callables_whose_name_is_not_a_string():
+  # JAX's wraps copies what it can: an equinox Module's __name__ may be anything
+  class Scale:
+    __name__ = property(lambda self: 3)
+
+    def __call__(self, x):
+      return 2.0 * x
+
+  np.testing.assert_array_equal(jax.vmap(Scale())(jnp.ones(2)), [2.0, 2.0])
+  assert float(jax.grad(Scale())(1.0)) == 2.0
+  assert float(jax.value_and_grad(Scale())(1.0)[1]) == 2.0
+  assert jax.vmap(Scale()).__name__ == "vmap_f"

@@ -234,3 +234,22 @@ def test_gradient_tracer_prints_like_jax():
   shown = []
   jax.grad(lambda x: shown.append(repr(x)) or x * 1.0)(1.0)
   assert shown == ["GradTracer(primal=1.0, typeof(tangent)=f32[])"]
+
+
+def test_jvp_of_a_jitted_call_leaves_outputs_without_tangent_plain():
+  # As in JAX: an output of the call that no differentiated input reaches is not a
+  # JVPTracer (equinox's filter_jvp returns None as its tangent; JAX 0.10.2 prints
+  # "JVPTracer ArrayImpl JVPTracer" for the three outputs here)
+  f = jax.jit(lambda x, y: (x * 2.0, y + 1.0, jnp.sin(x) * 0.0 + 3.0))
+  kinds = []
+
+  def outer(x):
+    outs = f(x, jnp.array(1.0))
+    kinds.extend(type(o).__name__ for o in outs)
+    return outs
+
+  primals, tangents = jax.jvp(outer, (1.0,), (1.0,))
+  assert kinds == ["JVPTracer", "Array", "JVPTracer"]
+  np.testing.assert_allclose(primals, [2.0, 2.0, 3.0])
+  np.testing.assert_allclose(tangents, [2.0, 0.0, 0.0])
+  assert jax.grad(lambda x: sum(f(x, x)))(1.0) == pytest.approx(3.0)

@@ -303,6 +303,17 @@ def test_numpy_rank_promotion():
   assert (jnp.ones(3) + jnp.ones((2, 3))).shape == (2, 3)   # 'allow' again
 
 
+def test_numpy_functions_do_not_trip_rank_promotion_themselves():
+  # JAX's own broadcasting inside outer, ufunc.outer and vander has equal ranks, so
+  # 'raise' refuses only the user's mixed-rank operands (equinox's RoPE uses outer)
+  a, b = np.arange(3.0, dtype=np.float32), np.arange(1.0, 3.0, dtype=np.float32)
+  with jax.numpy_rank_promotion("raise"):
+    np.testing.assert_array_equal(jnp.outer(a, b), np.outer(a, b))
+    np.testing.assert_array_equal(jnp.multiply.outer(a, b.reshape(2, 1)),
+                                  np.multiply.outer(a, b.reshape(2, 1)))
+    np.testing.assert_array_equal(jnp.vander(b), np.vander(b))
+
+
 def test_every_compile_passes_through_the_compiler_hook(monkeypatch):
   platforms = []
   plain = compiler.backend_compile_and_load

@@ -149,6 +149,24 @@ def test_numpyro_regression_example_prints_jaxs_posterior():
   assert "samples: 20, divergences: 0" in out
 
 
+# The numbers examples/equinox_mlp.py prints on JAX 0.10.2 with equinox 0.13.8 and optax
+# 0.2.8 (recorded with `python examples/equinox_mlp.py` on the real jax, CPU).
+EQUINOX_MLP_JAX = {"step   0: loss": 0.586089, "step   5: loss": 0.477902,
+                   "step  10: loss": 0.461817, "step  15: loss": 0.446870,
+                   "step  20: loss": 0.423636, "step  25: loss": 0.398229,
+                   "step  29: loss": 0.375553, "final loss:": 0.369994}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("equinox") is None
+                    or importlib.util.find_spec("optax") is None,
+                    reason="the equinox example needs equinox and optax, which are not installed")
+def test_equinox_mlp_example_prints_jaxs_losses():
+  out = run_ok("equinox_mlp.py", as_jax=True, timeout=600)
+  for label, want in EQUINOX_MLP_JAX.items():
+    # float32 rounding: the last printed digit may differ, as training accumulates it
+    assert number_after(label, out) == pytest.approx(want, rel=1e-5), (label, out)
+
+
 def test_examples_name_the_extra_to_install_when_a_package_is_missing():
   # Block the import of sklearn, then run the script as __main__.
   script = os.path.join(EXAMPLES, "mnist_digits_mlp.py")

@@ -430,14 +430,16 @@ def run_python(args, cwd, env=None, timeout=300):
 
 
 def test_version_under_the_alias_and_dash_c(tmp_path):
-  code = ("import sys, jax, jaxlite; import jax.version\n"
+  code = ("import sys, jax, jaxlite; import jax.version, jax.lib\n"
           "print(jax.__version__, jax.__version_info__, jax.version.__version__,"
+          " jax.lib.__version__,"
           " jaxlite.__version__ == jaxlite._src.base.version.__version__, sys.argv, __name__,"
           " jax.numpy is jaxlite.numpy, jax.jit is jaxlite.jit)")
   out = run_python(["-m", "jaxlite", "-c", code, "a", "-b"], tmp_path)
   assert out.returncode == 0, out.stderr
-  assert out.stdout.split() == ["0.10.2", "(0,", "10,", "2)", "0.10.2", "True", "['-c',",
-                                "'a',", "'-b']", "__main__", "True", "True"]
+  # jax.lib.__version__ is jaxlib's version in JAX (0.10.2 beside jax 0.10.2)
+  assert out.stdout.split() == ["0.10.2", "(0,", "10,", "2)", "0.10.2", "0.10.2", "True",
+                                "['-c',", "'a',", "'-b']", "__main__", "True", "True"]
   assert run_python(["-m", "jaxlite", "-c", "raise SystemExit(4)"], tmp_path).returncode == 4
   assert run_python(["-m", "jaxlite", "-c"], tmp_path).returncode == 2
 

@@ -26,6 +26,7 @@ import tarfile
 import xml.etree.ElementTree as ET
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+MIRROR = "/work/.mirror"   # where the search library's ``fetch`` puts repositories
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +41,9 @@ class Suite:
   ``extra_packages`` are other libraries built on jax that the suite imports (optax for
   flax), installed ``--no-deps`` like ``package`` so that pip never brings the real jax.
   ``tests`` is the folder, relative to that root, whose files matching ``pattern`` run.
+  ``uses`` names other suites whose libraries the tests import (lineax's import equinox):
+  their packages and deps are installed too, since pip must not fetch them with the jax
+  they require.
   """
   package: str
   tests: str
@@ -49,6 +53,7 @@ class Suite:
   extra_packages: tuple = ()   # libraries over jax that the suite needs, also --no-deps
   skip_files: tuple = ()    # files left out of both runs (relative to the root)
   deselect: tuple = ()      # node ids left out of both runs
+  uses: tuple = ()          # names of other suites whose libraries the tests import
 
 
 SUITES = {
@@ -63,7 +68,7 @@ SUITES = {
                         # orbax-checkpoint's own dependencies, jax aside
                         "etils[epath,epy]", "tensorstore", "nest_asyncio", "aiofiles",
                         "humanize", "protobuf", "simplejson", "psutil"),
-                  extra_packages=("optax==0.2.8", "orbax-checkpoint==0.12.8")),
+                  uses=("optax",), extra_packages=("orbax-checkpoint==0.12.8",)),
     # The sdist holds only test/'s top level (infer/ and contrib/ are in the repository,
     # whose mirror lacks the 0.22.0 tag); funsor (no jax dependency) serves test_pickle and
     # test_handlers, optax and flax (which depend on jax) stay out, so their tests skip.
@@ -71,6 +76,19 @@ SUITES = {
                      deps=("multipledispatch", "tqdm", "opt_einsum", "funsor"),
                      # examples/ is not in the sdist, and the datasets are downloaded.
                      skip_files=("test/test_examples.py", "test/test_example_utils.py")),
+    # Patrick Kidger's libraries ship no tests in their wheels or sdists: the tests come
+    # from each repository at its released tag (the newest releases that accept jax 0.10.2).
+    "equinox": Suite("equinox==0.13.8", "tests", pattern="test_*.py", uses=("optax",),
+                     source=f"git:{MIRROR}/patrick-kidger+equinox/repo@v0.13.8",
+                     deps=("jaxtyping", "wadler_lindig", "typing_extensions", "beartype")),
+    "lineax": Suite("lineax==0.1.1", "tests", pattern="test_*.py", uses=("equinox",),
+                    source=f"git:{MIRROR}/patrick-kidger+lineax/repo@v0.1.1"),
+    "optimistix": Suite("optimistix==0.1.0", "tests", pattern="test_*.py",
+                        uses=("lineax", "diffrax", "optax"),
+                        source=f"git:{MIRROR}/patrick-kidger+optimistix/repo@v0.1.0"),
+    "diffrax": Suite("diffrax==0.7.2", "test", pattern="test_*.py", deps=("tqdm",),
+                     uses=("lineax", "optimistix", "optax"),
+                     source=f"git:{MIRROR}/patrick-kidger+diffrax/repo@v0.7.2"),
 }
 # What every suite imports besides jax, numpy and itself.
 TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
@@ -85,8 +103,20 @@ def _venv_python(root, name):
   return pathlib.Path(root) / name / "bin" / "python"
 
 
+def with_uses(suites):
+  """``suites`` and every suite they use, directly or through another."""
+  found, todo = [], list(suites)
+  while todo:
+    s = todo.pop()
+    if s not in found:
+      found.append(s)
+      todo.extend(SUITES[s].uses)
+  return found
+
+
 def setup_venv(root, name, suites):
   """Create venv ``name`` under ``root`` with its runtime, the suites and their deps."""
+  suites = with_uses(suites)
   python = _venv_python(root, name)
   if not python.exists():
     subprocess.run([sys.executable, "-m", "venv", str(python.parent.parent)], check=True)
@@ -124,7 +154,16 @@ def test_root(root, name, suite, site):
         tar.extractall(where, [m for m in tar.getmembers() if m.name], filter="data")
     elif suite.source.startswith("git:"):
       git_dir, tag = suite.source[4:].rsplit("@", 1)
-      archive = subprocess.run(["git", "--git-dir", git_dir, "archive", tag],
+      git = ["git", "--git-dir", git_dir]
+      # The tests folder and the top-level files (pytest's configuration): a fetched
+      # mirror may lack the repository's largest files (datasets under docs/), which would
+      # make an archive of the whole tree fail, and the library comes from site-packages.
+      top = subprocess.run(git + ["ls-tree", "--name-only", tag], check=True,
+                           capture_output=True, text=True).stdout.split()
+      files = [f for f in top if subprocess.run(
+          git + ["cat-file", "-t", f"{tag}:{f}"], capture_output=True,
+          text=True).stdout.strip() == "blob"]
+      archive = subprocess.run(git + ["archive", tag, suite.tests] + files,
                                check=True, capture_output=True).stdout
       subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
     else:

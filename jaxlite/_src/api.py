@@ -23,6 +23,8 @@ from jaxlite._src.transforms import ad, batching, staging
 
 def _abstractify(x):
   """The abstract value of an argument leaf; a clear error for non-array leaves."""
+  if isinstance(x, core.ShapedArray):   # tracing entry points take types as JAX's do
+    return x
   if isinstance(x, (Array, Tracer, ShapeDtypeStruct)) or hasattr(x, "aval"):
     return x.aval
   try:
@@ -97,7 +99,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def make_jaxpr_f(*args, **kwargs):
     with contextlib.ExitStack() as names:  # axis_env binds names for collectives
       for name, size in axis_env or ():
@@ -328,7 +330,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
   Returns a function mapping output cotangents to a tuple of input cotangents.
   """
   leaves, in_tree = tree.tree_flatten(primals)
-  avals = [core.get_aval(as_operand(x)) for x in leaves]
+  avals = [_abstractify(x) for x in leaves]   # only their shapes and dtypes are used
   flat_fun, out_tree = api_util.flatten_fun(fun, in_tree, with_kwargs=False)
   closed = staging.trace_to_jaxpr(flat_fun, avals)
   out_tree = out_tree()
@@ -352,7 +354,7 @@ def closure_convert(fun, *example_args):
   (``converted(*args, *consts)``)."""
   leaves, in_tree = tree.tree_flatten(example_args)
   flat_fun, out_tree = api_util.flatten_fun(fun, in_tree, with_kwargs=False)
-  closed = staging.trace_to_jaxpr(flat_fun, [core.get_aval(as_operand(x)) for x in leaves])
+  closed = staging.trace_to_jaxpr(flat_fun, [_abstractify(x) for x in leaves])
   out_tree = out_tree()
   consts = list(closed.consts)
 

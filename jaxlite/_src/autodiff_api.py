@@ -234,7 +234,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
   """
   name = "value_and_grad"
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def value_and_grad_f(*args, **kwargs):
     nums = api_util.diff_argnums(argnums, len(args), fun)
     diff_args = tuple(args[i] for i in nums)
@@ -284,7 +284,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
   """
   value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def grad_f(*args, **kwargs):
     if has_aux:
       (_, aux), g = value_and_grad_f(*args, **kwargs)
@@ -449,7 +449,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
   """
   api_util.check_callable(fun)
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def jacfun(*args, **kwargs):
     f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
     tree.tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
@@ -497,7 +497,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
   """
   api_util.check_callable(fun)
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def jacfun(*args, **kwargs):
     f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
     tree.tree_map(functools.partial(_check_input_dtype_jacrev, holomorphic, allow_int),

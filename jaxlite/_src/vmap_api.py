@@ -6,7 +6,6 @@ the transformation itself lives in ``transforms/batching.py``.
 from __future__ import annotations
 
 import collections
-import functools
 import inspect
 
 import numpy as np
@@ -213,7 +212,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     raise TypeError("vmap out_axes must be an int, None, or (nested) container with those "
                     f"types as leaves, but got {out_axes}.")
 
-  @functools.wraps(fun)
+  @api_util.wraps(fun)
   def vmap_f(*args, **kwargs):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
       raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "

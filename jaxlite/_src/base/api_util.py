@@ -1,6 +1,7 @@
 """Argument handling shared by the transformations: flattening, argnums, debug info."""
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 from typing import Callable, NamedTuple
@@ -22,6 +23,17 @@ def check_callable(fun):
     raise TypeError(f"Expected a callable value, got {fun}")
   if inspect.isgeneratorfunction(fun):
     raise TypeError(f"Expected a function, got a generator function: {fun}")
+
+
+def wraps(wrapped):
+  """``functools.wraps``, leaving the wrapper's own name and doc where ``wrapped``'s cannot
+  be copied (a callable object whose ``__name__`` is not a string), as JAX's does."""
+  def update(wrapper):
+    try:
+      return functools.update_wrapper(wrapper, wrapped)
+    except (AttributeError, TypeError):
+      return wrapper
+  return update
 
 
 def fun_name(fun) -> str:

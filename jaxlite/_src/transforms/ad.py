@@ -194,8 +194,10 @@ class JVPTrace(core.Trace):
     return JVPTracer(self, primal, tangent)
 
 
-def jvp_flat(flat_fun, primals, tangents):
-  """Push ``tangents`` forward through ``flat_fun`` (flat lists in and out)."""
+def jvp_flat(flat_fun, primals, tangents, instantiate_zeros=True):
+  """Push ``tangents`` forward through ``flat_fun`` (flat lists in and out). With
+  ``instantiate_zeros`` False, the tangents may be ``Zero`` and so may the outputs' (a
+  call's JVP rule: an output that depends on no tangent stays a plain value, as in JAX)."""
   trace = JVPTrace(core.current_trace())
   try:
     tracers = [JVPTracer(trace, p, _symbolic_if_float0(t, p))
@@ -206,7 +208,8 @@ def jvp_flat(flat_fun, primals, tangents):
   finally:
     trace.invalidate()
   with set_current_trace(trace.parent):
-    return [p for p, _ in pairs], [instantiate(t) for _, t in pairs]
+    return [p for p, _ in pairs], [instantiate(t) if instantiate_zeros else t
+                                   for _, t in pairs]
 
 
 def _symbolic_if_float0(t, primal):

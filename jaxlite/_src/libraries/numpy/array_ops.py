@@ -479,7 +479,7 @@ def vander(x, N=None, increasing=False):
   powers = lax_shapes.iota(x.dtype, N)   # in x's dtype, as JAX: int8 stays int8, bool fails
   if not increasing:
     powers = flip(powers)
-  return ufuncs.power(lnp.expand_dims(x, 1), powers)
+  return ufuncs.power(lnp.expand_dims(x, 1), lnp.expand_dims(powers, 0))   # ranks equal
 
 
 # ----------------------------------------------------------------------------- grids

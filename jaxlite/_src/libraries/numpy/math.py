@@ -519,7 +519,8 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 def outer(a, b):
   """Outer product of the flattened inputs."""
-  return ufuncs.multiply(lax_numpy.reshape(a, (-1, 1)), lax_numpy.ravel(b))
+  # both of rank 2, so jax_numpy_rank_promotion='raise' has nothing to refuse
+  return ufuncs.multiply(lax_numpy.reshape(a, (-1, 1)), lax_numpy.reshape(b, (1, -1)))
 
 
 def matvec(x1, x2, /):

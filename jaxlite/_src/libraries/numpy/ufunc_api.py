@@ -48,7 +48,8 @@ class ufunc:
     if self.nin != 2:
       raise ValueError("outer only supported for binary ufuncs")
     A, B = jnp.asarray(A), jnp.asarray(B)
-    return self(A.reshape(A.shape + (1,) * B.ndim), B)
+    # both of rank A.ndim + B.ndim, so jax_numpy_rank_promotion='raise' refuses nothing
+    return self(A.reshape(A.shape + (1,) * B.ndim), B.reshape((1,) * A.ndim + B.shape))
 
   def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
              where=None):
