@@ -29,7 +29,7 @@ def test_linear_transpose_matches_the_adjoint():
 
 def test_tracing_entry_points_take_types_in_place_of_arrays():
   # JAX uses only shapes and dtypes here, so ShapeDtypeStruct and ShapedArray stand in
-  from jaxlite._src.core import ShapedArray
+  from jaxlite._src.core.core import ShapedArray
   w = jnp.arange(2.0)
   for spec in (jax.ShapeDtypeStruct((2,), np.float32), ShapedArray((2,), np.float32)):
     ct, = jax.linear_transpose(lambda x: 2.0 * x, spec)(jnp.array([1.0, 3.0]))
