@@ -21,6 +21,7 @@ class FakeBlas(background.HostBlas):
     self.narrowed, self.full, self.current = 0, threads, threads
     self.single_until, self.single_for, self.threaded_since = 0.0, self.SINGLE_FOR, 0.0
     self.starved = 0
+    self._judged_from = 1e-6   # a thread clock that steps in 0.1 us, as most do
 
 
 @pytest.fixture
@@ -116,3 +117,46 @@ def _check_products(blas):
                                rtol=2e-5, atol=2e-4)
   np.testing.assert_allclose(np.asarray(jnp.matmul(batched, c)),
                              batched.astype(np.float64) @ c, rtol=2e-5, atol=2e-4)
+
+
+def test_a_coarse_thread_clock_judges_only_products_it_can_time(monkeypatch):
+  """gVisor's thread clock steps in 10 ms: a 1 ms product reads 0 CPU most times, so it
+  cannot be judged (products moved to one thread on an idle sandbox, 1.6x slower each);
+  products of 100 ms and more still are."""
+  now = types.SimpleNamespace(wall=100.0, cpu=0.0)
+
+  def perf_counter():   # each reading takes a microsecond, on the CPU
+    now.wall += 1e-6
+    now.cpu += 1e-6
+    return now.wall
+  monkeypatch.setattr(background, "time", types.SimpleNamespace(
+      perf_counter=perf_counter, thread_time=lambda: (now.cpu // 0.010) * 0.010))
+  assert background.thread_clock_step() == pytest.approx(0.010)
+  blas = FakeBlas()
+  blas._judged_from = None   # measured at the first product long enough to judge
+
+  def product(wall, cpu):
+    def fn():
+      now.wall += wall
+      now.cpu += cpu
+    blas.product(fn, size=blas.THREADED_FROM)
+  for _ in range(5):   # 1 ms products of an idle machine, on the CPU throughout: not judged
+    product(0.001, 0.001)
+  assert blas.calls == [] and blas.judged_from() == pytest.approx(0.1)
+  for _ in range(2):   # long products on the CPU for a tenth of their time are
+    product(0.5, 0.05)
+  assert blas.calls == [1]
+
+
+def test_a_clock_that_never_moves_judges_nothing(monkeypatch):
+  now = types.SimpleNamespace(wall=0.0)
+
+  def perf_counter():
+    now.wall += 1e-4
+    return now.wall
+  monkeypatch.setattr(background, "time", types.SimpleNamespace(
+      perf_counter=perf_counter, thread_time=lambda: 0.0))
+  assert background.thread_clock_step() is None
+  blas = FakeBlas()
+  blas._judged_from = None
+  assert blas.judged_from() == float("inf")

@@ -18,6 +18,7 @@ on another CPU costs it nothing (``benchmarks/probes/stall_affinity.py``,
 ``benchmarks/probes/stall_floor.py``).
 """
 import contextlib
+import math
 import os
 import threading
 import time
@@ -188,6 +189,7 @@ class HostBlas:
     self.single_for = self.SINGLE_FOR
     self.threaded_since = 0.0   # when products last went back to threads
     self.starved = 0   # starved threaded products in a row
+    self._judged_from = None   # measured at the first product long enough to judge
     try:
       import ctypes
       import glob
@@ -206,6 +208,15 @@ class HostBlas:
             return
     except (ImportError, OSError):
       pass
+
+  def judged_from(self) -> float:
+    """The shortest product whose CPU time the thread clock can tell: ten of its steps.
+    Most clocks step in nanoseconds, but some sandboxes' (gVisor's) in 10 ms, where a
+    1 ms product reads 0 CPU nine times in ten and would always look starved."""
+    if self._judged_from is None:
+      step = thread_clock_step()
+      self._judged_from = 10 * step if step is not None else math.inf
+    return self._judged_from
 
   def _apply(self):
     """Set the count the state asks for (under ``_blas_lock``); leaving the full count, take
@@ -256,7 +267,7 @@ class HostBlas:
     now = time.perf_counter()
     wall, cpu = now - wall, time.thread_time() - cpu
     # (products under a millisecond are not judged: too short to tell a hiccup)
-    if wall < 1e-3 or self.current == 1:
+    if wall < 1e-3 or self.current == 1 or wall < self.judged_from():
       return out
     if cpu >= self.STARVED * wall:
       self.starved = 0
@@ -272,6 +283,21 @@ class HostBlas:
         self.single_until = now + self.single_for
         self._apply()
     return out
+
+
+def thread_clock_step(spin_at_most=0.05):
+  """The step of this thread's CPU clock (``time.thread_time``) in seconds, found by
+  reading it until it moves twice; None if it did not within ``spin_at_most`` seconds."""
+  start = time.perf_counter()
+  last, moves = time.thread_time(), []
+  while time.perf_counter() - start < spin_at_most:
+    now = time.thread_time()
+    if now != last:
+      moves.append(now - last)
+      if len(moves) == 2:   # the first move may be a partial step
+        return moves[1]
+      last = now
+  return None
 
 
 _blas_lock = threading.Lock()
