@@ -253,3 +253,49 @@ def test_jvp_of_a_jitted_call_leaves_outputs_without_tangent_plain():
   np.testing.assert_allclose(primals, [2.0, 2.0, 3.0])
   np.testing.assert_allclose(tangents, [2.0, 0.0, 0.0])
   assert jax.grad(lambda x: sum(f(x, x)))(1.0) == pytest.approx(3.0)
+
+
+def test_jvp_returns_the_values_it_was_given():
+  # JAX 0.10.2 (recorded with /work/jaxref): jvp(lambda x: x, (2.0,), (3.0,)) is the
+  # Python floats (2.0, 3.0); a NumPy input comes back as itself; a constant output stays
+  # as the function made it; an integer input with a float0 tangent is not traced, so
+  # Python computes 3 ** 2 = 9 (an int)
+  assert jax.jvp(lambda x: x, (2.0,), (3.0,)) == (2.0, 3.0)
+  assert all(type(v) is float for v in jax.jvp(lambda x: x, (2.0,), (3.0,)))
+  a = np.ones(2, np.float32)
+  p, t = jax.jvp(lambda x: x, (a,), (a,))
+  assert p is a and t is a
+  (p, c), _ = jax.jvp(lambda x: (x, 5.0), (2.0,), (3.0,))
+  assert (p, c) == (2.0, 5.0) and type(c) is float
+  p, _ = jax.jvp(lambda x: x ** 2, (3,), (np.zeros((), jax.dtypes.float0),))
+  assert p == 9 and type(p) is int
+
+
+def test_a_custom_jvp_rules_python_values_pass_through_jvp():
+  # JAX 0.10.2: the rule sees the Python float 2.0 and returns Python floats (5.0, 9.0)
+  @jax.custom_jvp
+  def f(x):
+    return x ** 2 + 1
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    x, = primals
+    return x ** 2 + 1, tangents[0] ** 2
+
+  out = jax.jvp(f, (2.0,), (3.0,))
+  assert out == (5.0, 9.0) and all(type(v) is float for v in out)
+
+
+def test_operations_on_a_jvp_of_python_floats_give_arrays():
+  # JAX 0.10.2: jnp.asarray, x + 1 and a jitted identity all return Arrays (a conversion
+  # of a concrete tracer is bound; a jitted call returns arrays)
+  for f in (jnp.asarray, lambda x: x + 1, jax.jit(lambda x: x)):
+    p, t = jax.jvp(f, (2.0,), (1.0,))
+    assert isinstance(p, jax.Array) and isinstance(t, jax.Array)
+  seen = []
+
+  def g(y):
+    seen.append(jax.jvp(lambda x: x + 1, (1.0,), (1.0,))[1])
+    return y
+  jax.jit(g)(1.0)
+  assert isinstance(seen[0], jax.Array)

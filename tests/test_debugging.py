@@ -141,3 +141,31 @@ def test_a_value_a_callback_kept_is_not_overwritten_by_tier_0():
   np.testing.assert_array_equal(jax.jit(f, backend="numpy")(jnp.ones(4)), [7, 7, 7, 7])
   np.testing.assert_array_equal(seen[0], [2, 2, 2, 2])
   np.testing.assert_array_equal(seen[1], [6, 6, 6, 6])
+
+
+@pytest.mark.parametrize("staged", [False, True])
+@pytest.mark.parametrize("kind", ["pure_callback", "io_callback", "debug.callback"])
+def test_an_exception_in_a_callback_is_a_runtime_error_with_its_traceback(kind, staged,
+                                                                           caplog):
+  # JAX 0.10.2 (recorded with /work/jaxref, eager and under jit): JaxRuntimeError (a
+  # RuntimeError), "INTERNAL: CpuCallback error calling callback: Traceback (most recent
+  # call last):\n ... ValueError: boom", no __cause__, and the logger
+  # jax._src.callback (jax._src.debugging for debug.callback) records "jax.<kind> failed"
+  from jaxlite.experimental import io_callback
+
+  def boom(*_):
+    raise ValueError("boom")
+  out = jax.ShapeDtypeStruct((), jnp.float32)
+  call = {"pure_callback": lambda x: jax.pure_callback(boom, out, x),
+          "io_callback": lambda x: io_callback(boom, out, x),
+          "debug.callback": lambda x: jax.debug.callback(boom, x)}[kind]
+  f = jax.jit(call) if staged else call
+  with pytest.raises(jax.errors.JaxRuntimeError) as info:
+    jax.block_until_ready(f(jnp.float32(1)))
+  message = str(info.value)
+  assert isinstance(info.value, RuntimeError) and info.value.__cause__ is None
+  assert message.startswith("INTERNAL: CpuCallback error calling callback: Traceback (most "
+                            "recent call last):\n")
+  assert message.endswith("\nValueError: boom")
+  logger = "jax._src.debugging" if kind == "debug.callback" else "jax._src.callback"
+  assert (logger, f"jax.{kind} failed") in [(r.name, r.getMessage()) for r in caplog.records]

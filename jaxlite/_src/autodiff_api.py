@@ -48,20 +48,21 @@ def jvp(fun, primals, tangents, has_aux=False):
                     f"whereas tangents have tree structure {tree.tree_structure(tangents)}.")
   p_leaves, p_tree = tree.tree_flatten(tuple(primals))
   t_leaves = tree.tree_leaves(tuple(tangents))
-  p_leaves = [as_operand(p) for p in p_leaves]
-  t_leaves = [as_operand(t) if not (isinstance(t, np.ndarray) and t.dtype == dtypes.float0)
-              else t for t in t_leaves]
+  # the leaves stay as given (JAX returns an output that is an input unchanged); the
+  # conversions only check that they are JAX values
   for p, t in zip(p_leaves, t_leaves):
-    expected = ad.tangent_aval(core.get_aval(p))
-    if np.dtype(t.dtype) != expected.dtype:
+    p_aval = core.get_aval(as_operand(p))
+    t_dtype = t.dtype if ad.is_float0(t) else core.get_aval(as_operand(t)).dtype
+    expected = ad.tangent_aval(p_aval)
+    if np.dtype(t_dtype) != expected.dtype:
       raise TypeError(
           "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in "
           "case of int/bool primal dtype the tangent dtype must be float0. Got primal dtype "
-          f"{core.get_aval(p).dtype.name} and so expected tangent dtype "
-          f"{expected.dtype.name}, but got tangent dtype {np.dtype(t.dtype).name} instead.")
+          f"{p_aval.dtype.name} and so expected tangent dtype "
+          f"{expected.dtype.name}, but got tangent dtype {np.dtype(t_dtype).name} instead.")
     if tuple(np.shape(t)) != expected.shape:
       raise ValueError(f"jvp called with different primal and tangent shapes: primal "
-                       f"{core.get_aval(p).str_short()}, tangent shape {np.shape(t)}.")
+                       f"{p_aval.str_short()}, tangent shape {np.shape(t)}.")
   flat_fun, out_tree = api_util.flatten_fun(fun, p_tree, with_kwargs=False)
   out_p, out_t = ad.jvp_flat(flat_fun, p_leaves, t_leaves)
   out_tree = out_tree()
@@ -146,7 +147,7 @@ def vjp(fun, *primals, has_aux=False):
       _check_cotangent(ct, aval)
     cts = ad.backward_pass(linear.jaxpr, linear.consts,
                            [ad.UndefinedPrimal(v.aval) for v in linear.jaxpr.invars],
-                           [as_operand(c) if not _is_float0(c) else ad.Zero(a)
+                           [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
                             for c, a in zip(ct_leaves, out_avals)])
     cts = [_materialize(ct, aval) for ct, aval in zip(cts, p_avals)]
     return tree.tree_unflatten(p_tree, cts)
@@ -159,7 +160,7 @@ def _check_cotangent(ct, aval):
   """A cotangent must have its output's shape and tangent dtype (any dtype where that is
   float0, as JAX allows), else ValueError as in JAX."""
   expected = ad.tangent_aval(aval)
-  dtype = ct.dtype if _is_float0(ct) else core.get_aval(as_operand(ct)).dtype
+  dtype = ct.dtype if ad.is_float0(ct) else core.get_aval(as_operand(ct)).dtype
   if tuple(np.shape(ct)) != expected.shape or (
       expected.dtype != dtypes.float0 and dtype != expected.dtype):
     got = ShapedArray(tuple(np.shape(ct)), dtype).str_short()
@@ -167,10 +168,6 @@ def _check_cotangent(ct, aval):
                      f"got {got}, but expected {expected.str_short()} because the "
                      f"corresponding output of the differentiated function had JAX type "
                      f"{aval.str_short()}")
-
-
-def _is_float0(x):
-  return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
 
 
 def _materialize(ct, aval):
@@ -340,14 +337,14 @@ def _unravel(pytree, axis, example, arr):
   """Split ``arr`` along ``axis`` into pieces shaped like the leaves of ``pytree`` there,
   each cast to the dtype of ``example`` (or of its own leaf when ``example`` is None)."""
   leaves, treedef = tree.tree_flatten(pytree)
-  shape = core.get_aval(arr).shape if not _is_float0(arr) else arr.shape
+  shape = core.get_aval(arr).shape if not ad.is_float0(arr) else arr.shape
   axis %= len(shape)
   pieces, start = [], 0
   for leaf in leaves:
     leaf_aval = core.get_aval(leaf)
     out_shape = shape[:axis] + leaf_aval.shape + shape[axis + 1:]
     like = leaf if example is None else example
-    if _is_float0(arr):  # the Jacobian of an integer input (allow_int) is zero
+    if ad.is_float0(arr):  # the Jacobian of an integer input (allow_int) is zero
       like_aval = core.get_aval(like)
       pieces.append(Array(np.zeros(out_shape, like_aval.dtype), like_aval.weak_type))
     else:

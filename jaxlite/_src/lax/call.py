@@ -56,7 +56,7 @@ def call_jaxpr(closed, args, name):
 def _jit_jvp(primals, tangents, *, jaxpr, name):
   # Differentiate through the call by evaluating its jaxpr under a nested JVP trace.
   fun = functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts)
-  return ad.jvp_flat(fun, primals, tangents, instantiate_zeros=False)
+  return ad.jvp_call_flat(fun, primals, tangents)
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
@@ -98,7 +98,7 @@ def _define_call(name, opened):
   def jvp(primals, tangents, *, call_jaxpr):
     c = closed(call_jaxpr)
     fun = functools.partial(core.eval_jaxpr, c.jaxpr, c.consts)
-    return ad.jvp_flat(fun, primals, tangents, instantiate_zeros=False)
+    return ad.jvp_call_flat(fun, primals, tangents)
 
   def transpose(cts, *args, call_jaxpr):
     linear = [ad.is_undefined(a) for a in args]

@@ -171,8 +171,8 @@ class custom_jvp(_CustomRuleFunction):
         raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
                         f"equal container (pytree) structures and matching the primal "
                         f"function's output {out_tree}, but got {tree_p} and {tree_t}.")
-      return ([_as_operand(x) for x in out_leaves],
-              [_tangent_operand(t, o) for t, o in zip(t_leaves, out_leaves)])
+      # the values stay as the rule made them (a Python float stays one, as in JAX)
+      return out_leaves, [_tangent_value(t, o) for t, o in zip(t_leaves, out_leaves)]
     jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
     outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
                                   num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
@@ -180,12 +180,12 @@ class custom_jvp(_CustomRuleFunction):
     return tree.tree_unflatten(out_tree, outs)
 
 
-def _tangent_operand(t, out):
+def _tangent_value(t, out):
   """A rule's tangent as the JVP trace takes it: float0 zeros (the tangent of an integer
   output) and a ``SymbolicZero`` become a symbolic zero."""
   if _is_float0(t) or type(t) is ad.SymbolicZero:
     return ad.Zero(ad.tangent_aval(core.get_aval(_as_operand(out))))
-  return _as_operand(t)
+  return t
 
 
 def _custom_jvp_call_impl(*args, call_jaxpr, **_):

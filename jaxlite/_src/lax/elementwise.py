@@ -645,10 +645,11 @@ def convert_element_type(operand, new_dtype):
 def _convert_element_type(operand, new_dtype, weak_type=False):
   new_dtype = dtypes.canonicalize_dtype(new_dtype, True)   # (a key<fry> too: keys to keys)
   aval = core.get_aval(operand)
-  # as JAX: only an Array (or tracer) comes back as it is; a NumPy array or a Python
-  # scalar becomes an Array of its own
+  # as JAX: only an Array or an abstract tracer comes back as it is; a NumPy array, a
+  # Python scalar or a tracer of one (a JVP's input keeps the value given) becomes an Array
   if (aval.dtype == new_dtype and aval.weak_type == weak_type
-      and isinstance(operand, (Array, core.Tracer))):
+      and (isinstance(operand, Array) or isinstance(operand, core.Tracer)
+           and operand.to_concrete_value() is None)):
     return operand
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                      sharding=None)

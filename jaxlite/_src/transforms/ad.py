@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from jaxlite._src.core import core
+from jaxlite._src.core.array import as_operand
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
@@ -197,11 +198,15 @@ class JVPTrace(core.Trace):
 def jvp_flat(flat_fun, primals, tangents, instantiate_zeros=True):
   """Push ``tangents`` forward through ``flat_fun`` (flat lists in and out). With
   ``instantiate_zeros`` False, the tangents may be ``Zero`` and so may the outputs' (a
-  call's JVP rule: an output that depends on no tangent stays a plain value, as in JAX)."""
+  call's JVP rule: an output that depends on no tangent stays a plain value, as in JAX).
+
+  The tracers hold the values given (a Python float stays one), so an output that is an
+  input, or that a custom_jvp rule computed in Python, comes back as it was, as in JAX;
+  primitives receive them as operands."""
   trace = JVPTrace(core.current_trace())
   try:
-    tracers = [JVPTracer(trace, p, _symbolic_if_float0(t, p))
-               for p, t in zip(primals, tangents)]
+    # an input with a zero tangent is no tracer at all (as JAX's ``maybe_jvp_tracer``)
+    tracers = [trace._wrap(p, _symbolic_if_float0(t, p)) for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
       outs = flat_fun(*tracers)
     pairs = [trace.to_primal_tangent(x) for x in outs]
@@ -212,11 +217,24 @@ def jvp_flat(flat_fun, primals, tangents, instantiate_zeros=True):
                                    for _, t in pairs]
 
 
+def jvp_call_flat(flat_fun, primals, tangents):
+  """``jvp_flat`` for a call primitive's JVP rule: what enters a call is an array (a
+  Python float passed to a jitted function comes out an Array, as JAX's compiled call
+  returns), and outputs without a tangent stay ``Zero``."""
+  primals = [as_operand(p) for p in primals]
+  tangents = [t if type(t) is Zero else as_operand(t) for t in tangents]
+  return jvp_flat(flat_fun, primals, tangents, instantiate_zeros=False)
+
+
 def _symbolic_if_float0(t, primal):
   """The float0 tangent of an integer or boolean primal is a symbolic zero."""
-  if isinstance(t, np.ndarray) and t.dtype == dtypes.float0:
+  if is_float0(t):
     return Zero(tangent_aval(core.get_aval(primal)))
   return t
+
+
+def is_float0(t):
+  return isinstance(t, np.ndarray) and t.dtype == dtypes.float0
 
 
 def linearize_flat(flat_fun, primals, debug_info=None):

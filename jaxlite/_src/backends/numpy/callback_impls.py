@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import sys
+import traceback
 
 import numpy as np
 
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import errors
 from jaxlite._src.core.array import Array
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
@@ -20,6 +23,11 @@ from jaxlite._src.lax.callbacks import _merge_callback_args
 # jax.debug.log's records are made by (and handled here through) the debugging module's
 # logger
 logger = logging.getLogger("jaxlite._src.debugging")
+# A failing callback is logged under JAX's logger names and messages: libraries filter
+# these records by both (equinox's filter_jit silences "jax.pure_callback failed")
+_failure_loggers = {"pure_callback": logging.getLogger("jax._src.callback"),
+                    "io_callback": logging.getLogger("jax._src.callback"),
+                    "debug.callback": logging.getLogger("jax._src.debugging")}
 
 
 def _host_arrays(values) -> list:
@@ -51,8 +59,35 @@ def _debug_print_impl(*args, fmt, has_placeholders, in_tree, logging_record,
   return []
 
 
+def _call(name, callback, args):
+  """The user's callback on the runtime values; a failure is logged as JAX logs it."""
+  try:
+    return callback(*_host_arrays(args))
+  except Exception:
+    _failure_loggers[name].exception(f"jax.{name} failed")
+    raise
+
+
+def failure_message() -> str:
+  """What XLA's CPU client reports (after its ``INTERNAL: `` status) for the exception
+  being handled in a host callback: the Python traceback, ending with the exception."""
+  return "CpuCallback error calling callback: " + traceback.format_exc().removesuffix("\n")
+
+
+def reported_as_runtime_error(impl):
+  """``impl`` raising what the runtime raises when a host callback fails: a
+  ``JaxRuntimeError`` with the traceback in its message (JAX's, eager and under jit)."""
+  @functools.wraps(impl)
+  def run(*args, **params):
+    try:
+      return impl(*args, **params)
+    except Exception:
+      raise errors.JaxRuntimeError("INTERNAL: " + failure_message()) from None
+  return run
+
+
 def _debug_callback_impl(*args, callback, effect, partitioned):
-  callback(*_host_arrays(args))
+  _call("debug.callback", callback, args)
   return []
 
 
@@ -79,17 +114,17 @@ def _checked_results(outs, result_avals) -> list:
 
 
 def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
-  return _checked_results(callback(*_host_arrays(args)), result_avals)
+  return _checked_results(_call("pure_callback", callback, args), result_avals)
 
 
 def _io_callback_impl(*args, callback, ordered, result_avals, sharding):
-  return _checked_results(callback(*_host_arrays(args)), result_avals)
+  return _checked_results(_call("io_callback", callback, args), result_avals)
 
 
 impl_rules[cb.debug_print_p] = _debug_print_impl
-impl_rules[cb.debug_callback_p] = _debug_callback_impl
-impl_rules[cb.pure_callback_p] = _pure_callback_impl
-impl_rules[cb.io_callback_p] = _io_callback_impl
+impl_rules[cb.debug_callback_p] = reported_as_runtime_error(_debug_callback_impl)
+impl_rules[cb.pure_callback_p] = reported_as_runtime_error(_pure_callback_impl)
+impl_rules[cb.io_callback_p] = reported_as_runtime_error(_io_callback_impl)
 
 
 def _check_codegen(em, eqn, args, indent):

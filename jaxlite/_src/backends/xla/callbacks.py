@@ -8,8 +8,9 @@ function: XLA calls it with an ``XLA_FFI_CallFrame``; it reads the call site's
 ``callback_id`` attribute, copies the argument buffers into ``Array``s, runs the same
 implementation tier 0 runs (``backends/numpy/callback_impls.py``), checks the results
 and copies them into the result buffers. Ordered effects also pass along a scalar that orders them
-(``_lowering``). A Python exception becomes an ``XLA_FFI_Error`` carrying its
-type and message, which PJRT reports to the caller as an ``XlaRuntimeError``.
+(``_lowering``). A Python exception becomes an ``INTERNAL`` ``XLA_FFI_Error``
+carrying its traceback, which PJRT reports to the caller as a ``JaxRuntimeError`` (the
+message JAX's CPU client gives, as tier 0 raises it too).
 
 The structs below follow ``xla/ffi/api/c_api.h`` (XLA FFI API 0.x) and
 ``xla/pjrt/c/pjrt_c_api_ffi_extension.h``. Only the CPU plugin is driven: there the
@@ -128,7 +129,7 @@ _BUFFER = 1                    # XLA_FFI_ArgType_BUFFER / XLA_FFI_RetType_BUFFER
 _SCALAR = 3                    # XLA_FFI_AttrType_SCALAR
 _S64 = 5
 _TOKEN = 17
-_UNKNOWN = 2                   # XLA_FFI_Error_Code_UNKNOWN
+_INTERNAL = 13                 # XLA_FFI_Error_Code_INTERNAL (what failed is the host code)
 # The handler declares the oldest FFI version with metadata; the runtime accepts any
 # version between 0.1 and its own, and the call frame it passes is its own layout.
 _HANDLER_FFI_VERSION = (0, 1)
@@ -224,7 +225,7 @@ def _error(api_ptr, message: str):
   create = ctypes.CFUNCTYPE(c_void_p, c_void_p)(api.error_create)
   text = message.encode("utf-8", "replace")
   args = _ErrorCreateArgs(struct_size=_struct_size(_ErrorCreateArgs), message=text,
-                          errc=_UNKNOWN)
+                          errc=_INTERNAL)
   return create(ctypes.addressof(args))   # XLA copies the message
 
 
@@ -307,6 +308,8 @@ def _execute(frame: _CallFrame) -> str | None:
     if site.ordered:
       results = [np.zeros((), _ORDER), *results]
     _write_results(site, frame.rets, results)
+  except Exception:   # XLA prefixes "INTERNAL: ", as for JAX's CPU callbacks
+    return callback_impls.failure_message()
   except BaseException as e:  # noqa: BLE001  (KeyboardInterrupt too: report, not crash)
     return f"{site.name} on the host raised {type(e).__name__}: {e}"
   return None

@@ -128,8 +128,10 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """
   if copy:
     return array(a, dtype=dtype, copy=True, order=order)
-  if isinstance(a, (Array, Tracer)) and dtype is None:
+  if isinstance(a, Array) and dtype is None:
     return a
+  if isinstance(a, Tracer) and dtype is None:   # a JVP tracer of a Python float: an Array
+    return lax_ew._convert_element_type(a, a.aval.dtype, a.aval.weak_type)
   if isinstance(a, (bool, int, float, complex, np.generic)) and dtype is None:
     device = core.eval_trace.device
     return as_operand(a) if device is None else device.adopt(as_operand(a))

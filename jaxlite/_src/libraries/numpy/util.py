@@ -76,8 +76,10 @@ def _cast(x, dtype, weak):
     with np.errstate(over="ignore"):
       return Array(np.asarray(x, dtypes.python_scalar_dtype(x)).astype(dtype), weak)
   x = as_operand(x)
-  if x.dtype == dtype and x.weak_type == weak:
+  if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
     return x
+  # a tracer goes through the conversion, which binds it for a concrete one (a JVP of a
+  # Python float: its result is an array, as in JAX)
   return lax_ew._convert_element_type(x, dtype, weak)
 
 
