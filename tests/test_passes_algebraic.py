@@ -74,6 +74,7 @@ _X_TIMES_BOOL = {
     "inf * b": [0.0, np.inf, np.inf, 0.0],
     "x * b[0]": [np.nan, np.nan, 0.0, -0.0],           # b broadcast: a plain product
     "x * int32(b)": [np.nan, -np.inf, 1.0, -0.0],       # converted from int32: a product
+    "x[:1] * b": [0.0, np.inf, np.inf, 0.0],           # x's size-1 axis broadcast
 }
 
 
@@ -82,7 +83,8 @@ def _times_bool(name):
           "convert(b) * x": lambda x, b: lax.convert_element_type(b, np.float32) * x,
           "inf * b": lambda x, b: jnp.inf * b,
           "x * b[0]": lambda x, b: x * b[0],
-          "x * int32(b)": lambda x, b: x * b.astype(np.int32)}[name]
+          "x * int32(b)": lambda x, b: x * b.astype(np.int32),
+          "x[:1] * b": lambda x, b: x[:1] * b}[name]
 
 
 @pytest.mark.parametrize("name", list(_X_TIMES_BOOL))

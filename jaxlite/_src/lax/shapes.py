@@ -161,12 +161,14 @@ def _identity_transpose(eqn, invars, producer, uses):
 
 def _filled(value, aval, eqn):
   """A broadcast_in_dim equation filling a new variable of ``aval`` with atom ``value``
-  (rank 0 or of ``aval``'s shape already, then returned as is) and that variable."""
+  (rank 0, or of ``aval``'s rank with size-1 axes as lax's implicit broadcasting allows)
+  and that variable; no equation when ``value`` has ``aval``'s shape already."""
   if type(value) is not core.Literal and value.aval.shape == aval.shape:
     return [], value
   out = core.Var(aval)
+  dims = tuple(range(value.aval.ndim))
   return [core.JaxprEqn([value], [out], broadcast_in_dim_p,
-                        dict(shape=aval.shape, broadcast_dimensions=(), sharding=None),
+                        dict(shape=aval.shape, broadcast_dimensions=dims, sharding=None),
                         eqn.source_info)], out
 
 
