@@ -109,6 +109,22 @@ def test_conversions_and_attributes():
   assert f"{jnp.array(2.5):.2f}" == "2.50"
 
 
+def test_operators_convert_an_operand_with_jax_array_as_jax_does():
+  # JAX 0.10.2's operators call __jax_array__ (an nnx Variable's value), recorded:
+  # x + V(1.0) == [2., 2.] float32, x - V(3) == [-2., -2.], x * V([2, 3]) == [2., 3.]
+  class V:
+    def __init__(self, value):
+      self.value = value
+
+    def __jax_array__(self):
+      return jnp.asarray(self.value)
+
+  x = jnp.ones(2)
+  assert (x + V(1.0)).tolist() == [2.0, 2.0] and (x + V(1.0)).dtype == np.float32
+  assert (x - V(3)).tolist() == [-2.0, -2.0]
+  assert (x * V(jnp.array([2, 3]))).tolist() == [2.0, 3.0]
+
+
 def test_operators_follow_jax_promotion():
   i8 = jnp.array([1, 2], jnp.int8)
   assert (i8 + 1).dtype == np.int8

@@ -66,6 +66,50 @@ def test_multiplying_by_one_keeps_complex_products_and_weak_types():
   assert not out.weak_type
 
 
+# Recorded from JAX 0.10.2 on CPU: jax.jit(f)(x, b) with x = [inf, -inf, 1, -1] (float32)
+# and b = [False, True, True, False]; XLA's simplifier makes x * convert(b) a select.
+_X_TIMES_BOOL = {
+    "x * b": [0.0, -np.inf, 1.0, 0.0],
+    "convert(b) * x": [0.0, -np.inf, 1.0, 0.0],
+    "inf * b": [0.0, np.inf, np.inf, 0.0],
+    "x * b[0]": [np.nan, np.nan, 0.0, -0.0],           # b broadcast: a plain product
+    "x * int32(b)": [np.nan, -np.inf, 1.0, -0.0],       # converted from int32: a product
+    "x[:1] * b": [0.0, np.inf, np.inf, 0.0],           # x's size-1 axis broadcast
+}
+
+
+def _times_bool(name):
+  return {"x * b": lambda x, b: x * b,
+          "convert(b) * x": lambda x, b: lax.convert_element_type(b, np.float32) * x,
+          "inf * b": lambda x, b: jnp.inf * b,
+          "x * b[0]": lambda x, b: x * b[0],
+          "x * int32(b)": lambda x, b: x * b.astype(np.int32),
+          "x[:1] * b": lambda x, b: x[:1] * b}[name]
+
+
+@pytest.mark.parametrize("name", list(_X_TIMES_BOOL))
+def test_a_product_with_a_converted_bool_is_a_select_on_both_tiers(name):
+  x = np.array([np.inf, -np.inf, 1.0, -1.0], np.float32)
+  b = np.array([False, True, True, False])
+  want = np.array(_X_TIMES_BOOL[name], np.float32)
+  for tier in _TIERS:
+    got = np.asarray(jax.jit(_times_bool(name), backend=tier)(x, b))
+    np.testing.assert_array_equal(got, want)   # a NaN's sign bit was not recorded
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+
+
+def test_eager_multiply_by_a_bool_array_is_the_jitted_select():
+  # JAX's jnp.multiply is jitted, so eagerly too (values recorded from JAX 0.10.2)
+  b = jnp.array([False, True])
+  assert float(jnp.inf * jnp.array(False)) == 0.0
+  np.testing.assert_array_equal(jnp.inf * b, [0.0, np.inf])
+  np.testing.assert_array_equal(jnp.multiply(np.array([True, False]), jnp.array([np.inf])),
+                                [np.inf, 0.0])
+  # a bool scalar broadcast against an array stays a product: nan, as in JAX
+  np.testing.assert_array_equal(jnp.array(False) * jnp.array([np.inf, 1.0]), [np.nan, 0.0])
+  assert (jnp.inf * b).weak_type and (b * 2).dtype == np.int32
+
+
 def test_uniform_constants_are_read_as_scalars_with_every_bit_kept():
   x = np.array([_SPECIALS[:4], _SPECIALS[4:]], np.float32).T     # (4, 2)
   ones_row, twos = np.ones((1, 2), np.float32), np.full((4, 2), 2.0, np.float32)

@@ -35,6 +35,15 @@ def test_sharded_jit_on_one_device_runs_the_plain_jit():
   np.testing.assert_array_equal(np.asarray(f(np.arange(4.0))), np.arange(4.0) + 1)
 
 
+def test_sharded_jit_on_one_device_keeps_its_static_arguments():
+  # nnx.jit passes in_shardings (one per dynamic argument) with static_argnames: the
+  # statics reach the function, and the dynamic arguments stay dynamic (JAX 0.10.2: [1., 4.])
+  f = jax.jit(lambda scale, x, d: {"y": x["v"] * scale + d}, static_argnames=("scale",),
+              in_shardings=(None, None))
+  np.testing.assert_array_equal(f(3.0, {"v": jnp.arange(2.0)}, 1.0)["y"], [1.0, 4.0])
+  np.testing.assert_array_equal(f(2.0, {"v": jnp.arange(2.0)}, 0.0)["y"], [0.0, 2.0])
+
+
 def test_distributed_initialize_is_one_process_only():
   with pytest.raises(RuntimeError, match="jaxlite runs in one process"):
     jax.distributed.initialize("localhost:1234", num_processes=2, process_id=0)

@@ -137,6 +137,16 @@ def test_transformations_of_staged_functions_match_numpy():
 
 
 @pytest.mark.skipif(not tiers.xla_available(), reason="no XLA plugin")
+def test_numpy_float64_operands_enter_at_the_canonical_dtype_under_transformations():
+  # numpyro's obs_mask: jnp.where of a float64 NumPy array under vmap of grad; values
+  # recorded from JAX 0.10.2 (x64 off): 15.0 and [2., 4.]
+  data, mask = np.array([7.0, 7.0, 7.0]), np.array([True, False, True])
+  f = lambda x: (jnp.where(mask, data, x * jnp.ones(3)) ** 2).sum()
+  assert jax.grad(lambda x: jax.vmap(f)(x * jnp.arange(1., 3.)).sum())(1.5) == 15.0
+  np.testing.assert_array_equal(jax.vmap(jax.grad(f))(jnp.arange(1., 3.)), [2.0, 4.0])
+  assert jax.vmap(f)(jnp.ones(2)).dtype == np.float32
+
+
 def test_on_a_device_a_staged_function_is_one_executable():
   with config.override("jaxlite_cpu_backend", "pjrt"):
     backend = jax.devices()[0].client

@@ -69,9 +69,10 @@ class ShardedJitted:
     jitted = self.jitted
     traced = jitted.trace(*args, **kwargs)
     entry = traced._entry
+    dyn_args, dyn_kwargs = args, kwargs
     if jitted._static_argnums or jitted._static_argnames:
-      args, kwargs, _ = jitted._split_static(args, kwargs)
-    leaves, in_tree = tree.tree_flatten((args, kwargs))
+      dyn_args, dyn_kwargs, _ = jitted._split_static(args, kwargs)
+    leaves, in_tree = tree.tree_flatten((dyn_args, dyn_kwargs))
     leaves = [as_operand(x) for x in leaves]
     closed = entry.jaxpr
     in_sh = self._in_shardings(in_tree, leaves)

@@ -190,6 +190,9 @@ def staged(fun=None, *, static_argnames=(), name=None):
     static = tuple((k, v) for k, v in arguments.items() if k in static_argnames)
     leaves, tree = tree_flatten([v for k, v in arguments.items()
                                  if k not in static_argnames])
+    # NumPy and Python values enter at their canonical dtypes, as jit's arguments do in JAX:
+    # a float64 array otherwise reaches the jaxpr's rules beside the float32 its aval says
+    leaves = [_operand(x) for x in leaves]
     avals = tuple(core.get_aval(x) for x in leaves)
     key = (names, tree, avals, static, _trace_config())
     entry = cache.get(key)

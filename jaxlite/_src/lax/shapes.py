@@ -159,8 +159,40 @@ def _identity_transpose(eqn, invars, producer, uses):
   return invars[0] if tuple(perm) == tuple(range(len(perm))) else None
 
 
+def _filled(value, aval, eqn):
+  """A broadcast_in_dim equation filling a new variable of ``aval`` with atom ``value``
+  (rank 0, or of ``aval``'s rank with size-1 axes as lax's implicit broadcasting allows)
+  and that variable; no equation when ``value`` has ``aval``'s shape already."""
+  if type(value) is not core.Literal and value.aval.shape == aval.shape:
+    return [], value
+  out = core.Var(aval)
+  dims = tuple(range(value.aval.ndim))
+  return [core.JaxprEqn([value], [out], broadcast_in_dim_p,
+                        dict(shape=aval.shape, broadcast_dimensions=dims, sharding=None),
+                        eqn.source_info)], out
+
+
+def _times_converted_bool(eqn, invars, producer, uses):
+  """``x * convert(p)`` for a bool ``p`` of the output's shape is ``select(p, x, 0)``, as
+  XLA's simplifier rewrites it (registered on mul): jitted, JAX gives ``inf * False == 0``
+  on every backend, and numpyro's ``binary_cross_entropy_with_logits`` relies on it."""
+  out = eqn.outvars[0].aval
+  for x, c in (invars, invars[::-1]):
+    convert = producer.get(c) if type(c) is core.Var else None
+    if (convert is not None and convert.primitive is lax_ew.convert_element_type_p
+        and convert.invars[0].aval.dtype == np.bool_ and c.aval.shape == out.shape):
+      zero = core.Literal(np.zeros((), out.dtype)[()], ShapedArray((), out.dtype))
+      fill_zero, zeros = _filled(zero, out, eqn)
+      fill_x, x = _filled(x, out, eqn)
+      return [*fill_zero, *fill_x,
+              core.JaxprEqn([convert.invars[0], zeros, x], eqn.outvars, lax_ew.select_n_p, {},
+                            eqn.source_info)]
+  return None
+
+
 algebraic.register(reshape_p, _reshape_chain)
 algebraic.register(transpose_p, _identity_transpose)
+algebraic.register(lax_ew.mul_p, _times_converted_bool)
 
 
 # -- squeeze

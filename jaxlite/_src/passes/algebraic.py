@@ -7,7 +7,7 @@ The rules live beside their primitives (``lax/``), registered in ``simplify_rule
 primitive -> list of ``rule(eqn, invars, producer, uses)``, given the operands after
 earlier rewrites, the equation defining each variable and how many times each is read.
 A rule returns an atom to forward in place of the equation's output, a replacement
-equation, or None.
+equation, a list of equations whose last one defines the output, or None.
 
 Constants whose elements are all the same (the ones of a cotangent seed after constant
 folding, say) are read as scalar literals by the primitives in ``scalar_operands``, where
@@ -107,8 +107,13 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
         rename[eqn.outvars[0]] = result
         count([result] * uses.get(eqn.outvars[0], 0), 1)
         continue
-      eqn = result
-      count(eqn.invars, 1)
+      result = result if type(result) is list else [result]
+      for new_eqn in result:
+        count(new_eqn.invars, 1)
+      eqn = result[-1]
+      eqns.extend(result[:-1])
+      for new_eqn in result[:-1]:
+        producer.update(dict.fromkeys(new_eqn.outvars, new_eqn))
     for v in eqn.outvars:
       producer[v] = eqn
     eqns.append(eqn)

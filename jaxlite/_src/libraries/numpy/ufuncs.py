@@ -68,7 +68,7 @@ def _unary(name, lax_fn, doc, promote=promote_args):
   return fun
 
 
-def _binary(name, lax_fn, doc, promote=promote_args):
+def _binary(name, lax_fn, doc, promote=promote_args, promoting=None):
   # The hot path skips the promotion function only where it would change nothing: two
   # Arrays of one dtype, weak type and shape, or an Array and a Python scalar of a kind the
   # array's dtype absorbs. A promotion that changes dtypes (to inexact for true_divide and
@@ -77,6 +77,7 @@ def _binary(name, lax_fn, doc, promote=promote_args):
   unchanged = _UNCHANGED_BY[promote]
   accepted = dtypes.numeric_dtypes_where(unchanged)
   accepted_weak = dtypes.numeric_dtypes_where(lambda d: unchanged(d) and d != np.bool_)
+  promoting = promoting or (lambda x, y: lax_fn(*promote(name, x, y)))
 
   def fun(x, y, /):
     if (type(x) is Array and (a := x._host) is not None
@@ -89,8 +90,7 @@ def _binary(name, lax_fn, doc, promote=promote_args):
         y_kind = _SCALAR_KINDS.get(type(y))
         if y_kind is not None and a.dtype.kind in y_kind and _converts_directly(y, a.dtype):
           return lax_fn(x, Array(np.asarray(y, a.dtype), True))
-    x, y = promote(name, x, y)
-    return lax_fn(x, y)
+    return promoting(x, y)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"{doc}, elementwise with broadcasting (``numpy.{name}``)."
   return fun
@@ -194,8 +194,26 @@ def _ordered(lax_cmp):
 add = _binary("add", lambda x, y: lax.bitwise_or(x, y) if x.dtype == np.bool_
               else lax.add(x, y), "Addition")
 subtract = _binary("subtract", lax.sub, "Subtraction")
-multiply = _binary("multiply", lambda x, y: lax.bitwise_and(x, y) if x.dtype == np.bool_
-                   else lax.mul(x, y), "Multiplication")
+def _multiply(x, y):
+  return lax.bitwise_and(x, y) if x.dtype == np.bool_ else lax.mul(x, y)
+
+
+def _multiply_promoting(x, y):
+  # JAX's jnp.multiply is jitted, and XLA's simplifier turns the product of a value and a
+  # converted bool of the output's shape into a select, so eagerly too inf * False is 0
+  # (jitted programs get the rule from passes/algebraic.py; numpyro relies on it).
+  px, py = promote_args("multiply", x, y)
+  if px.dtype == np.bool_ or isinstance(px, core.Tracer) or isinstance(py, core.Tracer):
+    return _multiply(px, py)
+  shape = np.broadcast_shapes(px.shape, py.shape)
+  for pred, value in ((x, py), (y, px)):
+    if dtypes.dtype(pred) == np.bool_ and np.shape(pred) == shape:
+      return lax.select(pred, lax_shapes.broadcast_to_shape(value, shape),
+                        lax_shapes.full_like(value, 0, shape=shape))
+  return _multiply(px, py)
+
+
+multiply = _binary("multiply", _multiply, "Multiplication", promoting=_multiply_promoting)
 true_divide = _binary("true_divide", lax.div, "True division", promote_args_inexact)
 
 
