@@ -189,7 +189,7 @@ class HostBlas:
     self.single_for = self.SINGLE_FOR
     self.threaded_since = 0.0   # when products last went back to threads
     self.starved = 0   # starved threaded products in a row
-    self._judged_from = None   # measured at the first product long enough to judge
+    self._judged_from = None   # set by measure_thread_clock
     try:
       import ctypes
       import glob
@@ -205,18 +205,25 @@ class HostBlas:
             get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
             self.get, self.set = get, set_
             self.full = self.current = get()
+            if self.full > 1:   # else there are no threads to watch
+              threading.Thread(target=self.measure_thread_clock, daemon=True,
+                               name="jaxlite-thread-clock").start()
             return
     except (ImportError, OSError):
       pass
 
   def judged_from(self) -> float:
-    """The shortest product whose CPU time the thread clock can tell: ten of its steps.
-    Most clocks step in nanoseconds, but some sandboxes' (gVisor's) in 10 ms, where a
-    1 ms product reads 0 CPU nine times in ten and would always look starved."""
-    if self._judged_from is None:
-      step = thread_clock_step()
-      self._judged_from = 10 * step if step is not None else math.inf
-    return self._judged_from
+    """The shortest product whose CPU time the thread clock can tell: ten of its steps
+    (``measure_thread_clock``; none is judged before it has run). Most clocks step in
+    nanoseconds, but some sandboxes' (gVisor's) in 10 ms, where a 1 ms product reads 0
+    CPU nine times in ten and would always look starved."""
+    return math.inf if self._judged_from is None else self._judged_from
+
+  def measure_thread_clock(self):
+    """Set ``judged_from`` from the thread clock's step: run on a thread of its own, since
+    a coarse clock takes its spin (2 ms) to tell, and then no product is judged."""
+    step = thread_clock_step(spin_at_most=2e-3)
+    self._judged_from = 10 * step if step is not None else math.inf
 
   def _apply(self):
     """Set the count the state asks for (under ``_blas_lock``); leaving the full count, take
@@ -285,7 +292,7 @@ class HostBlas:
     return out
 
 
-def thread_clock_step(spin_at_most=0.05):
+def thread_clock_step(spin_at_most=2e-3):
   """The step of this thread's CPU clock (``time.thread_time``) in seconds, found by
   reading it until it moves twice; None if it did not within ``spin_at_most`` seconds."""
   start = time.perf_counter()
