@@ -394,6 +394,27 @@ def test_host_local_to_global_array_places_on_mesh():
     mh.host_local_array_to_global_array(np.ones(2), mesh, None)
 
 
+def test_live_devices_needs_distributed_and_yields_every_device():
+  mh = multihost_utils
+  with pytest.raises(RuntimeError, match="^Distributed JAX not initialized.$"):   # JAX's
+    with mh.live_devices(jax.devices()):
+      pass
+  jax.distributed.initialize()
+  try:
+    with pytest.raises(ValueError, match="No devices provided"):
+      with mh.live_devices([]):
+        pass
+    with mh.live_devices(jax.devices()[::-1]) as devices:
+      assert devices == sorted(jax.devices(), key=lambda d: d.id)
+    with pytest.raises(KeyError):   # the block's own exception, unchanged
+      with mh.live_devices(jax.devices()):
+        raise KeyError("x")
+  finally:
+    jax.distributed.shutdown()
+  error = mh.ProcessFailureError({"d"})
+  assert str(error) == "Devices failed: {'d'}" and error.failed_devices == {"d"}
+
+
 def test_bcoo_from_scipy_and_matmul():
   import scipy.sparse
   from jaxlite.experimental.sparse import BCOO
