@@ -375,6 +375,30 @@ def test_config_flags_and_leak_context(monkeypatch):
   assert jax.config.jax_check_tracer_leaks is False
 
 
+# JAX 0.10.2's message for store.append(x) inside jit under check_tracer_leaks, up to the
+# referrer lines (which hold object ids).
+JAX_LEAK_JIT = ("Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\nJitTracer(~float32[])\n"
+                "The error occurred while tracing the function <lambda> at ")
+
+
+def test_check_tracer_leaks_names_tracers_that_outlive_jit_and_vmap():
+  store = []
+  with pytest.raises(Exception) as info:
+    with jax.check_tracer_leaks():
+      jax.jit(lambda x: store.append(x) or x * 2)(1.0)
+  assert str(info.value).startswith(JAX_LEAK_JIT) and " for jit.\n" in str(info.value)
+  assert "is referred to by <list" in str(info.value)
+  store.clear()
+  with pytest.raises(Exception, match=r"^Leaked trace BatchTrace. Leaked tracer\(s\):\n\n"
+                                      r"VmapTracer\(aval=float32\[\], batched=float32\[2\]\)"):
+    with jax.check_tracer_leaks():
+      jax.vmap(lambda x: store.append(x) or x)(jnp.ones(2))
+  store.clear()
+  with jax.check_tracer_leaks():   # no tracer kept: no error, and none outside the flag
+    assert jax.jit(lambda x: x * 2)(3.0) == 6.0
+  assert jax.jit(lambda x: store.append(x) or x)(1.0) == 1.0
+
+
 def test_shape_dtype_struct_keeps_sharding():
   mesh = jax.make_mesh((1,), ("x",))
   sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x"))
