@@ -460,6 +460,16 @@ def run_python(args, cwd, env=None, timeout=300):
                         text=True, timeout=timeout)
 
 
+def test_submodules_jax_imports_are_attributes_after_import_jax(tmp_path):
+  # In JAX 0.10.2, `import jax` alone makes jax.scipy, jax.experimental, jax.api_util usable.
+  code = ("import sys, jax\nprint(float(jax.scipy.special.gammaln(3.0)), "
+          "jax.experimental.__name__, jax.api_util.__name__, hasattr(jax, 'nope'))")
+  out = run_python(["-m", "jaxlite", "-c", code], tmp_path)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.split() == ["0.6931471824645996", "jaxlite.experimental", "jaxlite.api_util",
+                                "False"]
+
+
 def test_version_under_the_alias_and_dash_c(tmp_path):
   code = ("import sys, jax, jaxlite; import jax.version\n"
           "print(jax.__version__, jax.__version_info__, jax.version.__version__,"
