@@ -225,8 +225,12 @@ def test_gaussian_kde_matches_scipy():
 # -- the small modules ----------------------------------------------------------------------
 
 def test_core_deprecated_names_warn_as_in_jax():
+  jax.core.__getattr__.cache_clear()   # each name warns on its first read in the process
   with pytest.warns(DeprecationWarning, match="jax.core.valid_jaxtype is deprecated"):
     valid = jax.core.valid_jaxtype
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    assert jax.core.valid_jaxtype is valid   # and only then, as JAX's functools.cache does
   assert [valid(v) for v in [1, 1.5, np.ones(2), jnp.ones(2), np.float32(1)]] == [True] * 5
   assert [valid(v) for v in ["a", np.array(["a"]), None, [1], object()]] == [False] * 5
   with pytest.warns(DeprecationWarning, match="pytype_aval_mappings is deprecated"):
@@ -241,6 +245,9 @@ def test_interpreters_xla():
   handlers = xla.canonicalize_dtype_handlers
   assert handlers[np.ndarray](np.ones(2)).dtype == np.float32
   assert handlers[float](1.0).dtype == np.float32
+  # Any other type gets the generic handler, as in JAX 0.10.2 (recorded: float32 [1., 1.]).
+  other = handlers[type("Other", (), {})](np.ones(2))
+  assert other.dtype == np.float32 and other.tolist() == [1.0, 1.0]
   assert float(xla.apply_primitive(jax.lax.add_p, 1.0, 2.0)) == 3.0
   assert jax.interpreters.xla is xla
 
