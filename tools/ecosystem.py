@@ -38,12 +38,16 @@ class Suite:
   source distribution of ``package``), or ``"git:<path of a git directory>@<tag>"`` (a
   repository at the released tag, e.g. one that the search library's ``fetch`` brought).
   ``tests`` is the folder, relative to that root, whose files matching ``pattern`` run.
+  ``also`` are more libraries the tests import that themselves require jax, installed
+  ``--no-deps`` like ``package``; ``env`` holds ``(name, value)`` pairs the test runs see.
   """
   package: str
   tests: str
   source: str = "wheel"
   pattern: str = "*_test.py"
   deps: tuple = ()
+  also: tuple = ()
+  env: tuple = ()
   skip_files: tuple = ()    # files left out of both runs (relative to the root)
   deselect: tuple = ()      # node ids left out of both runs
 
@@ -54,6 +58,27 @@ SUITES = {
                    skip_files=("optax/transforms/_accumulation_test.py",
                                "optax/_src/linear_algebra_test.py")),
     "chex": Suite("chex==0.1.92", "chex", deps=("toolz", "cloudpickle", "dm-tree")),
+    "jaxopt": Suite("jaxopt==0.8.5", "tests",
+                    source="git:/work/.mirror/google+jaxopt/repo@jaxopt-v0.8.5",
+                    deps=("scikit-learn", "cvxpy", "toolz"), also=("optax==0.2.8", "chex==0.1.92")),
+    "distrax": Suite("distrax==0.1.9", "distrax",
+                     deps=("tfp-nightly==0.26.0.dev20261027", "toolz", "dm-tree", "jmp",
+                           "tabulate", "mock"),
+                     also=("chex==0.1.92", "dm-haiku==0.0.17")),
+    # Only the jax backend's tests: the numpy backend's are not jax's, the others need
+    # frameworks that are not installed (they skip).
+    "einops": Suite("einops==0.8.2", "einops/tests", pattern="test_*.py",
+                    env=(("EINOPS_TEST_BACKENDS", "jax"),),
+                    # It imports flax, which would pull the real jax into jaxlite's venv.
+                    deselect=("einops/tests/test_layers.py::test_flax_layers",)),
+    "jaxtyping": Suite("jaxtyping==0.3.11", "test", pattern="test_*.py",
+                       source="git:/work/.mirror/patrick-kidger+jaxtyping/repo@v0.3.11",
+                       deps=("wadler_lindig", "typeguard==2.13.3", "beartype", "cloudpickle",
+                             "pytest-asyncio"),
+                       also=("equinox==0.13.8",),
+                       # IPython's extension and Apple's mlx: neither is jax, nor installed.
+                       skip_files=("test/test_ipython_extension.py",),
+                       deselect=("test/test_decorator.py::test_mlx",)),
 }
 # What every suite imports besides jax, numpy and itself.
 TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
@@ -76,7 +101,8 @@ def setup_venv(root, name, suites):
   pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
   deps = sorted({d for s in suites for d in SUITES[s].deps} | set(TEST_DEPS))
   subprocess.run(pip + deps + RUNTIMES[name]["install"], check=True)
-  subprocess.run(pip + ["--no-deps"] + [SUITES[s].package for s in suites], check=True)
+  libraries = sorted({p for s in suites for p in (SUITES[s].package,) + SUITES[s].also})
+  subprocess.run(pip + ["--no-deps"] + libraries, check=True)
   return python
 
 
@@ -134,7 +160,7 @@ def run_suite(python, runtime, where, suite, files, args, xml_path):
   for node in suite.deselect:
     cmd += ["--deselect", node]
   cmd += files
-  env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
+  env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1", **dict(suite.env))
   env.pop("PYTHONPATH", None)
   print(f"[{runtime}] {' '.join(cmd[:8])} ... ({len(files)} files in {where})", flush=True)
   log = pathlib.Path(xml_path).with_suffix(".log")
