@@ -364,6 +364,20 @@ def test_monitoring_listeners():
     mon.unregister_event_listener(listeners[0])
 
 
+def test_jit_records_jax_compile_durations():
+  # JAX 0.10.2 records, for jax.jit(lambda x: x * 2)(1.0): jaxpr_trace_duration with
+  # fun_name '<lambda>', then backend_compile_duration with fun_name 'jit(<lambda>)'.
+  seen = []
+  listener = lambda event, duration, **kwargs: seen.append((event, kwargs, duration >= 0))
+  jax.monitoring.register_event_duration_secs_listener(listener)
+  try:
+    jax.jit(lambda x: x * 2)(1.0)
+  finally:
+    jax.monitoring.unregister_event_duration_listener(listener)
+  assert ("/jax/core/compile/jaxpr_trace_duration", {"fun_name": "<lambda>"}, True) in seen
+  assert ("/jax/core/compile/backend_compile_duration", {"fun_name": "jit(<lambda>)"}, True) in seen
+
+
 def test_config_flags_and_leak_context(monkeypatch):
   from jaxlite._src import config as config_module
   monkeypatch.setattr(config_module, "_absl_parsed", [False])
