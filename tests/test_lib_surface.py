@@ -378,6 +378,15 @@ def test_jit_records_jax_compile_durations():
   assert ("/jax/core/compile/backend_compile_duration", {"fun_name": "jit(<lambda>)"}, True) in seen
 
 
+def test_config_x64_enabled_reads_the_flag():
+  # jaxopt's test_util reads jax.config.x64_enabled (JAX 0.10.2: a read-only property).
+  assert jax.config.x64_enabled is jax.config.jax_enable_x64 is False
+  with jax.enable_x64(True):
+    assert jax.config.x64_enabled is True
+  with pytest.raises(AttributeError):
+    jax.config.x64_enabled = True
+
+
 def test_config_flags_and_leak_context(monkeypatch):
   from jaxlite._src import config as config_module
   monkeypatch.setattr(config_module, "_absl_parsed", [False])
