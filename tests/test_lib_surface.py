@@ -492,12 +492,14 @@ def run_python(args, cwd, env=None, timeout=300):
 
 def test_submodules_jax_imports_are_attributes_after_import_jax(tmp_path):
   # In JAX 0.10.2, `import jax` alone makes jax.scipy, jax.experimental, jax.api_util usable.
+  # And `import jax.extend` imports jax.extend.core.primitives (distrax reads jit_p there).
   code = ("import sys, jax\nprint(float(jax.scipy.special.gammaln(3.0)), "
-          "jax.experimental.__name__, jax.api_util.__name__, hasattr(jax, 'nope'))")
+          "jax.experimental.__name__, jax.api_util.__name__, hasattr(jax, 'nope'))\n"
+          "import jax.extend as jex\nprint(jex.core.primitives.jit_p)")
   out = run_python(["-m", "jaxlite", "-c", code], tmp_path)
   assert out.returncode == 0, out.stderr
   assert out.stdout.split() == ["0.6931471824645996", "jaxlite.experimental", "jaxlite.api_util",
-                                "False"]
+                                "False", "jit"]
 
 
 def test_version_under_the_alias_and_dash_c(tmp_path):
