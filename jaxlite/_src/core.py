@@ -64,6 +64,7 @@ class ShapedArray(AbstractValue):
     return ShapedArray(self.shape, dtypes.float0)
 
   to_ct_aval = to_tangent_aval
+  at_least_vspace = to_tangent_aval   # JAX's older name, which distrax's JVP rules call
 
   @property
   def sharding(self):
