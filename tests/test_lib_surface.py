@@ -378,6 +378,17 @@ def test_jit_records_jax_compile_durations():
   assert ("/jax/core/compile/backend_compile_duration", {"fun_name": "jit(<lambda>)"}, True) in seen
 
 
+def test_tracers_take_weak_references():
+  # As JAX's do under jit, vmap, grad and jvp (TFP's bijector cache holds them weakly).
+  import weakref
+  kinds = []
+  def f(x):
+    kinds.append(weakref.ref(x)() is x)
+    return x
+  jax.jit(f)(1.0), jax.vmap(f)(jnp.ones(2)), jax.grad(f)(1.0), jax.jvp(f, (1.0,), (1.0,))
+  assert kinds == [True] * 4
+
+
 def test_config_x64_enabled_reads_the_flag():
   # jaxopt's test_util reads jax.config.x64_enabled (JAX 0.10.2: a read-only property).
   assert jax.config.x64_enabled is jax.config.jax_enable_x64 is False

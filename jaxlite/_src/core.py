@@ -461,7 +461,8 @@ class Tracer(ArrayMethods):
   Arithmetic operators and array methods come from ``jaxlite.numpy`` (they are the same
   functions users call; ``ArrayMethods``), so this class holds only what tracing needs.
   """
-  __slots__ = ("_trace",)
+  # __weakref__: JAX's tracers take weak references (TFP's bijector cache keys on them).
+  __slots__ = ("_trace", "__weakref__")
   __array_priority__ = 1000
 
   @property
