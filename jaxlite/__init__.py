@@ -82,3 +82,15 @@ from jaxlite import interpreters  # noqa: E402  (jax.interpreters.xla is read as
 # NotImplementedError (jaxlite's arrays are immutable).
 from jaxlite import ref  # noqa: E402
 from jaxlite.ref import Ref, new_ref, empty_ref, free_ref, freeze  # noqa: E402
+
+# Submodules that `import jax` leaves as attributes of jax (`jax.scipy.special.gammaln`
+# with no `import jax.scipy`): jaxlite imports each when first read, so `import jaxlite`
+# stays light (SciPy and the experimental modules load on demand).
+_SUBMODULES_ON_DEMAND = frozenset({"api_util", "experimental", "scipy"})
+
+
+def __getattr__(name):
+  if name in _SUBMODULES_ON_DEMAND:
+    import importlib
+    return importlib.import_module(f"jaxlite.{name}")
+  raise AttributeError(f"module 'jaxlite' has no attribute {name!r}")

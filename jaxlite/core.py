@@ -14,6 +14,7 @@ from jaxlite._src.core.core import (
 )
 from jaxlite._src.api import ensure_compile_time_eval as ensure_compile_time_eval
 
+import functools as _functools
 import warnings as _warnings
 
 # Names JAX 0.10.2 still serves from jax.core with a DeprecationWarning (distrax imports
@@ -25,6 +26,7 @@ _deprecations = {
 }
 
 
+@_functools.cache   # JAX warns on the first read of each name only
 def __getattr__(name):
   if name in _deprecations:
     from jaxlite._src.core import pytypes

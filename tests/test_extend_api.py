@@ -390,6 +390,9 @@ def test_zero_and_undefined_primal():
   assert jax.tree_util.tree_leaves([u, zf, 1.0]) == [1.0]
   aval = jax.core.ShapedArray((2,), np.int32)
   assert aval.to_tangent_aval().dtype == jax.dtypes.float0
+  # at_least_vspace is the same (JAX 0.10.2: float32[] -> float32[], int32[] -> float0[]).
+  assert aval.at_least_vspace() == aval.to_tangent_aval()
+  assert jax.core.ShapedArray((), np.float32).at_least_vspace() == jax.core.ShapedArray((), np.float32)
   assert jex.primal_dtype_to_tangent_dtype(np.dtype(np.float32)) == np.float32
 
 

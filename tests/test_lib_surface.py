@@ -225,8 +225,12 @@ def test_gaussian_kde_matches_scipy():
 # -- the small modules ----------------------------------------------------------------------
 
 def test_core_deprecated_names_warn_as_in_jax():
+  jax.core.__getattr__.cache_clear()   # each name warns on its first read in the process
   with pytest.warns(DeprecationWarning, match="jax.core.valid_jaxtype is deprecated"):
     valid = jax.core.valid_jaxtype
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    assert jax.core.valid_jaxtype is valid   # and only then, as JAX's functools.cache does
   assert [valid(v) for v in [1, 1.5, np.ones(2), jnp.ones(2), np.float32(1)]] == [True] * 5
   assert [valid(v) for v in ["a", np.array(["a"]), None, [1], object()]] == [False] * 5
   with pytest.warns(DeprecationWarning, match="pytype_aval_mappings is deprecated"):
@@ -241,6 +245,9 @@ def test_interpreters_xla():
   handlers = xla.canonicalize_dtype_handlers
   assert handlers[np.ndarray](np.ones(2)).dtype == np.float32
   assert handlers[float](1.0).dtype == np.float32
+  # Any other type gets the generic handler, as in JAX 0.10.2 (recorded: float32 [1., 1.]).
+  other = handlers[type("Other", (), {})](np.ones(2))
+  assert other.dtype == np.float32 and other.tolist() == [1.0, 1.0]
   assert float(xla.apply_primitive(jax.lax.add_p, 1.0, 2.0)) == 3.0
   assert jax.interpreters.xla is xla
 
@@ -357,6 +364,40 @@ def test_monitoring_listeners():
     mon.unregister_event_listener(listeners[0])
 
 
+def test_jit_records_jax_compile_durations():
+  # JAX 0.10.2 records, for jax.jit(lambda x: x * 2)(1.0): jaxpr_trace_duration with
+  # fun_name '<lambda>', then backend_compile_duration with fun_name 'jit(<lambda>)'.
+  seen = []
+  listener = lambda event, duration, **kwargs: seen.append((event, kwargs, duration >= 0))
+  jax.monitoring.register_event_duration_secs_listener(listener)
+  try:
+    jax.jit(lambda x: x * 2)(1.0)
+  finally:
+    jax.monitoring.unregister_event_duration_listener(listener)
+  assert ("/jax/core/compile/jaxpr_trace_duration", {"fun_name": "<lambda>"}, True) in seen
+  assert ("/jax/core/compile/backend_compile_duration", {"fun_name": "jit(<lambda>)"}, True) in seen
+
+
+def test_tracers_take_weak_references():
+  # As JAX's do under jit, vmap, grad and jvp (TFP's bijector cache holds them weakly).
+  import weakref
+  kinds = []
+  def f(x):
+    kinds.append(weakref.ref(x)() is x)
+    return x
+  jax.jit(f)(1.0), jax.vmap(f)(jnp.ones(2)), jax.grad(f)(1.0), jax.jvp(f, (1.0,), (1.0,))
+  assert kinds == [True] * 4
+
+
+def test_config_x64_enabled_reads_the_flag():
+  # jaxopt's test_util reads jax.config.x64_enabled (JAX 0.10.2: a read-only property).
+  assert jax.config.x64_enabled is jax.config.jax_enable_x64 is False
+  with jax.enable_x64(True):
+    assert jax.config.x64_enabled is True
+  with pytest.raises(AttributeError):
+    jax.config.x64_enabled = True
+
+
 def test_config_flags_and_leak_context(monkeypatch):
   from jaxlite._src.base import config as config_module
   monkeypatch.setattr(config_module, "_absl_parsed", [False])
@@ -373,6 +414,30 @@ def test_config_flags_and_leak_context(monkeypatch):
   with jax.check_tracer_leaks():
     assert jax.config.jax_check_tracer_leaks is True
   assert jax.config.jax_check_tracer_leaks is False
+
+
+# JAX 0.10.2's message for store.append(x) inside jit under check_tracer_leaks, up to the
+# referrer lines (which hold object ids).
+JAX_LEAK_JIT = ("Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\nJitTracer(~float32[])\n"
+                "The error occurred while tracing the function <lambda> at ")
+
+
+def test_check_tracer_leaks_names_tracers_that_outlive_jit_and_vmap():
+  store = []
+  with pytest.raises(Exception) as info:
+    with jax.check_tracer_leaks():
+      jax.jit(lambda x: store.append(x) or x * 2)(1.0)
+  assert str(info.value).startswith(JAX_LEAK_JIT) and " for jit.\n" in str(info.value)
+  assert "is referred to by <list" in str(info.value)
+  store.clear()
+  with pytest.raises(Exception, match=r"^Leaked trace BatchTrace. Leaked tracer\(s\):\n\n"
+                                      r"VmapTracer\(aval=float32\[\], batched=float32\[2\]\)"):
+    with jax.check_tracer_leaks():
+      jax.vmap(lambda x: store.append(x) or x)(jnp.ones(2))
+  store.clear()
+  with jax.check_tracer_leaks():   # no tracer kept: no error, and none outside the flag
+    assert jax.jit(lambda x: x * 2)(3.0) == 6.0
+  assert jax.jit(lambda x: store.append(x) or x)(1.0) == 1.0
 
 
 def test_shape_dtype_struct_keeps_sharding():
@@ -408,6 +473,27 @@ def test_create_device_mesh_lays_out_the_devices_as_jax_does_on_a_cpu():
     mesh_utils.create_device_mesh((1,), devices=[])
 
 
+def test_live_devices_needs_distributed_and_yields_every_device():
+  mh = multihost_utils
+  with pytest.raises(RuntimeError, match="^Distributed JAX not initialized.$"):   # JAX's
+    with mh.live_devices(jax.devices()):
+      pass
+  jax.distributed.initialize()
+  try:
+    with pytest.raises(ValueError, match="No devices provided"):
+      with mh.live_devices([]):
+        pass
+    with mh.live_devices(jax.devices()[::-1]) as devices:
+      assert devices == sorted(jax.devices(), key=lambda d: d.id)
+    with pytest.raises(KeyError):   # the block's own exception, unchanged
+      with mh.live_devices(jax.devices()):
+        raise KeyError("x")
+  finally:
+    jax.distributed.shutdown()
+  error = mh.ProcessFailureError({"d"})
+  assert str(error) == "Devices failed: {'d'}" and error.failed_devices == {"d"}
+
+
 def test_bcoo_from_scipy_and_matmul():
   import scipy.sparse
   from jaxlite.experimental.sparse import BCOO
@@ -427,6 +513,18 @@ def run_python(args, cwd, env=None, timeout=300):
   env = dict(os.environ if env is None else env, PYTHONPATH=str(ROOT))
   return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
                         text=True, timeout=timeout)
+
+
+def test_submodules_jax_imports_are_attributes_after_import_jax(tmp_path):
+  # In JAX 0.10.2, `import jax` alone makes jax.scipy, jax.experimental, jax.api_util usable.
+  # And `import jax.extend` imports jax.extend.core.primitives (distrax reads jit_p there).
+  code = ("import sys, jax\nprint(float(jax.scipy.special.gammaln(3.0)), "
+          "jax.experimental.__name__, jax.api_util.__name__, hasattr(jax, 'nope'))\n"
+          "import jax.extend as jex\nprint(jex.core.primitives.jit_p)")
+  out = run_python(["-m", "jaxlite", "-c", code], tmp_path)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.split() == ["0.6931471824645996", "jaxlite.experimental", "jaxlite.api_util",
+                                "False", "jit"]
 
 
 def test_version_under_the_alias_and_dash_c(tmp_path):

@@ -305,9 +305,27 @@ def test_samplers_take_a_keyword_only_out_sharding(name):
 def test_out_sharding_lays_out_the_draw_and_changes_no_value():
   want = np.asarray(random.normal(K, (3,)))
   type_sharding = jax.typeof(jnp.ones(3)).sharding   # over the empty mesh (flax passes it)
-  device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
-  for sharding in (None, type_sharding, device):
+  mesh = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)), jax.sharding.PartitionSpec())
+  for sharding in (None, type_sharding, mesh):
     got = random.normal(K, (3,), out_sharding=sharding)
     np.testing.assert_array_equal(np.asarray(got), want)
     jitted = jax.jit(lambda k, s=sharding: random.normal(k, (3,), out_sharding=s))(K)
     np.testing.assert_allclose(np.asarray(jitted), want, rtol=1e-6)
+
+
+# JAX 0.10.2's messages, recorded from jax.random.X(key, ..., out_sharding=...).
+JAX_NOT_NAMED = ("`out_sharding` argument of {name} only supports instances of `NamedSharding` "
+                 "or `PartitionSpec`. Got {value} of type: ")
+
+
+@pytest.mark.parametrize("name", ["normal", "uniform", "bits", "chisquare", "permutation"])
+def test_out_sharding_other_than_a_named_sharding_raises_jax_errors(name):
+  args = {"permutation": (jnp.arange(4),), "chisquare": (3.0,)}.get(name, ())
+  device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+  for bad in (device, "x", 3):
+    with pytest.raises(TypeError) as info:
+      getattr(random, name)(K, *args, out_sharding=bad)
+    assert str(info.value).startswith(JAX_NOT_NAMED.format(name=name, value=bad))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                                       "context is not allowed"):
+    jax.jit(lambda k: getattr(random, name)(k, *args, out_sharding=jax.sharding.PartitionSpec()))(K)

@@ -44,6 +44,7 @@ class Suite:
   ``uses`` names other suites whose libraries the tests import (lineax's import equinox):
   their packages and deps are installed too, since pip must not fetch them with the jax
   they require.
+  ``env`` holds ``(name, value)`` pairs the test runs see.
   """
   package: str
   tests: str
@@ -51,6 +52,7 @@ class Suite:
   pattern: str = "*_test.py"
   deps: tuple = ()
   extra_packages: tuple = ()   # libraries over jax that the suite needs, also --no-deps
+  env: tuple = ()
   skip_files: tuple = ()    # files left out of both runs (relative to the root)
   deselect: tuple = ()      # node ids left out of both runs
   uses: tuple = ()          # names of other suites whose libraries the tests import
@@ -89,6 +91,27 @@ SUITES = {
     "diffrax": Suite("diffrax==0.7.2", "test", pattern="test_*.py", deps=("tqdm",),
                      uses=("lineax", "optimistix", "optax"),
                      source=f"git:{MIRROR}/patrick-kidger+diffrax/repo@v0.7.2"),
+    "jaxopt": Suite("jaxopt==0.8.5", "tests",
+                    source=f"git:{MIRROR}/google+jaxopt/repo@jaxopt-v0.8.5",
+                    deps=("scikit-learn", "cvxpy", "toolz"), uses=("optax", "chex")),
+    "distrax": Suite("distrax==0.1.9", "distrax",
+                     deps=("tfp-nightly==0.26.0.dev20261027", "toolz", "dm-tree", "jmp",
+                           "tabulate", "mock"),
+                     uses=("chex",), extra_packages=("dm-haiku==0.0.17",)),
+    # Only the jax backend's tests: the numpy backend's are not jax's, the others need
+    # frameworks that are not installed (they skip).
+    "einops": Suite("einops==0.8.2", "einops/tests", pattern="test_*.py",
+                    env=(("EINOPS_TEST_BACKENDS", "jax"),),
+                    # It imports flax, which would pull the real jax into jaxlite's venv.
+                    deselect=("einops/tests/test_layers.py::test_flax_layers",)),
+    "jaxtyping": Suite("jaxtyping==0.3.11", "test", pattern="test_*.py",
+                       source=f"git:{MIRROR}/patrick-kidger+jaxtyping/repo@v0.3.11",
+                       deps=("wadler_lindig", "typeguard==2.13.3", "beartype", "cloudpickle",
+                             "pytest-asyncio"),
+                       uses=("equinox",),
+                       # IPython's extension and Apple's mlx: neither is jax, nor installed.
+                       skip_files=("test/test_ipython_extension.py",),
+                       deselect=("test/test_decorator.py::test_mlx",)),
 }
 # What every suite imports besides jax, numpy and itself.
 TEST_DEPS = ["absl-py", "typing_extensions", "pytest", "numpy", "scipy", "ml_dtypes",
@@ -191,7 +214,7 @@ def run_suite(python, runtime, where, suite, files, args, xml_path):
   for node in suite.deselect:
     cmd += ["--deselect", node]
   cmd += files
-  env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
+  env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1", **dict(suite.env))
   env.pop("PYTHONPATH", None)
   print(f"[{runtime}] {' '.join(cmd[:8])} ... ({len(files)} files in {where})", flush=True)
   log = pathlib.Path(xml_path).with_suffix(".log")

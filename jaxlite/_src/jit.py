@@ -39,6 +39,7 @@ from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import batching, staging
 from jaxlite._src import donation
+from jaxlite._src.base import monitoring
 from jaxlite._src import passes
 
 logger = logging.getLogger("jaxlite")
@@ -152,11 +153,15 @@ class _Entry:
 
   def _record_compile(self, tier, name, ms, where=""):
     self.compile_ms[tier] = ms
+    monitoring.record_event_duration_secs("/jax/core/compile/backend_compile_duration",
+                                          ms / 1e3, fun_name=f"jit({name})")
     if config.jax_log_compiles:
       logger.warning("Compiling %s for tier %s in %.2f ms%s", name, tier, ms, where)
 
   def record_xla(self, name, ms, text, from_disk_cache, where=""):
     """Record an XLA compile (here or in the compile server): its time, its StableHLO."""
+    # JAX's event for a compile that consults the persistent cache (jaxlite's is always on).
+    monitoring.record_event("/jax/compilation_cache/compile_requests_use_cache")
     self._record_compile("xla", name, ms, where)
     if from_disk_cache:
       self.tier_note = "xla executable loaded from the persistent compile cache"
@@ -498,6 +503,8 @@ class PjitFunction:
     t0 = time.perf_counter()
     closed = staging.trace_to_jaxpr(checked, in_avals, info)
     trace_ms = (time.perf_counter() - t0) * 1e3
+    monitoring.record_event_duration_secs("/jax/core/compile/jaxpr_trace_duration",
+                                          trace_ms / 1e3, fun_name=self._name)
     if config.jax_log_compiles:
       logger.warning("Finished tracing %s for jit in %.2f ms", self._name, trace_ms)
     return _Entry(key, closed, out_tree(), trace_ms)

@@ -9,17 +9,19 @@ distributed client). ``host_local_array_to_global_array`` places the local array
 mesh with the given partition specs; ``global_array_to_host_local_array`` does the same
 with the (identical) local mesh.
 """
+import contextlib
 import zlib
 
 import numpy as np
 
 import jaxlite
+from jaxlite import distributed
 from jaxlite._src.base import tree
 from jaxlite._src.sharding import NamedSharding, PartitionSpec
 
 __all__ = ["broadcast_one_to_all", "process_allgather", "sync_global_devices",
            "assert_equal", "reached_preemption_sync_point", "host_local_array_to_global_array",
-           "global_array_to_host_local_array"]
+           "global_array_to_host_local_array", "live_devices", "ProcessFailureError"]
 
 
 def broadcast_one_to_all(in_tree, is_source=None):
@@ -90,3 +92,39 @@ def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
 def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
   """This process's parts of global arrays: here, the whole arrays, on the mesh."""
   return _place(global_inputs, global_mesh, pspecs)
+
+
+class ProcessFailureError(Exception):
+  """Raised by ``live_devices`` when processes holding some of its devices failed.
+
+  Attributes
+  ----------
+  failed_devices : set
+    The devices whose processes failed.
+  """
+  def __init__(self, failed_devices):
+    self.failed_devices = failed_devices
+    super().__init__(f"Devices failed: {failed_devices}")
+
+
+@contextlib.contextmanager
+def live_devices(devices):
+  """Run the ``with`` block on those of ``devices`` whose processes are alive.
+
+  With one process, every device is alive, so the block gets ``devices`` sorted by id,
+  and an exception in it propagates unchanged (no process can fail under it).
+
+  Raises
+  ------
+  RuntimeError
+    ``jax.distributed.initialize()`` was not called, as in JAX.
+  ValueError
+    ``devices`` is empty, or holds none of this process's devices.
+  """
+  if not distributed.is_initialized():
+    raise RuntimeError("Distributed JAX not initialized.")
+  if not devices:
+    raise ValueError("No devices provided.")
+  if all(d.process_index != jaxlite.process_index() for d in devices):
+    raise ValueError("Provided devices do not have any local devices.")
+  yield sorted(devices, key=lambda d: d.id)

@@ -69,6 +69,11 @@ class Config:
     if hook is not None:
       hook(value)
 
+  @property
+  def x64_enabled(self) -> bool:
+    """Whether 64-bit types are enabled (JAX's read-only spelling of ``jax_enable_x64``)."""
+    return self.jax_enable_x64
+
   def read(self, name):
     if name not in self._flags:
       raise AttributeError(f"Unrecognized config option: {name}")

@@ -70,6 +70,7 @@ class ShapedArray(AbstractValue):
     return ShapedArray(self.shape, dtypes.float0)
 
   to_ct_aval = to_tangent_aval
+  at_least_vspace = to_tangent_aval   # JAX's older name, which distrax's JVP rules call
 
   @property
   def sharding(self):
@@ -485,7 +486,8 @@ class Tracer(ArrayMethods):
   Arithmetic operators and array methods come from ``jaxlite.numpy`` (they are the same
   functions users call; ``ArrayMethods``), so this class holds only what tracing needs.
   """
-  __slots__ = ("_trace",)
+  # __weakref__: JAX's tracers take weak references (TFP's bijector cache keys on them).
+  __slots__ = ("_trace", "__weakref__")
   __array_priority__ = 1000
 
   @property

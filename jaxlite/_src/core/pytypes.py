@@ -66,9 +66,17 @@ pytype_aval_mappings: dict = {
     core.ShapeDtypeStruct: lambda x: x.aval,
 }
 
-canonicalize_dtype_handlers: dict = {
+class _CanonicalizeHandlers(dict):
+  """JAX 0.10.2's ``canonicalize_dtype_handlers``: a type without its own handler gets the
+  generic one (NumPy's value at the canonical dtype), as any type does in JAX's table."""
+
+  def __missing__(self, key):
+    return _canonical_numpy
+
+
+canonicalize_dtype_handlers: dict = _CanonicalizeHandlers({
     np.ndarray: _canonical_numpy,
     **{t: _canonical_numpy for t in _numpy_scalar_types()},
     **{t: _canonical_python_scalar for t in (bool, int, float, complex)},
     Array: lambda x: x,
-}
+})

@@ -34,7 +34,7 @@ from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
-from jaxlite._src.lax.sharding_constraint import with_sharding_constraint
+from jaxlite._src.lax.sharding_constraint import canonicalize_out_sharding, with_sharding_constraint
 from jaxlite._src.lax.special import random_gamma_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.libraries.numpy import namespace as jnp_namespace
@@ -117,13 +117,14 @@ def with_out_sharding(sampler):
   """``sampler`` with JAX's keyword-only ``out_sharding``: the draw laid out as it says
   (``lax.with_sharding_constraint``: a layout inside a jit over several devices, the
   identity elsewhere). None, the default, and a sharding over the empty mesh (the one in
-  every array's type, ``jax.typeof(x).sharding``, which flax passes) leave it as it is."""
+  every array's type, ``jax.typeof(x).sharding``, which flax passes) leave it as it is;
+  anything but a NamedSharding raises JAX's errors (``canonicalize_out_sharding``)."""
   @functools.wraps(sampler)
   def wrapped(*args, out_sharding=None, **kwargs):
+    # Checked before drawing, so a bad argument fails as in JAX whatever the draw costs.
+    sharding = canonicalize_out_sharding(out_sharding, sampler.__name__)
     out = sampler(*args, **kwargs)
-    if out_sharding is None or getattr(getattr(out_sharding, "mesh", None), "empty", False):
-      return out
-    return with_sharding_constraint(out, out_sharding)
+    return out if sharding is None else with_sharding_constraint(out, sharding)
   signature = inspect.signature(sampler)
   wrapped.__signature__ = signature.replace(parameters=[
       *signature.parameters.values(),

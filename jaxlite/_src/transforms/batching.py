@@ -50,6 +50,7 @@ import weakref
 from typing import Callable, NamedTuple
 
 from jaxlite._src.core import core
+from jaxlite._src.core.leak_check import check_no_leaks
 from jaxlite._src.base import errors
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, Tracer, set_current_trace
 from jaxlite._src.transforms import ad
@@ -234,6 +235,8 @@ def vmap_flat(flat_fun, args, in_dims, size: int, axis_name=None, spmd_axis_name
     pairs = [trace.to_batch_info(x) for x in outs]
   finally:
     trace.invalidate()
+  del tracers, outs   # the tracers this frame holds are not leaks
+  check_no_leaks(trace, "The error occurred while tracing a function for vmap.")
   return [v for v, _ in pairs], [d for _, d in pairs]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from jaxlite._src.core import core
+from jaxlite._src.core.leak_check import check_no_leaks
 from jaxlite._src.base import errors
 from jaxlite._src.core import prng
 from jaxlite._src.core.array import in_device_memory
@@ -164,6 +165,11 @@ def trace_to_jaxpr(flat_fun, in_avals, debug_info=None) -> ClosedJaxpr:
   try:
     with set_current_trace(trace):
       outs = flat_fun(*args)
-    return trace.to_closed_jaxpr(outs)
+    closed = trace.to_closed_jaxpr(outs)
   finally:
     trace.invalidate()
+  del args, outs   # the tracers this frame holds are not leaks
+  check_no_leaks(trace, "The error occurred while tracing " + (
+      f"the function {debug_info.func_src_info} for {debug_info.traced_for}." if debug_info
+      else "a function."))
+  return closed

@@ -35,3 +35,7 @@ from jaxlite._src.api import ensure_compile_time_eval as ensure_compile_time_eva
 from jaxlite._src.base.effects import Effect as Effect
 
 Effects = frozenset
+
+# JAX's jax.extend.core imports its primitives module, so `import jax.extend as jex` then
+# `jex.core.primitives.jit_p` works (distrax's function inversion reads it so).
+from jaxlite.extend.core import primitives as primitives  # noqa: E402,F401
