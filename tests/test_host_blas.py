@@ -28,7 +28,7 @@ class FakeBlas(background.HostBlas):
 def clock(monkeypatch):
   now = types.SimpleNamespace(wall=100.0, cpu=0.0)
   monkeypatch.setattr(background, "time", types.SimpleNamespace(
-      perf_counter=lambda: now.wall, thread_time=lambda: now.cpu))
+      perf_counter=lambda: now.wall, thread_time=lambda: now.cpu, sleep=lambda s: None))
   return now
 
 
@@ -131,7 +131,8 @@ def test_a_coarse_thread_clock_turns_the_watch_off(monkeypatch):
     now.cpu += 1e-6
     return now.wall
   monkeypatch.setattr(background, "time", types.SimpleNamespace(
-      perf_counter=perf_counter, thread_time=lambda: (now.cpu // 0.010) * 0.010))
+      perf_counter=perf_counter, thread_time=lambda: (now.cpu // 0.010) * 0.010,
+      sleep=lambda s: None))
   assert background.thread_clock_step(spin_at_most=0.05) == pytest.approx(0.010)
   blas = FakeBlas()
 
@@ -157,7 +158,7 @@ def test_a_clock_that_never_moves_judges_nothing(monkeypatch):
     now.wall += 1e-4
     return now.wall
   monkeypatch.setattr(background, "time", types.SimpleNamespace(
-      perf_counter=perf_counter, thread_time=lambda: 0.0))
+      perf_counter=perf_counter, thread_time=lambda: 0.0, sleep=lambda s: None))
   assert background.thread_clock_step() is None
   blas = FakeBlas()
   blas.measure_thread_clock()

@@ -294,7 +294,9 @@ class HostBlas:
 
 def thread_clock_step(spin_at_most=2e-3):
   """The step of this thread's CPU clock (``time.thread_time``) in seconds, found by
-  reading it until it moves twice; None if it did not within ``spin_at_most`` seconds."""
+  reading it until it moves twice; None if it did not within ``spin_at_most`` seconds.
+  Each reading is followed by ``sleep(0)``, which lets go of the GIL: the spin keeps a
+  CPU, never a caller's Python thread, waiting."""
   start = time.perf_counter()
   last, moves = time.thread_time(), []
   while time.perf_counter() - start < spin_at_most:
@@ -304,6 +306,7 @@ def thread_clock_step(spin_at_most=2e-3):
       if len(moves) == 2:   # the first move may be a partial step
         return moves[1]
       last = now
+    time.sleep(0)
   return None
 
 
