@@ -16,10 +16,10 @@ from jaxlite._src.transforms.staging import trace_to_jaxpr
 def operand(x):
   """Python numbers as weakly typed Arrays and NumPy values as Arrays, as in jnp; anything
   else unchanged."""
+  if isinstance(x, np.generic):   # (first: np.float64 is a subclass of float)
+    return Array(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
   if isinstance(x, (bool, int, float, complex)):
     return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
-  if isinstance(x, np.generic):
-    return Array(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
   if isinstance(x, np.ndarray):   # a copy: the caller may write to its array afterwards
     return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True))
   return x

@@ -205,11 +205,15 @@ def _multiply_promoting(x, y):
   px, py = promote_args("multiply", x, y)
   if px.dtype == np.bool_ or isinstance(px, core.Tracer) or isinstance(py, core.Tracer):
     return _multiply(px, py)
-  shape = np.broadcast_shapes(px.shape, py.shape)
   for pred, value in ((x, py), (y, px)):
-    if dtypes.dtype(pred) == np.bool_ and np.shape(pred) == shape:
-      return lax.select(pred, lax_shapes.broadcast_to_shape(value, shape),
-                        lax_shapes.full_like(value, 0, shape=shape))
+    if dtypes.dtype(pred) == np.bool_:
+      try:
+        shape = np.broadcast_shapes(px.shape, py.shape)
+      except ValueError:   # lax.mul raises JAX's error for the shapes
+        break
+      if np.shape(pred) == shape:
+        return lax.select(pred, lax_shapes.broadcast_to_shape(value, shape),
+                          lax_shapes.full_like(value, 0, shape=shape))
   return _multiply(px, py)
 
 
