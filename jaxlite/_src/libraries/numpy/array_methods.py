@@ -20,10 +20,10 @@ from jaxlite._src.libraries.numpy.util import _ARRAYLIKE
 def _defer_to_unrecognized(binary_op, swap=False):
   """Return NotImplemented for operands jnp does not accept, so Python can try theirs."""
   def method(self, other):
-    if hasattr(other, "__jax_array__"):   # as JAX's operators do (an nnx Variable, say)
-      other = other.__jax_array__()
-    if not isinstance(other, _ARRAYLIKE):
-      return NotImplemented
+    if not isinstance(other, _ARRAYLIKE):   # (first: hasattr of a missing name raises)
+      if not hasattr(other, "__jax_array__"):
+        return NotImplemented
+      other = other.__jax_array__()   # as JAX's operators do (an nnx Variable, say)
     return binary_op(other, self) if swap else binary_op(self, other)
   method.__name__ = binary_op.__name__
   return method
