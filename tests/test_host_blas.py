@@ -2,6 +2,7 @@
 products whose calling thread was kept off its CPU for most of their time, two in a row,
 move products to one thread for a while. The watch is driven here by a fake clock; the products it runs are
 checked against NumPy's on both thread counts."""
+import math
 import types
 
 import numpy as np
@@ -21,7 +22,7 @@ class FakeBlas(background.HostBlas):
     self.narrowed, self.full, self.current = 0, threads, threads
     self.single_until, self.single_for, self.threaded_since = 0.0, self.SINGLE_FOR, 0.0
     self.starved = 0
-    self._judged_from = 1e-6   # a thread clock that steps in 0.1 us, as most do
+    self.judged_from = 1e-6   # a thread clock that steps in 0.1 us, as most do
 
 
 @pytest.fixture
@@ -141,11 +142,11 @@ def test_a_coarse_thread_clock_turns_the_watch_off(monkeypatch):
       now.wall += wall
       now.cpu += cpu
     blas.product(fn, size=blas.THREADED_FROM)
-  blas._judged_from = None   # not measured yet: nothing is judged
+  blas.judged_from = math.inf   # not measured yet: nothing is judged
   for _ in range(3):
     product(0.010, 0.001)
   blas.measure_thread_clock()
-  assert blas.judged_from() == float("inf")
+  assert blas.judged_from == math.inf
   for _ in range(5):   # 1 ms products of an idle machine: their 0 CPU readings mean nothing
     product(0.001, 0.001)
   assert blas.calls == [] and not blas.single_until
@@ -162,4 +163,4 @@ def test_a_clock_that_never_moves_judges_nothing(monkeypatch):
   assert background.thread_clock_step() is None
   blas = FakeBlas()
   blas.measure_thread_clock()
-  assert blas.judged_from() == float("inf")
+  assert blas.judged_from == math.inf

@@ -18,6 +18,7 @@ from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.libraries.numpy.util import as_operand
+from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
 
@@ -148,7 +149,7 @@ def _to_out_axis(x, src, dst, size, axis_name, path):
                        f"{dst}")
     raise ValueError(f"at vmap out_axes{tree.keystr(path())}, got axis spec {dst} but "
                      f"output was batched on axis {src}")
-  if isinstance(x, np.ndarray) and x.dtype == dtypes.float0:
+  if ad.is_float0(x):
     # float0 cotangents (of integer inputs) have no values to broadcast
     dst = lax_shapes._canonical_axis(dst, x.ndim + 1)
     return np.zeros(x.shape[:dst] + (size,) + x.shape[dst:], dtypes.float0)

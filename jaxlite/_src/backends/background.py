@@ -189,7 +189,11 @@ class HostBlas:
     self.single_for = self.SINGLE_FOR
     self.threaded_since = 0.0   # when products last went back to threads
     self.starved = 0   # starved threaded products in a row
-    self._judged_from = None   # set by measure_thread_clock
+    # The shortest product whose CPU time the thread clock can tell: ten of its steps
+    # (``measure_thread_clock``; none is judged before it has run). Most clocks step in
+    # nanoseconds, but some sandboxes' (gVisor's) in 10 ms, where a 1 ms product reads 0
+    # CPU nine times in ten and would always look starved.
+    self.judged_from = math.inf
     try:
       import ctypes
       import glob
@@ -212,18 +216,11 @@ class HostBlas:
     except (ImportError, OSError):
       pass
 
-  def judged_from(self) -> float:
-    """The shortest product whose CPU time the thread clock can tell: ten of its steps
-    (``measure_thread_clock``; none is judged before it has run). Most clocks step in
-    nanoseconds, but some sandboxes' (gVisor's) in 10 ms, where a 1 ms product reads 0
-    CPU nine times in ten and would always look starved."""
-    return math.inf if self._judged_from is None else self._judged_from
-
   def measure_thread_clock(self):
     """Set ``judged_from`` from the thread clock's step: run on a thread of its own, since
     a coarse clock takes its spin (2 ms) to tell, and then no product is judged."""
     step = thread_clock_step(spin_at_most=2e-3)
-    self._judged_from = 10 * step if step is not None else math.inf
+    self.judged_from = 10 * step if step is not None else math.inf
 
   def _apply(self):
     """Set the count the state asks for (under ``_blas_lock``); leaving the full count, take
@@ -274,7 +271,7 @@ class HostBlas:
     now = time.perf_counter()
     wall, cpu = now - wall, time.thread_time() - cpu
     # (products under a millisecond are not judged: too short to tell a hiccup)
-    if wall < 1e-3 or self.current == 1 or wall < self.judged_from():
+    if wall < 1e-3 or self.current == 1 or wall < self.judged_from:
       return out
     if cpu >= self.STARVED * wall:
       self.starved = 0

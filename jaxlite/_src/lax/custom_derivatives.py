@@ -183,7 +183,7 @@ class custom_jvp(_CustomRuleFunction):
 def _tangent_value(t, out):
   """A rule's tangent as the JVP trace takes it: float0 zeros (the tangent of an integer
   output) and a ``SymbolicZero`` become a symbolic zero."""
-  if _is_float0(t) or type(t) is ad.SymbolicZero:
+  if ad.is_float0(t) or type(t) is ad.SymbolicZero:
     return ad.Zero(ad.tangent_aval(core.get_aval(_as_operand(out))))
   return t
 
@@ -541,7 +541,7 @@ def _front(vals, dims):
 
 def _per_example(x, d):
   """A float0 tangent or cotangent (no values) of one example, else ``x`` as is."""
-  if _is_float0(x):
+  if ad.is_float0(x):
     return np.zeros(x.shape[1:] if d == 0 else x.shape, dtypes.float0), None
   return x, d
 
@@ -563,13 +563,9 @@ def _batched_out(x, d, size):
     return None
   if type(x) is ad.Zero:
     return ad.Zero(x.aval.update(shape=(size,) + x.aval.shape))
-  if _is_float0(x):
+  if ad.is_float0(x):
     return np.zeros((size,) + x.shape, dtypes.float0)
   return batching.matchaxis(d, 0, size, x)
-
-
-def _is_float0(x):
-  return isinstance(x, np.ndarray) and x.dtype == dtypes.float0
 
 
 def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
@@ -622,7 +618,7 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
         axis_data, [0] * (len(res_leaves) + len(cts)))
     cts_in = flat_bwd(*res_leaves, *[ad.instantiate(c) for c in cts])
     # an operand shared by every example gets the sum of the examples' cotangents
-    return [ct if ct is None or d is not None or _is_float0(ct) else _sum_batch(ct)
+    return [ct if ct is None or d is not None or ad.is_float0(ct) else _sum_batch(ct)
             for ct, d in zip(cts_in, dims)]
   batched_fwd.__name__, batched_bwd.__name__ = fwd.__name__, bwd.__name__
   outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched_call, fwd=batched_fwd,

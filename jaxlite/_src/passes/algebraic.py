@@ -107,13 +107,12 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
         rename[eqn.outvars[0]] = result
         count([result] * uses.get(eqn.outvars[0], 0), 1)
         continue
-      result = result if type(result) is list else [result]
-      for new_eqn in result:
+      *before, eqn = result if type(result) is list else [result]
+      for new_eqn in before:   # the equations the last one reads (a rule's broadcasts)
         count(new_eqn.invars, 1)
-      eqn = result[-1]
-      eqns.extend(result[:-1])
-      for new_eqn in result[:-1]:
         producer.update(dict.fromkeys(new_eqn.outvars, new_eqn))
+        eqns.append(new_eqn)
+      count(eqn.invars, 1)
     for v in eqn.outvars:
       producer[v] = eqn
     eqns.append(eqn)
