@@ -115,14 +115,25 @@ FLAX_NNX_JAX = {"step   0: loss": 1.264928, "step   5: loss": 0.709371,
                 "step  29: loss": 0.457858, "eval loss:": 0.460512}
 
 
-@pytest.mark.skipif(importlib.util.find_spec("flax") is None
-                    or importlib.util.find_spec("optax") is None,
-                    reason="the flax.nnx example needs flax and optax, which are not installed")
+def needs(example, *modules):
+  """Skip unless ``modules`` (libraries over jax, never in the test extra) are installed."""
+  return pytest.mark.skipif(
+      any(importlib.util.find_spec(m) is None for m in modules),
+      reason=f"the {example} example needs {' and '.join(modules)}, which "
+             f"{'is' if len(modules) == 1 else 'are'} not installed")
+
+
+def assert_prints_losses(out, expected, rel):
+  """Each ``label: number`` of ``expected`` printed in ``out``, to ``rel``."""
+  for label, want in expected.items():
+    # float32 rounding: the last printed digit may differ, as training accumulates it
+    assert number_after(label, out) == pytest.approx(want, rel=rel), (label, out)
+
+
+@needs("flax.nnx", "flax", "optax")
 def test_flax_nnx_example_prints_jaxs_losses():
   out = run_ok("flax_nnx.py", as_jax=True, timeout=600)
-  for label, want in FLAX_NNX_JAX.items():
-    # float32 rounding: the last printed digit may differ, as training accumulates it
-    assert number_after(label, out) == pytest.approx(want, rel=1e-4), (label, out)
+  assert_prints_losses(out, FLAX_NNX_JAX, rel=1e-4)
   assert "optimizer steps: 30" in out
 
 
@@ -135,8 +146,7 @@ NUMPYRO_JAX = {"a": (0.996177, 0.052429), "b": (2.102231, 0.108190),
                "s": (0.546508, 0.048488)}
 
 
-@pytest.mark.skipif(importlib.util.find_spec("numpyro") is None,
-                    reason="the numpyro example needs numpyro, which is not installed")
+@needs("numpyro", "numpyro")
 def test_numpyro_regression_example_prints_jaxs_posterior():
   out = run_ok("numpyro_regression.py", "--warmup", "30", "--samples", "20", as_jax=True,
                timeout=600)
@@ -157,14 +167,10 @@ EQUINOX_MLP_JAX = {"step   0: loss": 0.586089, "step   5: loss": 0.477902,
                    "step  29: loss": 0.375553, "final loss:": 0.369994}
 
 
-@pytest.mark.skipif(importlib.util.find_spec("equinox") is None
-                    or importlib.util.find_spec("optax") is None,
-                    reason="the equinox example needs equinox and optax, which are not installed")
+@needs("equinox", "equinox", "optax")
 def test_equinox_mlp_example_prints_jaxs_losses():
   out = run_ok("equinox_mlp.py", as_jax=True, timeout=600)
-  for label, want in EQUINOX_MLP_JAX.items():
-    # float32 rounding: the last printed digit may differ, as training accumulates it
-    assert number_after(label, out) == pytest.approx(want, rel=1e-5), (label, out)
+  assert_prints_losses(out, EQUINOX_MLP_JAX, rel=1e-5)
 
 
 def test_examples_name_the_extra_to_install_when_a_package_is_missing():
