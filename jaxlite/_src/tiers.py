@@ -611,11 +611,14 @@ class Race:
   1. A screen, off the callers' path (``run_trials``, on the compile thread, in the job
      that compiled XLA): XLA's trials (warmed up, then ``TRIALS`` timed runs, in the
      compile server or here) against tier 0's best served call (``CALLER_CALLS`` of them;
-     with fewer, tier 0 runs trials too). XLA more than ``SCREEN`` times slower loses
-     without being loaded in this process, where loading and warming it would slow the
-     callers' calls beside it; XLA faster than ``CLEAR`` times tier 0 is loaded, warmed
-     and wins, unless tier 0's calls ran with host BLAS narrowed to one thread beside
-     the compile (``background.host_blas``), which understates them. XLA's trials run
+     with fewer, tier 0 runs trials too, unless they would take the compile thread more
+     than ``TRIALS_BUDGET`` seconds: a win over a few served calls is then reviewed, and
+     a slow tier 0 never keeps the process from exiting). XLA more than ``SCREEN`` times
+     slower loses without being loaded in this process, where loading and warming it
+     would slow the callers' calls beside it; XLA faster than ``CLEAR`` times tier 0 is
+     loaded, warmed and wins, by that margin over tier 0 on all its BLAS threads where
+     tier 0's calls ran with host BLAS narrowed to one thread beside the compile
+     (``background.host_blas().overstatement()``). XLA's trials run
      on the CPUs the callers leave free, all but one, so they can only understate it:
      a program XLA spreads over every CPU takes up to twice as long there on two CPUs
      as on the callers' calls.
@@ -636,6 +639,7 @@ class Race:
   WARMUP = tuning.RACE_WARMUP
   WARMUP_BUDGET = tuning.RACE_WARMUP_BUDGET
   CALLER_CALLS = tuning.RACE_CALLER_CALLS
+  TRIALS_BUDGET = tuning.RACE_TRIALS_BUDGET
   SCREEN = tuning.RACE_SCREEN
   CLEAR = tuning.RACE_CLEAR
   CONFIRM = tuning.RACE_CONFIRM
@@ -681,11 +685,15 @@ class Race:
         if tier != self.caller:
           self.warm_up(call, leaves)
       served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
-      if len(served) >= self.CALLER_CALLS:
+      enough = len(served) >= self.CALLER_CALLS
+      few = not enough and bool(served) and min(served) * self.TRIALS > self.TRIALS_BUDGET
+      if enough or few:
         times[self.caller] = [min(served)] * self.TRIALS
       here = [(tier, call) for tier, call in here if not times[tier]]
       for _ in range(self.TRIALS):
         for tier, call in here:
+          if _worker is not None and _worker.stopping:
+            raise RuntimeError("the process is exiting")
           times[tier].append(self.timed(call, leaves))
       best = {t: min(v) for t, v in times.items()}
       if all(best[t] > self.SCREEN * best[self.caller] for t in best if t != self.caller):
@@ -701,11 +709,12 @@ class Race:
       self._abandon(f"{tier} trial failed: {type(e).__name__}: {e}")
       return
     winner = min(best, key=best.get)
-    # (tier 0's calls beside the compile had one BLAS thread: no shortcut on them)
-    if winner != self.caller and best[winner] < self.CLEAR * best[self.caller] and (
-        not background.host_blas().understating()):
-      with self.lock:   # clearly faster even where it is understated
-        self._install(winner, best)
+    # (tier 0's calls beside the compile may have had one BLAS thread: a shortcut only
+    # where the contender wins even against tier 0 on every thread)
+    overstated = background.host_blas().overstatement()
+    if winner != self.caller and best[winner] * overstated < self.CLEAR * best[self.caller]:
+      with self.lock:   # clearly faster; a figure from a few served calls is checked later
+        self._install(winner, best, review=few)
       return
     self.restart()
 

@@ -174,7 +174,7 @@ class HostBlas:
   products on the CPU the compile was given (benchmarks/README.md), and one thread for a
   while after a threaded product of tier 0's was starved of its CPUs (``product``); else
   the count it had. Nothing where NumPy uses another BLAS. Tier 0's calls timed while
-  narrowed understate it (``understating``)."""
+  narrowed overstate its steady time (``overstatement``)."""
   THREADED_FROM = 1 << 18   # m * n * k from which OpenBLAS splits a product over threads
   STARVED = tuning.BLAS_STARVED
   STARVED_IN_ROW = tuning.BLAS_STARVED_IN_ROW
@@ -238,9 +238,10 @@ class HostBlas:
         self.narrowed += 1
         self._apply()
 
-  def understating(self) -> bool:
-    """Whether host products now run on fewer threads than the callers' steady calls."""
-    return self.narrowed > 0 and self.full > 1
+  def overstatement(self) -> int:
+    """How many times slower than the callers' steady calls tier 0's calls timed now can
+    be: the threads host products lost to narrowing (1 when they lost none)."""
+    return self.full if self.narrowed > 0 else 1
 
   def restore(self):
     if self.set is not None:

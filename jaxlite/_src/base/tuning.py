@@ -25,6 +25,9 @@ RACE_WARMUP = 8
 RACE_WARMUP_BUDGET = 0.1
 # With this many calls served by tier 0, their best time is tier 0's figure in the screen.
 RACE_CALLER_CALLS = 8
+# Seconds of the compile thread that tier 0's own trials may take, beside the callers'
+# calls; where they would take longer, the calls served so far give tier 0's figure.
+RACE_TRIALS_BUDGET = 0.1
 # XLA this many times slower than tier 0 in its trials loses without being loaded here
 # (its trials understate it by at most 2x, run beside the callers on fewer CPUs).
 RACE_SCREEN = 2.0
