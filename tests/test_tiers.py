@@ -62,11 +62,12 @@ def test_the_probe_starts_xla_after_two_early_calls_in_a_row_or_its_budget(monke
   now = [0.0]
   monkeypatch.setattr(tiers, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
   monkeypatch.setattr(tiers.Probe, "prepare", lambda self: True)   # (no jaxpr here)
+  monkeypatch.setattr(tiers.Probe, "LONG_CALL", 1e6)   # (fake time: no race during calls)
 
   class Entry:
     pass
 
-  def start_race(entry, name, run, values, program, lost_races):
+  def start_race(entry, name, run, values, program, lost_races, in_flight=None):
     entry.started = (len(taken), values)
   monkeypatch.setattr(tiers, "start_race", start_race)
 
@@ -105,6 +106,7 @@ def test_the_probe_prepares_in_its_first_call_only_a_race_expected_early(monkeyp
   prepared = []
   monkeypatch.setattr(tiers.Probe, "prepare",
                       lambda self: prepared.append(self.calls) or True)
+  monkeypatch.setattr(tiers.Probe, "LONG_CALL", 1e6)   # (fake time: no race during calls)
 
   class Entry:
     pass
@@ -123,6 +125,64 @@ def test_the_probe_prepares_in_its_first_call_only_a_race_expected_early(monkeyp
   prepared.clear()
   probe()   # earns the race at once: prepared there
   assert prepared == [1] and entry.started and entry.run is not probe
+
+
+def test_a_first_call_still_running_after_long_call_seconds_starts_the_race(monkeypatch):
+  # XLA then compiles beside that call, ready for the second; a short first call starts
+  # nothing while it runs, and a race started during a call is not started again after it
+  monkeypatch.setattr(tiers.Probe, "LONG_CALL", 0.05)
+  monkeypatch.setattr(tiers.Probe, "prepare", lambda self: True)   # (no jaxpr here)
+  started = []
+
+  def start_race(entry, name, run, values, program, lost_races, in_flight=None):
+    started.append((values, in_flight, running.is_set()))
+  monkeypatch.setattr(tiers, "start_race", start_race)
+  running = threading.Event()
+
+  def long_run(*values):
+    running.set()
+    deadline = time.time() + 20
+    while not started and time.time() < deadline:
+      time.sleep(0.005)
+    running.clear()
+    return values
+
+  class Entry:
+    pass
+  entry = Entry()
+  entry.run = probe = tiers.Probe(entry, "f", long_run)
+  t0 = time.perf_counter()
+  assert probe(7) == (7,)
+  assert len(started) == 1
+  values, (since, thread), was_running = started[0]
+  assert values == (7,) and was_running and thread == threading.get_native_id()
+  assert t0 <= since <= t0 + 0.05
+  assert entry.run is long_run
+  started.clear()
+  entry.run = probe = tiers.Probe(entry, "f", lambda *values: values)
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 1e6)   # (nor after it)
+  probe(1)
+  time.sleep(0.2)
+  assert started == [] and entry.run is probe
+
+
+def test_a_race_started_during_the_first_call_takes_its_running_time_as_a_bound(
+    monkeypatch):
+  # No call served yet: tier 0 takes at least as long as the first call has run by the
+  # end of XLA's trials (2 s before them, and them), never a trial on the compile thread;
+  # XLA clearly faster than that wins at once, the verdict to be reviewed later.
+  monkeypatch.setattr(background.host_blas(), "overstatement", lambda: 1)
+  calls = []
+  race_tiers, trials = _timed_tiers(monkeypatch, 2.0, [0.002])
+  numpy_run, numpy_call = race_tiers["numpy"]
+  race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
+      threading.current_thread().name) or numpy_call(leaves))
+  entry = _Entry(lambda x: jnp.sin(x))
+  entry.run = race = tiers.Race(entry, race_tiers, in_flight_since=-2.0)
+  tiers.submit(race.run_trials, ["x"])
+  _call_until_settled(entry, race)
+  assert "jaxlite-xla-compile" not in calls and entry.run == "xla-run"
+  assert entry.tier_ms["numpy"] >= 2000.0 and entry.review_at > 0
 
 
 @needs_xla

@@ -195,16 +195,17 @@ _worker_lock = threading.Lock()
 _UNPLACED = object()   # a task whose caller left placing the background work to it
 
 
-def submit(fn, *args, ahead=None, on_cancel=None):
+def submit(fn, *args, ahead=None, on_cancel=None, caller=None):
   """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU.
 
   When that thread is idle, this thread places it (``background.keep_away``) and, with
   ``ahead``, calls ``ahead(where)`` (``where``: ``background.placement`` of the task)
   before handing the task over, atomically with respect to other submits; ``fn`` gets its
   result as a last argument (None when the compile thread was busy and ``ahead`` was not
-  called). ``on_cancel()`` runs if ``cancel_pending`` drops the task."""
+  called). ``on_cancel()`` runs if ``cancel_pending`` drops the task. ``caller``: the
+  native id of the thread whose CPU to keep away from (this thread's by default)."""
   global _worker
-  caller = threading.get_native_id()
+  caller = caller or threading.get_native_id()
   with _worker_lock:
     if _worker is None:
       _worker = _Worker()
@@ -265,6 +266,7 @@ class Probe:
   BUDGET = tuning.PROBE_BUDGET
   EARLY_CALLS = tuning.PROBE_EARLY_CALLS
   MAX_CALLS = tuning.PROBE_MAX_CALLS
+  LONG_CALL = tuning.PROBE_LONG_CALL
 
   def __init__(self, entry, name, run):
     self.entry, self.name, self.run = entry, name, run
@@ -276,22 +278,38 @@ class Probe:
 
   def __call__(self, *args):
     t0 = time.perf_counter()
-    out = self.run(*args)
+    if self.calls == 0:
+      _long_calls.watch(self, args, (t0, threading.get_native_id()))
+      try:
+        out = self.run(*args)
+      finally:
+        _long_calls.unwatch(self)
+    else:
+      out = self.run(*args)
     elapsed = time.perf_counter() - t0
     self.total += elapsed
     self.calls += 1
     early, self.early = self.early, elapsed * self.EARLY_CALLS >= self.BUDGET
     if self.entry.run is self:
       if (early and self.early) or self.total >= self.BUDGET:
-        if self.prepare():   # (its trials run on these arguments)
-          self.entry.run = self.run
-          start_race(self.entry, self.name, self.run, args, self.program,
-                     self.lost_races)
+        self.start(args)   # (its trials run on these arguments)
       elif self.calls >= self.MAX_CALLS:
         self.entry.run = self.run
       elif self.calls == 1 and self.early:
         self.prepare()
     return out
+
+  def start(self, args, in_flight=None):
+    """Leave the probe and race XLA on ``args``: once, from the caller's thread after a
+    call or from ``LongCalls``' during one (``in_flight``: when that call started, and
+    its thread's native id)."""
+    with _probe_lock:
+      if self.entry.run is not self:
+        return
+      self.entry.run = self.run
+    if self.prepare():
+      start_race(self.entry, self.name, self.run, args, self.program, self.lost_races,
+                 in_flight)
 
   def prepare(self) -> bool:
     """Pickle the jaxpr for the race and look up a lost race, once; False where the race
@@ -327,6 +345,53 @@ class Probe:
     return False
 
 
+_probe_lock = threading.Lock()   # a probe leaves once, whichever thread starts its race
+
+
+class LongCalls:
+  """Starts the race of a signature whose first call is still running on tier 0 after
+  ``Probe.LONG_CALL`` seconds, so that XLA compiles beside that call (one daemon thread,
+  made for the first call watched; arming and disarming is a dict write under a lock)."""
+
+  def __init__(self):
+    self.cond = threading.Condition()
+    self.watched = {}   # probe -> (the call's arguments, (its start, its thread's id))
+    self.thread = None
+
+  def watch(self, probe, args, in_flight):
+    with self.cond:
+      self.watched[probe] = (args, in_flight)
+      if self.thread is None:
+        self.thread = threading.Thread(target=self.loop, name="jaxlite-long-calls",
+                                       daemon=True)
+        self.thread.start()
+      self.cond.notify()
+
+  def unwatch(self, probe):
+    with self.cond:
+      self.watched.pop(probe, None)
+
+  def loop(self):
+    while True:
+      with self.cond:
+        if not self.watched:
+          self.cond.wait()
+          continue
+        probe, (args, in_flight) = min(self.watched.items(), key=lambda kv: kv[1][1])
+        due = in_flight[0] + probe.LONG_CALL - time.perf_counter()
+        if due > 0:
+          self.cond.wait(due)
+          continue
+        del self.watched[probe]
+      try:
+        probe.start(args, in_flight)
+      except Exception as e:   # never the caller's error: tier 0 serves on
+        logger.debug("%s: the race did not start during its first call: %s", probe.name, e)
+
+
+_long_calls = LongCalls()
+
+
 def has_effects(entry) -> bool:
   """Whether the signature's program has effects (callbacks that must run once per call);
   worked out once per signature (``entry.effects``)."""
@@ -335,10 +400,11 @@ def has_effects(entry) -> bool:
   return entry.effects
 
 
-def start_race(entry, name, numpy_run, values, program, lost_races):
+def start_race(entry, name, numpy_run, values, program, lost_races, in_flight=None):
   """Compile XLA in the background and race it against ``numpy_run`` on ``values`` (the
   NumPy arguments of the call that earned it; immutable, so safe to keep); ``program``
-  (None: XLA races in this process) and ``lost_races``: ``Probe.prepare``'s.
+  (None: XLA races in this process) and ``lost_races``: ``Probe.prepare``'s;
+  ``in_flight``: when that call started and its thread, if it still runs (``LongCalls``).
 
   The race's Python that must run in this process before XLA compiles, and that
   ``prepare`` did not do, runs here, on the caller's thread, in the call that earned the
@@ -372,18 +438,21 @@ def start_race(entry, name, numpy_run, values, program, lost_races):
       entry.compiling = False
     entry.compiling = True
     submit(_race_in_background, entry, name, numpy_run, values, lost_races, request,
-           ahead=send_ahead, on_cancel=cancelled)
+           in_flight and in_flight[0], ahead=send_ahead, on_cancel=cancelled,
+           caller=in_flight and in_flight[1])
   except Exception as e:
     entry.compiling = False
     entry.tier_note = f"the race with XLA did not start: {type(e).__name__}: {e}"
     logger.debug("%s: %s", name, entry.tier_note)
 
 
-def _race_in_background(entry, name, numpy_run, values, lost_races, request, sent_to):
+def _race_in_background(entry, name, numpy_run, values, lost_races, request,
+                        in_flight_since, sent_to):
   """The compile thread's side of ``start_race``; ``sent_to``: the server the caller sent
   the request to, whose answer this reads (None: not sent)."""
   try:
-    race = install_race(entry, name, numpy_run, lost_races, request, sent_to)
+    race = install_race(entry, name, numpy_run, lost_races, request, sent_to,
+                        in_flight_since)
     if race is not None and not race.effectful:
       race.run_trials([Array(np.asarray(v), a.weak_type)
                        for v, a in zip(values, entry.jaxpr.in_avals)])
@@ -396,11 +465,13 @@ def _race_in_background(entry, name, numpy_run, values, lost_races, request, sen
         pass
 
 
-def install_race(entry, name, numpy_run, lost_races=None, request=None, sent_to=None):
+def install_race(entry, name, numpy_run, lost_races=None, request=None, sent_to=None,
+                 in_flight_since=None):
   """Install the race between tier 0 and XLA as ``entry.run`` (None where XLA is
   unavailable); it remembers a clear loss of XLA's in ``lost_races``. With a ``request``
   (``compile_server.request``), XLA compiles and runs its trials in the compile server;
-  ``sent_to``: the server it was sent to already."""
+  ``sent_to``: the server it was sent to already; ``in_flight_since``: when the call that
+  started the race began, if it was still running then."""
   out_weak = entry.out_weak
 
   def numpy_call(leaves):
@@ -420,7 +491,8 @@ def install_race(entry, name, numpy_run, lost_races=None, request=None, sent_to=
       return None
   # (a function with effects alternates the tiers on real calls, in this process)
   entry.run = race = Race(entry, {"numpy": (numpy_run, numpy_call), "xla": xla},
-                          has_effects(entry), lost_races=lost_races)
+                          has_effects(entry), lost_races=lost_races,
+                          in_flight_since=in_flight_since)
   return race
 
 
@@ -647,7 +719,8 @@ class Race:
   CLOSE = tuning.RACE_CLOSE
   REVIEW_AFTER = tuning.RACE_REVIEW_AFTER
 
-  def __init__(self, entry, tiers, effectful=None, caller="numpy", lost_races=None):
+  def __init__(self, entry, tiers, effectful=None, caller="numpy", lost_races=None,
+               in_flight_since=None):
     self.entry = entry
     self.tiers = tiers
     self.caller = caller
@@ -659,6 +732,7 @@ class Race:
     self.turn = 0            # the tier of ``order`` the callers' calls run on
     self.since = None        # when the turn's first call started
     self.lost_races = lost_races   # where a clear loss of XLA's is remembered
+    self.in_flight_since = in_flight_since   # a first call's start, raced while it runs
 
   def __call__(self, leaves):
     if not self.on_calls:   # the screen runs on the compile thread (``run_trials``)
@@ -687,8 +761,12 @@ class Race:
       served = self.entry.exec_s.copy()   # (atomic: the caller appends meanwhile)
       enough = len(served) >= self.CALLER_CALLS
       few = not enough and bool(served) and min(served) * self.TRIALS > self.TRIALS_BUDGET
+      # (a first call still running: tier 0 takes at least as long as it has run so far)
+      at_least = not served and self.in_flight_since is not None
       if enough or few:
         times[self.caller] = [min(served)] * self.TRIALS
+      elif at_least:
+        times[self.caller] = [time.perf_counter() - self.in_flight_since] * self.TRIALS
       here = [(tier, call) for tier, call in here if not times[tier]]
       for _ in range(self.TRIALS):
         for tier, call in here:
@@ -696,7 +774,8 @@ class Race:
             raise RuntimeError("the process is exiting")
           times[tier].append(self.timed(call, leaves))
       best = {t: min(v) for t, v in times.items()}
-      if all(best[t] > self.SCREEN * best[self.caller] for t in best if t != self.caller):
+      if not at_least and all(best[t] > self.SCREEN * best[self.caller]
+                              for t in best if t != self.caller):
         with self.lock:   # screened out: never loaded here
           self._install(self.caller, best)
         if self.lost_races is not None:
@@ -714,7 +793,7 @@ class Race:
     overstated = background.host_blas().overstatement()
     if winner != self.caller and best[winner] * overstated < self.CLEAR * best[self.caller]:
       with self.lock:   # clearly faster; a figure from a few served calls is checked later
-        self._install(winner, best, review=few)
+        self._install(winner, best, review=few or at_least)
       return
     self.restart()
 

@@ -15,6 +15,9 @@ PROBE_BUDGET = 50e-3
 PROBE_EARLY_CALLS = 200
 # Calls after which a signature that never earned a race stops being watched.
 PROBE_MAX_CALLS = 10_000
+# A first call still running after this many seconds starts the race while it runs: XLA's
+# compile, a fraction of such a call, is then ready for the second call, not during it.
+PROBE_LONG_CALL = 1.0
 
 # -- the race between tier 0 and XLA (``tiers.Race``)
 # XLA's timed trials in the screen: few, since each takes the GIL from the callers.
