@@ -83,6 +83,15 @@ _ML_DTYPE_NAMES = frozenset((
     "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e5m3fnu",
     "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4"))
+# The narrow types of ml_dtypes that JAX arrays hold: no implicit promotion reaches them
+# but a weak scalar's (``int4_array + 1`` is int4), and none leaves them.
+_NARROW_INTS = ("int1", "int2", "int4", "uint1", "uint2", "uint4")
+_NARROW_FLOATS = ("float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4",
+                  "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+                  "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
+_narrow = {}   # np.dtype -> what JAX's promotion error calls it, once ml_dtypes loads
+_NARROW_ORDER = ("8-bit floats", "6-bit floats", "4-bit floats",
+                 "1-bit, 2-bit and 4-bit integers")
 _KIND_ABSTRACT = {
     "f": {np.floating, np.inexact, np.number, np.generic},
     "c": {np.complexfloating, np.inexact, np.number, np.generic},
@@ -228,6 +237,12 @@ def is_inexact(dtype):
   return _kind(dtype) in ("f", "c")
 
 
+def is_narrow(dtype):
+  """True for ml_dtypes' narrow types (int4, float8_e4m3fn, ...): NumPy computes them in
+  ml_dtypes' loops, whose results may come back wider (``-int4`` is int8)."""
+  return dtype in _narrow
+
+
 def is_half_float(dtype):
   """True for float16 and bfloat16, which JAX computes reductions and some functions in
   float32 (checked without importing ml_dtypes: a bfloat16 value implies it is loaded)."""
@@ -244,17 +259,27 @@ def to_inexact_dtype(dtype):
 
 
 def lowest(dtype):
-  """The identity of ``max`` over ``dtype``: False, -inf or the integer minimum."""
+  """The identity of ``max`` over ``dtype``: False, -inf (the lowest finite value where
+  the dtype has no infinity, as float8_e4m3fn) or the integer minimum."""
   if dtype == np.bool_:
     return False
-  return -np.inf if is_inexact(dtype) else np.iinfo(dtype).min
+  if is_inexact(dtype):
+    return -np.inf if _has_inf(dtype) else finfo(dtype).min
+  return iinfo(dtype).min
 
 
 def highest(dtype):
-  """The identity of ``min`` over ``dtype``: True, inf or the integer maximum."""
+  """The identity of ``min`` over ``dtype``: True, inf (or the highest finite value) or
+  the integer maximum."""
   if dtype == np.bool_:
     return True
-  return np.inf if is_inexact(dtype) else np.iinfo(dtype).max
+  if is_inexact(dtype):
+    return np.inf if _has_inf(dtype) else finfo(dtype).max
+  return iinfo(dtype).max
+
+
+def _has_inf(dtype):
+  return dtype not in _narrow or bool(np.isinf(np.array(np.inf).astype(dtype)))
 
 
 def short_name(dtype):
@@ -542,12 +567,13 @@ def iinfo(dtype):
 # ---------------------------------------------------------------------------
 # The promotion lattice.
 
-def _lattice_upper_bounds(strict, bf16):
+def _lattice_upper_bounds(strict, bf16, narrow=()):
   """Map each node to the set of nodes at or above it (its upper bounds).
 
   ``bf16`` is bfloat16's dtype, or None before ml_dtypes is loaded: the node is
   then left out, which changes no join of the other nodes (none of them has
-  bfloat16 as its join).
+  bfloat16 as its join). ``narrow``: ml_dtypes' narrow types (int4, float8_e4m3fn...),
+  each above its kind's weak node and below nothing.
   """
   i_, f_, c_ = _WEAK_TYPES
   if strict:
@@ -561,6 +587,9 @@ def _lattice_upper_bounds(strict, bf16):
           _u32: [_i64, _u64], _u64: [f_], _i8: [_i16], _i16: [_i32], _i32: [_i64],
           _i64: [f_], f_: [bf16, _f16, c_], bf16: [_f32], _f16: [_f32],
           _f32: [_f64, _c64], _f64: [_c128], c_: [_c64], _c64: [_c128], _c128: []}
+  for d in narrow:
+    up[f_ if _kind(d) == "f" else i_].append(d)
+    up[d] = []
   up = {n: [m for m in ups if m is not None] for n, ups in up.items() if n is not None}
   # JAX also keeps an x64-off variant where u32 x i32 -> i32 instead of i64;
   # since results here are always canonicalized, both variants agree.
@@ -574,19 +603,20 @@ def _lattice_upper_bounds(strict, bf16):
   return {n: frozenset(close(n, set())) for n in up}
 
 
-def _build_tables(bf16):
-  """Set the module's dtype tables for NumPy's dtypes plus, if given, bfloat16.
+def _build_tables(bf16, narrow=()):
+  """Set the module's dtype tables for NumPy's dtypes plus, if given, bfloat16 and the
+  ``narrow`` types.
 
   Each table is built whole and then bound, so a thread reading them meanwhile
   sees the old or the new one, never half of one.
   """
   global _NUMERIC, _JAX_DTYPES, _KINDS, _UPPER_BOUNDS
-  numeric = _NUMPY_NUMERIC if bf16 is None else (*_NUMPY_NUMERIC, bf16)
+  numeric = _NUMPY_NUMERIC if bf16 is None else (*_NUMPY_NUMERIC, bf16, *narrow)
   # What a JAX array may hold (JAX also admits NumPy's variable-width strings).
   jax_dtypes = frozenset((*numeric, float0, np.dtypes.StringDType()))
   _KINDS = {d: _ml_kind(d.type) or d.kind for d in jax_dtypes}
-  _UPPER_BOUNDS = {"standard": _lattice_upper_bounds(False, bf16),
-                   "strict": _lattice_upper_bounds(True, bf16)}
+  _UPPER_BOUNDS = {"standard": _lattice_upper_bounds(False, bf16, narrow),
+                   "strict": _lattice_upper_bounds(True, bf16, narrow)}
   _NUMERIC, _JAX_DTYPES = numeric, jax_dtypes
   for dts, predicate in _derived_sets:
     dts.update(d for d in numeric if predicate(d))
@@ -611,14 +641,19 @@ _ml_dtypes_lock = threading.RLock()
 
 
 def ml_dtypes():
-  """The ml_dtypes module, imported on the first call, which adds bfloat16 to the tables."""
+  """The ml_dtypes module, imported on the first call, which adds bfloat16 and the narrow
+  types to the tables."""
   global _ml_dtypes, _bf16
   if _ml_dtypes is None:
     with _ml_dtypes_lock:
       if _ml_dtypes is None:
         import ml_dtypes as module
         _bf16 = np.dtype(module.bfloat16)
-        _build_tables(_bf16)
+        for name in (*_NARROW_INTS, *_NARROW_FLOATS):
+          d = np.dtype(getattr(module, name))
+          _narrow[d] = ("1-bit, 2-bit and 4-bit integers" if name in _NARROW_INTS
+                        else f"{d.itemsize * 8 if d.itemsize > 1 else name[5]}-bit floats")
+        _build_tables(_bf16, tuple(_narrow))
         _ml_dtypes = module
   return _ml_dtypes
 
@@ -688,6 +723,14 @@ def _least_upper_bound(mode, nodes):
         f"Input dtypes {names} have no available implicit dtype promotion path when "
         "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the "
         "desired output type, or set jax_numpy_dtype_promotion=standard.")
+  narrow = [_narrow[n] for n in nodes if n in _narrow]
+  if narrow:   # (named in JAX's order of checks)
+    what = min(narrow, key=_NARROW_ORDER.index)
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+        f"unintended promotion, {what} do not support implicit promotion. If you'd like "
+        "your inputs to be promoted to another type, you can do so explicitly using e.g. "
+        f"x.astype('{'int32' if what.startswith('1-bit') else 'float32'}')")
   raise TypePromotionError(
       f"Input dtypes {names} have no available implicit dtype promotion path. Try "
       "explicitly casting inputs to the desired output type.")

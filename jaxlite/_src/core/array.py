@@ -472,7 +472,8 @@ class HostBackend:
       outs = core.rerun_quietly(impl, *values, **params)
     if not prim.multiple_results:
       outs, out_avals = [outs], out_avals[:1]
-    outs = [Array(_owned(v, args), a.weak_type) for v, a in zip(outs, out_avals)]
+    outs = [Array(_owned(_as_aval_dtype(v, a), args), a.weak_type)
+            for v, a in zip(outs, out_avals)]
     if device is not None:   # computed where an operand is committed, and committed there
       outs = [placement["commit"](out, device) for out in outs]
     return outs if prim.multiple_results else outs[0]
@@ -500,6 +501,14 @@ class HostBackend:
       return Array(self.impls[prim](*values, **params), weak)
     except RuntimeWarning:   # made an error by the caller's filters: see core.rerun_quietly
       return Array(core.rerun_quietly(self.impls[prim], *values, **params), weak)
+
+
+def _as_aval_dtype(value, aval):
+  """``value`` in ``aval``'s narrow dtype where the kernel gave a wider one: ml_dtypes'
+  loops compute int4, float8... in wider types (``-int4`` comes back int8)."""
+  if not dtypes.is_narrow(aval.dtype) or getattr(value, "dtype", aval.dtype) == aval.dtype:
+    return value
+  return np.asarray(value).astype(aval.dtype)
 
 
 def _owned(value, args):

@@ -71,11 +71,16 @@ def _check_dtype(name, dtype, accepted):
                     f"Accepted dtypes are subtypes of {names}.")
 
 
-def naryop_abstract_eval(name, accepted, result_dtype=None):
-  """The shape/dtype rule shared by every elementwise primitive."""
+def naryop_abstract_eval(name, accepted, result_dtype=None, narrow_ints=True):
+  """The shape/dtype rule shared by every elementwise primitive (``narrow_ints``: whether
+  it takes int2, int4, uint2 and uint4, as JAX's ``supports_narrow_ints``)."""
   def rule(*avals, **params):
     for a in avals:
       _check_dtype(name, a.dtype, accepted)
+      if not narrow_ints and dtypes.is_narrow(a.dtype) and dtypes.is_integer(a.dtype):
+        raise TypeError(f"{name} does not accept dtype {a.dtype.name}. Support for "
+                        "narrow-width integers is platform-dependent and limited to a few "
+                        "specific operations, e.g. basic arithmetic and type casting.")
     first = avals[0].dtype
     if any(a.dtype != first for a in avals[1:]):
       got = ", ".join(a.dtype.name for a in avals)
@@ -124,7 +129,9 @@ class ElementwiseSpec:
   kernel : the NumPy kernel, on real operands (on all, without ``complex_kernel``)
   complex_kernel : the kernel on complex operands (XLA's special values), or None
   result_dtype : operand dtype -> result dtype; None: the operand's
-  keeps_dtype : the kernel gives the result dtype on every accepted dtype (no cast after)
+  keeps_dtype : the kernel gives the result dtype on every accepted dtype but the narrow
+    ones (no cast after; the general path casts those)
+  narrow_ints : takes int2, int4, uint2 and uint4 (JAX's ``supports_narrow_ints``)
   template : tier 0's direct form, NumPy source over ``{0}, {1}`` in which ``_np`` is
     NumPy and ``_<name>`` the kernel, taking ``out=``; or None
   template_kinds : the operand dtype kinds the template serves (None: all); on the
@@ -146,6 +153,7 @@ class ElementwiseSpec:
   complex_kernel: Callable | None = None
   result_dtype: Callable | None = None
   keeps_dtype: bool = False
+  narrow_ints: bool = True
   template: str | None = None
   template_kinds: str | None = None
   lowering: str | None = None
@@ -164,10 +172,12 @@ specs: dict[Primitive, ElementwiseSpec] = {}
 def define(spec: ElementwiseSpec) -> Primitive:
   """The primitive of ``spec``, with its shape rule, JVP, transpose and batching rule."""
   prim = Primitive(spec.name)
-  rule = naryop_abstract_eval(spec.name, spec.accepted, spec.result_dtype)
+  rule = naryop_abstract_eval(spec.name, spec.accepted, spec.result_dtype, spec.narrow_ints)
   prim.def_abstract_eval(rule)
+  # (narrow dtypes take the general path, which casts the kernels' wider results back)
   prim.elementwise_dtypes = dtypes.numeric_dtypes_where(
-      lambda d: any(dtypes.issubdtype(d, c) for c in spec.accepted))
+      lambda d: not dtypes.is_narrow(d) and any(dtypes.issubdtype(d, c)
+                                                for c in spec.accepted))
   elementwise_primitives[spec.name] = prim
   specs[prim] = spec
   if spec.accuracy:
@@ -464,8 +474,8 @@ cbrt_p, cbrt = unary(
     jvp=lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 abs_p, abs = unary(
     "abs", _signed + _inexact, np.abs, cmath.abs_, result_dtype=_real_part,
-    keeps_dtype=True, template="_np.abs({0})", template_kinds="iuf", jvp=_abs_jvp,
-    jvp_ans=True)
+    keeps_dtype=True, narrow_ints=False, template="_np.abs({0})", template_kinds="iuf",
+    jvp=_abs_jvp, jvp_ans=True)
 not_p, bitwise_not = unary("not", _bool_or_int, kernels.bitwise_not,
                            lowering="stablehlo.not", jvp=ZERO, function="bitwise_not")
 square_p, square = unary("square", _num, np.square, keeps_dtype=True,

@@ -22,6 +22,7 @@ from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
 from jaxlite._src.backends.numpy import subnormals
 from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
+from jaxlite._src.base import dtypes
 from jaxlite._src.base.config import config
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import shapes as sh
@@ -268,7 +269,7 @@ def _template(eqn):
 
 def _ieee_template(eqn):
   prim = eqn.primitive
-  if prim in codegen_rules:
+  if prim in codegen_rules or _narrow_output(eqn):
     return None
   kinds, template = _TEMPLATES.get(prim, (None, None))
   if kinds is None:
@@ -300,9 +301,25 @@ def _reusable(eqn, dying, buffers, names, keep, last_use, i):
   return None
 
 
+def _narrow_output(eqn):
+  """The narrow dtype (int4, float8...) of ``eqn``'s one output, or None."""
+  if len(eqn.outvars) == 1 and dtypes.is_narrow(eqn.outvars[0].aval.dtype):
+    return eqn.outvars[0].aval.dtype
+  return None
+
+
 def _expression(em, eqn, args, indent, reusable=None):
   """The Python expression computing ``eqn``, and the operand name it writes into (or
-  None): a direct ufunc call may reuse a dying operand's buffer with ``out=``."""
+  None): a direct ufunc call may reuse a dying operand's buffer with ``out=``. A narrow
+  output is cast back from the wider type ml_dtypes' loops may give (``-int4``: int8)."""
+  narrow = _narrow_output(eqn)
+  expr, in_place = _wide_expression(em, eqn, args, indent, reusable)
+  if narrow is None:
+    return expr, in_place
+  return f"_np.asarray({expr}).astype({em.constant(narrow, '_d')}, copy=False)", None
+
+
+def _wide_expression(em, eqn, args, indent, reusable):
   prim = eqn.primitive
   rule = codegen_rules.get(prim)
   if rule is not None:

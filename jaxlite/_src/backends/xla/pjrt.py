@@ -183,7 +183,9 @@ _API_HEADER = 40  # struct_size, extension_start, PJRT_Api_Version (24 bytes)
 _BUFFER_TYPES = {
     "bool": 1, "int8": 2, "int16": 3, "int32": 4, "int64": 5, "uint8": 6, "uint16": 7,
     "uint32": 8, "uint64": 9, "float16": 10, "float32": 11, "float64": 12, "bfloat16": 13,
-    "complex64": 14, "complex128": 15}
+    "complex64": 14, "complex128": 15, "float8_e5m2": 16, "float8_e4m3fn": 17,
+    "float8_e4m3b11fnuz": 18, "float8_e5m2fnuz": 19, "float8_e4m3fnuz": 20,
+    "float8_e4m3": 26, "float8_e3m4": 27}
 
 _ERROR_CODES = ["CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
                 "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",

@@ -42,7 +42,13 @@ _ELEMENT_TYPES = {   # by dtype name: bfloat16 without importing ml_dtypes (see 
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64", "float16": "f16",
     "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex64": "complex<f32>",
-    "complex128": "complex<f64>"}
+    "complex128": "complex<f64>",
+    # ml_dtypes' 8-bit floats that the PJRT C API can hold (pjrt.py); the sub-byte
+    # integers (int4...) need packing on the way to PJRT, not done: tier 0 runs them
+    "float8_e5m2": "f8E5M2",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
+    "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3fnuz": "f8E4M3FNUZ",
+    "float8_e4m3": "f8E4M3", "float8_e3m4": "f8E3M4"}
 
 
 def tensor_type(shape, dtype) -> str:
