@@ -91,3 +91,33 @@ def test_float_to_int_conversion_saturates_like_xla():
   import jaxlite.numpy as jnp
   x = jnp.array([np.nan, 1e10, -1e10, 2.7], jnp.float32)
   assert x.astype(jnp.int32).tolist() == [0, 2**31 - 1, -2**31, 2]
+
+
+def test_lax_pow_takes_an_integer_exponent_as_jax_does():
+  # values and messages from JAX 0.10.2 (JAX_PLATFORMS=cpu)
+  import jaxlite as jax
+  import jaxlite.numpy as jnp
+  from jaxlite import lax
+  from jaxlite._src import tiers
+  x = jnp.array([0.5, -2.0, 3.0, 0.0])
+  n = jnp.array([3, 2, -1, 0], jnp.int32)
+  want = [0.125, 4.0, 1 / 3, 1.0]
+  for tier in ("numpy", "xla") if tiers.xla_available() else ("numpy",):
+    out = jax.jit(lax.pow, backend=tier)(x, n)
+    assert out.dtype == jnp.float32
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+  np.testing.assert_allclose(lax.pow(x, n), want, rtol=1e-6)
+  np.testing.assert_allclose(jax.vmap(lax.pow)(x, n), want, rtol=1e-6)
+  np.testing.assert_allclose(jax.grad(lambda a: lax.pow(a, n).sum())(x),
+                             [0.75, -4.0, -1 / 9, 0.0], rtol=1e-6)
+  assert str(jax.make_jaxpr(lax.pow)(x, n)) == (
+      "{ lambda ; a:f32[4] b:i32[4]. let c:f32[4] = pow a b in (c,) }")
+  with pytest.raises(TypeError, match=r"the first argument to pow must have an inexact "
+                     r"dtype \(float or complex\), and the second argument must have an "
+                     r"inexact or integer dtype, and two inexact dtypes must match, but got "
+                     r"float32 and float16 respectively\."):
+    lax.pow(x, jnp.ones(4, jnp.float16))
+  with pytest.raises(TypeError, match=r"pow does not accept dtype int32 at position 0\. "
+                     r"Accepted dtypes at position 0 are subtypes of floating, "
+                     r"complexfloating\."):
+    lax.pow(n, n)

@@ -71,10 +71,17 @@ def _check_dtype(name, dtype, accepted):
                     f"Accepted dtypes are subtypes of {names}.")
 
 
-def naryop_abstract_eval(name, accepted, result_dtype=None, narrow_ints=True):
+def naryop_abstract_eval(name, accepted, result_dtype=None, narrow_ints=True,
+                         operand_dtypes=None):
   """The shape/dtype rule shared by every elementwise primitive (``narrow_ints``: whether
-  it takes int2, int4, uint2 and uint4, as JAX's ``supports_narrow_ints``)."""
+  it takes int2, int4, uint2 and uint4, as JAX's ``supports_narrow_ints``;
+  ``operand_dtypes(*dtypes)``: the result dtype of operands that need not share one,
+  raising for those refused, in place of ``accepted`` and the same-dtype rule)."""
   def rule(*avals, **params):
+    if operand_dtypes is not None:
+      shape = broadcast_shapes(name, [a.shape for a in avals])
+      return ShapedArray(shape, operand_dtypes(*(a.dtype for a in avals)),
+                         all(a.weak_type for a in avals))
     for a in avals:
       _check_dtype(name, a.dtype, accepted)
       if not narrow_ints and dtypes.is_narrow(a.dtype) and dtypes.is_integer(a.dtype):
@@ -132,6 +139,9 @@ class ElementwiseSpec:
   keeps_dtype : the kernel gives the result dtype on every accepted dtype but the narrow
     ones (no cast after; the general path casts those)
   narrow_ints : takes int2, int4, uint2 and uint4 (JAX's ``supports_narrow_ints``)
+  operand_dtypes : ``fn(*dtypes) -> result dtype`` where the operands need not share a
+    dtype (pow's integer exponent), raising for refused ones; replaces ``accepted``'s
+    check and ``result_dtype``
   template : tier 0's direct form, NumPy source over ``{0}, {1}`` in which ``_np`` is
     NumPy and ``_<name>`` the kernel, taking ``out=``; or None
   template_kinds : the operand dtype kinds the template serves (None: all); on the
@@ -154,6 +164,7 @@ class ElementwiseSpec:
   result_dtype: Callable | None = None
   keeps_dtype: bool = False
   narrow_ints: bool = True
+  operand_dtypes: Callable | None = None
   template: str | None = None
   template_kinds: str | None = None
   lowering: str | None = None
@@ -172,7 +183,8 @@ specs: dict[Primitive, ElementwiseSpec] = {}
 def define(spec: ElementwiseSpec) -> Primitive:
   """The primitive of ``spec``, with its shape rule, JVP, transpose and batching rule."""
   prim = Primitive(spec.name)
-  rule = naryop_abstract_eval(spec.name, spec.accepted, spec.result_dtype, spec.narrow_ints)
+  rule = naryop_abstract_eval(spec.name, spec.accepted, spec.result_dtype, spec.narrow_ints,
+                              spec.operand_dtypes)
   prim.def_abstract_eval(rule)
   # (narrow dtypes take the general path, which casts the kernels' wider results back)
   prim.elementwise_dtypes = dtypes.numeric_dtypes_where(
@@ -508,8 +520,24 @@ rem_p, rem = binary(
     "rem", _int + _float, kernels.rem, lowering="stablehlo.remainder", may_nan=True,
     jvp=(lambda g, x, y: g,
          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y)))))))
+def _pow_dtypes(x, y):
+  """JAX's: an inexact base, and an exponent of its dtype or an integer one."""
+  for position, (dtype, accepted) in enumerate(((x, _inexact), (y, _int + _inexact))):
+    if not any(dtypes.issubdtype(dtype, c) for c in accepted):
+      names = ", ".join(_CLASS_NAMES[c] for c in accepted)
+      raise TypeError(f"pow does not accept dtype {dtype.name} at position {position}. "
+                      f"Accepted dtypes at position {position} are subtypes of {names}.")
+  if x == y or dtypes.is_integer(y):
+    return x
+  raise TypeError("the first argument to pow must have an inexact dtype (float or "
+                  "complex), and the second argument must have an inexact or integer "
+                  "dtype, and two inexact dtypes must match, but got "
+                  f"{x.name} and {y.name} respectively.")
+
+
 pow_p, pow = binary("pow", _inexact, kernels.pow, lowering="stablehlo.power",
-                    may_nan=True, jvp=(_pow_jvp_base, _pow_jvp_exponent), jvp_ans=True)
+                    operand_dtypes=_pow_dtypes, may_nan=True,
+                    jvp=(_pow_jvp_base, _pow_jvp_exponent), jvp_ans=True)
 max_p, max = binary("max", _any, kernels.max_into, template="_max({0}, {1})",
                     template_kinds="biuf", jvp=_MINMAX_JVP, jvp_ans=True)
 min_p, min = binary("min", _any, kernels.min_into, template="_min({0}, {1})",

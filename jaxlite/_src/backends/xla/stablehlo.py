@@ -339,6 +339,15 @@ for _prim, _spec in ew.specs.items():
 
 
 @_elementwise
+def _pow_rule(b, eqn, x, y):
+  # an integer exponent is converted to the base's dtype first, as JAX lowers it
+  return b.op1("stablehlo.power", [x, convert(b, y, x.dtype)], *_out(eqn))
+
+
+lowering_rules[ew.pow_p] = _pow_rule
+
+
+@_elementwise
 def _minmax_rule(b, eqn, x, y):
   return _combine(b, "maximum" if eqn.primitive is ew.max_p else "minimum", x, y)
 
