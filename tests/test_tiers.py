@@ -613,6 +613,10 @@ def test_background_compile_thread_hands_the_gil_over_once_per_turn_while_it_low
   assert eqns >= 6
   sleeps = collections.Counter()
   ticks = iter(range(10**9))
+  background.host_blas()   # (its thread clock measured on the real clock first)
+  for thread in threading.enumerate():
+    if thread.name == "jaxlite-thread-clock":
+      thread.join(10)
   monkeypatch.setattr(background, "time", types.SimpleNamespace(
       sleep=lambda s: sleeps.update([threading.current_thread().name]),
       perf_counter=lambda: next(ticks)))
@@ -798,3 +802,56 @@ def test_xlas_compile_and_its_client_keep_the_callers_priority():
   caller = os.getpriority(os.PRIO_PROCESS, 0)
   assert int(worker) == caller and compiled_at == f"[{caller}]"
   assert client.strip() == str([caller])
+
+
+def _counting_loop(n):
+  """A while loop whose result is known exactly: (n, n (n - 1) / 2, 2**n mod 1000003)."""
+  def body(c):
+    i, total, power = c
+    return i + 1, total + i, (power * 2) % 1000003
+  return lambda start: jax.lax.while_loop(lambda c: c[0] < n, body, start)
+
+
+@pytest.fixture
+def handoff_at_once(monkeypatch):
+  """Loops hand over at their first check, and the compile runs in the call that starts
+  the handoff (so it is ready at the next one)."""
+  from jaxlite._src.backends.numpy import control_flow_impls
+  monkeypatch.setattr(control_flow_impls, "HANDOFF_AFTER", 0.0)
+  monkeypatch.setattr(tiers, "submit", lambda fn, *args: fn(*args))
+  runs = []
+  run = tiers.LoopHandoff.run
+  monkeypatch.setattr(tiers.LoopHandoff, "run",
+                      lambda self, values: runs.append(len(values)) or run(self, values))
+  return runs
+
+
+@needs_xla
+def test_a_long_tier_0_loop_hands_its_carry_over_to_xla(handoff_at_once, monkeypatch):
+  n = 5000
+  start = (jnp.int32(0), jnp.int32(0), jnp.int32(1))
+  want = [n, n * (n - 1) // 2, pow(2, n, 1000003)]
+  out = _counting_loop(n)(start)
+  assert handoff_at_once == [3]   # handed over once, with the three carries
+  assert [int(v) for v in out] == want
+  # the same loop where it never hands over: the same values
+  from jaxlite._src.backends.numpy import control_flow_impls
+  monkeypatch.setattr(control_flow_impls, "handoffs", [])
+  assert [int(v) for v in _counting_loop(n)(start)] == want
+  assert handoff_at_once == [3]
+
+
+@needs_xla
+def test_loops_pinned_to_tier_0_or_with_effects_never_hand_over(handoff_at_once):
+  n = 200
+  start = (jnp.int32(0), jnp.int32(0), jnp.int32(1))
+  pinned = jax.jit(_counting_loop(n), backend="numpy")
+  assert [int(v) for v in pinned(start)] == [n, n * (n - 1) // 2, pow(2, n, 1000003)]
+  seen = []
+
+  def body(i):
+    jax.debug.callback(lambda i: seen.append(int(i)), i)
+    return i + 1
+  assert int(jax.lax.while_loop(lambda i: i < n, body, jnp.int32(0))) == n
+  assert seen == list(range(n))   # every iteration's callback, once
+  assert handoff_at_once == []

@@ -43,6 +43,10 @@ from jaxlite._src.backends import xla_available  # noqa: F401 (tiers.xla_availab
 from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.base.config import config
 from jaxlite._src.passes import dce
+from jaxlite._src.core import core
+from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.transforms import staging
+from jaxlite._src.backends.numpy import control_flow_impls
 
 logger = logging.getLogger("jaxlite")
 
@@ -99,11 +103,72 @@ def compile_xla(closed, name, donation=None, on=None):
 
 
 class NumpyTier:
-  """The ``numpy`` policy: tier 0 serves every call."""
+  """The ``numpy`` policy: tier 0 serves every call (its long loops stay there too)."""
 
   def prepare(self, entry, name):
     entry.tier = "numpy"
-    return entry.compile_numpy(name)
+    run = entry.compile_numpy(name)
+    return _tier_0_only(run) if _has_loops(entry.optimized.jaxpr) else run
+
+
+def _has_loops(jaxpr) -> bool:
+  return any(eqn.primitive is cf.while_p or any(map(_has_loops, core.subjaxprs(eqn)))
+             for eqn in jaxpr.eqns)
+
+
+_pinned = threading.local()   # .tier_0: a call pinned to tier 0 runs in this thread
+
+
+def _tier_0_only(run):
+  """``run`` with its loops kept on tier 0 (``LoopHandoff``)."""
+  def pinned(*args):
+    outer = getattr(_pinned, "tier_0", False)
+    _pinned.tier_0 = True
+    try:
+      return run(*args)
+    finally:
+      _pinned.tier_0 = outer
+  return pinned
+
+
+class LoopHandoff:
+  """The iterations left to a tier-0 ``while`` loop that ran long, on XLA: the loop
+  compiles on the background compile thread while tier 0 iterates on, and the loop hands
+  its carry over at the first check after that (``control_flow_impls``). Only under the
+  ``auto`` policy, for loops without effects, with XLA installed."""
+  count = 0   # handoffs started in this process (a statistic, and the tests' witness)
+
+  def __init__(self, prim, params, values):
+    self.executable = None
+    avals = [core.ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values]
+    LoopHandoff.count += 1
+    submit(self._compile, prim, params, avals)
+
+  @classmethod
+  def start(cls, prim, params, values):
+    if (config.jaxlite_tier != "auto" or getattr(_pinned, "tier_0", False)
+        or not xla_available()):
+      return None
+    return cls(prim, params, values)
+
+  def _compile(self, prim, params, avals):
+    try:
+      closed = staging.trace_to_jaxpr(lambda *args: prim.bind(*args, **params), avals)
+      if any(map(dce.has_effects, closed.jaxpr.eqns)):
+        return   # (callbacks run once per iteration, here)
+      self.executable = compile_xla(closed, f"{prim.name}_rest")
+    except Exception as e:   # never the caller's error: tier 0 iterates on
+      logger.debug("a long %s loop stays on tier 0: %s: %s", prim.name,
+                   type(e).__name__, e)
+
+  def ready(self) -> bool:
+    return self.executable is not None
+
+  def run(self, values):
+    return list(self.executable(*values))
+
+
+control_flow_impls.handoffs.append(LoopHandoff.start)
 
 
 class XlaTier:

@@ -18,6 +18,9 @@ PROBE_MAX_CALLS = 10_000
 # A first call still running after this many seconds starts the race while it runs: XLA's
 # compile, a fraction of such a call, is then ready for the second call, not during it.
 PROBE_LONG_CALL = 1.0
+# A while loop still running on tier 0 after this many seconds compiles with XLA beside
+# it and hands its carry over once that is ready (``auto`` only).
+LOOP_HANDOFF_AFTER = 0.5
 
 # -- the race between tier 0 and XLA (``tiers.Race``)
 # XLA's timed trials in the screen: few, since each takes the GIL from the callers.

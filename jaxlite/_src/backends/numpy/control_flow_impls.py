@@ -1,8 +1,16 @@
 """Tier 0's implementations of the primitives that hold jaxprs (a nested jit call, cond,
 while, scan and reduce with a computation): Python loops over bodies compiled by the code
-generator."""
+generator.
+
+A ``while`` loop still running after ``HANDOFF_AFTER`` seconds asks the tier policy
+(``handoffs``, where ``tiers`` registers it) for its remaining iterations elsewhere: the
+policy compiles the loop with XLA beside it, and the loop hands its carry over from the
+iteration where that is ready (a loop's result depends on its carry alone)."""
+import time
+
 import numpy as np
 
+from jaxlite._src.base import tuning
 from jaxlite._src.core import core
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules
@@ -19,13 +27,38 @@ def _cond_impl(index, *args, branches):
   return codegen.compiled(branches[int(index)])(*args)
 
 
+HANDOFF_AFTER = tuning.LOOP_HANDOFF_AFTER
+CHECK_EVERY = 16   # iterations between two looks at the clock or at the handoff
+
+# ``handoff(prim, params, values) -> object with ready() and run(values), or None``: the
+# tier policy's, registered by it (none: loops stay here)
+handoffs: list = []
+
+
+class _NoHandoff:
+  @staticmethod
+  def ready() -> bool:
+    return False
+
+
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   cond_consts = args[:cond_nconsts]
   body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
   carry = list(args[cond_nconsts + body_nconsts:])
   cond_fn, body_fn = codegen.compiled(cond_jaxpr), codegen.compiled(body_jaxpr)
+  started, steps, handoff = time.perf_counter(), 0, None
   while cond_fn(*cond_consts, *carry)[0]:
     carry = body_fn(*body_consts, *carry)
+    steps += 1
+    if steps % CHECK_EVERY or not handoffs:
+      continue
+    if handoff is None:
+      if time.perf_counter() - started > HANDOFF_AFTER:
+        params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
+                      cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+        handoff = handoffs[0](cf.while_p, params, args) or _NoHandoff
+    elif handoff.ready():
+      return handoff.run([*cond_consts, *body_consts, *carry])
   return carry
 
 
