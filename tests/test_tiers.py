@@ -842,6 +842,30 @@ def test_a_long_tier_0_loop_hands_its_carry_over_to_xla(handoff_at_once, monkeyp
 
 
 @needs_xla
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_long_tier_0_scan_hands_its_step_carry_and_outputs_over_to_xla(
+    handoff_at_once, monkeypatch, reverse):
+  n = 3000
+  xs = jnp.arange(n, dtype=jnp.int32)
+  order = np.arange(n)[::-1] if reverse else np.arange(n)
+  carries = np.concatenate([[0], np.cumsum(order)])   # the carry before each step
+  want_ys = np.empty(n, np.int64)
+  want_ys[order] = 2 * carries[:-1] - order
+
+  def scan():
+    return jax.lax.scan(lambda c, x: (c + x, c * 2 - x), jnp.int32(0), xs, reverse=reverse)
+  c, ys = scan()
+  assert handoff_at_once == [4]   # the step, one carry, one input, one output
+  assert int(c) == n * (n - 1) // 2
+  np.testing.assert_array_equal(ys, want_ys)
+  from jaxlite._src.backends.numpy import control_flow_impls
+  monkeypatch.setattr(control_flow_impls, "handoffs", [])
+  c, ys = scan()
+  assert int(c) == n * (n - 1) // 2
+  np.testing.assert_array_equal(ys, want_ys)
+
+
+@needs_xla
 def test_loops_pinned_to_tier_0_or_with_effects_never_hand_over(handoff_at_once):
   n = 200
   start = (jnp.int32(0), jnp.int32(0), jnp.int32(1))

@@ -45,6 +45,7 @@ from jaxlite._src.base.config import config
 from jaxlite._src.passes import dce
 from jaxlite._src.core import core
 from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.lax import indexing as lax_indexing
 from jaxlite._src.transforms import staging
 from jaxlite._src.backends.numpy import control_flow_impls
 
@@ -131,16 +132,50 @@ def _tier_0_only(run):
   return pinned
 
 
+def _while_rest(params):
+  """A while loop's remaining iterations: the loop itself, from the carry it has."""
+  return lambda *args: cf.while_p.bind(*args, **params)
+
+
+def _scan_rest(params):
+  """A scan's steps from ``k`` on, given its consts, carry at step ``k``, inputs and
+  outputs so far (those of the steps done), as one while loop."""
+  body, length, reverse = params["jaxpr"], params["length"], params["reverse"]
+  n_consts, n_carry = params["num_consts"], params["num_carry"]
+  n_xs = len(body.in_avals) - n_consts - n_carry
+
+  def rest(k, *args):
+    consts, args = args[:n_consts], args[n_consts:]
+    carry, xs, ys = args[:n_carry], args[n_carry:n_carry + n_xs], args[n_carry + n_xs:]
+
+    def step(state):
+      s, carry, ys = state
+      i = length - 1 - s if reverse else s
+      outs = core.jaxpr_as_fun(body)(*consts, *carry, *[
+          lax_indexing.dynamic_index_in_dim(x, i, keepdims=False) for x in xs])
+      ys = [lax_indexing.dynamic_update_index_in_dim(y, o, i, 0)
+            for y, o in zip(ys, outs[n_carry:])]
+      return s + 1, list(outs[:n_carry]), ys
+    _, carry, ys = cf.while_loop(lambda state: state[0] < length, step,
+                                 (k, list(carry), list(ys)))
+    return [*carry, *ys]
+  return rest
+
+
 class LoopHandoff:
-  """The iterations left to a tier-0 ``while`` loop that ran long, on XLA: the loop
-  compiles on the background compile thread while tier 0 iterates on, and the loop hands
-  its carry over at the first check after that (``control_flow_impls``). Only under the
-  ``auto`` policy, for loops without effects, with XLA installed."""
+  """The iterations left to a tier-0 loop that ran long, on XLA: the rest of the loop
+  (``REST``, by primitive) compiles on the background compile thread while tier 0
+  iterates on, and the loop hands its state over at the first check after that
+  (``control_flow_impls``). Only under the ``auto`` policy, for loops without effects,
+  with XLA installed."""
+  REST = {cf.while_p: _while_rest, cf.scan_p: _scan_rest}
   count = 0   # handoffs started in this process (a statistic, and the tests' witness)
 
   def __init__(self, prim, params, values):
     self.executable = None
     avals = [core.ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values]
+    if prim is cf.scan_p:   # (and the step to go on from)
+      avals.insert(0, core.ShapedArray((), np.dtype(np.int32)))
     LoopHandoff.count += 1
     submit(self._compile, prim, params, avals)
 
@@ -153,7 +188,7 @@ class LoopHandoff:
 
   def _compile(self, prim, params, avals):
     try:
-      closed = staging.trace_to_jaxpr(lambda *args: prim.bind(*args, **params), avals)
+      closed = staging.trace_to_jaxpr(self.REST[prim](params), avals)
       if any(map(dce.has_effects, closed.jaxpr.eqns)):
         return   # (callbacks run once per iteration, here)
       self.executable = compile_xla(closed, f"{prim.name}_rest")

@@ -2,10 +2,11 @@
 while, scan and reduce with a computation): Python loops over bodies compiled by the code
 generator.
 
-A ``while`` loop still running after ``HANDOFF_AFTER`` seconds asks the tier policy
-(``handoffs``, where ``tiers`` registers it) for its remaining iterations elsewhere: the
-policy compiles the loop with XLA beside it, and the loop hands its carry over from the
-iteration where that is ready (a loop's result depends on its carry alone)."""
+A ``while`` or ``scan`` loop still running after ``HANDOFF_AFTER`` seconds asks the tier
+policy (``handoffs``, where ``tiers`` registers it) for its remaining iterations
+elsewhere: the policy compiles the rest of the loop with XLA beside it, and the loop hands
+its state over from the iteration where that is ready (the carry, and for a scan its step
+and the outputs so far: what the remaining iterations depend on)."""
 import time
 
 import numpy as np
@@ -41,24 +42,39 @@ class _NoHandoff:
     return False
 
 
+class _Watch:
+  """When a loop asks for a handoff, and whether its handoff is ready (every
+  ``CHECK_EVERY`` iterations, from ``due``)."""
+  __slots__ = ("started", "handoff")
+
+  def __init__(self):
+    self.started, self.handoff = time.perf_counter(), None
+
+  def ready(self, prim, params, values) -> bool:
+    if self.handoff is None:
+      if time.perf_counter() - self.started > HANDOFF_AFTER:
+        self.handoff = handoffs[0](prim, params, values) or _NoHandoff
+      return False
+    return self.handoff.ready()
+
+
+def _due(steps) -> bool:
+  return not steps % CHECK_EVERY and bool(handoffs)
+
+
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   cond_consts = args[:cond_nconsts]
   body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
   carry = list(args[cond_nconsts + body_nconsts:])
   cond_fn, body_fn = codegen.compiled(cond_jaxpr), codegen.compiled(body_jaxpr)
-  started, steps, handoff = time.perf_counter(), 0, None
+  watch, steps = _Watch(), 0
   while cond_fn(*cond_consts, *carry)[0]:
     carry = body_fn(*body_consts, *carry)
     steps += 1
-    if steps % CHECK_EVERY or not handoffs:
-      continue
-    if handoff is None:
-      if time.perf_counter() - started > HANDOFF_AFTER:
-        params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
-                      cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
-        handoff = handoffs[0](cf.while_p, params, args) or _NoHandoff
-    elif handoff.ready():
-      return handoff.run([*cond_consts, *body_consts, *carry])
+    if _due(steps) and watch.ready(cf.while_p, dict(
+        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts), args):
+      return watch.handoff.run([*cond_consts, *body_consts, *carry])
   return carry
 
 
@@ -69,12 +85,18 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, lin
   body = codegen.compiled(jaxpr)
   ys_avals = jaxpr.out_avals[num_carry:]
   ys = [np.empty((length,) + a.shape, a.dtype) for a in ys_avals]
+  watch = _Watch()
   for step in range(length):
     i = length - 1 - step if reverse else step
     outs = body(*consts, *carry, *[x[i] for x in xs])
     carry = outs[:num_carry]
     for buf, y in zip(ys, outs[num_carry:]):
       buf[i] = y
+    if _due(step + 1) and step + 1 < length and watch.ready(cf.scan_p, dict(
+        jaxpr=jaxpr, length=length, reverse=reverse, num_consts=num_consts,
+        num_carry=num_carry, unroll=unroll, linear=linear), [*args, *ys]):
+      # (the rest takes the step to go on from, and the outputs so far)
+      return watch.handoff.run([np.int32(step + 1), *consts, *carry, *xs, *ys])
   return carry + ys
 
 
