@@ -20,6 +20,7 @@ returns the executable a signature's calls start on:
 from __future__ import annotations
 
 import atexit
+import collections
 import json
 import logging
 import os
@@ -167,9 +168,13 @@ class LoopHandoff:
   (``REST``, by primitive) compiles on the background compile thread while tier 0
   iterates on, and the loop hands its state over at the first check after that
   (``control_flow_impls``). Only under the ``auto`` policy, for loops without effects,
-  with XLA installed."""
+  with XLA installed. The same loop on the same types runs long again in the next call
+  of its jitted function: its handoff is kept (``KEPT`` loops), compiled once."""
   REST = {cf.while_p: _while_rest, cf.scan_p: _scan_rest}
+  KEPT = 32
   count = 0   # handoffs started in this process (a statistic, and the tests' witness)
+  _kept: "collections.OrderedDict" = collections.OrderedDict()
+  _kept_lock = threading.Lock()
 
   def __init__(self, prim, params, values):
     self.executable = None
@@ -184,7 +189,20 @@ class LoopHandoff:
     if (config.jaxlite_tier != "auto" or getattr(_pinned, "tier_0", False)
         or not xla_available()):
       return None
-    return cls(prim, params, values)
+    # (jaxprs by identity, kept alive by the entry: their ids stay theirs meanwhile)
+    key = (prim, tuple((k, id(v) if isinstance(v, (core.Jaxpr, core.ClosedJaxpr)) else v)
+                       for k, v in params.items()),
+           tuple((np.shape(v), np.asarray(v).dtype) for v in values))
+    with cls._kept_lock:
+      kept = cls._kept.get(key)
+      if kept is not None:
+        cls._kept.move_to_end(key)
+        return kept[0]
+      handoff = cls(prim, params, values)
+      cls._kept[key] = (handoff, params)
+      if len(cls._kept) > cls.KEPT:
+        cls._kept.popitem(last=False)
+    return handoff
 
   def _compile(self, prim, params, avals):
     try:
