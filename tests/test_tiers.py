@@ -172,11 +172,8 @@ def test_a_race_started_during_the_first_call_takes_its_running_time_as_a_bound(
   # end of XLA's trials (2 s before them, and them), never a trial on the compile thread;
   # XLA clearly faster than that wins at once, the verdict to be reviewed later.
   monkeypatch.setattr(background.host_blas(), "overstatement", lambda: 1)
-  calls = []
   race_tiers, trials = _timed_tiers(monkeypatch, 2.0, [0.002])
-  numpy_run, numpy_call = race_tiers["numpy"]
-  race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
-      threading.current_thread().name) or numpy_call(leaves))
+  calls = _threads_calling_tier_0(race_tiers)
   entry = _Entry(lambda x: jnp.sin(x))
   entry.run = race = tiers.Race(entry, race_tiers, in_flight_since=-2.0)
   tiers.submit(race.run_trials, ["x"])
@@ -266,6 +263,15 @@ def test_exiting_while_a_background_compile_runs_is_clean():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "exiting"
+
+
+def _threads_calling_tier_0(race_tiers) -> list:
+  """The names of the threads that run tier 0's race calls from now on, in order."""
+  calls = []
+  numpy_run, numpy_call = race_tiers["numpy"]
+  race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
+      threading.current_thread().name) or numpy_call(leaves))
+  return calls
 
 
 class _Entry:
@@ -430,11 +436,8 @@ def test_race_warm_up_stops_once_its_runs_spend_the_budget(monkeypatch):
 def test_race_screens_with_tier_0s_best_served_call(monkeypatch):
   # Enough timed tier-0 calls: their best time stands for tier 0 in the screen, and tier 0
   # runs no trials on the compile thread; fewer: tier 0 runs its trials there.
-  calls = []
   race_tiers, trials = _timed_tiers(monkeypatch, 0.0, [0.003])
-  numpy_run, numpy_call = race_tiers["numpy"]
-  race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
-      threading.current_thread().name) or numpy_call(leaves))
+  calls = _threads_calling_tier_0(race_tiers)
   entry = _Entry(lambda x: jnp.sin(x))
   entry.exec_s.extend([0.009, 0.001, 0.05] + [0.004] * (tiers.Race.CALLER_CALLS - 3))
   race = _start(entry, race_tiers)
@@ -459,11 +462,8 @@ def test_a_slow_tier_0_is_timed_by_its_served_calls_alone(monkeypatch):
   # thousand times faster wins at once, even against tier 0 on all of four BLAS threads,
   # and the verdict, from one call, is reviewed later.
   monkeypatch.setattr(background.host_blas(), "overstatement", lambda: 4)
-  calls = []
   race_tiers, trials = _timed_tiers(monkeypatch, 2.0, [0.002])
-  numpy_run, numpy_call = race_tiers["numpy"]
-  race_tiers["numpy"] = (numpy_run, lambda leaves: calls.append(
-      threading.current_thread().name) or numpy_call(leaves))
+  calls = _threads_calling_tier_0(race_tiers)
   entry = _Entry(lambda x: jnp.sin(x))
   entry.exec_s.append(2.0)
   race = _start(entry, race_tiers)
