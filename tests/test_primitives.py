@@ -121,3 +121,60 @@ def test_lax_pow_takes_an_integer_exponent_as_jax_does():
                      r"Accepted dtypes at position 0 are subtypes of floating, "
                      r"complexfloating\."):
     lax.pow(n, n)
+
+
+# (lhs dtype, rhs dtype, preferred_element_type) -> (result dtype, result), from JAX
+# 0.10.2 (JAX_PLATFORMS=cpu): the operands' "higher precision" type, as XLA's
+_MIXED_DOTS = {
+    ("float32", "bfloat16", None): ("float32", [[15.75, -5.5], [-8, 3.5]]),
+    ("float32", "int32", None): ("float32", [[14.75, -5], [-6, 2.5]]),
+    ("int8", "int32", None): ("int32", [[13, -5], [-7, 2]]),
+    ("float16", "bfloat16", None): ("bfloat16", [[15.75, -5.5], [-8, 3.5]]),
+    ("float8_e5m2", "float8_e4m3fn", "bfloat16"): ("bfloat16", [[15, -5], [-8, 3.5]]),
+    ("float8_e5m2", "float8_e4m3fn", None): ("float8_e5m2", [[16, -5], [-8, 3.5]]),
+    ("int32", "float16", None): ("float16", [[14, -5.5], [-9, 3]]),
+    ("float32", "complex64", None): ("complex64", [[15.75, -5.5], [-8, 3.5]]),
+}
+
+
+@pytest.mark.parametrize("lhs_dtype, rhs_dtype, preferred", sorted(
+    _MIXED_DOTS, key=str))
+def test_dot_general_of_two_dtypes_as_jax(lhs_dtype, rhs_dtype, preferred):
+  import jaxlite as jax
+  import jaxlite.numpy as jnp
+  from jaxlite._src import tiers
+  a = np.array([[1.5, -2.0, 3.25], [0.5, 4.0, -1.0]], np.float32)
+  b = np.array([[2.0, 1.0], [-1.5, 0.25], [3.0, -2.0]], np.float32)
+  x, y = jnp.asarray(a).astype(lhs_dtype), jnp.asarray(b).astype(rhs_dtype)
+  dn = (((1,), (0,)), ((), ()))
+  want_dtype, want = _MIXED_DOTS[lhs_dtype, rhs_dtype, preferred]
+
+  def dot(x, y):
+    return jax.lax.dot_general(x, y, dn, preferred_element_type=preferred)
+  runs = [dot] + [jax.jit(dot, backend=t) for t in ("numpy", "xla")
+                  if t == "numpy" or tiers.xla_available()]
+  for run in runs:
+    out = run(x, y)
+    assert out.dtype == np.dtype(want_dtype)
+    np.testing.assert_array_equal(np.asarray(out).astype(np.complex128), want)
+  if dtypes.is_inexact(x.dtype) and dtypes.is_inexact(y.dtype):
+    # JAX's gradients: each in its operand's dtype
+    gx, gy = jax.grad(lambda x, y: dot(x, y).astype(jnp.float32).real.sum(),
+                      argnums=(0, 1))(x, y)
+    assert (gx.dtype, gy.dtype) == (x.dtype, y.dtype)
+    np.testing.assert_array_equal(np.asarray(gx).astype(np.float64).real,
+                                  [[3.0, -1.25, 1.0]] * 2)
+    np.testing.assert_array_equal(np.asarray(gy).astype(np.complex128).real,
+                                  np.asarray(x).astype(np.float64).sum(0)[:, None]
+                                  * np.ones((1, 2)))
+
+
+def test_dot_general_of_two_dtypes_prints_as_jax():
+  import jaxlite as jax
+  import jaxlite.numpy as jnp
+  dn = (((1,), (0,)), ((), ()))
+  assert str(jax.make_jaxpr(lambda x, y: jax.lax.dot_general(x, y, dn))(
+      jnp.ones((2, 3)), jnp.ones((3, 2), jnp.bfloat16))) == (
+      "{ lambda ; a:f32[2,3] b:bf16[3,2]. let\n"
+      "    c:f32[2,2] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b\n"
+      "  in (c,) }")

@@ -141,18 +141,47 @@ def _dot_general_rule(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
       raise TypeError(f"dot_general requires contracting and batch dimensions to have the "
                       f"same shape, got {lhs.shape} and {rhs.shape} with dimension_numbers "
                       f"{dimension_numbers}.")
-  if lhs.dtype != rhs.dtype:
-    raise TypeError(f"dot_general requires operands of the same dtype, got "
-                    f"{lhs.dtype.name} and {rhs.dtype.name}. (Tip: jnp.dot promotes types.)")
+  operand_dtype = dot_operand_dtype(lhs.dtype, rhs.dtype)
   if preferred_element_type is not None and not isinstance(
       precision, (precision_lib.DotAlgorithm, precision_lib.DotAlgorithmPreset)):
-    _check_not_narrower(lhs.dtype, preferred_element_type)
+    _check_not_narrower(operand_dtype, preferred_element_type)
   batch = tuple(lhs.shape[d] for d in lb)
   lfree = tuple(s for i, s in enumerate(lhs.shape) if i not in lc + lb)
   rfree = tuple(s for i, s in enumerate(rhs.shape) if i not in rc + rb)
-  dtype = preferred_element_type or lhs.dtype
+  dtype = preferred_element_type or operand_dtype
   return ShapedArray(batch + lfree + rfree, dtype,
                      lhs.weak_type and rhs.weak_type and preferred_element_type is None)
+
+
+def dot_operand_dtype(lhs, rhs):
+  """The dtype a dot of ``lhs`` and ``rhs`` operands gives, as JAX's (XLA's higher
+  precision type): of two dtypes, the complex one, then the one with the larger exponent
+  range, mantissa, width, sign; a tie of two dtypes is refused."""
+  def rank(dtype):
+    real = np.finfo(dtype).dtype if dtypes.is_complex(dtype) else dtype
+    floating = dtypes.is_floating(real)
+    return (dtypes.is_complex(dtype), dtypes.finfo(real).maxexp if floating else -1,
+            dtypes.finfo(real).nmant if floating else -1,
+            1 if real == np.bool_ else dtypes.itemsize_bits(real),
+            real.kind != "u" and dtypes._kind(real) != "u")
+  if lhs == rhs:
+    return lhs
+  lhs_rank, rhs_rank = rank(lhs), rank(rhs)
+  if lhs_rank == rhs_rank:
+    raise TypeError(f"lax.dot_general argument type error: {lhs.name}, {rhs.name}")
+  return lhs if lhs_rank > rhs_rank else rhs
+
+
+def dot_accumulation_dtype(operand, result):
+  """The dtype to multiply and sum in to get what XLA gets for ``operand``-typed operands
+  and a ``result`` dtype: the wider of the two, booleans counted as int32 and floats
+  narrower than 32 bits summed in float32."""
+  dtype = np.promote_types(operand, result)
+  if dtype == np.bool_:
+    return np.dtype(np.int32)
+  if dtypes.is_floating(dtype) and dtype.itemsize < 4:
+    return np.dtype(np.float32)
+  return dtype
 
 
 def _bit_width(dtype):

@@ -190,17 +190,6 @@ impl_rules[red.argmax_p] = _arg_reduce(np.argmax)
 impl_rules[red.argmin_p] = _arg_reduce(np.argmin)
 
 
-def _dot_accumulation_dtype(operand, result):
-  """The dtype NumPy multiplies and sums in to get what XLA gets: the wider of the operand
-  and result types, booleans counted as int32 and 16-bit floats summed in float32."""
-  dtype = np.promote_types(operand, result)
-  if dtype == np.bool_:
-    return np.dtype(np.int32)
-  if dtypes.is_floating(dtype) and dtype.itemsize < 4:
-    return np.dtype(np.float32)
-  return dtype
-
-
 def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                  out_sharding):
   # XLA's canonical form: (batch, free, contracted) @ (batch, contracted, free), one
@@ -213,8 +202,9 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
   batch = [lhs.shape[d] for d in lb]
   m, n = [lhs.shape[d] for d in lf], [rhs.shape[d] for d in rf]
   k = math.prod(lhs.shape[d] for d in lc)
-  dtype = np.dtype(preferred_element_type or lhs.dtype)
-  acc = _dot_accumulation_dtype(lhs.dtype, dtype)
+  operand_dtype = red.dot_operand_dtype(lhs.dtype, rhs.dtype)
+  dtype = np.dtype(preferred_element_type or operand_dtype)
+  acc = red.dot_accumulation_dtype(operand_dtype, dtype)
   lhs, rhs = lhs.astype(acc, copy=False), rhs.astype(acc, copy=False)
   if not lb and lhs.ndim <= 2 and rhs.ndim <= 2 and tuple(lc) == (lhs.ndim - 1,) and tuple(
       rc) == (0,):

@@ -610,7 +610,11 @@ def _dot_general_rule(b, eqn, lhs, rhs, *, dimension_numbers, precision,
   # XLA multiplies and sums in the wider of the operand and result types and converts the
   # sum (a float dot with an int32 result truncates the sum, not the operands); booleans
   # are counted as int32, and a real result of complex operands is the real part
-  compute = dtype if lhs.dtype == dtype else np.promote_types(lhs.dtype, dtype)
+  # (operands of two dtypes: both converted to the type tier 0 sums them in)
+  if lhs.dtype != rhs.dtype:
+    compute = red.dot_accumulation_dtype(red.dot_operand_dtype(lhs.dtype, rhs.dtype), dtype)
+  else:
+    compute = dtype if lhs.dtype == dtype else np.promote_types(lhs.dtype, dtype)
   compute = np.dtype(np.int32) if compute == np.bool_ else compute
   lhs, rhs = convert(b, lhs, compute), convert(b, rhs, compute)
   dn = (f"#stablehlo.dot<lhs_batching_dimensions = {_list(lb)}, "
