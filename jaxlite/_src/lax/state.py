@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.base import dtypes
+from jaxlite._src.base import errors
 from jaxlite._src.core import core
 from jaxlite._src.core.array import Array, as_operand, format_array_repr
 from jaxlite._src.core.state import types
@@ -38,15 +38,6 @@ def _aval_of(value, what):
   except TypeError:
     raise TypeError(f"{what} takes an array value, not a value of type "
                     f"{type(value).__name__}.") from None
-
-
-def _as_ref_type(ref, value):
-  # what a ref holds has the ref's type, weak type included (JAX's get gives the ref's)
-  inner = ref._aval.inner_aval
-  aval = core.get_aval(value)
-  if aval.dtype == inner.dtype and aval.weak_type == inner.weak_type:
-    return as_operand(value)
-  return _convert_element_type(value, inner.dtype, weak_type=inner.weak_type)
 
 
 def _implicit_cast(dtype, value):
@@ -82,12 +73,21 @@ def _check_bounds(ref, idx):
   # (NumPy's sequence protocol, np.asarray(ref), relies on the error to stop)
   dims = iter(ref.shape)
   for i in idx if type(idx) is tuple else (idx,):
+    if getattr(i, "dtype", None) == np.bool_ and getattr(i, "ndim", 0):
+      # a ref's indexer takes integers and slices only: JAX's error, concrete mask or not
+      raise errors.NonConcreteBooleanIndexError(_MaskType(core.get_aval(i)))
     if i is None or i is Ellipsis:
       return
     dim = next(dims, None)
     if isinstance(i, (int, np.integer)) and not isinstance(i, bool) and dim is not None \
         and not -dim <= i < dim:
       raise ValueError(f"Out of bound indexer: idx={i}, dim={dim}.")
+
+
+class _MaskType:
+  """What NonConcreteBooleanIndexError shows of a mask (its ``aval``)."""
+  def __init__(self, aval):
+    self.aval = aval
 
 
 def _read(ref, idx):
@@ -142,7 +142,7 @@ def swap(ref, idx, value, _function_name="ref_swap"):
   old = _read(ref, idx)
   value = _checked(ref, idx, value, core.get_aval(old), "swap")
   new = value if _whole(idx) else whole.at[idx].set(value)
-  types.store(ref, _as_ref_type(ref, new))
+  types.store(ref, new)
   return old
 
 
@@ -178,7 +178,7 @@ def addupdate(ref, idx, x):
   x = _checked(ref, idx, x, core.get_aval(_read(ref, idx)),
                "addupdate")
   new = whole + x if _whole(idx) else whole.at[idx].add(x)
-  types.store(ref, _as_ref_type(ref, new))
+  types.store(ref, new)
 
 
 def new_ref(init_val, *, memory_space=None, kind=None):

@@ -15,6 +15,7 @@ The operations (``get``, ``swap``, ``addupdate``, ``new_ref``, ...) are in
 """
 from __future__ import annotations
 
+import functools
 import threading
 
 from jaxlite._src.core import core
@@ -83,6 +84,7 @@ class Ref:
   ndim = property(lambda self: self._aval.ndim)
   size = property(lambda self: self._aval.size)
   committed = _committed = property(lambda self: True)
+  sharding = property(lambda self: current_value(self).sharding)
 
   def __getitem__(self, idx):
     return ref_ops["get"](self, idx)
@@ -228,7 +230,12 @@ def _lower_to_scope(ref, value, base):
   while trace is not base and trace is not ref._trace:
     rule = write_rules.get(type(trace))
     if rule is None:
-      break
+      raise ValueError(
+          f"a mutable array reference of type {ref._aval} made outside "
+          f"{getattr(trace, 'description', 'a trace')} was written inside it, which "
+          "jaxlite does not support there (custom_jvp, custom_vjp, checkpoint and "
+          "shard_map bodies): pass the value in and return the new value, or write the "
+          "ref outside.")
     value = rule(trace, ref, value)
     trace = trace.parent
   return value
@@ -337,3 +344,59 @@ def with_refs(flat_fun, arg_positions, describe):
     scope.close()
     return list(outs) + extra
   return traced, plan
+
+
+# -- control flow
+
+class UsesRefs(Exception):
+  """Raised out of a traced loop body or branch that wrote to outside ``refs``, so that
+  the construct traces it again carrying their values (``probing``, ``run_with``)."""
+
+  def __init__(self, refs):
+    super().__init__("a traced body wrote to mutable array references")
+    self.refs = refs
+
+
+def probing(fun):
+  """``fun`` as a loop body or branch is first traced: if it writes to refs from
+  outside, its trace ends with ``UsesRefs`` naming them. Refs it only reads stay
+  closed-over values (they cannot change while it runs)."""
+  @functools.wraps(fun)   # (messages name the user's function and its parameters)
+  def probe(*args):
+    scope = RefScope(core._context.trace)
+    with scope:
+      out = fun(*args)
+    written = [r for r in scope.entered if r in scope.written]
+    scope.close()
+    if written:
+      raise UsesRefs(written)
+    return out
+  return probe
+
+
+def run_with(refs, values, fun, *args):
+  """``fun(*args)`` with ``refs`` holding ``values`` (a body's carried values); returns
+  its output and the refs' final values. Writes to other outside refs pass on to the
+  enclosing scope (where a probe finds them)."""
+  scope = RefScope(core._context.trace)
+  scope.bind(refs, values)
+  with scope:
+    out = fun(*args)
+  final = scope.final(refs)
+  bound = set(refs)
+  for r in scope.entered:
+    if r in scope.written and r not in bound:
+      store(r, scope.values[r])
+  scope.close()
+  return out, final
+
+
+def values_of(refs):
+  """The refs' values where the program now is (a construct's initial carry)."""
+  return [current_value(r) for r in refs]
+
+
+def store_all(refs, values):
+  """Store each of ``values`` into its ref (a construct's final carry)."""
+  for r, v in zip(refs, values):
+    store(r, v)
