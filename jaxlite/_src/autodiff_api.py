@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from jaxlite._src.base import api_util
+from jaxlite._src.core.state.types import Ref
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
@@ -177,6 +178,11 @@ def _materialize(ct, aval):
 
 
 def _check_input_dtype(x, holomorphic, allow_int, name):
+  if isinstance(x, Ref):   # (JAX's class; its message names the types only)
+    raise ValueError(f"Expected cotangent type {x.aval} but got {x.aval.inner_aval.str_short()}: "
+                     f"{name} cannot differentiate with respect to a mutable array "
+                     "reference. Differentiate with respect to its value (ref[...]), or "
+                     "pass the ref in an argument not in argnums.")
   dtype = core.get_aval(x).dtype
   if holomorphic:
     if not dtypes.is_complex(dtype):

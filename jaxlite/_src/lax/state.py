@@ -40,6 +40,15 @@ def _aval_of(value, what):
                     f"{type(value).__name__}.") from None
 
 
+def _traced_as_ref_type(ref, value):
+  # as in JAX, a traced program's ref holds values of the ref's type, weak type included
+  # (a staged region gives back values of that type); eagerly it holds what was written
+  inner = ref._aval.inner_aval
+  if not isinstance(value, core.Tracer) or value.aval.weak_type == inner.weak_type:
+    return value
+  return _convert_element_type(value, inner.dtype, weak_type=inner.weak_type)
+
+
 def _implicit_cast(dtype, value):
   # JAX's _maybe_implicit_cast, its operator precedence included: a weakly typed float
   # takes a float ref's dtype, any integer an integer ref's
@@ -142,7 +151,7 @@ def swap(ref, idx, value, _function_name="ref_swap"):
   old = _read(ref, idx)
   value = _checked(ref, idx, value, core.get_aval(old), "swap")
   new = value if _whole(idx) else whole.at[idx].set(value)
-  types.store(ref, new)
+  types.store(ref, _traced_as_ref_type(ref, new))
   return old
 
 
@@ -178,7 +187,7 @@ def addupdate(ref, idx, x):
   x = _checked(ref, idx, x, core.get_aval(_read(ref, idx)),
                "addupdate")
   new = whole + x if _whole(idx) else whole.at[idx].add(x)
-  types.store(ref, new)
+  types.store(ref, _traced_as_ref_type(ref, new))
 
 
 def new_ref(init_val, *, memory_space=None, kind=None):

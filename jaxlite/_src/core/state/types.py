@@ -268,10 +268,11 @@ class RefPlan:
   at ``written_args`` (positions among the argument leaves), then the ``closed`` refs
   at ``written_closed``.
   """
-  __slots__ = ("arg_positions", "closed", "written_args", "written_closed")
+  __slots__ = ("arg_positions", "closed", "written_args", "written_closed", "describe")
 
-  def __init__(self, arg_positions):
+  def __init__(self, arg_positions, describe):
     self.arg_positions = arg_positions
+    self.describe = describe   # () -> "f at file.py:3 traced for jit", for errors
     self.closed: list = []
     self.written_args: list = []
     self.written_closed: list = []
@@ -298,8 +299,9 @@ class RefPlan:
       if ref in seen:
         raise ValueError(
             "only one reference to a mutable array may be passed as an argument to a "
-            f"function, but the mutable array reference of type {ref._aval} appeared at "
-            f"both {names()[seen[ref]]} and {names()[i]}.")
+            f"function, but when tracing {self.describe().replace(' traced ', ' ')} the "
+            f"mutable array reference of type {ref._aval} appeared at both "
+            f"{names()[seen[ref]]} and {names()[i]}.")
       seen[ref] = i
       leaves[i] = current_value(ref)
     return leaves + [current_value(r) for r in self.closed]
@@ -317,7 +319,7 @@ def with_refs(flat_fun, arg_positions, describe):
   """``flat_fun`` (flat leaves in and out) as the function a jaxpr is traced from when
   the argument leaves at ``arg_positions`` are refs; returns it and its ``RefPlan``,
   complete once it has been traced. ``describe()`` names the function for errors."""
-  plan = RefPlan(arg_positions)
+  plan = RefPlan(arg_positions, describe)
 
   def traced(*xs):
     trace = core._context.trace
@@ -400,3 +402,18 @@ def store_all(refs, values):
   """Store each of ``values`` into its ref (a construct's final carry)."""
   for r, v in zip(refs, values):
     store(r, v)
+
+
+def with_local_refs(flat_fun, positions):
+  """``flat_fun`` taking at ``positions`` the values of ref arguments (a transformation's
+  view of them: per-example values under vmap): it runs with fresh refs holding them,
+  and returns, after its outputs, their final values for the caller to store."""
+  def run(*xs):
+    xs = list(xs)
+    refs = []
+    for i in positions:
+      xs[i] = ref = create(AbstractRef(core.get_aval(xs[i])), xs[i])
+      refs.append(ref)
+    outs = flat_fun(*xs)
+    return list(outs) + [current_value(r) for r in refs]
+  return run
