@@ -448,3 +448,21 @@ def test_a_ref_made_in_a_trace_is_not_usable_after_it():
   f(1.)
   with pytest.raises(ValueError, match="made inside a traced function was used after"):
     leaked[0][...]
+
+
+def test_stages_of_a_function_using_refs():
+  a = jax.new_ref(jnp.arange(3.))
+  c = jax.new_ref(jnp.zeros(()))
+
+  def f(r, x):
+    r[...] += x
+    c[...] += 1.
+    return r[...].sum()
+  jf = jax.jit(f)
+  info = jf.eval_shape(a, 1.)
+  assert (info.shape, info.dtype) == ((), np.float32)
+  compiled = jf.lower(a, 1.).compile()
+  assert float(compiled(a, 2.)) == 9.
+  np.testing.assert_array_equal(a[...], [2., 3., 4.])
+  assert float(c[...]) == 1.
+  assert float(jf(a, 1.)) == 12. and float(c[...]) == 2.
