@@ -626,21 +626,12 @@ def _carry_name(f, path):
 
 
 
-def _depends_on(jaxpr, flags):
-  """Per output of ``jaxpr``, whether it depends on an input whose flag is True."""
-  dep = {id(v) for v, f in zip(jaxpr.invars, flags) if f}
-  for eqn in jaxpr.eqns:
-    if any(type(a) is not core.Literal and id(a) in dep for a in eqn.invars):
-      dep.update(id(v) for v in eqn.outvars)
-  return [type(v) is not core.Literal and id(v) in dep for v in jaxpr.outvars]
-
-
 def _carry_fixpoint(jaxpr, consts, carry, xs, carry_avals):
   """Which inexact carries of a loop body (consts, carry, xs in) can acquire a nonzero
   tangent: those that start with one and those the body computes from one (so a counter
   a differentiated loop keeps in a ref stays a plain value)."""
   while True:
-    out = _depends_on(jaxpr, list(consts) + list(carry) + list(xs))
+    out = ad.depends_on(jaxpr, list(consts) + list(carry) + list(xs))
     new = [c or (o and _inexact(a)) for c, o, a in zip(carry, out, carry_avals)]
     if new == list(carry):
       return new

@@ -18,6 +18,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand as _as_operand
 from jaxlite._src.core.core import Primitive
+from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe
@@ -419,8 +420,10 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
                       differentiated=True, policy=policy)
   n = len(jaxpr.out_avals)
   it = iter(outs[n:])
-  return outs[:n], [next(it) if dtypes.is_inexact(a.dtype) else ad.Zero(ad.tangent_aval(a))
-                    for a in jaxpr.out_avals]
+  tangents = [next(it) if dtypes.is_inexact(a.dtype) else None for a in jaxpr.out_avals]
+  # an output computed from no differentiated input (a ref's counter) has a zero tangent
+  return outs[:n], [t if t is not None and d else ad.Zero(ad.tangent_aval(a)) for t, d, a
+                    in zip(tangents, ad.depends_on(jaxpr.jaxpr, diff), jaxpr.out_avals)]
 
 
 def _remat_partial_eval(trace, args, unknowns, params):
@@ -496,9 +499,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(
       static_argnums)
 
-  @functools.wraps(fun)
-  def remat_f(*args, **kwargs):
-    args = _resolve_args(fun, args, kwargs)
+  def call(fun, args):
     static, dynamic = _split_nondiff(args, static_argnums)
     leaves, in_tree = tree.tree_flatten(dynamic)
     leaves = [_as_operand(x) for x in leaves]
@@ -506,6 +507,20 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                         differentiated=False, policy=policy)
     return tree.tree_unflatten(out_tree, outs)
+
+  @functools.wraps(fun)
+  def remat_f(*args, **kwargs):
+    args = _resolve_args(fun, args, kwargs)
+    try:
+      return call(ref_state.probing(fun), args)
+    except ref_state.UsesRefs as e:
+      refs = e.refs
+    # it wrote to outside refs: their values go in after the arguments and come out after
+    # the outputs (written once; JAX 0.10.2 writes them again when it rematerializes)
+    out, vals = call(lambda *a: ref_state.run_with(refs, a[-1], fun, *a[:-1]),
+                     args + (ref_state.values_of(refs),))
+    ref_state.store_all(refs, vals)
+    return out
   return remat_f
 
 

@@ -196,6 +196,17 @@ class JVPTrace(core.Trace):
     return JVPTracer(self, primal, tangent)
 
 
+def depends_on(jaxpr, flags):
+  """Per output of ``jaxpr``, whether it depends on an input whose flag is True (an
+  output that does not has a zero tangent when those inputs are the differentiated
+  ones)."""
+  dep = {id(v) for v, f in zip(jaxpr.invars, flags) if f}
+  for eqn in jaxpr.eqns:
+    if any(type(a) is not Literal and id(a) in dep for a in eqn.invars):
+      dep.update(id(v) for v in eqn.outvars)
+  return [type(v) is not Literal and id(v) in dep for v in jaxpr.outvars]
+
+
 def _jvp_ref_write(trace, ref, value):
   # a ref made outside the differentiated function has no tangent to hold (JAX's error)
   if isinstance(value, JVPTracer) and value._trace is trace:

@@ -233,8 +233,8 @@ def _lower_to_scope(ref, value, base):
       raise ValueError(
           f"a mutable array reference of type {ref._aval} made outside "
           f"{getattr(trace, 'description', 'a trace')} was written inside it, which "
-          "jaxlite does not support there (custom_jvp, custom_vjp, checkpoint and "
-          "shard_map bodies): pass the value in and return the new value, or write the "
+          "jaxlite does not support there (custom_jvp, custom_vjp and shard_map "
+          "bodies): pass the value in and return the new value, or write the "
           "ref outside.")
     value = rule(trace, ref, value)
     trace = trace.parent
