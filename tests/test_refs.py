@@ -494,3 +494,30 @@ def test_custom_vjp_body_writing_an_outside_ref_says_it_is_unsupported():
   assert float(h(1.)) == pytest.approx(0.84147096) and float(c[...]) == 1.   # eager: a call
   with pytest.raises(ValueError, match="jaxlite does not support there"):
     jax.jit(h)(1.)
+
+
+@pytest.mark.parametrize("backend", TIERS)
+def test_refs_as_operands_of_cond_and_checkpoint(backend):
+  r = jax.new_ref(jnp.float32(1.))
+
+  def tf(q):
+    q[...] = q[...] * 3
+    return 1.
+  # JAX 0.10.2: (1., Ref(3.)) then (1., Ref(9.))
+  assert float(jax.lax.cond(True, tf, lambda q: 2., r)) == 1. and float(r[...]) == 3.
+  f = jax.jit(lambda p: jax.lax.cond(p, tf, lambda q: 2., r), backend=backend)
+  assert float(f(True)) == 1. and float(r[...]) == 9.
+  assert float(f(False)) == 2. and float(r[...]) == 9.
+  out = jax.checkpoint(lambda q, x: q.__setitem__(..., x) or x)(r, jnp.float32(4.))
+  assert float(out) == 4. and float(r[...]) == 4.
+
+
+def test_loop_carries_cannot_be_refs():
+  r = jax.new_ref(jnp.float32(1.))
+  # JAX 0.10.2 raises ValueError ("... returned a mutable array reference ...") for these
+  with pytest.raises(ValueError, match="mutable array reference"):
+    jax.lax.scan(lambda c, x: (c, None), r, jnp.ones(3))
+  with pytest.raises(ValueError, match="mutable array reference"):
+    jax.lax.while_loop(lambda c: False, lambda c: c, r)
+  with pytest.raises(ValueError, match="mutable array reference"):
+    jax.lax.fori_loop(0, 3, lambda i, c: c, r)

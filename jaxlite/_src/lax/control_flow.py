@@ -111,6 +111,11 @@ def _check_branch_outputs(funs, out_trees, jaxprs, kind):
 
 
 def _bind_cond(index, funs, operands, kind):
+  split = ref_state.without_refs(tuple(operands))
+  if split is not None:   # ref operands: the branches close over them
+    rest, rebuild = split
+    return _bind_cond(index, [functools.wraps(f)(lambda *ls, f=f: f(*rebuild(ls)))
+                              for f in funs], rest, kind)
   try:
     return _bind_cond_traced(index, [ref_state.probing(f) for f in funs], operands, kind)
   except ref_state.UsesRefs as e:
@@ -379,6 +384,7 @@ def while_loop(cond_fun, body_fun, init_val):
 
 def _while_loop(cond_fun, body_fun, init_val):
   leaves, carry_tree = tree.tree_flatten(init_val)
+  ref_state.check_no_refs(leaves, "while_loop's carry")
   in_tree = tree.tree_structure((init_val,))  # the functions take the carry as one argument
   leaves = [_as_operand(x) for x in leaves]
   avals = _avals_of(leaves)
@@ -560,6 +566,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 
 def _scan(f, init, xs, length, reverse, unroll):
   x_leaves, x_tree = tree.tree_flatten(xs)
+  ref_state.check_no_refs(x_leaves, "scan's xs")
+  ref_state.check_no_refs(tree.tree_leaves(init), "scan's carry")
   x_leaves = [_as_operand(x) for x in x_leaves]
   lengths = {x.shape[0] if x.shape else None for x in x_leaves}
   if None in lengths:

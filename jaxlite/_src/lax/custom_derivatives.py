@@ -511,6 +511,16 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   @functools.wraps(fun)
   def remat_f(*args, **kwargs):
     args = _resolve_args(fun, args, kwargs)
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    split = ref_state.without_refs(dynamic)
+    if split is not None:   # ref arguments: the function closes over them
+      rest, rebuild = split
+      static = {i: args[i] for i in static_argnums if i < len(args)}
+
+      def closing(*leaves):
+        dyn = iter(rebuild(leaves))
+        return fun(*[static[i] if i in static else next(dyn) for i in range(len(args))])
+      return checkpoint(closing, prevent_cse=prevent_cse, policy=policy)(*rest)
     try:
       return call(ref_state.probing(fun), args)
     except ref_state.UsesRefs as e:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import threading
 
+from jaxlite._src.base import tree
 from jaxlite._src.core import core
 
 
@@ -417,3 +418,33 @@ def with_local_refs(flat_fun, positions):
     outs = flat_fun(*xs)
     return list(outs) + [current_value(r) for r in refs]
   return run
+
+
+def without_refs(args):
+  """``args`` (a tuple) with the refs among its leaves taken out, for a construct whose
+  function takes them as closed-over refs (whose values it carries): ``(the other leaves
+  as a tuple, rebuild)``, where ``rebuild(leaves)`` gives ``args`` back with the refs in
+  place; None when ``args`` holds no ref."""
+  leaves, treedef = tree.tree_flatten(args)
+  positions = refs_in(leaves)
+  if not positions:
+    return None
+  refs = {i: leaves[i] for i in positions}
+  rest = tuple(x for i, x in enumerate(leaves) if i not in refs)
+
+  def rebuild(values):
+    it = iter(values)
+    return tree.tree_unflatten(treedef, [refs[i] if i in refs else next(it)
+                                         for i in range(len(leaves))])
+  return rest, rebuild
+
+
+def check_no_refs(leaves, what):
+  """A loop's carry or scanned values cannot be refs (JAX's error class)."""
+  for x in leaves:
+    if type(x) is Ref:
+      raise ValueError(
+          f"{what} cannot hold a mutable array reference (got one of type {x._aval}): "
+          "mutable array references cannot be returned from a loop's function or sliced "
+          "by it. Close over the ref in the function instead; the loop carries what it "
+          "holds.")
