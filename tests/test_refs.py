@@ -521,3 +521,20 @@ def test_loop_carries_cannot_be_refs():
     jax.lax.while_loop(lambda c: False, lambda c: c, r)
   with pytest.raises(ValueError, match="mutable array reference"):
     jax.lax.fori_loop(0, 3, lambda i, c: c, r)
+
+
+def test_like_functions_take_a_refs_shape_and_dtype():
+  # JAX 0.10.2: the *_like functions duck-type shape and dtype (optax's init uses them)
+  r = jax.new_ref(jnp.ones(3))
+  np.testing.assert_array_equal(jnp.zeros_like(r), [0., 0., 0.])
+  np.testing.assert_array_equal(jnp.full_like(r, 2.), [2., 2., 2.])
+  assert jnp.ones_like(r).dtype == np.float32 and jnp.shape(r) == (3,)
+  with pytest.raises(TypeError, match="sum requires ndarray or scalar arguments"):
+    jnp.sum(r)
+
+
+def test_grad_with_respect_to_refs_names_the_first_float_ref():
+  with pytest.raises(ValueError, match="Expected cotangent type Ref\\{float32\\[\\]\\} but "
+                     "got float32\\[\\]"):
+    jax.grad(lambda r, x: x[...] * 2., argnums=(0, 1), allow_int=True)(
+        jax.new_ref(1), jax.new_ref(1.))
