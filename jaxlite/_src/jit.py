@@ -550,8 +550,10 @@ class PjitFunction:
         return entry
       entry = self._trace(key, args, kwargs, leaves, static_key)
       if self._donates:
-        entry.donation = donation.plan(entry.jaxpr, self._donated_leaves(args, kwargs),
-                                       self._keep_unused)
+        donated = self._donated_leaves(args, kwargs)
+        for i in entry.refs.arg_positions if entry.refs is not None else ():
+          donated[i] = False   # a ref keeps its buffer: the call writes it back
+        entry.donation = donation.plan(entry.jaxpr, donated, self._keep_unused)
         donate = tuple(i for i, d in enumerate(entry.donation) if d is not None)
         entry.donate = donate or None
       if self._order:
