@@ -13,7 +13,7 @@ import numpy as np
 
 from jaxlite._src.base import errors
 from jaxlite._src.core import core
-from jaxlite._src.core.array import Array, as_operand, format_array_repr
+from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.state import types
 from jaxlite._src.core.state.types import AbstractRef, Ref
 from jaxlite._src.lax.elementwise import _convert_element_type
@@ -53,7 +53,9 @@ def _implicit_cast(dtype, value):
   # JAX's _maybe_implicit_cast, its operator precedence included: a weakly typed float
   # takes a float ref's dtype, any integer an integer ref's
   aval = core.get_aval(value)
-  kind, value_kind = np.dtype(dtype).kind, np.dtype(aval.dtype).kind
+  if not isinstance(dtype, np.dtype) or not isinstance(aval.dtype, np.dtype):
+    return value   # (typed PRNG keys: no implicit cast)
+  kind, value_kind = dtype.kind, aval.dtype.kind
   if (aval.weak_type and kind == "f" and value_kind == "f"
       or kind in "iu" and value_kind in "iu"):
     return _convert_element_type(value, dtype)
@@ -271,9 +273,10 @@ def freeze(ref):
 
 def _repr(ref):
   value = types.current_value(ref) if types.in_scope() else ref._value
-  if isinstance(value, Array):
-    return "Ref" + format_array_repr(np.asarray(value._value), value.weak_type)[5:]
-  return f"Ref({value!r})"
+  text = repr(value)
+  # the Array's repr with the class name changed, as JAX's (typed keys' too)
+  return "Ref" + text[5:] if isinstance(value, Array) and text.startswith("Array") \
+      else f"Ref({text})"
 
 
 types.ref_ops.update(get=get, swap=swap, addupdate=addupdate, repr=_repr)
