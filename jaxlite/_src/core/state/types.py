@@ -138,15 +138,14 @@ class RefScope:
   becomes a closed-over constant, as any outer value does). ``entered`` lists those refs
   in order of first use, ``written`` the refs the region wrote.
   """
-  __slots__ = ("trace", "enter", "values", "entered", "written", "what")
+  __slots__ = ("trace", "enter", "values", "entered", "written")
 
-  def __init__(self, trace, enter=None, what="a traced function"):
+  def __init__(self, trace, enter=None):
     self.trace = trace
     self.enter = enter
     self.values: dict = {}
     self.entered: list = []
     self.written: set = set()
-    self.what = what
 
   def bind(self, refs, values):
     """Make ``values`` the values of the outside ``refs`` inside this region."""
