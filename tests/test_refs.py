@@ -565,3 +565,18 @@ def test_donating_a_ref_argument_keeps_its_buffer():
   np.testing.assert_array_equal(r[...], [1., 1., 1.])
   jax.jit(lambda r: r.__setitem__(..., r[...] * 2), donate_argnums=0)(r)
   np.testing.assert_array_equal(r[...], [2., 2., 2.])   # JAX 0.10.2: Ref([2., 2., 2.])
+
+
+def test_copies_and_pickles_of_a_ref_are_new_refs():
+  import copy
+  import pickle
+  r = jax.new_ref(jnp.ones(2))
+  s = copy.deepcopy(r)
+  s[0] = 5.   # JAX 0.10.2: Ref([5., 1.]) and the original Ref([1., 1.])
+  np.testing.assert_array_equal(s[...], [5., 1.])
+  np.testing.assert_array_equal(r[...], [1., 1.])
+  t = pickle.loads(pickle.dumps(r))
+  t[...] = jnp.zeros(2)
+  np.testing.assert_array_equal(r[...], [1., 1.])
+  assert str(jax.typeof(r).to_tangent_aval()) == "Ref{float32[2]}"
+  assert jax.typeof(r) == jax.typeof(jax.new_ref(jnp.zeros(2)))

@@ -38,6 +38,9 @@ class AbstractRef(core.AbstractValue):
   ndim = property(lambda self: len(self.inner_aval.shape))
   size = property(lambda self: self.inner_aval.size)
 
+  def to_tangent_aval(self):
+    return AbstractRef(self.inner_aval.to_tangent_aval(), self.memory_space, self.kind)
+
   def update(self, inner_aval=None, memory_space=None, kind=None):
     return AbstractRef(self.inner_aval if inner_aval is None else inner_aval,
                        self.memory_space if memory_space is None else memory_space,
@@ -76,8 +79,10 @@ class Ref:
       raise TypeError(f"Ref takes an AbstractRef, not {aval!r}; make refs with "
                       "jax.new_ref(value).")
     self._aval = aval
-    self._value = value                  # the value outside every scope (None: none yet)
-    self._trace = trace or core.eval_trace   # the trace current when it was made
+    self._value = value   # the value outside every scope (None: none yet)
+    # the transformation's trace current when it was made (None: none), whose tracers
+    # it may hold (so a copy or pickle of an eager ref holds no trace)
+    self._trace = None if trace is core.eval_trace else trace
 
   aval = property(lambda self: self._aval)
   shape = property(lambda self: self._aval.shape)
