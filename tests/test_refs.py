@@ -580,3 +580,16 @@ def test_copies_and_pickles_of_a_ref_are_new_refs():
   np.testing.assert_array_equal(r[...], [1., 1.])
   assert str(jax.typeof(r).to_tangent_aval()) == "Ref{float32[2]}"
   assert jax.typeof(r) == jax.typeof(jax.new_ref(jnp.zeros(2)))
+
+
+def test_returning_a_ref_from_a_traced_function_is_jax_value_error():
+  r = jax.new_ref(1.)
+  # JAX 0.10.2 raises ValueError ("... returned a mutable array reference ...") for each
+  for f in (lambda: jax.lax.cond(True, lambda q: q, lambda q: q, r),
+            lambda: jax.lax.scan(lambda c, x: (c, r), 0., jnp.ones(2)),
+            lambda: jax.make_jaxpr(lambda: r)(),
+            lambda: jax.eval_shape(lambda: r)):
+    with pytest.raises(ValueError, match="returned a mutable array reference of type "
+                       "Ref\\{float32\\[\\]\\}, but mutable array references cannot be "
+                       "returned"):
+      f()

@@ -66,15 +66,15 @@ def trace_to_jaxpr(fun, traced_for, args, kwargs, static_argnums=()):
   in_avals = [x._aval.inner_aval if i in ref_positions else _abstractify(x)
               for i, x in enumerate(leaves)]
   flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
+  flat_fun, _ = ref_types.with_refs(
+      flat_fun, ref_positions, lambda: f"{info.func_src_info} traced for {traced_for}")
 
   def checked(*xs):
     outs = flat_fun(*xs)
     _check_outputs(outs, info)
     return outs
 
-  with_refs, _ = ref_types.with_refs(
-      checked, ref_positions, lambda: f"{info.func_src_info} traced for {traced_for}")
-  closed = staging.trace_to_jaxpr(with_refs, in_avals, info)
+  closed = staging.trace_to_jaxpr(checked, in_avals, info)
   return closed, out_tree()
 
 

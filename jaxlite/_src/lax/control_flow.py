@@ -26,6 +26,7 @@ from jaxlite._src.core.array import Array, as_operand as _as_operand
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.core.state import types as ref_state
+from jaxlite._src.lax.base import check_not_a_ref as _check_not_a_ref
 from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
@@ -602,6 +603,8 @@ def _scan(f, init, xs, length, reverse, unroll):
     new_carry, y = out
     c_leaves, c_tree = tree.tree_flatten(new_carry)
     y_leaves, y_tree = tree.tree_flatten(y)
+    for leaf in c_leaves + y_leaves:
+      _check_not_a_ref(leaf, "scan body")
     store.append((c_tree, y_tree))
     return [_as_operand(c) for c in c_leaves] + [_as_operand(v) for v in y_leaves]
   jaxpr = trace_to_jaxpr(body, carry_avals + x_avals)
