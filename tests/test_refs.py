@@ -593,3 +593,26 @@ def test_returning_a_ref_from_a_traced_function_is_jax_value_error():
                        "Ref\\{float32\\[\\]\\}, but mutable array references cannot be "
                        "returned"):
       f()
+
+
+def test_vmap_over_a_ref_composes_with_vmap_jit_and_scan():
+  w = jax.new_ref(jnp.arange(6.).reshape(2, 3))
+
+  def inc(r):
+    r[...] += 1.
+    return r[...] * 2
+  # JAX 0.10.2, step by step
+  np.testing.assert_array_equal(jax.vmap(jax.vmap(inc))(w), [[2., 4., 6.], [8., 10., 12.]])
+  np.testing.assert_array_equal(w[...], [[1., 2., 3.], [4., 5., 6.]])
+  np.testing.assert_array_equal(jax.vmap(inc, out_axes=1)(w),
+                                [[4., 10.], [6., 12.], [8., 14.]])
+  jax.vmap(lambda x, r: (r.__setitem__(..., r[...] + x), x)[1])(jnp.ones(2), r=w)
+  np.testing.assert_array_equal(w[...], [[3., 4., 5.], [6., 7., 8.]])
+  np.testing.assert_array_equal(jax.vmap(jax.jit(inc))(w), [[8., 10., 12.], [14., 16., 18.]])
+  out = jax.vmap(lambda r: jax.lax.scan(lambda c, _: (inc(r).sum() + c, None), 0., None,
+                                        length=2)[0])(w)
+  np.testing.assert_array_equal(out, [78., 114.])
+  np.testing.assert_array_equal(w[...], [[6., 7., 8.], [9., 10., 11.]])
+  with pytest.raises(Exception, match="with vmapped value on an unbatched array reference"):
+    jax.vmap(lambda x, r: (r.__setitem__(..., r[...] + 1), x)[1], in_axes=(0, None))(
+        jnp.ones(2), w)
