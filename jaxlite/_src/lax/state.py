@@ -192,6 +192,16 @@ def addupdate(ref, idx, x):
   types.store(ref, _traced_as_ref_type(ref, new))
 
 
+def _check_memory_space(memory_space):
+  if memory_space is None:
+    return
+  if core._context.trace is core.eval_trace and not types.in_scope():
+    raise NotImplementedError("array ref with memory space only works inside of a `jit`.")
+  # JAX places such refs in a kernel's memory (Pallas), which jaxlite has no kernels for
+  raise NotImplementedError(f"jaxlite does not support refs in a memory space "
+                            f"({memory_space!r}); make the ref with memory_space=None.")
+
+
 def new_ref(init_val, *, memory_space=None, kind=None):
   """A mutable array reference holding ``init_val`` (``jax.new_ref``).
 
@@ -212,8 +222,7 @@ def new_ref(init_val, *, memory_space=None, kind=None):
   if isinstance(init_val, Ref):
     raise TypeError("jax.new_ref takes an array value, not a Ref: read it first "
                     "(jax.new_ref(ref[...])).")
-  if memory_space is not None:
-    raise NotImplementedError("array ref with memory space only works inside of a `jit`.")
+  _check_memory_space(memory_space)
   try:
     value = as_operand(init_val)
   except TypeError:
@@ -238,8 +247,7 @@ def empty_ref(ty, memory_space=None):
   Ref
     A reference holding zeros until it is written (JAX leaves the contents undefined).
   """
-  if memory_space is not None:
-    raise NotImplementedError("array ref with memory space only works inside of a `jit`.")
+  _check_memory_space(memory_space)
   aval = core.ShapedArray(ty.shape, ty.dtype, getattr(ty, "weak_type", False))
   if core._context.trace is core.eval_trace and not types.in_scope():
     # JAX has no eager rule for empty_ref: it exists only in traced programs
