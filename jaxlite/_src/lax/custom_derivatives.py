@@ -96,15 +96,15 @@ class _CustomRuleFunction:
     return core.current_trace() is core.eval_trace and not any(
         isinstance(x, core.Tracer) for x in tree.tree_leaves((args, kwargs)))
 
-  def _trace(self, args, kwargs):
+  def _trace(self, args, kwargs, fun=None):
     """Returns (static values, dynamic args, their leaves and treedef, the call jaxpr,
-    its consts, the output treedef)."""
+    its consts, the output treedef); ``fun`` (default the function) is what is traced."""
     args = _resolve_args(self.fun, args, kwargs)
     static, dynamic = _split_nondiff(args, self.nondiff_argnums)
     dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
     dyn_leaves = [_as_operand(x) for x in dyn_leaves]
-    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
-                                               len(args))
+    call_jaxpr, consts, out_tree = _trace_call(fun or self.fun, static, dyn_leaves,
+                                               dyn_tree, len(args))
     static_vals = [static[i] for i in sorted(static)]
     return static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree
 
@@ -268,8 +268,11 @@ class custom_vjp(_CustomRuleFunction):
                            f"{api_util.fun_name(self.fun)} using defvjp.")
     if self._eager(args, kwargs):
       return self.fun(*args, **kwargs)
-    static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
-        args, kwargs)
+    try:
+      traced = self._trace(args, kwargs, ref_state.probing(self.fun))
+    except ref_state.UsesRefs as e:
+      return self._call_carrying(e.refs, _resolve_args(self.fun, args, kwargs))
+    static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = traced
     fwd, bwd = self.fwd, self.bwd
     n = len(static_vals) + len(dynamic)
     static = dict(zip(sorted(self.nondiff_argnums), static_vals))
@@ -329,6 +332,28 @@ class custom_vjp(_CustomRuleFunction):
                                   symbolic_zeros=self.symbolic_zeros,
                                   name=api_util.fun_name(self.fun))
     return tree.tree_unflatten(out_tree, outs)
+
+  def _call_carrying(self, refs, args):
+    """A call of a custom_vjp function that wrote to outside ``refs``: a custom_vjp
+    function of their values too, whose rules leave those undifferentiated (JAX
+    differentiates no ref effect of the function)."""
+    fun, fwd, bwd, n_static = self.fun, self.fwd, self.bwd, len(self.nondiff_argnums)
+    carrying = custom_vjp(lambda vals, *a: ref_state.run_with(refs, vals, fun, *a),
+                          tuple(i + 1 for i in self.nondiff_argnums))
+
+    def carrying_fwd(vals, *a):
+      # (with symbolic_zeros the values come wrapped; the refs hold the values)
+      vals = [v.value if isinstance(v, CustomVJPPrimal) else v for v in vals]
+      (out, res), new = ref_state.run_with(refs, vals, fwd, *a)
+      return (out, new), res
+
+    def carrying_bwd(*a):
+      static, res, (ct, _) = a[:n_static], a[n_static], a[n_static + 1]
+      return (None,) + tuple(bwd(*static, res, ct))
+    carrying.defvjp(carrying_fwd, carrying_bwd, self.symbolic_zeros)
+    out, vals = carrying(ref_state.values_of(refs), *args)
+    ref_state.store_all(refs, [stop_gradient(v) for v in vals])
+    return out
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):

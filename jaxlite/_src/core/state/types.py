@@ -234,13 +234,12 @@ def _lower_to_scope(ref, value, base):
   trace = core._context.trace
   while trace is not base and trace is not ref._trace:
     rule = write_rules.get(type(trace))
-    if rule is None:
-      raise ValueError(
+    if rule is None:   # (JAX's class where it has no rule either: custom_jvp under jit)
+      raise NotImplementedError(
           f"a mutable array reference of type {ref._aval} made outside "
           f"{getattr(trace, 'description', 'a trace')} was written inside it, which "
-          "jaxlite does not support there (custom_jvp, custom_vjp and shard_map "
-          "bodies): pass the value in and return the new value, or write the "
-          "ref outside.")
+          "jaxlite does not support there (custom_jvp and shard_map bodies): pass the "
+          "value in and return the new value, or write the ref outside.")
     value = rule(trace, ref, value)
     trace = trace.parent
   return value
