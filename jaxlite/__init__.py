@@ -78,8 +78,7 @@ from jaxlite import core, typing  # noqa: imported by `import jax` in JAX too
 from jaxlite._src import debug_nans as _debug_nans  # noqa: watches jax_debug_nans/infs
 from jaxlite import custom_derivatives, monitoring  # noqa: E402  (attributes of jax in JAX too)
 from jaxlite import interpreters  # noqa: E402  (jax.interpreters.xla is read as an attribute)
-# Mutable array references: the names, which flax.nnx imports; using them raises
-# NotImplementedError (jaxlite's arrays are immutable).
+# Mutable array references (jax.new_ref, jax.Ref, jax.ref.get/set/swap/addupdate)
 from jaxlite import ref  # noqa: E402
 from jaxlite.ref import Ref, new_ref, empty_ref, free_ref, freeze  # noqa: E402
 

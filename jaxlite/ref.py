@@ -1,12 +1,11 @@
-"""``jax.ref``: mutable array references, which jaxlite does not implement.
-
-The names are JAX's, so that libraries import; making or using a reference raises
-NotImplementedError that says what to do instead, and ``isinstance(x, Ref)`` is False for
-every jaxlite value.
-"""
+"""``jax.ref``: mutable array references (``jax.new_ref``, ``ref[...]`` reads and writes,
+``jax.freeze``); see ``jaxlite/_src/core/state/types.py`` for how traced programs carry
+them."""
 from jaxlite._src.core.state.types import (  # noqa: F401
     AbstractRef as AbstractRef,
     Ref as Ref,
+)
+from jaxlite._src.lax.state import (  # noqa: F401
     addupdate as addupdate,
     empty_ref as empty_ref,
     free_ref as free_ref,

@@ -13,6 +13,7 @@ from jaxlite._src.base import api_util
 from jaxlite._src import backends
 from jaxlite._src.core import core
 from jaxlite._src.core import prng
+from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
@@ -59,8 +60,14 @@ def trace_to_jaxpr(fun, traced_for, args, kwargs, static_argnums=()):
   else:
     target, dyn_args = fun, args
   leaves, in_tree = tree.tree_flatten((dyn_args, kwargs))
-  in_avals = [_abstractify(x) for x in leaves]
+  ref_positions = ref_types.refs_in(leaves)
+  # a ref argument is an input holding its value: the jaxpr is the discharged form of
+  # JAX's, whose outputs end with the values of the refs the function wrote
+  in_avals = [x._aval.inner_aval if i in ref_positions else _abstractify(x)
+              for i, x in enumerate(leaves)]
   flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
+  flat_fun, _ = ref_types.with_refs(
+      flat_fun, ref_positions, lambda: f"{info.func_src_info} traced for {traced_for}")
 
   def checked(*xs):
     outs = flat_fun(*xs)
@@ -106,7 +113,8 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
         names.enter_context(batching.extend_axis_env(name, size))
       closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
     if return_shape:
-      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs')
       return closed, tree.tree_unflatten(out_tree, shapes)
     return closed
 
@@ -126,7 +134,8 @@ def eval_shape(fun, *args, **kwargs):
                          if isinstance(x, ShapeDtypeStruct) else x, fun(*a, **k))
   functools.update_wrapper(fun_of_values, fun)
   closed, out_tree = trace_to_jaxpr(fun_of_values, "eval_shape", args, kwargs)
-  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+            for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs' values)
   return tree.tree_unflatten(out_tree, shapes)
 
 

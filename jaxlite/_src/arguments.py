@@ -9,6 +9,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.core import prng
+from jaxlite._src.core.state.types import Ref
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array, placement
@@ -40,6 +41,9 @@ def leaf_signature(x):
     return (a.shape, a.dtype, a.weak_type)
   if t is prng.PRNGKeyArray:
     return (x.shape, x.dtype, False)
+  if t is Ref:   # the executable takes the value it holds (state.types.RefPlan)
+    a = x._aval.inner_aval
+    return (_REF, a.shape, a.dtype, a.weak_type)
   if isinstance(x, (Array, np.ndarray)):
     return leaf_signature(np.asarray(x))
   return None
@@ -92,7 +96,16 @@ def nested_key(args, leaves, key) -> bool:
   return True
 
 
+_REF = "Ref"   # first element of a ref argument's signature
+
+
+def is_ref_signature(sig) -> bool:
+  return type(sig) is tuple and sig[0] is _REF
+
+
 def signature_aval(sig):
+  if is_ref_signature(sig):
+    return core.ShapedArray(*sig[1:])
   if isinstance(sig, tuple):
     return core.ShapedArray(*sig)
   return scalar_aval(sig)

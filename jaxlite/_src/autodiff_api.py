@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from jaxlite._src.base import api_util
+from jaxlite._src.core.state.types import Ref
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
@@ -176,6 +177,18 @@ def _materialize(ct, aval):
   return ad.instantiate(ct) if type(ct) is ad.Zero else ct
 
 
+def _check_no_refs(leaves, name):
+  # JAX's error (its class; its message names the types only) for the first float ref
+  refs = sorted((x for x in leaves if isinstance(x, Ref)),
+                key=lambda r: not dtypes.is_inexact(r.dtype))
+  if refs:
+    aval = refs[0].aval
+    raise ValueError(f"Expected cotangent type {aval} but got "
+                     f"{aval.inner_aval.str_short()}: {name} cannot differentiate with "
+                     "respect to a mutable array reference. Differentiate with respect to "
+                     "its value (ref[...]), or pass the ref in an argument not in argnums.")
+
+
 def _check_input_dtype(x, holomorphic, allow_int, name):
   dtype = core.get_aval(x).dtype
   if holomorphic:
@@ -235,6 +248,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
   def value_and_grad_f(*args, **kwargs):
     nums = api_util.diff_argnums(argnums, len(args), fun)
     diff_args = tuple(args[i] for i in nums)
+    _check_no_refs(tree.tree_leaves(diff_args), "grad")
     for leaf in tree.tree_leaves(diff_args):
       _check_input_dtype(leaf, holomorphic, allow_int, "grad")
 

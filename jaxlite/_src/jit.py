@@ -27,6 +27,7 @@ from jaxlite._src import compiler
 from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.core import core
 from jaxlite._src.core import prng
+from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
@@ -93,10 +94,14 @@ class _Entry:
   __slots__ = ("jaxpr", "out_tree", "traced_out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
-               "donation", "donate", "effects", "review_at", "race", "commit_to")
+               "donation", "donate", "effects", "review_at", "race", "commit_to",
+               "refs")
 
-  def __init__(self, key, jaxpr, out_tree, trace_ms):
+  def __init__(self, key, jaxpr, out_tree, trace_ms, refs=None):
     self.key = key
+    # the RefPlan of a function using mutable array references (None: it uses none);
+    # its out trees then hold (the function's outputs, the written refs' values)
+    self.refs = refs
     self.commit_to = key[8]   # the device outputs are committed to, or None
     self.traced_out_tree = out_tree   # the tree of the traced outputs (tracers, avals)
     # the tree a call's results fill: its typed keys come out of the executable as their
@@ -330,13 +335,25 @@ class PjitFunction:
     entry = self._cache.get(key)
     if entry is None:   # (a deleted argument raises the RuntimeError, as in JAX)
       entry = self._miss(key, args, kwargs, leaves, static_key)
+      if entry.refs is not None:
+        return self._execute_with_refs(entry, args, kwargs, static_key, leaves)
       out = self._execute(entry, args, kwargs, static_key, leaves)
+    elif entry.refs is not None:
+      return self._execute_with_refs(entry, args, kwargs, static_key, leaves)
     else:
       try:
         out = self._execute(entry, args, kwargs, static_key, leaves)
       except RuntimeError:   # a deleted argument: JAX's error for a donated one
         check_not_donated(leaves)
         raise
+    return out if entry.commit_to is None else self._commit(entry, out)
+
+  def _execute_with_refs(self, entry, args, kwargs, static_key, leaves):
+    # the refs' values go in after the arguments and come out after the outputs
+    plan = entry.refs
+    inputs = plan.inputs(leaves, lambda: self._arg_names(args, kwargs))
+    out, written = self._execute(entry, args, kwargs, static_key, inputs, False)
+    plan.write_back(leaves, written)
     return out if entry.commit_to is None else self._commit(entry, out)
 
   @staticmethod
@@ -488,6 +505,9 @@ class PjitFunction:
     info = api_util.DebugInfo(traced_for, api_util.fun_source_info(self.fun),
                               tuple(self._arg_names(args, kwargs)), self._name)
     flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
+    ref_positions = [i for i, s in enumerate(key[1]) if arguments.is_ref_signature(s)]
+    flat_fun, plan = ref_types.with_refs(flat_fun, ref_positions,
+                                         lambda: f"{info.func_src_info} traced for jit")
 
     def checked(*xs):
       outs = flat_fun(*xs)
@@ -507,7 +527,10 @@ class PjitFunction:
                                           trace_ms / 1e3, fun_name=self._name)
     if config.jax_log_compiles:
       logger.warning("Finished tracing %s for jit in %.2f ms", self._name, trace_ms)
-    return _Entry(key, closed, out_tree(), trace_ms)
+    if not plan.used:
+      return _Entry(key, closed, out_tree(), trace_ms)
+    written = tree.tree_structure([0] * plan.n_written)
+    return _Entry(key, closed, tree.treedef_tuple([out_tree(), written]), trace_ms, plan)
 
   def _arg_names(self, args, kwargs):
     names = []
@@ -527,13 +550,16 @@ class PjitFunction:
         return entry
       entry = self._trace(key, args, kwargs, leaves, static_key)
       if self._donates:
-        entry.donation = donation.plan(entry.jaxpr, self._donated_leaves(args, kwargs),
-                                       self._keep_unused)
+        donated = self._donated_leaves(args, kwargs)
+        for i in entry.refs.arg_positions if entry.refs is not None else ():
+          donated[i] = False   # a ref keeps its buffer: the call writes it back
+        entry.donation = donation.plan(entry.jaxpr, donated, self._keep_unused)
         donate = tuple(i for i, d in enumerate(entry.donation) if d is not None)
         entry.donate = donate or None
       if self._order:
         self._explain(key, args, kwargs)
-      if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts):
+      if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts) and (
+          entry.refs is None or entry.refs.cacheable):
         self._cache[key] = entry
         self._order.append(key)
       return entry
@@ -546,11 +572,18 @@ class PjitFunction:
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
     closed = entry.jaxpr
+    plan = entry.refs
+    inputs = leaves if plan is None else plan.inputs(
+        leaves, lambda: self._arg_names(args, kwargs))
     if self._inline:
-      outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *leaves)
+      outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *inputs)
     else:
-      outs = call_jaxpr(closed, leaves, self._name)
-    return tree.tree_unflatten(entry.traced_out_tree, outs)
+      outs = call_jaxpr(closed, inputs, self._name)
+    out = tree.tree_unflatten(entry.traced_out_tree, outs)
+    if plan is None:
+      return out
+    plan.write_back(leaves, out[1])
+    return out[0]
 
   def _donated_leaves(self, args, kwargs):
     """Per argument leaf (dynamic ``args`` then ``kwargs``, flattened), whether it is

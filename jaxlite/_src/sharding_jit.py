@@ -69,6 +69,8 @@ class ShardedJitted:
     jitted = self.jitted
     traced = jitted.trace(*args, **kwargs)
     entry = traced._entry
+    if entry.refs is not None:
+      return self._call_with_refs(entry, args, kwargs)
     dyn_args, dyn_kwargs = args, kwargs
     if jitted._static_argnums or jitted._static_argnames:
       dyn_args, dyn_kwargs, _ = jitted._split_static(args, kwargs)
@@ -94,6 +96,14 @@ class ShardedJitted:
     if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
       delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)
+
+  def _call_with_refs(self, entry, args, kwargs):
+    # a function using mutable array references runs as one unpartitioned program (jit
+    # carries the refs' values), its results laid out as asked
+    out_tree = entry.traced_out_tree.children()[0]   # (not the written refs' values)
+    out_sh = _flatten_shardings("out_shardings", out_tree, self.out_shardings)
+    outs = self._run_unsharded(args, kwargs, _common_mesh(out_sh), out_sh)
+    return tree.tree_unflatten(out_tree, outs)
 
   def _in_shardings(self, in_tree, leaves):
     args_tree = in_tree.children()[0]

@@ -23,9 +23,12 @@ class Traced:
 
   @property
   def out_info(self):
+    out_tree = self._entry.traced_out_tree
+    if self._entry.refs is not None:   # (not the written refs' values that follow)
+      out_tree = out_tree.children()[0]
     shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-              for a in self._entry.jaxpr.out_avals]
-    return tree.tree_unflatten(self._entry.traced_out_tree, shapes)
+              for a in self._entry.jaxpr.out_avals[:out_tree.num_leaves]]
+    return tree.tree_unflatten(out_tree, shapes)
 
   def lower(self):
     return Lowered(self)
@@ -143,6 +146,9 @@ class Compiled:
     donate = self._entry.donate
     if donate is not None:
       check_donated_once(leaves, donate)
+    plan, arg_leaves = self._entry.refs, leaves
+    if plan is not None:   # the refs' values go in, and the written ones come out after
+      leaves = plan.inputs(leaves, lambda: self._traced._arg_names)
     run = self._run
     if hasattr(run, "execute_device"):   # XLA: arguments and outputs stay on its device
       outs = run.execute_device([arguments.leaf_device_value(x, run.client) for x in leaves])
@@ -152,7 +158,11 @@ class Compiled:
       outs = [Array(np.asarray(o), w) for o, w in zip(outs, self._entry.out_weak)]
     if donate is not None:   # deleted as a jitted call deletes them
       delete_donated(leaves, donate)
-    return tree.tree_unflatten(self._entry.out_tree, outs)
+    out = tree.tree_unflatten(self._entry.out_tree, outs)
+    if plan is None:
+      return out
+    plan.write_back(arg_leaves, out[1])
+    return out[0]
 
 
 Wrapped = None  # set by jaxlite.stages to the jit wrapper class

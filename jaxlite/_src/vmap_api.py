@@ -16,6 +16,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.libraries.numpy.util import as_operand
 from jaxlite._src.transforms import ad
@@ -131,7 +132,8 @@ def _mapped_axis_size(fun, in_tree, leaves, in_dims, axis_size):
 
 
 def _check_arg(x):
-  if isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)):
+  if isinstance(x, (Array, Tracer, ref_types.Ref, np.ndarray, np.generic, bool, int,
+                    float, complex)):
     return
   raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
 
@@ -226,10 +228,19 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         _check_arg(x)
     size = _mapped_axis_size(fun, in_tree, leaves, in_dims, axis_size)
     in_dims = [None if d is None else d % np.ndim(x) for x, d in zip(leaves, in_dims)]
-    leaves = [x if d is None else as_operand(x) for x, d in zip(leaves, in_dims)]
+    # a mapped ref: each example gets a ref of its slice, written back once all are done
+    refs = [i for i in ref_types.refs_in(leaves) if in_dims[i] is not None]
+    ref_leaves = [leaves[i] for i in refs]
+    leaves = [ref_types.current_value(x) if i in refs else x if d is None else as_operand(x)
+              for i, (x, d) in enumerate(zip(leaves, in_dims))]
     flat_fun, out_tree = api_util.flatten_fun(fun, in_tree)
-    outs, dims = batching.vmap_flat(flat_fun, leaves, in_dims, size, axis_name,
-                                    spmd_axis_name)
+    outs, dims = batching.vmap_flat(ref_types.with_local_refs(flat_fun, refs), leaves,
+                                    in_dims, size, axis_name, spmd_axis_name)
+    if refs:
+      n = len(outs) - len(refs)
+      for ref, i, x, src in zip(ref_leaves, refs, outs[n:], dims[n:]):
+        ref_types.store(ref, _to_out_axis(x, src, in_dims[i], size, axis_name, None))
+      outs, dims = outs[:n], dims[:n]
     out_tree = out_tree()
     for x in outs:
       if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float,

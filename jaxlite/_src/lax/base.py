@@ -10,6 +10,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.core.state.types import Ref
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 
@@ -40,6 +41,14 @@ def shape_as_value(shape):
   return Array(np.asarray(tuple(shape), dtype=np.int32).reshape(len(tuple(shape))))
 
 
+def check_not_a_ref(leaf, what):
+  """JAX's error for a traced function's output that is a mutable array reference."""
+  if isinstance(leaf, Ref):
+    raise ValueError(f"{what} returned a mutable array reference of type {leaf.aval}, but "
+                     "mutable array references cannot be returned. Return its value "
+                     "(ref[...]) instead; the function's writes to it are kept.")
+
+
 def trace_flat(fun, in_tree, in_avals, what):
   """Trace a user function of pytrees; returns (ClosedJaxpr, out_tree)."""
   store = []
@@ -49,6 +58,7 @@ def trace_flat(fun, in_tree, in_avals, what):
     out_leaves, out_tree = tree.tree_flatten(out)
     store.append(out_tree)
     for leaf in out_leaves:
+      check_not_a_ref(leaf, what)
       if not isinstance(leaf, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
                                complex)):
         raise TypeError(f"{what} returned a value of type {type(leaf)}, which is not a "

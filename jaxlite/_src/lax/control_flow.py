@@ -25,6 +25,8 @@ from jaxlite._src.base.api_util import fun_source_info
 from jaxlite._src.core.array import Array, as_operand as _as_operand
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.core.state import types as ref_state
+from jaxlite._src.lax.base import check_not_a_ref as _check_not_a_ref
 from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
@@ -110,6 +112,24 @@ def _check_branch_outputs(funs, out_trees, jaxprs, kind):
 
 
 def _bind_cond(index, funs, operands, kind):
+  split = ref_state.without_refs(tuple(operands))
+  if split is not None:   # ref operands: the branches close over them
+    rest, rebuild = split
+    return _bind_cond(index, [functools.wraps(f)(lambda *ls, f=f: f(*rebuild(ls)))
+                              for f in funs], rest, kind)
+  try:
+    return _bind_cond_traced(index, [ref_state.probing(f) for f in funs], operands, kind)
+  except ref_state.UsesRefs as e:
+    refs = e.refs
+  # the branches wrote to outside refs: each takes and gives their values too
+  carrying = lambda f: lambda ops, vals: ref_state.run_with(refs, vals, f, *ops)
+  out, vals = _bind_cond(index, [carrying(f) for f in funs],
+                         (operands, ref_state.values_of(refs)), kind)
+  ref_state.store_all(refs, vals)
+  return out
+
+
+def _bind_cond_traced(index, funs, operands, kind):
   leaves, in_tree = tree.tree_flatten(operands)
   leaves = [_as_operand(x) for x in leaves]
   avals = _avals_of(leaves)
@@ -339,7 +359,33 @@ def while_loop(cond_fun, body_fun, init_val):
   Forward-mode differentiable; reverse mode needs ``scan`` (or ``fori_loop`` with static
   bounds), as in JAX.
   """
+  try:
+    return _while_loop(ref_state.probing(cond_fun), ref_state.probing(body_fun), init_val)
+  except ref_state.UsesRefs as e:
+    refs = e.refs
+  # the functions wrote to outside refs: their values join the carry; cond_fun's writes
+  # are made again before each body (the loop keeps only its predicate), so they happen
+  # once per iteration, not after the last test, as in JAX 0.10.2
+  cond_writes = []
+
+  def cond(carry):
+    out, vals = ref_state.run_with(refs, carry[1], cond_fun, carry[0])
+    cond_writes.append(any(v is not c for v, c in zip(vals, carry[1])))
+    return out
+
+  def body(carry):
+    vals = carry[1]
+    if cond_writes[-1]:
+      vals = ref_state.run_with(refs, vals, cond_fun, carry[0])[1]
+    return ref_state.run_with(refs, vals, body_fun, carry[0])
+  out, vals = while_loop(cond, body, (init_val, ref_state.values_of(refs)))
+  ref_state.store_all(refs, vals)
+  return out
+
+
+def _while_loop(cond_fun, body_fun, init_val):
   leaves, carry_tree = tree.tree_flatten(init_val)
+  ref_state.check_no_refs(leaves, "while_loop's carry")
   in_tree = tree.tree_structure((init_val,))  # the functions take the carry as one argument
   leaves = [_as_operand(x) for x in leaves]
   avals = _avals_of(leaves)
@@ -372,9 +418,11 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
   carry_avals = body_jaxpr.out_avals
   diff_consts = [type(t) is not ad.Zero and _inexact(core.get_aval(p))
                  for p, t in zip(primals[cond_nconsts:nc], tangents[cond_nconsts:nc])]
-  # once any tangent is nonzero, every inexact carry may acquire one through the body
-  any_nonzero = any(diff_consts) or any(type(t) is not ad.Zero for t in tangents[nc:])
-  diff_carry = [_inexact(a) and any_nonzero for a in carry_avals]
+  # a carry whose tangent can become nonzero through the body must carry one
+  diff_carry = _carry_fixpoint(
+      body_jaxpr.jaxpr, diff_consts,
+      [type(t) is not ad.Zero and _inexact(a) for t, a in zip(tangents[nc:], carry_avals)],
+      [], carry_avals)
   if not any(diff_carry):
     outs = while_p.bind(*primals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
                         cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
@@ -500,7 +548,27 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 
   The body is traced once, so compile time does not grow with the trip count.
   """
+  try:
+    return _scan(ref_state.probing(f), init, xs, length, reverse, unroll)
+  except ref_state.UsesRefs as e:
+    refs = e.refs
+  # the body wrote to outside refs: their values join the carry
+
+  def body(carry, x):
+    out, vals = ref_state.run_with(refs, carry[1], f, carry[0], x)
+    if not (isinstance(out, tuple) and len(out) == 2):
+      return out   # (scan's own error)
+    return (out[0], vals), out[1]
+  (out, vals), ys = scan(body, (init, ref_state.values_of(refs)), xs, length, reverse,
+                         unroll)
+  ref_state.store_all(refs, vals)
+  return out, ys
+
+
+def _scan(f, init, xs, length, reverse, unroll):
   x_leaves, x_tree = tree.tree_flatten(xs)
+  ref_state.check_no_refs(x_leaves, "scan's xs")
+  ref_state.check_no_refs(tree.tree_leaves(init), "scan's carry")
   x_leaves = [_as_operand(x) for x in x_leaves]
   lengths = {x.shape[0] if x.shape else None for x in x_leaves}
   if None in lengths:
@@ -535,6 +603,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     new_carry, y = out
     c_leaves, c_tree = tree.tree_flatten(new_carry)
     y_leaves, y_tree = tree.tree_flatten(y)
+    for leaf in c_leaves + y_leaves:
+      _check_not_a_ref(leaf, "scan body")
     store.append((c_tree, y_tree))
     return [_as_operand(c) for c in c_leaves] + [_as_operand(v) for v in y_leaves]
   jaxpr = trace_to_jaxpr(body, carry_avals + x_avals)
@@ -567,14 +637,26 @@ def _carry_name(f, path):
 
 
 
+def _carry_fixpoint(jaxpr, consts, carry, xs, carry_avals):
+  """Which inexact carries of a loop body (consts, carry, xs in) can acquire a nonzero
+  tangent: those that start with one and those the body computes from one (so a counter
+  a differentiated loop keeps in a ref stays a plain value)."""
+  while True:
+    out = ad.depends_on(jaxpr, list(consts) + list(carry) + list(xs))
+    new = [c or (o and _inexact(a)) for c, o, a in zip(carry, out, carry_avals)]
+    if new == list(carry):
+      return new
+    carry = new
+
+
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll,
               linear):
   avals = jaxpr.in_avals
   nc, ncar = num_consts, num_carry
   diff = [type(t) is not ad.Zero and _inexact(a) for a, t in zip(avals, tangents)]
   # a carry whose tangent can become nonzero must carry one from the start
-  carry_diff = [_inexact(a) and (d or any(diff)) for a, d in
-                zip(avals[nc:nc + ncar], diff[nc:nc + ncar])]
+  carry_diff = _carry_fixpoint(jaxpr.jaxpr, diff[:nc], diff[nc:nc + ncar],
+                               diff[nc + ncar:], avals[nc:nc + ncar])
   diff = diff[:nc] + carry_diff + diff[nc + ncar:]
   if not any(diff):
     outs = scan_p.bind(*primals, jaxpr=jaxpr, length=length, reverse=reverse,

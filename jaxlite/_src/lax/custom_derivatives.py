@@ -18,6 +18,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand as _as_operand
 from jaxlite._src.core.core import Primitive
+from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe
@@ -95,15 +96,15 @@ class _CustomRuleFunction:
     return core.current_trace() is core.eval_trace and not any(
         isinstance(x, core.Tracer) for x in tree.tree_leaves((args, kwargs)))
 
-  def _trace(self, args, kwargs):
+  def _trace(self, args, kwargs, fun=None):
     """Returns (static values, dynamic args, their leaves and treedef, the call jaxpr,
-    its consts, the output treedef)."""
+    its consts, the output treedef); ``fun`` (default the function) is what is traced."""
     args = _resolve_args(self.fun, args, kwargs)
     static, dynamic = _split_nondiff(args, self.nondiff_argnums)
     dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
     dyn_leaves = [_as_operand(x) for x in dyn_leaves]
-    call_jaxpr, consts, out_tree = _trace_call(self.fun, static, dyn_leaves, dyn_tree,
-                                               len(args))
+    call_jaxpr, consts, out_tree = _trace_call(fun or self.fun, static, dyn_leaves,
+                                               dyn_tree, len(args))
     static_vals = [static[i] for i in sorted(static)]
     return static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree
 
@@ -267,8 +268,11 @@ class custom_vjp(_CustomRuleFunction):
                            f"{api_util.fun_name(self.fun)} using defvjp.")
     if self._eager(args, kwargs):
       return self.fun(*args, **kwargs)
-    static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
-        args, kwargs)
+    try:
+      traced = self._trace(args, kwargs, ref_state.probing(self.fun))
+    except ref_state.UsesRefs as e:
+      return self._call_carrying(e.refs, _resolve_args(self.fun, args, kwargs))
+    static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = traced
     fwd, bwd = self.fwd, self.bwd
     n = len(static_vals) + len(dynamic)
     static = dict(zip(sorted(self.nondiff_argnums), static_vals))
@@ -328,6 +332,28 @@ class custom_vjp(_CustomRuleFunction):
                                   symbolic_zeros=self.symbolic_zeros,
                                   name=api_util.fun_name(self.fun))
     return tree.tree_unflatten(out_tree, outs)
+
+  def _call_carrying(self, refs, args):
+    """A call of a custom_vjp function that wrote to outside ``refs``: a custom_vjp
+    function of their values too, whose rules leave those undifferentiated (JAX
+    differentiates no ref effect of the function)."""
+    fun, fwd, bwd, n_static = self.fun, self.fwd, self.bwd, len(self.nondiff_argnums)
+    carrying = custom_vjp(lambda vals, *a: ref_state.run_with(refs, vals, fun, *a),
+                          tuple(i + 1 for i in self.nondiff_argnums))
+
+    def carrying_fwd(vals, *a):
+      # (with symbolic_zeros the values come wrapped; the refs hold the values)
+      vals = [v.value if isinstance(v, CustomVJPPrimal) else v for v in vals]
+      (out, res), new = ref_state.run_with(refs, vals, fwd, *a)
+      return (out, new), res
+
+    def carrying_bwd(*a):
+      static, res, (ct, _) = a[:n_static], a[n_static], a[n_static + 1]
+      return (None,) + tuple(bwd(*static, res, ct))
+    carrying.defvjp(carrying_fwd, carrying_bwd, self.symbolic_zeros)
+    out, vals = carrying(ref_state.values_of(refs), *args)
+    ref_state.store_all(refs, [stop_gradient(v) for v in vals])
+    return out
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):
@@ -419,8 +445,10 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
                       differentiated=True, policy=policy)
   n = len(jaxpr.out_avals)
   it = iter(outs[n:])
-  return outs[:n], [next(it) if dtypes.is_inexact(a.dtype) else ad.Zero(ad.tangent_aval(a))
-                    for a in jaxpr.out_avals]
+  tangents = [next(it) if dtypes.is_inexact(a.dtype) else None for a in jaxpr.out_avals]
+  # an output computed from no differentiated input (a ref's counter) has a zero tangent
+  return outs[:n], [t if t is not None and d else ad.Zero(ad.tangent_aval(a)) for t, d, a
+                    in zip(tangents, ad.depends_on(jaxpr.jaxpr, diff), jaxpr.out_avals)]
 
 
 def _remat_partial_eval(trace, args, unknowns, params):
@@ -496,9 +524,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(
       static_argnums)
 
-  @functools.wraps(fun)
-  def remat_f(*args, **kwargs):
-    args = _resolve_args(fun, args, kwargs)
+  def call(fun, args):
     static, dynamic = _split_nondiff(args, static_argnums)
     leaves, in_tree = tree.tree_flatten(dynamic)
     leaves = [_as_operand(x) for x in leaves]
@@ -506,6 +532,30 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                         differentiated=False, policy=policy)
     return tree.tree_unflatten(out_tree, outs)
+
+  @functools.wraps(fun)
+  def remat_f(*args, **kwargs):
+    args = _resolve_args(fun, args, kwargs)
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    split = ref_state.without_refs(dynamic)
+    if split is not None:   # ref arguments: the function closes over them
+      rest, rebuild = split
+      static = {i: args[i] for i in static_argnums if i < len(args)}
+
+      def closing(*leaves):
+        dyn = iter(rebuild(leaves))
+        return fun(*[static[i] if i in static else next(dyn) for i in range(len(args))])
+      return checkpoint(closing, prevent_cse=prevent_cse, policy=policy)(*rest)
+    try:
+      return call(ref_state.probing(fun), args)
+    except ref_state.UsesRefs as e:
+      refs = e.refs
+    # it wrote to outside refs: their values go in after the arguments and come out after
+    # the outputs (written once; JAX 0.10.2 writes them again when it rematerializes)
+    out, vals = call(lambda *a: ref_state.run_with(refs, a[-1], fun, *a[:-1]),
+                     args + (ref_state.values_of(refs),))
+    ref_state.store_all(refs, vals)
+    return out
   return remat_f
 
 

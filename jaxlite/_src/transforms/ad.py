@@ -18,6 +18,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.core.array import as_operand
+from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.core import Literal, Primitive, ShapedArray, Tracer, set_current_trace
@@ -193,6 +194,30 @@ class JVPTrace(core.Trace):
     if type(tangent) is Zero:
       return primal
     return JVPTracer(self, primal, tangent)
+
+
+def depends_on(jaxpr, flags):
+  """Per output of ``jaxpr``, whether it depends on an input whose flag is True (an
+  output that does not has a zero tangent when those inputs are the differentiated
+  ones)."""
+  dep = {id(v) for v, f in zip(jaxpr.invars, flags) if f}
+  for eqn in jaxpr.eqns:
+    if any(type(a) is not Literal and id(a) in dep for a in eqn.invars):
+      dep.update(id(v) for v in eqn.outvars)
+  return [type(v) is not Literal and id(v) in dep for v in jaxpr.outvars]
+
+
+def _jvp_ref_write(trace, ref, value):
+  # a ref made outside the differentiated function has no tangent to hold (JAX's error)
+  if isinstance(value, JVPTracer) and value._trace is trace:
+    raise Exception(
+        "performing a set/swap operation with a differentiated value on a "
+        f"non-differentiated array reference of type {ref.aval}. Move the array "
+        "reference to be an argument of the differentiated function?")
+  return value
+
+
+ref_state.write_rules[JVPTrace] = _jvp_ref_write
 
 
 def jvp_flat(flat_fun, primals, tangents, instantiate_zeros=True):

@@ -51,6 +51,7 @@ from typing import Callable, NamedTuple
 
 from jaxlite._src.core import core
 from jaxlite._src.core.leak_check import check_no_leaks
+from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.base import errors
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, Tracer, set_current_trace
 from jaxlite._src.transforms import ad
@@ -194,6 +195,18 @@ class BatchTrace(core.Trace):
 
   def _wrap(self, val, dim):
     return val if dim is None else BatchTracer(self, val, dim)
+
+
+def _vmap_ref_write(trace, ref, value):
+  # a ref made outside vmap holds one value, not one per example (JAX's error, which JAX
+  # raises whatever the value)
+  raise Exception(
+      "performing a set/swap operation with vmapped value on an unbatched array "
+      f"reference of type {ref.aval}. Move the array reference to be an argument to the "
+      "vmapped function?")
+
+
+ref_state.write_rules[BatchTrace] = _vmap_ref_write
 
 
 def _refers_to_axis(prim, params, name) -> bool:

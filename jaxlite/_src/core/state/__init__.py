@@ -1,4 +1,3 @@
-"""Mutable array references (JAX's ``jax.Ref`` and ``jax._src.state``), which jaxlite does
-not implement: see ``types``."""
-from jaxlite._src.core.state.types import (  # noqa: F401
-    AbstractRef, Ref, addupdate, empty_ref, free_ref, freeze, get, new_ref, set, swap)
+"""Mutable array references: their types and the scopes that carry their values while a
+function is traced (``types.py``); the operations are in ``lax/state.py``."""
+from jaxlite._src.core.state.types import AbstractRef, Ref  # noqa: F401

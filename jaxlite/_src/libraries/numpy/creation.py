@@ -12,6 +12,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.core import prng
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.core.state.types import Ref
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lax_shapes
@@ -189,7 +190,10 @@ def empty(shape, dtype=None, *, device=None):
 
 
 def _like(fun_name, a, dtype, shape):
-  if isinstance(a, core.ShapeDtypeStruct):   # a description of an array serves, as in JAX
+  if (isinstance(a, (core.ShapeDtypeStruct, Ref)) or not isinstance(a, (Array, Tracer))
+      and hasattr(a, "dtype") and hasattr(a, "shape") and not hasattr(a, "__jax_array__")
+      and not isinstance(a, (np.ndarray, np.generic))):
+    # anything with a shape and dtype serves (a description of an array, a ref), as in JAX
     aval = core.ShapedArray(a.shape, np.dtype(a.dtype), getattr(a, "weak_type", False))
   else:
     check_arraylike(fun_name, a)
