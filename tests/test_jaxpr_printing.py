@@ -91,8 +91,6 @@ DIFFERENT_JAXPR = {
     "cond_closure": ("jaxlite passes a value both branches close over once per branch "
                      "(`] d c c b`); JAX passes it once"),
     "custom_vjp_grad": "jaxlite's VJP of custom_vjp_call stages an unused zeros broadcast",
-    "einsum": ("JAX's jnp.einsum passes preferred_element_type=float32 (the result type) "
-               "to dot_general; jaxlite passes None"),
     "grad_of_cond": ("JAX's linearized cond returns residuals with empty2 placeholders; "
                      "jaxlite's branches return literal zeros and one more residual"),
     "grad_of_fori": ("jaxlite's scan partial evaluation saves a loop constant as a per-step "

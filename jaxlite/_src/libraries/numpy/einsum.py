@@ -19,7 +19,8 @@ from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
                                                   with_sharding_constraint)
 from jaxlite._src.libraries.numpy import array_ops
-from jaxlite._src.libraries.numpy.util import check_arraylike, promote_dtypes
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.libraries.numpy.util import as_operand, check_arraylike
 
 __all__ = ["einsum", "einsum_path"]
 
@@ -133,10 +134,14 @@ def _diagonalise(x, s):
     s = "".join(c for k, c in enumerate(s) if k not in (i, j)) + dup
 
 
-def _sum_out(x, s, keep):
+def _sum_out(x, s, keep, dtype):
+  """``x`` summed over the indices of ``s`` not in ``keep``, in ``dtype`` where the
+  operand's type is narrower (an integer operand of a float einsum), as JAX sums."""
   axes = tuple(k for k, c in enumerate(s) if c not in keep)
   if not axes:
     return x, s
+  if dtypes.result_type(x.dtype, dtype) != x.dtype:
+    x = lax_ew.convert_element_type(x, dtype)
   # booleans sum as a logical or, as in JAX (lax's reduce_sum takes numbers only)
   reduce = lax_red.reduce_or if x.dtype == np.bool_ else lax_red.reduce_sum
   return reduce(x, axes), "".join(c for c in s if c in keep)
@@ -182,10 +187,14 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   inputs, out_s, ops = _parse(subscripts, operands)
   check_arraylike("einsum", *ops)
   sharding = canonicalize_out_sharding(out_sharding, "einsum")
-  ops = promote_dtypes(*ops)
+  # (as JAX's: the operands keep their dtypes, and every dot_general is asked for the
+  # result type, which a library's _dot_general hook receives)
+  ops = [as_operand(x) for x in ops]
+  if preferred_element_type is None:
+    pref, out_weak = dtypes.result_type(*ops, return_weak_type_flag=True)
+  else:
+    pref, out_weak = dtypes.check_user_dtype_supported(preferred_element_type, "einsum"), False
   sizes = _sizes(inputs, [x.shape for x in ops])
-  pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
-      preferred_element_type)
   terms = []
   for x, s in zip(ops, inputs):
     x, s = _drop_broadcast(x, s, sizes)
@@ -194,7 +203,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   # indices only one operand has and the output lacks are summed out at once
   for k, (x, s) in enumerate(terms):
     others = set(out_s).union(*[set(t) for m, (_, t) in enumerate(terms) if m != k])
-    terms[k] = _sum_out(x, s, others)
+    terms[k] = _sum_out(x, s, others, pref)
   if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
     path = list(optimize[1:])
   else:
@@ -215,13 +224,12 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
           (tuple(sa.index(c) for c in batch), tuple(sb.index(c) for c in batch)))
     res = _dot_general(a, b, dn, precision, preferred_element_type=pref)
     s = "".join(batch) + free_a + free_b
-    res, s = _sum_out(res, s, later)
+    res, s = _sum_out(res, s, later, pref)
     terms = rest + [(res, s)]
   (x, s), = terms
-  x, s = _sum_out(x, s, set(out_s))
+  x, s = _sum_out(x, s, set(out_s), pref)
   if s != out_s:
     x = lax_shapes.transpose(x, tuple(s.index(c) for c in out_s))
-  if pref is not None and x.dtype != pref:
-    from jaxlite._src.lax import elementwise as lax_ew
-    x = lax_ew.convert_element_type(x, pref)
+  if x.dtype != pref or x.weak_type != out_weak:
+    x = lax_ew._convert_element_type(x, pref, weak_type=out_weak)
   return x if sharding is None else with_sharding_constraint(x, sharding)
