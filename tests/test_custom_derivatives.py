@@ -136,3 +136,28 @@ def test_custom_rules_compose_with_control_flow():
   g = lambda x: lax.scan(lambda c, _: (f(c), None), x, None, length=2)[0]
   # d/dx f(f(x)) with f' := 10 everywhere is 100
   assert float(jax.grad(g)(0.5)) == 100.0
+
+
+def test_custom_rules_take_defaults_of_nondiff_arguments_left_out():
+  # as JAX's resolve_kwargs: flax's fp8 dot_general_with_precision is called with two of
+  # its five arguments, its nondiff_argnums (2, 3, 4) falling back to defaults
+  from functools import partial
+
+  @partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+  def f(x, scale=2.0, power=None):
+    return x * scale if power is None else x ** power
+
+  @f.defjvp
+  def f_jvp(scale, power, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return f(x, scale, power), t * 10.0
+
+  @partial(jax.custom_vjp, nondiff_argnums=(1,))
+  def g(x, n=3):
+    return x * n
+  g.defvjp(lambda x, n: (x * n, None), lambda n, r, ct: (ct * 100.0,))
+  # JAX 0.10.2: 6.0 (6.0, 10.0) 10.0 6.0 9.0, and 6.0 100.0
+  assert float(f(3.0)) == 6.0 and float(jax.jit(f)(3.0)) == 6.0
+  assert [float(v) for v in jax.jvp(f, (3.0,), (1.0,))] == [6.0, 10.0]
+  assert float(jax.grad(f)(3.0)) == 10.0 and float(f(3.0, 4.0, 2)) == 9.0
+  assert float(g(2.0)) == 6.0 and float(jax.grad(g)(2.0)) == 100.0

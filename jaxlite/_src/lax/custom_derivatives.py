@@ -26,11 +26,17 @@ from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 
 def _resolve_args(fun, args, kwargs):
-  """Keyword arguments bound to positions (custom rules take positional arguments)."""
-  if not kwargs:
+  """The arguments by position, keyword ones and defaults included, as JAX's
+  ``resolve_kwargs`` gives them (custom rules take positional arguments; a default may
+  be a ``nondiff_argnums`` argument the caller left out)."""
+  try:
+    signature = inspect.signature(fun)
+  except (TypeError, ValueError):   # (a callable without one: arguments as given)
+    if kwargs:
+      raise
     return tuple(args)
   try:
-    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound = signature.bind(*args, **kwargs)
   except TypeError as e:
     raise TypeError(f"{api_util.fun_name(fun)}: {e}") from None
   bound.apply_defaults()
