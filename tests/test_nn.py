@@ -154,3 +154,23 @@ def test_orthogonal_initializer():
   except (TypeError, NotImplementedError) as e:
     pytest.skip(f"lax.linalg.qr is not available yet: {e}")
   np.testing.assert_allclose(w.T @ w, np.eye(3), atol=1e-5)
+
+
+@pytest.mark.parametrize("distribution, want", [
+    # JAX 0.10.2: variance_scaling(2.0, 'fan_in', distribution)(PRNGKey(0), (4, 3),
+    # complex64)[0]
+    ("truncated_normal", [0.98146802 + 0.0450106j, 0.32668501 + 0.0431297j,
+                          -0.32495639 - 0.1824581j]),
+    ("normal", [0.50200719 - 1.22122788j, -0.4531686 - 1.01784027j,
+                -0.37408611 + 0.1027721j]),
+    ("uniform", [0.91681308 + 0.0420455j, 0.42338419 + 0.0558962j,
+                 -0.41560099 - 0.2333537j]),
+])
+def test_variance_scaling_of_complex_dtypes_as_jax(distribution, want):
+  init = jax.nn.initializers.variance_scaling(2.0, "fan_in", distribution)
+  w = init(jax.random.PRNGKey(0), (4, 3), jnp.complex64)
+  assert w.dtype == jnp.complex64
+  np.testing.assert_allclose(np.asarray(w)[0], want, rtol=2e-6, atol=1e-7)
+  # and the variance it promises: scale / fan_in (JAX: 2.03, 2.0, 2.0 times 1/400)
+  big = np.asarray(init(jax.random.PRNGKey(1), (400, 500), jnp.complex64))
+  assert abs(np.mean(np.abs(big) ** 2) * 400 - 2.0) < 0.05

@@ -128,6 +128,29 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
   return in_size * receptive_field, out_size * receptive_field
 
 
+def _polar(radius, key, shape, dtype):
+  """``radius * exp(i theta)`` with ``theta`` uniform on the circle (``radius``: real)."""
+  theta = 2 * np.pi * random.uniform(key, shape, radius.dtype)
+  return radius.astype(dtype) * jnp.exp(1j * theta.astype(dtype))
+
+
+def _complex_uniform(key, shape, dtype):
+  """Uniform on the disk of the complex plane with zero mean and unit variance (a
+  modulus of sqrt(2 u) has E|z|^2 = 1)."""
+  key_r, key_theta = random.split(key)
+  real = np.finfo(dtype).dtype
+  return _polar(jnp.sqrt(2 * random.uniform(key_r, shape, real)), key_theta, shape, dtype)
+
+
+def _complex_truncated_normal(key, upper, shape, dtype):
+  """A centred complex normal of unit variance with its modulus truncated to ``upper``:
+  the modulus by inverting its CDF, 1 - exp(-r^2), on the truncated range."""
+  key_r, key_theta = random.split(key)
+  real = np.finfo(dtype).dtype
+  t = (1 - np.exp(-upper ** 2)) * random.uniform(key_r, shape, real)
+  return _polar(jnp.sqrt(-jnp.log1p(-t)), key_theta, shape, dtype)
+
+
 def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
                      dtype=None):
   """An initializer whose variance is ``scale`` over a fan of the weight shape.
@@ -150,25 +173,31 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
   >>> init(jax.random.PRNGKey(0), (64, 32)).shape
   (64, 32)
   """
-  def init(key, shape, dtype=dtype):
+  def init(key, shape, dtype=dtype, out_sharding=None):
     shape = tuple(int(d) for d in shape)
     dtype = _dtype(dtype)
-    if not dtypes.issubdtype(dtype, np.floating):
-      raise NotImplementedError("jaxlite's variance_scaling supports real float dtypes only")
     fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
     denominators = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
                     "fan_geo_avg": (fan_in * fan_out) ** 0.5}
     if mode not in denominators:
       raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
     variance = jnp.array(scale / denominators[mode], dtype=dtype)
+    real = dtypes.issubdtype(dtype, np.floating)
     if distribution == "truncated_normal":
-      # 0.8796... is the standard deviation of a standard normal truncated to (-2, 2)
-      stddev = jnp.sqrt(variance) / jnp.array(.87962566103423978, dtype)
-      return random.truncated_normal(key, -2, 2, shape, dtype) * stddev
+      if real:   # 0.8796... is the standard deviation of a standard normal on (-2, 2)
+        stddev = jnp.sqrt(variance) / jnp.array(.87962566103423978, dtype)
+        return random.truncated_normal(key, -2, 2, shape, dtype,
+                                       out_sharding=out_sharding) * stddev
+      # 0.9531... is that of a complex standard normal whose modulus is truncated to 2
+      stddev = jnp.sqrt(variance) / jnp.array(.95311164380491208, dtype)
+      return _complex_truncated_normal(key, 2, shape, dtype) * stddev
     if distribution == "normal":
-      return random.normal(key, shape, dtype) * jnp.sqrt(variance)
+      return random.normal(key, shape, dtype, out_sharding=out_sharding) * jnp.sqrt(variance)
     if distribution == "uniform":
-      return random.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
+      if real:
+        return random.uniform(key, shape, dtype, -1,
+                              out_sharding=out_sharding) * jnp.sqrt(3 * variance)
+      return _complex_uniform(key, shape, dtype) * jnp.sqrt(variance)
     raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
   return init
 
