@@ -82,14 +82,23 @@ class Lowered:
   def compile(self, compiler_options=None, *, device_assignment=None):
     """The executable of this signature (``jax.stages.Lowered.compile``).
 
-    jaxlite compiles with options of its own (its tiers, XLA's defaults), so it takes no
-    XLA compiler options nor device assignment: a non-empty one is an error rather than
-    silently left out."""
-    if compiler_options or device_assignment is not None:
+    Parameters
+    ----------
+    compiler_options : dict, optional
+      XLA options by name (``{"xla_cpu_enable_fast_math": True}``), str, bool, int or
+      float values. Where the signature runs on XLA (the ``xla`` and ``auto`` policies
+      with a plugin, or a device), the program is compiled with XLA with them, and an
+      option XLA does not know raises ``JaxRuntimeError`` as in JAX; under the
+      ``numpy`` policy tier 0 runs it and XLA's options do not apply.
+    device_assignment : not supported
+      jaxlite compiles for the signature's device; pass ``jax.device_put`` arguments to
+      choose it.
+    """
+    if device_assignment is not None:
       raise NotImplementedError(
-          "Lowered.compile(compiler_options=..., device_assignment=...): jaxlite compiles "
-          "with its own options and the signature's device; call compile() without them.")
-    return Compiled(self._traced)
+          "Lowered.compile(device_assignment=...): jaxlite compiles for the device its "
+          "arguments are on; commit them with jax.device_put(x, device) instead.")
+    return Compiled(self._traced, compiler_options or None)
 
   def cost_analysis(self) -> dict:
     """XLA's cost analysis of the program (``flops``, ``bytes accessed``, ...). JAX
@@ -101,12 +110,17 @@ class Lowered:
 class Compiled:
   """An executable for one signature; calling it with another signature is an error."""
 
-  def __init__(self, traced: Traced):
+  def __init__(self, traced: Traced, compiler_options=None):
     from jaxlite._src import tiers
     self._traced = traced
     self._entry = traced._entry
     jitted = traced._jitted
-    run = self._entry.executable(jitted._name, jitted._policy or tiers.default_policy())
+    policy = jitted._policy or tiers.default_policy()
+    run = self._entry.executable(jitted._name, policy)
+    if compiler_options and (self._entry.key[6] is not None or (
+        policy != "numpy" and tiers.xla_available())):
+      # an executable of its own: the signature's other calls keep XLA's defaults
+      run = self._entry.compile_xla(jitted._name, compiler_options)
     # a tier race in progress takes argument leaves: a compiled call runs tier 0 meanwhile
     self._run = run.tiers["numpy"][0] if isinstance(run, tiers.Race) else run
 

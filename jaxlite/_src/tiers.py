@@ -88,14 +88,14 @@ def default_policy() -> str:
   return policy
 
 
-def compile_xla(closed, name, donation=None, on=None):
-  """Compile ``closed`` with XLA for PJRT client ``on`` (None: the CPU's); a clear error
-  when no plugin is installed."""
+def compile_xla(closed, name, donation=None, on=None, options=None):
+  """Compile ``closed`` with XLA for PJRT client ``on`` (None: the CPU's) with XLA compiler
+  ``options`` (None: XLA's defaults); a clear error when no plugin is installed."""
   from jaxlite._src.backends import xla
   if on is None and not xla_available():
     reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
-  return xla.compile(closed, name, donation, on)
+  return xla.compile(closed, name, donation, on, options)
 
 
 class NumpyTier:

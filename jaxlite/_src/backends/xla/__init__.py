@@ -272,10 +272,11 @@ def _compiler(tasks: int, main: pjrt.Client) -> pjrt.Client:
 
 
 def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
-            on=None) -> XlaExecutable:
+            on=None, options=None) -> XlaExecutable:
   """Lower ``closed`` and compile it with XLA for the first device of client ``on``
   (None: the CPU's); ``donation`` says which parameters XLA may write results into (see
-  ``lower``). A small program is
+  ``lower``); ``options`` a dict of XLA compiler options (``pjrt.compile_options``'s
+  ``overrides``). A small program is
   compiled without parallel tasks (``UNSPLIT_BELOW``), a large one split into a task per
   CPU it will run on (``pool_cpus``).
 
@@ -292,8 +293,9 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
   tasks = _tasks(closed, c)
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key,
   # as is the split into tasks: an executable compiled otherwise must not be loaded.
+  compile_options = pjrt.compile_options(overrides=options)
   entry_key = cache.key(text, repr(c.api.attributes().get("xla_version")),
-                        pjrt.COMPILE_OPTIONS + os.environ.get("XLA_FLAGS", "").encode(),
+                        compile_options + os.environ.get("XLA_FLAGS", "").encode(),
                         c.devices[0].device_kind, b"tasks=%d" % tasks)
   stored = cache.get(entry_key)
   if stored is not None:
@@ -305,7 +307,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
       logger.warning("persistent compile cache: entry rejected by XLA (%s); recompiling", e)
   t0 = time.perf_counter()
   compiler = _compiler(tasks, c)
-  loaded = compiler.compile(text)
+  loaded = compiler.compile(text, compile_options)
   if compiler is not c:   # runs on the process's client, with its buffers
     loaded = c.deserialize(loaded.serialize())
   compile_secs = time.perf_counter() - t0
