@@ -413,7 +413,9 @@ class PjitFunction:
     elif run.__class__ is tiers.Race:
       outs = run(leaves)
     else:
-      outs = list(map(Array, run(*map(arguments.leaf_value, leaves)), entry.out_weak))
+      outs = donation.reuse_host_buffers(leaves, entry.donation,
+                                         run(*map(arguments.leaf_value, leaves)))
+      outs = list(map(Array, outs, entry.out_weak))
     entry.exec_s.append(time.perf_counter() - t0)
     delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)

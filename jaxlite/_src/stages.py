@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import arguments
+from jaxlite._src import donation
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array, check_donated_once, delete_donated, from_device
 from jaxlite._src.core.core import ShapeDtypeStruct
@@ -163,6 +164,8 @@ class Compiled:
       outs = [from_device(o, w) for o, w in zip(outs, self._entry.out_weak)]
     else:
       outs = run(*map(arguments.leaf_value, leaves))
+      if donate is not None:
+        outs = donation.reuse_host_buffers(leaves, self._entry.donation, outs)
       outs = [Array(np.asarray(o), w) for o, w in zip(outs, self._entry.out_weak)]
     if donate is not None:   # deleted as a jitted call deletes them
       delete_donated(leaves, donate)

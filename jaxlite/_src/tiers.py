@@ -346,6 +346,10 @@ def start_race(entry, name, numpy_run, values, program, lost_races):
   sending; on the compile thread it took the GIL from the caller's next call in many
   turns. Nothing here is the caller's error: should it fail, tier 0 keeps serving and the
   signature's note says why."""
+  if entry.donate:
+    # a donated argument's buffer may become an output's (donation.reuse_host_buffers):
+    # the race keeps copies of those
+    values = [np.array(v) if i in entry.donate else v for i, v in enumerate(values)]
   try:
     request = None   # where there is none, XLA compiles and races in this process
     if program is not None and compile_server.wanted():

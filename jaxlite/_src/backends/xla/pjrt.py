@@ -1484,6 +1484,17 @@ class DeviceBuffer:
     return self._alias is None and not (value_read and self.client.direct_read
                                         and self.nbytes >= ALIAS_MIN_BYTES)
 
+  def unsafe_pointer(self) -> int:
+    """The address of this buffer's memory on its device (waits for it to be computed):
+    ``PJRT_Buffer_UnsafePointer``."""
+    self.block_until_ready()
+    api = self.api
+    if api.Buffer_UnsafePointer is None:
+      raise XlaRuntimeError("UNIMPLEMENTED: this PJRT plugin gives no buffer addresses.")
+    pa = _new(UnsafePointerArgs, buffer=self.handle)
+    api.check(api.Buffer_UnsafePointer(ctypes.byref(pa)))
+    return pa.buffer_pointer
+
   @property
   def nbytes(self) -> int:
     shape, dtype = self.spec
