@@ -124,14 +124,21 @@ def consumable_pieces(leaf, pieces) -> bool:
           and not any(isinstance(p, np.ndarray) or not p.donatable(False) for p in pieces))
 
 
+def mesh_plan(program, entry, stacklevel=5):
+  """The donation plan of a ``sharding_map.MeshProgram``'s traced signature ``entry``
+  (made once; its warning, if any, once)."""
+  plans = program.__dict__.setdefault("_donation_plans", {})
+  aliases = plans.get(id(entry[0]))   # entries live as long as the program's cache
+  if aliases is None:
+    aliases = plans[id(entry[0])] = plan(entry[0], program.donated, stacklevel=stacklevel)
+  return aliases
+
+
 def run_mesh(program, entry, leaves):
   """Run a ``sharding_map.MeshProgram`` whose ``donated`` flags (pmap's donate_argnums)
   are set: plan once per traced signature, let XLA consume the donated shards it may,
   delete the donated Arrays on either tier. Returns the output Arrays."""
-  plans = program.__dict__.setdefault("_donation_plans", {})
-  aliases = plans.get(id(entry))   # entries live as long as the program's cache
-  if aliases is None:
-    aliases = plans[id(entry)] = plan(entry[0], program.donated, stacklevel=4)
+  aliases = mesh_plan(program, entry)
   shardings = [NamedSharding(program.mesh, s) for s in entry[1]]
   donate = mesh_donation(leaves, aliases, shardings)
   check_donated_once(leaves, donate)

@@ -6,6 +6,7 @@ import numpy as np
 from jaxlite._src import arguments
 from jaxlite._src import donation
 from jaxlite._src.base import tree
+from jaxlite._src.core import core
 from jaxlite._src.core.array import Array, check_donated_once, delete_donated, from_device
 from jaxlite._src.core.core import ShapeDtypeStruct
 
@@ -170,6 +171,72 @@ class Compiled:
     if donate is not None:   # deleted as a jitted call deletes them
       delete_donated(leaves, donate)
     return tree.tree_unflatten(self._entry.out_tree, outs)
+
+
+class MeshLowered(Lowered):
+  """A program over a mesh of devices (``pmap``) lowered for one signature.
+
+  ``resolve(args, kwargs)`` gives the ``sharding_map.MeshProgram`` serving a call and its
+  argument leaves; the signature is that of ``args`` and ``kwargs``."""
+
+  def __init__(self, resolve, args, kwargs):
+    self._resolve = resolve
+    self._program, leaves = resolve(args, kwargs)
+    self._entry, leaves = self._program.signature(tuple(leaves))
+    self._in_avals = [core.get_aval(x) for x in leaves]
+
+  def as_text(self, dialect=None) -> str:
+    """The lowered program: StableHLO, one replica per device (``dialect="stablehlo"``,
+    the default where XLA serves it) or, where tier 0 does, the per-device jaxpr
+    (``"numpy"``)."""
+    return self._program.as_text(self._entry, dialect)
+
+  def compile(self, compiler_options=None, *, device_assignment=None):
+    """The executable of this signature; ``compiler_options`` as ``Lowered.compile``."""
+    if device_assignment is not None:
+      raise NotImplementedError(
+          "Lowered.compile(device_assignment=...): a mapped program runs on the devices "
+          "its function was given (pmap's devices=...); choose them there.")
+    return MeshCompiled(self, compiler_options or None)
+
+
+class MeshCompiled(Compiled):
+  """The executable of a ``MeshLowered``: calling it with another signature is an
+  error."""
+
+  def __init__(self, lowered: MeshLowered, compiler_options=None):
+    from jaxlite._src import donation
+    program, entry = lowered._program, lowered._entry
+    self._lowered, self._program, self._entry = lowered, program, entry
+    if program._use_xla():
+      if compiler_options:   # an executable of its own: other calls keep XLA's defaults
+        aliases = (donation.mesh_plan(program, entry) if program.donated is not None
+                   else None)
+        self._entry = entry[:4] + [program.compile_xla(entry, aliases, compiler_options)]
+
+  def as_text(self) -> str:
+    return self._lowered.as_text()
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of the per-device program (``flops``, ...)."""
+    entry = self._entry
+    exe = entry[4] or self._program.compile_xla(entry)
+    return exe.cost_analysis()
+
+  def __call__(self, *args, **kwargs):
+    program, leaves = self._lowered._resolve(args, kwargs)
+    entry, leaves = program.signature(tuple(leaves))
+    if program is not self._program or entry[0] is not self._entry[0]:
+      avals = [core.get_aval(x) for x in leaves]
+      mismatches = [f"Argument {i} compiled with {a.str_short()} and called with "
+                    f"{b.str_short()}" for i, (a, b) in
+                    enumerate(zip(self._lowered._in_avals, avals)) if a != b]
+      if len(avals) != len(self._lowered._in_avals) or not mismatches:
+        mismatches = [f"compiled for {len(self._lowered._in_avals)} argument leaves of "
+                      "another pytree or static arguments"]
+      raise TypeError("Argument types differ from the types for which this computation "
+                      "was compiled. The mismatches are:\n" + "\n".join(mismatches))
+    return program.run(self._entry, leaves)
 
 
 Wrapped = None  # set by jaxlite.stages to the jit wrapper class

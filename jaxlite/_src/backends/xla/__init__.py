@@ -320,9 +320,24 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
   return exe
 
 
+def lower_on_devices(closed: core.ClosedJaxpr, name: str, n: int, *, replicas: bool,
+                     mesh_axes=(), arg_shardings=None, out_shardings=None,
+                     donation=None) -> str:
+  """The StableHLO text of ``closed`` run on ``n`` devices at once (see
+  ``compile_on_devices``)."""
+  return _lowering().lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
+                           out_shardings=out_shardings, donation=donation,
+                           **_device_counts(n, replicas))
+
+
+def _device_counts(n, replicas):
+  return (dict(num_replicas=n, num_partitions=1) if replicas
+          else dict(num_replicas=1, num_partitions=n))
+
+
 def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, replicas: bool,
                        mesh_axes=(), arg_shardings=None, out_shardings=None,
-                       in_specs=None, out_specs=None, donation=None):
+                       in_specs=None, out_specs=None, donation=None, options=None):
   """Compile ``closed`` to run on the devices ``device_ids`` (client indices) at once.
 
   ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
@@ -330,16 +345,17 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   is the global program, and XLA's SPMD partitioner splits it into one partition per
   device as the ``mhlo.sharding`` strings say. ``in_specs``/``out_specs`` are the
   per-device (shape, dtype) of the buffers (default: the jaxpr's avals); ``donation``
-  the parameters XLA may write results into (see ``lower``). Returns the
-  ``pjrt.LoadedExecutable``; run it with ``execute_sharded``.
+  the parameters XLA may write results into (see ``lower``); ``options`` XLA compiler
+  options (see ``compile``). Returns the ``pjrt.LoadedExecutable``; run it with
+  ``execute_sharded``.
   """
   n = len(device_ids)
-  counts = dict(num_replicas=n, num_partitions=1) if replicas else dict(num_replicas=1,
-                                                                         num_partitions=n)
-  text = _lowering().lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
-                         out_shardings=out_shardings, donation=donation, **counts)
+  text = lower_on_devices(closed, name, n, replicas=replicas, mesh_axes=mesh_axes,
+                          arg_shardings=arg_shardings, out_shardings=out_shardings,
+                          donation=donation)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
-  loaded = client().compile(text, pjrt.compile_options(device_ids=ids, **counts))
+  loaded = client().compile(text, pjrt.compile_options(
+      device_ids=ids, overrides=options, **_device_counts(n, replicas)))
   loaded.set_signature(in_specs or [(a.shape, a.dtype) for a in closed.in_avals],
                        out_specs or [(a.shape, a.dtype) for a in closed.out_avals],
                        donors(donation))
