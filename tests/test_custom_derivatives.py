@@ -136,3 +136,36 @@ def test_custom_rules_compose_with_control_flow():
   g = lambda x: lax.scan(lambda c, _: (f(c), None), x, None, length=2)[0]
   # d/dx f(f(x)) with f' := 10 everywhere is 100
   assert float(jax.grad(g)(0.5)) == 100.0
+
+
+def test_custom_jvp_call_params_follow_jax():
+  # JAX 0.10.2: the params are call_jaxpr, jvp_jaxpr_fun (a WrappedFun whose
+  # call_wrapped(*zeros) gives (jvp_jaxpr, consts, out_zeros)), num_consts and
+  # symbolic_zeros; get_bind_params gives subfuns=(fun, jvp), which bind takes back
+  # (equinox's finalise_jaxpr calls fun.call_wrapped). Values recorded from JAX 0.10.2.
+  @jax.custom_jvp
+  def f(x, y):
+    return jnp.sin(x) * y
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return f(x, y), 3.0 * tx + ty
+
+  eqn = jax.make_jaxpr(f)(1.0, 2.0).jaxpr.eqns[0]
+  assert {"call_jaxpr", "jvp_jaxpr_fun", "num_consts", "symbolic_zeros"} <= set(eqn.params)
+  jvp_jaxpr, consts, out_zeros = eqn.params["jvp_jaxpr_fun"].call_wrapped(False, False)
+  assert consts == [] and out_zeros == [False]
+  assert len(jvp_jaxpr.invars) == 4 and len(jvp_jaxpr.outvars) == 2
+  params = eqn.primitive.get_bind_params(eqn.params)
+  fun, jvp = params.pop("subfuns")
+  np.testing.assert_allclose(fun.call_wrapped(1.0, 2.0), [1.6829419], rtol=1e-6)
+  np.testing.assert_allclose(jvp.call_wrapped(1.0, 2.0, 1.0, 0.5), [1.6829419, 3.5],
+                             rtol=1e-6)
+
+  def g(x, y):
+    return eqn.primitive.bind(x, y, subfuns=(fun, jvp), **params)[0]
+  out, tangent = jax.jvp(g, (1.0, 2.0), (1.0, 0.5))
+  np.testing.assert_allclose([out, tangent], [1.6829419, 3.5], rtol=1e-6)
+  assert float(jax.grad(g)(1.0, 2.0)) == 3.0
+  assert "jvp=f_jvp" in str(jax.make_jaxpr(g)(1.0, 2.0))
