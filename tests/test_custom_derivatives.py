@@ -169,3 +169,47 @@ def test_custom_jvp_call_params_follow_jax():
   np.testing.assert_allclose([out, tangent], [1.6829419, 3.5], rtol=1e-6)
   assert float(jax.grad(g)(1.0, 2.0)) == 3.0
   assert "jvp=f_jvp" in str(jax.make_jaxpr(g)(1.0, 2.0))
+
+
+def test_grad_of_a_jitted_custom_vjp_traces_bwd_once():
+  # as JAX 0.10.2: grad(jit(f)) splits the jitted call into a primal and a tangent call
+  # whose jaxprs (JVP, partial evaluation, transpose) are cached per jaxpr, so a second
+  # grad reuses the transpose and bwd is traced once; results recorded from JAX 0.10.2
+  traces = []
+
+  @jax.custom_vjp
+  def f(x):
+    return x
+
+  def f_bwd(res, g):
+    traces.append(1)
+    return (g + 2,)
+  f.defvjp(lambda x: (x, None), f_bwd)
+  jf = jax.jit(f)
+  assert float(jax.grad(jf)(jnp.array(1.0))) == 3.0
+  assert float(jax.grad(jf)(jnp.array(2.0))) == 3.0
+  assert len(traces) == 1
+  assert float(jax.grad(jax.jit(f))(jnp.array(1.0))) == 3.0   # another jaxpr: traced again
+  assert len(traces) == 2
+
+
+def test_grad_of_jit_stages_a_primal_and_a_tangent_call():
+  # JAX 0.10.2 stages make_jaxpr(grad(jit(g))) as two jit calls, the primal work (with
+  # the residuals as outputs) and the transposed tangent work; jvp of jit keeps symbolic
+  # zero output tangents
+  @jax.jit
+  def g(x):
+    return jnp.sin(x) * x
+
+  text = str(jax.make_jaxpr(jax.grad(g))(1.0))
+  assert text.count("jit[") == 2 and "cos" in text and "add_any" in text
+  np.testing.assert_allclose(jax.grad(g)(1.0), np.cos(1.0) + np.sin(1.0), rtol=1e-6)
+
+  @jax.jit
+  def h(x, y):
+    return x * 2.0, lax.stop_gradient(y), y
+
+  _, tangents = jax.jvp(h, (1.0, 2.0), (1.0, 1.0))
+  assert float(tangents[0]) == 2.0 and float(tangents[1]) == 0.0 and float(tangents[2]) == 1.0
+  out, tangent = jax.jvp(lambda x: h(x, 2.0)[1], (1.0,), (1.0,))
+  assert float(out) == 2.0 and float(tangent) == 0.0

@@ -98,8 +98,6 @@ DIFFERENT_JAXPR = {
     "grad_of_fori": ("jaxlite's scan partial evaluation saves a loop constant as a per-step "
                      "residual (num_consts=0 on the transposed scan); JAX keeps it a const"),
     "grad_of_index": "JAX transposes squeeze with broadcast_in_dim; jaxlite with reshape",
-    "grad_of_jit": ("jaxlite's grad of a jit call inlines the call; JAX keeps jit calls for "
-                    "the primal and the transposed parts"),
     "grad_of_max": ("JAX's JVP of reduce_max reshapes the max to (1,); jaxlite broadcasts it "
                     "to the operand's shape"),
     "long_params_broadcast": ("jnp.broadcast_to over size-1 axes: JAX stages one "
