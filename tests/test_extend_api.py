@@ -294,6 +294,29 @@ def test_a_lowering_through_emit_python_callback_calls_the_host_function(mode):
   assert impl_calls == [1]
 
 
+@pytest.mark.skipif(not _xla_available(), reason="the XLA tier is unavailable")
+def test_a_lower_fun_is_traced_once_for_both_tiers():
+  """As JAX lowers a program once, an equation's lower_fun is traced once though tier 0
+  and XLA both compile it (equinox's announce_transform counts these traces)."""
+  traces = []
+  p = jex.Primitive("counted_lowering")
+  p.def_abstract_eval(lambda x, *, tag: x)
+  p.def_impl(lambda x, *, tag: x + 1.0)
+
+  def lowered(x, *, tag):
+    traces.append(tag)
+    return x + 1.0
+  mlir.register_lowering(p, mlir.lower_fun(lowered, multiple_results=False))
+  f = jax.jit(lambda x: p.bind(x, tag="a") * 2.0)
+  np.testing.assert_allclose(f(X), (X + 1) * 2, rtol=1e-6)   # tier 0 compiles it
+  assert traces == ["a"]
+  f.lower(X).compile().cost_analysis()                       # XLA compiles it
+  assert traces == ["a"]
+  g = jax.jit(lambda x: p.bind(x, tag="b") * 2.0)            # another equation
+  np.testing.assert_allclose(g(X), (X + 1) * 2, rtol=1e-6)
+  assert traces == ["a", "b"]
+
+
 def test_defjvp_per_operand_rules():
   hyp_p = jex.Primitive("hypot_sq")   # x^2 + y^2
   hyp_p.def_impl(lambda x, y: x * x + y * y)

@@ -90,24 +90,40 @@ class _JaxRule:
     return [o[0] if type(o) in (list, tuple) and len(o) == 1 else o for o in outs]
 
 
+# the traces of one lower_fun kept for the tiers to share (oldest dropped first)
+_TRACES_KEPT = 256
+
+
 class LoweredFun:
   """``lower_fun(fun, multiple_results)``: a lowering rule that traces
   ``fun(*operands, **params)`` on the equation's operand types and emits its jaxpr
   inline. ``multiple_results=False``: ``fun`` returns one value rather than a sequence."""
-  __slots__ = ("fun", "multiple_results")
+  __slots__ = ("fun", "multiple_results", "_traced")
 
   def __init__(self, fun: Callable, multiple_results: bool = True):
     self.fun = fun
     self.multiple_results = multiple_results
+    self._traced = {}   # (avals, param ids) -> (params, closed jaxpr), oldest first
 
   def trace(self, avals_in, params) -> core.ClosedJaxpr:
-    """``fun`` on ``avals_in`` with ``params``, as a closed jaxpr of a list of outputs."""
+    """``fun`` on ``avals_in`` with ``params``, as a closed jaxpr of a list of outputs.
+
+    An equation is traced once for both tiers (tier 0 and XLA lower the same equations),
+    as JAX lowers a program once: the trace is kept for these very param values."""
+    key = (tuple(avals_in), tuple((k, id(v)) for k, v in sorted(params.items())))
+    hit = self._traced.get(key)
+    if hit is not None and all(hit[0][k] is v for k, v in params.items()):
+      return hit[1]
     fun, multiple = self.fun, self.multiple_results
 
     def flat(*xs):
       out = fun(*xs, **params)
       return list(out) if multiple else [out]
-    return staging.trace_to_jaxpr(flat, list(avals_in))
+    closed = staging.trace_to_jaxpr(flat, list(avals_in))
+    if len(self._traced) >= _TRACES_KEPT:
+      self._traced.pop(next(iter(self._traced)))
+    self._traced[key] = (dict(params), closed)   # the values kept: their ids stay theirs
+    return closed
 
   def __call__(self, ctx: LoweringRuleContext, *args, **params):
     return ctx.builder.inline(self.trace(ctx.avals_in, params), list(args))
