@@ -69,19 +69,22 @@ def _trace_call(fun, static, dyn_leaves, dyn_tree, nargs):
 # ----------------------------------------------------------------------------- custom_jvp
 
 class JVPRuleFun(lu.WrappedFun):
-  """The ``jvp_jaxpr_fun`` param of ``custom_jvp_call``, as JAX's: ``call_wrapped(*zeros)``
-  stages the custom JVP rule, with the tangents flagged in ``zeros`` symbolic zeros, and
-  returns ``(jvp_jaxpr, consts, out_zeros)``: the jaxpr maps the primals and the nonzero
-  tangents to the outputs and their nonzero tangents. jaxlite's JVP rule calls ``rule``,
-  ``rule(primals, tangents) -> (outputs, output tangents)``, on the values themselves, so
-  that an eager custom JVP rule may inspect them as in JAX."""
-  __slots__ = ("rule", "in_avals", "_staged")
+  """The ``jvp_jaxpr_fun`` param of ``custom_jvp_call``, as JAX's: ``call_wrapped(*zeros)``,
+  one flag per argument after the ``num_consts`` closed-over values, stages the custom JVP
+  rule with the flagged tangents symbolic zeros and returns ``(jvp_jaxpr, consts,
+  out_zeros)``: the jaxpr maps those arguments' primals and nonzero tangents to the
+  outputs and their nonzero tangents. jaxlite's JVP rule calls ``rule``,
+  ``rule(primals, tangents) -> (outputs, output tangents)`` (closed-over values first,
+  which the user's rule does not see), on the values themselves, so that an eager custom
+  JVP rule may inspect them as in JAX."""
+  __slots__ = ("rule", "in_avals", "num_consts", "_staged")
 
-  def __init__(self, rule, in_avals):
+  def __init__(self, rule, in_avals, num_consts=0):
     name = getattr(rule, "__name__", "jvp")
     super().__init__(self._stage, self._stage, (), (), (), None,
                      api_util.DebugInfo("custom_jvp", name, (), name))
-    self.rule, self.in_avals, self._staged = rule, list(in_avals), {}
+    self.rule, self.in_avals, self.num_consts = rule, list(in_avals), num_consts
+    self._staged = {}
 
   @property
   def __name__(self):
@@ -91,19 +94,27 @@ class JVPRuleFun(lu.WrappedFun):
     key = tuple(bool(z) for z in zeros)
     staged = self._staged.get(key)
     if staged is None:
-      staged = self._staged[key] = _stage_jvp_rule(self.rule, self.in_avals, key)
+      staged = self._staged[key] = _stage_jvp_rule(self.rule, self.in_avals,
+                                                   self.num_consts, key)
     return staged
 
 
-def _stage_jvp_rule(rule, avals, zeros):
+def _stage_jvp_rule(rule, avals, num_consts, zeros):
   """``JVPRuleFun.call_wrapped``: the rule staged into a jaxpr for the zero pattern."""
+  const_avals, avals = avals[:num_consts], avals[num_consts:]
+  if len(zeros) != len(avals):
+    raise TypeError(f"jvp_jaxpr_fun takes one zero flag per non-const argument "
+                    f"({len(avals)}), got {len(zeros)}.")
   n = len(avals)
   out_zeros = []
 
   def flat(*xs):
     it = iter(xs[n:])
     tangents = [ad.Zero(ad.tangent_aval(a)) if z else next(it) for a, z in zip(avals, zeros)]
-    outs, out_tangents = rule(list(xs[:n]), tangents)
+    # the user's rule closes over what the consts are: they only fill their places
+    consts = [ad.zeros_like_aval(a) for a in const_avals]
+    outs, out_tangents = rule(consts + list(xs[:n]),
+                              [ad.Zero(ad.tangent_aval(a)) for a in const_avals] + tangents)
     out_zeros[:] = [type(t) is ad.Zero for t in out_tangents]
     return [*outs, *[t for t in out_tangents if type(t) is not ad.Zero]]
   tangent_avals = [ad.tangent_aval(a) for a, z in zip(avals, zeros) if not z]
@@ -141,7 +152,7 @@ def _lift_jvp(num_consts, jvp_fun: JVPRuleFun) -> lu.WrappedFun:
   (a zero tangent a ``SymbolicZero``) returning ``[*outputs, *output tangents]``."""
   def jvp(*xs):
     n = len(xs) // 2
-    primals, tangents = xs[:n], xs[n:]
+    primals, tangents = xs[num_consts:n], xs[n + num_consts:]
     zeros = [type(t) is ad.SymbolicZero for t in tangents]
     jaxpr, consts, out_zeros = jvp_fun.call_wrapped(*zeros)
     out = core.eval_jaxpr(jaxpr, consts, *primals,
@@ -149,7 +160,6 @@ def _lift_jvp(num_consts, jvp_fun: JVPRuleFun) -> lu.WrappedFun:
     outs, nonzero = out[:len(out_zeros)], iter(out[len(out_zeros):])
     return [*outs, *[ad.SymbolicZero(ad.tangent_aval(core.get_aval(o))) if z else next(nonzero)
                      for o, z in zip(outs, out_zeros)]]
-  del num_consts   # the staged rule takes the consts among the primals
   return lu.wrap_init(jvp, debug_info=jvp_fun.debug_info)
 
 
@@ -282,7 +292,7 @@ class custom_jvp(_CustomRuleFunction):
     jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
     avals = [core.get_aval(x) for x in (*consts, *dyn_leaves)]
     outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
-                                  jvp_jaxpr_fun=JVPRuleFun(jvp_flat, avals),
+                                  jvp_jaxpr_fun=JVPRuleFun(jvp_flat, avals, n_consts),
                                   num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                   name=api_util.fun_name(self.fun))
     return tree.tree_unflatten(out_tree, outs)
@@ -692,7 +702,7 @@ def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp_jaxpr_fun
   batched_jvp.__name__ = jvp.__name__
   outs = custom_jvp_call_p.bind(
       *vals, call_jaxpr=batched_call,
-      jvp_jaxpr_fun=JVPRuleFun(batched_jvp, [core.get_aval(v) for v in vals]),
+      jvp_jaxpr_fun=JVPRuleFun(batched_jvp, [core.get_aval(v) for v in vals], num_consts),
       num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
   return outs, [0] * n_out
 
