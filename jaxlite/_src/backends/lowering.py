@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Callable
 
 from jaxlite._src.core import core
+from jaxlite._src.lax import callbacks
 from jaxlite._src.transforms import staging
 
 # primitive -> rule(builder, eqn, *lowered operands, **params) -> list[V] | V
@@ -187,7 +188,6 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
   -------
   ``(results, token, keepalive)`` as JAX's: the token passed through, no keepalive.
   """
-  from jaxlite._src.lax import callbacks
   result_avals = tuple(result_avals)
   if has_side_effect:
     prim, params = callbacks.io_callback_p, dict(ordered=token is not None)
