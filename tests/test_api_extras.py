@@ -173,6 +173,23 @@ def test_numpy_dtype_helpers_and_io():
     jnp.fromiter(range(3))
 
 
+def test_load_restores_bfloat16_and_returns_other_dtypes_as_numpy():
+  # as JAX 0.10.2 gives: numpy.save writes bfloat16 as void 'V2', which jnp.load views as
+  # bfloat16 again; an array of a non-JAX dtype comes back as NumPy's array
+  def roundtrip(x):
+    buf = io.BytesIO()
+    np.save(buf, x)
+    buf.seek(0)
+    return jnp.load(buf)
+  bf = roundtrip(np.asarray(jnp.array([1.5, -2.0], jnp.bfloat16)))
+  assert isinstance(bf, jaxlite.Array) and bf.dtype == jnp.bfloat16
+  assert bf.tolist() == [1.5, -2.0]
+  strings = roundtrip(np.array(["ab", "c"]))
+  assert type(strings) is np.ndarray and strings.dtype == np.dtype("<U2")
+  void3 = roundtrip(np.zeros(2, "V3"))
+  assert type(void3) is np.ndarray and void3.dtype == np.dtype("V3")
+
+
 def test_numpy_extras_trace_under_jit():
   close(jaxlite.jit(jnp.unwrap)(np.array([0., 3., 6.5])), np.unwrap([0., 3., 6.5]))
   close(jaxlite.jit(jnp.gradient)(A34 * A34), np.gradient(A34 * A34))

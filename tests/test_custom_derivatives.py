@@ -161,3 +161,80 @@ def test_custom_rules_take_defaults_of_nondiff_arguments_left_out():
   assert [float(v) for v in jax.jvp(f, (3.0,), (1.0,))] == [6.0, 10.0]
   assert float(jax.grad(f)(3.0)) == 10.0 and float(f(3.0, 4.0, 2)) == 9.0
   assert float(g(2.0)) == 6.0 and float(jax.grad(g)(2.0)) == 100.0
+
+
+def test_custom_jvp_call_params_follow_jax():
+  # JAX 0.10.2: the params are call_jaxpr, jvp_jaxpr_fun (a WrappedFun whose
+  # call_wrapped(*zeros) gives (jvp_jaxpr, consts, out_zeros)), num_consts and
+  # symbolic_zeros; get_bind_params gives subfuns=(fun, jvp), which bind takes back
+  # (equinox's finalise_jaxpr calls fun.call_wrapped). Values recorded from JAX 0.10.2.
+  @jax.custom_jvp
+  def f(x, y):
+    return jnp.sin(x) * y
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return f(x, y), 3.0 * tx + ty
+
+  eqn = jax.make_jaxpr(f)(1.0, 2.0).jaxpr.eqns[0]
+  assert {"call_jaxpr", "jvp_jaxpr_fun", "num_consts", "symbolic_zeros"} <= set(eqn.params)
+  jvp_jaxpr, consts, out_zeros = eqn.params["jvp_jaxpr_fun"].call_wrapped(False, False)
+  assert consts == [] and out_zeros == [False]
+  assert len(jvp_jaxpr.invars) == 4 and len(jvp_jaxpr.outvars) == 2
+  params = eqn.primitive.get_bind_params(eqn.params)
+  fun, jvp = params.pop("subfuns")
+  np.testing.assert_allclose(fun.call_wrapped(1.0, 2.0), [1.6829419], rtol=1e-6)
+  np.testing.assert_allclose(jvp.call_wrapped(1.0, 2.0, 1.0, 0.5), [1.6829419, 3.5],
+                             rtol=1e-6)
+
+  def g(x, y):
+    return eqn.primitive.bind(x, y, subfuns=(fun, jvp), **params)[0]
+  out, tangent = jax.jvp(g, (1.0, 2.0), (1.0, 0.5))
+  np.testing.assert_allclose([out, tangent], [1.6829419, 3.5], rtol=1e-6)
+  assert float(jax.grad(g)(1.0, 2.0)) == 3.0
+  assert "jvp=f_jvp" in str(jax.make_jaxpr(g)(1.0, 2.0))
+
+
+def test_grad_of_a_jitted_custom_vjp_traces_bwd_once():
+  # as JAX 0.10.2: grad(jit(f)) splits the jitted call into a primal and a tangent call
+  # whose jaxprs (JVP, partial evaluation, transpose) are cached per jaxpr, so a second
+  # grad reuses the transpose and bwd is traced once; results recorded from JAX 0.10.2
+  traces = []
+
+  @jax.custom_vjp
+  def f(x):
+    return x
+
+  def f_bwd(res, g):
+    traces.append(1)
+    return (g + 2,)
+  f.defvjp(lambda x: (x, None), f_bwd)
+  jf = jax.jit(f)
+  assert float(jax.grad(jf)(jnp.array(1.0))) == 3.0
+  assert float(jax.grad(jf)(jnp.array(2.0))) == 3.0
+  assert len(traces) == 1
+  assert float(jax.grad(jax.jit(f))(jnp.array(1.0))) == 3.0   # another jaxpr: traced again
+  assert len(traces) == 2
+
+
+def test_grad_of_jit_stages_a_primal_and_a_tangent_call():
+  # JAX 0.10.2 stages make_jaxpr(grad(jit(g))) as two jit calls, the primal work (with
+  # the residuals as outputs) and the transposed tangent work; jvp of jit keeps symbolic
+  # zero output tangents
+  @jax.jit
+  def g(x):
+    return jnp.sin(x) * x
+
+  text = str(jax.make_jaxpr(jax.grad(g))(1.0))
+  assert text.count("jit[") == 2 and "cos" in text and "add_any" in text
+  np.testing.assert_allclose(jax.grad(g)(1.0), np.cos(1.0) + np.sin(1.0), rtol=1e-6)
+
+  @jax.jit
+  def h(x, y):
+    return x * 2.0, lax.stop_gradient(y), y
+
+  _, tangents = jax.jvp(h, (1.0, 2.0), (1.0, 1.0))
+  assert float(tangents[0]) == 2.0 and float(tangents[1]) == 0.0 and float(tangents[2]) == 1.0
+  out, tangent = jax.jvp(lambda x: h(x, 2.0)[1], (1.0,), (1.0,))
+  assert float(out) == 2.0 and float(tangent) == 0.0

@@ -333,11 +333,62 @@ def test_lowering_marks_donated_parameters_as_jax_does():
 
 
 def _address(array):
-  from jaxlite._src.backends.xla import pjrt
-  buf = array._buf
-  a = pjrt._new(pjrt.UnsafePointerArgs, buffer=buf.handle)
-  buf.api.check(buf.api.Buffer_UnsafePointer(ctypes.byref(a)))
-  return a.buffer_pointer
+  return array.unsafe_buffer_pointer()
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_the_output_takes_the_donated_arguments_buffer(tier):
+  # as JAX 0.10.2 on CPU: the output's unsafe_buffer_pointer() is the donated argument's
+  # (tier 0 writes it there; XLA aliases the buffers of arguments it computed itself)
+  make = jax.jit(lambda: jnp.arange(3.0), backend=tier)
+  f = jax.jit(lambda a, b: a + b, donate_argnums=1, backend=tier)
+  a, b = make(), make()
+  b_at = b.unsafe_buffer_pointer()
+  y = f(a, b)
+  np.testing.assert_array_equal(y, [0.0, 2.0, 4.0])
+  assert b.is_deleted() and not a.is_deleted()
+  assert y.unsafe_buffer_pointer() == b_at
+  z = f(a, y)   # and again, from the buffer the last call left it in
+  np.testing.assert_array_equal(z, [0.0, 3.0, 6.0])
+  assert z.unsafe_buffer_pointer() == b_at
+  with pytest.raises(jax.errors.JaxRuntimeError,
+                     match="INVALID_ARGUMENT: Buffer has been deleted or donated."):
+    b.unsafe_buffer_pointer()
+
+
+def test_tier_0_reuses_a_donated_buffer_only_where_nothing_else_sees_it():
+  f = jax.jit(lambda a: a + 1, donate_argnums=0, backend="numpy")
+  expected = np.arange(4.0, dtype=np.float32)
+  x = jnp.arange(4.0)   # a scalar's broadcast or a view gets a buffer of its own first
+  x_at = x.unsafe_buffer_pointer()
+  assert f(x).unsafe_buffer_pointer() == x_at
+  # a NumPy view of the argument keeps its values: the output gets a new buffer
+  x = jnp.asarray(expected)
+  x_at, view = x.unsafe_buffer_pointer(), np.asarray(x)
+  y = f(x)
+  np.testing.assert_array_equal(view, expected)
+  np.testing.assert_array_equal(y, expected + 1)
+  assert y.unsafe_buffer_pointer() != x_at
+  # an output that is a view of the donated argument keeps its values too
+  g = jax.jit(lambda a: (a.reshape(2, 2), a * 2), donate_argnums=0, backend="numpy")
+  x = jnp.asarray(expected)
+  x.unsafe_buffer_pointer()
+  r, d = g(x)
+  np.testing.assert_array_equal(r, expected.reshape(2, 2))
+  np.testing.assert_array_equal(d, expected * 2)
+  # so does a Compiled call
+  x = jnp.asarray(expected)
+  x_at = x.unsafe_buffer_pointer()
+  y = f.lower(x).compile()(x)
+  assert x.is_deleted() and y.unsafe_buffer_pointer() == x_at
+  np.testing.assert_array_equal(y, expected + 1)
+
+
+def test_unsafe_buffer_pointer_is_the_address_of_the_data():
+  x = jnp.arange(5, dtype=jnp.int32)
+  at = x.unsafe_buffer_pointer()
+  assert at == x.unsafe_buffer_pointer()
+  assert (ctypes.c_int32 * 5).from_address(at)[:] == [0, 1, 2, 3, 4]
 
 
 @needs_xla

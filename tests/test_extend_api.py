@@ -261,6 +261,62 @@ def test_multiple_results_primitive(mode):
   np.testing.assert_allclose(s2, np.sin(np.stack([X, Y])), rtol=1e-6)
 
 
+@pytest.mark.parametrize("mode", ["numpy", pytest.param("xla", marks=pytest.mark.skipif(
+    not _xla_available(), reason="the XLA tier is unavailable"))])
+def test_a_lowering_through_emit_python_callback_calls_the_host_function(mode):
+  """equinox's noinline: the lowering calls a jitted host function through
+  mlir.emit_python_callback. As in JAX the compiled program calls it when it runs, on
+  either tier (the impl serves eager calls only), so its own jit traces it once."""
+  traces, impl_calls = [], []
+
+  @jax.jit
+  def host(x):
+    traces.append(1)
+    return (x * 3.0,)
+
+  p = jex.Primitive("host_triple_" + mode)
+  p.multiple_results = True
+  p.def_impl(lambda x: impl_calls.append(1) or [x * 3.0])
+  p.def_abstract_eval(lambda x: [x])
+
+  def lowering(ctx, x):
+    assert ctx.module_context.platforms
+    result, _, keepalive = mlir.emit_python_callback(
+        ctx, host, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+    ctx.module_context.add_keepalive(keepalive)
+    return result
+  mlir.register_lowering(p, lowering)
+  f = jax.jit(lambda x: p.bind(x)[0] + p.bind(x + 1.0)[0], backend=mode)
+  for _ in range(3):
+    np.testing.assert_allclose(f(X), 3 * X + 3 * (X + 1), rtol=1e-6)
+  assert impl_calls == [] and len(traces) == 1
+  np.testing.assert_allclose(p.bind(jnp.asarray(X))[0], 3 * X, rtol=1e-6)
+  assert impl_calls == [1]
+
+
+@pytest.mark.skipif(not _xla_available(), reason="the XLA tier is unavailable")
+def test_a_lower_fun_is_traced_once_for_both_tiers():
+  """As JAX lowers a program once, an equation's lower_fun is traced once though tier 0
+  and XLA both compile it (equinox's announce_transform counts these traces)."""
+  traces = []
+  p = jex.Primitive("counted_lowering")
+  p.def_abstract_eval(lambda x, *, tag: x)
+  p.def_impl(lambda x, *, tag: x + 1.0)
+
+  def lowered(x, *, tag):
+    traces.append(tag)
+    return x + 1.0
+  mlir.register_lowering(p, mlir.lower_fun(lowered, multiple_results=False))
+  f = jax.jit(lambda x: p.bind(x, tag="a") * 2.0)
+  np.testing.assert_allclose(f(X), (X + 1) * 2, rtol=1e-6)   # tier 0 compiles it
+  assert traces == ["a"]
+  f.lower(X).compile().cost_analysis()                       # XLA compiles it
+  assert traces == ["a"]
+  g = jax.jit(lambda x: p.bind(x, tag="b") * 2.0)            # another equation
+  np.testing.assert_allclose(g(X), (X + 1) * 2, rtol=1e-6)
+  assert traces == ["a", "b"]
+
+
 def test_defjvp_per_operand_rules():
   hyp_p = jex.Primitive("hypot_sq")   # x^2 + y^2
   hyp_p.def_impl(lambda x, y: x * x + y * y)

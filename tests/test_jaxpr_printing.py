@@ -96,8 +96,6 @@ DIFFERENT_JAXPR = {
     "grad_of_fori": ("jaxlite's scan partial evaluation saves a loop constant as a per-step "
                      "residual (num_consts=0 on the transposed scan); JAX keeps it a const"),
     "grad_of_index": "JAX transposes squeeze with broadcast_in_dim; jaxlite with reshape",
-    "grad_of_jit": ("jaxlite's grad of a jit call inlines the call; JAX keeps jit calls for "
-                    "the primal and the transposed parts"),
     "grad_of_max": ("JAX's JVP of reduce_max reshapes the max to (1,); jaxlite broadcasts it "
                     "to the operand's shape"),
     "long_params_broadcast": ("jnp.broadcast_to over size-1 axes: JAX stages one "
@@ -240,3 +238,28 @@ def test_join_and_nil():
 def test_printer_docstring_examples():
   failures, _ = doctest.testmod(pp)
   assert failures == 0
+
+
+def test_a_closed_over_array_is_converted_in_the_jaxpr_and_a_scalar_folded():
+  # recorded from JAX 0.10.2: only a scalar constant's dtype conversion is folded into a
+  # literal; a closed-over array keeps its conversion (equinox counts those equations)
+  a, b = jnp.array([1]), jnp.array([1])
+
+  def f(x, a):
+    with jax.numpy_dtype_promotion("standard"):
+      return x + a + b
+  assert str(jax.make_jaxpr(f)(jnp.array([1.0, 2.0]), a)) == (
+      "{ lambda a:i32[1]; b:f32[2] c:i32[1]. let\n"
+      "    d:f32[1] = convert_element_type[new_dtype=float32 weak_type=False] c\n"
+      "    e:f32[2] = add b d\n"
+      "    f:f32[1] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+      "    g:f32[2] = add e f\n"
+      "  in (g,) }")
+  c, s = np.arange(3, dtype=np.int32), np.int32(4)
+  assert str(jax.make_jaxpr(lambda x: (x + c, x + s, x * 2))(jnp.ones(3))) == (
+      "{ lambda a:i32[3]; b:f32[3]. let\n"
+      "    c:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+      "    d:f32[3] = add b c\n"
+      "    e:f32[3] = add b 4.0:f32[]\n"
+      "    f:f32[3] = mul b 2.0:f32[]\n"
+      "  in (d, e, f) }")

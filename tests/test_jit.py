@@ -240,8 +240,6 @@ def test_stages_trace_lower_compile():
   np.testing.assert_allclose(compiled(jnp.arange(3.0)), [0, 2, 4])
   # JAX's signature: compile(compiler_options=None, *, device_assignment=None); nnx passes None
   np.testing.assert_allclose(lowered.compile(None)(jnp.arange(3.0)), [0, 2, 4])
-  with pytest.raises(NotImplementedError, match="its own options"):
-    lowered.compile({"xla_cpu_enable_fast_math": True})
   with pytest.raises(TypeError, match=r"Argument 'x' compiled with float32\[3\] and called "
                      r"with float32\[4\]"):
     compiled(jnp.ones(4))
@@ -249,6 +247,43 @@ def test_stages_trace_lower_compile():
     compiled((jnp.ones(3),))
   assert f.eval_shape(jnp.ones((2, 2))) == jax.ShapeDtypeStruct((2, 2), jnp.float32)
   assert isinstance(f, jax.stages.Wrapped) and isinstance(compiled, jax.stages.Compiled)
+
+
+@pytest.mark.skipif(not tiers.xla_available(), reason="XLA options need the XLA tier")
+def test_compile_passes_compiler_options_to_xla():
+  # as JAX 0.10.2: the options reach XLA's option parser, so a known one compiles (even a
+  # GPU option on the CPU) and an unknown name or a bad value is XLA's JaxRuntimeError
+  lowered = jax.jit(lambda x, y: 2 * x + y, backend="xla").lower(jnp.array(3), 4)
+  assert lowered.compile({"xla_gpu_autotune_level": "0"})(jnp.array(3), 4) == 10
+  compiled = lowered.compile({"xla_cpu_enable_fast_math": True, "optimization_level": 1})
+  assert compiled(jnp.array(5), 1) == 11
+  with pytest.raises(jax.errors.JaxRuntimeError,
+                     match="No such compile option: 'an option that does not make sense'"):
+    lowered.compile({"an option that does not make sense": "bad value"})
+  with pytest.raises(jax.errors.JaxRuntimeError, match="'zz' is not a valid bool value"):
+    lowered.compile({"xla_cpu_enable_fast_math": "zz"})
+  with pytest.raises(TypeError, match="is not a str, bool, int or float"):
+    lowered.compile({"xla_cpu_enable_fast_math": [1]})
+
+
+def test_compile_options_follow_jaxlibs_proto_encoding():
+  # the bytes of jaxlib 0.10.2's CompileOptions.SerializeAsString() for these options
+  # (its executable_build_options past num_replicas/num_partitions left out)
+  from jaxlite._src.backends.xla import pjrt
+  assert pjrt.compile_options() == pjrt.COMPILE_OPTIONS
+  recorded = [
+      ("xla_gpu_autotune_level", "0",
+       "3a1d0a16786c615f6770755f6175746f74756e655f6c6576656c12030a0130"),
+      ("a", True, "3a070a016112021001"),
+      ("a", 3, "3a070a016112021803"),
+      ("a", 1.5, "3a0e0a0161120921000000000000f83f"),
+  ]
+  for name, value, hex_ in recorded:
+    assert pjrt.compile_options(overrides={name: value})[6:].hex() == hex_
+  assert pjrt.compile_options(overrides={"exec_time_optimization_effort": 0.5}).hex() == (
+      "1a0a20012801a5010000003f")
+  assert pjrt.compile_options(overrides={"optimization_level": 1}).hex() == (
+      "1a0720012801c00101")
 
 
 def test_lowered_compiler_ir_is_the_stablehlo_module():

@@ -26,6 +26,45 @@ def test_pmap_on_the_one_default_device(backend):
   assert out.sharding.device_set == {jax.devices()[0]}
 
 
+@pytest.mark.parametrize("backend", ["numpy", None])
+def test_pmap_lower_compile_as_jax(backend):
+  # as JAX 0.10.2: pmap(f).lower(*args) is a jax.stages.Lowered whose compile() is a
+  # Compiled that runs the program on arguments of that signature and refuses others
+  import jaxlite.numpy as jnp
+  f = jax.pmap(lambda x, y: 2 * x + y, in_axes=(0, None), backend=backend)
+  x = jnp.array([3])
+  lowered = f.lower(x, 4)
+  assert isinstance(lowered, jax.stages.Lowered)
+  from jaxlite._src import tiers
+  on_xla = backend is None and tiers.xla_available()
+  assert ('"stablehlo.multiply"' if on_xla else "mul") in lowered.as_text()
+  compiled = lowered.compile()
+  assert isinstance(compiled, jax.stages.Compiled)
+  np.testing.assert_array_equal(np.asarray(compiled(x, 4)), [10])
+  np.testing.assert_array_equal(np.asarray(compiled(jnp.array([5]), 1)), [11])
+  with pytest.raises(TypeError, match=r"Argument 0 compiled with int32\[1\] and called "
+                                      r"with float32\[1\]"):
+    compiled(jnp.array([3.0]), 4)
+  donating = jax.pmap(lambda v: v * 2, donate_argnums=0, backend=backend)
+  y = donating(jnp.ones((1, 3)))
+  out = donating.lower(y).compile()(y)
+  np.testing.assert_array_equal(np.asarray(out), [[4.0, 4.0, 4.0]])
+  assert y.is_deleted()
+
+
+def test_pmap_compile_passes_compiler_options_to_xla():
+  from jaxlite._src import tiers
+  import jaxlite.numpy as jnp
+  if not tiers.xla_available():
+    pytest.skip("XLA options need the XLA tier")
+  lowered = jax.pmap(lambda v: v + 1, backend="xla").lower(jnp.ones((1, 2)))
+  assert '"stablehlo.add"' in lowered.as_text()
+  out = lowered.compile({"xla_cpu_enable_fast_math": True})(jnp.ones((1, 2)))
+  np.testing.assert_array_equal(np.asarray(out), [[2.0, 2.0]])
+  with pytest.raises(jax.errors.JaxRuntimeError, match="No such compile option: 'bad'"):
+    lowered.compile({"bad": 1})
+
+
 def test_pmap_digits_example_matches_one_device():
   pytest.importorskip("sklearn")
   import os

@@ -3,18 +3,21 @@
 ``jit`` (and ``pmap``) compute a *plan* once per signature with ``plan``: per argument
 leaf, the output XLA writes into its buffer, True for a buffer XLA may reuse for any
 output, or None. The XLA tier lowers the plan as parameter attributes and lets PJRT
-consume the planned buffers that nothing else can see; every tier then deletes the
-donated Arrays (``Array.delete``), so what a user observes does not depend on the tier.
+consume the planned buffers that nothing else can see, and tier 0 writes an output into
+its donated argument's NumPy buffer where nothing else can see it
+(``reuse_host_buffers``); every tier then deletes the donated Arrays (``Array.delete``),
+so what a user observes, ``unsafe_buffer_pointer`` included, does not depend on the tier.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from collections import deque
 
 import numpy as np
 
 from jaxlite._src.core import core
-from jaxlite._src.core.array import Array, check_donated_once, delete_donated
+from jaxlite._src.core.array import Array, check_donated_once, delete_donated, owns_buffer
 from jaxlite._src.passes import dce
 from jaxlite._src.sharding import NamedSharding
 
@@ -62,6 +65,39 @@ def plan(closed, donated, keep_unused=False, stacklevel=5):
   return tuple(aliases)
 
 
+# references to a donated argument's NumPy buffer while ``reuse_host_buffers`` checks it:
+# the Array's ``_host``, the check's local name and ``sys.getrefcount``'s argument
+_SOLE_OWNER_REFS = 3
+
+
+def reuse_host_buffers(leaves, aliases, outs):
+  """Tier 0's donation: each output that ``plan`` aliases to a donated argument is written
+  into that argument's NumPy buffer, so it lives where the argument did, as XLA's output
+  does (``unsafe_buffer_pointer`` shows it). Only where provably unobservable: the
+  argument (to be deleted after the call) must be the sole holder of a dense buffer of its
+  own (no view, no NumPy array of the user's, no other Array, no output shares it).
+  Returns ``outs`` (a list of NumPy values) with those outputs replaced by the buffers."""
+  outs = list(outs)
+  for i, j in enumerate(aliases):
+    if j is None or j is True:
+      continue
+    x = leaves[i]
+    if type(x) is not Array or x._placed is not None:
+      continue
+    host = x._host
+    if not owns_buffer(host) or sys.getrefcount(host) != _SOLE_OWNER_REFS:
+      continue
+    out = outs[j]
+    if np.shape(out) != host.shape or np.result_type(out) != host.dtype:
+      continue
+    writeable = host.flags.writeable
+    host.flags.writeable = True
+    np.copyto(host, out)
+    host.flags.writeable = writeable
+    outs[j] = host
+  return outs
+
+
 def donated_positional(treedef, donate_argnums):
   """Per leaf of ``(args, kwargs)`` flattened by ``treedef``: whether it belongs to a
   positional argument in ``donate_argnums`` (pmap donates positional arguments only)."""
@@ -88,14 +124,21 @@ def consumable_pieces(leaf, pieces) -> bool:
           and not any(isinstance(p, np.ndarray) or not p.donatable(False) for p in pieces))
 
 
+def mesh_plan(program, entry, stacklevel=5):
+  """The donation plan of a ``sharding_map.MeshProgram``'s traced signature ``entry``
+  (made once; its warning, if any, once)."""
+  plans = program.__dict__.setdefault("_donation_plans", {})
+  aliases = plans.get(id(entry[0]))   # entries live as long as the program's cache
+  if aliases is None:
+    aliases = plans[id(entry[0])] = plan(entry[0], program.donated, stacklevel=stacklevel)
+  return aliases
+
+
 def run_mesh(program, entry, leaves):
   """Run a ``sharding_map.MeshProgram`` whose ``donated`` flags (pmap's donate_argnums)
   are set: plan once per traced signature, let XLA consume the donated shards it may,
   delete the donated Arrays on either tier. Returns the output Arrays."""
-  plans = program.__dict__.setdefault("_donation_plans", {})
-  aliases = plans.get(id(entry))   # entries live as long as the program's cache
-  if aliases is None:
-    aliases = plans[id(entry)] = plan(entry[0], program.donated, stacklevel=4)
+  aliases = mesh_plan(program, entry)
   shardings = [NamedSharding(program.mesh, s) for s in entry[1]]
   donate = mesh_donation(leaves, aliases, shardings)
   check_donated_once(leaves, donate)

@@ -172,18 +172,19 @@ class _Entry:
       self.tier_note = "xla executable loaded from the persistent compile cache"
     self.xla_text = text
 
-  def compile_xla(self, name):
-    """Compile XLA for the signature's device (None: the host's): an ``XlaDispatch``."""
+  def compile_xla(self, name, options=None):
+    """Compile XLA for the signature's device (None: the host's), with XLA compiler
+    ``options`` (None: its defaults): an ``XlaDispatch``."""
     t0 = time.perf_counter()
     target = self.key[6]
     closed, donation, consts = _hoist(self.optimized, self.donation)
     if target is None:
       executable = compiler.backend_compile_and_load(
-          _CPU, tiers.compile_xla, closed, name, donation)
+          _CPU, tiers.compile_xla, closed, name, donation, None, options)
     else:
       executable = compiler.backend_compile_and_load(
           compiler.Backend(target.platform), tiers.compile_xla, closed, name, donation,
-          target.pjrt_client())
+          target.pjrt_client(), options)
     self.record_xla(name, (time.perf_counter() - t0) * 1e3, executable.as_text(),
                      executable.from_disk_cache)
     client = executable.loaded.client
@@ -429,7 +430,9 @@ class PjitFunction:
     elif run.__class__ is tiers.Race:
       outs = run(leaves)
     else:
-      outs = list(map(Array, run(*map(arguments.leaf_value, leaves)), entry.out_weak))
+      outs = donation.reuse_host_buffers(leaves, entry.donation,
+                                         run(*map(arguments.leaf_value, leaves)))
+      outs = list(map(Array, outs, entry.out_weak))
     entry.exec_s.append(time.perf_counter() - t0)
     delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)

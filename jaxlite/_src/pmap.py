@@ -17,6 +17,7 @@ from jaxlite._src.base import api_util
 from jaxlite._src import backends
 from jaxlite._src.core import core
 from jaxlite._src import donation
+from jaxlite._src import stages
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand
@@ -93,7 +94,8 @@ class _Pmapped:
     self._programs: dict = {}
     functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: it may be a pmap
 
-  def __call__(self, *args, **kwargs):
+  def _resolve(self, args, kwargs):
+    """The MeshProgram serving a call on ``args`` and ``kwargs``, and its argument leaves."""
     static = tuple(a % len(args) for a in self.static_argnums if -len(args) <= a < len(args))
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     static_vals = tuple((i, args[i]) for i in sorted(static))
@@ -119,7 +121,16 @@ class _Pmapped:
         dynamic = [i for i in range(len(args)) if i not in static]
         program.donated = donation.donated_positional(
             treedef, {k for k, i in enumerate(dynamic) if i in self.donate_argnums})
+    return program, leaves
+
+  def __call__(self, *args, **kwargs):
+    program, leaves = self._resolve(args, kwargs)
     return program(*leaves)
+
+  def lower(self, *args, **kwargs):
+    """The program for these arguments' signature, lowered (``jax.stages.Lowered``):
+    ``as_text()``, ``compile()``."""
+    return stages.MeshLowered(self._resolve, args, kwargs)
 
   def _program(self, static_vals, treedef, axes, n, leaves):
     name = _ANONYMOUS_AXIS if self.axis_name is None else self.axis_name

@@ -119,11 +119,19 @@ class MeshProgram:
     entry = self._cache[key] = [closed, specs, out_specs, out_tree(), None]
     return entry
 
-  def __call__(self, *args):
+  def signature(self, args):
+    """``(entry, leaves)`` of a call on ``args``: the program traced for their signature
+    (``[closed, in specs, out specs, out treedef, XLA executable or None]``) and the
+    argument leaves as operands."""
     leaves, treedef = tree.tree_flatten(args)
     leaves = [as_operand(x) for x in leaves]
-    avals = [core.get_aval(x) for x in leaves]
-    entry = self._trace(treedef, avals)
+    return self._trace(treedef, [core.get_aval(x) for x in leaves]), leaves
+
+  def __call__(self, *args):
+    return self.run(*self.signature(args))
+
+  def run(self, entry, leaves):
+    """The outputs (their pytree) of ``entry``'s program on ``leaves``."""
     closed, specs, out_specs, out_tree, _ = entry
     if core.current_trace() is not core.eval_trace or any(
         isinstance(x, core.Tracer) for x in leaves):
@@ -140,15 +148,37 @@ class MeshProgram:
     return tree.tree_unflatten(out_tree, outs)
 
   # -- XLA: one replica per mesh device
+  def compile_xla(self, entry, aliases=None, options=None):
+    """The executable of ``entry``'s program, one replica per mesh device; ``aliases``
+    the donation plan, ``options`` XLA compiler options (see ``xla.compile``)."""
+    from jaxlite._src.backends import xla
+    devices = list(self.mesh.devices.flat)
+    return xla.compile_on_devices(entry[0], self.name, [d.id for d in devices],
+                                  replicas=True, mesh_axes=tuple(self.mesh.shape.items()),
+                                  donation=aliases, options=options)
+
+  def as_text(self, entry, dialect=None) -> str:
+    """``entry``'s program: the StableHLO module XLA compiles (``dialect`` 'stablehlo',
+    the default where the XLA tier serves it) or, where tier 0 does ('numpy'), the
+    per-device jaxpr it runs under named vmaps."""
+    if dialect is None:
+      dialect = "stablehlo" if self._use_xla() else "numpy"
+    if dialect in ("stablehlo", "mhlo"):
+      from jaxlite._src.backends import xla
+      aliases = donation.mesh_plan(self, entry) if self.donated is not None else None
+      return xla.lower_on_devices(entry[0], self.name, self.mesh.devices.size,
+                                  replicas=True, mesh_axes=tuple(self.mesh.shape.items()),
+                                  donation=aliases)
+    if dialect in ("numpy", "python"):
+      return str(entry[0])
+    raise ValueError(f"unknown dialect: {dialect}. Use 'stablehlo' or 'numpy'.")
+
   def _run_xla(self, entry, leaves, aliases=None, donate=()):
     closed, specs, out_specs = entry[0], entry[1], entry[2]
     mesh = self.mesh
     devices = list(mesh.devices.flat)
     if entry[4] is None:
-      from jaxlite._src.backends import xla
-      entry[4] = xla.compile_on_devices(closed, self.name, [d.id for d in devices],
-                                        replicas=True, mesh_axes=tuple(mesh.shape.items()),
-                                        donation=aliases)
+      entry[4] = self.compile_xla(entry, aliases)
     exe = entry[4]
     per_arg = [_pieces(x, NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
     consumed = [i for i in donate if donation.consumable_pieces(leaves[i], per_arg[i])]

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src import arguments
+from jaxlite._src import donation
 from jaxlite._src.base import tree
+from jaxlite._src.core import core
 from jaxlite._src.core.array import Array, check_donated_once, delete_donated, from_device
 from jaxlite._src.core.core import ShapeDtypeStruct
 
@@ -85,14 +87,23 @@ class Lowered:
   def compile(self, compiler_options=None, *, device_assignment=None):
     """The executable of this signature (``jax.stages.Lowered.compile``).
 
-    jaxlite compiles with options of its own (its tiers, XLA's defaults), so it takes no
-    XLA compiler options nor device assignment: a non-empty one is an error rather than
-    silently left out."""
-    if compiler_options or device_assignment is not None:
+    Parameters
+    ----------
+    compiler_options : dict, optional
+      XLA options by name (``{"xla_cpu_enable_fast_math": True}``), str, bool, int or
+      float values. Where the signature runs on XLA (the ``xla`` and ``auto`` policies
+      with a plugin, or a device), the program is compiled with XLA with them, and an
+      option XLA does not know raises ``JaxRuntimeError`` as in JAX; under the
+      ``numpy`` policy tier 0 runs it and XLA's options do not apply.
+    device_assignment : not supported
+      jaxlite compiles for the signature's device; pass ``jax.device_put`` arguments to
+      choose it.
+    """
+    if device_assignment is not None:
       raise NotImplementedError(
-          "Lowered.compile(compiler_options=..., device_assignment=...): jaxlite compiles "
-          "with its own options and the signature's device; call compile() without them.")
-    return Compiled(self._traced)
+          "Lowered.compile(device_assignment=...): jaxlite compiles for the device its "
+          "arguments are on; commit them with jax.device_put(x, device) instead.")
+    return Compiled(self._traced, compiler_options or None)
 
   def cost_analysis(self) -> dict:
     """XLA's cost analysis of the program (``flops``, ``bytes accessed``, ...). JAX
@@ -104,12 +115,17 @@ class Lowered:
 class Compiled:
   """An executable for one signature; calling it with another signature is an error."""
 
-  def __init__(self, traced: Traced):
+  def __init__(self, traced: Traced, compiler_options=None):
     from jaxlite._src import tiers
     self._traced = traced
     self._entry = traced._entry
     jitted = traced._jitted
-    run = self._entry.executable(jitted._name, jitted._policy or tiers.default_policy())
+    policy = jitted._policy or tiers.default_policy()
+    run = self._entry.executable(jitted._name, policy)
+    if compiler_options and (self._entry.key[6] is not None or (
+        policy != "numpy" and tiers.xla_available())):
+      # an executable of its own: the signature's other calls keep XLA's defaults
+      run = self._entry.compile_xla(jitted._name, compiler_options)
     # a tier race in progress takes argument leaves: a compiled call runs tier 0 meanwhile
     self._run = run.tiers["numpy"][0] if isinstance(run, tiers.Race) else run
 
@@ -155,6 +171,8 @@ class Compiled:
       outs = [from_device(o, w) for o, w in zip(outs, self._entry.out_weak)]
     else:
       outs = run(*map(arguments.leaf_value, leaves))
+      if donate is not None:
+        outs = donation.reuse_host_buffers(leaves, self._entry.donation, outs)
       outs = [Array(np.asarray(o), w) for o, w in zip(outs, self._entry.out_weak)]
     if donate is not None:   # deleted as a jitted call deletes them
       delete_donated(leaves, donate)
@@ -163,6 +181,72 @@ class Compiled:
       return out
     plan.write_back(arg_leaves, out[1])
     return out[0]
+
+
+class MeshLowered(Lowered):
+  """A program over a mesh of devices (``pmap``) lowered for one signature.
+
+  ``resolve(args, kwargs)`` gives the ``sharding_map.MeshProgram`` serving a call and its
+  argument leaves; the signature is that of ``args`` and ``kwargs``."""
+
+  def __init__(self, resolve, args, kwargs):
+    self._resolve = resolve
+    self._program, leaves = resolve(args, kwargs)
+    self._entry, leaves = self._program.signature(tuple(leaves))
+    self._in_avals = [core.get_aval(x) for x in leaves]
+
+  def as_text(self, dialect=None) -> str:
+    """The lowered program: StableHLO, one replica per device (``dialect="stablehlo"``,
+    the default where XLA serves it) or, where tier 0 does, the per-device jaxpr
+    (``"numpy"``)."""
+    return self._program.as_text(self._entry, dialect)
+
+  def compile(self, compiler_options=None, *, device_assignment=None):
+    """The executable of this signature; ``compiler_options`` as ``Lowered.compile``."""
+    if device_assignment is not None:
+      raise NotImplementedError(
+          "Lowered.compile(device_assignment=...): a mapped program runs on the devices "
+          "its function was given (pmap's devices=...); choose them there.")
+    return MeshCompiled(self, compiler_options or None)
+
+
+class MeshCompiled(Compiled):
+  """The executable of a ``MeshLowered``: calling it with another signature is an
+  error."""
+
+  def __init__(self, lowered: MeshLowered, compiler_options=None):
+    from jaxlite._src import donation
+    program, entry = lowered._program, lowered._entry
+    self._lowered, self._program, self._entry = lowered, program, entry
+    if program._use_xla():
+      if compiler_options:   # an executable of its own: other calls keep XLA's defaults
+        aliases = (donation.mesh_plan(program, entry) if program.donated is not None
+                   else None)
+        self._entry = entry[:4] + [program.compile_xla(entry, aliases, compiler_options)]
+
+  def as_text(self) -> str:
+    return self._lowered.as_text()
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost analysis of the per-device program (``flops``, ...)."""
+    entry = self._entry
+    exe = entry[4] or self._program.compile_xla(entry)
+    return exe.cost_analysis()
+
+  def __call__(self, *args, **kwargs):
+    program, leaves = self._lowered._resolve(args, kwargs)
+    entry, leaves = program.signature(tuple(leaves))
+    if program is not self._program or entry[0] is not self._entry[0]:
+      avals = [core.get_aval(x) for x in leaves]
+      mismatches = [f"Argument {i} compiled with {a.str_short()} and called with "
+                    f"{b.str_short()}" for i, (a, b) in
+                    enumerate(zip(self._lowered._in_avals, avals)) if a != b]
+      if len(avals) != len(self._lowered._in_avals) or not mismatches:
+        mismatches = [f"compiled for {len(self._lowered._in_avals)} argument leaves of "
+                      "another pytree or static arguments"]
+      raise TypeError("Argument types differ from the types for which this computation "
+                      "was compiled. The mismatches are:\n" + "\n".join(mismatches))
+    return program.run(self._entry, leaves)
 
 
 Wrapped = None  # set by jaxlite.stages to the jit wrapper class

@@ -94,14 +94,14 @@ def default_policy() -> str:
   return policy
 
 
-def compile_xla(closed, name, donation=None, on=None):
-  """Compile ``closed`` with XLA for PJRT client ``on`` (None: the CPU's); a clear error
-  when no plugin is installed."""
+def compile_xla(closed, name, donation=None, on=None, options=None):
+  """Compile ``closed`` with XLA for PJRT client ``on`` (None: the CPU's) with XLA compiler
+  ``options`` (None: XLA's defaults); a clear error when no plugin is installed."""
   from jaxlite._src.backends import xla
   if on is None and not xla_available():
     reason = backends.xla_state.get("reason") or xla.unavailable_reason()
     raise RuntimeError(f"The XLA tier is not available: {reason}")
-  return xla.compile(closed, name, donation, on)
+  return xla.compile(closed, name, donation, on, options)
 
 
 class NumpyTier:
@@ -530,6 +530,10 @@ def start_race(entry, name, numpy_run, values, program, lost_races, in_flight=No
   sending; on the compile thread it took the GIL from the caller's next call in many
   turns. Nothing here is the caller's error: should it fail, tier 0 keeps serving and the
   signature's note says why."""
+  if entry.donate:
+    # a donated argument's buffer may become an output's (donation.reuse_host_buffers):
+    # the race keeps copies of those
+    values = [np.array(v) if i in entry.donate else v for i, v in enumerate(values)]
   try:
     request = None   # where there is none, XLA compiles and races in this process
     if program is not None and compile_server.wanted():

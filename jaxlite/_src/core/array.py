@@ -230,6 +230,38 @@ class Array(core.ArrayMethods):
     buf = self._buf
     return buf is None or buf.is_ready()
 
+  def unsafe_buffer_pointer(self) -> int:
+    """The address of the memory holding this array's data (``jax.Array.
+    unsafe_buffer_pointer``): its device buffer's where it has one (an XLA-tier result),
+    else its NumPy data's. An array whose host value is not a dense buffer of its own (a
+    broadcast view, a NumPy scalar) is given one first, as every JAX array has.
+
+    Raises
+    ------
+    JaxRuntimeError
+      The array was deleted or donated.
+    ValueError
+      The array is split over several devices.
+    """
+    buf = self._buf
+    if buf.__class__ is _Deleted:
+      raise errors.JaxRuntimeError("INVALID_ARGUMENT: Buffer has been deleted or donated.")
+    placed = self._placed
+    if placed is not None:
+      if len(placed.pieces) != 1:
+        raise ValueError("unsafe_buffer_pointer() is supported only for unsharded arrays.")
+      piece = placed.pieces[0]
+      return (piece.ctypes.data if isinstance(piece, np.ndarray)
+              else piece.unsafe_pointer())
+    if buf is not None:
+      return buf.unsafe_pointer()
+    host = self._host
+    if not owns_buffer(host):
+      host = np.array(host, order="C")
+      host.flags.writeable = False   # an Array's value is never written to
+      self._host = host
+    return host.ctypes.data
+
   @property
   def device(self):
     placed = self._placed
@@ -349,6 +381,13 @@ def delete_donated(leaves, donate):
     x = leaves[i]
     if type(x) is Array:
       x.delete(_donated=True)
+
+
+def owns_buffer(value) -> bool:
+  """Whether ``value`` is a NumPy array holding its data in a dense buffer of its own
+  (not a view, not a scalar)."""
+  return (type(value) is np.ndarray and value.base is None
+          and value.flags.c_contiguous and value.flags.owndata)
 
 
 def check_not_donated(leaves):

@@ -324,6 +324,9 @@ param_printers: dict[tuple, Callable] = {}
 hidden_params: dict[Primitive, Callable] = {}
 # primitive -> param names in the order JAX prints them (default: sorted)
 param_order: dict[Primitive, tuple] = {}
+# (primitive, param name) -> the name JAX prints the param under, where its pp rule
+# renames it (custom_jvp_call's jvp_jaxpr_fun prints as jvp)
+param_labels: dict[tuple, str] = {}
 
 
 def abstract_eval(prim: Primitive, avals, params):
@@ -1011,8 +1014,8 @@ def _pp_eqn(eqn: JaxprEqn, ctx: _PrintContext) -> pp.Doc:
       ctx.alias(inner.outvars, eqn.outvars)
   # the binders are named before the parameters' jaxprs, and those before the operands
   lhs = _pp_vars(eqn.outvars, ctx, shapes=ctx.print_shapes)
-  params = [pp.text(f"{k}=") + _pp_param(eqn.primitive, k, v, ctx)
-            for k, v in _printed_params(eqn)]
+  params = [pp.text(f"{param_labels.get((eqn.primitive, k), k)}=")
+            + _pp_param(eqn.primitive, k, v, ctx) for k, v in _printed_params(eqn)]
   # JAX writes the space before the operands even when there are none (iota)
   rhs = [pp.text(eqn.primitive.name), _bracketed("[", "]", params) if params else pp.nil(),
          _SPACE, _pp_vars(eqn.invars, ctx)]

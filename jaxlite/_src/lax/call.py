@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.base.config import config
 from jaxlite._src.base.tree import tree_flatten, tree_unflatten
 from jaxlite._src.core.core import Primitive, Tracer
@@ -21,6 +23,7 @@ from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.passes import inline as inline_pass
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
+from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms import staging
 
 jit_p = Primitive("jit")
@@ -53,23 +56,88 @@ def call_jaxpr(closed, args, name):
   return jit_p.bind(*args, jaxpr=closed, name=name)
 
 
+# The jaxprs derived from a call's jaxpr (its JVP, its split into known and unknown
+# parts, its transpose) are made once per jaxpr and what they depend on, as JAX caches
+# them: differentiating a jitted function again reuses them, and a custom_vjp's bwd in it
+# is traced once. ClosedJaxpr -> {key: derived}
+_derived: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _derive(closed, key, make):
+  # the flags and the named axes in scope change how a jaxpr traces
+  key = (key, config.generation, batching._env_key())
+  table = _derived.setdefault(closed, {})
+  hit = table.get(key)
+  if hit is None:
+    hit = table[key] = make()
+  return hit
+
+
+def _jvp_jaxpr(closed, diff):
+  """The JVP of ``closed`` for the inputs with a tangent (``diff``): a jaxpr of the primals
+  and those tangents giving the outputs and their nonzero tangents, and which those are
+  (a tangent that is a symbolic zero stays one, as in JAX)."""
+  avals = closed.in_avals
+  n = len(avals)
+  nonzero = []
+
+  def fun(*args):
+    it = iter(args[n:])
+    tangents = [next(it) if d else ad.Zero(ad.tangent_aval(a)) for a, d in zip(avals, diff)]
+    outs, out_tangents = ad.jvp_flat(functools.partial(core.eval_jaxpr, closed.jaxpr,
+                                                       closed.consts),
+                                     list(args[:n]), tangents, instantiate_zeros=False)
+    nonzero[:] = [type(t) is not ad.Zero for t in out_tangents]
+    return outs + [t for t in out_tangents if type(t) is not ad.Zero]
+  jvp = staging.trace_to_jaxpr(
+      fun, list(avals) + [ad.tangent_aval(a) for a, d in zip(avals, diff) if d])
+  return jvp, tuple(nonzero)
+
+
 def _jit_jvp(primals, tangents, *, jaxpr, name):
-  # Differentiate through the call by evaluating its jaxpr under a nested JVP trace.
-  fun = functools.partial(core.eval_jaxpr, jaxpr.jaxpr, jaxpr.consts)
-  return ad.jvp_call_flat(fun, primals, tangents)
+  # The call of the jaxpr's JVP: under linearize, the partial-eval rule below splits it
+  # into a call of the primal work and a staged call of the tangent work, as JAX does.
+  diff = tuple(type(t) is not ad.Zero and dtypes.is_inexact(core.get_aval(p).dtype)
+               for p, t in zip(primals, tangents))
+  jvp, nonzero = _derive(jaxpr, ("jvp", diff), lambda: _jvp_jaxpr(jaxpr, diff))
+  ts = [ad.instantiate(t) for t, d in zip(tangents, diff) if d]
+  outs = call_jaxpr(jvp, [*map(_operand, primals), *ts], name)
+  n = len(jaxpr.out_avals)
+  it = iter(outs[n:])
+  return outs[:n], [next(it) if nz else ad.Zero(ad.tangent_aval(a))
+                    for a, nz in zip(jaxpr.out_avals, nonzero)]
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
 core.param_order[jit_p] = ("name", "jaxpr")
 
 
+def _jit_partial_eval(trace, args, unknowns, params):
+  # known operands only: a call now; the rest: a staged call taking the residuals
+  jaxpr, name = params["jaxpr"], params["name"]
+  known, unknown, out_unknowns, n_res = _derive(
+      jaxpr, ("partial_eval", tuple(unknowns)),
+      lambda: pe.partial_eval_jaxpr(jaxpr, unknowns))
+  with core.set_current_trace(trace.known):
+    k_outs = call_jaxpr(known, [x for x, u in zip(args, unknowns) if not u], name)
+  n_known = len(k_outs) - n_res
+  u_outs = trace.bind_unknown(jit_p, *k_outs[n_known:],
+                              *[x for x, u in zip(args, unknowns) if u],
+                              jaxpr=unknown, name=name)
+  k_it, u_it = iter(k_outs[:n_known]), iter(u_outs)
+  return [next(u_it) if u else next(k_it) for u in out_unknowns]
+
+
+pe.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
 def _jit_transpose(cts, *args, jaxpr, name):
   # A call in a linear jaxpr (a rule staged a jitted function of tangents): the call
   # of its transpose, which takes the non-linear operands and the cotangents.
-  linear = [ad.is_undefined(a) for a in args]
-  transposed = ad.transpose_jaxpr(jaxpr, linear)
+  linear = tuple(ad.is_undefined(a) for a in args)
+  transposed = _derive(jaxpr, ("transpose", linear), lambda: ad.transpose_jaxpr(jaxpr, linear))
   operands = [a for a in args if not ad.is_undefined(a)] + [ad.instantiate(c) for c in cts]
-  outs = iter(call_jaxpr(transposed, operands, f"transpose({name})"))
+  outs = iter(call_jaxpr(transposed, operands, name))
   return [next(outs) if lin else None for lin in linear]
 
 

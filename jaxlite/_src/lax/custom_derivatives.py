@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from jaxlite._src.base import api_util
+from jaxlite._src.base import linear_util as lu
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
@@ -74,11 +75,126 @@ def _trace_call(fun, static, dyn_leaves, dyn_tree, nargs):
 
 # ----------------------------------------------------------------------------- custom_jvp
 
-custom_jvp_call_p = Primitive("custom_jvp_call")
-custom_jvp_call_p.multiple_results = True
+class JVPRuleFun(lu.WrappedFun):
+  """The ``jvp_jaxpr_fun`` param of ``custom_jvp_call``, as JAX's: ``call_wrapped(*zeros)``,
+  one flag per argument after the ``num_consts`` closed-over values, stages the custom JVP
+  rule with the flagged tangents symbolic zeros and returns ``(jvp_jaxpr, consts,
+  out_zeros)``: the jaxpr maps those arguments' primals and nonzero tangents to the
+  outputs and their nonzero tangents. jaxlite's JVP rule calls ``rule``,
+  ``rule(primals, tangents) -> (outputs, output tangents)`` (closed-over values first,
+  which the user's rule does not see), on the values themselves, so that an eager custom
+  JVP rule may inspect them as in JAX."""
+  __slots__ = ("rule", "in_avals", "num_consts", "_staged")
+
+  def __init__(self, rule, in_avals, num_consts=0):
+    name = getattr(rule, "__name__", "jvp")
+    super().__init__(self._stage, self._stage, (), (), (), None,
+                     api_util.DebugInfo("custom_jvp", name, (), name))
+    self.rule, self.in_avals, self.num_consts = rule, list(in_avals), num_consts
+    self._staged = {}
+
+  @property
+  def __name__(self):
+    return self.debug_info.func_name
+
+  def _stage(self, *zeros):
+    key = tuple(bool(z) for z in zeros)
+    staged = self._staged.get(key)
+    if staged is None:
+      staged = self._staged[key] = _stage_jvp_rule(self.rule, self.in_avals,
+                                                   self.num_consts, key)
+    return staged
+
+
+def _stage_jvp_rule(rule, avals, num_consts, zeros):
+  """``JVPRuleFun.call_wrapped``: the rule staged into a jaxpr for the zero pattern."""
+  const_avals, avals = avals[:num_consts], avals[num_consts:]
+  if len(zeros) != len(avals):
+    raise TypeError(f"jvp_jaxpr_fun takes one zero flag per non-const argument "
+                    f"({len(avals)}), got {len(zeros)}.")
+  n = len(avals)
+  out_zeros = []
+
+  def flat(*xs):
+    it = iter(xs[n:])
+    tangents = [ad.Zero(ad.tangent_aval(a)) if z else next(it) for a, z in zip(avals, zeros)]
+    # the user's rule closes over what the consts are: they only fill their places
+    consts = [ad.zeros_like_aval(a) for a in const_avals]
+    outs, out_tangents = rule(consts + list(xs[:n]),
+                              [ad.Zero(ad.tangent_aval(a)) for a in const_avals] + tangents)
+    out_zeros[:] = [type(t) is ad.Zero for t in out_tangents]
+    return [*outs, *[t for t in out_tangents if type(t) is not ad.Zero]]
+  tangent_avals = [ad.tangent_aval(a) for a, z in zip(avals, zeros) if not z]
+  closed = trace_to_jaxpr(flat, list(avals) + tangent_avals)
+  return closed.jaxpr, list(closed.consts), out_zeros
+
+
+class CustomJVPCallPrimitive(Primitive):
+  """``custom_jvp_call``: params ``call_jaxpr``, ``jvp_jaxpr_fun`` (a ``JVPRuleFun``),
+  ``num_consts``, ``symbolic_zeros`` as in JAX, and ``name``, the function's name, which
+  JAX reads off the jaxpr's debug info to print it.
+
+  As JAX's, ``get_bind_params`` gives the callables libraries bind it again with
+  (``subfuns``: the function and its JVP as ``lu.WrappedFun``s), and ``bind`` takes
+  them."""
+  multiple_results = True
+
+  def bind(self, *args, subfuns=None, **params):
+    if subfuns is not None:
+      params = _params_of_subfuns(subfuns, args, params)
+    return super().bind(*args, **params)
+
+  def get_bind_params(self, params):
+    params = dict(params)
+    call_jaxpr = params.pop("call_jaxpr")
+    num_consts = params.pop("num_consts")
+    jvp_fun = params.pop("jvp_jaxpr_fun")
+    fun = lu.wrap_init(core.jaxpr_as_fun(call_jaxpr))
+    params["subfuns"] = (fun, _lift_jvp(num_consts, jvp_fun))
+    return params
+
+
+def _lift_jvp(num_consts, jvp_fun: JVPRuleFun) -> lu.WrappedFun:
+  """JAX's ``lift_jvp``: the staged rule as a function of ``(*primals, *tangents)``
+  (a zero tangent a ``SymbolicZero``) returning ``[*outputs, *output tangents]``."""
+  def jvp(*xs):
+    n = len(xs) // 2
+    primals, tangents = xs[num_consts:n], xs[n + num_consts:]
+    zeros = [type(t) is ad.SymbolicZero for t in tangents]
+    jaxpr, consts, out_zeros = jvp_fun.call_wrapped(*zeros)
+    out = core.eval_jaxpr(jaxpr, consts, *primals,
+                          *[t for t, z in zip(tangents, zeros) if not z])
+    outs, nonzero = out[:len(out_zeros)], iter(out[len(out_zeros):])
+    return [*outs, *[ad.SymbolicZero(ad.tangent_aval(core.get_aval(o))) if z else next(nonzero)
+                     for o, z in zip(outs, out_zeros)]]
+  return lu.wrap_init(jvp, debug_info=jvp_fun.debug_info)
+
+
+def _params_of_subfuns(subfuns, args, params):
+  """jaxlite's params from JAX's ``subfuns=(fun, jvp)`` (``get_bind_params``'s)."""
+  fun, jvp = subfuns
+  avals = [core.get_aval(x) for x in args]
+  call_jaxpr = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), avals)
+  n_out = len(call_jaxpr.out_avals)
+
+  def rule(primals, tangents):
+    out = jvp.call_wrapped(*primals, *[ad.SymbolicZero(t.aval) if type(t) is ad.Zero else t
+                                       for t in tangents])
+    return list(out[:n_out]), [ad.Zero(t.aval) if type(t) is ad.SymbolicZero else t
+                               for t in out[n_out:]]
+  info = getattr(jvp, "debug_info", None)
+  rule.__name__ = info.func_name if info is not None else getattr(jvp, "__name__", "jvp")
+  return {"call_jaxpr": call_jaxpr, "jvp_jaxpr_fun": JVPRuleFun(rule, avals),
+          "num_consts": 0, "symbolic_zeros": params.get("symbolic_zeros", False),
+          "name": params.get("name", getattr(fun, "__name__", "fun"))}
+
+
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
-core.param_order[custom_jvp_call_p] = ("name", "call_jaxpr", "jvp", "symbolic_zeros")
-core.param_printers[(custom_jvp_call_p, "jvp")] = lambda f: getattr(f, "__name__", str(f))
+core.param_order[custom_jvp_call_p] = ("name", "call_jaxpr", "jvp_jaxpr_fun",
+                                       "symbolic_zeros")
+core.param_labels[(custom_jvp_call_p, "jvp_jaxpr_fun")] = "jvp"
+core.param_printers[(custom_jvp_call_p, "jvp_jaxpr_fun")] = lambda f: f.__name__
 
 
 class _CustomRuleFunction:
@@ -181,7 +297,9 @@ class custom_jvp(_CustomRuleFunction):
       # the values stay as the rule made them (a Python float stays one, as in JAX)
       return out_leaves, [_tangent_value(t, o) for t, o in zip(t_leaves, out_leaves)]
     jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
-    outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
+    avals = [core.get_aval(x) for x in (*consts, *dyn_leaves)]
+    outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
+                                  jvp_jaxpr_fun=JVPRuleFun(jvp_flat, avals, n_consts),
                                   num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                   name=api_util.fun_name(self.fun))
     return tree.tree_unflatten(out_tree, outs)
@@ -199,15 +317,15 @@ def _custom_jvp_call_impl(*args, call_jaxpr, **_):
   return core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
 
 
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
-                         name):
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_consts,
+                         symbolic_zeros, name):
   if symbolic_zeros:   # the rule sees each zero tangent as a SymbolicZero
     tangents = [t if _inexact(p) or type(t) is ad.Zero else ad.Zero(
         ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
   else:
     tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
         ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
-  outs, out_tangents = jvp(list(primals), tangents)
+  outs, out_tangents = jvp_jaxpr_fun.rule(list(primals), tangents)
   for o, t in zip(outs, out_tangents):
     if type(t) is not ad.Zero and core.get_aval(o).shape != core.get_aval(t).shape:
       raise TypeError(f"Custom JVP rule {name} must produce primal and tangent outputs "
@@ -624,8 +742,9 @@ def _batched_out(x, d, size):
   return batching.matchaxis(d, 0, size, x)
 
 
-def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
-                             symbolic_zeros, name):
+def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp_jaxpr_fun,
+                             num_consts, symbolic_zeros, name):
+  jvp = jvp_jaxpr_fun.rule
   vals, dims = _front(vals, dims)
   n, n_out = len(vals), len(call_jaxpr.out_avals)
   batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
@@ -637,9 +756,10 @@ def _custom_jvp_call_batcher(axis_data, vals, dims, *, call_jaxpr, jvp, num_cons
     outs = flat(*primals, *[ad.instantiate(t) for t in tangents])
     return outs[:n_out], outs[n_out:]
   batched_jvp.__name__ = jvp.__name__
-  outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched_call, jvp=batched_jvp,
-                                num_consts=num_consts, symbolic_zeros=symbolic_zeros,
-                                name=name)
+  outs = custom_jvp_call_p.bind(
+      *vals, call_jaxpr=batched_call,
+      jvp_jaxpr_fun=JVPRuleFun(batched_jvp, [core.get_aval(v) for v in vals], num_consts),
+      num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
   return outs, [0] * n_out
 
 

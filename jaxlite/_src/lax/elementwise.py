@@ -661,7 +661,13 @@ def _convert_element_type_abstract_eval(operand, *, new_dtype, weak_type, shardi
   return ShapedArray(operand.shape, new_dtype, weak_type)
 
 
-staging.const_fold_rules[convert_element_type_p] = True
+def _fold_convert(operand, **params):
+  # as JAX's folding rule: a scalar constant's conversion is a literal, a larger constant
+  # (a closed-over array) is converted in the jaxpr
+  return np.ndim(operand) == 0
+
+
+staging.const_fold_rules[convert_element_type_p] = _fold_convert
 core.hidden_params[convert_element_type_p] = lambda k, v, p: k == "sharding" and v is None
 
 

@@ -30,8 +30,9 @@ class JitTracer(Tracer):
     return self._var.aval
 
 
-# primitive -> True for primitives evaluated at once when every operand is a constant
-# (JAX folds dtype conversions of constants, so `x * 2` shows a literal `2.0:f32[]`).
+# primitive -> rule(*operands, **params) -> whether to evaluate it at once, its operands
+# being constants (JAX folds dtype conversions of scalar constants, so `x * 2` shows a
+# literal `2.0:f32[]`).
 const_fold_rules: dict = {}
 
 
@@ -101,13 +102,16 @@ class DynamicJaxprTrace(core.Trace):
     return entry[0]
 
   def process_primitive(self, prim, args, params):
-    if ((prim in const_fold_rules or eager_folding.on)
+    fold = const_fold_rules.get(prim)
+    if ((fold is not None or eager_folding.on)
         and not any(isinstance(x, Tracer) for x in args)):
-      if prim in const_fold_rules and not any(map(in_device_memory, args)):
+      folded = fold is not None and fold(*args, **params)
+      if folded and not any(map(in_device_memory, args)):
         # compile-time work stays on the host
         return core.eval_trace.apply_on_host(prim, args, params)
-      with set_current_trace(core.eval_trace):
-        return prim.bind(*args, **params)
+      if folded or eager_folding.on:
+        with set_current_trace(core.eval_trace):
+          return prim.bind(*args, **params)
     atoms = [self.to_atom(x) for x in args]
     out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
     outvars = [Var(a) for a in out_avals]

@@ -343,7 +343,11 @@ def _wide_expression(em, eqn, args, indent, reusable):
   if impl is None or core.has_user_impl(prim):
     lowered = lowering.lowered_fun(prim)
     if lowered is not None:
-      return _inline_lowered(em, eqn, lowered, args, indent), None
+      try:
+        return _inline_lowered(em, eqn, lowered, args, indent), None
+      except lowering.RuleNotTraceable:
+        if impl is None:
+          raise
   if impl is None:
     raise NotImplementedError(f"The NumPy backend has no implementation of '{prim.name}'.")
   fn = em.constant(functools.partial(impl, **eqn.params) if eqn.params else impl, "_f")

@@ -272,10 +272,11 @@ def _compiler(tasks: int, main: pjrt.Client) -> pjrt.Client:
 
 
 def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
-            on=None) -> XlaExecutable:
+            on=None, options=None) -> XlaExecutable:
   """Lower ``closed`` and compile it with XLA for the first device of client ``on``
   (None: the CPU's); ``donation`` says which parameters XLA may write results into (see
-  ``lower``). A small program is
+  ``lower``); ``options`` a dict of XLA compiler options (``pjrt.compile_options``'s
+  ``overrides``). A small program is
   compiled without parallel tasks (``UNSPLIT_BELOW``), a large one split into a task per
   CPU it will run on (``pool_cpus``).
 
@@ -292,8 +293,9 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
   tasks = _tasks(closed, c)
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key,
   # as is the split into tasks: an executable compiled otherwise must not be loaded.
+  compile_options = pjrt.compile_options(overrides=options)
   entry_key = cache.key(text, repr(c.api.attributes().get("xla_version")),
-                        pjrt.COMPILE_OPTIONS + os.environ.get("XLA_FLAGS", "").encode(),
+                        compile_options + os.environ.get("XLA_FLAGS", "").encode(),
                         c.devices[0].device_kind, b"tasks=%d" % tasks)
   stored = cache.get(entry_key)
   if stored is not None:
@@ -305,7 +307,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
       logger.warning("persistent compile cache: entry rejected by XLA (%s); recompiling", e)
   t0 = time.perf_counter()
   compiler = _compiler(tasks, c)
-  loaded = compiler.compile(text)
+  loaded = compiler.compile(text, compile_options)
   if compiler is not c:   # runs on the process's client, with its buffers
     loaded = c.deserialize(loaded.serialize())
   compile_secs = time.perf_counter() - t0
@@ -318,9 +320,24 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
   return exe
 
 
+def lower_on_devices(closed: core.ClosedJaxpr, name: str, n: int, *, replicas: bool,
+                     mesh_axes=(), arg_shardings=None, out_shardings=None,
+                     donation=None) -> str:
+  """The StableHLO text of ``closed`` run on ``n`` devices at once (see
+  ``compile_on_devices``)."""
+  return _lowering().lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
+                           out_shardings=out_shardings, donation=donation,
+                           **_device_counts(n, replicas))
+
+
+def _device_counts(n, replicas):
+  return (dict(num_replicas=n, num_partitions=1) if replicas
+          else dict(num_replicas=1, num_partitions=n))
+
+
 def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, replicas: bool,
                        mesh_axes=(), arg_shardings=None, out_shardings=None,
-                       in_specs=None, out_specs=None, donation=None):
+                       in_specs=None, out_specs=None, donation=None, options=None):
   """Compile ``closed`` to run on the devices ``device_ids`` (client indices) at once.
 
   ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
@@ -328,16 +345,17 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   is the global program, and XLA's SPMD partitioner splits it into one partition per
   device as the ``mhlo.sharding`` strings say. ``in_specs``/``out_specs`` are the
   per-device (shape, dtype) of the buffers (default: the jaxpr's avals); ``donation``
-  the parameters XLA may write results into (see ``lower``). Returns the
-  ``pjrt.LoadedExecutable``; run it with ``execute_sharded``.
+  the parameters XLA may write results into (see ``lower``); ``options`` XLA compiler
+  options (see ``compile``). Returns the ``pjrt.LoadedExecutable``; run it with
+  ``execute_sharded``.
   """
   n = len(device_ids)
-  counts = dict(num_replicas=n, num_partitions=1) if replicas else dict(num_replicas=1,
-                                                                         num_partitions=n)
-  text = _lowering().lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
-                         out_shardings=out_shardings, donation=donation, **counts)
+  text = lower_on_devices(closed, name, n, replicas=replicas, mesh_axes=mesh_axes,
+                          arg_shardings=arg_shardings, out_shardings=out_shardings,
+                          donation=donation)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
-  loaded = client().compile(text, pjrt.compile_options(device_ids=ids, **counts))
+  loaded = client().compile(text, pjrt.compile_options(
+      device_ids=ids, overrides=options, **_device_counts(n, replicas)))
   loaded.set_signature(in_specs or [(a.shape, a.dtype) for a in closed.in_avals],
                        out_specs or [(a.shape, a.dtype) for a in closed.out_avals],
                        donors(donation))

@@ -15,6 +15,7 @@ import collections
 import ctypes
 import itertools
 import os
+import struct
 import threading
 import time
 import weakref
@@ -210,18 +211,55 @@ def _field(number: int, value) -> bytes:
   """One protobuf field: an int (varint, wire type 0) or bytes (length-delimited, 2)."""
   if isinstance(value, (bytes, bytearray)):
     return _varint(number << 3 | 2) + _varint(len(value)) + bytes(value)
-  return _varint(number << 3) + _varint(int(value))
+  return _varint(number << 3) + _varint(int(value) & (1 << 64) - 1)
+
+
+def _float_field(number: int, value: float, fmt: str) -> bytes:
+  """A ``float`` (fmt '<f', wire type 5) or ``double`` (fmt '<d', wire type 1) field."""
+  return _varint(number << 3 | (5 if fmt == "<f" else 1)) + struct.pack(fmt, value)
+
+
+# The compiler options that JAX sets on ExecutableBuildOptionsProto instead of passing them
+# as environment overrides: name -> (field number, encoder).
+_BUILD_OPTION_FIELDS = {
+    "exec_time_optimization_effort": lambda v: _float_field(20, float(v), "<f"),
+    "memory_fitting_effort": lambda v: _float_field(21, float(v), "<f"),
+    "optimization_level": lambda v: _field(24, int(v)),
+    "memory_fitting_level": lambda v: _field(25, int(v)),
+}
+
+
+def _option_override(name: str, value) -> bytes:
+  """One ``env_option_overrides`` map entry: {key, OptionOverrideProto}, the value as a
+  string, bool, int or double field as jaxlib's CompileOptions encodes it."""
+  if isinstance(value, str):
+    encoded = _field(1, value.encode())
+  elif isinstance(value, (bool, np.bool_)):
+    encoded = _field(2, bool(value))
+  elif isinstance(value, (int, np.integer)):
+    encoded = _field(3, int(value))
+  elif isinstance(value, (float, np.floating)):
+    encoded = _float_field(4, float(value), "<d")
+  else:
+    raise TypeError(f"compiler option {name!r}: value {value!r} of type "
+                    f"{type(value).__name__} is not a str, bool, int or float, the types "
+                    "XLA's options take.")
+  return _field(1, name.encode()) + _field(2, encoded)
 
 
 def compile_options(num_replicas: int = 1, num_partitions: int = 1,
-                    device_ids=None) -> bytes:
+                    device_ids=None, overrides=None) -> bytes:
   """A serialized ``xla.CompileOptionsProto`` for a program over several devices.
 
   ``device_ids[r][p]`` is the device of replica ``r``, partition ``p`` (the
   ``DeviceAssignmentProto``: one ``ComputationDevice`` per partition listing its replicas'
-  devices). More than one partition turns on XLA's SPMD partitioner. One replica and one
-  partition give exactly ``COMPILE_OPTIONS``.
+  devices). More than one partition turns on XLA's SPMD partitioner. ``overrides``, a
+  dict of XLA option names to values (``Lowered.compile(compiler_options=...)``), go
+  where JAX puts them: a few on the build options, the rest in ``env_option_overrides``,
+  which XLA parses when it compiles (an unknown name is its error). One replica, one
+  partition and no overrides give exactly ``COMPILE_OPTIONS``.
   """
+  overrides = dict(overrides or {})
   build = _field(4, num_replicas) + _field(5, num_partitions)
   if num_partitions > 1:
     build += _field(6, 1)   # use_spmd_partitioning
@@ -231,7 +269,11 @@ def compile_options(num_replicas: int = 1, num_partitions: int = 1,
       ids = b"".join(_field(1, device_ids[r][p]) for r in range(num_replicas))
       assignment += _field(3, ids)
     build += _field(9, assignment)
-  return _field(3, build)
+  for name, encode in _BUILD_OPTION_FIELDS.items():
+    if name in overrides:
+      build += encode(overrides.pop(name))
+  env = b"".join(_field(7, _option_override(k, v)) for k, v in overrides.items())
+  return _field(3, build) + env
 
 _HOST_ONLY_DURING_CALL = 0
 _HOST_ZERO_COPY = 2
@@ -1443,6 +1485,17 @@ class DeviceBuffer:
     read that aliased it (``value_read``: the holder has read the value)."""
     return self._alias is None and not (value_read and self.client.direct_read
                                         and self.nbytes >= ALIAS_MIN_BYTES)
+
+  def unsafe_pointer(self) -> int:
+    """The address of this buffer's memory on its device (waits for it to be computed):
+    ``PJRT_Buffer_UnsafePointer``."""
+    self.block_until_ready()
+    api = self.api
+    if api.Buffer_UnsafePointer is None:
+      raise XlaRuntimeError("UNIMPLEMENTED: this PJRT plugin gives no buffer addresses.")
+    pa = _new(UnsafePointerArgs, buffer=self.handle)
+    api.check(api.Buffer_UnsafePointer(ctypes.byref(pa)))
+    return pa.buffer_pointer
 
   @property
   def nbytes(self) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.base import dtypes
 from jaxlite._src.libraries.numpy.creation import asarray
 
 __all__ = ["array_repr", "array_str", "get_printoptions", "set_printoptions", "printoptions",
@@ -27,10 +28,30 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
 
 
 def load(file, *args, **kwargs):
-  """``numpy.load``, returning an Array when the file holds one array."""
+  """Load arrays from ``.npy`` files (``jax.numpy.load``).
+
+  Parameters
+  ----------
+  file : file-like, str or path-like
+    The file, as ``numpy.load`` takes it.
+  *args, **kwargs
+    Passed to ``numpy.load``.
+
+  Returns
+  -------
+  An Array when the file holds one array of a JAX dtype; ``bfloat16`` data, which
+  ``numpy.save`` writes as void ``'V2'``, comes back as ``bfloat16``. An array of another
+  dtype (strings, objects, other void types) and the contents of ``.npz`` files come back
+  as NumPy returns them, as in JAX.
+  """
   out = np.load(file, *args, **kwargs)
-  if isinstance(out, np.ndarray) and out.dtype != object:
-    return asarray(out)
+  if isinstance(out, np.ndarray):
+    if out.dtype == np.dtype("V2"):
+      out = out.view(dtypes.canonicalize_dtype("bfloat16"))
+    try:
+      out = asarray(out)
+    except TypeError:  # not a JAX dtype: NumPy's array, as JAX returns it
+      pass
   return out
 
 
