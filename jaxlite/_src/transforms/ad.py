@@ -190,7 +190,9 @@ class JVPTrace(core.Trace):
     return self._wrap(primal_out, tangent_out)
 
   def _wrap(self, primal, tangent):
-    if type(tangent) is Zero:
+    # a float0 tangent (of an integer or boolean, even a staged one) carries nothing: the
+    # value is no tracer, so it is unperturbed, as JAX's ``maybe_jvp_tracer``
+    if type(tangent) is Zero or getattr(tangent, "dtype", None) == dtypes.float0:
       return primal
     return JVPTracer(self, primal, tangent)
 
@@ -248,7 +250,7 @@ def linearize_flat(flat_fun, primals, debug_info=None):
   trace = JVPTrace(parent, tangent_trace)
   try:
     tangents = [tangent_trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
-    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    tracers = [trace._wrap(p, t) for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
       outs = flat_fun(*tracers)
     pairs = [trace.to_primal_tangent(x) for x in outs]
