@@ -127,6 +127,7 @@ def _bind_cond(index, funs, operands, kind):
 
 
 def _with_out_avals(closed, avals):
+  """``closed`` returning its first ``len(avals)`` outputs, converted to ``avals``."""
   if closed.out_avals == avals:
     return closed
 
@@ -417,6 +418,36 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 
 def _while_partial_eval(trace, args, unknowns, params):
+  """JAX's rule: with the condition known, the carries whose updates need nothing unknown
+  come from a loop over the known part of the body, and the others from the whole loop,
+  staged (it recomputes the known part): ``jax.linearize`` works, transposing raises."""
+  cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
+  cn, bn = params["cond_nconsts"], params["body_nconsts"]
+  cond_uk, body_uk = list(unknowns[:cn]), list(unknowns[cn:cn + bn])
+  carry_uk = list(unknowns[cn + bn:])
+  while True:  # a carry becomes unknown if its update depends on anything unknown
+    out_uk = pe.partial_eval_jaxpr(body_jaxpr, body_uk + carry_uk, instantiate=carry_uk)[2]
+    new_carry_uk = [a or b for a, b in zip(carry_uk, out_uk)]
+    if new_carry_uk == carry_uk:
+      break
+    carry_uk = new_carry_uk
+  cond_known, _, pred_uk, _ = pe.partial_eval_jaxpr(cond_jaxpr, cond_uk + carry_uk)
+  if pred_uk[0] or all(carry_uk):
+    return trace.bind_unknown(while_p, *args, **params)
+  body_known = pe.partial_eval_jaxpr(body_jaxpr, body_uk + carry_uk, instantiate=carry_uk)[0]
+  known = lambda xs, uk: [x for x, u in zip(xs, uk) if not u]
+  known_outs = trace.bind_known(
+      while_p, *known(args[:cn], cond_uk), *known(args[cn:cn + bn], body_uk),
+      *known(args[cn + bn:], carry_uk),
+      cond_jaxpr=_with_out_avals(cond_known, cond_jaxpr.out_avals),
+      body_jaxpr=_with_out_avals(body_known, known(body_jaxpr.out_avals, carry_uk)),
+      cond_nconsts=cn - sum(cond_uk), body_nconsts=bn - sum(body_uk))
+  unknown_outs = trace.bind_unknown(while_p, *args, **params)
+  k_it = iter(known_outs)
+  return [u_out if u else next(k_it) for u_out, u in zip(unknown_outs, carry_uk)]
+
+
+def _while_transpose(cts, *args, **params):
   raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
                    "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
                    "using fori_loop with static start/stop.")
@@ -424,6 +455,7 @@ def _while_partial_eval(trace, args, unknowns, params):
 
 ad.jvp_rules[while_p] = _while_jvp
 pe.partial_eval_rules[while_p] = _while_partial_eval
+ad.transpose_rules[while_p] = _while_transpose
 
 
 def _concrete_int(x):
