@@ -59,3 +59,70 @@ def test_reverse_mode_through_while_loop_raises_at_transpose():
                      "lax.while_loop or lax.fori_loop with dynamic start/stop values"):
     _, f_vjp = jax.vjp(lambda x: _loop(x, 4)[1], 1.0)
     f_vjp(1.0)
+
+
+# -- vmap: outputs computed from shared values only stay shared (unbatched)
+
+def _probe():
+  """An identity primitive whose batching rule records the batch dims it sees (as
+  equinox's ``nonbatchable``, which raises on a batched operand)."""
+  from jaxlite.extend.core import Primitive
+  from jaxlite.interpreters import batching, mlir
+  seen = []
+  p = Primitive("probe")
+  p.def_impl(lambda x: x)
+  p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(p, mlir.lower_fun(lambda x: x, multiple_results=False))
+
+  def rule(args, dims):
+    seen.append(dims[0])
+    return args[0], dims[0]
+  batching.primitive_batchers[p] = rule
+  return p, seen
+
+
+def test_vmap_of_cond_with_shared_predicate_keeps_shared_outputs_unbatched():
+  probe_p, seen = _probe()
+
+  def f(x, n):
+    step, y = lax.cond(n > 0, lambda s, x: (s + 1, x * 2.0), lambda s, x: (s, x), n, x)
+    return probe_p.bind(step), probe_p.bind(y)
+  step, y = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), 2)
+  # JAX 0.10.2: the rule sees only y (dim 0); step is shared (vmap broadcasts it out)
+  assert seen == [0]
+  np.testing.assert_array_equal(np.asarray(step), [3, 3, 3])
+  np.testing.assert_array_equal(np.asarray(y), [0.0, 2.0, 4.0])
+
+
+def test_vmap_of_scan_keeps_ys_of_shared_values_unbatched():
+  probe_p, seen = _probe()
+
+  def f(x):
+    def body(c, i):
+      return c + x, (i * 2, c)
+    c, (shared, per_example) = lax.scan(body, 0.0, jnp.arange(4))
+    return probe_p.bind(shared), probe_p.bind(per_example), c
+  shared, per_example, c = jax.vmap(f)(jnp.arange(1.0, 3.0))
+  # JAX 0.10.2: the rule sees only per_example, batched along 1 (the loop's axis is 0)
+  assert seen == [1]
+  np.testing.assert_array_equal(np.asarray(shared), [[0, 2, 4, 6]] * 2)
+  np.testing.assert_array_equal(np.asarray(per_example), [[0, 1, 2, 3], [0, 2, 4, 6]])
+  np.testing.assert_array_equal(np.asarray(c), [4.0, 8.0])
+
+
+def test_vmap_of_while_keeps_a_counter_from_a_cond_unbatched():
+  # the mechanism of equinox's checkpointed while loop: the loop's counter passes through
+  # a cond and a nonbatchable primitive inside a vmapped while loop
+  probe_p, seen = _probe()
+
+  def f(x):
+    def body(c):
+      i, v = c
+      i, v = lax.cond(i % 2 == 0, lambda i, v: (i + 1, v * 2.0), lambda i, v: (i + 1, v),
+                      i, v)
+      return probe_p.bind(i), v
+    return lax.while_loop(lambda c: c[0] < 5, body, (0, x))
+  i, v = jax.vmap(f)(jnp.arange(3.0))
+  assert 0 not in seen   # the counter never reaches the rule batched
+  np.testing.assert_array_equal(np.asarray(i), [5, 5, 5])
+  np.testing.assert_array_equal(np.asarray(v), [0.0, 8.0, 16.0])

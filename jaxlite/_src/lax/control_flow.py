@@ -824,10 +824,16 @@ def _cond_batch(axis_data, vals, dims, *, branches):
   (index, *ops), (index_dim, *op_dims) = vals, dims
   n_out = len(branches[0].out_avals)
   if index_dim is None:
+    # an output is batched if some branch batches it; the others stay shared, as in JAX
+    # (libraries check that a loop counter computed in a cond is not batched)
     ops, op_dims = _at_front(ops, op_dims)
-    batched = [batching.batch_jaxpr(b, axis_data, op_dims, [0] * n_out)[0]
-               for b in branches]
-    return cond_p.bind(index, *ops, branches=tuple(batched)), [0] * n_out
+    out_bat = [False] * n_out
+    for b in branches:
+      dims_b = batching.batch_jaxpr(b, axis_data, op_dims)[1]
+      out_bat = [u or d is not None for u, d in zip(out_bat, dims_b)]
+    out_dims = [0 if u else None for u in out_bat]
+    batched = [batching.batch_jaxpr(b, axis_data, op_dims, out_dims)[0] for b in branches]
+    return cond_p.bind(index, *ops, branches=tuple(batched)), out_dims
   # A batched predicate picks per example: run every branch, then select (as JAX does).
   index = batching.bdim_at_front(index, index_dim, axis_data.size)
   ops = [batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(ops, op_dims)]
@@ -853,12 +859,13 @@ def _own_examples(index, i, ops):
 
 
 def _carry_batched(body, axis_data, in_dims_of, carry_bat, n_carry):
-  """Fixed point: a carry is batched if its initial value or its update is."""
+  """Fixed point: a carry is batched if its initial value or its update is. Returns the
+  carries' batching and whether each of the body's other outputs is batched."""
   while True:
     _, out_dims = batching.batch_jaxpr(body, axis_data, in_dims_of(carry_bat))
     new = [b or d is not None for b, d in zip(carry_bat, out_dims[:n_carry])]
     if new == carry_bat:
-      return carry_bat
+      return carry_bat, [d is not None for d in out_dims[n_carry:]]
     carry_bat = new
 
 
@@ -869,9 +876,9 @@ def _while_batch(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
   cconsts, bconsts, carry = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
   cdims, bdims, carry_dims = dims[:nc], dims[nc:nc + nb], dims[nc + nb:]
   n_carry = len(carry)
-  carry_bat = _carry_batched(body_jaxpr, axis_data,
-                             lambda bat: bdims + [0 if b else None for b in bat],
-                             [d is not None for d in carry_dims], n_carry)
+  carry_bat, _ = _carry_batched(body_jaxpr, axis_data,
+                                lambda bat: bdims + [0 if b else None for b in bat],
+                                [d is not None for d in carry_dims], n_carry)
   _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, axis_data,
                                         cdims + [0 if b else None for b in carry_bat])
   if pred_dim is not None:
@@ -918,19 +925,20 @@ def _scan_batch(axis_data, vals, dims, *, jaxpr, length, reverse, num_consts, nu
   xs = [x if d is None else batching.moveaxis(x, d, 1) for x, d in
         zip(vals[nc + ncar:], dims[nc + ncar:])]
   x_dims = [None if d is None else 0 for d in dims[nc + ncar:]]
-  carry_bat = _carry_batched(jaxpr, axis_data,
-                             lambda bat: cdims + [0 if b else None for b in bat] + x_dims,
-                             [d is not None for d in carry_dims], ncar)
+  # ys the body computes from shared values only stay shared, as in JAX
+  carry_bat, ys_bat = _carry_batched(
+      jaxpr, axis_data, lambda bat: cdims + [0 if b else None for b in bat] + x_dims,
+      [d is not None for d in carry_dims], ncar)
   carry_in_dims = [0 if b else None for b in carry_bat]
   carry = [batching.bdim_at_front(x, d, size) if b else x
            for x, d, b in zip(carry, carry_dims, carry_bat)]
-  n_ys = len(jaxpr.out_avals) - ncar
+  ys_dims = [0 if b else None for b in ys_bat]
   body, _ = batching.batch_jaxpr(jaxpr, axis_data, cdims + carry_in_dims + x_dims,
-                                 carry_in_dims + [0] * n_ys)
+                                 carry_in_dims + ys_dims)
   outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
                      num_consts=nc, num_carry=ncar, unroll=unroll,
                      linear=(False,) * (nc + ncar + len(xs)))
-  return outs, carry_in_dims + [1] * n_ys
+  return outs, carry_in_dims + [None if d is None else 1 for d in ys_dims]
 
 
 batching.axis_batching_rules[cond_p] = _cond_batch
