@@ -126,3 +126,62 @@ def test_vmap_of_while_keeps_a_counter_from_a_cond_unbatched():
   assert 0 not in seen   # the counter never reaches the rule batched
   np.testing.assert_array_equal(np.asarray(i), [5, 5, 5])
   np.testing.assert_array_equal(np.asarray(v), [0.0, 8.0, 16.0])
+
+
+# -- JVP: values that depend on no perturbed input keep symbolic zero tangents
+
+def _nondifferentiable():
+  """Identity that raises when differentiated (equinox's ``nondifferentiable``)."""
+  @jax.custom_jvp
+  def f(x):
+    return x
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    raise RuntimeError("Unexpected tangent.")
+  return f
+
+
+def test_scan_and_cond_do_not_differentiate_unperturbed_carries():
+  # equinox's test_nondifferentiable_body1 as a lax.scan over a lax.cond; JAX 0.10.2:
+  # value 18.999998 (sum of the pieces), grad of x 1.0 and of z [1, 1, 1]
+  nondiff = _nondifferentiable()
+
+  def body(carry):
+    step, x, y, z = carry
+    return step + 1, x + nondiff(y), y + 1, z.at[step].set(y)
+
+  def run(xz, y):
+    x, z = xz
+    def f(c, _):
+      return lax.cond(c[0] < 3, body, lambda c: c, c), None
+    _, x, y, z = lax.scan(f, (0, x, y, z), None, length=3)[0]
+    return x + y + jnp.sum(z)
+  value, (gx, gz) = jax.jit(jax.value_and_grad(run))((1.2, jnp.full(3, -5.0)), 0.7)
+  # x + 3 y + 3 + (y + 3) + (3 y + 3)
+  assert float(value) == pytest.approx(1.2 + 3 * 0.7 + 3 + 0.7 + 3 + 3 * 0.7 + 3, rel=1e-6)
+  assert float(gx) == 1.0
+  np.testing.assert_array_equal(np.asarray(gz), [0.0, 0.0, 0.0])
+
+
+def test_while_jvp_does_not_differentiate_unperturbed_carries():
+  nondiff = _nondifferentiable()
+
+  def f(x, y):
+    def body(c):
+      i, x, y = c
+      return i + 1, x * 2.0 + nondiff(y), y + 1.0
+    return lax.while_loop(lambda c: c[0] < 3, body, (0, x, y))
+  (_, x, y), (_, tx, ty) = jax.jvp(lambda x: f(x, 0.5), (1.0,), (1.0,))
+  # x -> 2x + y three times: 8 + 4(0.5) + 2(1.5) + 2.5; the tangent 8; y's is zero
+  assert float(x) == 15.5 and float(tx) == 8.0 and float(y) == 3.5 and float(ty) == 0.0
+
+
+def test_cond_output_without_tangent_in_any_branch_stays_symbolic():
+  nondiff = _nondifferentiable()
+
+  def f(x, y):
+    a, b = lax.cond(x > 0, lambda x, y: (x * 2, y + 1), lambda x, y: (x, y), x, y)
+    return a + nondiff(b)
+  assert float(jax.grad(f)(1.0, 3.0)) == 2.0
+  assert float(jax.jit(jax.grad(f))(-1.0, 3.0)) == 1.0

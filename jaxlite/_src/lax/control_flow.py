@@ -30,7 +30,7 @@ from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
 from jaxlite._src.transforms import ad
-from jaxlite._src.transforms.ad import jvp_jaxpr as _jvp_jaxpr
+from jaxlite._src.transforms.ad import jvp_jaxpr_nonzeros as _jvp_nonzeros
 from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
@@ -218,13 +218,17 @@ def _cond_jvp(primals, tangents, *, branches):
   if not any(diff):
     outs = cond_p.bind(*primals, branches=branches)
     return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
-  jvp_branches = tuple(_jvp_jaxpr(b, diff) for b in branches)
+  # an output has a tangent if some branch gives it one; the others stay symbolic zeros
+  n = len(branches[0].out_avals)
+  out_nz = [False] * n
+  for b in branches:
+    out_nz = [u or z for u, z in zip(out_nz, _jvp_nonzeros(b, diff, [False] * n)[1])]
+  jvp_branches = tuple(_jvp_nonzeros(b, diff, out_nz)[0] for b in branches)
   ts = [ad.instantiate(t) for t, d in zip(tangents[1:], diff) if d]
   outs = cond_p.bind(index, *ops, *ts, branches=jvp_branches)
-  n = len(branches[0].out_avals)
   primal_outs, it = outs[:n], iter(outs[n:])
-  out_tangents = [next(it) if _inexact(a) else ad.Zero(ad.tangent_aval(a))
-                  for a in branches[0].out_avals]
+  out_tangents = [next(it) if nz else ad.Zero(ad.tangent_aval(a))
+                  for a, nz in zip(branches[0].out_avals, out_nz)]
   return primal_outs, out_tangents
 
 
@@ -368,19 +372,33 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 
+def _nonzero_carries(body, diff_consts, carry_nz, diff_xs):
+  """Fixed point (JAX's): a carry has a nonzero tangent if its initial value does or the
+  body gives its update one; the others stay symbolic zeros, undifferentiated. ``body``
+  takes (consts, carry, xs). Returns the carries' flags and the body's outputs' then."""
+  n_carry, n_out = len(carry_nz), len(body.out_avals)
+  while True:
+    _, nz = _jvp_nonzeros(body, diff_consts + carry_nz + diff_xs, [False] * n_out)
+    new = [c or (z and _inexact(a))
+           for c, z, a in zip(carry_nz, nz[:n_carry], body.out_avals)]
+    if new == carry_nz:
+      return carry_nz, nz
+    carry_nz = new
+
+
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   nc = cond_nconsts + body_nconsts
   carry_avals = body_jaxpr.out_avals
   diff_consts = [type(t) is not ad.Zero and _inexact(core.get_aval(p))
                  for p, t in zip(primals[cond_nconsts:nc], tangents[cond_nconsts:nc])]
-  # once any tangent is nonzero, every inexact carry may acquire one through the body
-  any_nonzero = any(diff_consts) or any(type(t) is not ad.Zero for t in tangents[nc:])
-  diff_carry = [_inexact(a) and any_nonzero for a in carry_avals]
+  diff_carry, _ = _nonzero_carries(
+      body_jaxpr, diff_consts, [type(t) is not ad.Zero and _inexact(a)
+                                for t, a in zip(tangents[nc:], carry_avals)], [])
   if not any(diff_carry):
     outs = while_p.bind(*primals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
                         cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
     return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
-  body_jvp = _jvp_jaxpr(body_jaxpr, diff_consts + diff_carry)
+  body_jvp, _ = _jvp_nonzeros(body_jaxpr, diff_consts + diff_carry, diff_carry)
   n_bc, n_carry = body_nconsts, len(carry_avals)
   n_tc = sum(diff_consts)
 
@@ -389,11 +407,8 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
   def body(*args):
     consts, tconsts = args[:n_bc], args[n_bc:n_bc + n_tc]
     carry, tcarry = args[n_bc + n_tc:n_bc + n_tc + n_carry], args[n_bc + n_tc + n_carry:]
-    outs = core.eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *consts, *carry, *tconsts,
+    return core.eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *consts, *carry, *tconsts,
                            *tcarry)
-    tans = iter(outs[n_carry:])
-    t_all = [next(tans) if _inexact(a) else None for a in carry_avals]
-    return outs[:n_carry] + [t for t, d in zip(t_all, diff_carry) if d]
   tangent_avals = [ad.tangent_aval(a) for a, d in zip(carry_avals, diff_carry) if d]
   const_t_avals = [ad.tangent_aval(a) for a, d in zip(body_jaxpr.in_avals[:n_bc],
                                                        diff_consts) if d]
@@ -604,20 +619,17 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
   avals = jaxpr.in_avals
   nc, ncar = num_consts, num_carry
   diff = [type(t) is not ad.Zero and _inexact(a) for a, t in zip(avals, tangents)]
-  # a carry whose tangent can become nonzero must carry one from the start
-  carry_diff = [_inexact(a) and (d or any(diff)) for a, d in
-                zip(avals[nc:nc + ncar], diff[nc:nc + ncar])]
-  diff = diff[:nc] + carry_diff + diff[nc + ncar:]
-  if not any(diff):
+  d_consts, d_xs = diff[:nc], diff[nc + ncar:]
+  d_carry, nz = _nonzero_carries(jaxpr, d_consts, diff[nc:nc + ncar], d_xs)
+  diff = d_consts + d_carry + d_xs
+  ys_nz = [z and _inexact(a) for z, a in zip(nz[ncar:], jaxpr.out_avals[ncar:])]
+  if not any(d_carry) and not any(ys_nz):
     outs = scan_p.bind(*primals, jaxpr=jaxpr, length=length, reverse=reverse,
                        num_consts=nc, num_carry=ncar, unroll=unroll, linear=linear)
     return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
-  jvp = _jvp_jaxpr(jaxpr, diff)
+  jvp, _ = _jvp_nonzeros(jaxpr, diff, d_carry + ys_nz)
   n_in = len(avals)
-  d_consts, d_carry, d_xs = diff[:nc], diff[nc:nc + ncar], diff[nc + ncar:]
   n_tc, n_tcar, n_tx = sum(d_consts), sum(d_carry), sum(d_xs)
-  out_carry_inexact = [_inexact(a) for a in jaxpr.out_avals[:ncar]]
-  ys_inexact = [_inexact(a) for a in jaxpr.out_avals[ncar:]]
 
   # scan layout: consts (primal, tangent), carry (primal, tangent), xs (primal, tangent)
   def body(*args):
@@ -628,11 +640,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     x, tx = args[k:k + n_in - nc - ncar], args[k + n_in - nc - ncar:]
     outs = core.eval_jaxpr(jvp.jaxpr, jvp.consts, *c, *car, *x, *tc, *tcar, *tx)
     n_out = len(jaxpr.out_avals)
-    prim, tans = outs[:n_out], iter(outs[n_out:])
-    t_all = [next(tans) if inex else None for inex in out_carry_inexact + ys_inexact]
-    t_carry = [t for t, d in zip(t_all[:ncar], d_carry) if d]
-    t_ys = [t for t in t_all[ncar:] if t is not None]
-    return prim[:ncar] + t_carry + prim[ncar:] + t_ys
+    prim, tans = outs[:n_out], outs[n_out:]
+    return prim[:ncar] + tans[:n_tcar] + prim[ncar:] + tans[n_tcar:]
   t_avals = lambda avs, mask: [ad.tangent_aval(a) for a, d in zip(avs, mask) if d]
   body_avals = (list(avals[:nc]) + t_avals(avals[:nc], d_consts)
                 + list(avals[nc:nc + ncar]) + t_avals(avals[nc:nc + ncar], d_carry)
@@ -653,8 +662,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
   ys, t_ys = outs[ncar + n_tcar:ncar + n_tcar + n_ys], iter(outs[ncar + n_tcar + n_ys:])
   carry_t = [next(t_carry) if d else ad.Zero(ad.tangent_aval(a))
              for d, a in zip(d_carry, jaxpr.out_avals[:ncar])]
-  ys_t = [next(t_ys) if inex else ad.Zero(ad.tangent_aval(core.get_aval(y)))
-          for inex, y in zip(ys_inexact, ys)]
+  ys_t = [next(t_ys) if z else ad.Zero(ad.tangent_aval(core.get_aval(y)))
+          for z, y in zip(ys_nz, ys)]
   return list(carry) + list(ys), carry_t + ys_t
 
 

@@ -340,8 +340,19 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
 def jvp_jaxpr(closed, diff_mask):
   """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
   (outputs..., tangents of inexact outputs...)."""
+  return jvp_jaxpr_nonzeros(closed, diff_mask,
+                            [dtypes.is_inexact(a.dtype) for a in closed.out_avals])[0]
+
+
+def jvp_jaxpr_nonzeros(closed, diff_mask, want):
+  """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
+  (outputs..., tangents of the outputs flagged in ``want``...), and per output
+  whether its tangent is nonzero. The other inputs' tangents are symbolic zeros, so
+  nothing that depends on them alone is differentiated (as JAX's ``jvp_jaxpr``: a loop's
+  rule finds its nonzero carries with it)."""
   avals = closed.in_avals
   n = len(avals)
+  found = []
 
   def fun(*args):
     primals = list(args[:n])
@@ -349,10 +360,12 @@ def jvp_jaxpr(closed, diff_mask):
     tangents = [next(it) if d else Zero(tangent_aval(a))
                 for a, d in zip(avals, diff_mask)]
     fn = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
-    outs, out_tangents = jvp_flat(fn, primals, [instantiate(t) for t in tangents])
-    return outs + [t for o, t in zip(closed.out_avals, out_tangents)
-                   if dtypes.is_inexact(o.dtype)]
-  return trace_to_jaxpr(fun, list(avals) + [a for a, d in zip(avals, diff_mask) if d])
+    outs, out_tangents = jvp_flat(fn, primals, tangents, instantiate_zeros=False)
+    found.append([type(t) is not Zero for t in out_tangents])
+    return outs + [instantiate(t) for t, w in zip(out_tangents, want) if w]
+  jaxpr = trace_to_jaxpr(fun, list(avals) + [tangent_aval(a) for a, d in
+                                             zip(avals, diff_mask) if d])
+  return jaxpr, found[0]
 
 
 def _read(env, v):
