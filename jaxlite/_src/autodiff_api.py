@@ -99,23 +99,27 @@ def linearize(fun, *primals, has_aux=False):
   """
   p_leaves, p_tree, out_p, linear, out_tree, aux = _linearize(fun, primals, has_aux,
                                                                "linearize")
-
-  def f_jvp(*tangents):
-    t_leaves, t_tree = tree.tree_flatten(tangents)
-    if t_tree != p_tree:
-      raise TypeError(f"linearized function called on tangent values inconsistent with the "
-                      f"original primal values: expected structure {p_tree}, got {t_tree}.")
-    outs = core.eval_jaxpr(linear.jaxpr, linear.consts, *t_leaves)
-    return tree.tree_unflatten(out_tree, outs)
-
+  # a pytree whose leaves are the residuals (as JAX's): jit and vmap can return it
+  f_jvp = tree.Partial(functools.partial(_lift_linearized, linear.jaxpr, p_tree, out_tree),
+                       list(linear.consts))
   result = tree.tree_unflatten(out_tree, out_p), f_jvp
   return result + (aux,) if has_aux else result
+
+
+def _lift_linearized(jaxpr, p_tree, out_tree, consts, *tangents):
+  """The function ``linearize`` returns, with its residuals ``consts`` bound."""
+  t_leaves, t_tree = tree.tree_flatten(tangents)
+  if t_tree != p_tree:
+    raise TypeError(f"linearized function called on tangent values inconsistent with the "
+                    f"original primal values: expected {p_tree}, got {t_tree}.")
+  outs = core.eval_jaxpr(jaxpr, consts, *t_leaves)
+  return tree.tree_unflatten(out_tree, outs)
 
 
 def _linearize(fun, primals, has_aux, name):
   """Flatten ``primals``, linearize ``fun`` there; the shared first half of linearize / vjp."""
   p_leaves, p_tree = tree.tree_flatten(tuple(primals))
-  p_leaves = [as_operand(p) for p in p_leaves]
+  p_leaves = [_primal(p) for p in p_leaves]
   aux_box = []
 
   def fun_main(*args):
@@ -128,6 +132,13 @@ def _linearize(fun, primals, has_aux, name):
   return p_leaves, p_tree, out_p, linear, out_tree(), aux
 
 
+def _primal(p):
+  """An input to linearize: an array, except that integers and booleans stay as given
+  (they have no tangent, so no tracer holds them: a function may hash one, as in JAX)."""
+  x = as_operand(p)
+  return x if dtypes.is_inexact(core.get_aval(x).dtype) else p
+
+
 def vjp(fun, *primals, has_aux=False):
   """Evaluate ``fun`` and return the function mapping output cotangents to input ones.
 
@@ -137,24 +148,80 @@ def vjp(fun, *primals, has_aux=False):
   p_leaves, p_tree, out_p, linear, out_tree, aux = _linearize(fun, primals, has_aux, "vjp")
   p_avals = [core.get_aval(p) for p in p_leaves]
   out_avals = [core.get_aval(o) for o in out_p]
-
-  def f_vjp(cotangent):
-    ct_leaves, ct_tree = tree.tree_flatten(cotangent)
-    if ct_tree != out_tree:
-      raise ValueError(f"unexpected tree structure.\n\nThe argument to a VJP function "
-                       f"returned by `jax.vjp` must match the pytree structure of the "
-                       f"differentiated function's output {out_tree}, but got {ct_tree}.")
-    for ct, aval in zip(ct_leaves, out_avals):
-      _check_cotangent(ct, aval)
-    cts = ad.backward_pass(linear.jaxpr, linear.consts,
-                           [ad.UndefinedPrimal(v.aval) for v in linear.jaxpr.invars],
-                           [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
-                            for c, a in zip(ct_leaves, out_avals)])
-    cts = [_materialize(ct, aval) for ct, aval in zip(cts, p_avals)]
-    return tree.tree_unflatten(p_tree, cts)
-
+  f_vjp = VJP(functools.partial(_vjp_callable, linear.jaxpr, p_avals, out_avals,
+                                api_util.fun_name(fun)),
+              p_tree, out_tree, [], list(linear.consts))
   result = tree.tree_unflatten(out_tree, out_p), f_vjp
   return result + (aux,) if has_aux else result
+
+
+class VJP:
+  """The function ``vjp`` returns: ``f_vjp(ct)`` gives one cotangent per primal.
+
+  A pytree, as JAX's, whose leaves are the residuals (``args_res``, the primal arguments
+  it keeps, and ``opaque_residuals``; jaxlite keeps them all in the latter), so that jit
+  and vmap can return it.
+  """
+  __slots__ = ("fun", "in_tree", "out_tree", "args_res", "opaque_residuals")
+
+  def __init__(self, fun, in_tree, out_tree, args_res, opaque_residuals):
+    self.fun, self.in_tree, self.out_tree = fun, in_tree, out_tree
+    self.args_res, self.opaque_residuals = args_res, opaque_residuals
+
+  jaxpr = property(lambda self: self.fun.args[0])
+
+  def __call__(self, out_ct, *extra_args):
+    if extra_args:
+      raise TypeError(_VJP_TOO_MANY_ARGS.format(self.fun.args[3], len(extra_args) + 1))
+    return self.fun(self.in_tree, self.out_tree, self.args_res, self.opaque_residuals,
+                    out_ct)
+
+  def __repr__(self):
+    return (f"VJP(fun={self.fun!r}, in_tree={self.in_tree!r}, out_tree={self.out_tree!r}, "
+            f"args_res={self.args_res!r}, opaque_residuals={self.opaque_residuals!r})")
+
+
+_VJP_TOO_MANY_ARGS = """
+The function returned by `jax.vjp` applied to {} was called with {} arguments,
+but functions returned by `jax.vjp` must be called with a single argument
+corresponding to the single value returned by the function being differentiated
+(even if that returned value is a tuple or other container).
+
+For example, if we have:
+
+  def f(x):
+    return (x, x)
+  _, f_vjp = jax.vjp(f, 1.0)
+
+the function `f` returns a single tuple as output, and so we call `f_vjp` with a
+single tuple as its argument:
+
+  x_bar, = f_vjp((2.0, 2.0))
+
+If we instead call `f_vjp(2.0, 2.0)`, with the values 'splatted out' as
+arguments rather than in a tuple, this error can arise."""
+
+
+tree.register_pytree_node(
+    VJP, lambda v: ((v.args_res, v.opaque_residuals), (v.fun, v.in_tree, v.out_tree)),
+    lambda meta, res: VJP(*meta, *res))
+
+
+def _vjp_callable(jaxpr, p_avals, out_avals, name, p_tree, out_tree, args_res, consts,
+                  cotangent):
+  """The cotangents of ``jaxpr``'s inputs (a linearization with residuals ``consts``)."""
+  ct_leaves, ct_tree = tree.tree_flatten(cotangent)
+  if ct_tree != out_tree:
+    raise ValueError(f"unexpected tree structure.\n\nThe argument to a VJP function "
+                     f"returned by `jax.vjp` must match the pytree structure of the "
+                     f"differentiated function's output {out_tree}, but got {ct_tree}.")
+  for ct, aval in zip(ct_leaves, out_avals):
+    _check_cotangent(ct, aval)
+  cts = ad.backward_pass(jaxpr, consts, [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars],
+                         [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
+                          for c, a in zip(ct_leaves, out_avals)])
+  cts = [_materialize(ct, aval) for ct, aval in zip(cts, p_avals)]
+  return tree.tree_unflatten(p_tree, cts)
 
 
 def _check_cotangent(ct, aval):

@@ -28,7 +28,7 @@ from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.core import core
 from jaxlite._src.core import prng
 from jaxlite._src.core.state import types as ref_types
-from jaxlite._src.base import tree
+from jaxlite._src.base import dtypes, tree
 from jaxlite._src.core.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
                                 in_device_memory, placement)
@@ -104,9 +104,8 @@ class _Entry:
     self.refs = refs
     self.commit_to = key[8]   # the device outputs are committed to, or None
     self.traced_out_tree = out_tree   # the tree of the traced outputs (tracers, avals)
-    # the tree a call's results fill: its typed keys come out of the executable as their
-    # data (passes.physicalize), which this tree wraps again
-    out_tree = prng.data_tree(out_tree, jaxpr.out_avals)
+    # the tree a call's results fill (``result_tree``): typed keys and float0 zeros
+    out_tree = result_tree(out_tree, jaxpr.out_avals)
     self.single_output = out_tree.num_leaves == 1 and out_tree == _LEAF
     self.jaxpr = jaxpr
     self.out_tree = out_tree
@@ -193,6 +192,31 @@ class _Entry:
 _CPU = compiler.Backend("cpu")
 _FOLLOW = object()   # a jitted function's target: the default device's backend
 _LEAF = tree.tree_structure(0)
+
+
+class _Float0:
+  """A float0 output of a compiled call in its output tree: a node over the executable's
+  leaf, which unflattening replaces by NumPy zeros, the value JAX returns for one."""
+  __slots__ = ("shape",)
+
+  def __init__(self, shape):
+    self.shape = shape
+
+
+tree.register_pytree_node(_Float0, lambda z: ((0,), z.shape),
+                          lambda shape, _: np.zeros(shape, dtypes.float0))
+
+
+def result_tree(out_tree, out_avals):
+  """The tree that a compiled call's flat outputs fill: ``out_tree``, with a node over
+  each output that the executable returns as other data: a typed key (its data, see
+  passes.physicalize) or a float0 array (no operation accepts a float0 Array)."""
+  nodes = [prng.data_node(a) or (_Float0(a.shape) if a.dtype == dtypes.float0 else None)
+           for a in out_avals]
+  if not any(n is not None for n in nodes):
+    return out_tree
+  leaves = [0 if n is None else n for n in nodes]
+  return tree.tree_structure(tree.tree_unflatten(out_tree, leaves))
 # A check of every eager jitted call's outputs, (function, args, kwargs, out) -> out, or
 # None; while one is set, calls skip the fast cache (debug_nans sets one).
 _output_check = None

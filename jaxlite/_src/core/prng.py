@@ -270,10 +270,7 @@ tree.register_pytree_node(_KeyData, lambda k: ((0,), k.impl),
                           lambda impl, data: PRNGKeyArray(impl, data[0]))
 
 
-def data_tree(out_tree, out_avals):
-  """The tree that a compiled call's flat outputs fill: ``out_tree`` itself, unless some
-  outputs are keys (an executable returns their data), which it then wraps."""
-  if not any(type(a.dtype) is KeyTy for a in out_avals):
-    return out_tree
-  leaves = [_KeyData(a.dtype._impl) if type(a.dtype) is KeyTy else 0 for a in out_avals]
-  return tree.tree_structure(tree.tree_unflatten(out_tree, leaves))
+def data_node(aval):
+  """The node over a compiled call's output of type ``aval`` in the tree its flat outputs
+  fill: a key's (an executable returns its data, which the node wraps), else None."""
+  return _KeyData(aval.dtype._impl) if type(aval.dtype) is KeyTy else None

@@ -32,7 +32,7 @@ from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
 from jaxlite._src.transforms import ad
-from jaxlite._src.transforms.ad import jvp_jaxpr as _jvp_jaxpr
+from jaxlite._src.transforms.ad import jvp_jaxpr_nonzeros as _jvp_nonzeros
 from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
@@ -147,6 +147,7 @@ def _bind_cond_traced(index, funs, operands, kind):
 
 
 def _with_out_avals(closed, avals):
+  """``closed`` returning its first ``len(avals)`` outputs, converted to ``avals``."""
   if closed.out_avals == avals:
     return closed
 
@@ -237,13 +238,17 @@ def _cond_jvp(primals, tangents, *, branches):
   if not any(diff):
     outs = cond_p.bind(*primals, branches=branches)
     return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
-  jvp_branches = tuple(_jvp_jaxpr(b, diff) for b in branches)
+  # an output has a tangent if some branch gives it one; the others stay symbolic zeros
+  n = len(branches[0].out_avals)
+  out_nz = [False] * n
+  for b in branches:
+    out_nz = [u or z for u, z in zip(out_nz, _jvp_nonzeros(b, diff, [False] * n)[1])]
+  jvp_branches = tuple(_jvp_nonzeros(b, diff, out_nz)[0] for b in branches)
   ts = [ad.instantiate(t) for t, d in zip(tangents[1:], diff) if d]
   outs = cond_p.bind(index, *ops, *ts, branches=jvp_branches)
-  n = len(branches[0].out_avals)
   primal_outs, it = outs[:n], iter(outs[n:])
-  out_tangents = [next(it) if _inexact(a) else ad.Zero(ad.tangent_aval(a))
-                  for a in branches[0].out_avals]
+  out_tangents = [next(it) if nz else ad.Zero(ad.tangent_aval(a))
+                  for a, nz in zip(branches[0].out_avals, out_nz)]
   return primal_outs, out_tangents
 
 
@@ -413,21 +418,33 @@ def _while_loop(cond_fun, body_fun, init_val):
 
 
 
+def _nonzero_carries(body, diff_consts, carry_nz, diff_xs):
+  """Fixed point (JAX's): a carry has a nonzero tangent if its initial value does or the
+  body gives its update one; the others stay symbolic zeros, undifferentiated. ``body``
+  takes (consts, carry, xs). Returns the carries' flags and the body's outputs' then."""
+  n_carry, n_out = len(carry_nz), len(body.out_avals)
+  while True:
+    _, nz = _jvp_nonzeros(body, diff_consts + carry_nz + diff_xs, [False] * n_out)
+    new = [c or (z and _inexact(a))
+           for c, z, a in zip(carry_nz, nz[:n_carry], body.out_avals)]
+    if new == carry_nz:
+      return carry_nz, nz
+    carry_nz = new
+
+
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   nc = cond_nconsts + body_nconsts
   carry_avals = body_jaxpr.out_avals
   diff_consts = [type(t) is not ad.Zero and _inexact(core.get_aval(p))
                  for p, t in zip(primals[cond_nconsts:nc], tangents[cond_nconsts:nc])]
-  # a carry whose tangent can become nonzero through the body must carry one
-  diff_carry = _carry_fixpoint(
-      body_jaxpr.jaxpr, diff_consts,
-      [type(t) is not ad.Zero and _inexact(a) for t, a in zip(tangents[nc:], carry_avals)],
-      [], carry_avals)
+  diff_carry, _ = _nonzero_carries(
+      body_jaxpr, diff_consts, [type(t) is not ad.Zero and _inexact(a)
+                                for t, a in zip(tangents[nc:], carry_avals)], [])
   if not any(diff_carry):
     outs = while_p.bind(*primals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
                         cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
     return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
-  body_jvp = _jvp_jaxpr(body_jaxpr, diff_consts + diff_carry)
+  body_jvp, _ = _jvp_nonzeros(body_jaxpr, diff_consts + diff_carry, diff_carry)
   n_bc, n_carry = body_nconsts, len(carry_avals)
   n_tc = sum(diff_consts)
 
@@ -436,11 +453,8 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
   def body(*args):
     consts, tconsts = args[:n_bc], args[n_bc:n_bc + n_tc]
     carry, tcarry = args[n_bc + n_tc:n_bc + n_tc + n_carry], args[n_bc + n_tc + n_carry:]
-    outs = core.eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *consts, *carry, *tconsts,
+    return core.eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *consts, *carry, *tconsts,
                            *tcarry)
-    tans = iter(outs[n_carry:])
-    t_all = [next(tans) if _inexact(a) else None for a in carry_avals]
-    return outs[:n_carry] + [t for t, d in zip(t_all, diff_carry) if d]
   tangent_avals = [ad.tangent_aval(a) for a, d in zip(carry_avals, diff_carry) if d]
   const_t_avals = [ad.tangent_aval(a) for a, d in zip(body_jaxpr.in_avals[:n_bc],
                                                        diff_consts) if d]
@@ -465,6 +479,36 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 
 def _while_partial_eval(trace, args, unknowns, params):
+  """JAX's rule: with the condition known, the carries whose updates need nothing unknown
+  come from a loop over the known part of the body, and the others from the whole loop,
+  staged (it recomputes the known part): ``jax.linearize`` works, transposing raises."""
+  cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
+  cn, bn = params["cond_nconsts"], params["body_nconsts"]
+  cond_uk, body_uk = list(unknowns[:cn]), list(unknowns[cn:cn + bn])
+  carry_uk = list(unknowns[cn + bn:])
+  while True:  # a carry becomes unknown if its update depends on anything unknown
+    out_uk = pe.partial_eval_jaxpr(body_jaxpr, body_uk + carry_uk, instantiate=carry_uk)[2]
+    new_carry_uk = [a or b for a, b in zip(carry_uk, out_uk)]
+    if new_carry_uk == carry_uk:
+      break
+    carry_uk = new_carry_uk
+  cond_known, _, pred_uk, _ = pe.partial_eval_jaxpr(cond_jaxpr, cond_uk + carry_uk)
+  if pred_uk[0] or all(carry_uk):
+    return trace.bind_unknown(while_p, *args, **params)
+  body_known = pe.partial_eval_jaxpr(body_jaxpr, body_uk + carry_uk, instantiate=carry_uk)[0]
+  known = lambda xs, uk: [x for x, u in zip(xs, uk) if not u]
+  known_outs = trace.bind_known(
+      while_p, *known(args[:cn], cond_uk), *known(args[cn:cn + bn], body_uk),
+      *known(args[cn + bn:], carry_uk),
+      cond_jaxpr=_with_out_avals(cond_known, cond_jaxpr.out_avals),
+      body_jaxpr=_with_out_avals(body_known, known(body_jaxpr.out_avals, carry_uk)),
+      cond_nconsts=cn - sum(cond_uk), body_nconsts=bn - sum(body_uk))
+  unknown_outs = trace.bind_unknown(while_p, *args, **params)
+  k_it = iter(known_outs)
+  return [u_out if u else next(k_it) for u_out, u in zip(unknown_outs, carry_uk)]
+
+
+def _while_transpose(cts, *args, **params):
   raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
                    "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
                    "using fori_loop with static start/stop.")
@@ -472,6 +516,7 @@ def _while_partial_eval(trace, args, unknowns, params):
 
 ad.jvp_rules[while_p] = _while_jvp
 pe.partial_eval_rules[while_p] = _while_partial_eval
+ad.transpose_rules[while_p] = _while_transpose
 
 
 def _concrete_int(x):
@@ -637,37 +682,22 @@ def _carry_name(f, path):
 
 
 
-def _carry_fixpoint(jaxpr, consts, carry, xs, carry_avals):
-  """Which inexact carries of a loop body (consts, carry, xs in) can acquire a nonzero
-  tangent: those that start with one and those the body computes from one (so a counter
-  a differentiated loop keeps in a ref stays a plain value)."""
-  while True:
-    out = ad.depends_on(jaxpr, list(consts) + list(carry) + list(xs))
-    new = [c or (o and _inexact(a)) for c, o, a in zip(carry, out, carry_avals)]
-    if new == list(carry):
-      return new
-    carry = new
-
-
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll,
               linear):
   avals = jaxpr.in_avals
   nc, ncar = num_consts, num_carry
   diff = [type(t) is not ad.Zero and _inexact(a) for a, t in zip(avals, tangents)]
-  # a carry whose tangent can become nonzero must carry one from the start
-  carry_diff = _carry_fixpoint(jaxpr.jaxpr, diff[:nc], diff[nc:nc + ncar],
-                               diff[nc + ncar:], avals[nc:nc + ncar])
-  diff = diff[:nc] + carry_diff + diff[nc + ncar:]
-  if not any(diff):
+  d_consts, d_xs = diff[:nc], diff[nc + ncar:]
+  d_carry, nz = _nonzero_carries(jaxpr, d_consts, diff[nc:nc + ncar], d_xs)
+  diff = d_consts + d_carry + d_xs
+  ys_nz = [z and _inexact(a) for z, a in zip(nz[ncar:], jaxpr.out_avals[ncar:])]
+  if not any(d_carry) and not any(ys_nz):
     outs = scan_p.bind(*primals, jaxpr=jaxpr, length=length, reverse=reverse,
                        num_consts=nc, num_carry=ncar, unroll=unroll, linear=linear)
     return outs, [ad.Zero(ad.tangent_aval(core.get_aval(o))) for o in outs]
-  jvp = _jvp_jaxpr(jaxpr, diff)
+  jvp, _ = _jvp_nonzeros(jaxpr, diff, d_carry + ys_nz)
   n_in = len(avals)
-  d_consts, d_carry, d_xs = diff[:nc], diff[nc:nc + ncar], diff[nc + ncar:]
   n_tc, n_tcar, n_tx = sum(d_consts), sum(d_carry), sum(d_xs)
-  out_carry_inexact = [_inexact(a) for a in jaxpr.out_avals[:ncar]]
-  ys_inexact = [_inexact(a) for a in jaxpr.out_avals[ncar:]]
 
   # scan layout: consts (primal, tangent), carry (primal, tangent), xs (primal, tangent)
   def body(*args):
@@ -678,11 +708,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     x, tx = args[k:k + n_in - nc - ncar], args[k + n_in - nc - ncar:]
     outs = core.eval_jaxpr(jvp.jaxpr, jvp.consts, *c, *car, *x, *tc, *tcar, *tx)
     n_out = len(jaxpr.out_avals)
-    prim, tans = outs[:n_out], iter(outs[n_out:])
-    t_all = [next(tans) if inex else None for inex in out_carry_inexact + ys_inexact]
-    t_carry = [t for t, d in zip(t_all[:ncar], d_carry) if d]
-    t_ys = [t for t in t_all[ncar:] if t is not None]
-    return prim[:ncar] + t_carry + prim[ncar:] + t_ys
+    prim, tans = outs[:n_out], outs[n_out:]
+    return prim[:ncar] + tans[:n_tcar] + prim[ncar:] + tans[n_tcar:]
   t_avals = lambda avs, mask: [ad.tangent_aval(a) for a, d in zip(avs, mask) if d]
   body_avals = (list(avals[:nc]) + t_avals(avals[:nc], d_consts)
                 + list(avals[nc:nc + ncar]) + t_avals(avals[nc:nc + ncar], d_carry)
@@ -703,8 +730,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
   ys, t_ys = outs[ncar + n_tcar:ncar + n_tcar + n_ys], iter(outs[ncar + n_tcar + n_ys:])
   carry_t = [next(t_carry) if d else ad.Zero(ad.tangent_aval(a))
              for d, a in zip(d_carry, jaxpr.out_avals[:ncar])]
-  ys_t = [next(t_ys) if inex else ad.Zero(ad.tangent_aval(core.get_aval(y)))
-          for inex, y in zip(ys_inexact, ys)]
+  ys_t = [next(t_ys) if z else ad.Zero(ad.tangent_aval(core.get_aval(y)))
+          for z, y in zip(ys_nz, ys)]
   return list(carry) + list(ys), carry_t + ys_t
 
 
@@ -874,10 +901,16 @@ def _cond_batch(axis_data, vals, dims, *, branches):
   (index, *ops), (index_dim, *op_dims) = vals, dims
   n_out = len(branches[0].out_avals)
   if index_dim is None:
+    # an output is batched if some branch batches it; the others stay shared, as in JAX
+    # (libraries check that a loop counter computed in a cond is not batched)
     ops, op_dims = _at_front(ops, op_dims)
-    batched = [batching.batch_jaxpr(b, axis_data, op_dims, [0] * n_out)[0]
-               for b in branches]
-    return cond_p.bind(index, *ops, branches=tuple(batched)), [0] * n_out
+    out_bat = [False] * n_out
+    for b in branches:
+      dims_b = batching.batch_jaxpr(b, axis_data, op_dims)[1]
+      out_bat = [u or d is not None for u, d in zip(out_bat, dims_b)]
+    out_dims = [0 if u else None for u in out_bat]
+    batched = [batching.batch_jaxpr(b, axis_data, op_dims, out_dims)[0] for b in branches]
+    return cond_p.bind(index, *ops, branches=tuple(batched)), out_dims
   # A batched predicate picks per example: run every branch, then select (as JAX does).
   index = batching.bdim_at_front(index, index_dim, axis_data.size)
   ops = [batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(ops, op_dims)]
@@ -903,12 +936,13 @@ def _own_examples(index, i, ops):
 
 
 def _carry_batched(body, axis_data, in_dims_of, carry_bat, n_carry):
-  """Fixed point: a carry is batched if its initial value or its update is."""
+  """Fixed point: a carry is batched if its initial value or its update is. Returns the
+  carries' batching and whether each of the body's other outputs is batched."""
   while True:
     _, out_dims = batching.batch_jaxpr(body, axis_data, in_dims_of(carry_bat))
     new = [b or d is not None for b, d in zip(carry_bat, out_dims[:n_carry])]
     if new == carry_bat:
-      return carry_bat
+      return carry_bat, [d is not None for d in out_dims[n_carry:]]
     carry_bat = new
 
 
@@ -919,9 +953,9 @@ def _while_batch(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
   cconsts, bconsts, carry = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
   cdims, bdims, carry_dims = dims[:nc], dims[nc:nc + nb], dims[nc + nb:]
   n_carry = len(carry)
-  carry_bat = _carry_batched(body_jaxpr, axis_data,
-                             lambda bat: bdims + [0 if b else None for b in bat],
-                             [d is not None for d in carry_dims], n_carry)
+  carry_bat, _ = _carry_batched(body_jaxpr, axis_data,
+                                lambda bat: bdims + [0 if b else None for b in bat],
+                                [d is not None for d in carry_dims], n_carry)
   _, (pred_dim,) = batching.batch_jaxpr(cond_jaxpr, axis_data,
                                         cdims + [0 if b else None for b in carry_bat])
   if pred_dim is not None:
@@ -968,19 +1002,20 @@ def _scan_batch(axis_data, vals, dims, *, jaxpr, length, reverse, num_consts, nu
   xs = [x if d is None else batching.moveaxis(x, d, 1) for x, d in
         zip(vals[nc + ncar:], dims[nc + ncar:])]
   x_dims = [None if d is None else 0 for d in dims[nc + ncar:]]
-  carry_bat = _carry_batched(jaxpr, axis_data,
-                             lambda bat: cdims + [0 if b else None for b in bat] + x_dims,
-                             [d is not None for d in carry_dims], ncar)
+  # ys the body computes from shared values only stay shared, as in JAX
+  carry_bat, ys_bat = _carry_batched(
+      jaxpr, axis_data, lambda bat: cdims + [0 if b else None for b in bat] + x_dims,
+      [d is not None for d in carry_dims], ncar)
   carry_in_dims = [0 if b else None for b in carry_bat]
   carry = [batching.bdim_at_front(x, d, size) if b else x
            for x, d, b in zip(carry, carry_dims, carry_bat)]
-  n_ys = len(jaxpr.out_avals) - ncar
+  ys_dims = [0 if b else None for b in ys_bat]
   body, _ = batching.batch_jaxpr(jaxpr, axis_data, cdims + carry_in_dims + x_dims,
-                                 carry_in_dims + [0] * n_ys)
+                                 carry_in_dims + ys_dims)
   outs = scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
                      num_consts=nc, num_carry=ncar, unroll=unroll,
                      linear=(False,) * (nc + ncar + len(xs)))
-  return outs, carry_in_dims + [1] * n_ys
+  return outs, carry_in_dims + [None if d is None else 1 for d in ys_dims]
 
 
 batching.axis_batching_rules[cond_p] = _cond_batch

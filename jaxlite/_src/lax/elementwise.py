@@ -64,7 +64,18 @@ def broadcast_shapes(name, shapes):
   return tuple(result)
 
 
-def _check_dtype(name, dtype, accepted):
+_FLOAT0_HELP = (
+    "float0s do not support any operations by design, because they are not compatible "
+    "with non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. "
+    "\nIf you didn't expect to get a float0 you might have accidentally taken a gradient "
+    "with respect to an integer argument.")
+
+
+def _check_dtype(name, dtype, accepted, position=None):
+  if dtype == dtypes.float0:   # (JAX's message: a tangent of an integer reached an op)
+    where = "a float0 array" if position is None else f"a float0 at position {position}"
+    raise TypeError(f"Called {name} with {where}. {_FLOAT0_HELP}")
   if not any(dtypes.issubdtype(dtype, c) for c in accepted):
     names = ", ".join(_CLASS_NAMES.get(c) or np.dtype(c).name for c in accepted)
     raise TypeError(f"{name} does not accept dtype {dtype.name}. "
@@ -82,8 +93,8 @@ def naryop_abstract_eval(name, accepted, result_dtype=None, narrow_ints=True,
       shape = broadcast_shapes(name, [a.shape for a in avals])
       return ShapedArray(shape, operand_dtypes(*(a.dtype for a in avals)),
                          all(a.weak_type for a in avals))
-    for a in avals:
-      _check_dtype(name, a.dtype, accepted)
+    for i, a in enumerate(avals):
+      _check_dtype(name, a.dtype, accepted, i if len(avals) > 1 else None)
       if not narrow_ints and dtypes.is_narrow(a.dtype) and dtypes.is_integer(a.dtype):
         raise TypeError(f"{name} does not accept dtype {a.dtype.name}. Support for "
                         "narrow-width integers is platform-dependent and limited to a few "

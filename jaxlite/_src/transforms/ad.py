@@ -191,7 +191,9 @@ class JVPTrace(core.Trace):
     return self._wrap(primal_out, tangent_out)
 
   def _wrap(self, primal, tangent):
-    if type(tangent) is Zero:
+    # a float0 tangent (of an integer or boolean, even a staged one) carries nothing: the
+    # value is no tracer, so it is unperturbed, as JAX's ``maybe_jvp_tracer``
+    if type(tangent) is Zero or getattr(tangent, "dtype", None) == dtypes.float0:
       return primal
     return JVPTracer(self, primal, tangent)
 
@@ -273,7 +275,7 @@ def linearize_flat(flat_fun, primals, debug_info=None):
   trace = JVPTrace(parent, tangent_trace)
   try:
     tangents = [tangent_trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
-    tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    tracers = [trace._wrap(p, t) for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
       outs = flat_fun(*tracers)
     pairs = [trace.to_primal_tangent(x) for x in outs]
@@ -363,8 +365,19 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
 def jvp_jaxpr(closed, diff_mask):
   """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
   (outputs..., tangents of inexact outputs...)."""
+  return jvp_jaxpr_nonzeros(closed, diff_mask,
+                            [dtypes.is_inexact(a.dtype) for a in closed.out_avals])[0]
+
+
+def jvp_jaxpr_nonzeros(closed, diff_mask, want):
+  """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
+  (outputs..., tangents of the outputs flagged in ``want``...), and per output
+  whether its tangent is nonzero. The other inputs' tangents are symbolic zeros, so
+  nothing that depends on them alone is differentiated (as JAX's ``jvp_jaxpr``: a loop's
+  rule finds its nonzero carries with it)."""
   avals = closed.in_avals
   n = len(avals)
+  found = []
 
   def fun(*args):
     primals = list(args[:n])
@@ -372,10 +385,12 @@ def jvp_jaxpr(closed, diff_mask):
     tangents = [next(it) if d else Zero(tangent_aval(a))
                 for a, d in zip(avals, diff_mask)]
     fn = functools.partial(core.eval_jaxpr, closed.jaxpr, closed.consts)
-    outs, out_tangents = jvp_flat(fn, primals, [instantiate(t) for t in tangents])
-    return outs + [t for o, t in zip(closed.out_avals, out_tangents)
-                   if dtypes.is_inexact(o.dtype)]
-  return trace_to_jaxpr(fun, list(avals) + [a for a, d in zip(avals, diff_mask) if d])
+    outs, out_tangents = jvp_flat(fn, primals, tangents, instantiate_zeros=False)
+    found.append([type(t) is not Zero for t in out_tangents])
+    return outs + [instantiate(t) for t, w in zip(out_tangents, want) if w]
+  jaxpr = trace_to_jaxpr(fun, list(avals) + [tangent_aval(a) for a, d in
+                                             zip(avals, diff_mask) if d])
+  return jaxpr, found[0]
 
 
 def _read(env, v):

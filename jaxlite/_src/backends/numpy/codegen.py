@@ -21,7 +21,7 @@ from jaxlite._src import passes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.numpy import blocks
 from jaxlite._src.backends.numpy import subnormals
-from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules
+from jaxlite._src.backends.numpy.impls import expanded_shape, impl_rules, inplace_rules
 from jaxlite._src.base import dtypes
 from jaxlite._src.base.config import config
 from jaxlite._src.lax import elementwise as ew
@@ -92,12 +92,15 @@ def _literal_value(lit: core.Literal):
 
 
 def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
-               blocked: bool = True, out_targets=None, scratch=None) -> list[str]:
+               blocked: bool = True, out_targets=None, scratch=None,
+               donated=()) -> list[str]:
   """Emit the body of ``jaxpr`` given names for its constvars+invars; returns out names.
   With ``blocked`` (and ``jaxlite_tier0_blocks``), large elementwise runs become blocked
   regions. ``out_targets`` maps outvars to expressions of buffers that a direct ufunc
   computing them writes into; with ``scratch`` (a ``_Scratch``), every other direct ufunc
-  writes into a scratch buffer, one freed when its value dies."""
+  writes into a scratch buffer, one freed when its value dies. ``donated`` invars hold
+  buffers the function may overwrite once they die. Sets ``em.fresh``: per output,
+  whether it is a buffer nothing else returned or passed in can see."""
   names = dict(zip(list(jaxpr.constvars) + list(jaxpr.invars), arg_names))
 
   def read(v):
@@ -114,8 +117,10 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
     for v in item.invars:
       if type(v) is core.Var:
         last_use[v] = i
-  keep = set(jaxpr.outvars) | set(jaxpr.constvars) | set(jaxpr.invars)
+  donated = set(donated)
+  keep = set(jaxpr.outvars) | set(jaxpr.constvars) | (set(jaxpr.invars) - donated)
   buffers = _BufferOwners()
+  buffers.allocate(donated)
   for i, item in enumerate(items):
     dying = [v for v in item.invars
              if type(v) is core.Var and v not in keep and last_use[v] == i]
@@ -127,6 +132,8 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
     eqn = item
     args = [read(v) for v in eqn.invars]
     reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
+    if eqn.primitive in inplace_rules:
+      reusable = _overwritable(eqn, dying, buffers, names, keep, last_use, i)
     out_to = _allocates(eqn) and (out_targets or {}).get(eqn.outvars[0])
     slot = None
     if scratch is not None and _allocates(eqn) and not (out_to or reusable):
@@ -138,7 +145,7 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
         f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
       names[v] = n
-    if _allocates(eqn):
+    if _allocates(eqn) or eqn.primitive in inplace_rules:
       buffers.allocate(v for v in eqn.outvars if v.aval.shape)
     else:
       buffers.may_alias(eqn.outvars, [v for v in eqn.invars if type(v) is core.Var])
@@ -151,6 +158,11 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
     if scratch is not None:
       scratch.held[outs[0]] = slot if slot is not None else scratch.held.get(in_place)
       scratch.release(dead)
+  seen = [v for v in list(jaxpr.outvars) + list(jaxpr.constvars)
+          + [v for v in jaxpr.invars if v not in donated] if type(v) is core.Var]
+  em.fresh = [type(v) is core.Var and v in buffers.owners and jaxpr.outvars.count(v) == 1
+              and not any(u in buffers.group[v] for u in seen if u is not v)
+              for v in jaxpr.outvars]
   return [read(v) for v in jaxpr.outvars]
 
 
@@ -308,6 +320,16 @@ def _narrow_output(eqn):
   return None
 
 
+def _overwritable(eqn, dying, buffers, names, keep, last_use, i):
+  """The name of ``eqn``'s first operand when an in-place rule may write into it: it dies
+  here and no live value can see its buffer."""
+  v = eqn.invars[0]
+  if (v in dying and eqn.invars.count(v) == 1
+      and buffers.sole_owner_dies(v, keep, last_use, i)):
+    return names[v]
+  return None
+
+
 def _expression(em, eqn, args, indent, reusable=None):
   """The Python expression computing ``eqn``, and the operand name it writes into (or
   None): a direct ufunc call may reuse a dying operand's buffer with ``out=``. A narrow
@@ -324,6 +346,9 @@ def _wide_expression(em, eqn, args, indent, reusable):
   rule = codegen_rules.get(prim)
   if rule is not None:
     return rule(em, eqn, args, indent), None
+  if reusable is not None and prim in inplace_rules and not core.has_user_impl(prim):
+    fn = em.constant(functools.partial(inplace_rules[prim], **eqn.params), "_f")
+    return f"{fn}({', '.join(args)})", reusable
   if _small_power(eqn):
     # small powers as products, the fastest NumPy spelling (dtype is preserved)
     y = eqn.params["y"]
@@ -367,11 +392,13 @@ def _inline_lowered(em, eqn, lowered, args, indent) -> str:
   return outs[0]
 
 
-def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
+def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn", donated=()):
   """Compile ``closed`` into ``(python_function, source)``.
 
   The function takes NumPy values for the jaxpr's invars and returns a list of NumPy
-  values whose dtypes are those of the jaxpr's outvars.
+  values whose dtypes are those of the jaxpr's outvars. It may overwrite the arrays passed
+  for the invars at indices ``donated``, which must be C-contiguous buffers nothing else
+  sees; its attribute ``fresh`` says per output whether it is such a buffer.
   """
   em = _Emitter()
   jaxpr = closed.jaxpr
@@ -379,13 +406,17 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn"):
   arg_names = [f"a{i}" for i in range(len(jaxpr.invars))]
   fn_name = "".join(ch if ch.isalnum() else "_" for ch in name) or "fn"
   header = f"def {fn_name}({', '.join(arg_names)}):"
-  outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ")
+  outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ",
+                    donated=[jaxpr.invars[i] for i in donated])
   body = [f"  {line}" for line in em.lines + [f"  return [{', '.join(outs)}]"]]
-  source = "\n\n".join(em.functions + ["\n".join([header] + _quiet(body, fn_name, arg_names,
-                                                                    jaxpr.effects))]) + "\n"
+  # (one that overwrites its arguments cannot run again when a warning was an error)
+  source = "\n\n".join(em.functions + ["\n".join([header] + _quiet(
+      body, fn_name, arg_names, jaxpr.effects or bool(donated)))]) + "\n"
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
-  return em.namespace[fn_name], source
+  fn = em.namespace[fn_name]
+  fn.fresh = em.fresh
+  return fn, source
 
 
 def _quiet(body, fn_name, arg_names, effects):
@@ -405,13 +436,16 @@ def _quiet(body, fn_name, arg_names, effects):
 _compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def compiled(closed: core.ClosedJaxpr, name: str = "body"):
+def compiled(closed: core.ClosedJaxpr, name: str = "body", donated=()):
   """The tier-0 executable of ``closed`` after the jit pass pipeline, compiled once per
-  jaxpr object."""
-  fn = _compiled.get(closed)
+  jaxpr object (and ``donated``: ``compile_jaxpr``'s)."""
+  fns = _compiled.get(closed)
+  if fns is None:
+    fns = _compiled[closed] = {}
+  fn = fns.get(donated)
   if fn is None:
-    fn, _ = compile_jaxpr(passes.optimize(closed), name)
-    _compiled[closed] = fn
+    fn, _ = compile_jaxpr(passes.optimize(closed), name, donated)
+    fns[donated] = fn
   return fn
 
 

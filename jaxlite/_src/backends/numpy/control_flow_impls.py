@@ -14,7 +14,7 @@ import numpy as np
 from jaxlite._src.base import tuning
 from jaxlite._src.core import core
 from jaxlite._src.backends.numpy import codegen
-from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.backends.numpy.impls import impl_rules, inplace_rules
 from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import reductions as red
@@ -62,14 +62,50 @@ def _due(steps) -> bool:
   return not steps % CHECK_EVERY and bool(handoffs)
 
 
+def _updated_in_place(jaxpr, first, count):
+  """The indices among ``jaxpr``'s invars ``first .. first + count`` that an in-place
+  rule may overwrite (the first operand of one): a loop's carries it updates."""
+  updated = {e.invars[0] for e in jaxpr.eqns if e.primitive in inplace_rules}
+  return tuple(i for i in range(first, first + count) if jaxpr.invars[i] in updated)
+
+
+def _owned(x):
+  return np.array(x, order="C", copy=True)
+
+
+class _Carry:
+  """A loop's body compiled to update the carries it scatters into in place: the loop
+  owns those buffers (its own copies, made once, and what the body returns, copied again
+  only where the body may return a buffer something else sees)."""
+
+  def __init__(self, body, first, count):
+    self.donated = _updated_in_place(body.jaxpr, first, count)
+    self.fn = codegen.compiled(body, donated=self.donated)
+    self.carries = [i - first for i in self.donated]
+    self.shared = [i for i in self.carries if not self.fn.fresh[i]]
+
+  def own(self, carry):
+    for i in self.carries:
+      carry[i] = _owned(carry[i])
+    return carry
+
+  def step(self, *args):
+    outs = self.fn(*args)
+    for i in self.shared:
+      outs[i] = _owned(outs[i])
+    return outs
+
+
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   cond_consts = args[:cond_nconsts]
   body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
   carry = list(args[cond_nconsts + body_nconsts:])
-  cond_fn, body_fn = codegen.compiled(cond_jaxpr), codegen.compiled(body_jaxpr)
+  cond_fn = codegen.compiled(cond_jaxpr)
+  body = _Carry(body_jaxpr, body_nconsts, len(carry))
+  carry = body.own(carry)
   watch, steps = _Watch(), 0
   while cond_fn(*cond_consts, *carry)[0]:
-    carry = body_fn(*body_consts, *carry)
+    carry = body.step(*body_consts, *carry)
     steps += 1
     if _due(steps) and watch.ready(cf.while_p, dict(
         cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
@@ -82,13 +118,14 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, lin
   consts = args[:num_consts]
   carry = list(args[num_consts:num_consts + num_carry])
   xs = args[num_consts + num_carry:]
-  body = codegen.compiled(jaxpr)
+  body = _Carry(jaxpr, num_consts, num_carry)
+  carry = body.own(carry)
   ys_avals = jaxpr.out_avals[num_carry:]
   ys = [np.empty((length,) + a.shape, a.dtype) for a in ys_avals]
   watch = _Watch()
   for step in range(length):
     i = length - 1 - step if reverse else step
-    outs = body(*consts, *carry, *[x[i] for x in xs])
+    outs = body.step(*consts, *carry, *[x[i] for x in xs])
     carry = outs[:num_carry]
     for buf, y in zip(ys, outs[num_carry:]):
       buf[i] = y

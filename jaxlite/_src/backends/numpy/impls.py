@@ -3,6 +3,7 @@
 Each implementation takes NumPy values and the primitive's params and returns NumPy
 values of exactly the dtype the primitive's shape rule says (a test checks every row).
 """
+import functools
 import math
 import warnings
 
@@ -20,6 +21,20 @@ from jaxlite._src.lax.kernels import signed_zeros
 # the eager trace's table itself (core.EvalTrace.impls), so that what is registered here
 # later is what eager evaluation finds
 impl_rules = core.EvalTrace.impls
+
+# primitive -> its implementation writing into its first operand instead of a copy, which
+# the code generator calls where that operand's buffer dies unseen (a loop's carry updated
+# by a scatter or dynamic_update_slice: O(update) a step, not O(operand)); both forms
+# return a buffer that the output alone owns (the operand's, or a copy of it)
+inplace_rules: dict = {}
+
+
+def writable(operand):
+  """``operand`` itself where an in-place rule can write into it, else a C-ordered copy."""
+  if isinstance(operand, np.ndarray) and operand.flags.c_contiguous and \
+      operand.flags.writeable:
+    return operand
+  return np.array(operand, order="C", copy=True)
 
 # XLA computes nan/inf silently; NumPy would warn from inside these implementations and
 # lax's kernels, or from their callers (eager dispatch in core, lax's direct kernel
@@ -274,9 +289,9 @@ def _dynamic_slice(x, *starts, slice_sizes):
   return x[tuple(slice(s, s + n) for s, n in zip(starts, slice_sizes))]
 
 
-def _dynamic_update_slice(x, update, *starts):
+def _dynamic_update_slice(x, update, *starts, in_place=False):
   starts = _clamped_starts(x.shape, starts, update.shape)
-  out = np.array(x, copy=True)
+  out = writable(x) if in_place else np.array(x, copy=True)
   out[tuple(slice(s, s + n) for s, n in zip(starts, update.shape))] = update
   return out
 
@@ -300,6 +315,8 @@ impl_rules.update({
     ix.dynamic_slice_p: _dynamic_slice,
     ix.dynamic_update_slice_p: _dynamic_update_slice,
 })
+inplace_rules[ix.dynamic_update_slice_p] = functools.partial(_dynamic_update_slice,
+                                                             in_place=True)
 
 from jaxlite._src.transforms import ad  # noqa: E402
 

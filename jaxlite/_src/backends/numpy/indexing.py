@@ -9,7 +9,7 @@ gather clamps its start indices (CLIP and PROMISE_IN_BOUNDS) or fills the whole 
 import numpy as np
 
 from jaxlite._src.core import core
-from jaxlite._src.backends.numpy.impls import impl_rules
+from jaxlite._src.backends.numpy.impls import impl_rules, inplace_rules, writable
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax.indexing import GatherScatterMode
 
@@ -98,11 +98,12 @@ def _scatter_targets(operand, indices, updates, dn, mode):
   return flat[keep], values[keep]
 
 
-def _scatter_impl(ufunc):
+def _scatter_impl(ufunc, in_place=False):
   def impl(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
            unique_indices, mode, update_jaxpr, update_consts):
     positions, values = _scatter_targets(operand, indices, updates, dimension_numbers, mode)
-    out = np.array(operand, order="C", copy=True)  # C order: reshape(-1) must be a view
+    # C order: reshape(-1) must be a view
+    out = writable(operand) if in_place else np.array(operand, order="C", copy=True)
     flat = out.reshape(-1)
     if ufunc is None:
       flat[positions] = values   # where positions repeat, NumPy keeps the last value
@@ -112,21 +113,23 @@ def _scatter_impl(ufunc):
   return impl
 
 
-def _scatter(operand, indices, updates, *, update_jaxpr, update_consts, **params):
-  if update_jaxpr is None:
-    return _scatter_set(operand, indices, updates, update_jaxpr=None,
-                        update_consts=update_consts, **params)
-  return _scatter_apply(operand, indices, updates, update_jaxpr, update_consts, **params)
+def _scatter_rule(in_place):
+  set_ = _scatter_impl(None, in_place)
 
-
-_scatter_set = _scatter_impl(None)
+  def scatter(operand, indices, updates, *, update_jaxpr, update_consts, **params):
+    if update_jaxpr is None:
+      return set_(operand, indices, updates, update_jaxpr=None,
+                  update_consts=update_consts, **params)
+    return _scatter_apply(operand, indices, updates, update_jaxpr, update_consts,
+                          in_place=in_place, **params)
+  return scatter
 
 
 def _scatter_apply(operand, indices, updates, jaxpr, consts, *, dimension_numbers, mode,
-                   **_):
+                   in_place=False, **_):
   """``x.at[idx].apply(f)``: f is applied once per occurrence of each position."""
   positions, _ = _scatter_targets(operand, indices, updates, dimension_numbers, mode)
-  out = np.array(operand, order="C", copy=True)
+  out = writable(operand) if in_place else np.array(operand, order="C", copy=True)
   flat = out.reshape(-1)
   counts = np.bincount(positions, minlength=flat.size)
   for k in range(1, int(counts.max(initial=0)) + 1):
@@ -152,12 +155,10 @@ def _run_scalar_jaxpr(jaxpr, consts, values):
                     dtype=values.dtype).reshape(values.shape)
 
 
-impl_rules.update({
-    lax_ix.gather_p: _gather,
-    lax_ix.scatter_p: _scatter,
-    lax_ix.scatter_add_p: _scatter_impl(np.add),
-    lax_ix.scatter_sub_p: _scatter_impl(np.subtract),
-    lax_ix.scatter_mul_p: _scatter_impl(np.multiply),
-    lax_ix.scatter_min_p: _scatter_impl(np.minimum),
-    lax_ix.scatter_max_p: _scatter_impl(np.maximum),
-})
+_SCATTERS = {lax_ix.scatter_add_p: np.add, lax_ix.scatter_sub_p: np.subtract,
+             lax_ix.scatter_mul_p: np.multiply, lax_ix.scatter_min_p: np.minimum,
+             lax_ix.scatter_max_p: np.maximum}
+impl_rules.update({lax_ix.gather_p: _gather, lax_ix.scatter_p: _scatter_rule(False),
+                   **{p: _scatter_impl(u) for p, u in _SCATTERS.items()}})
+inplace_rules.update({lax_ix.scatter_p: _scatter_rule(True),
+                      **{p: _scatter_impl(u, True) for p, u in _SCATTERS.items()}})
