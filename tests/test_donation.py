@@ -549,3 +549,17 @@ def test_pmap_donation_on_two_devices():
                         capture_output=True, text=True, timeout=600)
   assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
   assert proc.stdout.strip().endswith("pmap donation ok")
+
+
+def test_auto_first_calls_watched_for_length_still_reuse_the_donated_buffer(monkeypatch):
+  # under auto a first call is watched (tiers.LongCalls) while it runs; the watch must
+  # hold none of its arguments, or tier 0's reference count sees the donated buffer as
+  # shared and the output moves (equinox's test_buffer_donation_method)
+  monkeypatch.setattr(tiers.Probe, "LONG_CALL", 60.0)
+  x = jnp.asarray(np.random.default_rng(0).random(400_000).astype(np.float32))
+  for _ in range(3):   # a new function each time: each first call is watched
+    f = jax.jit(lambda b, x: (jnp.sort(x)[:2], b.at[0].add(1.0)), donate_argnums=0)
+    b = jnp.zeros(1000)
+    at = b.unsafe_buffer_pointer()
+    _, b = f(b, x)
+    assert b.unsafe_buffer_pointer() == at and float(b[0]) == 1.0

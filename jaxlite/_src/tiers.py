@@ -490,21 +490,28 @@ class LongCalls:
       self.watched.pop(probe, None)
 
   def loop(self):
+    # (no call's arguments stay referenced here while it waits: tier 0's donation
+    # reuses a donated buffer only where nothing else holds it, by reference count)
     while True:
       with self.cond:
         if not self.watched:
           self.cond.wait()
           continue
-        probe, (args, in_flight) = min(self.watched.items(), key=lambda kv: kv[1][1])
-        due = in_flight[0] + probe.LONG_CALL - time.perf_counter()
+        probe = min(self.watched, key=lambda p: self.watched[p][1][0])
+        due = self.watched[probe][1][0] + probe.LONG_CALL - time.perf_counter()
         if due > 0:
           self.cond.wait(due)
           continue
-        del self.watched[probe]
-      try:
-        probe.start(args, in_flight)
-      except Exception as e:   # never the caller's error: tier 0 serves on
-        logger.debug("%s: the race did not start during its first call: %s", probe.name, e)
+        watched = self.watched.pop(probe)
+      self._start(probe, *watched)
+      del watched
+
+  @staticmethod
+  def _start(probe, args, in_flight):
+    try:
+      probe.start(args, in_flight)
+    except Exception as e:   # never the caller's error: tier 0 serves on
+      logger.debug("%s: the race did not start during its first call: %s", probe.name, e)
 
 
 _long_calls = LongCalls()
