@@ -387,6 +387,26 @@ def test_sharded_jit_of_typed_prng_keys(tier):
   np.testing.assert_array_equal(bits, jax.vmap(jax.random.bits)(keys))
 
 
+def test_pmap_and_shard_map_of_typed_prng_keys(tier):
+  """Keys in and out of a per-device program: it runs on their uint32 data (recorded
+  from JAX 0.10.2 with two devices; nnx.pmap and nnx.shard_map carry Rngs so)."""
+  keys = jax.random.split(jax.random.key(0), 2)
+  split, normal = jax.pmap(lambda k: (jax.random.split(k)[0], jax.random.normal(k, (2,))),
+                           devices=jax.devices()[:2])(keys)
+  assert split.shape == (2,) and str(split.dtype) == "key<fry>"
+  np.testing.assert_array_equal(jax.random.key_data(split),
+                                [[4165894930, 804218099], [346279018, 360566543]])
+  close(normal, [[1.0040143, -0.9063372], [-2.4424558, -2.0356805]])
+  mesh = jax.make_mesh((2,), ("x",))
+  g = jax.shard_map(lambda k: jax.random.split(k[0])[None], mesh=mesh, in_specs=P("x"),
+                    out_specs=P("x"))
+  out = g(keys)
+  assert out.shape == (2, 2) and out.sharding == NamedSharding(mesh, P("x"))
+  np.testing.assert_array_equal(jax.random.key_data(out), [
+      [[4165894930, 804218099], [1353695780, 2116000888]],
+      [[346279018, 360566543], [3968330031, 3923691647]]])
+
+
 def test_pmap_collectives_lower_to_stablehlo_collectives():
   if not tiers.xla_available():
     pytest.skip("no XLA plugin")

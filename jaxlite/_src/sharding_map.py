@@ -21,6 +21,7 @@ import numpy as np
 
 from jaxlite._src.base import api_util
 from jaxlite._src.core import core
+from jaxlite._src.core import prng
 from jaxlite._src import donation
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
@@ -28,6 +29,7 @@ from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
                                    broadcast_to_leaves, from_pieces, put_pieces)
+from jaxlite._src.passes import physicalize
 from jaxlite._src.transforms import batching, staging
 
 __all__ = ["shard_map", "MeshProgram"]
@@ -146,26 +148,29 @@ class MeshProgram:
     devices = list(mesh.devices.flat)
     if entry[4] is None:
       from jaxlite._src.backends import xla
-      entry[4] = xla.compile_on_devices(closed, self.name, [d.id for d in devices],
-                                        replicas=True, mesh_axes=tuple(mesh.shape.items()),
-                                        donation=aliases)
+      # XLA computes on the data of typed PRNG keys (passes.physicalize)
+      entry[4] = xla.compile_on_devices(physicalize.run(closed), self.name,
+                                        [d.id for d in devices], replicas=True,
+                                        mesh_axes=tuple(mesh.shape.items()), donation=aliases)
     exe = entry[4]
-    per_arg = [_pieces(x, NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
+    per_arg = [_pieces(_key_data(x), NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
     consumed = [i for i in donate if donation.consumable_pieces(leaves[i], per_arg[i])]
     outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))],
                                consumed)
     result = []
-    for j, (spec, aval) in enumerate(zip(out_specs, closed.out_avals)):
+    for j, (spec, aval) in enumerate(zip(out_specs, map(prng.physical_aval,
+                                                        closed.out_avals))):
       shape = global_shape(mesh, spec, aval.shape)
       result.append(from_pieces(NamedSharding(mesh, spec), [o[j] for o in outs], shape,
                                 aval.dtype, aval.weak_type))
-    return result
+    return prng.wrap_key_outputs(result, closed.out_avals)
 
   # -- tier 0: the jaxpr under one named vmap per mesh axis
   def _run_numpy(self, closed, specs, out_specs, leaves):
     outs = self._run_vmapped(closed, specs, out_specs, leaves)
-    return [_host_placed(NamedSharding(self.mesh, spec), np.asarray(o._value), o.weak_type)
-            for spec, o in zip(out_specs, outs)]
+    placed = [_host_placed(NamedSharding(self.mesh, spec), np.asarray(_key_data(o)._value),
+                           o.weak_type) for spec, o in zip(out_specs, outs)]
+    return prng.wrap_key_outputs(placed, closed.out_avals)
 
   def _run_vmapped(self, closed, specs, out_specs, leaves):
     """The global outputs of the per-device jaxpr run under one named ``vmap`` per mesh
@@ -203,6 +208,11 @@ class _bound_axes:
     for e in reversed(self.envs):
       e.__exit__(*exc)
     _manual_meshes.pop()
+
+
+def _key_data(x: Array) -> Array:
+  """``x``, or the uint32 data of a typed PRNG key array (what programs compute on)."""
+  return x._base_array if type(x) is prng.PRNGKeyArray else x
 
 
 def _pieces(x: Array, sharding: NamedSharding) -> list:
