@@ -48,7 +48,9 @@ def test_values_never_cause_a_recompile_but_dtypes_and_weak_types_do():
   f(1.0)
   f(2.0)
   assert len(traced) == 3
-  f(jnp.array(1.0))   # a strongly typed f32[] differs from a weak Python float
+  f(jnp.array(1.0))   # weakly typed, as a Python float: the same trace (JAX 0.10.2: 3)
+  assert len(traced) == 3
+  f(jnp.array(1.0, jnp.float32))   # a strongly typed f32[] differs from a weak one
   assert len(traced) == 4
 
 
@@ -249,6 +251,35 @@ def test_stages_trace_lower_compile():
     compiled((jnp.ones(3),))
   assert f.eval_shape(jnp.ones((2, 2))) == jax.ShapeDtypeStruct((2, 2), jnp.float32)
   assert isinstance(f, jax.stages.Wrapped) and isinstance(compiled, jax.stages.Compiled)
+
+
+def test_python_scalars_share_the_trace_of_weak_arrays():
+  # JAX 0.10.2 traces once: f(1.0, 2) and f(f(1.0, 2)) have the same avals, weak f32[]
+  # and weak i32[] (nnx.jit feeds a call's outputs back as the next call's Variables)
+  traces = []
+
+  @jax.jit
+  def f(a, b):
+    traces.append(1)
+    return a * 2, b + 1
+  a, b = f(1.0, 2)
+  assert a.weak_type and b.weak_type
+  a, b = f(a, b)
+  assert len(traces) == 1 and float(a) == 4.0 and int(b) == 4
+  f(True, 2)   # a bool is not weakly typed: a signature of its own
+  assert len(traces) == 2
+
+
+def test_lowered_out_info_and_trees():
+  # as JAX 0.10.2 gives them (nnx.tabulate reads lowered.out_info): out_info ==
+  # (ShapeDtypeStruct(shape=(3,), dtype=float32), {'a': ShapeDtypeStruct(shape=(), ...)}),
+  # in_tree PyTreeDef(((*,), {})), out_tree PyTreeDef((*, {'a': *}))
+  f = jax.jit(lambda x: (x * 2, {"a": x.sum()}))
+  for stage in (f.trace(jnp.ones(3)), f.lower(jnp.ones(3))):
+    assert stage.out_info == (jax.ShapeDtypeStruct((3,), jnp.float32),
+                              {"a": jax.ShapeDtypeStruct((), jnp.float32)})
+    assert stage.in_tree == jax.tree_util.tree_structure(((0,), {}))
+    assert stage.out_tree == jax.tree_util.tree_structure((0, {"a": 0}))
 
 
 def test_lowered_compiler_ir_is_the_stablehlo_module():
