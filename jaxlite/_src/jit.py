@@ -36,8 +36,9 @@ from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.base.config import config
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.lax.base import trace_context
 from jaxlite._src.lax.call import call_jaxpr
-from jaxlite._src.transforms import batching, staging
+from jaxlite._src.transforms import staging
 from jaxlite._src import donation
 from jaxlite._src.base import monitoring
 from jaxlite._src import passes
@@ -46,13 +47,13 @@ logger = logging.getLogger("jaxlite")
 
 def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   """The signature a call is cached under: argument structure and leaves, static values,
-  the flags that change what tracing produces (x64, the promotion mode, the named vmap
-  axes, the default matmul precision), as JAX's cache key includes its trace context,
-  the device backend it runs on (``target``; None: the host's tiers) and the device its
+  the flags that change what tracing produces (``lax.base.trace_context``: x64, the
+  named vmap axes, ..., the abstract mesh in context), as JAX's cache key includes its
+  trace context, the device backend it runs on (``target``; None: the host's tiers) and the device its
   outputs are committed to (``commit_to``; None: uncommitted)."""
-  return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
-          config.jax_numpy_dtype_promotion, target, config.jax_default_matmul_precision,
-          commit_to)
+  x64, axes, promotion, precision, mesh = trace_context()
+  return (in_tree, sigs, static_key, x64, axes, promotion, target, precision, commit_to,
+          mesh)
 
 
 def _hoist(closed, donation):
