@@ -137,6 +137,106 @@ def test_visualize_array_sharding(capsys):
   assert out.count("\n") == 2 * (N // 2) + 1
 
 
+# ----------------------------------------------------------------------------- jax.set_mesh
+# Reprs and messages recorded from JAX 0.10.2 (with N = 4).
+
+def auto_mesh(types=None):
+  return jax.make_mesh((N,), ("a",), axis_types=types or (jax.sharding.AxisType.Auto,))
+
+
+def test_set_mesh_puts_the_mesh_in_context():
+  from jaxlite.sharding import get_abstract_mesh, get_mesh
+  assert repr(get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+  assert repr(get_mesh()) == "Mesh(axis_sizes=(), axis_names=())" and str(get_mesh()) == \
+      "Mesh()" and get_mesh().empty and get_mesh().size == 0
+  mesh = auto_mesh()
+  abstract = (f"AbstractMesh('a': {N}, axis_types=(Auto,), device_kind=cpu, "
+              "num_cores=None, platform=cpu)")
+  seen = []
+
+  @jax.jit
+  def f(x):
+    seen.append(repr(get_abstract_mesh()))
+    with pytest.raises(ValueError, match=r"`get_mesh` can only be used outside of "
+                       r"`jax.jit`. Maybe you want `jax.sharding.get_abstract_mesh\(\)`\?"):
+      get_mesh()
+    with pytest.raises(ValueError, match="`set_mesh` can only be used outside of `jax.jit`."):
+      jax.set_mesh(mesh)
+    return x + 1
+  with jax.set_mesh(mesh) as entered:
+    assert entered is None and get_mesh() is mesh
+    assert repr(get_abstract_mesh()) == abstract and get_abstract_mesh() == mesh.abstract_mesh
+    assert repr(jax.typeof(jnp.ones(3)).sharding) == f"NamedSharding(mesh={abstract}, spec=P(None,))"
+    f(1.0)
+  assert repr(get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+  f(1.0)   # the mesh in context is part of the trace context: traced again
+  assert seen == [abstract, "AbstractMesh((), axis_types=())"]
+  jax.set_mesh(mesh)   # the global setter, for this thread
+  try:
+    assert get_mesh() is mesh
+  finally:
+    jax.set_mesh(None)
+  assert get_mesh().empty
+  with pytest.raises(ValueError, match="Expected mesh of type `jax.sharding.Mesh`. Got "
+                     "<class 'int'>"):
+    jax.set_mesh(3)
+  with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+    assert get_abstract_mesh() == mesh.abstract_mesh and get_mesh().empty
+
+
+def test_partition_specs_name_axes_of_the_mesh_in_context(tier):
+  x = jnp.arange(2.0 * N)
+  with pytest.raises(RuntimeError, match="with_sharding_constraint requires a non-empty mesh "
+                     "in context if you are passing `PartitionSpec`s to shardings"):
+    lax.with_sharding_constraint(x, P("a"))
+  with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh` if a "
+                     "PartitionSpec is passed to device_put"):
+    jax.device_put(x, P("a"))
+  with pytest.raises(RuntimeError, match="jit requires a non-empty mesh in context if you are "
+                     "passing `PartitionSpec`s to in_shardings"):
+    jax.jit(lambda v: v, in_shardings=P("a"))(x)
+  with pytest.raises(ValueError, match="The context mesh cannot be empty. Use "
+                     r"`jax.set_mesh\(mesh\)` to enter into a mesh context"):
+    jax.shard_map(lambda v: v, in_specs=P("a"), out_specs=P("a"))
+  mesh = auto_mesh()
+  split = NamedSharding(mesh, P("a"))
+  with jax.set_mesh(mesh):
+    outs = [lax.with_sharding_constraint(x, P("a")),
+            lax.with_sharding_constraint(x, NamedSharding(mesh.abstract_mesh, P("a"))),
+            jax.device_put(x, P("a")),
+            jax.jit(lambda v: v - 0.0, out_shardings=P("a"))(x),
+            jax.jit(lambda v: lax.with_sharding_constraint(v * 1.0, P("a")),
+                    out_shardings=P("a"))(x),
+            jax.shard_map(lambda v: v, in_specs=P("a"), out_specs=P("a"))(x)]
+  for out in outs:
+    assert out.sharding == split
+    np.testing.assert_array_equal(out, np.arange(2.0 * N))
+  assert [s.data.tolist() for s in outs[0].addressable_shards][1] == [2.0, 3.0]
+
+
+def test_reshard_lays_out_over_explicit_axes(tier):
+  x = jnp.arange(2.0 * N)
+  with jax.set_mesh(auto_mesh()):
+    with pytest.raises(ValueError, match=r"PartitionSpec passed to reshard cannot contain "
+                       r"axis names that are of type Auto or Manual. Got PartitionSpec: "
+                       r"P\('a',\) with axis name: a of type: AxisType.Auto."):
+      jax.sharding.reshard(x, P("a"))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                     "context is not allowed"):
+    jax.sharding.reshard(x, P("a"))
+  mesh = auto_mesh((jax.sharding.AxisType.Explicit,))
+  assert repr(mesh) == f"Mesh(axis_sizes=({N},), axis_names=('a',), axis_types=(Explicit,))"
+  with jax.set_mesh(mesh):
+    out = jax.reshard({"v": x}, P("a"))["v"]
+    inner = jax.jit(lambda v: jax.sharding.reshard(v, P("a")) + 1)(x)
+  assert out.sharding == NamedSharding(mesh, P("a")) and mesh.are_all_axes_explicit
+  np.testing.assert_array_equal(out, np.arange(2.0 * N))
+  np.testing.assert_array_equal(inner, np.arange(2.0 * N) + 1)
+  s = NamedSharding(mesh, P("a"))
+  assert s.update(spec=P(None, "a")) == NamedSharding(mesh, P(None, "a"))
+  assert s.update(spec=(None,)).spec == P(None)
+
+
 def test_sharding_errors():
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):

@@ -25,24 +25,26 @@ from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
-                                   SingleDeviceSharding, broadcast_to_leaves,
-                                   from_pieces)
+                                   SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
+                                   context_sharding, from_pieces)
 from jaxlite._src.sharding_map import _host_placed, _pieces
 
 __all__ = ["ShardedJitted"]
 
 
 def _flatten_shardings(what, treedef, shardings) -> list:
-  """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them."""
-  is_leaf = lambda s: s is None or isinstance(s, Sharding)
-  out = broadcast_to_leaves(shardings, treedef, is_leaf,
-                            f"jit {what} must be a Sharding or a tree prefix of the "
-                            f"corresponding values: {shardings!r} does not match {treedef}.")
+  """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them; a
+  PartitionSpec names axes of the mesh in context (``jax.set_mesh``) at the call."""
+  is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))
+  out = broadcast_to_leaves(shardings, treedef, is_leaf, lambda: (
+      f"jit {what} must be a Sharding or a tree prefix of the corresponding values: "
+      f"{shardings!r} does not match {treedef}."))
   for s in tree.tree_leaves(shardings, is_leaf=is_leaf):
-    if s is not None and not isinstance(s, Sharding):
-      raise TypeError(f"jit {what}: expected Sharding instances, got {s!r} (a "
-                      "PartitionSpec needs a mesh: wrap it in NamedSharding(mesh, spec)).")
-  return out
+    if s is not None and not isinstance(s, (Sharding, PartitionSpec)):
+      raise TypeError(f"jit {what}: expected Sharding or PartitionSpec instances, got "
+                      f"{s!r}.")
+  missing = _no_mesh_for("jit", what)
+  return [context_sharding(s, missing) for s in out]
 
 
 def _common_mesh(shardings):

@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from jaxlite._src.base import api_util
+from jaxlite._src.base import mesh_context
 from jaxlite._src.core import core
 from jaxlite._src.core import prng
 from jaxlite._src import donation
@@ -38,9 +39,9 @@ __all__ = ["shard_map", "MeshProgram"]
 def flatten_specs(what, treedef, spec_tree) -> list:
   """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``."""
   is_spec = lambda x: x is None or isinstance(x, PartitionSpec)
-  specs = broadcast_to_leaves(spec_tree, treedef, is_spec,
-                              f"shard_map {what} must be a tree prefix of the corresponding "
-                              f"arguments or outputs: {spec_tree!r} does not match {treedef}.")
+  specs = broadcast_to_leaves(spec_tree, treedef, is_spec, lambda: (
+      f"shard_map {what} must be a tree prefix of the corresponding arguments or outputs: "
+      f"{spec_tree!r} does not match {treedef}."))
   return [PartitionSpec() if spec is None else spec for spec in specs]
 
 
@@ -300,12 +301,12 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
   if f is None:
     return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                              axis_names=axis_names, check_vma=check_vma)
-  if mesh is None:
+  if mesh is None:   # the mesh set by jax.set_mesh, else by `with mesh:`
     from jaxlite._src.sharding import _mesh_stack
-    if not _mesh_stack:
-      raise ValueError("shard_map needs a mesh: pass mesh=, or call it inside "
-                       "`with mesh:`.")
-    mesh = _mesh_stack[-1]
+    mesh = mesh_context.context.concrete or (_mesh_stack[-1] if _mesh_stack else None)
+    if mesh is None:
+      raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                       "enter into a mesh context")
   if not isinstance(mesh, Mesh):
     raise TypeError(f"shard_map requires a Mesh for mesh=, got {type(mesh).__name__}.")
   if in_specs is None:
