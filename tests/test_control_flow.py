@@ -319,3 +319,28 @@ def test_bodies_are_traced_once_per_signature():
     outer["a"] = a
     return lax.scan(closing, 0.0, jnp.arange(2.0))[0]
   assert float(jax.jit(g)(1.0)) == 2.0 and float(jax.jit(g)(jnp.float32(2.0))) == 4.0
+
+
+# Recorded from JAX 0.10.2: the operand both branches return as it is leaves the cond.
+COND_PASSTHROUGH_JAXPR = """{ lambda ; a:bool[] b:f32[] c:f32[3]. let
+    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    e:f32[3] = cond[
+      branches=(
+        { lambda ; f:f32[] g:f32[3]. let  in (g,) }
+        { lambda ; h:f32[] i:f32[3]. let j:f32[3] = add i 1.0:f32[] in (j,) }
+      )
+    ] d b c
+  in (b, e) }"""
+
+
+def test_cond_outputs_passed_through_are_its_inputs():
+  def f(p, a, b):
+    return lax.cond(p, lambda a, b: (a, b + 1), lambda a, b: (a, b), a, b)
+  assert str(jax.make_jaxpr(f)(True, 1.0, jnp.arange(3.0))) == COND_PASSTHROUGH_JAXPR
+  # so a batched predicate leaves the passed-through operand unbatched (nnx.cond under
+  # nnx.vmap returns broadcast Variables so): JAX 0.10.2 gives 2.0 (weak) and the rows
+  a, b = jax.vmap(f, in_axes=(0, None, 0), out_axes=(None, 0))(
+      jnp.array([True, False]), 2.0, jnp.ones((2, 3)))
+  assert float(a) == 2.0 and a.weak_type
+  np.testing.assert_array_equal(b, [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]])
+  assert lax.switch(1, [lambda x: x, lambda x: x], 3.0) == 3.0   # no output left in the cond

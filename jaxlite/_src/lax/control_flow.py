@@ -122,8 +122,29 @@ def _bind_cond(index, funs, operands, kind):
             for i, a in enumerate(jaxprs[0].out_avals)]
   jaxprs = [_with_out_avals(j, joined) for j in jaxprs]
   branches, consts = _common_consts(jaxprs)
-  outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
+  # an output every branch passes through from the same input is that input, as JAX
+  # prunes it from the cond: under vmap a batched predicate then leaves it unbatched
+  forwarded = _forwarded_inputs(branches)
+  if any(f is not None for f in forwarded):
+    branches = [_kept_outputs(b, [f is None for f in forwarded]) for b in branches]
+  outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))
+  inputs = [*consts, *leaves]
+  outs = [next(outs) if f is None else inputs[f] for f in forwarded]
   return tree.tree_unflatten(out_trees[0], outs)
+
+
+def _forwarded_inputs(branches) -> list:
+  """Per output, the input that every branch returns as it is, or None."""
+  per_branch = [[b.jaxpr.invars.index(v) if type(v) is core.Var and v in b.jaxpr.invars
+                 else None for v in b.jaxpr.outvars] for b in branches]
+  return [fs[0] if len(set(fs)) == 1 else None for fs in zip(*per_branch)]
+
+
+def _kept_outputs(closed, keep):
+  jaxpr = closed.jaxpr
+  outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
+  return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns,
+                           jaxpr.debug_info), closed.consts)
 
 
 def _same_dtypes(leaves, promoted) -> bool:
