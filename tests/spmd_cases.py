@@ -166,7 +166,8 @@ def test_set_mesh_puts_the_mesh_in_context():
   with jax.set_mesh(mesh) as entered:
     assert entered is None and get_mesh() is mesh
     assert repr(get_abstract_mesh()) == abstract and get_abstract_mesh() == mesh.abstract_mesh
-    assert repr(jax.typeof(jnp.ones(3)).sharding) == f"NamedSharding(mesh={abstract}, spec=P(None,))"
+    assert repr(jax.typeof(jnp.ones(3)).sharding) == (
+        f"NamedSharding(mesh={abstract}, spec=P(None,))")
     f(1.0)
   assert repr(get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
   f(1.0)   # the mesh in context is part of the trace context: traced again
