@@ -432,6 +432,28 @@ def test_shard_map_matches_single_device(tier):
   close(g(a), 2 * a)
 
 
+class _Unprintable:
+  """A pytree node whose repr raises (flax's Modules holding PartitionSpecs do)."""
+
+  def __init__(self, v):
+    self.v = v
+
+  def __repr__(self):
+    raise IndexError("no repr")
+
+
+jax.tree_util.register_pytree_node(_Unprintable, lambda u: ((u.v,), None),
+                                   lambda _, c: _Unprintable(c[0]))
+
+
+def test_shard_map_specs_are_matched_without_printing_them(tier):
+  # the prefix-mismatch message is made only on a mismatch: its repr of the spec tree
+  mesh = jax.make_mesh((N,), ("x",))
+  f = jax.shard_map(lambda u: u.v * 2, mesh=mesh, in_specs=(_Unprintable(P("x")),),
+                    out_specs=P("x"))
+  np.testing.assert_array_equal(f(_Unprintable(jnp.arange(N * 1.0))), np.arange(N) * 2.0)
+
+
 def test_shard_map_errors(tier):
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z"):
