@@ -497,6 +497,27 @@ def test_sharded_jit_takes_arguments_already_placed(tier):
   assert f(x).sharding == s
 
 
+def test_plain_jit_follows_argument_and_constraint_shardings(tier):
+  """As JAX 0.10.2 (recorded with 4 devices): a jit of split arguments, or with a
+  constraint inside, is partitioned, and its results keep the layouts the partitioner
+  keeps (equinox's filter_shard counts on it): elementwise results the argument's, a
+  reduction's replicated, a constraint's its own."""
+  mesh = jax.make_mesh((N,), ("x",))
+  s = NamedSharding(mesh, P("x"))
+  x = jax.device_put(jnp.arange(2.0 * N), s)
+  added, total, doubled = jax.jit(lambda v: (v + 1, v.sum(), v * 2))(x)
+  assert added.sharding == doubled.sharding == s
+  assert total.sharding == NamedSharding(mesh, P())
+  np.testing.assert_array_equal(added, np.arange(2.0 * N) + 1)
+  assert float(total) == float(np.arange(2.0 * N).sum())
+  z = jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(jnp.zeros(2 * N))
+  assert z.sharding == s
+  np.testing.assert_array_equal(z, np.ones(2 * N))
+  # only where asked: a one-device jit stays one
+  assert jax.jit(lambda v: v + 1)(jnp.zeros(3)).sharding == SingleDeviceSharding(
+      jax.devices()[0])
+
+
 def test_sharded_jit_of_typed_prng_keys(tier):
   """Keys split over the devices: the program takes and gives their uint32 data."""
   s = NamedSharding(jax.make_mesh((N,), ("x",)), P("x"))

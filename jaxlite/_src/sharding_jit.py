@@ -14,6 +14,7 @@ else they are replicated; results without one are replicated.
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from jaxlite._src.core import prng
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
+from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
                                    SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
@@ -67,6 +69,15 @@ class ShardedJitted:
     self._exes: dict = {}
     functools.update_wrapper(self, jitted.fun, updated=())
 
+  @classmethod
+  def following(cls, jitted) -> "ShardedJitted":
+    """The partitioned form of a plain ``jit`` whose arguments or constraints lay values
+    out over several devices (made once per jitted function)."""
+    own = _following.get(jitted)
+    if own is None:
+      own = _following[jitted] = cls(jitted, None, None)
+    return own
+
   def __call__(self, *args, **kwargs):
     jitted = self.jitted
     traced = jitted.trace(*args, **kwargs)
@@ -79,6 +90,9 @@ class ShardedJitted:
     closed = entry.jaxpr
     in_sh = self._in_shardings(in_tree, leaves)
     out_sh = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
+    if None in out_sh:   # left to the partitioner: the layouts it keeps, as in JAX
+      out_sh = [s if s is not None else p
+                for s, p in zip(out_sh, propagated(closed.jaxpr, in_sh))]
     mesh = _common_mesh(in_sh + out_sh)
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
@@ -106,7 +120,7 @@ class ShardedJitted:
             for x, s in zip(leaves, given)]
 
   def _run_unsharded(self, args, kwargs, mesh, out_sh):
-    outs = tree.tree_leaves(self.jitted(*args, **kwargs))
+    outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
     placed = []
     for o, s in zip(outs, out_sh):
       if s is None and mesh is not None:
@@ -143,6 +157,30 @@ class ShardedJitted:
 
   def trace(self, *args, **kwargs):
     return self.jitted.trace(*args, **kwargs)
+
+
+_following = weakref.WeakKeyDictionary()   # jitted function -> its ShardedJitted.following
+
+
+def propagated(jaxpr, in_shardings) -> list:
+  """Per output of ``jaxpr``, the NamedSharding that XLA's partitioner keeps for it, as
+  far as a forward walk tells (None: replicated): a constraint's, else that of the first
+  operand of the same shape (elementwise operations keep their operand's layout). Any
+  choice gives the same values: it only says where the pieces of a result live."""
+  env = {v: s for v, s in zip(jaxpr.invars, in_shardings) if isinstance(s, NamedSharding)}
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is sharding_constraint_p:
+      sharding = eqn.params["sharding"]
+      if isinstance(sharding, NamedSharding) and not sharding._is_abstract:
+        env[eqn.outvars[0]] = sharding
+      continue
+    for out in eqn.outvars:
+      shape = out.aval.shape
+      found = next((env[v] for v in eqn.invars if type(v) is core.Var and v in env
+                    and v.aval.shape == shape), None)
+      if found is not None:
+        env[out] = found
+  return [env.get(v) if type(v) is core.Var else None for v in jaxpr.outvars]
 
 
 jit_mod.sharded_jit.append(ShardedJitted)
