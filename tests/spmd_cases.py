@@ -238,6 +238,25 @@ def test_reshard_lays_out_over_explicit_axes(tier):
   assert s.update(spec=(None,)).spec == P(None)
 
 
+def test_is_equivalent_to_and_unconstrained_match_jax():
+  # recorded from JAX 0.10.2 (flax compares a Variable's sharding with the one asked for)
+  m = jax.make_mesh((2, 2), ("a", "b"))
+  m1 = jax.make_mesh((1,), ("c",))
+  cases = [(NamedSharding(m, P("a")), NamedSharding(m, P("a", None)), 2),
+           (NamedSharding(m, P("a")), NamedSharding(m, P("b")), 2),
+           (NamedSharding(m, P()), NamedSharding(m, P(None, None)), 2),
+           (NamedSharding(m1, P("c")), SingleDeviceSharding(jax.devices()[0]), 1),
+           (NamedSharding(m1, P()), SingleDeviceSharding(jax.devices()[1]), 1),
+           (NamedSharding(m.abstract_mesh, P("a")),
+            NamedSharding(m.abstract_mesh, P("a", None)), 2),
+           (NamedSharding(m.abstract_mesh, P("a")), NamedSharding(m, P("a")), 2)]
+  assert [a.is_equivalent_to(b, n) for a, b, n in cases] == [True, False, True, True, False,
+                                                            True, False]
+  assert repr(P.UNCONSTRAINED) == "UNCONSTRAINED"
+  s = NamedSharding(m, P("a", P.UNCONSTRAINED))
+  assert repr(s.spec) == "P('a', UNCONSTRAINED)" and s.shard_shape((4, 4)) == (2, 4)
+
+
 def test_sharding_errors():
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):

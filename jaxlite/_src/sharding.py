@@ -37,7 +37,7 @@ __all__ = ["Sharding", "Mesh", "AbstractMesh", "AbstractDevice", "AxisType", "se
 
 
 def _entry_axes(entry) -> tuple:
-  if entry is None:
+  if entry is None or entry is PartitionSpec.UNCONSTRAINED:
     return ()
   return tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
 
@@ -489,6 +489,15 @@ class Sharding:
   """How an array's elements are laid out over devices (``jax.sharding.Sharding``)."""
   memory_kind = "device"
 
+  def is_equivalent_to(self, other, ndim: int) -> bool:
+    """Whether ``other`` places the same pieces of a rank-``ndim`` array on the same
+    devices (``Sharding.is_equivalent_to``); two shardings over abstract meshes are
+    compared by layout alone, as in JAX."""
+    abstract = getattr(self, "_is_abstract", False) and getattr(other, "_is_abstract", False)
+    return (self.hlo_sharding(ndim) == other.hlo_sharding(ndim)
+            and self.memory_kind == other.memory_kind
+            and (abstract or self._device_list == other._device_list))
+
   @property
   def num_devices(self) -> int:
     return len(self.device_set)
@@ -525,6 +534,9 @@ class SingleDeviceSharding(Sharding):
 
   def devices_indices_map(self, global_shape):
     return {self._device: (slice(None),) * len(global_shape)}
+
+  def hlo_sharding(self, ndim) -> str:
+    return "{replicated}"
 
   def __eq__(self, other):
     return isinstance(other, SingleDeviceSharding) and other._device == self._device
