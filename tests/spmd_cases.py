@@ -257,6 +257,31 @@ def test_is_equivalent_to_and_unconstrained_match_jax():
   assert repr(s.spec) == "P('a', UNCONSTRAINED)" and s.shard_shape((4, 4)) == (2, 4)
 
 
+def test_full_like_keeps_the_layout_and_keys_take_constraints(tier):
+  # recorded from JAX 0.10.2: the *_like of a laid-out or committed array keeps its layout
+  # (optax's zeros_like of flax's sharded parameters), unless the shape changes and it
+  # is split; a constraint on keys lays out their data
+  m = jax.make_mesh((2, 2), ("a", "b"))
+  split = NamedSharding(m, P("a", "b"))
+  x = jax.device_put(jnp.ones((4, 2)), split)
+  d1 = jax.device_put(jnp.ones(3), jax.devices()[1])
+  r = jax.device_put(jnp.ones(3), NamedSharding(m, P()))
+  one = SingleDeviceSharding(jax.devices()[0])
+  assert [jnp.zeros_like(x).sharding, lax.full_like(x, 2).sharding,
+          jnp.ones_like(x, shape=(2,)).sharding, jnp.full_like(x, 3.0, jnp.int32).sharding] \
+      == [split, split, one, split]
+  assert [jnp.zeros_like(d1).sharding, jnp.zeros_like(r, shape=(5,)).sharding,
+          jnp.zeros_like(jnp.ones(3)).sharding] == [
+              SingleDeviceSharding(jax.devices()[1]), NamedSharding(m, P()), one]
+  np.testing.assert_array_equal(lax.full_like(x, 2), np.full((4, 2), 2.0))
+  keys = jax.random.split(jax.random.key(0), 4)
+  s = NamedSharding(m, P("a"))
+  for out in (lax.with_sharding_constraint(jax.device_put(keys, s), s),
+              jax.jit(lambda k: lax.with_sharding_constraint(k, s))(keys)):
+    assert out.sharding == s
+    np.testing.assert_array_equal(jax.random.key_data(out), jax.random.key_data(keys))
+
+
 def test_sharding_errors():
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):

@@ -125,7 +125,10 @@ class ShardedJitted:
     for o, s in zip(outs, out_sh):
       if s is None and mesh is not None:
         s = NamedSharding(mesh, PartitionSpec())
-      if isinstance(s, NamedSharding) and type(o) is not prng.PRNGKeyArray:   # (no value)
+      if isinstance(s, NamedSharding) and type(o) is prng.PRNGKeyArray:   # its data
+        o = prng.PRNGKeyArray(o._impl, _host_placed(s, np.asarray(o._base_array._value),
+                                                    False))
+      elif isinstance(s, NamedSharding):
         o = _host_placed(s, np.asarray(o._value), o.weak_type)
       placed.append(o)
     return placed

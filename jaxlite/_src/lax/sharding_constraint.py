@@ -82,7 +82,7 @@ def with_sharding_constraint(x, shardings):
     if check is not None:
       check(core.get_aval(leaf).shape)
     if (not isinstance(leaf, Tracer) and core.current_trace() is core.eval_trace
-        and not getattr(sharding, "_is_abstract", True)):
+        and not getattr(sharding, "_is_abstract", False)):
       outs.append(mesh_rules["place"](leaf, sharding))
     else:
       outs.append(sharding_constraint_p.bind(leaf, sharding=sharding))
@@ -124,3 +124,17 @@ def canonicalize_out_sharding(out_sharding, api_name: str):
         f"`out_sharding` argument of {api_name} only supports instances of `NamedSharding` "
         f"or `PartitionSpec`. Got {out_sharding} of type: {type(out_sharding)}")
   return None if getattr(mesh, "empty", False) else out_sharding
+
+
+def like_sharding(x, shape, weak_type):
+  """The layout ``full_like(x, ...)`` gives its result, as JAX's: that of a concrete ``x``
+  laid out or committed (``jax.device_put``), when the result is not weakly typed and has
+  ``x``'s shape or ``x`` is replicated; else None (the default placement)."""
+  placed = getattr(x, "_placed", None)
+  if placed is None or isinstance(x, Tracer) or weak_type:
+    return None
+  sharding = placed.sharding
+  if tuple(shape) == tuple(placed.shape) or sharding.is_fully_replicated:
+    return sharding
+  return None
+
