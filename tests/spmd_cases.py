@@ -282,6 +282,17 @@ def test_full_like_keeps_the_layout_and_keys_take_constraints(tier):
     np.testing.assert_array_equal(jax.random.key_data(out), jax.random.key_data(keys))
 
 
+def test_with_sharding_constraint_takes_a_format(tier):
+  # JAX 0.10.2 lays the array out by the Format's sharding (flax passes Formats through)
+  from jaxlite.experimental.layout import Format, Layout
+  m = jax.make_mesh((2, 2), ("a", "b"))
+  ns = NamedSharding(m, P("a", None))
+  x = lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(0, 1)), ns))
+  assert x.sharding == ns
+  with pytest.raises(ValueError, match="jaxlite keeps arrays in the row-major layout"):
+    lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(1, 0)), ns))
+
+
 def test_sharding_errors():
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):

@@ -8,6 +8,7 @@ annotation, everywhere else (tier 0, one device) it does nothing.
 from __future__ import annotations
 
 from jaxlite._src.core import core
+from jaxlite._src.base import layout
 from jaxlite._src.base import tree
 from jaxlite._src.core.core import Primitive, Tracer
 from jaxlite._src.lax.base import operand as _operand
@@ -60,12 +61,14 @@ def with_sharding_constraint(x, shardings):
   Parameters
   ----------
   x : pytree of arrays
-  shardings : Sharding, PartitionSpec or pytree of them (a prefix of ``x``)
-    A PartitionSpec names axes of the mesh in context (``jax.set_mesh``).
+  shardings : Sharding, PartitionSpec, Format or pytree of them (a prefix of ``x``)
+    A PartitionSpec names axes of the mesh in context (``jax.set_mesh``); a Format's
+    layout must be the row-major one jaxlite keeps.
   """
   leaves, treedef = tree.tree_flatten(x)
   # (on the type: an abstract mesh's sharding raises where its devices are asked for)
-  is_sharding = lambda s: hasattr(type(s), "device_set") or isinstance(s, PartitionSpec)
+  is_sharding = lambda s: hasattr(type(s), "device_set") or isinstance(
+      s, (PartitionSpec, layout.Format))
   if is_sharding(shardings):
     per_leaf = [shardings] * len(leaves)
   else:
@@ -77,6 +80,9 @@ def with_sharding_constraint(x, shardings):
   outs = []
   for leaf, sharding in zip(leaves, per_leaf):
     leaf = _operand(leaf)
+    if isinstance(sharding, layout.Format):   # (its layout: the row-major one jaxlite keeps)
+      layout.with_layout_constraint(leaf, sharding.layout)
+      sharding = sharding.sharding
     sharding = resolve(sharding, _no_mesh)
     check = getattr(sharding, "check_shape", None)
     if check is not None:
