@@ -233,6 +233,19 @@ def test_reshard_lays_out_over_explicit_axes(tier):
   assert out.sharding == NamedSharding(mesh, P("a")) and mesh.are_all_axes_explicit
   np.testing.assert_array_equal(out, np.arange(2.0 * N))
   np.testing.assert_array_equal(inner, np.arange(2.0 * N) + 1)
+  # out_sharding= takes a PartitionSpec of Explicit axes of the mesh in context
+  a, b = jnp.ones((2 * N, 3)), jnp.ones((3, 2))
+  with jax.set_mesh(mesh):
+    r = jnp.einsum("ij,jk->ik", a, b, out_sharding=P("a", None))
+  assert r.sharding == NamedSharding(mesh, P("a", None))
+  np.testing.assert_array_equal(r, np.full((2 * N, 2), 3.0))
+  with jax.set_mesh(auto_mesh()):
+    with pytest.raises(ValueError, match=r"PartitionSpec passed to einsum cannot contain "
+                       r"axis names that are of type Auto or Manual"):
+      jnp.einsum("ij,jk->ik", a, b, out_sharding=P("a", None))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                     "context is not allowed"):
+    jnp.einsum("ij,jk->ik", a, b, out_sharding=P("a", None))
   s = NamedSharding(mesh, P("a"))
   assert s.update(spec=P(None, "a")) == NamedSharding(mesh, P(None, "a"))
   assert s.update(spec=(None,)).spec == P(None)

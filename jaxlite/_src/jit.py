@@ -50,8 +50,8 @@ def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   """The signature a call is cached under: argument structure and leaves, static values,
   the flags that change what tracing produces (``lax.base.trace_context``: x64, the
   named vmap axes, ..., the abstract mesh in context), as JAX's cache key includes its
-  trace context, the device backend it runs on (``target``; None: the host's tiers) and the device its
-  outputs are committed to (``commit_to``; None: uncommitted)."""
+  trace context, the device backend it runs on (``target``; None: the host's tiers) and
+  the device its outputs are committed to (``commit_to``; None: uncommitted)."""
   x64, axes, promotion, precision, mesh = trace_context()
   return (in_tree, sigs, static_key, x64, axes, promotion, target, precision, commit_to,
           mesh)
@@ -820,9 +820,8 @@ def constrains_over_devices(jaxpr) -> bool:
   """Whether ``jaxpr`` (or one nested in it) asks for a layout over several devices."""
   for eqn in jaxpr.eqns:
     if eqn.primitive is sharding_constraint_p:
-      mesh = getattr(eqn.params["sharding"], "mesh", None)
-      if mesh is not None and not getattr(mesh, "empty", True) and (
-          not getattr(eqn.params["sharding"], "_is_abstract", True)) and mesh.size > 1:
+      sharding = eqn.params["sharding"]   # (a NamedSharding over devices, here)
+      if not getattr(sharding, "_is_abstract", True) and sharding.mesh.size > 1:
         return True
     if any(constrains_over_devices(j) for j in core.subjaxprs(eqn)):
       return True

@@ -3,7 +3,8 @@
 
 ``sharding_constraint`` is the identity on values, carrying a sharding for XLA's SPMD
 partitioner: inside a ``jit`` compiled with shardings it lowers to an ``mhlo.sharding``
-annotation, everywhere else (tier 0, one device) it does nothing.
+annotation, elsewhere in a trace (tier 0, one device) it does nothing.
+``with_sharding_constraint`` on a concrete array lays it out (``jax.device_put``).
 """
 from __future__ import annotations
 
