@@ -1,6 +1,9 @@
-"""``jax.sharding``: meshes, partition specs and shardings."""
-from jaxlite._src.sharding import (Sharding, Mesh, AbstractMesh, AxisType, PartitionSpec,
-                                   NamedSharding, SingleDeviceSharding, get_abstract_mesh)
+"""``jax.sharding``: meshes, partition specs and shardings, and the mesh in context."""
+from jaxlite._src.sharding import (Sharding, Mesh, AbstractMesh, AbstractDevice, AxisType,
+                                   PartitionSpec, NamedSharding, SingleDeviceSharding,
+                                   set_mesh, get_mesh, get_abstract_mesh, use_abstract_mesh,
+                                   reshard)
 
-__all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "PartitionSpec", "NamedSharding",
-           "SingleDeviceSharding", "get_abstract_mesh"]
+__all__ = ["Sharding", "Mesh", "AbstractMesh", "AbstractDevice", "AxisType", "PartitionSpec",
+           "NamedSharding", "SingleDeviceSharding", "set_mesh", "get_mesh",
+           "get_abstract_mesh", "use_abstract_mesh", "reshard"]

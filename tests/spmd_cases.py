@@ -137,6 +137,175 @@ def test_visualize_array_sharding(capsys):
   assert out.count("\n") == 2 * (N // 2) + 1
 
 
+# ----------------------------------------------------------------------------- jax.set_mesh
+# Reprs and messages recorded from JAX 0.10.2 (with N = 4).
+
+def auto_mesh(types=None):
+  return jax.make_mesh((N,), ("a",), axis_types=types or (jax.sharding.AxisType.Auto,))
+
+
+def test_set_mesh_puts_the_mesh_in_context():
+  from jaxlite.sharding import get_abstract_mesh, get_mesh
+  assert repr(get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+  assert repr(get_mesh()) == "Mesh(axis_sizes=(), axis_names=())" and str(get_mesh()) == \
+      "Mesh()" and get_mesh().empty and get_mesh().size == 0
+  mesh = auto_mesh()
+  abstract = (f"AbstractMesh('a': {N}, axis_types=(Auto,), device_kind=cpu, "
+              "num_cores=None, platform=cpu)")
+  seen = []
+
+  @jax.jit
+  def f(x):
+    seen.append(repr(get_abstract_mesh()))
+    with pytest.raises(ValueError, match=r"`get_mesh` can only be used outside of "
+                       r"`jax.jit`. Maybe you want `jax.sharding.get_abstract_mesh\(\)`\?"):
+      get_mesh()
+    with pytest.raises(ValueError, match="`set_mesh` can only be used outside of `jax.jit`."):
+      jax.set_mesh(mesh)
+    return x + 1
+  with jax.set_mesh(mesh) as entered:
+    assert entered is None and get_mesh() is mesh
+    assert repr(get_abstract_mesh()) == abstract and get_abstract_mesh() == mesh.abstract_mesh
+    assert repr(jax.typeof(jnp.ones(3)).sharding) == (
+        f"NamedSharding(mesh={abstract}, spec=P(None,))")
+    f(1.0)
+  assert repr(get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+  f(1.0)   # the mesh in context is part of the trace context: traced again
+  assert seen == [abstract, "AbstractMesh((), axis_types=())"]
+  jax.set_mesh(mesh)   # the global setter, for this thread
+  try:
+    assert get_mesh() is mesh
+  finally:
+    jax.set_mesh(None)
+  assert get_mesh().empty
+  with pytest.raises(ValueError, match="Expected mesh of type `jax.sharding.Mesh`. Got "
+                     "<class 'int'>"):
+    jax.set_mesh(3)
+  with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+    assert get_abstract_mesh() == mesh.abstract_mesh and get_mesh().empty
+
+
+def test_partition_specs_name_axes_of_the_mesh_in_context(tier):
+  x = jnp.arange(2.0 * N)
+  with pytest.raises(RuntimeError, match="with_sharding_constraint requires a non-empty mesh "
+                     "in context if you are passing `PartitionSpec`s to shardings"):
+    lax.with_sharding_constraint(x, P("a"))
+  with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh` if a "
+                     "PartitionSpec is passed to device_put"):
+    jax.device_put(x, P("a"))
+  with pytest.raises(RuntimeError, match="jit requires a non-empty mesh in context if you are "
+                     "passing `PartitionSpec`s to in_shardings"):
+    jax.jit(lambda v: v, in_shardings=P("a"))(x)
+  with pytest.raises(ValueError, match="The context mesh cannot be empty. Use "
+                     r"`jax.set_mesh\(mesh\)` to enter into a mesh context"):
+    jax.shard_map(lambda v: v, in_specs=P("a"), out_specs=P("a"))
+  mesh = auto_mesh()
+  split = NamedSharding(mesh, P("a"))
+  with jax.set_mesh(mesh):
+    outs = [lax.with_sharding_constraint(x, P("a")),
+            lax.with_sharding_constraint(x, NamedSharding(mesh.abstract_mesh, P("a"))),
+            jax.device_put(x, P("a")),
+            jax.jit(lambda v: v - 0.0, out_shardings=P("a"))(x),
+            jax.jit(lambda v: lax.with_sharding_constraint(v * 1.0, P("a")),
+                    out_shardings=P("a"))(x),
+            jax.shard_map(lambda v: v, in_specs=P("a"), out_specs=P("a"))(x)]
+  for out in outs:
+    assert out.sharding == split
+    np.testing.assert_array_equal(out, np.arange(2.0 * N))
+  assert [s.data.tolist() for s in outs[0].addressable_shards][1] == [2.0, 3.0]
+
+
+def test_reshard_lays_out_over_explicit_axes(tier):
+  x = jnp.arange(2.0 * N)
+  with jax.set_mesh(auto_mesh()):
+    with pytest.raises(ValueError, match=r"PartitionSpec passed to reshard cannot contain "
+                       r"axis names that are of type Auto or Manual. Got PartitionSpec: "
+                       r"P\('a',\) with axis name: a of type: AxisType.Auto."):
+      jax.sharding.reshard(x, P("a"))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                     "context is not allowed"):
+    jax.sharding.reshard(x, P("a"))
+  mesh = auto_mesh((jax.sharding.AxisType.Explicit,))
+  assert repr(mesh) == f"Mesh(axis_sizes=({N},), axis_names=('a',), axis_types=(Explicit,))"
+  with jax.set_mesh(mesh):
+    out = jax.reshard({"v": x}, P("a"))["v"]
+    inner = jax.jit(lambda v: jax.sharding.reshard(v, P("a")) + 1)(x)
+  assert out.sharding == NamedSharding(mesh, P("a")) and mesh.are_all_axes_explicit
+  np.testing.assert_array_equal(out, np.arange(2.0 * N))
+  np.testing.assert_array_equal(inner, np.arange(2.0 * N) + 1)
+  # out_sharding= takes a PartitionSpec of Explicit axes of the mesh in context
+  a, b = jnp.ones((2 * N, 3)), jnp.ones((3, 2))
+  with jax.set_mesh(mesh):
+    r = jnp.einsum("ij,jk->ik", a, b, out_sharding=P("a", None))
+  assert r.sharding == NamedSharding(mesh, P("a", None))
+  np.testing.assert_array_equal(r, np.full((2 * N, 2), 3.0))
+  with jax.set_mesh(auto_mesh()):
+    with pytest.raises(ValueError, match=r"PartitionSpec passed to einsum cannot contain "
+                       r"axis names that are of type Auto or Manual"):
+      jnp.einsum("ij,jk->ik", a, b, out_sharding=P("a", None))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                     "context is not allowed"):
+    jnp.einsum("ij,jk->ik", a, b, out_sharding=P("a", None))
+  s = NamedSharding(mesh, P("a"))
+  assert s.update(spec=P(None, "a")) == NamedSharding(mesh, P(None, "a"))
+  assert s.update(spec=(None,)).spec == P(None)
+
+
+def test_is_equivalent_to_and_unconstrained_match_jax():
+  # recorded from JAX 0.10.2 (flax compares a Variable's sharding with the one asked for)
+  m = jax.make_mesh((2, 2), ("a", "b"))
+  m1 = jax.make_mesh((1,), ("c",))
+  cases = [(NamedSharding(m, P("a")), NamedSharding(m, P("a", None)), 2),
+           (NamedSharding(m, P("a")), NamedSharding(m, P("b")), 2),
+           (NamedSharding(m, P()), NamedSharding(m, P(None, None)), 2),
+           (NamedSharding(m1, P("c")), SingleDeviceSharding(jax.devices()[0]), 1),
+           (NamedSharding(m1, P()), SingleDeviceSharding(jax.devices()[1]), 1),
+           (NamedSharding(m.abstract_mesh, P("a")),
+            NamedSharding(m.abstract_mesh, P("a", None)), 2),
+           (NamedSharding(m.abstract_mesh, P("a")), NamedSharding(m, P("a")), 2)]
+  assert [a.is_equivalent_to(b, n) for a, b, n in cases] == [True, False, True, True, False,
+                                                            True, False]
+  assert repr(P.UNCONSTRAINED) == "UNCONSTRAINED"
+  s = NamedSharding(m, P("a", P.UNCONSTRAINED))
+  assert repr(s.spec) == "P('a', UNCONSTRAINED)" and s.shard_shape((4, 4)) == (2, 4)
+
+
+def test_full_like_keeps_the_layout_and_keys_take_constraints(tier):
+  # recorded from JAX 0.10.2: the *_like of a laid-out or committed array keeps its layout
+  # (optax's zeros_like of flax's sharded parameters), unless the shape changes and it
+  # is split; a constraint on keys lays out their data
+  m = jax.make_mesh((2, 2), ("a", "b"))
+  split = NamedSharding(m, P("a", "b"))
+  x = jax.device_put(jnp.ones((4, 2)), split)
+  d1 = jax.device_put(jnp.ones(3), jax.devices()[1])
+  r = jax.device_put(jnp.ones(3), NamedSharding(m, P()))
+  one = SingleDeviceSharding(jax.devices()[0])
+  assert [jnp.zeros_like(x).sharding, lax.full_like(x, 2).sharding,
+          jnp.ones_like(x, shape=(2,)).sharding, jnp.full_like(x, 3.0, jnp.int32).sharding] \
+      == [split, split, one, split]
+  assert [jnp.zeros_like(d1).sharding, jnp.zeros_like(r, shape=(5,)).sharding,
+          jnp.zeros_like(jnp.ones(3)).sharding] == [
+              SingleDeviceSharding(jax.devices()[1]), NamedSharding(m, P()), one]
+  np.testing.assert_array_equal(lax.full_like(x, 2), np.full((4, 2), 2.0))
+  keys = jax.random.split(jax.random.key(0), 4)
+  s = NamedSharding(m, P("a"))
+  for out in (lax.with_sharding_constraint(jax.device_put(keys, s), s),
+              jax.jit(lambda k: lax.with_sharding_constraint(k, s))(keys)):
+    assert out.sharding == s
+    np.testing.assert_array_equal(jax.random.key_data(out), jax.random.key_data(keys))
+
+
+def test_with_sharding_constraint_takes_a_format(tier):
+  # JAX 0.10.2 lays the array out by the Format's sharding (flax passes Formats through)
+  from jaxlite.experimental.layout import Format, Layout
+  m = jax.make_mesh((2, 2), ("a", "b"))
+  ns = NamedSharding(m, P("a", None))
+  x = lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(0, 1)), ns))
+  assert x.sharding == ns
+  with pytest.raises(ValueError, match="jaxlite keeps arrays in the row-major layout"):
+    lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(1, 0)), ns))
+
+
 def test_sharding_errors():
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z of P\\('z',\\) is not found in mesh"):
@@ -331,6 +500,28 @@ def test_shard_map_matches_single_device(tier):
   close(g(a), 2 * a)
 
 
+class _Unprintable:
+  """A pytree node whose repr raises (flax's Modules holding PartitionSpecs do)."""
+
+  def __init__(self, v):
+    self.v = v
+
+  def __repr__(self):
+    raise IndexError("no repr")
+
+
+jax.tree_util.register_pytree_node(_Unprintable, lambda u: ((u.v,), None),
+                                   lambda _, c: _Unprintable(c[0]))
+
+
+def test_shard_map_specs_are_matched_without_printing_them(tier):
+  # the prefix-mismatch message is made only on a mismatch: its repr of the spec tree
+  mesh = jax.make_mesh((N,), ("x",))
+  f = jax.shard_map(lambda u: u.v * 2, mesh=mesh, in_specs=(_Unprintable(P("x")),),
+                    out_specs=P("x"))
+  np.testing.assert_array_equal(f(_Unprintable(jnp.arange(N * 1.0))), np.arange(N) * 2.0)
+
+
 def test_shard_map_errors(tier):
   m = mesh2d()
   with pytest.raises(ValueError, match="Resource axis: z"):
@@ -374,6 +565,27 @@ def test_sharded_jit_takes_arguments_already_placed(tier):
   assert f(x).sharding == s
 
 
+def test_plain_jit_follows_argument_and_constraint_shardings(tier):
+  """As JAX 0.10.2 (recorded with 4 devices): a jit of split arguments, or with a
+  constraint inside, is partitioned, and its results keep the layouts the partitioner
+  keeps (equinox's filter_shard counts on it): elementwise results the argument's, a
+  reduction's replicated, a constraint's its own."""
+  mesh = jax.make_mesh((N,), ("x",))
+  s = NamedSharding(mesh, P("x"))
+  x = jax.device_put(jnp.arange(2.0 * N), s)
+  added, total, doubled = jax.jit(lambda v: (v + 1, v.sum(), v * 2))(x)
+  assert added.sharding == doubled.sharding == s
+  assert total.sharding == NamedSharding(mesh, P())
+  np.testing.assert_array_equal(added, np.arange(2.0 * N) + 1)
+  assert float(total) == float(np.arange(2.0 * N).sum())
+  z = jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(jnp.zeros(2 * N))
+  assert z.sharding == s
+  np.testing.assert_array_equal(z, np.ones(2 * N))
+  # only where asked: a one-device jit stays one
+  assert jax.jit(lambda v: v + 1)(jnp.zeros(3)).sharding == SingleDeviceSharding(
+      jax.devices()[0])
+
+
 def test_sharded_jit_of_typed_prng_keys(tier):
   """Keys split over the devices: the program takes and gives their uint32 data."""
   s = NamedSharding(jax.make_mesh((N,), ("x",)), P("x"))
@@ -385,6 +597,26 @@ def test_sharded_jit_of_typed_prng_keys(tier):
   np.testing.assert_array_equal(jax.random.key_data(split),
                                 jax.random.key_data(jax.vmap(jax.random.split)(keys)))
   np.testing.assert_array_equal(bits, jax.vmap(jax.random.bits)(keys))
+
+
+def test_pmap_and_shard_map_of_typed_prng_keys(tier):
+  """Keys in and out of a per-device program: it runs on their uint32 data (recorded
+  from JAX 0.10.2 with two devices; nnx.pmap and nnx.shard_map carry Rngs so)."""
+  keys = jax.random.split(jax.random.key(0), 2)
+  split, normal = jax.pmap(lambda k: (jax.random.split(k)[0], jax.random.normal(k, (2,))),
+                           devices=jax.devices()[:2])(keys)
+  assert split.shape == (2,) and str(split.dtype) == "key<fry>"
+  np.testing.assert_array_equal(jax.random.key_data(split),
+                                [[4165894930, 804218099], [346279018, 360566543]])
+  close(normal, [[1.0040143, -0.9063372], [-2.4424558, -2.0356805]])
+  mesh = jax.make_mesh((2,), ("x",))
+  g = jax.shard_map(lambda k: jax.random.split(k[0])[None], mesh=mesh, in_specs=P("x"),
+                    out_specs=P("x"))
+  out = g(keys)
+  assert out.shape == (2, 2) and out.sharding == NamedSharding(mesh, P("x"))
+  np.testing.assert_array_equal(jax.random.key_data(out), [
+      [[4165894930, 804218099], [1353695780, 2116000888]],
+      [[346279018, 360566543], [3968330031, 3923691647]]])
 
 
 def test_pmap_collectives_lower_to_stablehlo_collectives():

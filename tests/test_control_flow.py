@@ -269,3 +269,78 @@ def test_associative_scan_matches_sequential_scans():
 def test_map_with_batch_size_matches_map():
   xs = jnp.arange(7.0)
   np.testing.assert_allclose(lax.map(lambda x: x ** 2, xs, batch_size=3), np.arange(7.0) ** 2)
+
+
+def test_bodies_are_traced_once_per_signature():
+  # Trace counts recorded from JAX 0.10.2, which remembers a loop's or branch's jaxpr per
+  # live function and argument types: a scan run twice with one body traces it once
+  # (flax's nnx.scan counts on it), a weak carry that the body makes strong costs no
+  # second trace, and other avals or the x64 flag trace again.
+  n = {"scan": 0, "true": 0, "false": 0, "cond_fun": 0, "body_fun": 0}
+
+  def body(c, x):
+    n["scan"] += 1
+    return c + x, c * x
+
+  def t(x):
+    n["true"] += 1
+    return x + 1
+
+  def f(x):
+    n["false"] += 1
+    return x - 1
+
+  def cond_fun(c):
+    n["cond_fun"] += 1
+    return c < 10
+
+  def body_fun(c):
+    n["body_fun"] += 1
+    return c + 3
+  for _ in range(2):
+    carry, ys = lax.scan(body, 0.0, jnp.arange(3.0))
+    assert float(carry) == 3.0 and not carry.weak_type and ys.tolist() == [0.0, 0.0, 2.0]
+    assert float(lax.cond(True, t, f, 1.0)) == 2.0 and float(lax.switch(1, [t, f], 2.0)) == 1.0
+    assert int(lax.while_loop(cond_fun, body_fun, 0)) == 12
+  assert n == {"scan": 1, "true": 2, "false": 2, "cond_fun": 1, "body_fun": 1}
+  lax.scan(body, 0, jnp.arange(3))
+  lax.while_loop(cond_fun, body_fun, 0.0)
+  assert n == {"scan": 2, "true": 2, "false": 2, "cond_fun": 2, "body_fun": 2}
+  with jax.config.override("jax_enable_x64", True):
+    lax.scan(body, 0.0, jnp.arange(3.0))
+  assert n["scan"] == 3
+  # a body closing over an outer trace's values is traced again under each trace
+  outer = {}
+
+  def closing(c, x):
+    return c + outer["a"], x
+
+  def g(a):
+    outer["a"] = a
+    return lax.scan(closing, 0.0, jnp.arange(2.0))[0]
+  assert float(jax.jit(g)(1.0)) == 2.0 and float(jax.jit(g)(jnp.float32(2.0))) == 4.0
+
+
+# Recorded from JAX 0.10.2: the operand both branches return as it is leaves the cond.
+COND_PASSTHROUGH_JAXPR = """{ lambda ; a:bool[] b:f32[] c:f32[3]. let
+    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    e:f32[3] = cond[
+      branches=(
+        { lambda ; f:f32[] g:f32[3]. let  in (g,) }
+        { lambda ; h:f32[] i:f32[3]. let j:f32[3] = add i 1.0:f32[] in (j,) }
+      )
+    ] d b c
+  in (b, e) }"""
+
+
+def test_cond_outputs_passed_through_are_its_inputs():
+  def f(p, a, b):
+    return lax.cond(p, lambda a, b: (a, b + 1), lambda a, b: (a, b), a, b)
+  assert str(jax.make_jaxpr(f)(True, 1.0, jnp.arange(3.0))) == COND_PASSTHROUGH_JAXPR
+  # so a batched predicate leaves the passed-through operand unbatched (nnx.cond under
+  # nnx.vmap returns broadcast Variables so): JAX 0.10.2 gives 2.0 (weak) and the rows
+  a, b = jax.vmap(f, in_axes=(0, None, 0), out_axes=(None, 0))(
+      jnp.array([True, False]), 2.0, jnp.ones((2, 3)))
+  assert float(a) == 2.0 and a.weak_type
+  np.testing.assert_array_equal(b, [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]])
+  assert lax.switch(1, [lambda x: x, lambda x: x], 3.0) == 3.0   # no output left in the cond

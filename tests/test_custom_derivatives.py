@@ -1,4 +1,6 @@
 """custom_jvp, custom_vjp, stop_gradient and checkpoint."""
+import re
+
 import numpy as np
 import pytest
 
@@ -238,3 +240,39 @@ def test_grad_of_jit_stages_a_primal_and_a_tangent_call():
   assert float(tangents[0]) == 2.0 and float(tangents[1]) == 0.0 and float(tangents[2]) == 1.0
   out, tangent = jax.jvp(lambda x: h(x, 2.0)[1], (1.0,), (1.0,))
   assert float(out) == 2.0 and float(tangent) == 0.0
+
+
+class _Box:
+  """A pytree node over one array, as flax's Variables are."""
+
+  def __init__(self, v):
+    self.v = v
+
+
+jax.tree_util.register_pytree_node(_Box, lambda b: ((b.v,), None), lambda _, c: _Box(c[0]))
+
+
+def test_custom_vjp_bwd_may_return_a_tree_prefix_of_the_arguments():
+  # As JAX 0.10.2: each leaf of bwd's output stands for every leaf of the argument subtree
+  # at its place (nnx's bwd rules return raw arrays where the arguments hold Variables);
+  # values and messages recorded from JAX 0.10.2.
+  @jax.custom_vjp
+  def f(box, pair):
+    return jnp.sin(box.v) * pair[0] * pair[1]
+
+  def fwd(box, pair):
+    return f(box, pair), (box.v, pair)
+
+  def bwd(res, g):
+    v, (a, b) = res
+    return jnp.cos(v) * a * b * g, g * jnp.sin(v)   # an array for the box, one for the pair
+  f.defvjp(fwd, bwd)
+  grads = jax.grad(lambda bv, a, b: f(_Box(bv), (a, b)), argnums=(0, 1, 2))(0.5, 2.0, 3.0)
+  np.testing.assert_allclose(grads, [5.2654953, 0.47942555, 0.47942555], rtol=1e-6)
+  structure = "for primal input structure PyTreeDef((CustomNode(_Box[None], [*]), (*, *)))."
+  for bad, got in [(lambda res, g: (None, [g, g]), "PyTreeDef((None, [*, *]))"),
+                   (lambda res, g: g, "PyTreeDef(*)")]:
+    f.defvjp(fwd, bad)
+    with pytest.raises(TypeError, match=re.escape(f"but got bwd output structure {got} "
+                                                  f"{structure}")):
+      jax.grad(lambda a: f(_Box(1.0), (a, 2.0)))(1.0)

@@ -431,8 +431,15 @@ def test_abstract_mesh_and_axis_types():
   with pytest.raises(ValueError) as e:
     NamedSharding(AbstractMesh((), ()), P("x"))
   assert [type(e.value).__name__, str(e.value)] == SHARDING_REF["bad_axis"]
-  with pytest.raises(ValueError, match="one size and one type per axis"):
+  with pytest.raises(ValueError, match="one size per axis name"):
     AbstractMesh((2,), ("a", "b"))
+  # JAX 0.10.2's errors for axis types
+  with pytest.raises(ValueError, match=r"Number of axis names should match the number of "
+                     r"axis_types. Got axis_names=\('a',\) and axis_types=\(Auto, Auto\)"):
+    AbstractMesh((2,), ("a",), (AxisType.Auto, AxisType.Auto))
+  with pytest.raises(TypeError, match="axis_types passed to AbstractMesh must be of type "
+                     "`jax.sharding.AxisType`"):
+    AbstractMesh((2,), ("a",), ("x",))
 
 
 # -- what chex's asserts and fakes read ------------------------------------------------

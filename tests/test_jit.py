@@ -48,7 +48,9 @@ def test_values_never_cause_a_recompile_but_dtypes_and_weak_types_do():
   f(1.0)
   f(2.0)
   assert len(traced) == 3
-  f(jnp.array(1.0))   # a strongly typed f32[] differs from a weak Python float
+  f(jnp.array(1.0))   # weakly typed, as a Python float: the same trace (JAX 0.10.2: 3)
+  assert len(traced) == 3
+  f(jnp.array(1.0, jnp.float32))   # a strongly typed f32[] differs from a weak one
   assert len(traced) == 4
 
 
@@ -286,6 +288,35 @@ def test_compile_options_follow_jaxlibs_proto_encoding():
       "1a0720012801c00101")
 
 
+def test_python_scalars_share_the_trace_of_weak_arrays():
+  # JAX 0.10.2 traces once: f(1.0, 2) and f(f(1.0, 2)) have the same avals, weak f32[]
+  # and weak i32[] (nnx.jit feeds a call's outputs back as the next call's Variables)
+  traces = []
+
+  @jax.jit
+  def f(a, b):
+    traces.append(1)
+    return a * 2, b + 1
+  a, b = f(1.0, 2)
+  assert a.weak_type and b.weak_type
+  a, b = f(a, b)
+  assert len(traces) == 1 and float(a) == 4.0 and int(b) == 4
+  f(True, 2)   # a bool is not weakly typed: a signature of its own
+  assert len(traces) == 2
+
+
+def test_lowered_out_info_and_trees():
+  # as JAX 0.10.2 gives them (nnx.tabulate reads lowered.out_info): out_info ==
+  # (ShapeDtypeStruct(shape=(3,), dtype=float32), {'a': ShapeDtypeStruct(shape=(), ...)}),
+  # in_tree PyTreeDef(((*,), {})), out_tree PyTreeDef((*, {'a': *}))
+  f = jax.jit(lambda x: (x * 2, {"a": x.sum()}))
+  for stage in (f.trace(jnp.ones(3)), f.lower(jnp.ones(3))):
+    assert stage.out_info == (jax.ShapeDtypeStruct((3,), jnp.float32),
+                              {"a": jax.ShapeDtypeStruct((), jnp.float32)})
+    assert stage.in_tree == jax.tree_util.tree_structure(((0,), {}))
+    assert stage.out_tree == jax.tree_util.tree_structure((0, {"a": 0}))
+
+
 def test_lowered_compiler_ir_is_the_stablehlo_module():
   lowered = jax.jit(lambda x: x * x).lower(jnp.ones(3))
   if tiers.xla_available():
@@ -417,3 +448,18 @@ def test_cost_analysis_gives_xla_s_counts_as_jax_does():
   g = jax.jit(lambda a, b: a @ b)
   cost = g.lower(jnp.ones((8, 16)), jnp.ones((16, 4))).compile().cost_analysis()
   assert (cost["flops"], cost["bytes accessed"]) == (1024.0, 896.0)
+
+
+def test_lowering_inside_a_trace_stages_nothing_into_it():
+  # nnx.tabulate lowers and compiles each module's call while tracing the outer one: the
+  # compile reads its constants eagerly (JAX 0.10.2 gives this jaxpr and 8 flops)
+  inner = jax.jit(lambda v: jnp.maximum(v, 0.0) * 2.0)
+  flops = []
+
+  def outer(x):
+    flops.append(inner.lower(x).compile().cost_analysis()["flops"] if tiers.xla_available()
+                 else 8.0)
+    return x + 1
+  assert str(jax.make_jaxpr(outer)(jnp.ones(4))) == (
+      "{ lambda ; a:f32[4]. let b:f32[4] = add a 1.0:f32[] in (b,) }")
+  assert flops == [8.0]

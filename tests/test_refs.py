@@ -633,3 +633,24 @@ def test_vmap_over_a_ref_composes_with_vmap_jit_and_scan():
   with pytest.raises(Exception, match="with vmapped value on an unbatched array reference"):
     jax.vmap(lambda x, r: (r.__setitem__(..., r[...] + 1), x)[1], in_axes=(0, None))(
         jnp.ones(2), w)
+
+
+def test_a_loop_body_reading_a_ref_is_traced_again_after_the_ref_changes():
+  # loop and branch traces are remembered per function (as JAX's are); one that read a
+  # ref's value must not be, or the next loop would see the old value
+  r = jax.new_ref(1.0)
+  xs = jnp.ones(3)
+
+  def body(c, x):
+    return c + r[...], None
+  assert float(jax.lax.scan(body, 0.0, xs)[0]) == 3.0
+  r[...] = 5.0
+  assert float(jax.lax.scan(body, 0.0, xs)[0]) == 15.0
+  traces = []
+
+  def plain(c, x):
+    traces.append(1)
+    return c + x, None
+  for _ in range(3):
+    jax.lax.scan(plain, 0.0, xs)
+  assert len(traces) == 1   # (a body that reads no ref is traced once)

@@ -145,8 +145,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
   Without ``device`` the leaves go to the default device, uncommitted: computations may
   move them. ``device`` may be a Device, which commits them to it, or a
   ``jax.sharding.Sharding`` (or a pytree of them matching ``x``): each leaf is then split
-  into that sharding's shards, one per device. An explicit transfer for
-  ``jax.transfer_guard``.
+  into that sharding's shards, one per device. A ``PartitionSpec`` names axes of the mesh
+  in context (``jax.set_mesh``). An explicit transfer for ``jax.transfer_guard``.
   """
   from jaxlite._src import sharding
   with transfer_guard.explicit():
@@ -155,9 +155,12 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
       if target is None:
         return tree.tree_map(as_operand, x)
       return tree.tree_map(lambda leaf: target.adopt(as_operand(leaf)), x)
-    if isinstance(device, (sharding.Sharding, backends.Device)):
-      return tree.tree_map(lambda leaf: sharding.place(leaf, device), x)
-    return tree.tree_map(sharding.place, x, device)
+    place = lambda leaf, where: sharding.place(leaf, sharding.context_sharding(
+        where, lambda: ValueError("Please set a mesh via `jax.set_mesh` if a "
+                                  "PartitionSpec is passed to device_put")))
+    if isinstance(device, (sharding.Sharding, backends.Device, sharding.PartitionSpec)):
+      return tree.tree_map(lambda leaf: place(leaf, device), x)
+    return tree.tree_map(place, x, device)
 
 
 def device_get(x):

@@ -16,15 +16,17 @@ from jaxlite._src.core.array import Array, placement
 from jaxlite._src.base.config import config
 from jaxlite._src.core.core import Tracer
 
-_SCALAR_AVALS = {}
+_SCALAR_SIGNATURES = {}
 
 
-def scalar_aval(t):
-  aval = _SCALAR_AVALS.get((t, config.jax_enable_x64))
-  if aval is None:
-    aval = _SCALAR_AVALS[(t, config.jax_enable_x64)] = core.ShapedArray(
+def scalar_signature(t):
+  """A Python scalar type's signature: that of the weakly typed Array it becomes, so
+  that ``f(1.0)`` and ``f(f(1.0))`` share one trace, as in JAX."""
+  sig = _SCALAR_SIGNATURES.get((t, config.jax_enable_x64))
+  if sig is None:
+    sig = _SCALAR_SIGNATURES[(t, config.jax_enable_x64)] = (
         (), dtypes.python_scalar_dtype(t()), t is not bool)
-  return aval
+  return sig
 
 
 def leaf_signature(x):
@@ -35,7 +37,7 @@ def leaf_signature(x):
   if t is np.ndarray or isinstance(x, np.generic):
     return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
   if t in (float, int, bool, complex):
-    return t
+    return scalar_signature(t)
   if isinstance(x, Tracer):
     a = x.aval
     return (a.shape, a.dtype, a.weak_type)
@@ -106,9 +108,7 @@ def is_ref_signature(sig) -> bool:
 def signature_aval(sig):
   if is_ref_signature(sig):
     return core.ShapedArray(*sig[1:])
-  if isinstance(sig, tuple):
-    return core.ShapedArray(*sig)
-  return scalar_aval(sig)
+  return core.ShapedArray(*sig)
 
 
 def leaf_value(x):

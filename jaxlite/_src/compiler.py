@@ -12,6 +12,8 @@ and out), or a ``tiers.Race`` (argument leaves in, Arrays out) while the policy 
 """
 import dataclasses
 
+from jaxlite._src.core import core
+
 
 @dataclasses.dataclass(frozen=True)
 class Backend:
@@ -22,7 +24,10 @@ class Backend:
 def backend_compile_and_load(backend, compile, *args):
   """Compile for ``backend`` by calling ``compile(*args)``; returns what it returns."""
   del backend   # one process-wide compiler per tier; the platform is for wrappers to read
-  return compile(*args)
+  # at the eager trace: a compile asked for while a function is traced (an AOT
+  # ``lower().compile()`` inside a jit) reads its constants and stages nothing there
+  with core.set_current_trace(core.eval_trace):
+    return compile(*args)
 
 
 class XlaDispatch:

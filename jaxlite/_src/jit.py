@@ -37,8 +37,10 @@ from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.base.config import config
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.lax.base import trace_context
 from jaxlite._src.lax.call import call_jaxpr
-from jaxlite._src.transforms import batching, staging
+from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
+from jaxlite._src.transforms import staging
 from jaxlite._src import donation
 from jaxlite._src.base import monitoring
 from jaxlite._src import passes
@@ -47,13 +49,13 @@ logger = logging.getLogger("jaxlite")
 
 def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   """The signature a call is cached under: argument structure and leaves, static values,
-  the flags that change what tracing produces (x64, the promotion mode, the named vmap
-  axes, the default matmul precision), as JAX's cache key includes its trace context,
-  the device backend it runs on (``target``; None: the host's tiers) and the device its
-  outputs are committed to (``commit_to``; None: uncommitted)."""
-  return (in_tree, sigs, static_key, config.jax_enable_x64, batching._env_key(),
-          config.jax_numpy_dtype_promotion, target, config.jax_default_matmul_precision,
-          commit_to)
+  the flags that change what tracing produces (``lax.base.trace_context``: x64, the
+  named vmap axes, ..., the abstract mesh in context), as JAX's cache key includes its
+  trace context, the device backend it runs on (``target``; None: the host's tiers) and
+  the device its outputs are committed to (``commit_to``; None: uncommitted)."""
+  x64, axes, promotion, precision, mesh = trace_context()
+  return (in_tree, sigs, static_key, x64, axes, promotion, target, precision, commit_to,
+          mesh)
 
 
 def _hoist(closed, donation):
@@ -94,7 +96,7 @@ class _Entry:
   __slots__ = ("jaxpr", "out_tree", "traced_out_tree", "out_weak", "run", "source", "calls",
                "trace_ms", "compile_ms", "exec_s", "tier", "optimized", "key", "lock",
                "single_output", "xla_text", "tier_note", "tier_ms", "compiling",
-               "donation", "donate", "effects", "review_at", "race", "commit_to",
+               "donation", "donate", "effects", "review_at", "race", "commit_to", "spmd",
                "refs")
 
   def __init__(self, key, jaxpr, out_tree, trace_ms, refs=None):
@@ -132,6 +134,9 @@ class _Entry:
     # a close race's verdict is taken again at this call (``tiers.review``; -1: never)
     self.review_at = -1
     self.race = None
+    # whether a sharding constraint lays a value out over several devices: the program
+    # then runs partitioned (``sharding_jit``), never from the fast cache
+    self.spmd = constrains_over_devices(jaxpr.jaxpr)
 
   def executable(self, name, policy="numpy"):
     """The function the hot path calls, preparing the tiers ``policy`` asks for."""
@@ -335,16 +340,17 @@ class PjitFunction:
         return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
     return self._call(args, kwargs)
 
-  def _call(self, args, kwargs):
-    out = self._dispatch(args, kwargs)
+  def _call(self, args, kwargs, follow_shardings=True):
+    out = self._dispatch(args, kwargs, follow_shardings)
     check = _output_check
     if check is not None and core._context.trace is core.eval_trace:
       return check(self, args, kwargs, out)
     return out
 
-  def _dispatch(self, args, kwargs):
+  def _dispatch(self, args, kwargs, follow_shardings=True):
     if config.jax_disable_jit:
       return self.fun(*args, **kwargs)
+    given = (args, kwargs)
     if self._static_argnums or self._static_argnames:
       args, kwargs, static_key = self._split_static(args, kwargs)
     else:
@@ -358,13 +364,17 @@ class PjitFunction:
     key = _cache_key(in_tree, sigs, static_key, self._call_target(committed),
                      self._commit_target(committed))
     entry = self._cache.get(key)
-    if entry is None:   # (a deleted argument raises the RuntimeError, as in JAX)
+    missed = entry is None
+    if missed:
       entry = self._miss(key, args, kwargs, leaves, static_key)
-      if entry.refs is not None:
-        return self._execute_with_refs(entry, args, kwargs, static_key, leaves)
-      out = self._execute(entry, args, kwargs, static_key, leaves)
-    elif entry.refs is not None:
+    if follow_shardings and (entry.spmd or split_over_devices(leaves)):
+      # as JAX, a program whose arguments or constraints lay values out over several
+      # devices is partitioned so, its results laid out as the partitioner keeps them
+      return sharded_jit[0].following(self)(*given[0], **given[1])
+    if entry.refs is not None:
       return self._execute_with_refs(entry, args, kwargs, static_key, leaves)
+    if missed:   # (a deleted argument raises the RuntimeError, as in JAX)
+      out = self._execute(entry, args, kwargs, static_key, leaves)
     else:
       try:
         out = self._execute(entry, args, kwargs, static_key, leaves)
@@ -422,6 +432,7 @@ class PjitFunction:
       return self._call_donating(entry, run, leaves)
     key = []
     if (fill_fast_cache and not kwargs and not static_key and not self._donates
+        and not entry.spmd
         and not self._has_static and _output_check is None
         and arguments.nested_key(args, [], key)):
       if self._fast_flags is not config.generation:   # a flag changed: start afresh
@@ -852,6 +863,27 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 
 # Filled by sharding_jit (``ShardedJitted``), which sits beside jit and imports it.
 sharded_jit: list = []
+
+
+def split_over_devices(leaves) -> bool:
+  """Whether an argument is an Array laid out over several devices."""
+  for x in leaves:
+    if type(x) is Array and (placed := x._placed) is not None and len(
+        placed.sharding._device_list) > 1:
+      return True
+  return False
+
+
+def constrains_over_devices(jaxpr) -> bool:
+  """Whether ``jaxpr`` (or one nested in it) asks for a layout over several devices."""
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is sharding_constraint_p:
+      sharding = eqn.params["sharding"]   # (a NamedSharding over devices, here)
+      if not getattr(sharding, "_is_abstract", True) and sharding.mesh.size > 1:
+        return True
+    if any(constrains_over_devices(j) for j in core.subjaxprs(eqn)):
+      return True
+  return False
 
 
 def clear_caches():

@@ -12,6 +12,7 @@ assembled from the pieces when something reads it.
 from __future__ import annotations
 
 import collections
+import contextlib
 import enum
 import math
 import operator
@@ -23,95 +24,22 @@ from jaxlite._src import backends
 from jaxlite._src.core import core
 from jaxlite._src.core import prng
 from jaxlite._src import tiers
+from jaxlite._src.base import mesh_context
+from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
 from jaxlite._src.base.partition_spec import PartitionSpec
 
-__all__ = ["Sharding", "Mesh", "AbstractMesh", "AxisType", "get_abstract_mesh", "make_mesh",
+__all__ = ["Sharding", "Mesh", "AbstractMesh", "AbstractDevice", "AxisType", "set_mesh",
+           "get_mesh", "get_abstract_mesh", "use_abstract_mesh", "reshard", "make_mesh",
            "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Shard", "place",
            "visualize_array_sharding"]
 
 
 def _entry_axes(entry) -> tuple:
-  if entry is None:
+  if entry is None or entry is PartitionSpec.UNCONSTRAINED:
     return ()
   return tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
-
-
-class Mesh:
-  """An n-dimensional array of devices with named axes (``jax.sharding.Mesh``).
-
-  Parameters
-  ----------
-  devices : array_like of Device
-    The devices, shaped as the mesh.
-  axis_names : sequence of str
-    One name per axis of ``devices``.
-  """
-
-  def __init__(self, devices, axis_names, *, axis_types=None):
-    devs = np.array(devices, dtype=object)
-    axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
-    if len(axis_names) != devs.ndim:
-      raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
-                       f"the length of its second argument (`axis_names`), but got "
-                       f"devices.ndim == {devs.ndim} and len(axis_names) == "
-                       f"{len(axis_names)}.")
-    if len(set(axis_names)) != len(axis_names):
-      raise ValueError(f"Mesh axis names must be unique, got {axis_names}.")
-    flat = list(devs.flat)
-    if len(set(flat)) != len(flat):
-      raise ValueError(f"Mesh devices must be distinct, got {flat}.")
-    self.devices, self.axis_names = devs, axis_names
-
-  @property
-  def shape(self):
-    return collections.OrderedDict(zip(self.axis_names, self.devices.shape))
-
-  @property
-  def axis_sizes(self) -> tuple:
-    return self.devices.shape
-
-  @property
-  def size(self) -> int:
-    return self.devices.size
-
-  @property
-  def device_ids(self):
-    return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
-
-  def __eq__(self, other):
-    return (isinstance(other, Mesh) and self.axis_names == other.axis_names
-            and self.devices.shape == other.devices.shape
-            and list(self.devices.flat) == list(other.devices.flat))
-
-  def __hash__(self):
-    return hash((self.axis_names, self.devices.shape, tuple(self.devices.flat)))
-
-  # Every axis is an Auto axis (XLA's partitioner decides the layouts in between); JAX's
-  # Explicit axes (shardings in the types) are not modelled.
-  @property
-  def _types(self) -> str:
-    return "(" + ", ".join(["Auto"] * len(self.axis_names)) + ("," if len(
-        self.axis_names) == 1 else "") + ")"
-
-  def __repr__(self):
-    return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
-            f"axis_types={self._types})")
-
-  def _short_repr(self):
-    return ("Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-            + f", axis_types={self._types})")
-
-  def __enter__(self):
-    _mesh_stack.append(self)
-    return self
-
-  def __exit__(self, *exc):
-    _mesh_stack.pop()
-
-
-_mesh_stack: list = []
 
 
 class AxisType(enum.Enum):
@@ -124,7 +52,174 @@ class AxisType(enum.Enum):
     return self.name
 
 
-class AbstractMesh:
+def _axis_types(axis_names, axis_types, name) -> tuple:
+  """One AxisType per axis name (Auto for each when None), checked as JAX checks them."""
+  axis_types = (AxisType.Auto,) * len(axis_names) if axis_types is None else axis_types
+  if not isinstance(axis_types, tuple):
+    axis_types = (axis_types,)
+  if not all(isinstance(a, AxisType) for a in axis_types):
+    raise TypeError(f"axis_types passed to {name} must be of type "
+                    f"`jax.sharding.AxisType`. Got {axis_types} of type "
+                    f"{tuple(type(a) for a in axis_types)}")
+  if len(axis_types) != len(axis_names):
+    raise ValueError(f"Number of axis names should match the number of axis_types. Got "
+                     f"axis_names={axis_names} and axis_types={axis_types}")
+  return axis_types
+
+
+class _MeshAxes:
+  """The axis-type queries that Mesh and AbstractMesh share (JAX's ``BaseMesh``); an
+  empty mesh's axes are none of the three kinds, as in JAX."""
+
+  def _axes_of(self, kind) -> tuple:
+    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == kind)
+
+  explicit_axes = property(lambda self: self._axes_of(AxisType.Explicit))
+  auto_axes = property(lambda self: self._axes_of(AxisType.Auto))
+  manual_axes = property(lambda self: self._axes_of(AxisType.Manual))
+  are_all_axes_explicit = property(
+      lambda self: not self.empty and len(self.explicit_axes) == len(self.axis_names))
+  are_all_axes_auto = property(
+      lambda self: not self.empty and len(self.auto_axes) == len(self.axis_names))
+  are_all_axes_manual = property(
+      lambda self: not self.empty and len(self.manual_axes) == len(self.axis_names))
+  _any_axis_manual = property(lambda self: bool(self.manual_axes))
+  _any_axis_explicit = property(lambda self: bool(self.explicit_axes))
+  _any_axis_auto = property(lambda self: bool(self.auto_axes))
+
+  @property
+  def _name_to_type(self) -> dict:
+    return dict(zip(self.axis_names, self.axis_types))
+
+  def _types_repr(self) -> str:
+    return "(" + ", ".join(t.name for t in self.axis_types) + ("," if len(
+        self.axis_types) == 1 else "") + ")"
+
+
+class Mesh(_MeshAxes):
+  """An n-dimensional array of devices with named axes (``jax.sharding.Mesh``).
+
+  Parameters
+  ----------
+  devices : array_like of Device
+    The devices, shaped as the mesh.
+  axis_names : sequence of str
+    One name per axis of ``devices``.
+  axis_types : AxisType or tuple of AxisType, optional
+    One per axis; Auto for each when None. jaxlite keeps and reports them (``reshard``
+    needs Explicit axes, as in JAX), but carries no sharding in its types: every axis is
+    laid out as XLA's partitioner decides, as an Auto axis is.
+  """
+
+  def __init__(self, devices, axis_names, axis_types=None):
+    devs = np.array(devices, dtype=object)
+    axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+    if len(axis_names) != devs.ndim:
+      raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
+                       f"the length of its second argument (`axis_names`), but got "
+                       f"devices.ndim == {devs.ndim} and len(axis_names) == "
+                       f"{len(axis_names)}.")
+    if len(set(axis_names)) != len(axis_names):
+      raise ValueError(f"Mesh axis names must be unique, got {axis_names}.")
+    flat = list(devs.flat) if devs.ndim else []
+    if len(set(flat)) != len(flat):
+      raise ValueError(f"Mesh devices must be distinct, got {flat}.")
+    self.devices, self.axis_names = devs, axis_names
+    self.axis_types = _axis_types(axis_names, axis_types, "Mesh")
+
+  @property
+  def shape(self):
+    return collections.OrderedDict(zip(self.axis_names, self.devices.shape))
+
+  @property
+  def shape_tuple(self) -> tuple:
+    return tuple(self.shape.items())
+
+  @property
+  def axis_sizes(self) -> tuple:
+    return self.devices.shape
+
+  @property
+  def empty(self) -> bool:
+    """Whether this is the mesh of no axes (``get_mesh()`` outside ``set_mesh``)."""
+    return self.devices.ndim == 0
+
+  @property
+  def size(self) -> int:
+    return 0 if self.empty else self.devices.size
+
+  @property
+  def device_ids(self):
+    return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+  @property
+  def abstract_mesh(self) -> "AbstractMesh":
+    """The axis names, sizes and types, and the devices' kind (``Mesh.abstract_mesh``)."""
+    if self.empty:
+      return _EMPTY_MESH
+    d = self.devices.flat[0]
+    return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
+                        abstract_device=AbstractDevice(d.device_kind, None, d.platform))
+
+  def __eq__(self, other):
+    return (isinstance(other, Mesh) and self.axis_names == other.axis_names
+            and self.devices.shape == other.devices.shape
+            and self.axis_types == other.axis_types
+            and list(self.devices.flat) == list(other.devices.flat))
+
+  def __hash__(self):
+    return hash((self.axis_names, self.devices.shape, tuple(self.devices.flat),
+                 self.axis_types))
+
+  def __repr__(self):
+    if self.empty:
+      return "Mesh(axis_sizes=(), axis_names=())"
+    return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
+            f"axis_types={self._types_repr()})")
+
+  def __str__(self):
+    return "Mesh()" if self.empty else self._short_repr()
+
+  def _short_repr(self):
+    return ("Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+            + f", axis_types={self._types_repr()})")
+
+  def __enter__(self):
+    _mesh_stack.append(self)
+    return self
+
+  def __exit__(self, *exc):
+    _mesh_stack.pop()
+
+
+_mesh_stack: list = []
+
+
+class AbstractDevice:
+  """The kind of a mesh's devices, which its abstract mesh keeps
+  (``jax.sharding.AbstractDevice``)."""
+
+  def __init__(self, device_kind, num_cores=None, platform=None):
+    self.device_kind, self.num_cores, self.platform = device_kind, num_cores, platform
+
+  def _key(self):
+    return (self.device_kind, self.num_cores, self.platform)
+
+  def __eq__(self, other):
+    return isinstance(other, AbstractDevice) and self._key() == other._key()
+
+  def __hash__(self):
+    return hash(self._key())
+
+  def _repr(self):
+    return (f"device_kind={self.device_kind}, num_cores={self.num_cores}, "
+            f"platform={self.platform}")
+
+  def __repr__(self):
+    return f"AbstractDevice({self._repr()})"
+
+
+class AbstractMesh(_MeshAxes):
   """A mesh's axis names, sizes and types, without devices (``jax.sharding.AbstractMesh``).
 
   It is the mesh of the shardings in types: ``jax.typeof(x).sharding.mesh``. The empty
@@ -137,17 +232,18 @@ class AbstractMesh:
     One name per size.
   axis_types : tuple of AxisType, optional
     One type per axis; Auto for each when None.
+  abstract_device : AbstractDevice, optional
+    The kind of the devices (a concrete mesh's abstract mesh names it).
   """
 
-  def __init__(self, axis_sizes, axis_names, axis_types=None):
+  def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None):
     axis_sizes, axis_names = tuple(axis_sizes), tuple(axis_names)
-    axis_types = (AxisType.Auto,) * len(axis_names) if axis_types is None else tuple(
-        (axis_types,) if isinstance(axis_types, AxisType) else axis_types)
-    if not len(axis_sizes) == len(axis_names) == len(axis_types):
-      raise ValueError(f"AbstractMesh needs one size and one type per axis name, got "
-                       f"axis_sizes={axis_sizes}, axis_names={axis_names}, "
-                       f"axis_types={axis_types}.")
-    self.axis_sizes, self.axis_names, self.axis_types = axis_sizes, axis_names, axis_types
+    if len(axis_sizes) != len(axis_names):
+      raise ValueError(f"AbstractMesh needs one size per axis name, got "
+                       f"axis_sizes={axis_sizes}, axis_names={axis_names}.")
+    self.axis_sizes, self.axis_names = axis_sizes, axis_names
+    self.axis_types = _axis_types(axis_names, axis_types, "AbstractMesh")
+    self.abstract_device = abstract_device
 
   @property
   def shape(self):
@@ -165,38 +261,35 @@ class AbstractMesh:
   def size(self) -> int:
     return 0 if self.empty else math.prod(self.axis_sizes)   # JAX's: 0 for the empty mesh
 
-  def _axes_of(self, kind) -> tuple:
-    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == kind)
-
-  # JAX's: an empty mesh's axes are none of the three kinds.
-  explicit_axes = property(lambda self: self._axes_of(AxisType.Explicit))
-  auto_axes = property(lambda self: self._axes_of(AxisType.Auto))
-  manual_axes = property(lambda self: self._axes_of(AxisType.Manual))
-  are_all_axes_explicit = property(
-      lambda self: not self.empty and len(self.explicit_axes) == len(self.axis_names))
-  are_all_axes_auto = property(
-      lambda self: not self.empty and len(self.auto_axes) == len(self.axis_names))
-  are_all_axes_manual = property(
-      lambda self: not self.empty and len(self.manual_axes) == len(self.axis_names))
+  @property
+  def abstract_mesh(self) -> "AbstractMesh":
+    return self
 
   @property
   def devices(self):
     raise ValueError("AbstractMesh does not implement devices")
 
+  def update(self, axis_sizes=None, axis_names=None, axis_types=None, **kwargs):
+    """A copy with the given fields replaced (``AbstractMesh.update``)."""
+    return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                        self.axis_names if axis_names is None else axis_names,
+                        self.axis_types if axis_types is None else axis_types,
+                        abstract_device=kwargs.get("abstract_device", self.abstract_device))
+
+  def _key(self):
+    return (self.shape_tuple, self.axis_types, self.abstract_device)
+
   def __eq__(self, other):
-    return isinstance(other, AbstractMesh) and self.shape_tuple == other.shape_tuple and (
-        self.axis_types == other.axis_types)
+    return isinstance(other, AbstractMesh) and self._key() == other._key()
 
   def __hash__(self):
-    return hash((self.shape_tuple, self.axis_types))
+    return hash(self._key())
 
   def _short_repr(self):
-    if self.empty:
-      return "AbstractMesh((), axis_types=())"
-    axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
-    types = "(" + ", ".join(t.name for t in self.axis_types) + ("," if len(
-        self.axis_types) == 1 else "") + ")"
-    return f"AbstractMesh({axes}, axis_types={types})"
+    axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple) or "()"
+    types = "()" if self.empty else self._types_repr()
+    device = "" if self.abstract_device is None else f", {self.abstract_device._repr()}"
+    return f"AbstractMesh({axes}, axis_types={types}{device})"
 
   __repr__ = _short_repr
 
@@ -204,21 +297,162 @@ class AbstractMesh:
 _EMPTY_MESH = AbstractMesh((), ())
 
 
+# ----------------------------------------------------------------------------- the mesh in context
+
+def _outside_traces(what: str, hint: str = ""):
+  if core.current_trace() is not core.eval_trace:
+    raise ValueError(f"`{what}` can only be used outside of `jax.jit`.{hint}")
+
+
+class set_mesh:
+  """Put ``mesh`` in context, for this thread (``jax.set_mesh``): a global setter, or a
+  context manager that restores the previous mesh on exit.
+
+  In context, APIs that take a sharding take a bare ``PartitionSpec`` (it names axes of
+  this mesh: ``jax.device_put``, ``jit``'s ``in_shardings``/``out_shardings``,
+  ``lax.with_sharding_constraint``, ``jax.sharding.reshard``), ``shard_map`` needs no
+  ``mesh=``, and ``jax.sharding.get_abstract_mesh()`` (also inside ``jit``) and
+  ``get_mesh()`` return it. jaxlite does not lay every array computed in context out over
+  the mesh, as JAX does: arrays stay where jaxlite puts them until a sharding is asked for.
+
+  Parameters
+  ----------
+  mesh : Mesh or None
+    None takes the mesh out of context.
+  """
+  __slots__ = ("prev",)
+
+  def __init__(self, mesh):
+    if mesh is not None and not isinstance(mesh, Mesh):
+      raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
+    _outside_traces("set_mesh")
+    if mesh is not None and mesh._any_axis_manual:
+      raise ValueError(f"mesh {mesh} contains manual axes which is not allowed when using "
+                       "`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` "
+                       "mode instead.")
+    empty = mesh is None or mesh.empty
+    self.prev = mesh_context.swap(None if empty else mesh,
+                                  None if empty else mesh.abstract_mesh)
+
+  def __enter__(self):
+    return None
+
+  def __exit__(self, *exc):
+    mesh_context.swap(*self.prev)
+
+
+_EMPTY_CONCRETE_MESH = Mesh(np.empty((), dtype=object), ())
+
+
+def get_mesh() -> Mesh:
+  """The mesh that ``jax.set_mesh`` put in context (``jax.sharding.get_mesh``), or the
+  empty ``Mesh()``; outside ``jit`` only, as in JAX."""
+  _outside_traces("get_mesh", " Maybe you want `jax.sharding.get_abstract_mesh()`?")
+  mesh = mesh_context.context.concrete
+  return _EMPTY_CONCRETE_MESH if mesh is None else mesh
+
+
 def get_abstract_mesh() -> AbstractMesh:
-  """The abstract mesh in context (``jax.sharding.get_abstract_mesh``): the empty
-  ``AbstractMesh((), axis_types=())``, since jaxlite has no ``jax.set_mesh`` (its meshes'
-  Auto axes are left out of types, as JAX leaves them)."""
-  return _EMPTY_MESH
+  """The abstract mesh in context (``jax.sharding.get_abstract_mesh``): that of the mesh
+  ``jax.set_mesh`` set, or of ``use_abstract_mesh``, else the empty
+  ``AbstractMesh((), axis_types=())``."""
+  mesh = mesh_context.context.abstract
+  return _EMPTY_MESH if mesh is None else mesh
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh: AbstractMesh):
+  """Put only an abstract mesh in context (``jax.sharding.use_abstract_mesh``): tracing
+  sees its axes, and no concrete mesh is in context."""
+  if not isinstance(mesh, AbstractMesh):
+    raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got {type(mesh)}")
+  prev = mesh_context.swap(None, None if mesh.empty else mesh)
+  try:
+    yield
+  finally:
+    mesh_context.swap(*prev)
+
+
+def context_sharding(sharding, missing):
+  """``sharding`` as the mesh in context completes it: a PartitionSpec names axes of
+  that mesh, and a NamedSharding over its abstract mesh is laid out over its devices.
+  ``missing()`` is the exception to raise for a PartitionSpec with no mesh in context
+  (each API raises JAX's own). Anything else is returned as it is."""
+  if isinstance(sharding, PartitionSpec):
+    mesh = mesh_context.context.concrete or mesh_context.context.abstract
+    if mesh is None:
+      raise missing()
+    return NamedSharding(mesh, sharding)
+  concrete = mesh_context.context.concrete
+  if (isinstance(sharding, NamedSharding) and sharding._is_abstract and concrete is not None
+      and concrete.abstract_mesh.shape_tuple == sharding.mesh.shape_tuple):
+    return NamedSharding(concrete, sharding.spec, memory_kind=sharding.memory_kind)
+  return sharding
+
+
+def _no_mesh_for(api: str, argument: str):
+  return lambda: RuntimeError(
+      f"{api} requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+      f"{argument}. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, "
+      f"provide `Sharding`s to {argument} and then the mesh context manager is not "
+      "required.")
+
+
+def _spec_needs_mesh(spec):
+  return lambda: ValueError(
+      "Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+      "pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. "
+      f"Got {spec}")
+
+
+def check_explicit(sharding, api: str):
+  """Raise JAX's ValueError where ``sharding``'s spec names a mesh axis that is not
+  Explicit (what ``reshard`` and the ``out_sharding`` arguments lay out)."""
+  types = sharding.mesh._name_to_type
+  for entry in sharding.spec:
+    for axis in _entry_axes(entry):
+      if types[axis] != AxisType.Explicit:
+        raise ValueError(f"PartitionSpec passed to {api} cannot contain axis names that "
+                         f"are of type Auto or Manual. Got PartitionSpec: {sharding.spec} "
+                         f"with axis name: {axis} of type: AxisType.{types[axis].name}.")
+
+
+def reshard(xs, out_shardings):
+  """``xs`` (a pytree of arrays) laid out as ``out_shardings`` says, over Explicit mesh
+  axes (``jax.sharding.reshard``): concrete arrays are placed so (``jax.device_put``),
+  traced ones get the layout asked of XLA's partitioner.
+
+  Parameters
+  ----------
+  xs : pytree of arrays
+  out_shardings : NamedSharding, PartitionSpec or a pytree prefix of ``xs`` of them
+    A PartitionSpec names axes of the mesh in context (``jax.set_mesh``).
+  """
+  leaves, treedef = tree.tree_flatten(xs)
+  is_leaf = lambda s: isinstance(s, (Sharding, PartitionSpec))
+  shardings = broadcast_to_leaves(out_shardings, treedef, is_leaf, lambda: (
+      f"reshard out_shardings must be a sharding or a tree prefix of the arrays: "
+      f"{out_shardings!r} does not match {treedef}."))
+  outs = []
+  for x, sharding in zip(leaves, shardings):
+    sharding = context_sharding(sharding, _spec_needs_mesh(sharding))
+    if not isinstance(sharding, NamedSharding):
+      raise TypeError(f"reshard only accepts `NamedSharding` or `PartitionSpec`. Got "
+                      f"{sharding!r} of type {type(sharding)}")
+    check_explicit(sharding, "reshard")
+    outs.append(sharding_constraint.with_sharding_constraint(x, sharding))
+  return tree.tree_unflatten(treedef, outs)
 
 
 def broadcast_to_leaves(prefix, treedef, is_leaf, message) -> list:
   """One entry of the prefix tree ``prefix`` per leaf of ``treedef`` (shardings or specs
-  given for whole subtrees); ``ValueError(message)`` when it is not a prefix."""
+  given for whole subtrees); ``ValueError(message())`` when it is not a prefix (made only
+  then: a repr of the user's tree may be costly, or raise)."""
   dummy = tree.tree_unflatten(treedef, [0] * treedef.num_leaves)
   try:
     return tree.broadcast_prefix(prefix, dummy, is_leaf)
   except ValueError:
-    raise ValueError(message) from None
+    raise ValueError(message()) from None
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
@@ -229,7 +463,8 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
   axis_shapes : sequence of int
   axis_names : sequence of str
   axis_types : tuple of AxisType, optional
-    Accepted for compatibility; every jaxlite mesh axis behaves as an Auto axis.
+    Auto for each axis when None (JAX 0.10.2 makes Explicit ones: jaxlite carries no
+    shardings in types, so its axes all behave as Auto axes, and say so).
   devices : sequence of Device, optional
     Default: ``jax.devices()``; the first ``prod(axis_shapes)`` of them are used.
   """
@@ -246,12 +481,22 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
                      f"{axis_shapes}. Set jax_num_cpu_devices (or XLA_FLAGS="
                      f"--xla_force_host_platform_device_count={n}) before the first "
                      "computation, or pass devices=.")
-  return Mesh(np.array(devices[:n], dtype=object).reshape(axis_shapes), axis_names)
+  return Mesh(np.array(devices[:n], dtype=object).reshape(axis_shapes), axis_names,
+              axis_types)
 
 
 class Sharding:
   """How an array's elements are laid out over devices (``jax.sharding.Sharding``)."""
   memory_kind = "device"
+
+  def is_equivalent_to(self, other, ndim: int) -> bool:
+    """Whether ``other`` places the same pieces of a rank-``ndim`` array on the same
+    devices (``Sharding.is_equivalent_to``); two shardings over abstract meshes are
+    compared by layout alone, as in JAX."""
+    abstract = getattr(self, "_is_abstract", False) and getattr(other, "_is_abstract", False)
+    return (self.hlo_sharding(ndim) == other.hlo_sharding(ndim)
+            and self.memory_kind == other.memory_kind
+            and (abstract or self._device_list == other._device_list))
 
   @property
   def num_devices(self) -> int:
@@ -289,6 +534,9 @@ class SingleDeviceSharding(Sharding):
 
   def devices_indices_map(self, global_shape):
     return {self._device: (slice(None),) * len(global_shape)}
+
+  def hlo_sharding(self, ndim) -> str:
+    return "{replicated}"
 
   def __eq__(self, other):
     return isinstance(other, SingleDeviceSharding) and other._device == self._device
@@ -330,6 +578,13 @@ class NamedSharding(Sharding):
   @property
   def _is_abstract(self) -> bool:
     return isinstance(self.mesh, AbstractMesh)
+
+  def update(self, **kwargs) -> "NamedSharding":
+    """A copy with ``mesh``, ``spec`` or ``memory_kind`` replaced (``NamedSharding.update``)."""
+    spec = kwargs.pop("spec", self.spec)
+    return NamedSharding(kwargs.pop("mesh", self.mesh),
+                         spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec),
+                         memory_kind=kwargs.pop("memory_kind", self.memory_kind))
 
   @property
   def device_set(self) -> set:
@@ -407,8 +662,9 @@ class NamedSharding(Sharding):
       return "{replicated}"
     order = [names.index(a) for axes in dim_axes for a in axes]
     rest = [i for i in range(len(names)) if i not in order]
-    ids = np.arange(self.mesh.size).reshape(self.mesh.devices.shape).transpose(order + rest)
-    replicate = math.prod(self.mesh.devices.shape[i] for i in rest)
+    sizes = self.mesh.axis_sizes   # (an abstract mesh's too: devices are numbered in order)
+    ids = np.arange(self.mesh.size).reshape(sizes).transpose(order + rest)
+    replicate = math.prod(sizes[i] for i in rest)
     dims = tiles + ([replicate] if replicate > 1 else [])
     suffix = " last_tile_dim_replicate" if replicate > 1 else ""
     return (f"{{devices=[{','.join(map(str, dims))}]"
@@ -570,15 +826,18 @@ def commit(x: Array, device) -> Array:
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,
                            commit=commit)
+sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
+                                      check_explicit=check_explicit)
 
 
 def aval_sharding(aval) -> NamedSharding:
-  """``jax.typeof(x).sharding``: no dimension split, over the empty abstract mesh.
+  """``jax.typeof(x).sharding``: no dimension split, over the abstract mesh in context.
 
-  jaxlite's meshes have Auto axes only, which JAX leaves out of types, so every aval's
-  sharding is this one (JAX names the array's own mesh when it lives on one).
+  jaxlite's axes all behave as Auto axes, which JAX leaves out of types, so no dimension
+  is split (JAX names the mesh of an array made under another mesh, where jaxlite names
+  the one in context).
   """
-  return NamedSharding(_EMPTY_MESH, PartitionSpec(*[None] * aval.ndim))
+  return NamedSharding(get_abstract_mesh(), PartitionSpec(*[None] * aval.ndim))
 
 
 core.aval_rules["sharding"] = aval_sharding

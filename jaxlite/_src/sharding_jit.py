@@ -14,6 +14,7 @@ else they are replicated; results without one are replicated.
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -23,26 +24,29 @@ from jaxlite._src.core import prng
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
+from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
-                                   SingleDeviceSharding, broadcast_to_leaves,
-                                   from_pieces)
+                                   SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
+                                   context_sharding, from_pieces)
 from jaxlite._src.sharding_map import _host_placed, _pieces
 
 __all__ = ["ShardedJitted"]
 
 
 def _flatten_shardings(what, treedef, shardings) -> list:
-  """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them."""
-  is_leaf = lambda s: s is None or isinstance(s, Sharding)
-  out = broadcast_to_leaves(shardings, treedef, is_leaf,
-                            f"jit {what} must be a Sharding or a tree prefix of the "
-                            f"corresponding values: {shardings!r} does not match {treedef}.")
+  """One Sharding (or None) per leaf of ``treedef`` from a prefix tree of them; a
+  PartitionSpec names axes of the mesh in context (``jax.set_mesh``) at the call."""
+  is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))
+  out = broadcast_to_leaves(shardings, treedef, is_leaf, lambda: (
+      f"jit {what} must be a Sharding or a tree prefix of the corresponding values: "
+      f"{shardings!r} does not match {treedef}."))
   for s in tree.tree_leaves(shardings, is_leaf=is_leaf):
-    if s is not None and not isinstance(s, Sharding):
-      raise TypeError(f"jit {what}: expected Sharding instances, got {s!r} (a "
-                      "PartitionSpec needs a mesh: wrap it in NamedSharding(mesh, spec)).")
-  return out
+    if s is not None and not isinstance(s, (Sharding, PartitionSpec)):
+      raise TypeError(f"jit {what}: expected Sharding or PartitionSpec instances, got "
+                      f"{s!r}.")
+  missing = _no_mesh_for("jit", what)
+  return [context_sharding(s, missing) for s in out]
 
 
 def _common_mesh(shardings):
@@ -65,6 +69,15 @@ class ShardedJitted:
     self._exes: dict = {}
     functools.update_wrapper(self, jitted.fun, updated=())
 
+  @classmethod
+  def following(cls, jitted) -> "ShardedJitted":
+    """The partitioned form of a plain ``jit`` whose arguments or constraints lay values
+    out over several devices (made once per jitted function)."""
+    own = _following.get(jitted)
+    if own is None:
+      own = _following[jitted] = cls(jitted, None, None)
+    return own
+
   def __call__(self, *args, **kwargs):
     jitted = self.jitted
     traced = jitted.trace(*args, **kwargs)
@@ -79,6 +92,9 @@ class ShardedJitted:
     closed = entry.jaxpr
     in_sh = self._in_shardings(in_tree, leaves)
     out_sh = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
+    if None in out_sh:   # left to the partitioner: the layouts it keeps, as in JAX
+      out_sh = [s if s is not None else p
+                for s, p in zip(out_sh, propagated(closed.jaxpr, in_sh))]
     mesh = _common_mesh(in_sh + out_sh)
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
@@ -114,12 +130,15 @@ class ShardedJitted:
             for x, s in zip(leaves, given)]
 
   def _run_unsharded(self, args, kwargs, mesh, out_sh):
-    outs = tree.tree_leaves(self.jitted(*args, **kwargs))
+    outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
     placed = []
     for o, s in zip(outs, out_sh):
       if s is None and mesh is not None:
         s = NamedSharding(mesh, PartitionSpec())
-      if isinstance(s, NamedSharding) and type(o) is not prng.PRNGKeyArray:   # (no value)
+      if isinstance(s, NamedSharding) and type(o) is prng.PRNGKeyArray:   # its data
+        o = prng.PRNGKeyArray(o._impl, _host_placed(s, np.asarray(o._base_array._value),
+                                                    False))
+      elif isinstance(s, NamedSharding):
         o = _host_placed(s, np.asarray(o._value), o.weak_type)
       placed.append(o)
     return placed
@@ -151,6 +170,30 @@ class ShardedJitted:
 
   def trace(self, *args, **kwargs):
     return self.jitted.trace(*args, **kwargs)
+
+
+_following = weakref.WeakKeyDictionary()   # jitted function -> its ShardedJitted.following
+
+
+def propagated(jaxpr, in_shardings) -> list:
+  """Per output of ``jaxpr``, the NamedSharding that XLA's partitioner keeps for it, as
+  far as a forward walk tells (None: replicated): a constraint's, else that of the first
+  operand of the same shape (elementwise operations keep their operand's layout). Any
+  choice gives the same values: it only says where the pieces of a result live."""
+  env = {v: s for v, s in zip(jaxpr.invars, in_shardings) if isinstance(s, NamedSharding)}
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is sharding_constraint_p:
+      sharding = eqn.params["sharding"]
+      if isinstance(sharding, NamedSharding) and not sharding._is_abstract:
+        env[eqn.outvars[0]] = sharding
+      continue
+    for out in eqn.outvars:
+      shape = out.aval.shape
+      found = next((env[v] for v in eqn.invars if type(v) is core.Var and v in env
+                    and v.aval.shape == shape), None)
+      if found is not None:
+        env[out] = found
+  return [env.get(v) if type(v) is core.Var else None for v in jaxpr.outvars]
 
 
 jit_mod.sharded_jit.append(ShardedJitted)

@@ -20,7 +20,9 @@ import math
 import numpy as np
 
 from jaxlite._src.base import api_util
+from jaxlite._src.base import mesh_context
 from jaxlite._src.core import core
+from jaxlite._src.core import prng
 from jaxlite._src import donation
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
@@ -28,6 +30,7 @@ from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
                                    broadcast_to_leaves, from_pieces, put_pieces)
+from jaxlite._src.passes import physicalize
 from jaxlite._src.transforms import batching, staging
 
 __all__ = ["shard_map", "MeshProgram"]
@@ -36,9 +39,9 @@ __all__ = ["shard_map", "MeshProgram"]
 def flatten_specs(what, treedef, spec_tree) -> list:
   """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``."""
   is_spec = lambda x: x is None or isinstance(x, PartitionSpec)
-  specs = broadcast_to_leaves(spec_tree, treedef, is_spec,
-                              f"shard_map {what} must be a tree prefix of the corresponding "
-                              f"arguments or outputs: {spec_tree!r} does not match {treedef}.")
+  specs = broadcast_to_leaves(spec_tree, treedef, is_spec, lambda: (
+      f"shard_map {what} must be a tree prefix of the corresponding arguments or outputs: "
+      f"{spec_tree!r} does not match {treedef}."))
   return [PartitionSpec() if spec is None else spec for spec in specs]
 
 
@@ -153,7 +156,9 @@ class MeshProgram:
     the donation plan, ``options`` XLA compiler options (see ``xla.compile``)."""
     from jaxlite._src.backends import xla
     devices = list(self.mesh.devices.flat)
-    return xla.compile_on_devices(entry[0], self.name, [d.id for d in devices],
+    # (XLA computes on the data of typed PRNG keys: passes.physicalize)
+    return xla.compile_on_devices(physicalize.run(entry[0]), self.name,
+                                  [d.id for d in devices],
                                   replicas=True, mesh_axes=tuple(self.mesh.shape.items()),
                                   donation=aliases, options=options)
 
@@ -166,7 +171,8 @@ class MeshProgram:
     if dialect in ("stablehlo", "mhlo"):
       from jaxlite._src.backends import xla
       aliases = donation.mesh_plan(self, entry) if self.donated is not None else None
-      return xla.lower_on_devices(entry[0], self.name, self.mesh.devices.size,
+      return xla.lower_on_devices(physicalize.run(entry[0]), self.name,
+                                  self.mesh.devices.size,
                                   replicas=True, mesh_axes=tuple(self.mesh.shape.items()),
                                   donation=aliases)
     if dialect in ("numpy", "python"):
@@ -180,22 +186,24 @@ class MeshProgram:
     if entry[4] is None:
       entry[4] = self.compile_xla(entry, aliases)
     exe = entry[4]
-    per_arg = [_pieces(x, NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
+    per_arg = [_pieces(_key_data(x), NamedSharding(mesh, s)) for x, s in zip(leaves, specs)]
     consumed = [i for i in donate if donation.consumable_pieces(leaves[i], per_arg[i])]
     outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))],
                                consumed)
     result = []
-    for j, (spec, aval) in enumerate(zip(out_specs, closed.out_avals)):
+    for j, (spec, aval) in enumerate(zip(out_specs, map(prng.physical_aval,
+                                                        closed.out_avals))):
       shape = global_shape(mesh, spec, aval.shape)
       result.append(from_pieces(NamedSharding(mesh, spec), [o[j] for o in outs], shape,
                                 aval.dtype, aval.weak_type))
-    return result
+    return prng.wrap_key_outputs(result, closed.out_avals)
 
   # -- tier 0: the jaxpr under one named vmap per mesh axis
   def _run_numpy(self, closed, specs, out_specs, leaves):
     outs = self._run_vmapped(closed, specs, out_specs, leaves)
-    return [_host_placed(NamedSharding(self.mesh, spec), np.asarray(o._value), o.weak_type)
-            for spec, o in zip(out_specs, outs)]
+    placed = [_host_placed(NamedSharding(self.mesh, spec), np.asarray(_key_data(o)._value),
+                           o.weak_type) for spec, o in zip(out_specs, outs)]
+    return prng.wrap_key_outputs(placed, closed.out_avals)
 
   def _run_vmapped(self, closed, specs, out_specs, leaves):
     """The global outputs of the per-device jaxpr run under one named ``vmap`` per mesh
@@ -233,6 +241,11 @@ class _bound_axes:
     for e in reversed(self.envs):
       e.__exit__(*exc)
     _manual_meshes.pop()
+
+
+def _key_data(x: Array) -> Array:
+  """``x``, or the uint32 data of a typed PRNG key array (what programs compute on)."""
+  return x._base_array if type(x) is prng.PRNGKeyArray else x
 
 
 def _pieces(x: Array, sharding: NamedSharding) -> list:
@@ -320,12 +333,12 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
   if f is None:
     return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                              axis_names=axis_names, check_vma=check_vma)
-  if mesh is None:
+  if mesh is None:   # the mesh set by jax.set_mesh, else by `with mesh:`
     from jaxlite._src.sharding import _mesh_stack
-    if not _mesh_stack:
-      raise ValueError("shard_map needs a mesh: pass mesh=, or call it inside "
-                       "`with mesh:`.")
-    mesh = _mesh_stack[-1]
+    mesh = mesh_context.context.concrete or (_mesh_stack[-1] if _mesh_stack else None)
+    if mesh is None:
+      raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                       "enter into a mesh context")
   if not isinstance(mesh, Mesh):
     raise TypeError(f"shard_map requires a Mesh for mesh=, got {type(mesh).__name__}.")
   if in_specs is None:

@@ -32,6 +32,15 @@ class Traced:
               for a in self._entry.jaxpr.out_avals[:out_tree.num_leaves]]
     return tree.tree_unflatten(out_tree, shapes)
 
+  @property
+  def in_tree(self):
+    """The tree of ``(args, kwargs)``, the dynamic ones."""
+    return self._entry.key[0]
+
+  @property
+  def out_tree(self):
+    return self._entry.traced_out_tree
+
   def lower(self):
     return Lowered(self)
 
@@ -54,6 +63,11 @@ class Lowered:
 
   def __init__(self, traced: Traced):
     self._traced = traced
+
+  # what the traced stage knows of the signature, as JAX's Lowered gives it too
+  out_info = property(lambda self: self._traced.out_info)
+  in_tree = property(lambda self: self._traced.in_tree)
+  out_tree = property(lambda self: self._traced.out_tree)
 
   def as_text(self, dialect=None) -> str:
     """The lowered program: StableHLO (``dialect="stablehlo"``, the default when the XLA

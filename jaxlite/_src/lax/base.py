@@ -4,13 +4,18 @@ tracing a user function of pytrees (a reduction's computation, a loop's body); a
 ``shape_as_value``)."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
+from jaxlite._src.base.config import config
 from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.core.state.types import Ref
+from jaxlite._src.transforms import batching
 from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 
@@ -49,8 +54,47 @@ def check_not_a_ref(leaf, what):
                      "(ref[...]) instead; the function's writes to it are kept.")
 
 
+def trace_context() -> tuple:
+  """What besides the argument avals changes the jaxpr that tracing gives, as JAX's trace
+  context: the x64 flag, the named vmap axes in scope, the promotion mode, the default
+  matmul precision and the abstract mesh in context (``jax.set_mesh``)."""
+  return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
+          config.jax_default_matmul_precision, mesh_context.context.abstract)
+
+
+# user function -> {signature: (ClosedJaxpr, what else the trace gave)}
+_traced = weakref.WeakKeyDictionary()
+
+
+def trace_cached(fun, signature, trace):
+  """``trace()``, a (ClosedJaxpr, aux) pair, for the user function ``fun`` called with
+  ``signature``: remembered while ``fun`` lives, as JAX remembers its loops' and branches'
+  jaxprs, so a loop run again with the same body does not trace it again (flax counts
+  its traces). A jaxpr that closed over an outer trace's tracers, or over the values of
+  mutable array references (``state.types.probing``: they may change), is not kept."""
+  key = (signature, trace_context())
+  user_fun = getattr(fun, "probed", fun)   # (a ref probe is made anew for each call)
+  try:
+    per_fun = _traced.get(user_fun)
+    hit = None if per_fun is None else per_fun.get(key)
+  except TypeError:   # (not weakly referenceable, or unhashable: never kept)
+    return trace()
+  if hit is not None:
+    return hit
+  result = trace()
+  if not getattr(fun, "reads_refs", False) and not any(
+      isinstance(c, Tracer) for c in result[0].consts):
+    _traced.setdefault(user_fun, {})[key] = result
+  return result
+
+
 def trace_flat(fun, in_tree, in_avals, what):
   """Trace a user function of pytrees; returns (ClosedJaxpr, out_tree)."""
+  return trace_cached(fun, (in_tree, tuple(in_avals), what),
+                      lambda: _trace_flat(fun, in_tree, in_avals, what))
+
+
+def _trace_flat(fun, in_tree, in_avals, what):
   store = []
 
   def flat(*leaves):

@@ -27,6 +27,7 @@ from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, T
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.lax.base import check_not_a_ref as _check_not_a_ref
+from jaxlite._src.lax.base import trace_cached as _trace_cached
 from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
@@ -133,8 +134,7 @@ def _bind_cond_traced(index, funs, operands, kind):
   leaves, in_tree = tree.tree_flatten(operands)
   leaves = [_as_operand(x) for x in leaves]
   avals = _avals_of(leaves)
-  traced = [_trace_flat(lambda *a, f=f: f(*a), in_tree, avals, f"{kind} branch")
-            for f in funs]
+  traced = [_trace_flat(f, in_tree, avals, f"{kind} branch") for f in funs]
   jaxprs, out_trees = [t[0] for t in traced], [t[1] for t in traced]
   _check_branch_outputs(funs, out_trees, jaxprs, kind)
   # weak types may differ between branches: the output is weak only if all are
@@ -142,8 +142,45 @@ def _bind_cond_traced(index, funs, operands, kind):
             for i, a in enumerate(jaxprs[0].out_avals)]
   jaxprs = [_with_out_avals(j, joined) for j in jaxprs]
   branches, consts = _common_consts(jaxprs)
-  outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
+  # an output every branch passes through from the same input is that input, as JAX
+  # prunes it from the cond: under vmap a batched predicate then leaves it unbatched
+  forwarded = _forwarded_inputs(branches)
+  if any(f is not None for f in forwarded):
+    branches = [_kept_outputs(b, [f is None for f in forwarded]) for b in branches]
+  outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))
+  inputs = [*consts, *leaves]
+  outs = [next(outs) if f is None else inputs[f] for f in forwarded]
   return tree.tree_unflatten(out_trees[0], outs)
+
+
+def _forwarded_inputs(branches) -> list:
+  """Per output, the input that every branch returns as it is, or None."""
+  per_branch = [[b.jaxpr.invars.index(v) if type(v) is core.Var and v in b.jaxpr.invars
+                 else None for v in b.jaxpr.outvars] for b in branches]
+  return [fs[0] if len(set(fs)) == 1 else None for fs in zip(*per_branch)]
+
+
+def _kept_outputs(closed, keep):
+  jaxpr = closed.jaxpr
+  outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
+  return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns,
+                           jaxpr.debug_info), closed.consts)
+
+
+def _same_dtypes(leaves, promoted) -> bool:
+  """Whether promoting the carries changed only weak types, which the traced body does
+  not depend on: JAX traces the user's body once then, and so does jaxlite."""
+  return all(core.get_aval(x).dtype == core.get_aval(y).dtype
+             for x, y in zip(leaves, promoted))
+
+
+def _with_in_avals(closed, avals):
+  """``closed`` taking ``avals`` (its dtypes, other weak types), staged again from its own
+  equations rather than from the user's function."""
+  if closed.in_avals == avals:
+    return closed
+  return trace_to_jaxpr(lambda *args: core.eval_jaxpr(closed.jaxpr, closed.consts, *args),
+                        avals)
 
 
 def _with_out_avals(closed, avals):
@@ -344,8 +381,9 @@ def _check_carry(what, in_tree, out_tree, in_avals, out_avals, names=None):
 
 
 def _promote_weak_carry(leaves, out_avals):
-  """Weakly typed carries take the type the body gives them (JAX retraces the same way);
-  returns the new leaves, or None when nothing changed."""
+  """Weakly typed carries take the type the body gives them; returns the new leaves, or
+  None when nothing changed. The caller traces the body again only where a dtype changed
+  (JAX's ``typematch`` ignores weak types): see ``_same_dtypes``."""
   new, changed = [], False
   for x, b in zip(leaves, out_avals):
     a = core.get_aval(x)
@@ -402,7 +440,10 @@ def _while_loop(cond_fun, body_fun, init_val):
   body_jaxpr, body_tree = _trace_flat(body_fun, in_tree, avals, "body_fun")
   promoted = _promote_weak_carry(leaves, body_jaxpr.out_avals) if carry_tree == body_tree \
       else None
-  if promoted is not None:
+  if promoted is not None and _same_dtypes(leaves, promoted):
+    leaves, avals = promoted, _avals_of(promoted)
+    cond_jaxpr, body_jaxpr = (_with_in_avals(j, avals) for j in (cond_jaxpr, body_jaxpr))
+  elif promoted is not None:
     leaves, avals = promoted, _avals_of(promoted)
     cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
     body_jaxpr, body_tree = _trace_flat(body_fun, in_tree, avals, "body_fun")
@@ -636,29 +677,36 @@ def _scan(f, init, xs, length, reverse, unroll):
   carry_leaves = [_as_operand(c) for c in carry_leaves]
   carry_avals = _avals_of(carry_leaves)
   x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in _avals_of(x_leaves)]
-  store = []
 
-  def body(*args):
-    carry = tree.tree_unflatten(carry_tree, args[:len(carry_avals)])
-    x = tree.tree_unflatten(x_tree, args[len(carry_avals):])
-    out = f(carry, x)
-    if not (isinstance(out, tuple) and len(out) == 2):
-      raise TypeError("scan body output must be a pair, got "
-                      f"{type(out).__name__}: the body returns (carry, y).")
-    new_carry, y = out
-    c_leaves, c_tree = tree.tree_flatten(new_carry)
-    y_leaves, y_tree = tree.tree_flatten(y)
-    for leaf in c_leaves + y_leaves:
-      _check_not_a_ref(leaf, "scan body")
-    store.append((c_tree, y_tree))
-    return [_as_operand(c) for c in c_leaves] + [_as_operand(v) for v in y_leaves]
-  jaxpr = trace_to_jaxpr(body, carry_avals + x_avals)
+  def trace(carry_avals):
+    store = []
+
+    def body(*args):
+      carry = tree.tree_unflatten(carry_tree, args[:len(carry_avals)])
+      x = tree.tree_unflatten(x_tree, args[len(carry_avals):])
+      out = f(carry, x)
+      if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError("scan body output must be a pair, got "
+                        f"{type(out).__name__}: the body returns (carry, y).")
+      new_carry, y = out
+      c_leaves, c_tree = tree.tree_flatten(new_carry)
+      y_leaves, y_tree = tree.tree_flatten(y)
+      for leaf in c_leaves + y_leaves:
+        _check_not_a_ref(leaf, "scan body")
+      store.append((c_tree, y_tree))
+      return [_as_operand(c) for c in c_leaves] + [_as_operand(v) for v in y_leaves]
+    signature = ("scan body", carry_tree, x_tree, tuple(carry_avals), tuple(x_avals))
+    return _trace_cached(f, signature, lambda: (
+        trace_to_jaxpr(body, carry_avals + x_avals), store[-1]))
+  jaxpr, (c_tree, y_tree) = trace(carry_avals)
   promoted = _promote_weak_carry(carry_leaves, jaxpr.out_avals[:len(carry_leaves)]) \
-      if store[-1][0] == carry_tree else None
-  if promoted is not None:
+      if c_tree == carry_tree else None
+  if promoted is not None and _same_dtypes(carry_leaves, promoted):
     carry_leaves, carry_avals = promoted, _avals_of(promoted)
-    jaxpr = trace_to_jaxpr(body, carry_avals + x_avals)
-  c_tree, y_tree = store[-1]
+    jaxpr = _with_in_avals(jaxpr, carry_avals + x_avals)
+  elif promoted is not None:
+    carry_leaves, carry_avals = promoted, _avals_of(promoted)
+    jaxpr, (c_tree, y_tree) = trace(carry_avals)
   names = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init)[0]]
   _check_carry("scan body", carry_tree, c_tree, carry_avals,
                jaxpr.out_avals[:len(carry_avals)],

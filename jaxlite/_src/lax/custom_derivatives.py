@@ -429,25 +429,25 @@ class custom_vjp(_CustomRuleFunction):
       cts_in = bwd(*static_vals, res, ct_out)
       if symbolic_zeros:
         cts_in = tree.tree_map(lambda c: None if type(c) is ad.SymbolicZero else c, cts_in)
-      if isinstance(cts_in, (tuple, list)) and len(cts_in) == len(dyn_avals):
-        # None anywhere (a tree prefix of the argument) stands for zeros, as in JAX
-        try:
-          cts_in = tree.tree_map(
-              lambda c, a: tree.tree_map(ad.zeros_like_aval, a) if c is None else c,
-              tuple(cts_in), tuple(dyn_avals), is_leaf=lambda x: x is None)
-        except (TypeError, ValueError):   # not a prefix: the message below says so
-          cts_in = tuple(cts_in)
-      ct_leaves, ct_tree = tree.tree_flatten(tuple(cts_in) if isinstance(cts_in, list)
-                                             else cts_in)
+      if isinstance(cts_in, list) and len(cts_in) == len(dyn_avals):
+        cts_in = tuple(cts_in)
+      # as JAX: the output is a tree prefix of the arguments; each of its leaves stands
+      # for all leaves of that subtree (an array for a Variable node holding one), None
+      # for zeros
       expected = tree.tree_structure(tuple(dynamic))
-      if not isinstance(cts_in, tuple) or ct_tree != expected:
-        got = ct_tree if isinstance(cts_in, tuple) else tree.tree_structure(cts_in)
+      try:
+        if not isinstance(cts_in, tuple):
+          raise ValueError
+        per_leaf = tree.broadcast_prefix(cts_in, tuple(dyn_avals), is_leaf=lambda x: x is None)
+      except ValueError:
         raise TypeError(
             "Custom VJP bwd rule must produce an output with the same container (pytree) "
             "structure as the args tuple of the primal function, and in particular must "
             "produce a tuple of length equal to the number of arguments to the primal "
-            f"function, but got bwd output structure {got} for primal input structure "
-            f"{expected}.")
+            "function, but got bwd output structure "
+            f"{tree.tree_structure(cts_in)} for primal input structure {expected}.") from None
+      ct_leaves = [ad.zeros_like_aval(a) if c is None else c
+                   for c, a in zip(per_leaf, tree.tree_leaves(tuple(dyn_avals)))]
       return [None] * n_consts + list(ct_leaves)
     fwd_flat.__name__ = getattr(fwd, "__name__", "fwd")
     bwd_flat.__name__ = getattr(bwd, "__name__", "bwd")

@@ -30,6 +30,7 @@ from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes as lsh
+from jaxlite._src.lax import sharding_constraint as sc
 from jaxlite._src.lax.bits import shift_right_logical
 from jaxlite._src.lax.rng import threefry2x32_p
 from jaxlite._src.passes import physicalize
@@ -381,6 +382,8 @@ prng.physical_rules.update({
     indexing.scatter_p: _scatter,
     cd.stop_gradient_p: _same_params(cd.stop_gradient_p),
     call.optimization_barrier_p: _same_params(call.optimization_barrier_p),
+    # the spec names the keys' dimensions: the data's key dimension is not split
+    sc.sharding_constraint_p: _same_params(sc.sharding_constraint_p),
 })
 # calls, loops and custom derivatives: their jaxprs physicalized
 for _p in (call.jit_p, call.closed_call_p, call.call_p, lcf.cond_p, lcf.while_p, lcf.scan_p,

@@ -17,6 +17,7 @@ from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.base import operand as _operand
+from jaxlite._src.lax.sharding_constraint import like_sharding, with_sharding_constraint
 from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import lax_ops
 
@@ -411,9 +412,12 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   weakly typed when ``x`` is and ``dtype`` is None."""
   aval = core.get_aval(_operand(x))
   want = dtypes.canonicalize_dtype(aval.dtype if dtype is None else dtype)
-  value = lax_ew._convert_element_type(_operand(fill_value), want,
-                                       weak_type=dtype is None and aval.weak_type)
-  return broadcast_in_dim(value, aval.shape if shape is None else tuple(shape), ())
+  weak = dtype is None and aval.weak_type
+  value = lax_ew._convert_element_type(_operand(fill_value), want, weak_type=weak)
+  shape = aval.shape if shape is None else tuple(shape)
+  out = broadcast_in_dim(value, shape, ())
+  sharding = sharding or like_sharding(x, shape, weak)
+  return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
 def empty(shape, dtype, *, out_sharding=None):

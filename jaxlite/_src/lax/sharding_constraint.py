@@ -3,17 +3,26 @@
 
 ``sharding_constraint`` is the identity on values, carrying a sharding for XLA's SPMD
 partitioner: inside a ``jit`` compiled with shardings it lowers to an ``mhlo.sharding``
-annotation, everywhere else (tier 0, one device) it does nothing.
+annotation, elsewhere in a trace (tier 0, one device) it does nothing.
+``with_sharding_constraint`` on a concrete array lays it out (``jax.device_put``).
 """
 from __future__ import annotations
 
 from jaxlite._src.core import core
+from jaxlite._src.base import layout
 from jaxlite._src.base import tree
-from jaxlite._src.core.core import Primitive
+from jaxlite._src.core.core import Primitive, Tracer
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.base.partition_spec import PartitionSpec
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
+
+# Filled by _src/sharding.py, which owns meshes and placement (a layer above):
+# "context_sharding" (sharding or PartitionSpec, missing) -> the Sharding the mesh in
+# context (jax.set_mesh) makes of it, raising missing() for a spec with no mesh there;
+# "place" (Array, Sharding) -> the Array laid out so; "check_explicit" (sharding, api)
+# raises JAX's ValueError where a spec names axes that are not Explicit.
+mesh_rules: dict = {}
 
 sharding_constraint_p = Primitive("sharding_constraint")
 sharding_constraint_p.def_abstract_eval(lambda x, *, sharding: x)
@@ -35,32 +44,55 @@ ad.deflinear2(sharding_constraint_p,
              lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 
 
+def _no_mesh():
+  return RuntimeError(
+      "with_sharding_constraint requires a non-empty mesh in context if you are passing "
+      "`PartitionSpec`s to shardings. You can define a context mesh via "
+      "`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to shardings and then the "
+      "mesh context manager is not required.")
+
+
 def with_sharding_constraint(x, shardings):
   """Ask XLA's SPMD partitioner to lay out ``x`` (a pytree) as ``shardings`` says.
 
   Inside a ``jit`` compiled with shardings it becomes an ``mhlo.sharding`` annotation;
-  everywhere else (tier 0, single-device XLA) it is the identity.
+  on concrete arrays it lays them out so (``jax.device_put``), as JAX does; elsewhere
+  (tier 0 inside a trace, single-device XLA) it is the identity.
 
   Parameters
   ----------
   x : pytree of arrays
-  shardings : Sharding or pytree of them (a prefix of ``x``)
+  shardings : Sharding, PartitionSpec, Format or pytree of them (a prefix of ``x``)
+    A PartitionSpec names axes of the mesh in context (``jax.set_mesh``); a Format's
+    layout must be the row-major one jaxlite keeps.
   """
   leaves, treedef = tree.tree_flatten(x)
-  if hasattr(shardings, "device_set"):
+  # (on the type: an abstract mesh's sharding raises where its devices are asked for)
+  is_sharding = lambda s: hasattr(type(s), "device_set") or isinstance(
+      s, (PartitionSpec, layout.Format))
+  if is_sharding(shardings):
     per_leaf = [shardings] * len(leaves)
   else:
-    per_leaf = tree.tree_leaves(shardings, is_leaf=lambda s: hasattr(s, "device_set"))
+    per_leaf = tree.tree_leaves(shardings, is_leaf=is_sharding)
     if len(per_leaf) != len(leaves):
       raise ValueError(f"with_sharding_constraint: got {len(per_leaf)} shardings for "
                        f"{len(leaves)} arrays; pass one sharding or a matching pytree.")
+  resolve = mesh_rules.get("context_sharding", lambda s, missing: s)
   outs = []
   for leaf, sharding in zip(leaves, per_leaf):
     leaf = _operand(leaf)
+    if isinstance(sharding, layout.Format):   # (its layout: the row-major one jaxlite keeps)
+      layout.with_layout_constraint(leaf, sharding.layout)
+      sharding = sharding.sharding
+    sharding = resolve(sharding, _no_mesh)
     check = getattr(sharding, "check_shape", None)
     if check is not None:
       check(core.get_aval(leaf).shape)
-    outs.append(sharding_constraint_p.bind(leaf, sharding=sharding))
+    if (not isinstance(leaf, Tracer) and core.current_trace() is core.eval_trace
+        and not getattr(sharding, "_is_abstract", False)):
+      outs.append(mesh_rules["place"](leaf, sharding))
+    else:
+      outs.append(sharding_constraint_p.bind(leaf, sharding=sharding))
   return tree.tree_unflatten(treedef, outs)
 
 
@@ -73,24 +105,43 @@ def canonicalize_out_sharding(out_sharding, api_name: str):
   NamedSharding is returned: laying the result out over its mesh is the identity on one
   device and in tier 0, and changes no value anywhere.
 
+  A PartitionSpec names axes of the mesh in context (``jax.set_mesh``), which must be
+  Explicit axes, as in JAX.
+
   Raises
   ------
   ValueError
-    For a PartitionSpec: it names axes of the mesh in context, and jaxlite has no mesh
-    context (``jax.set_mesh``), as JAX raises outside one.
+    For a PartitionSpec with no mesh in context, or naming an Auto or Manual axis, as
+    JAX raises.
   TypeError
     For anything else, as JAX does.
   """
   if out_sharding is None:
     return None
   if isinstance(out_sharding, PartitionSpec):
-    raise ValueError(
+    spec = out_sharding
+    out_sharding = mesh_rules["context_sharding"](spec, lambda: ValueError(
         "Using PartitionSpec when you are not under a mesh context is not allowed. Please "
-        "pass a NamedSharding instance (jaxlite has no mesh context: no jax.set_mesh). "
-        f"Got {out_sharding}")
+        "pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. "
+        f"Got {spec}"))
+    mesh_rules["check_explicit"](out_sharding, api_name)
   mesh = getattr(out_sharding, "mesh", None)
   if mesh is None or not hasattr(out_sharding, "spec"):
     raise TypeError(
         f"`out_sharding` argument of {api_name} only supports instances of `NamedSharding` "
         f"or `PartitionSpec`. Got {out_sharding} of type: {type(out_sharding)}")
   return None if getattr(mesh, "empty", False) else out_sharding
+
+
+def like_sharding(x, shape, weak_type):
+  """The layout ``full_like(x, ...)`` gives its result, as JAX's: that of a concrete ``x``
+  laid out or committed (``jax.device_put``), when the result is not weakly typed and has
+  ``x``'s shape or ``x`` is replicated; else None (the default placement)."""
+  placed = getattr(x, "_placed", None)
+  if placed is None or isinstance(x, Tracer) or weak_type:
+    return None
+  sharding = placed.sharding
+  if tuple(shape) == tuple(placed.shape) or sharding.is_fully_replicated:
+    return sharding
+  return None
+

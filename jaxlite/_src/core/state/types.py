@@ -366,17 +366,21 @@ class UsesRefs(Exception):
 def probing(fun):
   """``fun`` as a loop body or branch is first traced: if it writes to refs from
   outside, its trace ends with ``UsesRefs`` naming them. Refs it only reads stay
-  closed-over values (they cannot change while it runs)."""
+  closed-over values (they cannot change while it runs), so a trace that read any is
+  marked ``reads_refs`` (such a trace must not be reused once they change);
+  ``probed`` is ``fun``, which trace caches key on."""
   @functools.wraps(fun)   # (messages name the user's function and its parameters)
   def probe(*args):
     scope = RefScope(core._context.trace)
     with scope:
       out = fun(*args)
+    probe.reads_refs = probe.reads_refs or bool(scope.entered)
     written = [r for r in scope.entered if r in scope.written]
     scope.close()
     if written:
       raise UsesRefs(written)
     return out
+  probe.probed, probe.reads_refs = fun, False
   return probe
 
 

@@ -16,6 +16,7 @@ from jaxlite._src.core.state.types import Ref
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax.sharding_constraint import like_sharding, with_sharding_constraint
 from jaxlite._src.libraries.numpy import lax_numpy
 from jaxlite._src.libraries.numpy import ufuncs
 from jaxlite._src.libraries.numpy.util import as_operand, check_arraylike
@@ -209,7 +210,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     return _full_of_keys(shape, fill_value, want)
   value = lax_ew._convert_element_type(as_operand(fill_value), want,
                                        weak and dtype is None)
-  return full(shape, value)
+  out = full(shape, value)
+  sharding = like_sharding(a, shape, weak and dtype is None)   # (a's layout, as JAX's)
+  return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
 def _full_of_keys(shape, fill_value, dtype):
