@@ -33,9 +33,6 @@ def _jit_wrapped(*names):
   return f"JAX stages these jnp/nn functions as jit calls ({calls}); jaxlite inlines them"
 
 
-_WEAK_CARRY = ("JAX's scan body keeps the weak type of a Python-scalar carry and converts it "
-               "at each use (convert_element_type[weak_type=False]); jaxlite's body carry is "
-               "strongly typed")
 _SHARED_JIT = ("JAX traces jit(f) once per function and argument types, so separate jit(f) "
                "wrappers share one jaxpr (printed once in a `let`); jaxlite traces each "
                "wrapper afresh")
@@ -58,16 +55,11 @@ DIFFERENT_JAXPR = {
     "pad": _jit_wrapped("_pad"),
     "softplus": _jit_wrapped("softplus") + "; JAX's is a custom_jvp logaddexp",
     "var": _jit_wrapped("_var", "_where"),
-    "custom_vjp_in_scan": _WEAK_CARRY,
-    "deep_scan_3": _WEAK_CARRY + "; jaxlite also drops unused inner scan outputs as `_`",
-    "grad_of_scan": _WEAK_CARRY + "; and its scan partial evaluation saves other residuals",
-    "jit_in_scan": _WEAK_CARRY,
-    "scan_cumsum": _WEAK_CARRY,
-    "scan_in_scan": _WEAK_CARRY,
-    "scan_in_while": _WEAK_CARRY + "; jaxlite also drops the unused inner scan output as `_`",
-    "scan_pytree": _WEAK_CARRY,
-    "scan_reverse": _WEAK_CARRY,
-    "scan_unroll": _WEAK_CARRY,
+    "grad_of_scan": ("JAX's scan partial evaluation saves other residuals, and its "
+                     "transposed scan takes none"),
+    "scan_in_while": ("a weak carry of an inner scan: JAX converts it inside the scan body "
+                      "only, jaxlite also before the scan; and jaxlite drops the unused "
+                      "inner scan output as `_`"),
     "cond_jit_both_branches": _SHARED_JIT,
     "jit_named_function": _SHARED_JIT,
     "shared_inner_of_shared": _SHARED_JIT,
