@@ -871,6 +871,10 @@ def test_loops_pinned_to_tier_0_or_with_effects_never_hand_over(handoff_at_once)
   start = (jnp.int32(0), jnp.int32(0), jnp.int32(1))
   pinned = jax.jit(_counting_loop(n), backend="numpy")
   assert [int(v) for v in pinned(start)] == [n, n * (n - 1) // 2, pow(2, n, 1000003)]
+  # (a scan too: fori_loop with static bounds is one)
+  pinned_scan = jax.jit(lambda c: jax.lax.fori_loop(0, n, lambda i, c: c + i, c),
+                        backend="numpy")
+  assert int(pinned_scan(jnp.int32(0))) == n * (n - 1) // 2
   seen = []
 
   def body(i):

@@ -114,7 +114,8 @@ class NumpyTier:
 
 
 def _has_loops(jaxpr) -> bool:
-  return any(eqn.primitive is cf.while_p or any(map(_has_loops, core.subjaxprs(eqn)))
+  """Whether ``jaxpr`` holds a loop that ``LoopHandoff`` could hand over, at any depth."""
+  return any(eqn.primitive in LoopHandoff.REST or any(map(_has_loops, core.subjaxprs(eqn)))
              for eqn in jaxpr.eqns)
 
 
@@ -176,11 +177,10 @@ class LoopHandoff:
   _kept: "collections.OrderedDict" = collections.OrderedDict()
   _kept_lock = threading.Lock()
 
-  def __init__(self, prim, params, values):
+  def __init__(self, prim, params, avals):
     self.executable = None
-    avals = [core.ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values]
     if prim is cf.scan_p:   # (and the step to go on from)
-      avals.insert(0, core.ShapedArray((), np.dtype(np.int32)))
+      avals = [core.ShapedArray((), np.dtype(np.int32)), *avals]
     LoopHandoff.count += 1
     submit(self._compile, prim, params, avals)
 
@@ -189,16 +189,16 @@ class LoopHandoff:
     if (config.jaxlite_tier != "auto" or getattr(_pinned, "tier_0", False)
         or not xla_available()):
       return None
+    avals = tuple(core.ShapedArray(np.shape(v), np.asarray(v).dtype) for v in values)
     # (jaxprs by identity, kept alive by the entry: their ids stay theirs meanwhile)
     key = (prim, tuple((k, id(v) if isinstance(v, (core.Jaxpr, core.ClosedJaxpr)) else v)
-                       for k, v in params.items()),
-           tuple((np.shape(v), np.asarray(v).dtype) for v in values))
+                       for k, v in params.items()), avals)
     with cls._kept_lock:
       kept = cls._kept.get(key)
       if kept is not None:
         cls._kept.move_to_end(key)
         return kept[0]
-      handoff = cls(prim, params, values)
+      handoff = cls(prim, params, avals)
       cls._kept[key] = (handoff, params)
       if len(cls._kept) > cls.KEPT:
         cls._kept.popitem(last=False)

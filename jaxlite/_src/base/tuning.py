@@ -18,8 +18,8 @@ PROBE_MAX_CALLS = 10_000
 # A first call still running after this many seconds starts the race while it runs: XLA's
 # compile, a fraction of such a call, is then ready for the second call, not during it.
 PROBE_LONG_CALL = 1.0
-# A while loop still running on tier 0 after this many seconds compiles with XLA beside
-# it and hands its carry over once that is ready (``auto`` only).
+# A while or scan loop still running on tier 0 after this many seconds compiles with XLA
+# beside it and hands its state over once that is ready (``auto`` only).
 LOOP_HANDOFF_AFTER = 0.5
 
 # -- the race between tier 0 and XLA (``tiers.Race``)
