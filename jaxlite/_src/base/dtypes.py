@@ -651,8 +651,9 @@ def ml_dtypes():
         _bf16 = np.dtype(module.bfloat16)
         for name in (*_NARROW_INTS, *_NARROW_FLOATS):
           d = np.dtype(getattr(module, name))
+          # (a float's width is in its name: float8_e4m3fn)
           _narrow[d] = ("1-bit, 2-bit and 4-bit integers" if name in _NARROW_INTS
-                        else f"{d.itemsize * 8 if d.itemsize > 1 else name[5]}-bit floats")
+                        else f"{name[len('float')]}-bit floats")
         _build_tables(_bf16, tuple(_narrow))
         _ml_dtypes = module
   return _ml_dtypes
