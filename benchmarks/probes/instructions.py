@@ -13,6 +13,8 @@ such as XLA's workers, are left out). Workloads:
   sin     eager jnp.sin on f32[10]
   add     eager x + x on f32[10]
   tier0   block(f(x)) of x*2+1 pinned to tier 0 (jaxlite only)
+  w5first the first call of W5's MLP step (jaxlite: pinned to tier 0), after one jitted
+          call has paid the process's one-time costs: N is 1, with no warm-up
 
 Needs valgrind. Run with ``env -u PYTHONDONTWRITEBYTECODE``: both counted runs then
 load the bytecode that a first, uncounted run cached (the XLA backend's modules load
@@ -48,11 +50,20 @@ elif work == "sin":
 elif work == "add":
   x = jnp.ones((10,), jnp.float32)
   call = lambda: b(x + x)
+elif work == "w5first":
+  sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks", "workers"))
+  import numpy as np
+  from _common import mlp_data, sgd_step_fn
+  tier0 = {"backend": "numpy"} if lib == "jaxlite" else {}
+  b(jax.jit(lambda v: v + 1, **tier0)(jnp.ones(7, jnp.float32)))
+  params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
+  step = jax.jit(sgd_step_fn(jax, jnp), **tier0)
+  call = lambda: b(step(params, x, y))
 elif work == "tier0":
   f = jax.jit(lambda x: x * 2 + 1, backend="numpy")
   x = jnp.ones((10,), jnp.float32)
   call = lambda: b(f(x))
-for _ in range(200):
+for _ in range(0 if work.endswith("first") else 200):
   call()
 for _ in range(n):
   call()
@@ -76,16 +87,17 @@ def main_thread_instructions(python, lib, work, n):
 
 def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  p.add_argument("workloads", nargs="+", choices=["w2", "pytree", "sin", "add", "tier0"])
+  p.add_argument("workloads", nargs="+", choices=["w2", "pytree", "sin", "add", "tier0", "w5first"])
   p.add_argument("--python", default=sys.executable)
   p.add_argument("--lib", default="jaxlite", choices=["jaxlite", "jax"])
   p.add_argument("--calls", type=int, default=3000)
   args = p.parse_args()
   for work in args.workloads:
     main_thread_instructions(args.python, args.lib, work, 0)   # caches every module's bytecode
+    calls = 1 if work.endswith("first") else args.calls
     base = main_thread_instructions(args.python, args.lib, work, 0)
-    more = main_thread_instructions(args.python, args.lib, work, args.calls)
-    print(f"{args.lib} {work}: {(more - base) / args.calls:.0f} instructions per call")
+    more = main_thread_instructions(args.python, args.lib, work, calls)
+    print(f"{args.lib} {work}: {(more - base) / calls:.0f} instructions per call")
 
 
 if __name__ == "__main__":

@@ -196,10 +196,10 @@ class HostBlas:
     self.judged_from = math.inf
     try:
       import ctypes
-      import glob
       import numpy
-      paths = glob.glob(os.path.join(os.path.dirname(numpy.__file__) + ".libs",
-                                     "*openblas*.so*"))
+      libs = os.path.dirname(numpy.__file__) + ".libs"   # (glob's regex costs a first call)
+      paths = [os.path.join(libs, name) for name in sorted(os.listdir(libs))
+               if "openblas" in name and ".so" in name] if os.path.isdir(libs) else []
       for name in ("scipy_openblas", "openblas"):
         for path in paths:
           lib = ctypes.CDLL(path)

@@ -1052,17 +1052,21 @@ def _dropvar_names(jaxpr: Jaxpr) -> dict:
   return names
 
 
-def subjaxprs(eqn: JaxprEqn):
+def subjaxprs(eqn: JaxprEqn) -> list:
   """The jaxprs in ``eqn``'s parameters (a call's body, cond's branches, a loop's body
   and condition, a custom rule's function), opened, in parameter order."""
-  def walk(value):
+  found = []
+  _collect_jaxprs(eqn.params.values(), found)
+  return found
+
+
+def _collect_jaxprs(values, found):
+  # (a loop, not generators: every pass asks this of every equation)
+  for value in values:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
-      yield _open(value)
-    elif isinstance(value, (tuple, list)):
-      for v in value:
-        yield from walk(v)
-  for value in eqn.params.values():
-    yield from walk(value)
+      found.append(_open(value))
+    elif isinstance(value, (tuple, list)) and value:
+      _collect_jaxprs(value, found)
 
 
 def _find_shared(top: Jaxpr) -> list:

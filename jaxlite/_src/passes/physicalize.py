@@ -13,21 +13,32 @@ from jaxlite._src.core import prng
 from jaxlite._src.transforms import staging
 
 
-def _is_key(aval) -> bool:
-  return type(aval.dtype) is prng.KeyTy
-
-
 def mentions_keys(jaxpr: core.Jaxpr) -> bool:
   """Whether any variable of ``jaxpr``, or of a jaxpr nested in it, is a key."""
-  return (any(_is_key(v.aval) for v in jaxpr.constvars)
-          or any(_is_key(v.aval) for v in jaxpr.invars)
-          or any(_eqn_mentions_keys(e) for e in jaxpr.eqns))
+  # (loops, not generators: every jit's first call asks this of every equation)
+  for v in jaxpr.constvars:
+    if type(v.aval.dtype) is prng.KeyTy:
+      return True
+  for v in jaxpr.invars:
+    if type(v.aval.dtype) is prng.KeyTy:
+      return True
+  for eqn in jaxpr.eqns:
+    if _eqn_mentions_keys(eqn):
+      return True
+  return False
 
 
 def _eqn_mentions_keys(eqn) -> bool:
-  return (any(_is_key(v.aval) for v in eqn.outvars)
-          or any(_is_key(v.aval) for v in eqn.invars)
-          or any(mentions_keys(j) for j in core.subjaxprs(eqn)))
+  for v in eqn.outvars:
+    if type(v.aval.dtype) is prng.KeyTy:
+      return True
+  for v in eqn.invars:
+    if type(v.aval.dtype) is prng.KeyTy:
+      return True
+  for sub in core.subjaxprs(eqn):
+    if mentions_keys(sub):
+      return True
+  return False
 
 
 def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:

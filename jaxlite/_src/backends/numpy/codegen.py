@@ -134,18 +134,19 @@ def emit_jaxpr(em: _Emitter, jaxpr: core.Jaxpr, arg_names, indent: str,
     reusable = _reusable(eqn, dying, buffers, names, keep, last_use, i)
     if eqn.primitive in inplace_rules:
       reusable = _overwritable(eqn, dying, buffers, names, keep, last_use, i)
-    out_to = _allocates(eqn) and (out_targets or {}).get(eqn.outvars[0])
+    template = _template(eqn)   # (None: another rule computes it; see _allocates)
+    out_to = template is not None and (out_targets or {}).get(eqn.outvars[0])
     slot = None
-    if scratch is not None and _allocates(eqn) and not (out_to or reusable):
+    if scratch is not None and template is not None and not (out_to or reusable):
       slot = scratch.take(eqn.outvars[0].aval.dtype)
       out_to = f"t{slot}"
-    expr, in_place = _expression(em, eqn, args, indent, out_to or reusable)
+    expr, in_place = _expression(em, eqn, args, indent, template, out_to or reusable)
     in_place = None if out_to else in_place
     outs = [in_place or f"v{next(em.counter)}"] if in_place else [
         f"v{next(em.counter)}" for _ in eqn.outvars]
     for v, n in zip(eqn.outvars, outs):
       names[v] = n
-    if _allocates(eqn) or eqn.primitive in inplace_rules:
+    if template is not None or eqn.primitive in inplace_rules:
       buffers.allocate(v for v in eqn.outvars if v.aval.shape)
     else:
       buffers.may_alias(eqn.outvars, [v for v in eqn.invars if type(v) is core.Var])
@@ -330,18 +331,19 @@ def _overwritable(eqn, dying, buffers, names, keep, last_use, i):
   return None
 
 
-def _expression(em, eqn, args, indent, reusable=None):
-  """The Python expression computing ``eqn``, and the operand name it writes into (or
-  None): a direct ufunc call may reuse a dying operand's buffer with ``out=``. A narrow
-  output is cast back from the wider type ml_dtypes' loops may give (``-int4``: int8)."""
+def _expression(em, eqn, args, indent, template, reusable=None):
+  """The Python expression computing ``eqn`` (whose ``_template`` is ``template``), and
+  the operand name it writes into (or None): a direct ufunc call may reuse a dying
+  operand's buffer with ``out=``. A narrow output is cast back from the wider type
+  ml_dtypes' loops may give (``-int4``: int8)."""
   narrow = _narrow_output(eqn)
-  expr, in_place = _wide_expression(em, eqn, args, indent, reusable)
+  expr, in_place = _wide_expression(em, eqn, args, indent, template, reusable)
   if narrow is None:
     return expr, in_place
   return f"_np.asarray({expr}).astype({em.constant(narrow, '_d')}, copy=False)", None
 
 
-def _wide_expression(em, eqn, args, indent, reusable):
+def _wide_expression(em, eqn, args, indent, template, reusable):
   prim = eqn.primitive
   rule = codegen_rules.get(prim)
   if rule is not None:
@@ -358,7 +360,6 @@ def _wide_expression(em, eqn, args, indent, reusable):
   view = view(eqn) if view is not None else None
   if view is not None:
     return view.format(*args), None
-  template = _template(eqn)
   if template is not None:
     expr = template.format(*args)
     if reusable is not None:
