@@ -58,10 +58,6 @@ class _Watch:
     return self.handoff.ready()
 
 
-def _due(steps) -> bool:
-  return not steps % CHECK_EVERY and bool(handoffs)
-
-
 def _updated_in_place(jaxpr, first, count):
   """The indices among ``jaxpr``'s invars ``first .. first + count`` that an in-place
   rule may overwrite (the first operand of one): a loop's carries it updates."""
@@ -84,6 +80,12 @@ class _Carry:
     self.carries = [i - first for i in self.donated]
     self.shared = [i for i in self.carries if not self.fn.fresh[i]]
 
+  @property
+  def run(self):
+    """The body as the loop calls it: ``step``, or the compiled body itself where no
+    output needs copying (a frame less per iteration)."""
+    return self.step if self.shared else self.fn
+
   def own(self, carry):
     for i in self.carries:
       carry[i] = _owned(carry[i])
@@ -103,11 +105,11 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   cond_fn = codegen.compiled(cond_jaxpr)
   body = _Carry(body_jaxpr, body_nconsts, len(carry))
   carry = body.own(carry)
-  watch, steps = _Watch(), 0
+  watch, steps, step = _Watch(), 0, body.run
   while cond_fn(*cond_consts, *carry)[0]:
-    carry = body.step(*body_consts, *carry)
+    carry = step(*body_consts, *carry)
     steps += 1
-    if _due(steps) and watch.ready(cf.while_p, dict(
+    if not steps % CHECK_EVERY and handoffs and watch.ready(cf.while_p, dict(
         cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
         body_nconsts=body_nconsts), args):
       return watch.handoff.run([*cond_consts, *body_consts, *carry])
@@ -122,14 +124,15 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll, lin
   carry = body.own(carry)
   ys_avals = jaxpr.out_avals[num_carry:]
   ys = [np.empty((length,) + a.shape, a.dtype) for a in ys_avals]
-  watch = _Watch()
+  watch, run = _Watch(), body.run
   for step in range(length):
     i = length - 1 - step if reverse else step
-    outs = body.step(*consts, *carry, *[x[i] for x in xs])
+    outs = run(*consts, *carry, *[x[i] for x in xs]) if xs else run(*consts, *carry)
     carry = outs[:num_carry]
-    for buf, y in zip(ys, outs[num_carry:]):
-      buf[i] = y
-    if _due(step + 1) and step + 1 < length and watch.ready(cf.scan_p, dict(
+    if ys:
+      for buf, y in zip(ys, outs[num_carry:]):
+        buf[i] = y
+    if not (step + 1) % CHECK_EVERY and handoffs and step + 1 < length and watch.ready(cf.scan_p, dict(
         jaxpr=jaxpr, length=length, reverse=reverse, num_consts=num_consts,
         num_carry=num_carry, unroll=unroll, linear=linear), [*args, *ys]):
       # (the rest takes the step to go on from, and the outputs so far)
