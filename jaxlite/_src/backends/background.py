@@ -258,7 +258,8 @@ class HostBlas:
     for ``single_for`` seconds before threads are tried again; a run of threads that was
     starved sooner than that doubles it (up to ``SINGLE_AT_MOST``), a longer one halves it
     (down to ``SINGLE_FOR``)."""
-    if size < self.THREADED_FROM or self.full == 1 or self.narrowed:
+    if (size < self.THREADED_FROM or self.full == 1 or self.narrowed
+        or self.judged_from == math.inf):   # (a clock too coarse to judge by: not read)
       return fn(*args)
     if self.single_until:
       now = time.perf_counter()
