@@ -15,6 +15,7 @@ such as XLA's workers, are left out). Workloads:
   tier0   block(f(x)) of x*2+1 pinned to tier 0 (jaxlite only)
   w5first the first call of W5's MLP step (jaxlite: pinned to tier 0), after one jitted
           call has paid the process's one-time costs: N is 1, with no warm-up
+  w5autofirst  the same under jaxlite's default policy (``auto``)
 
 Needs valgrind. Run with ``env -u PYTHONDONTWRITEBYTECODE``: both counted runs then
 load the bytecode that a first, uncounted run cached (the XLA backend's modules load
@@ -50,11 +51,11 @@ elif work == "sin":
 elif work == "add":
   x = jnp.ones((10,), jnp.float32)
   call = lambda: b(x + x)
-elif work == "w5first":
+elif work in ("w5first", "w5autofirst"):
   sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks", "workers"))
   import numpy as np
   from _common import mlp_data, sgd_step_fn
-  tier0 = {"backend": "numpy"} if lib == "jaxlite" else {}
+  tier0 = {"backend": "numpy"} if lib == "jaxlite" and work == "w5first" else {}
   b(jax.jit(lambda v: v + 1, **tier0)(jnp.ones(7, jnp.float32)))
   params, x, y = jax.tree_util.tree_map(jnp.asarray, mlp_data(np))
   step = jax.jit(sgd_step_fn(jax, jnp), **tier0)
@@ -87,7 +88,8 @@ def main_thread_instructions(python, lib, work, n):
 
 def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  p.add_argument("workloads", nargs="+", choices=["w2", "pytree", "sin", "add", "tier0", "w5first"])
+  p.add_argument("workloads", nargs="+", choices=["w2", "pytree", "sin", "add", "tier0", "w5first",
+                                                 "w5autofirst"])
   p.add_argument("--python", default=sys.executable)
   p.add_argument("--lib", default="jaxlite", choices=["jaxlite", "jax"])
   p.add_argument("--calls", type=int, default=3000)
