@@ -15,13 +15,8 @@ from jaxlite._src.transforms import staging
 
 def mentions_keys(jaxpr: core.Jaxpr) -> bool:
   """Whether any variable of ``jaxpr``, or of a jaxpr nested in it, is a key."""
-  # (loops, not generators: every jit's first call asks this of every equation)
-  for v in jaxpr.constvars:
-    if type(v.aval.dtype) is prng.KeyTy:
-      return True
-  for v in jaxpr.invars:
-    if type(v.aval.dtype) is prng.KeyTy:
-      return True
+  if _any_key(jaxpr.constvars) or _any_key(jaxpr.invars):
+    return True
   for eqn in jaxpr.eqns:
     if _eqn_mentions_keys(eqn):
       return True
@@ -29,14 +24,18 @@ def mentions_keys(jaxpr: core.Jaxpr) -> bool:
 
 
 def _eqn_mentions_keys(eqn) -> bool:
-  for v in eqn.outvars:
-    if type(v.aval.dtype) is prng.KeyTy:
-      return True
-  for v in eqn.invars:
-    if type(v.aval.dtype) is prng.KeyTy:
-      return True
+  if _any_key(eqn.outvars) or _any_key(eqn.invars):
+    return True
   for sub in core.subjaxprs(eqn):
     if mentions_keys(sub):
+      return True
+  return False
+
+
+def _any_key(atoms) -> bool:
+  # (a loop, not a generator: every jit's first call asks this of every equation)
+  for v in atoms:
+    if type(v.aval.dtype) is prng.KeyTy:
       return True
   return False
 
