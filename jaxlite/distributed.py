@@ -1,41 +1,4 @@
-"""``jax.distributed``: jaxlite runs in one process (see docs/distributed.md).
+"""``jax.distributed``: jaxlite runs in one process (see docs/distributed.md)."""
+from jaxlite._src.distributed import initialize, is_initialized, shutdown
 
-The PyPI CPU PJRT plugin can create several devices in one process but takes no
-``node_id``/``num_nodes`` options and no key-value store, so it cannot join processes;
-``initialize`` accepts a one-process "cluster" and says so for more.
-"""
 __all__ = ["initialize", "is_initialized", "shutdown"]
-
-_state = {"initialized": False}
-
-
-def initialize(coordinator_address=None, num_processes=None, process_id=None,
-               local_device_ids=None, cluster_detection_method=None,
-               initialization_timeout=300, coordinator_bind_address=None, **kwargs):
-  """Join a multi-process run; jaxlite supports exactly one process.
-
-  Raises
-  ------
-  RuntimeError
-    ``num_processes`` > 1 (or a ``process_id`` other than 0): cross-process runs need a
-    plugin whose collectives span processes (the CUDA plugin, with the PJRT key-value
-    store callbacks), which jaxlite does not drive yet.
-  """
-  if (num_processes or 1) != 1 or (process_id or 0) != 0:
-    raise RuntimeError(
-        f"jax.distributed.initialize(num_processes={num_processes}, process_id="
-        f"{process_id}): jaxlite runs in one process. The CPU PJRT plugin has no "
-        "cross-process collectives (it reads only cpu_device_count), and jaxlite does not "
-        "yet pass PJRT's key-value store callbacks to the CUDA plugin. Use several devices "
-        "in one process instead (jax_num_cpu_devices); docs/distributed.md explains.")
-  if _state["initialized"]:
-    raise RuntimeError("jax.distributed.initialize should only be called once.")
-  _state["initialized"] = True
-
-
-def is_initialized() -> bool:
-  return _state["initialized"]
-
-
-def shutdown():
-  _state["initialized"] = False

@@ -70,7 +70,7 @@ def test_usage_and_exit_status(tmp_path):
 MISSING = """
 import jaxlite
 jaxlite.install_as_jax()
-for stmt in ["import jax.interpreters.pxla", "from jax.experimental import no_such_module",
+for stmt in ["import jax.experimental.jax2tf", "from jax.experimental import no_such_module",
              "import jax._src.pjit", "import jaxlib"]:
   try:
     exec(stmt)
@@ -89,7 +89,7 @@ def test_modules_jaxlite_lacks_raise_import_error_naming_them(tmp_path):
   out = run_python(["missing.py"], tmp_path)
   assert out.returncode == 0, out.stderr
   lines = out.stdout.strip().splitlines()
-  names = ["jax.interpreters.pxla", "jax.experimental.no_such_module", "jax._src.pjit",
+  names = ["jax.experimental.jax2tf", "jax.experimental.no_such_module", "jax._src.pjit",
            "jaxlib"]
   assert len(lines) == 4
   for line, name in zip(lines, names):

@@ -49,6 +49,7 @@ _PRIVATE = {
     "jax._src.tree_util": "jaxlite._src.base.tree",  # nnx: `type(x) in _registry`
     "jax._src.state": "jaxlite._src.core.state",  # nnx: isinstance(..., AbstractRef)
     "jax._src.state.types": "jaxlite._src.core.state.types",
+    "jax._src.distributed": "jaxlite._src.distributed",  # orbax: global_state.client
 }
 # Served when imported, but not loaded by `import jax` (JAX's does not load them either).
 _IMPORTED_ON_DEMAND = {"jax._src.checkify"}

@@ -24,6 +24,7 @@ from jaxlite._src import backends
 from jaxlite._src.core import core
 from jaxlite._src.core import prng
 from jaxlite._src import tiers
+from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.base import mesh_context
 from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.base import tree
@@ -508,6 +509,14 @@ class Sharding:
 
   is_fully_addressable = True
 
+  @property
+  def _internal_device_list(self) -> DeviceList:
+    return DeviceList(self._device_list)
+
+  @property
+  def _addressable_device_assignment(self) -> tuple:
+    return tuple(self._device_list)   # (one process: every device is addressable)
+
   def shard_shape(self, global_shape) -> tuple:
     index = next(iter(self.devices_indices_map(global_shape).values()))
     return tuple(len(range(*s.indices(d))) for s, d in zip(index, global_shape))
@@ -771,6 +780,13 @@ def place(x, sharding) -> Array:
     return prng.PRNGKeyArray(x._impl, place(x._base_array, sharding))
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
+  if isinstance(sharding, layout_mod.Format):   # (a layout jaxlite keeps: its sharding)
+    if not layout_mod.is_row_major(sharding.layout, x.ndim):
+      raise ValueError(f"jaxlite keeps arrays in the row-major layout; it cannot place "
+                       f"one in {sharding.layout}. Leave the Format's layout to None.")
+    if sharding.sharding is None:
+      return x
+    sharding = sharding.sharding
   if x._placed is not None and x._placed.sharding == sharding:
     return x
   if isinstance(sharding, backends.Device):
@@ -897,3 +913,32 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
   values = [np.asarray(a, dtype) for a in arrays]
   return _from_device_values("make_array_from_single_device_arrays", tuple(shape),
                              sharding, values)
+
+
+class DeviceList(tuple):
+  """An ordered, hashable list of devices (jaxlib's ``DeviceList``, what a sharding's
+  ``_internal_device_list`` gives and colocated Python keys its work by)."""
+  __slots__ = ()
+
+  def __repr__(self):
+    return tuple.__repr__(self)
+
+  @property
+  def device_kind(self) -> str:
+    kinds = {d.device_kind for d in self}
+    if len(kinds) != 1:
+      raise ValueError(f"a DeviceList of several device kinds has none: {sorted(kinds)}")
+    return kinds.pop()
+
+  @property
+  def process_indices(self) -> set:
+    return {d.process_index for d in self}
+
+  @property
+  def addressable_device_list(self) -> DeviceList:
+    return self   # (one process: every device is addressable)
+
+  is_fully_addressable = True
+  default_memory_kind = "device"
+  memory_kinds = ("device",)
+

@@ -76,6 +76,24 @@ class Device:
     """The live arrays on this device."""
     return [x for x in self.client.live_arrays() if self in x.devices()]
 
+  def default_memory(self) -> Memory:
+    """The memory arrays on this device live in."""
+    return Memory(self, "device")
+
+  def addressable_memories(self) -> list:
+    """The memories this device can address: jaxlite keeps arrays in the device's own
+    ('device'; no pinned or unpinned host memory kinds)."""
+    return [self.default_memory()]
+
+  def memory(self, kind: str) -> Memory:
+    """This device's memory of ``kind``."""
+    if kind != "device":
+      raise errors.JaxRuntimeError(
+          f"INVALID_ARGUMENT: Could not find memory addressable by device {self.platform}. "
+          f"Device {self.platform} can address the following memory kinds: device. Got "
+          f"memory kind: {kind}")
+    return self.default_memory()
+
   def __repr__(self):
     name = _REPR_NAMES.get(self.platform, "Device")
     if self.platform == "tpu" and self._pjrt is not None:
@@ -90,6 +108,34 @@ class Device:
 
   def __hash__(self):
     return hash((self.platform, self.id))
+
+
+class Memory:
+  """A memory a device addresses (``jax.Device.default_memory()``'s), of a ``kind``."""
+  __slots__ = ("device", "kind")
+
+  def __init__(self, device: Device, kind: str):
+    self.device, self.kind = device, kind
+
+  platform = property(lambda self: self.device.platform)
+  process_index = property(lambda self: self.device.process_index)
+
+  def addressable_by_devices(self) -> list:
+    return [self.device]
+
+  def __repr__(self):
+    return f"{self.platform.upper()}_{self.kind.upper()}_{self.device.id}"
+
+  def __str__(self):
+    name = _REPR_NAMES.get(self.platform, "Device")   # (CpuDevice: CpuDeviceMemory)
+    return (f"{name}Memory(id={self.device.id}, "
+            f"process_index={self.process_index}, client={self.platform})")
+
+  def __eq__(self, other):
+    return isinstance(other, Memory) and (self.device, self.kind) == (other.device, other.kind)
+
+  def __hash__(self):
+    return hash((self.device, self.kind))
 
 
 class Backend:

@@ -112,6 +112,20 @@ class Config:
         continue
       self.update(name, _parse_flag(name, getattr(self, name), text if has_value else None))
     _absl_parsed[0] = True
+    _mark_absl_parsed()
+
+
+def _mark_absl_parsed():
+  """Where absl is installed, have it parse the ``--jax`` arguments as JAX's call does
+  (absl knows none of them): its flags then count as parsed, which absltest's
+  ``create_tempdir`` (``--test_tmpdir``) needs in tests run by pytest."""
+  try:
+    from absl import flags
+  except ImportError:
+    return
+  if not flags.FLAGS.is_parsed():
+    argv = itertools.takewhile(lambda a: a != "--", sys.argv)
+    flags.FLAGS(["", *(a for a in argv if a.startswith("--jax"))], known_only=True)
 
 
 _absl_parsed = [False]   # parse_flags_with_absl has run (JAX's already_configured_with_absl)

@@ -1,0 +1,2 @@
+"""``jax.experimental.array_serialization``: writing arrays to and reading them from
+TensorStore checkpoints (``serialization``)."""
