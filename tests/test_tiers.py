@@ -842,6 +842,25 @@ def test_a_long_tier_0_loop_hands_its_carry_over_to_xla(handoff_at_once, monkeyp
 
 
 @needs_xla
+def test_a_loop_that_ran_long_hands_over_at_its_first_look_in_the_next_call(
+    handoff_at_once, monkeypatch):
+  from jaxlite._src.backends.numpy import control_flow_impls
+  n = 5000
+  f = jax.jit(_counting_loop(n))
+  out = f((jnp.int32(0), jnp.int32(0), jnp.int32(1)))
+  assert handoff_at_once == [3] and int(out[1]) == n * (n - 1) // 2
+  # no handoff by time any more: the next call takes the kept one at its first look
+  monkeypatch.setattr(control_flow_impls, "HANDOFF_AFTER", 1e9)
+  out = f((jnp.int32(10), jnp.int32(0), jnp.int32(1)))
+  assert handoff_at_once == [3, 3]
+  assert [int(v) for v in out] == [n, n * (n - 1) // 2 - 45, pow(2, n - 10, 1000003)]
+  # another loop has no kept handoff: it stays on tier 0 (by time: never)
+  g = jax.jit(_counting_loop(300))
+  assert int(g((jnp.int32(0), jnp.int32(0), jnp.int32(1)))[1]) == 300 * 299 // 2
+  assert handoff_at_once == [3, 3]
+
+
+@needs_xla
 @pytest.mark.parametrize("reverse", [False, True])
 def test_a_long_tier_0_scan_hands_its_step_carry_and_outputs_over_to_xla(
     handoff_at_once, monkeypatch, reverse):

@@ -185,7 +185,9 @@ class LoopHandoff:
     submit(self._compile, prim, params, avals)
 
   @classmethod
-  def start(cls, prim, params, values):
+  def start(cls, prim, params, values, start=True):
+    """The loop's handoff, started now unless kept (with ``start`` False: only a kept
+    one), or None where the loop stays on tier 0."""
     if (config.jaxlite_tier != "auto" or getattr(_pinned, "tier_0", False)
         or not xla_available()):
       return None
@@ -198,6 +200,8 @@ class LoopHandoff:
       if kept is not None:
         cls._kept.move_to_end(key)
         return kept[0]
+      if not start:
+        return None
       handoff = cls(prim, params, avals)
       cls._kept[key] = (handoff, params)
       if len(cls._kept) > cls.KEPT:

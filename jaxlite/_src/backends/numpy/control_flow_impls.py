@@ -31,8 +31,9 @@ def _cond_impl(index, *args, branches):
 HANDOFF_AFTER = tuning.LOOP_HANDOFF_AFTER
 CHECK_EVERY = 16   # iterations between two looks at the clock or at the handoff
 
-# ``handoff(prim, params, values) -> object with ready() and run(values), or None``: the
-# tier policy's, registered by it (none: loops stay here)
+# ``handoff(prim, params, values, start) -> object with ready() and run(values), or
+# None``: the tier policy's, registered by it (none: loops stay here); with ``start``
+# False it only gives a handoff made for the same loop before (by an earlier call)
 handoffs: list = []
 
 
@@ -43,17 +44,24 @@ class _NoHandoff:
 
 
 class _Watch:
-  """When a loop asks for a handoff, and whether its handoff is ready (every
-  ``CHECK_EVERY`` iterations, from ``due``)."""
-  __slots__ = ("started", "handoff")
+  """When a loop asks for a handoff, and whether its handoff is ready (asked every
+  ``CHECK_EVERY`` iterations). At the first look, a handoff that an earlier call of the
+  same loop made is taken if it is ready: that call ran long, and this one would too."""
+  __slots__ = ("started", "handoff", "looked")
 
   def __init__(self):
-    self.started, self.handoff = time.perf_counter(), None
+    self.started, self.handoff, self.looked = time.perf_counter(), None, False
 
   def ready(self, prim, params, values) -> bool:
     if self.handoff is None:
+      if not self.looked:
+        self.looked = True
+        earlier = handoffs[0](prim, params, values, False)
+        if earlier is not None and earlier.ready():
+          self.handoff = earlier
+          return True
       if time.perf_counter() - self.started > HANDOFF_AFTER:
-        self.handoff = handoffs[0](prim, params, values) or _NoHandoff
+        self.handoff = handoffs[0](prim, params, values, True) or _NoHandoff
       return False
     return self.handoff.ready()
 
