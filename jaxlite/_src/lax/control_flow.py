@@ -32,6 +32,7 @@ from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
+from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms.ad import jvp_jaxpr_nonzeros as _jvp_nonzeros
 from jaxlite._src.transforms import partial_eval as pe
@@ -145,8 +146,7 @@ def _bind_cond_traced(index, funs, operands, kind):
   # an output every branch passes through from the same input is that input, as JAX
   # prunes it from the cond: under vmap a batched predicate then leaves it unbatched
   forwarded = _forwarded_inputs(branches)
-  if any(f is not None for f in forwarded):
-    branches = [_kept_outputs(b, [f is None for f in forwarded]) for b in branches]
+  branches = [pe.prune_outputs(b, [f is None for f in forwarded]) for b in branches]
   outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))
   inputs = [*consts, *leaves]
   outs = [next(outs) if f is None else inputs[f] for f in forwarded]
@@ -155,16 +155,8 @@ def _bind_cond_traced(index, funs, operands, kind):
 
 def _forwarded_inputs(branches) -> list:
   """Per output, the input that every branch returns as it is, or None."""
-  per_branch = [[b.jaxpr.invars.index(v) if type(v) is core.Var and v in b.jaxpr.invars
-                 else None for v in b.jaxpr.outvars] for b in branches]
+  per_branch = [pe.jaxpr_forwarding(b.jaxpr) for b in branches]
   return [fs[0] if len(set(fs)) == 1 else None for fs in zip(*per_branch)]
-
-
-def _kept_outputs(closed, keep):
-  jaxpr = closed.jaxpr
-  outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
-  return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns,
-                           jaxpr.debug_info), closed.consts)
 
 
 def _same_dtypes(leaves, promoted) -> bool:
@@ -427,10 +419,10 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _while_loop(cond_fun, body_fun, init_val):
-  leaves, carry_tree = tree.tree_flatten(init_val)
-  ref_state.check_no_refs(leaves, "while_loop's carry")
+  given, carry_tree = tree.tree_flatten(init_val)
+  ref_state.check_no_refs(given, "while_loop's carry")
   in_tree = tree.tree_structure((init_val,))  # the functions take the carry as one argument
-  leaves = [_as_operand(x) for x in leaves]
+  leaves = converted = [_as_operand(x) for x in given]
   avals = _avals_of(leaves)
   cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
   out_avals = cond_jaxpr.out_avals
@@ -452,10 +444,43 @@ def _while_loop(cond_fun, body_fun, init_val):
   body_jaxpr = _with_out_avals(body_jaxpr, [a.update(weak_type=a.weak_type) for a in avals])
   cond_closed, cond_consts = _closure_convert(cond_jaxpr)
   body_closed, body_consts = _closure_convert(body_jaxpr)
-  outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_closed,
-                      body_jaxpr=body_closed, cond_nconsts=len(cond_consts),
-                      body_nconsts=len(body_consts))
-  return tree.tree_unflatten(carry_tree, outs)
+  given = [g if c is a else c for g, a, c in zip(given, converted, leaves)]
+  return tree.tree_unflatten(carry_tree, _bind_while(cond_closed, cond_consts, body_closed,
+                                                     body_consts, leaves, given))
+
+
+def _bind_while(cond_closed, cond_consts, body_closed, body_consts, carry, given):
+  """``while_p.bind`` with JAX's forwarding: a carry the body passes through unchanged
+  and the condition does not read is read-only, so it becomes a body const and the loop
+  returns the value passed in (under vmap a batched predicate then leaves it unbatched)."""
+  ncc, nbc = len(cond_consts), len(body_consts)
+  body_fwd = pe.jaxpr_forwarding(body_closed.jaxpr)
+  move = [f == nbc + i and not r for i, (f, r) in
+          enumerate(zip(body_fwd, _reads_inputs(cond_closed)[ncc:]))]
+  if any(move):
+    cond_closed = pe.drop_inputs(_without_dead_code(cond_closed), [False] * ncc + move)
+    body_closed = pe.move_binders_to_front(
+        pe.prune_outputs(body_closed, [not m for m in move]), [False] * nbc + move)
+    body_consts = [c for c, m in zip(carry, move) if m] + list(body_consts)
+  kept = [c for c, m in zip(carry, move) if not m]
+  outs = iter(while_p.bind(*cond_consts, *body_consts, *kept, cond_jaxpr=cond_closed,
+                           body_jaxpr=body_closed, cond_nconsts=ncc,
+                           body_nconsts=len(body_consts)))
+  return [g if m else next(outs) for g, m in zip(given, move)]
+
+
+def _without_dead_code(closed):
+  return pe.derive(closed, ("dce",), lambda: dce.run(closed))
+
+
+def _reads_inputs(closed) -> list:
+  """Per input of ``closed``, whether running it reads that input (its live equations or
+  its outputs do)."""
+  jaxpr = _without_dead_code(closed).jaxpr
+  read = {v for v in jaxpr.outvars if type(v) is core.Var}
+  for eqn in jaxpr.eqns:
+    read.update(v for v in eqn.invars if type(v) is core.Var)
+  return [v in read for v in jaxpr.invars]
 
 
 
@@ -673,8 +698,8 @@ def _scan(f, init, xs, length, reverse, unroll):
     raise ValueError("scan got no values to scan over and `length` not provided.")
   else:
     length = lengths.pop()
-  carry_leaves, carry_tree = tree.tree_flatten(init)
-  carry_leaves = [_as_operand(c) for c in carry_leaves]
+  given, carry_tree = tree.tree_flatten(init)
+  carry_leaves = converted = [_as_operand(c) for c in given]
   carry_avals = _avals_of(carry_leaves)
   x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in _avals_of(x_leaves)]
 
@@ -713,12 +738,36 @@ def _scan(f, init, xs, length, reverse, unroll):
                [_carry_name(f, n) for n in names])
   jaxpr = _with_out_avals(jaxpr, carry_avals + list(jaxpr.out_avals[len(carry_avals):]))
   closed, consts = _closure_convert(jaxpr)
-  outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, jaxpr=closed, length=length,
-                     reverse=bool(reverse), num_consts=len(consts),
-                     num_carry=len(carry_leaves), unroll=_unroll_count(unroll, length),
-                     linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)))
-  n = len(carry_leaves)
-  return tree.tree_unflatten(carry_tree, outs[:n]), tree.tree_unflatten(y_tree, outs[n:])
+  # the value passed in for each carry (promoted where the body changed its weak type)
+  given = [g if c is a else c for g, a, c in zip(given, converted, carry_leaves)]
+  carry, ys = _bind_scan(closed, consts, carry_leaves, given, x_leaves, length=length,
+                         reverse=bool(reverse), unroll=_unroll_count(unroll, length))
+  return tree.tree_unflatten(carry_tree, carry), tree.tree_unflatten(y_tree, ys)
+
+
+def _bind_scan(closed, consts, carry, given, xs, **params):
+  """``scan_p.bind`` with JAX's forwarding: a carry the body passes through unchanged is
+  read-only, so it becomes a const and the loop returns the value passed in (a Python
+  float stays one; under vmap or jvp it is a constant of the loop), and a ``y`` that is
+  its ``x`` unchanged is ``xs`` itself. Returns (carry outputs, ys)."""
+  nc, ncar, nx = len(consts), len(carry), len(xs)
+  n_ys = len(closed.out_avals) - ncar
+  carry_fwd = pe.jaxpr_forwarding(closed.jaxpr)[:ncar]
+  move = [f == nc + i for i, f in enumerate(carry_fwd)]
+  closed = pe.prune_outputs(closed, [not m for m in move] + [True] * n_ys)
+  closed = pe.move_binders_to_front(closed, [False] * nc + move + [False] * nx)
+  consts = [c for c, m in zip(carry, move) if m] + list(consts)
+  kept = [c for c, m in zip(carry, move) if not m]
+  first_x = len(consts) + len(kept)
+  ys_fwd = [f - first_x if f is not None and f >= first_x else None
+            for f in pe.jaxpr_forwarding(closed.jaxpr)[len(kept):]]
+  closed = pe.prune_outputs(closed, [True] * len(kept) + [f is None for f in ys_fwd])
+  args = [*consts, *kept, *xs]
+  outs = scan_p.bind(*args, jaxpr=closed, num_consts=len(consts), num_carry=len(kept),
+                     linear=(False,) * len(args), **params)
+  carry_out, ys_out = iter(outs[:len(kept)]), iter(outs[len(kept):])
+  ys = [next(ys_out) if f is None else xs[f] for f in ys_fwd]
+  return [g if m else next(carry_out) for g, m in zip(given, move)], ys
 
 
 def _carry_name(f, path):

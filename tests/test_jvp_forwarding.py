@@ -1,0 +1,187 @@
+"""Inputs forwarded to outputs unchanged, as JAX 0.10.2 forwards them: a loop carry the
+body passes through, a scan ``y`` that is its ``x``, and (eagerly) the outputs of
+``checkpoint``, ``custom_jvp`` and ``stop_gradient`` that are their inputs. Every expected
+value and printed jaxpr here was recorded from JAX 0.10.2."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+
+
+def _kinds(tree):
+  """(type name, value) per leaf: which leaves came back as Python values."""
+  return jax.tree.map(lambda x: (type(x).__name__, float(x)), tree)
+
+
+def _scan2(x, y):
+  def body(c, _):
+    a, b = c
+    return (a, b * 2.0), None
+  return lax.scan(body, (x, y), None, length=3)[0]
+
+
+def _while2(x, y):
+  return lax.while_loop(lambda c: c[1] < 10., lambda c: (c[0], c[1] * 2.0), (x, y))
+
+
+def _fori2(x, y):
+  return lax.fori_loop(0, 3, lambda i, c: (c[0], c[1] * 2.0), (x, y))
+
+
+# ----------------------------------------------------------------------------- loops
+
+@pytest.mark.parametrize("loop, second", [(_scan2, 24.0), (_while2, 12.0), (_fori2, 24.0)])
+def test_loop_returns_a_passed_through_carry_as_given(loop, second):
+  # JAX 0.10.2: (2.0, Array(24., weak)) for scan and fori_loop, (2.0, Array(12.)) for
+  # while_loop: the float comes back a float
+  a, b = loop(2.0, 3.0)
+  assert type(a) is float and a == 2.0
+  assert isinstance(b, jax.Array) and float(b) == second and b.weak_type
+  x = jnp.arange(3.0)
+  assert loop(x, 3.0)[0] is x
+
+
+@pytest.mark.parametrize("loop, second", [(_scan2, 8.0), (_while2, 4.0), (_fori2, 8.0)])
+def test_jvp_of_loop_forwards_primal_and_tangent(loop, second):
+  # JAX 0.10.2: ((2.0, 24.), (1.0, 8.)) for scan; the primal and tangent of the carry
+  # passed through are the floats given
+  primals, tangents = jax.jvp(loop, (2.0, 3.0), (1.0, 1.0))
+  assert _kinds(tangents)[0] == ("float", 1.0) and _kinds(primals)[0] == ("float", 2.0)
+  assert float(tangents[1]) == second
+  # a tangent given as 0.0 is a value, forwarded as it is (JAX 0.10.2: 0.0)
+  assert _kinds(jax.jvp(loop, (2.0, 3.0), (0.0, 1.0))[1])[0] == ("float", 0.0)
+
+
+# Recorded from JAX 0.10.2: the carry passed through became a const of the loop, and so
+# did its tangent; both leave the loop as the jaxpr's inputs.
+JVP_SCAN_JAXPR = """{ lambda ; a:f32[] b:f32[] c:f32[] d:f32[]. let
+    e:f32[] f:f32[] = scan[
+      jaxpr={ lambda ; g:f32[] h:f32[] i:f32[] j:f32[]. let
+          k:f32[] = mul i 2.0:f32[]
+          l:f32[] = mul j 2.0:f32[]
+        in (k, l) }
+      length=3
+      num_carry=2
+      num_consts=2
+      reverse=False
+      unroll=1
+    ] a c b d
+  in (a, e, c, f) }"""
+
+JVP_WHILE_JAXPR = """{ lambda ; a:f32[] b:f32[] c:f32[] d:f32[]. let
+    e:f32[] f:f32[] = while[
+      body_jaxpr={ lambda ; g:f32[] h:f32[] i:f32[] j:f32[]. let
+          k:f32[] = mul i 2.0:f32[]
+          l:f32[] = mul j 2.0:f32[]
+        in (k, l) }
+      body_nconsts=2
+      cond_jaxpr={ lambda ; m:f32[] n:f32[]. let
+          o:bool[] = lt m 10.0:f32[]
+        in (o,) }
+      cond_nconsts=0
+    ] a c b d
+  in (a, e, c, f) }"""
+
+
+@pytest.mark.parametrize("loop, expected", [(_scan2, JVP_SCAN_JAXPR),
+                                            (_while2, JVP_WHILE_JAXPR)])
+def test_jvp_of_loop_prints_as_jax(loop, expected):
+  jvp = lambda x, y, tx, ty: jax.jvp(loop, (x, y), (tx, ty))
+  assert str(jax.make_jaxpr(jvp)(2.0, 3.0, 1.0, 1.0)) == expected
+
+
+# Recorded from JAX 0.10.2: the y that is its x is xs itself, the carry passed through
+# (a constant 1.0) is a const of the scan.
+SCAN_FORWARDS_JAXPR = """{ lambda ; a:f32[3]. let
+    b:f32[] c:f32[3] = scan[
+      jaxpr={ lambda ; d:f32[] e:f32[] f:f32[]. let
+          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e
+          h:f32[] = add g f
+        in (h, d) }
+      length=3
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] 1.0:f32[] 0.0:f32[] a
+  in (1.0:f32[], b, a, c) }"""
+
+FORI_JAXPR = """{ lambda ; a:f32[] b:f32[]. let
+    _:i32[] c:f32[] = scan[
+      jaxpr={ lambda ; d:f32[] e:i32[] f:f32[]. let
+          g:i32[] = add e 1:i32[]
+          h:f32[] = mul f d
+        in (g, h) }
+      length=3
+      num_carry=2
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] a 0:i32[] b
+  in (a, c) }"""
+
+
+def test_scan_forwards_carries_and_xs_as_jax():
+  f = lambda xs: lax.scan(lambda c, x: ((c[0], c[1] + x), (x, c[0])), (1.0, 0.), xs)
+  assert str(jax.make_jaxpr(f)(jnp.arange(3.))) == SCAN_FORWARDS_JAXPR
+  xs = jnp.arange(3.0)
+  (one, total), (same, ones) = f(xs)
+  assert same is xs and type(one) is float and float(total) == 3.0
+  np.testing.assert_array_equal(ones, [1.0, 1.0, 1.0])
+  g = lambda x, y: lax.fori_loop(0, 3, lambda i, c: (c[0], c[1] * c[0]), (x, y))
+  assert str(jax.make_jaxpr(g)(1.0, 2.0)) == FORI_JAXPR
+
+
+def test_while_keeps_a_carry_its_condition_reads():
+  # JAX 0.10.2: (Array(5., weak), Array(0, weak)): the condition reads the carry passed
+  # through, so it stays a carry and comes back an Array
+  a, b = lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0], c[1] + 1), (5.0, 0))
+  assert isinstance(a, jax.Array) and float(a) == 5.0 and a.weak_type
+  assert isinstance(b, jax.Array) and int(b) == 0
+
+
+def test_loop_forwarding_leaves_numpy_and_int_values_as_given():
+  # JAX 0.10.2: the carry is the float64 NumPy array given, the ys an f32 Array
+  n = np.ones(2)
+  carry, ys = lax.scan(lambda c, x: (c, x), n, np.arange(3.))
+  assert carry is n
+  assert isinstance(ys, jax.Array) and ys.dtype == np.float32
+  assert lax.scan(lambda c, x: (c, None), 3, None, length=2)[0] == 3
+
+
+def test_while_under_vmap_keeps_the_forwarded_carry_unbatched():
+  # JAX 0.10.2: (Array([0., 1.]), Array([2., 3.], weak), Array([0., 3.]))
+  def w(x, n):
+    return lax.while_loop(lambda c: c[1] < n,
+                          lambda c: (c[0], c[1] + 1., c[2] + c[0]), (x, 0., 0.))
+  a, b, c = jax.vmap(w)(jnp.arange(2.), jnp.arange(2.) + 2)
+  np.testing.assert_array_equal(a, [0., 1.])
+  np.testing.assert_array_equal(b, [2., 3.])
+  np.testing.assert_array_equal(c, [0., 3.])
+  x, y = jax.vmap(_scan2, in_axes=(None, 0))(2.0, jnp.arange(2.))
+  np.testing.assert_array_equal(x, [2., 2.])
+  np.testing.assert_array_equal(y, [0., 8.])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("loop, second, tangent",
+                         [(_scan2, 24.0, 8.0), (_while2, 12.0, 4.0), (_fori2, 24.0, 8.0)])
+def test_loop_forwarding_under_jit(backend, loop, second, tangent):
+  # JAX 0.10.2 (jit): Arrays (2., 24.) and tangents (1., 8.) for scan
+  f = jax.jit(lambda x, y: jax.jvp(loop, (x, y), (1.0, 1.0)), backend=backend)
+  (a, b), (ta, tb) = f(2.0, 3.0)
+  assert [float(v) for v in (a, b, ta, tb)] == [2.0, second, 1.0, tangent]
+  assert isinstance(a, jax.Array) and a.weak_type
+
+
+def test_derivatives_through_a_forwarded_carry():
+  # JAX 0.10.2: linearize's tangents (1.0, 4.), vjp's cotangents (1.0, 4.), grad (1., 4.)
+  primals, lin = jax.linearize(_scan2, 2.0, 3.0)
+  assert float(primals[0]) == 2.0 and float(primals[1]) == 24.0
+  assert [float(t) for t in lin(1.0, 0.5)] == [1.0, 4.0]
+  _, vjp = jax.vjp(_scan2, 2.0, 3.0)
+  assert [float(c) for c in vjp((1.0, 1.0))] == [1.0, 8.0]
+  g = jax.grad(lambda x, y: sum(_scan2(x, y)), argnums=(0, 1))(2.0, 3.0)
+  assert [float(v) for v in g] == [1.0, 8.0]
