@@ -185,3 +185,142 @@ def test_derivatives_through_a_forwarded_carry():
   assert [float(c) for c in vjp((1.0, 1.0))] == [1.0, 8.0]
   g = jax.grad(lambda x, y: sum(_scan2(x, y)), argnums=(0, 1))(2.0, 3.0)
   assert [float(v) for v in g] == [1.0, 8.0]
+
+
+# ----------------------------------------------------------------------------- stop_gradient
+
+def test_stop_gradient_returns_its_operand_as_given():
+  # JAX 0.10.2: TypedFloat(2.0) / TypedInt(2) (float and int subclasses: jaxlite has no
+  # such classes and returns the Python values), TypedNdArray in the canonical dtype for
+  # NumPy values, the Array itself for an Array
+  assert _kinds(lax.stop_gradient(2.0)) == ("float", 2.0)
+  assert lax.stop_gradient([1.0, 2]) == [1.0, 2]
+  n = lax.stop_gradient(np.ones(2))
+  assert type(n) is np.ndarray and n.dtype == np.float32 and not isinstance(n, jax.Array)
+  assert lax.stop_gradient(np.arange(3)).dtype == np.int32
+  a = jnp.arange(3.0)
+  assert lax.stop_gradient(a) is a
+  with pytest.raises(TypeError, match="not a valid JAX"):
+    lax.stop_gradient("a")
+  with pytest.raises(TypeError, match="Dtype object is not a valid JAX array type"):
+    lax.stop_gradient(np.array([object()]))
+
+
+# Recorded from JAX 0.10.2: integers and booleans are staged through stop_gradient too.
+STOP_INT_JAXPR = "{ lambda ; a:i32[]. let b:i32[] = stop_gradient a in (b,) }"
+
+
+def test_stop_gradient_under_transformations():
+  # JAX 0.10.2: jvp gives (TypedFloat(2.0), Array(0., weak)); the primal times 2 is the
+  # Python float 4.0 (the stopped value left the trace); grad of x * x**2 with the first
+  # factor stopped is 8.0, its hessian 4.0
+  p, t = jax.jvp(lax.stop_gradient, (2.0,), (1.0,))
+  assert type(p) is float and p == 2.0
+  assert isinstance(t, jax.Array) and float(t) == 0.0 and t.weak_type
+  p, _ = jax.jvp(lambda x: lax.stop_gradient(x) * 2, (2.0,), (1.0,))
+  assert type(p) is float and p == 4.0
+  f = lambda x: lax.stop_gradient(x) * x ** 2
+  assert float(jax.grad(f)(2.0)) == 8.0 and float(jax.hessian(f)(2.0)) == 4.0
+  assert float(jax.jacfwd(f)(2.0)) == 8.0
+  assert str(jax.make_jaxpr(lax.stop_gradient)(1)) == STOP_INT_JAXPR
+  key = jax.random.key(0)
+  assert lax.stop_gradient(key) is key
+  np.testing.assert_array_equal(jax.vmap(lax.stop_gradient)(np.arange(2.)), [0., 1.])
+  for backend in ("numpy", "xla"):
+    out = jax.jit(lax.stop_gradient, backend=backend)(2.0)
+    assert isinstance(out, jax.Array) and float(out) == 2.0 and out.weak_type
+
+
+# ----------------------------------------------------------------------------- checkpoint
+
+def _remat2(x, y):
+  return jax.checkpoint(lambda a, b: (a, b * 2.0))(x, y)
+
+
+def test_checkpoint_returns_an_input_output_as_given():
+  # JAX 0.10.2: (TypedFloat(2.0), Array(6., weak)); the Array passed in is returned
+  a, b = _remat2(2.0, 3.0)
+  assert type(a) is float and a == 2.0 and float(b) == 6.0 and b.weak_type
+  x = jnp.arange(3.0)
+  assert jax.checkpoint(lambda x: x)(x) is x
+  n = jax.checkpoint(lambda x: x)(np.ones(2))
+  assert type(n) is np.ndarray and n.dtype == np.float32
+  # a computed output of a float64 NumPy input is in the canonical dtype too
+  out = jax.checkpoint(lambda x: (x, x * 2))(np.float64(2.0))
+  assert out[0].dtype == np.float32 and out[1].dtype == np.float32
+  assert jax.checkpoint(lambda a, b: (a, b))(3, 2.0) == (3, 2.0)
+
+
+# Recorded from JAX 0.10.2: the JVP of a checkpoint keeps its `differentiated` param.
+JVP_REMAT_JAXPR = """{ lambda ; a:f32[] b:f32[] c:f32[] d:f32[]. let
+    e:f32[] f:f32[] g:f32[] h:f32[] = remat2[
+      differentiated=False
+      jaxpr={ lambda ; i:f32[] j:f32[] k:f32[] l:f32[]. let
+          m:f32[] = mul j 2.0:f32[]
+          n:f32[] = mul l 2.0:f32[]
+        in (i, m, k, n) }
+      policy=None
+      prevent_cse=True
+    ] a b c d
+  in (e, f, g, h) }"""
+
+JVP_REMAT_INT_JAXPR = """{ lambda ; a:f32[]. let
+    b:i32[] c:f32[] d:f32[] = remat2[
+      differentiated=False
+      jaxpr={ lambda ; e:i32[] f:f32[] g:f32[]. let
+          h:f32[] = mul f 2.0:f32[]
+          i:f32[] = mul g 2.0:f32[]
+        in (e, h, i) }
+      policy=None
+      prevent_cse=True
+    ] 3:i32[] a 1.0:f32[]
+  in (b, c, (b'',):float0[], d) }"""
+
+
+def test_jvp_of_checkpoint_forwards_and_prints_as_jax():
+  # JAX 0.10.2: ((TypedFloat(2.0), Array(6.)), (TypedFloat(1.0), Array(2.))), and with the
+  # tangent 0.0 given for x, TypedFloat(0.0)
+  (a, b), (ta, tb) = jax.jvp(_remat2, (2.0, 3.0), (1.0, 1.0))
+  assert (type(a), type(ta), a, ta) == (float, float, 2.0, 1.0)
+  assert float(b) == 6.0 and float(tb) == 2.0
+  assert jax.jvp(_remat2, (2.0, 3.0), (0.0, 1.0))[1][0] == 0.0
+  jvp = lambda x, y, tx, ty: jax.jvp(_remat2, (x, y), (tx, ty))
+  assert str(jax.make_jaxpr(jvp)(2.0, 3.0, 1.0, 1.0)) == JVP_REMAT_JAXPR
+  jvp_int = lambda y: jax.jvp(lambda y: _remat2(3, y), (y,), (1.0,))
+  assert str(jax.make_jaxpr(jvp_int)(3.0)) == JVP_REMAT_INT_JAXPR
+  # linearize stages the tangent call as the differentiated one (JAX 0.10.2 prints
+  # differentiated=True there)
+  lin = jax.make_jaxpr(lambda x, y: jax.linearize(_remat2, x, y)[1](1.0, 1.0))(2.0, 3.0)
+  assert "differentiated=True" in str(lin)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_checkpoint_forwarding_under_jit_and_vmap(backend):
+  # JAX 0.10.2: Arrays under jit; vmap with x unbatched gives ([2., 2.], [0., 2.])
+  (a, b), (ta, tb) = jax.jit(lambda x, y: jax.jvp(_remat2, (x, y), (1.0, 1.0)),
+                             backend=backend)(2.0, 3.0)
+  assert [float(v) for v in (a, b, ta, tb)] == [2.0, 6.0, 1.0, 2.0]
+  a, b = jax.vmap(_remat2, in_axes=(None, 0))(2.0, jnp.arange(2.))
+  np.testing.assert_array_equal(a, [2.0, 2.0])
+  np.testing.assert_array_equal(b, [0.0, 2.0])
+  g = jax.grad(lambda x, y: sum(_remat2(x, y)), argnums=(0, 1))(2.0, 3.0)
+  assert [float(v) for v in g] == [1.0, 2.0]
+
+
+# ----------------------------------------------------------------------------- linearize, vjp
+
+def test_linearize_and_vjp_forward_inputs_as_given():
+  # JAX 0.10.2: linearize gives 2.0 (the float), vjp TypedFloat(2.0); through a scan's
+  # carry passed through too
+  assert _kinds(jax.linearize(lambda x: x, 2.0)[0]) == ("float", 2.0)
+  assert _kinds(jax.vjp(lambda x: x, 2.0)[0]) == ("float", 2.0)
+  primals, lin = jax.linearize(_scan2, 2.0, 3.0)
+  assert _kinds(primals) == (("float", 2.0), ("Array", 24.0))
+  assert [float(t) for t in lin(1.0, 1.0)] == [1.0, 8.0]
+  primals, vjp = jax.vjp(_remat2, 2.0, 3.0)
+  assert _kinds(primals) == (("float", 2.0), ("Array", 6.0))
+  assert [float(c) for c in vjp((1.0, 1.0))] == [1.0, 2.0]
+  # NumPy inputs are held in the canonical dtype
+  assert jax.linearize(lambda x: x, np.float64(2.0))[0].dtype == np.float32
+  with pytest.raises(TypeError):
+    jax.linearize(lambda x: x, "a")

@@ -133,10 +133,11 @@ def _linearize(fun, primals, has_aux, name):
 
 
 def _primal(p):
-  """An input to linearize: an array, except that integers and booleans stay as given
-  (they have no tangent, so no tracer holds them: a function may hash one, as in JAX)."""
-  x = as_operand(p)
-  return x if dtypes.is_inexact(core.get_aval(x).dtype) else p
+  """An input to linearize as its tracer holds it: the value given (checked), NumPy
+  values in the canonical dtype, so an output that is an input comes back as it was
+  passed (a Python float stays one), as JAX's linearize and vjp give it."""
+  as_operand(p)   # (only the check: a string or an object array is refused here)
+  return core.canonical_operand(p)
 
 
 def vjp(fun, *primals, has_aux=False):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy as np
+
 from jaxlite._src.base import api_util
 from jaxlite._src.base import linear_util as lu
 from jaxlite._src.core import core
@@ -537,17 +539,34 @@ ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
 
 stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.def_abstract_eval(lambda x: x)
+stop_gradient_p.def_forwarding(lambda: [0])   # eagerly, the operand as given (JAX's impl)
 ad.defzero(stop_gradient_p)
 
 
 def stop_gradient(x):
-  """The identity, with zero derivative: gradients do not flow through ``x``."""
-  def one(leaf):
-    leaf = _as_operand(leaf)
-    if not dtypes.is_inexact(core.get_aval(leaf).dtype):
-      return leaf
-    return stop_gradient_p.bind(leaf)
-  return tree.tree_map(one, x)
+  """The identity, with zero derivative: gradients do not flow through ``x``.
+
+  Parameters
+  ----------
+  x : pytree of arrays
+    The values to stop gradients at.
+
+  Returns
+  -------
+  pytree
+    ``x``: outside transformations each leaf as given (a Python float stays one, a
+    NumPy array takes the canonical dtype), as in JAX; under differentiation a constant.
+  """
+  return tree.tree_map(_stop_one, x)
+
+
+def _stop_one(leaf):
+  if dtypes.issubdtype(core.get_aval(leaf).dtype, dtypes.extended):
+    return leaf   # (a typed PRNG key has no tangent to stop)
+  if isinstance(leaf, ad.JVPTracer) and leaf._trace.tangent_trace is None:
+    # as JAX's, for forward mode: the primal, no longer of this trace at all
+    return _stop_one(leaf.primal)
+  return stop_gradient_p.bind(leaf)
 
 
 # ----------------------------------------------------------------------------- checkpoint
@@ -557,22 +576,26 @@ remat_p.multiple_results = True
 remat_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 
 
+remat_p.def_forwarding(lambda jaxpr, **_: pe.jaxpr_forwarding(jaxpr.jaxpr))
+
+
 def _remat_impl(*args, jaxpr, **_):
   return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
   diff = [type(t) is not ad.Zero and _inexact(p) for p, t in zip(primals, tangents)]
-  jvp = ad.jvp_jaxpr(jaxpr, diff)
+  n = len(jaxpr.out_avals)
+  # as JAX's: tangents only where some differentiated input reaches (a ref's counter has
+  # none), the others symbolic zeros
+  jvp, out_nz = ad.jvp_jaxpr_nonzeros(jaxpr, diff, [False] * n)
+  jvp, _ = ad.jvp_jaxpr_nonzeros(jaxpr, diff, out_nz)
   ts = [ad.instantiate(t) for t, d in zip(tangents, diff) if d]
   outs = remat_p.bind(*primals, *ts, jaxpr=jvp, prevent_cse=prevent_cse,
-                      differentiated=True, policy=policy)
-  n = len(jaxpr.out_avals)
+                      differentiated=differentiated, policy=policy)
   it = iter(outs[n:])
-  tangents = [next(it) if dtypes.is_inexact(a.dtype) else None for a in jaxpr.out_avals]
-  # an output computed from no differentiated input (a ref's counter) has a zero tangent
-  return outs[:n], [t if t is not None and d else ad.Zero(ad.tangent_aval(a)) for t, d, a
-                    in zip(tangents, ad.depends_on(jaxpr.jaxpr, diff), jaxpr.out_avals)]
+  return outs[:n], [next(it) if nz else ad.Zero(ad.tangent_aval(a))
+                    for nz, a in zip(out_nz, jaxpr.out_avals)]
 
 
 def _remat_partial_eval(trace, args, unknowns, params):
@@ -585,7 +608,7 @@ def _remat_partial_eval(trace, args, unknowns, params):
     n_known = len(k_outs) - n_res
     u_outs = trace.bind_unknown(remat_p, *k_outs[n_known:],
                                 *[x for x, u in zip(args, unknowns) if u],
-                                **{**params, "jaxpr": unknown})
+                                **{**params, "jaxpr": unknown, "differentiated": True})
     k_it, u_it = iter(k_outs[:n_known]), iter(u_outs)
     return [next(u_it) if u else next(k_it) for u in out_uk]
   # save nothing: known outputs are computed now, and the whole computation is staged
@@ -594,7 +617,8 @@ def _remat_partial_eval(trace, args, unknowns, params):
   known_only = _drop_outputs(known, n_res)
   known_args = [x for x, u in zip(args, unknowns) if not u]
   k_outs = trace.bind_known(remat_p, *known_args, **{**params, "jaxpr": known_only})
-  u_outs = trace.bind_unknown(remat_p, *args, **params)
+  # (the staged call is the differentiated one, as JAX marks it)
+  u_outs = trace.bind_unknown(remat_p, *args, **{**params, "differentiated": True})
   k_it = iter(k_outs)
   return [u_outs[i] if u else next(k_it) for i, u in enumerate(out_uk)]
 
@@ -651,7 +675,10 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   def call(fun, args):
     static, dynamic = _split_nondiff(args, static_argnums)
     leaves, in_tree = tree.tree_flatten(dynamic)
-    leaves = [_as_operand(x) for x in leaves]
+    # Python scalars and NumPy values go in as given: an output that is an input comes
+    # back as it was passed, as JAX's impl (which evaluates the jaxpr) gives it
+    leaves = [x if isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
+              else _as_operand(x) for x in leaves]
     jaxpr, consts, out_tree = _trace_call(fun, static, leaves, in_tree, len(args))
     outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                         differentiated=False, policy=policy)
@@ -700,8 +727,6 @@ class checkpoint_policies:
 # in vmap, so a custom rule sees one example at a time, as the user wrote it. Batched
 # operands are moved to axis 0 and every output is batched along 0, so that the function
 # and its rules agree on where the batch axis is.
-import numpy as np  # noqa: E402
-
 from jaxlite._src.lax.reductions import reduce_sum  # noqa: E402
 from jaxlite._src.transforms import batching  # noqa: E402
 
