@@ -118,8 +118,8 @@ def _lift_linearized(jaxpr, p_tree, out_tree, consts, *tangents):
 
 def _linearize(fun, primals, has_aux, name):
   """Flatten ``primals``, linearize ``fun`` there; the shared first half of linearize / vjp."""
-  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
-  p_leaves = [_primal(p) for p in p_leaves]
+  given, p_tree = tree.tree_flatten(tuple(primals))
+  p_leaves = [_primal(p) for p in given]
   aux_box = []
 
   def fun_main(*args):
@@ -128,16 +128,20 @@ def _linearize(fun, primals, has_aux, name):
     return out
   flat_fun, out_tree = api_util.flatten_fun(fun_main, p_tree, with_kwargs=False)
   out_p, linear = ad.linearize_flat(flat_fun, p_leaves)
+  # an output that is an input, unchanged, is the value given, as JAX returns it (a
+  # Python float stays one; vjp's in the canonical dtype, as its bind gives it)
+  as_given = {id(x): g if name == "linearize" else core.canonical_operand(g)
+              for x, g in zip(p_leaves, given)}
+  out_p = [as_given.get(id(o), o) for o in out_p]
   aux = _primal_aux(aux_box[0]) if has_aux else None
   return p_leaves, p_tree, out_p, linear, out_tree(), aux
 
 
 def _primal(p):
-  """An input to linearize as its tracer holds it: the value given (checked), NumPy
-  values in the canonical dtype, so an output that is an input comes back as it was
-  passed (a Python float stays one), as JAX's linearize and vjp give it."""
-  as_operand(p)   # (only the check: a string or an object array is refused here)
-  return core.canonical_operand(p)
+  """An input to linearize: an array, except that integers and booleans stay as given
+  (they have no tangent, so no tracer holds them: a function may hash one, as in JAX)."""
+  x = as_operand(p)
+  return x if dtypes.is_inexact(core.get_aval(x).dtype) else p
 
 
 def vjp(fun, *primals, has_aux=False):
