@@ -333,3 +333,32 @@ def test_linearize_and_vjp_forward_inputs_as_given():
   assert isinstance(seen[0], jax.Array)
   with pytest.raises(TypeError):
     jax.linearize(lambda x: x, "a")
+
+
+# ----------------------------------------------------------------------------- derived jaxprs
+
+def test_eager_loops_and_branches_reuse_their_compiled_bodies(monkeypatch):
+  # the jaxprs derived from a traced body (forwarding, closure conversion, weak-type
+  # promotion, cond's shared consts) are made once per traced body: run eagerly again, a
+  # loop or branch finds tier 0's compiled body instead of compiling a new copy each call
+  from jaxlite._src.backends.numpy import codegen
+  compiles = []
+  original = codegen.compile_jaxpr
+  monkeypatch.setattr(codegen, "compile_jaxpr",
+                      lambda *a, **k: compiles.append(1) or original(*a, **k))
+  x, w = jnp.ones(3), jnp.arange(3.0)
+  branch_a, branch_b = (lambda a, b: (a, b * w)), (lambda a, b: (a + 1, b * 3))
+  body = lambda c, _: ((c[0], c[1] * w), None)
+  promoted = lambda c, xi: (c + xi, None)
+  loop_body, loop_cond = (lambda c: (c[0] * w, c[1] + 1)), (lambda c: c[1] < 3)
+  calls = [lambda: lax.cond(True, branch_a, branch_b, x, x),
+           lambda: lax.scan(body, (x, x), None, length=3),
+           lambda: lax.scan(promoted, 0.0, jnp.ones(3)),
+           lambda: lax.while_loop(loop_cond, loop_body, (x, 0))]
+  for call in calls:
+    first = call()
+    compiles.clear()
+    for _ in range(3):
+      again = call()
+    assert not compiles
+    jax.tree.map(np.testing.assert_array_equal, again, first)

@@ -41,14 +41,18 @@ from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 # ----------------------------------------------------------------------------- helpers
 
+# The helpers below that derive a jaxpr from a traced one derive it once per traced jaxpr
+# (``pe.derive``): a loop or branch run eagerly again then reuses tier 0's compiled body.
+
 def _closure_convert(closed: ClosedJaxpr):
   """Turn the consts of ``closed`` into leading invars; returns (jaxpr, const values)."""
   jaxpr = closed.jaxpr
   if not jaxpr.constvars:
     return closed, []
-  new = Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
-              jaxpr.debug_info)
-  return ClosedJaxpr(new, []), list(closed.consts)
+  new = pe.derive(closed, ("closure_convert",), lambda: ClosedJaxpr(
+      Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
+            jaxpr.debug_info), []))
+  return new, list(closed.consts)
 
 
 def _avals_of(leaves):
@@ -171,8 +175,8 @@ def _with_in_avals(closed, avals):
   equations rather than from the user's function."""
   if closed.in_avals == avals:
     return closed
-  return trace_to_jaxpr(lambda *args: core.eval_jaxpr(closed.jaxpr, closed.consts, *args),
-                        avals)
+  return pe.derive(closed, ("in_avals", tuple(avals)), lambda: trace_to_jaxpr(
+      lambda *args: core.eval_jaxpr(closed.jaxpr, closed.consts, *args), avals))
 
 
 def _with_out_avals(closed, avals):
@@ -183,11 +187,17 @@ def _with_out_avals(closed, avals):
   def fun(*args):
     outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     return [ew._convert_element_type(o, a.dtype, a.weak_type) for o, a in zip(outs, avals)]
-  return trace_to_jaxpr(fun, closed.in_avals)
+  return pe.derive(closed, ("out_avals", tuple(avals)),
+                   lambda: trace_to_jaxpr(fun, closed.in_avals))
 
 
 def _common_consts(jaxprs):
   """Closure-convert every branch; each takes all branches' consts, then the operands."""
+  return pe.derive(jaxprs[0], ("common_consts", tuple(jaxprs[1:])),
+                   lambda: _make_common_consts(jaxprs))
+
+
+def _make_common_consts(jaxprs):
   converted = [_closure_convert(j) for j in jaxprs]
   const_avals = [v.aval for closed, cs in converted for v in closed.jaxpr.invars[:len(cs)]]
   out, offset = [], 0

@@ -99,13 +99,14 @@ def jaxpr_forwarding(jaxpr: Jaxpr) -> list:
   return [index.get(v) if type(v) is core.Var else None for v in jaxpr.outvars]
 
 
-# source ClosedJaxpr -> {(what, mask): derived ClosedJaxpr}: a loop or branch run again
-# gets the same derived jaxpr object, so the backends' per-jaxpr caches keep working
+# source ClosedJaxpr -> {key: what was derived from it}: a loop or branch run again gets
+# the same derived jaxpr object, so the backends' per-jaxpr compile caches keep hitting
 _derived: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def derive(closed: ClosedJaxpr, key, make) -> ClosedJaxpr:
-  """``make()``, a jaxpr derived from ``closed``, made once per ``closed`` and ``key``."""
+def derive(closed: ClosedJaxpr, key, make):
+  """``make()``, a jaxpr (or a tuple holding jaxprs) derived from ``closed``, made once
+  per ``closed`` and ``key`` and kept while ``closed`` lives."""
   per = _derived.get(closed)
   if per is None:
     per = _derived[closed] = {}
