@@ -362,3 +362,15 @@ def test_eager_loops_and_branches_reuse_their_compiled_bodies(monkeypatch):
       again = call()
     assert not compiles
     jax.tree.map(np.testing.assert_array_equal, again, first)
+
+
+def test_jnp_array_of_a_jvp_input_is_an_array():
+  # JAX 0.10.2: jnp.array and jnp.asarray of a traced Python float give Arrays
+  # (Array(2., weak), Array(1., weak)); equinox's checkpointed while_loop reads .shape
+  # of jnp.array's result under jvp
+  for convert in (jnp.array, jnp.asarray):
+    p, t = jax.jvp(convert, (2.0,), (1.0,))
+    assert isinstance(p, jax.Array) and float(p) == 2.0 and p.weak_type
+    assert isinstance(t, jax.Array) and float(t) == 1.0
+  p, _ = jax.jvp(lambda x: jnp.array(x, copy=False), (2.0,), (1.0,))
+  assert isinstance(p, jax.Array)
