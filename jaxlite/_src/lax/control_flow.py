@@ -484,13 +484,7 @@ def _without_dead_code(closed):
 
 
 def _reads_inputs(closed) -> list:
-  """Per input of ``closed``, whether running it reads that input (its live equations or
-  its outputs do)."""
-  jaxpr = _without_dead_code(closed).jaxpr
-  read = {v for v in jaxpr.outvars if type(v) is core.Var}
-  for eqn in jaxpr.eqns:
-    read.update(v for v in eqn.invars if type(v) is core.Var)
-  return [v in read for v in jaxpr.invars]
+  return pe.derive(closed, ("used_inputs",), lambda: dce.used_inputs(closed))
 
 
 

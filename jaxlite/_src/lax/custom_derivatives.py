@@ -611,16 +611,21 @@ def _remat_partial_eval(trace, args, unknowns, params):
                                 **{**params, "jaxpr": unknown, "differentiated": True})
     k_it, u_it = iter(k_outs[:n_known]), iter(u_outs)
     return [next(u_it) if u else next(k_it) for u in out_uk]
-  # save nothing: known outputs are computed now, and the whole computation is staged
-  # again for the backward pass, where it is recomputed from the primal inputs
+  # save nothing, as JAX's rule: the known outputs are computed now, inline, and the
+  # unknown ones are staged as one call (the differentiated one) of what they need, which
+  # recomputes from the primal inputs it reads in the backward pass
   known, _, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
   known_only = _drop_outputs(known, n_res)
   known_args = [x for x, u in zip(args, unknowns) if not u]
-  k_outs = trace.bind_known(remat_p, *known_args, **{**params, "jaxpr": known_only})
-  # (the staged call is the differentiated one, as JAX marks it)
-  u_outs = trace.bind_unknown(remat_p, *args, **{**params, "differentiated": True})
+  with core.set_current_trace(trace.known):
+    k_outs = core.eval_jaxpr(known_only.jaxpr, known_only.consts, *known_args)
+  staged = dce.run(pe.prune_outputs(jaxpr, out_uk))
+  used = dce.used_inputs(staged)
+  staged = pe.drop_inputs(staged, [not u for u in used])
+  u_outs = iter(trace.bind_unknown(remat_p, *[x for x, u in zip(args, used) if u],
+                                   **{**params, "jaxpr": staged, "differentiated": True}))
   k_it = iter(k_outs)
-  return [u_outs[i] if u else next(k_it) for i, u in enumerate(out_uk)]
+  return [next(u_outs) if u else next(k_it) for u in out_uk]
 
 
 def _drop_outputs(closed, n):
@@ -633,17 +638,34 @@ def _drop_outputs(closed, n):
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
-  # recompute the non-linear part now, then transpose the linear part
+  # as JAX's: the transpose is one more remat call, so the non-linear work it needs is
+  # recomputed inside it in the backward pass (not merged with the forward pass's)
   linear = [ad.is_undefined(x) for x in args]
-  known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, linear, instantiate=True)
-  known_args = [x for x, lin in zip(args, linear) if not lin]
+  nonlinear = [x for x in args if not ad.is_undefined(x)]
+  n = len(nonlinear)
+  transposed = trace_to_jaxpr(
+      lambda *vals: _transposed_body(jaxpr, linear, vals[:n], vals[n:]),
+      [core.get_aval(x) for x in nonlinear] + list(jaxpr.out_avals))
+  j = transposed.jaxpr   # (its consts become leading operands: remat2 takes none)
+  closed = core.ClosedJaxpr(core.Jaxpr([], j.constvars + j.invars, j.outvars, j.eqns), [])
+  outs = iter(remat_p.bind(*transposed.consts, *nonlinear,
+                           *[ad.instantiate(c) for c in cts], jaxpr=closed,
+                           prevent_cse=prevent_cse, differentiated=differentiated,
+                           policy=policy))
+  return [next(outs) if lin else None for lin in linear]
+
+
+def _transposed_body(jaxpr, linear, known_args, cts):
+  """The cotangents of ``jaxpr``'s linear inputs: its non-linear part recomputed from
+  ``known_args``, then its linear part run backwards from ``cts``."""
+  known, unknown, _, n_res = pe.partial_eval_jaxpr(jaxpr, linear, instantiate=True)
   k_outs = core.eval_jaxpr(known.jaxpr, known.consts, *known_args)
   residuals = k_outs[len(k_outs) - n_res:] if n_res else []
-  undefined = [x for x in args if ad.is_undefined(x)]
+  undefined = [ad.UndefinedPrimal(a) for a, lin in zip(jaxpr.in_avals, linear) if lin]
   cts_in = ad.backward_pass(unknown.jaxpr, unknown.consts, list(residuals) + undefined,
                             list(cts))
-  it = iter(cts_in[n_res:])
-  return [next(it) if lin else None for lin in linear]
+  return [ad.instantiate(c) if c is not None else ad.zeros_like_aval(u.aval)
+          for c, u in zip(cts_in[n_res:], undefined)]
 
 
 ad.jvp_rules[remat_p] = _remat_jvp
