@@ -429,3 +429,61 @@ def test_jnp_array_of_a_jvp_input_is_an_array():
     assert isinstance(t, jax.Array) and float(t) == 1.0
   p, _ = jax.jvp(lambda x: jnp.array(x, copy=False), (2.0,), (1.0,))
   assert isinstance(p, jax.Array)
+
+
+# Recorded from JAX 0.10.2 (the carry passed through, length 2): differentiated, each scan
+# drops the const it no longer reads, so the transposed scan carries no cotangent for it.
+LINEARIZE_SCAN_JAXPR = """{ lambda ; a:f32[] b:f32[]. let
+    _:f32[] = scan[
+      jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0:f32[] in (d,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] b
+    e:f32[] = scan[
+      jaxpr={ lambda ; f:f32[]. let g:f32[] = mul f 2.0:f32[] in (g,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] 1.0:f32[]
+  in (1.0:f32[], e) }"""
+
+GRAD_SCAN_JAXPR = """{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = scan[
+      jaxpr={ lambda ; d:f32[]. let e:f32[] = mul d 2.0:f32[] in (e,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] b
+    f:f32[] = add 0.0:f32[] a
+    _:f32[] = add f c
+    g:f32[] = scan[
+      jaxpr={ lambda ; h:f32[]. let i:f32[] = mul h 2.0:f32[] in (i,) }
+      length=2
+      num_carry=1
+      num_consts=0
+      reverse=True
+      unroll=1
+    ] 1.0:f32[]
+  in (1.0:f32[], g) }"""
+
+
+def test_differentiated_scan_drops_unread_consts_as_jax():
+  def f(x, y):
+    return lax.scan(lambda c, _: ((c[0], c[1] * 2.), None), (x, y), None, length=2)[0]
+  lin = lambda x, y: jax.linearize(f, x, y)[1](1.0, 1.0)
+  assert str(jax.make_jaxpr(lin)(2.0, 3.0)) == LINEARIZE_SCAN_JAXPR
+  grad = jax.grad(lambda x, y: sum(f(x, y)), argnums=(0, 1))
+  assert str(jax.make_jaxpr(grad)(2.0, 3.0)) == GRAD_SCAN_JAXPR
+  # JAX 0.10.2: vjp's cotangent for the carry passed through is the float given
+  _, vjp = jax.vjp(f, 2.0, 3.0)
+  ct_x, ct_y = vjp((1.0, 1.0))
+  assert type(ct_x) is float and ct_x == 1.0 and float(ct_y) == 4.0
+  for backend in ("numpy", "xla"):
+    assert [float(g) for g in jax.jit(grad, backend=backend)(2.0, 3.0)] == [1.0, 4.0]

@@ -222,10 +222,14 @@ def _vjp_callable(jaxpr, p_avals, out_avals, name, p_tree, out_tree, args_res, c
                      f"differentiated function's output {out_tree}, but got {ct_tree}.")
   for ct, aval in zip(ct_leaves, out_avals):
     _check_cotangent(ct, aval)
+  converted = [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
+               for c, a in zip(ct_leaves, out_avals)]
   cts = ad.backward_pass(jaxpr, consts, [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars],
-                         [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
-                          for c, a in zip(ct_leaves, out_avals)])
-  cts = [_materialize(ct, aval) for ct, aval in zip(cts, p_avals)]
+                         converted)
+  # a cotangent passed back unchanged is the value given (canonicalized), as JAX's is
+  as_given = {id(x): core.canonical_operand(c) for x, c in zip(converted, ct_leaves)
+              if type(x) is not ad.Zero}
+  cts = [_materialize(as_given.get(id(ct), ct), aval) for ct, aval in zip(cts, p_avals)]
   return tree.tree_unflatten(p_tree, cts)
 
 

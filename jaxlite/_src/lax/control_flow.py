@@ -855,6 +855,7 @@ def _scan_partial_eval(trace, args, unknowns, params):
   carry_k = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if not u]
   xs_k = [x for x, u in zip(args[nc + ncar:], xs_uk) if not u]
   n_carry_k = len(carry_k)
+  known, consts_k = _without_unread_consts(known, consts_k)
   known_outs = trace.bind_known(
       scan_p, *consts_k, *carry_k, *xs_k, jaxpr=known, length=length, reverse=reverse,
       num_consts=len(consts_k), num_carry=n_carry_k, unroll=params["unroll"],
@@ -877,16 +878,30 @@ def _scan_partial_eval(trace, args, unknowns, params):
   consts_u = [x for x, u in zip(args[:nc], const_uk) if u]
   carry_u = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if u]
   xs_u = [x for x, u in zip(args[nc + ncar:], xs_uk) if u]
+  unknown_body, consts_u = _without_unread_consts(unknown_body, consts_u)
   unknown_outs = trace.bind_unknown(
       scan_p, *consts_u, *carry_u, *residuals, *xs_u, jaxpr=unknown_body, length=length,
-      reverse=reverse, num_consts=n_cu, num_carry=n_caru, unroll=params["unroll"],
-      linear=(False,) * (n_cu + n_caru + len(residuals) + len(xs_u)))
+      reverse=reverse, num_consts=len(consts_u), num_carry=n_caru, unroll=params["unroll"],
+      linear=(False,) * (len(consts_u) + n_caru + len(residuals) + len(xs_u)))
   carry_out_u, ys_u = unknown_outs[:n_caru], unknown_outs[n_caru:]
   ck, cu = iter(carry_out_k), iter(carry_out_u)
   yk, yu = iter(ys_k), iter(ys_u)
   carry_out = [next(cu) if u else next(ck) for u in carry_uk]
   ys_out = [next(yu) if u else next(yk) for u in out_uk[ncar:]]
   return carry_out + ys_out
+
+
+def _without_unread_consts(body, consts):
+  """``body`` and ``consts`` (its leading inputs) without the consts it never reads, as
+  JAX's scan drops them when it differentiates (a carry forwarded into a const, or its
+  tangent, that the split bodies no longer use)."""
+  n = len(consts)
+  unread = [not r for r in _reads_inputs(body)[:n]]
+  if not any(unread):
+    return body, consts
+  body = pe.drop_inputs(_without_dead_code(body),
+                        unread + [False] * (len(body.in_avals) - n))
+  return body, [c for c, u in zip(consts, unread) if not u]
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll,
