@@ -487,3 +487,51 @@ def test_differentiated_scan_drops_unread_consts_as_jax():
   assert type(ct_x) is float and ct_x == 1.0 and float(ct_y) == 4.0
   for backend in ("numpy", "xla"):
     assert [float(g) for g in jax.jit(grad, backend=backend)(2.0, 3.0)] == [1.0, 4.0]
+
+
+# Recorded from JAX 0.10.2: the residual that is the loop's const x goes to the linear
+# scan as a const, not stacked once per iteration; only the carry is stacked.
+LINEARIZE_FORI_JAXPR = """{ lambda ; a:f32[] b:f32[]. let
+    _:i32[] _:f32[] c:f32[3] = scan[
+      jaxpr={ lambda ; d:f32[] e:i32[] f:f32[]. let
+          g:i32[] = add e 1:i32[]
+          h:f32[] = mul f d
+        in (g, h, f) }
+      length=3
+      num_carry=2
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] a 0:i32[] b
+    i:f32[] = scan[
+      jaxpr={ lambda ; j:f32[] k:f32[] l:f32[] m:f32[]. let
+          n:f32[] = mul l j
+          o:f32[] = mul m k
+          p:f32[] = add_any n o
+        in (p,) }
+      length=3
+      num_carry=1
+      num_consts=2
+      reverse=False
+      unroll=1
+    ] a 1.0:f32[] 1.0:f32[] c
+  in (1.0:f32[], i) }"""
+
+
+def test_scan_residuals_forwarded_from_consts_and_xs_are_not_stacked():
+  def h(x, y):
+    return lax.fori_loop(0, 3, lambda i, c: (c[0], c[1] * c[0]), (x, y))
+  lin = lambda x, y: jax.linearize(h, x, y)[1](1.0, 1.0)
+  assert str(jax.make_jaxpr(lin)(2.0, 3.0)) == LINEARIZE_FORI_JAXPR
+  # d(x**3 y) = 3 x**2 y dx + x**3 dy = 36 + 8 at (2, 3); reverse mode the same
+  assert [float(t) for t in jax.linearize(h, 2.0, 3.0)[1](1.0, 1.0)] == [1.0, 44.0]
+  assert [float(g) for g in jax.grad(lambda x, y: h(x, y)[1], argnums=(0, 1))(2.0, 3.0)] \
+      == [36.0, 8.0]
+  # a residual that is an x: sum(sin(xs) * c) differentiated in c and xs
+  def k(c, xs):
+    return lax.scan(lambda c, x: (c * jnp.sin(x), None), c, xs)[0]
+  xs = jnp.array([0.5, 1.0])
+  gc, gx = jax.grad(k, argnums=(0, 1))(2.0, xs)
+  np.testing.assert_allclose(gc, np.sin(0.5) * np.sin(1.0), rtol=1e-6)
+  np.testing.assert_allclose(gx, [2 * np.cos(0.5) * np.sin(1.0), 2 * np.sin(0.5) * np.cos(1.0)],
+                             rtol=1e-6)

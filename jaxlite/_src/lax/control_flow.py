@@ -854,35 +854,55 @@ def _scan_partial_eval(trace, args, unknowns, params):
   consts_k = [x for x, u in zip(args[:nc], const_uk) if not u]
   carry_k = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if not u]
   xs_k = [x for x, u in zip(args[nc + ncar:], xs_uk) if not u]
-  n_carry_k = len(carry_k)
-  known, consts_k = _without_unread_consts(known, consts_k)
+  n_carry_k, n_ck = len(carry_k), len(consts_k)
+  # a residual that is a known const or x unchanged is passed on as it is, not stacked
+  # per iteration (JAX's forwarding of residuals): a const becomes a const of the linear
+  # scan, an x its xs
+  res_fwd = pe.jaxpr_forwarding(known.jaxpr)[len(known.out_avals) - n_res:]
+  res_const = [f if f is not None and f < n_ck else None for f in res_fwd]
+  res_xs = [f - n_ck - n_carry_k if f is not None and f >= n_ck + n_carry_k else None
+            for f in res_fwd]
+  stacked = [c is None and x is None for c, x in zip(res_const, res_xs)]
+  known = pe.prune_outputs(known, [True] * (len(known.out_avals) - n_res) + stacked)
+  known, known_consts = _without_unread_consts(known, consts_k)
   known_outs = trace.bind_known(
-      scan_p, *consts_k, *carry_k, *xs_k, jaxpr=known, length=length, reverse=reverse,
-      num_consts=len(consts_k), num_carry=n_carry_k, unroll=params["unroll"],
-      linear=(False,) * (len(consts_k) + n_carry_k + len(xs_k)))
-  n_ys_k = len(known.out_avals) - n_carry_k - n_res
+      scan_p, *known_consts, *carry_k, *xs_k, jaxpr=known, length=length, reverse=reverse,
+      num_consts=len(known_consts), num_carry=n_carry_k, unroll=params["unroll"],
+      linear=(False,) * (len(known_consts) + n_carry_k + len(xs_k)))
+  n_ys_k = len(known.out_avals) - n_carry_k - sum(stacked)
   carry_out_k = known_outs[:n_carry_k]
   ys_k = known_outs[n_carry_k:n_carry_k + n_ys_k]
-  residuals = known_outs[n_carry_k + n_ys_k:]
-  # unknown body: (consts_u, carry_u, residual xs, xs_u) -> (carry_u, ys_u)
+  stacked_res = iter(known_outs[n_carry_k + n_ys_k:])
+  residuals = [consts_k[c] if c is not None else xs_k[x] if x is not None
+               else next(stacked_res) for c, x in zip(res_const, res_xs)]
+  is_const = [c is not None for c in res_const]
+  # unknown body: (const residuals, consts_u, carry_u, residual xs, xs_u) -> (carry_u, ys_u)
   n_cu, n_caru = sum(const_uk), sum(carry_uk)
+  n_rc = sum(is_const)
+  n_rx = n_res - n_rc
   u_avals = unknown.in_avals[n_res:]
   res_avals = unknown.in_avals[:n_res]
 
   def body(*a):
+    rc, a = a[:n_rc], a[n_rc:]
     consts_u, carry_u = a[:n_cu], a[n_cu:n_cu + n_caru]
-    res, xs_u = a[n_cu + n_caru:n_cu + n_caru + n_res], a[n_cu + n_caru + n_res:]
+    rx, xs_u = a[n_cu + n_caru:n_cu + n_caru + n_rx], a[n_cu + n_caru + n_rx:]
+    rc, rx = iter(rc), iter(rx)
+    res = [next(rc) if c else next(rx) for c in is_const]
     return core.eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *consts_u, *carry_u, *xs_u)
-  unknown_body = trace_to_jaxpr(body, list(u_avals[:n_cu + n_caru]) + list(res_avals)
+  split = lambda xs: ([x for x, c in zip(xs, is_const) if c],
+                      [x for x, c in zip(xs, is_const) if not c])
+  (rc_avals, rx_avals), (rc_vals, rx_vals) = split(res_avals), split(residuals)
+  unknown_body = trace_to_jaxpr(body, rc_avals + list(u_avals[:n_cu + n_caru]) + rx_avals
                                 + list(u_avals[n_cu + n_caru:]))
   consts_u = [x for x, u in zip(args[:nc], const_uk) if u]
   carry_u = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if u]
   xs_u = [x for x, u in zip(args[nc + ncar:], xs_uk) if u]
-  unknown_body, consts_u = _without_unread_consts(unknown_body, consts_u)
+  unknown_body, consts_u = _without_unread_consts(unknown_body, rc_vals + consts_u)
   unknown_outs = trace.bind_unknown(
-      scan_p, *consts_u, *carry_u, *residuals, *xs_u, jaxpr=unknown_body, length=length,
+      scan_p, *consts_u, *carry_u, *rx_vals, *xs_u, jaxpr=unknown_body, length=length,
       reverse=reverse, num_consts=len(consts_u), num_carry=n_caru, unroll=params["unroll"],
-      linear=(False,) * (len(consts_u) + n_caru + len(residuals) + len(xs_u)))
+      linear=(False,) * (len(consts_u) + n_caru + len(rx_vals) + len(xs_u)))
   carry_out_u, ys_u = unknown_outs[:n_caru], unknown_outs[n_caru:]
   ck, cu = iter(carry_out_k), iter(carry_out_u)
   yk, yu = iter(ys_k), iter(ys_u)
