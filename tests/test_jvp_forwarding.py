@@ -206,6 +206,16 @@ def test_stop_gradient_returns_its_operand_as_given():
     lax.stop_gradient(np.array([object()]))
 
 
+def test_forwarding_still_refuses_a_leaked_tracer():
+  # JAX 0.10.2 raises UnexpectedTracerError for a tracer bound outside its trace
+  leaked = []
+  jax.jit(lambda x: leaked.append(x) or x)(1.0)
+  with pytest.raises(jax.errors.UnexpectedTracerError):
+    lax.stop_gradient(leaked[0])
+  with pytest.raises(jax.errors.UnexpectedTracerError):
+    jax.checkpoint(lambda x: x)(leaked[0])
+
+
 # Recorded from JAX 0.10.2: integers and booleans are staged through stop_gradient too.
 STOP_INT_JAXPR = "{ lambda ; a:i32[]. let b:i32[] = stop_gradient a in (b,) }"
 

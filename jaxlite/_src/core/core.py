@@ -245,8 +245,8 @@ class Primitive:
 
   def _bind_forwarding(self, *args, **params):
     trace = eval_trace if eager_everywhere else _context.trace
-    if trace is not eval_trace:
-      return trace.process_primitive(self, args, params)
+    if trace is not eval_trace or any(isinstance(x, Tracer) for x in args):
+      return trace.process_primitive(self, args, params)   # (a leaked tracer: its error)
     fwd = forwarding_rules[self](**params)
     args = [canonical_operand(x) for x in args]
     if all(f is not None for f in fwd):   # nothing to compute: only check the operands
