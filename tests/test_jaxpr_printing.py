@@ -93,8 +93,6 @@ DIFFERENT_JAXPR = {
     "long_params_broadcast": ("jnp.broadcast_to over size-1 axes: JAX stages one "
                               "broadcast_in_dim with broadcast_dimensions; jaxlite squeezes, "
                               "then broadcasts"),
-    "shared_scan_body": ("JAX forwards an xs input that the body returns unchanged out of "
-                         "the scan; jaxlite returns it from the body"),
     "split": "JAX 0.10 has a `split` primitive; jaxlite stages one slice per piece",
     "split_many_outputs": "JAX 0.10 has a `split` primitive; jaxlite stages one slice per piece",
     "stack": "JAX 0.10 has a `stack` primitive; jaxlite broadcasts and concatenates",

@@ -118,8 +118,8 @@ def _lift_linearized(jaxpr, p_tree, out_tree, consts, *tangents):
 
 def _linearize(fun, primals, has_aux, name):
   """Flatten ``primals``, linearize ``fun`` there; the shared first half of linearize / vjp."""
-  p_leaves, p_tree = tree.tree_flatten(tuple(primals))
-  p_leaves = [_primal(p) for p in p_leaves]
+  given, p_tree = tree.tree_flatten(tuple(primals))
+  p_leaves = [_primal(p) for p in given]
   aux_box = []
 
   def fun_main(*args):
@@ -128,6 +128,11 @@ def _linearize(fun, primals, has_aux, name):
     return out
   flat_fun, out_tree = api_util.flatten_fun(fun_main, p_tree, with_kwargs=False)
   out_p, linear = ad.linearize_flat(flat_fun, p_leaves)
+  # an output that is an input, unchanged, is the value given, as JAX returns it (a
+  # Python float stays one; vjp's in the canonical dtype, as its bind gives it)
+  as_given = {id(x): g if name == "linearize" else core.canonical_operand(g)
+              for x, g in zip(p_leaves, given)}
+  out_p = [as_given.get(id(o), o) for o in out_p]
   aux = _primal_aux(aux_box[0]) if has_aux else None
   return p_leaves, p_tree, out_p, linear, out_tree(), aux
 
@@ -217,10 +222,14 @@ def _vjp_callable(jaxpr, p_avals, out_avals, name, p_tree, out_tree, args_res, c
                      f"differentiated function's output {out_tree}, but got {ct_tree}.")
   for ct, aval in zip(ct_leaves, out_avals):
     _check_cotangent(ct, aval)
+  converted = [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
+               for c, a in zip(ct_leaves, out_avals)]
   cts = ad.backward_pass(jaxpr, consts, [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars],
-                         [as_operand(c) if not ad.is_float0(c) else ad.Zero(a)
-                          for c, a in zip(ct_leaves, out_avals)])
-  cts = [_materialize(ct, aval) for ct, aval in zip(cts, p_avals)]
+                         converted)
+  # a cotangent passed back unchanged is the value given (canonicalized), as JAX's is
+  as_given = {id(x): core.canonical_operand(c) for x, c in zip(converted, ct_leaves)
+              if type(x) is not ad.Zero}
+  cts = [_materialize(as_given.get(id(ct), ct), aval) for ct, aval in zip(cts, p_avals)]
   return tree.tree_unflatten(p_tree, cts)
 
 

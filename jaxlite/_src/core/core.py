@@ -233,6 +233,32 @@ class Primitive:
       return self.impl(*args, **params)
     return trace.process_primitive(self, args, params)
 
+  def def_forwarding(self, rule):
+    """``rule(**params)`` gives, per output, the index of the operand that output is
+    unchanged, or None. Run eagerly, such an output is the operand as given (a Python
+    float stays one, a NumPy value takes the canonical dtype), as JAX's impls of
+    ``stop_gradient`` and of the call-like primitives, which evaluate their jaxpr,
+    return it; staged or transformed, the primitive binds as any other."""
+    forwarding_rules[self] = rule
+    self.bind = self._bind_forwarding
+    return rule
+
+  def _bind_forwarding(self, *args, **params):
+    trace = eval_trace if eager_everywhere else _context.trace
+    if trace is not eval_trace or any(isinstance(x, Tracer) for x in args):
+      return trace.process_primitive(self, args, params)   # (a leaked tracer: its error)
+    fwd = forwarding_rules[self](**params)
+    args = [canonical_operand(x) for x in args]
+    if all(f is not None for f in fwd):   # nothing to compute: only check the operands
+      for x in args:
+        get_aval(x)
+      outs = [args[f] for f in fwd]
+    else:
+      outs = trace.process_primitive(self, args, params)
+      outs = outs if self.multiple_results else [outs]
+      outs = [o if f is None else args[f] for o, f in zip(outs, fwd)]
+    return outs if self.multiple_results else outs[0]
+
   def impl(self, *args, **params):
     """Run the primitive eagerly on concrete values (jaxlite's own primitives: with the
     kernel of the device or the host, as ``bind`` outside every transformation)."""
@@ -255,6 +281,24 @@ class Primitive:
 
   def __repr__(self):
     return self.name
+
+
+# primitive -> rule(**params) -> per output, the operand it returns unchanged or None
+# (``Primitive.def_forwarding``)
+forwarding_rules: dict = {}
+
+
+def canonical_operand(x):
+  """``x`` as JAX's ``bind`` hands it to an impl: NumPy values in the canonical dtype,
+  anything else as it is."""
+  if isinstance(x, (np.ndarray, np.generic)):
+    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
+      raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of "
+                      "numeric types are supported by JAX.")
+    dtype = dtypes.canonicalize_dtype(x.dtype)
+    if type(x) is not np.ndarray or x.dtype != dtype:
+      return np.asarray(x, dtype)
+  return x
 
 
 def has_user_impl(prim) -> bool:

@@ -32,6 +32,7 @@ from jaxlite._src.lax.base import trace_flat as _trace_flat
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
+from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms.ad import jvp_jaxpr_nonzeros as _jvp_nonzeros
 from jaxlite._src.transforms import partial_eval as pe
@@ -40,14 +41,18 @@ from jaxlite._src.transforms.staging import trace_to_jaxpr
 
 # ----------------------------------------------------------------------------- helpers
 
+# The helpers below that derive a jaxpr from a traced one derive it once per traced jaxpr
+# (``pe.derive``): a loop or branch run eagerly again then reuses tier 0's compiled body.
+
 def _closure_convert(closed: ClosedJaxpr):
   """Turn the consts of ``closed`` into leading invars; returns (jaxpr, const values)."""
   jaxpr = closed.jaxpr
   if not jaxpr.constvars:
     return closed, []
-  new = Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
-              jaxpr.debug_info)
-  return ClosedJaxpr(new, []), list(closed.consts)
+  new = pe.derive(closed, ("closure_convert",), lambda: ClosedJaxpr(
+      Jaxpr([], list(jaxpr.constvars) + list(jaxpr.invars), jaxpr.outvars, jaxpr.eqns,
+            jaxpr.debug_info), []))
+  return new, list(closed.consts)
 
 
 def _avals_of(leaves):
@@ -145,8 +150,7 @@ def _bind_cond_traced(index, funs, operands, kind):
   # an output every branch passes through from the same input is that input, as JAX
   # prunes it from the cond: under vmap a batched predicate then leaves it unbatched
   forwarded = _forwarded_inputs(branches)
-  if any(f is not None for f in forwarded):
-    branches = [_kept_outputs(b, [f is None for f in forwarded]) for b in branches]
+  branches = [pe.prune_outputs(b, [f is None for f in forwarded]) for b in branches]
   outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(branches)))
   inputs = [*consts, *leaves]
   outs = [next(outs) if f is None else inputs[f] for f in forwarded]
@@ -155,16 +159,8 @@ def _bind_cond_traced(index, funs, operands, kind):
 
 def _forwarded_inputs(branches) -> list:
   """Per output, the input that every branch returns as it is, or None."""
-  per_branch = [[b.jaxpr.invars.index(v) if type(v) is core.Var and v in b.jaxpr.invars
-                 else None for v in b.jaxpr.outvars] for b in branches]
+  per_branch = [pe.jaxpr_forwarding(b.jaxpr) for b in branches]
   return [fs[0] if len(set(fs)) == 1 else None for fs in zip(*per_branch)]
-
-
-def _kept_outputs(closed, keep):
-  jaxpr = closed.jaxpr
-  outvars = [v for v, k in zip(jaxpr.outvars, keep) if k]
-  return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, jaxpr.eqns,
-                           jaxpr.debug_info), closed.consts)
 
 
 def _same_dtypes(leaves, promoted) -> bool:
@@ -179,8 +175,8 @@ def _with_in_avals(closed, avals):
   equations rather than from the user's function."""
   if closed.in_avals == avals:
     return closed
-  return trace_to_jaxpr(lambda *args: core.eval_jaxpr(closed.jaxpr, closed.consts, *args),
-                        avals)
+  return pe.derive(closed, ("in_avals", tuple(avals)), lambda: trace_to_jaxpr(
+      lambda *args: core.eval_jaxpr(closed.jaxpr, closed.consts, *args), avals))
 
 
 def _with_out_avals(closed, avals):
@@ -191,11 +187,17 @@ def _with_out_avals(closed, avals):
   def fun(*args):
     outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
     return [ew._convert_element_type(o, a.dtype, a.weak_type) for o, a in zip(outs, avals)]
-  return trace_to_jaxpr(fun, closed.in_avals)
+  return pe.derive(closed, ("out_avals", tuple(avals)),
+                   lambda: trace_to_jaxpr(fun, closed.in_avals))
 
 
 def _common_consts(jaxprs):
   """Closure-convert every branch; each takes all branches' consts, then the operands."""
+  return pe.derive(jaxprs[0], ("common_consts", tuple(jaxprs[1:])),
+                   lambda: _make_common_consts(jaxprs))
+
+
+def _make_common_consts(jaxprs):
   converted = [_closure_convert(j) for j in jaxprs]
   const_avals = [v.aval for closed, cs in converted for v in closed.jaxpr.invars[:len(cs)]]
   out, offset = [], 0
@@ -427,10 +429,10 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def _while_loop(cond_fun, body_fun, init_val):
-  leaves, carry_tree = tree.tree_flatten(init_val)
-  ref_state.check_no_refs(leaves, "while_loop's carry")
+  given, carry_tree = tree.tree_flatten(init_val)
+  ref_state.check_no_refs(given, "while_loop's carry")
   in_tree = tree.tree_structure((init_val,))  # the functions take the carry as one argument
-  leaves = [_as_operand(x) for x in leaves]
+  leaves = converted = [_as_operand(x) for x in given]
   avals = _avals_of(leaves)
   cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
   out_avals = cond_jaxpr.out_avals
@@ -452,10 +454,37 @@ def _while_loop(cond_fun, body_fun, init_val):
   body_jaxpr = _with_out_avals(body_jaxpr, [a.update(weak_type=a.weak_type) for a in avals])
   cond_closed, cond_consts = _closure_convert(cond_jaxpr)
   body_closed, body_consts = _closure_convert(body_jaxpr)
-  outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_closed,
-                      body_jaxpr=body_closed, cond_nconsts=len(cond_consts),
-                      body_nconsts=len(body_consts))
-  return tree.tree_unflatten(carry_tree, outs)
+  given = [g if c is a else c for g, a, c in zip(given, converted, leaves)]
+  return tree.tree_unflatten(carry_tree, _bind_while(cond_closed, cond_consts, body_closed,
+                                                     body_consts, leaves, given))
+
+
+def _bind_while(cond_closed, cond_consts, body_closed, body_consts, carry, given):
+  """``while_p.bind`` with JAX's forwarding: a carry the body passes through unchanged
+  and the condition does not read is read-only, so it becomes a body const and the loop
+  returns the value passed in (under vmap a batched predicate then leaves it unbatched)."""
+  ncc, nbc = len(cond_consts), len(body_consts)
+  body_fwd = pe.jaxpr_forwarding(body_closed.jaxpr)
+  move = [f == nbc + i and not r for i, (f, r) in
+          enumerate(zip(body_fwd, _reads_inputs(cond_closed)[ncc:]))]
+  if any(move):
+    cond_closed = pe.drop_inputs(_without_dead_code(cond_closed), [False] * ncc + move)
+    body_closed = pe.move_binders_to_front(
+        pe.prune_outputs(body_closed, [not m for m in move]), [False] * nbc + move)
+    body_consts = [c for c, m in zip(carry, move) if m] + list(body_consts)
+  kept = [c for c, m in zip(carry, move) if not m]
+  outs = iter(while_p.bind(*cond_consts, *body_consts, *kept, cond_jaxpr=cond_closed,
+                           body_jaxpr=body_closed, cond_nconsts=ncc,
+                           body_nconsts=len(body_consts)))
+  return [g if m else next(outs) for g, m in zip(given, move)]
+
+
+def _without_dead_code(closed):
+  return pe.derive(closed, ("dce",), lambda: dce.run(closed))
+
+
+def _reads_inputs(closed) -> list:
+  return pe.derive(closed, ("used_inputs",), lambda: dce.used_inputs(closed))
 
 
 
@@ -673,8 +702,8 @@ def _scan(f, init, xs, length, reverse, unroll):
     raise ValueError("scan got no values to scan over and `length` not provided.")
   else:
     length = lengths.pop()
-  carry_leaves, carry_tree = tree.tree_flatten(init)
-  carry_leaves = [_as_operand(c) for c in carry_leaves]
+  given, carry_tree = tree.tree_flatten(init)
+  carry_leaves = converted = [_as_operand(c) for c in given]
   carry_avals = _avals_of(carry_leaves)
   x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in _avals_of(x_leaves)]
 
@@ -713,12 +742,36 @@ def _scan(f, init, xs, length, reverse, unroll):
                [_carry_name(f, n) for n in names])
   jaxpr = _with_out_avals(jaxpr, carry_avals + list(jaxpr.out_avals[len(carry_avals):]))
   closed, consts = _closure_convert(jaxpr)
-  outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, jaxpr=closed, length=length,
-                     reverse=bool(reverse), num_consts=len(consts),
-                     num_carry=len(carry_leaves), unroll=_unroll_count(unroll, length),
-                     linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)))
-  n = len(carry_leaves)
-  return tree.tree_unflatten(carry_tree, outs[:n]), tree.tree_unflatten(y_tree, outs[n:])
+  # the value passed in for each carry (promoted where the body changed its weak type)
+  given = [g if c is a else c for g, a, c in zip(given, converted, carry_leaves)]
+  carry, ys = _bind_scan(closed, consts, carry_leaves, given, x_leaves, length=length,
+                         reverse=bool(reverse), unroll=_unroll_count(unroll, length))
+  return tree.tree_unflatten(carry_tree, carry), tree.tree_unflatten(y_tree, ys)
+
+
+def _bind_scan(closed, consts, carry, given, xs, **params):
+  """``scan_p.bind`` with JAX's forwarding: a carry the body passes through unchanged is
+  read-only, so it becomes a const and the loop returns the value passed in (a Python
+  float stays one; under vmap or jvp it is a constant of the loop), and a ``y`` that is
+  its ``x`` unchanged is ``xs`` itself. Returns (carry outputs, ys)."""
+  nc, ncar, nx = len(consts), len(carry), len(xs)
+  n_ys = len(closed.out_avals) - ncar
+  carry_fwd = pe.jaxpr_forwarding(closed.jaxpr)[:ncar]
+  move = [f == nc + i for i, f in enumerate(carry_fwd)]
+  closed = pe.prune_outputs(closed, [not m for m in move] + [True] * n_ys)
+  closed = pe.move_binders_to_front(closed, [False] * nc + move + [False] * nx)
+  consts = [c for c, m in zip(carry, move) if m] + list(consts)
+  kept = [c for c, m in zip(carry, move) if not m]
+  first_x = len(consts) + len(kept)
+  ys_fwd = [f - first_x if f is not None and f >= first_x else None
+            for f in pe.jaxpr_forwarding(closed.jaxpr)[len(kept):]]
+  closed = pe.prune_outputs(closed, [True] * len(kept) + [f is None for f in ys_fwd])
+  args = [*consts, *kept, *xs]
+  outs = scan_p.bind(*args, jaxpr=closed, num_consts=len(consts), num_carry=len(kept),
+                     linear=(False,) * len(args), **params)
+  carry_out, ys_out = iter(outs[:len(kept)]), iter(outs[len(kept):])
+  ys = [next(ys_out) if f is None else xs[f] for f in ys_fwd]
+  return [g if m else next(carry_out) for g, m in zip(given, move)], ys
 
 
 def _carry_name(f, path):
@@ -801,39 +854,74 @@ def _scan_partial_eval(trace, args, unknowns, params):
   consts_k = [x for x, u in zip(args[:nc], const_uk) if not u]
   carry_k = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if not u]
   xs_k = [x for x, u in zip(args[nc + ncar:], xs_uk) if not u]
-  n_carry_k = len(carry_k)
+  n_carry_k, n_ck = len(carry_k), len(consts_k)
+  # a residual that is a known const or x unchanged is passed on as it is, not stacked
+  # per iteration (JAX's forwarding of residuals): a const becomes a const of the linear
+  # scan, an x its xs
+  res_fwd = pe.jaxpr_forwarding(known.jaxpr)[len(known.out_avals) - n_res:]
+  res_const = [f if f is not None and f < n_ck else None for f in res_fwd]
+  res_xs = [f - n_ck - n_carry_k if f is not None and f >= n_ck + n_carry_k else None
+            for f in res_fwd]
+  stacked = [c is None and x is None for c, x in zip(res_const, res_xs)]
+  known = pe.prune_outputs(known, [True] * (len(known.out_avals) - n_res) + stacked)
+  known, known_consts = _without_unread_consts(known, consts_k)
   known_outs = trace.bind_known(
-      scan_p, *consts_k, *carry_k, *xs_k, jaxpr=known, length=length, reverse=reverse,
-      num_consts=len(consts_k), num_carry=n_carry_k, unroll=params["unroll"],
-      linear=(False,) * (len(consts_k) + n_carry_k + len(xs_k)))
-  n_ys_k = len(known.out_avals) - n_carry_k - n_res
+      scan_p, *known_consts, *carry_k, *xs_k, jaxpr=known, length=length, reverse=reverse,
+      num_consts=len(known_consts), num_carry=n_carry_k, unroll=params["unroll"],
+      linear=(False,) * (len(known_consts) + n_carry_k + len(xs_k)))
+  n_ys_k = len(known.out_avals) - n_carry_k - sum(stacked)
   carry_out_k = known_outs[:n_carry_k]
   ys_k = known_outs[n_carry_k:n_carry_k + n_ys_k]
-  residuals = known_outs[n_carry_k + n_ys_k:]
-  # unknown body: (consts_u, carry_u, residual xs, xs_u) -> (carry_u, ys_u)
+  stacked_res = iter(known_outs[n_carry_k + n_ys_k:])
+  residuals = [consts_k[c] if c is not None else xs_k[x] if x is not None
+               else next(stacked_res) for c, x in zip(res_const, res_xs)]
+  is_const = [c is not None for c in res_const]
+  # unknown body: (const residuals, consts_u, carry_u, residual xs, xs_u) -> (carry_u, ys_u)
   n_cu, n_caru = sum(const_uk), sum(carry_uk)
+  n_rc = sum(is_const)
+  n_rx = n_res - n_rc
   u_avals = unknown.in_avals[n_res:]
   res_avals = unknown.in_avals[:n_res]
 
   def body(*a):
+    rc, a = a[:n_rc], a[n_rc:]
     consts_u, carry_u = a[:n_cu], a[n_cu:n_cu + n_caru]
-    res, xs_u = a[n_cu + n_caru:n_cu + n_caru + n_res], a[n_cu + n_caru + n_res:]
+    rx, xs_u = a[n_cu + n_caru:n_cu + n_caru + n_rx], a[n_cu + n_caru + n_rx:]
+    rc, rx = iter(rc), iter(rx)
+    res = [next(rc) if c else next(rx) for c in is_const]
     return core.eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *consts_u, *carry_u, *xs_u)
-  unknown_body = trace_to_jaxpr(body, list(u_avals[:n_cu + n_caru]) + list(res_avals)
+  split = lambda xs: ([x for x, c in zip(xs, is_const) if c],
+                      [x for x, c in zip(xs, is_const) if not c])
+  (rc_avals, rx_avals), (rc_vals, rx_vals) = split(res_avals), split(residuals)
+  unknown_body = trace_to_jaxpr(body, rc_avals + list(u_avals[:n_cu + n_caru]) + rx_avals
                                 + list(u_avals[n_cu + n_caru:]))
   consts_u = [x for x, u in zip(args[:nc], const_uk) if u]
   carry_u = [x for x, u in zip(args[nc:nc + ncar], carry_uk) if u]
   xs_u = [x for x, u in zip(args[nc + ncar:], xs_uk) if u]
+  unknown_body, consts_u = _without_unread_consts(unknown_body, rc_vals + consts_u)
   unknown_outs = trace.bind_unknown(
-      scan_p, *consts_u, *carry_u, *residuals, *xs_u, jaxpr=unknown_body, length=length,
-      reverse=reverse, num_consts=n_cu, num_carry=n_caru, unroll=params["unroll"],
-      linear=(False,) * (n_cu + n_caru + len(residuals) + len(xs_u)))
+      scan_p, *consts_u, *carry_u, *rx_vals, *xs_u, jaxpr=unknown_body, length=length,
+      reverse=reverse, num_consts=len(consts_u), num_carry=n_caru, unroll=params["unroll"],
+      linear=(False,) * (len(consts_u) + n_caru + len(rx_vals) + len(xs_u)))
   carry_out_u, ys_u = unknown_outs[:n_caru], unknown_outs[n_caru:]
   ck, cu = iter(carry_out_k), iter(carry_out_u)
   yk, yu = iter(ys_k), iter(ys_u)
   carry_out = [next(cu) if u else next(ck) for u in carry_uk]
   ys_out = [next(yu) if u else next(yk) for u in out_uk[ncar:]]
   return carry_out + ys_out
+
+
+def _without_unread_consts(body, consts):
+  """``body`` and ``consts`` (its leading inputs) without the consts it never reads, as
+  JAX's scan drops them when it differentiates (a carry forwarded into a const, or its
+  tangent, that the split bodies no longer use)."""
+  n = len(consts)
+  unread = [not r for r in _reads_inputs(body)[:n]]
+  if not any(unread):
+    return body, consts
+  body = pe.drop_inputs(_without_dead_code(body),
+                        unread + [False] * (len(body.in_avals) - n))
+  return body, [c for c, u in zip(consts, unread) if not u]
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy as np
+
 from jaxlite._src.base import api_util
 from jaxlite._src.base import linear_util as lu
 from jaxlite._src.core import core
@@ -537,17 +539,34 @@ ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
 
 stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.def_abstract_eval(lambda x: x)
+stop_gradient_p.def_forwarding(lambda: [0])   # eagerly, the operand as given (JAX's impl)
 ad.defzero(stop_gradient_p)
 
 
 def stop_gradient(x):
-  """The identity, with zero derivative: gradients do not flow through ``x``."""
-  def one(leaf):
-    leaf = _as_operand(leaf)
-    if not dtypes.is_inexact(core.get_aval(leaf).dtype):
-      return leaf
-    return stop_gradient_p.bind(leaf)
-  return tree.tree_map(one, x)
+  """The identity, with zero derivative: gradients do not flow through ``x``.
+
+  Parameters
+  ----------
+  x : pytree of arrays
+    The values to stop gradients at.
+
+  Returns
+  -------
+  pytree
+    ``x``: outside transformations each leaf as given (a Python float stays one, a
+    NumPy array takes the canonical dtype), as in JAX; under differentiation a constant.
+  """
+  return tree.tree_map(_stop_one, x)
+
+
+def _stop_one(leaf):
+  if dtypes.issubdtype(core.get_aval(leaf).dtype, dtypes.extended):
+    return leaf   # (a typed PRNG key has no tangent to stop)
+  if isinstance(leaf, ad.JVPTracer) and leaf._trace.tangent_trace is None:
+    # as JAX's, for forward mode: the primal, no longer of this trace at all
+    return _stop_one(leaf.primal)
+  return stop_gradient_p.bind(leaf)
 
 
 # ----------------------------------------------------------------------------- checkpoint
@@ -557,22 +576,26 @@ remat_p.multiple_results = True
 remat_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 
 
+remat_p.def_forwarding(lambda jaxpr, **_: pe.jaxpr_forwarding(jaxpr.jaxpr))
+
+
 def _remat_impl(*args, jaxpr, **_):
   return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
   diff = [type(t) is not ad.Zero and _inexact(p) for p, t in zip(primals, tangents)]
-  jvp = ad.jvp_jaxpr(jaxpr, diff)
+  n = len(jaxpr.out_avals)
+  # as JAX's: tangents only where some differentiated input reaches (a ref's counter has
+  # none), the others symbolic zeros
+  jvp, out_nz = ad.jvp_jaxpr_nonzeros(jaxpr, diff, [False] * n)
+  jvp, _ = ad.jvp_jaxpr_nonzeros(jaxpr, diff, out_nz)
   ts = [ad.instantiate(t) for t, d in zip(tangents, diff) if d]
   outs = remat_p.bind(*primals, *ts, jaxpr=jvp, prevent_cse=prevent_cse,
-                      differentiated=True, policy=policy)
-  n = len(jaxpr.out_avals)
+                      differentiated=differentiated, policy=policy)
   it = iter(outs[n:])
-  tangents = [next(it) if dtypes.is_inexact(a.dtype) else None for a in jaxpr.out_avals]
-  # an output computed from no differentiated input (a ref's counter) has a zero tangent
-  return outs[:n], [t if t is not None and d else ad.Zero(ad.tangent_aval(a)) for t, d, a
-                    in zip(tangents, ad.depends_on(jaxpr.jaxpr, diff), jaxpr.out_avals)]
+  return outs[:n], [next(it) if nz else ad.Zero(ad.tangent_aval(a))
+                    for nz, a in zip(out_nz, jaxpr.out_avals)]
 
 
 def _remat_partial_eval(trace, args, unknowns, params):
@@ -585,18 +608,24 @@ def _remat_partial_eval(trace, args, unknowns, params):
     n_known = len(k_outs) - n_res
     u_outs = trace.bind_unknown(remat_p, *k_outs[n_known:],
                                 *[x for x, u in zip(args, unknowns) if u],
-                                **{**params, "jaxpr": unknown})
+                                **{**params, "jaxpr": unknown, "differentiated": True})
     k_it, u_it = iter(k_outs[:n_known]), iter(u_outs)
     return [next(u_it) if u else next(k_it) for u in out_uk]
-  # save nothing: known outputs are computed now, and the whole computation is staged
-  # again for the backward pass, where it is recomputed from the primal inputs
+  # save nothing, as JAX's rule: the known outputs are computed now, inline, and the
+  # unknown ones are staged as one call (the differentiated one) of what they need, which
+  # recomputes from the primal inputs it reads in the backward pass
   known, _, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
   known_only = _drop_outputs(known, n_res)
   known_args = [x for x, u in zip(args, unknowns) if not u]
-  k_outs = trace.bind_known(remat_p, *known_args, **{**params, "jaxpr": known_only})
-  u_outs = trace.bind_unknown(remat_p, *args, **params)
+  with core.set_current_trace(trace.known):
+    k_outs = core.eval_jaxpr(known_only.jaxpr, known_only.consts, *known_args)
+  staged = dce.run(pe.prune_outputs(jaxpr, out_uk))
+  used = dce.used_inputs(staged)
+  staged = pe.drop_inputs(staged, [not u for u in used])
+  u_outs = iter(trace.bind_unknown(remat_p, *[x for x, u in zip(args, used) if u],
+                                   **{**params, "jaxpr": staged, "differentiated": True}))
   k_it = iter(k_outs)
-  return [u_outs[i] if u else next(k_it) for i, u in enumerate(out_uk)]
+  return [next(u_outs) if u else next(k_it) for u in out_uk]
 
 
 def _drop_outputs(closed, n):
@@ -609,17 +638,34 @@ def _drop_outputs(closed, n):
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
-  # recompute the non-linear part now, then transpose the linear part
+  # as JAX's: the transpose is one more remat call, so the non-linear work it needs is
+  # recomputed inside it in the backward pass (not merged with the forward pass's)
   linear = [ad.is_undefined(x) for x in args]
-  known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, linear, instantiate=True)
-  known_args = [x for x, lin in zip(args, linear) if not lin]
+  nonlinear = [x for x in args if not ad.is_undefined(x)]
+  n = len(nonlinear)
+  transposed = trace_to_jaxpr(
+      lambda *vals: _transposed_body(jaxpr, linear, vals[:n], vals[n:]),
+      [core.get_aval(x) for x in nonlinear] + list(jaxpr.out_avals))
+  j = transposed.jaxpr   # (its consts become leading operands: remat2 takes none)
+  closed = core.ClosedJaxpr(core.Jaxpr([], j.constvars + j.invars, j.outvars, j.eqns), [])
+  outs = iter(remat_p.bind(*transposed.consts, *nonlinear,
+                           *[ad.instantiate(c) for c in cts], jaxpr=closed,
+                           prevent_cse=prevent_cse, differentiated=differentiated,
+                           policy=policy))
+  return [next(outs) if lin else None for lin in linear]
+
+
+def _transposed_body(jaxpr, linear, known_args, cts):
+  """The cotangents of ``jaxpr``'s linear inputs: its non-linear part recomputed from
+  ``known_args``, then its linear part run backwards from ``cts``."""
+  known, unknown, _, n_res = pe.partial_eval_jaxpr(jaxpr, linear, instantiate=True)
   k_outs = core.eval_jaxpr(known.jaxpr, known.consts, *known_args)
   residuals = k_outs[len(k_outs) - n_res:] if n_res else []
-  undefined = [x for x in args if ad.is_undefined(x)]
+  undefined = [ad.UndefinedPrimal(a) for a, lin in zip(jaxpr.in_avals, linear) if lin]
   cts_in = ad.backward_pass(unknown.jaxpr, unknown.consts, list(residuals) + undefined,
                             list(cts))
-  it = iter(cts_in[n_res:])
-  return [next(it) if lin else None for lin in linear]
+  return [ad.instantiate(c) if c is not None else ad.zeros_like_aval(u.aval)
+          for c, u in zip(cts_in[n_res:], undefined)]
 
 
 ad.jvp_rules[remat_p] = _remat_jvp
@@ -651,7 +697,10 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   def call(fun, args):
     static, dynamic = _split_nondiff(args, static_argnums)
     leaves, in_tree = tree.tree_flatten(dynamic)
-    leaves = [_as_operand(x) for x in leaves]
+    # Python scalars and NumPy values go in as given: an output that is an input comes
+    # back as it was passed, as JAX's impl (which evaluates the jaxpr) gives it
+    leaves = [x if isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
+              else _as_operand(x) for x in leaves]
     jaxpr, consts, out_tree = _trace_call(fun, static, leaves, in_tree, len(args))
     outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                         differentiated=False, policy=policy)
@@ -700,8 +749,6 @@ class checkpoint_policies:
 # in vmap, so a custom rule sees one example at a time, as the user wrote it. Batched
 # operands are moved to axis 0 and every output is batched along 0, so that the function
 # and its rules agree on where the batch axis is.
-import numpy as np  # noqa: E402
-
 from jaxlite._src.lax.reductions import reduce_sum  # noqa: E402
 from jaxlite._src.transforms import batching  # noqa: E402
 

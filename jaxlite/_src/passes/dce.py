@@ -28,3 +28,13 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   new = core.Jaxpr([v for v, _ in const_pairs], jaxpr.invars, jaxpr.outvars, kept[::-1],
                    jaxpr.debug_info)
   return core.ClosedJaxpr(new, [c for _, c in const_pairs])
+
+
+def used_inputs(closed: core.ClosedJaxpr) -> list:
+  """Per input of ``closed``, whether running it reads that input: its live equations
+  (those ``run`` keeps) or its outputs do."""
+  jaxpr = run(closed).jaxpr
+  read = {v for v in jaxpr.outvars if type(v) is core.Var}
+  for eqn in jaxpr.eqns:
+    read.update(v for v in eqn.invars if type(v) is core.Var)
+  return [v in read for v in jaxpr.invars]

@@ -9,6 +9,7 @@ unknown = the tangents; ``partial_eval_jaxpr`` is this with both sides staged.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 from jaxlite._src.core import core
@@ -84,6 +85,80 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=False):
     known_trace.invalidate()
     unknown_trace.invalidate()
   return known_jaxpr, unknown_jaxpr, out_unknowns, len(residuals)
+
+
+# ----------------------------------------------------------------------------- forwarding
+# An output that is one of a jaxpr's inputs, unchanged, need not be computed: cond, scan
+# and while_loop return the input itself (as JAX's), and call-like primitives return it
+# when they run eagerly.
+
+def jaxpr_forwarding(jaxpr: Jaxpr) -> list:
+  """Per output of ``jaxpr``, the index of the input it returns as it is, or None (JAX's
+  ``pe._jaxpr_forwarding``)."""
+  index = {v: i for i, v in enumerate(jaxpr.invars)}
+  return [index.get(v) if type(v) is core.Var else None for v in jaxpr.outvars]
+
+
+# source ClosedJaxpr -> {key: what was derived from it}: a loop or branch run again gets
+# the same derived jaxpr object, so the backends' per-jaxpr compile caches keep hitting
+_derived: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def derive(closed: ClosedJaxpr, key, make):
+  """``make()``, a jaxpr (or a tuple holding jaxprs) derived from ``closed``, made once
+  per ``closed`` and ``key`` and kept while ``closed`` lives."""
+  per = _derived.get(closed)
+  if per is None:
+    per = _derived[closed] = {}
+  out = per.get(key)
+  if out is None:
+    out = per[key] = make()
+  return out
+
+
+def prune_outputs(closed: ClosedJaxpr, keep) -> ClosedJaxpr:
+  """``closed`` returning only the outputs flagged in ``keep`` (JAX's
+  ``prune_closed_jaxpr_outputs``)."""
+  keep = tuple(bool(k) for k in keep)
+  if all(keep):
+    return closed
+
+  def make():
+    j = closed.jaxpr
+    outvars = [v for v, k in zip(j.outvars, keep) if k]
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars, outvars, j.eqns, j.debug_info),
+                       closed.consts)
+  return derive(closed, ("prune", keep), make)
+
+
+def move_binders_to_front(closed: ClosedJaxpr, to_move) -> ClosedJaxpr:
+  """``closed`` taking the inputs flagged in ``to_move`` first, in their order, then the
+  others (JAX's ``move_binders_to_front``)."""
+  to_move = tuple(bool(m) for m in to_move)
+  if not any(to_move):
+    return closed
+
+  def make():
+    j = closed.jaxpr
+    invars = ([v for v, m in zip(j.invars, to_move) if m]
+              + [v for v, m in zip(j.invars, to_move) if not m])
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns, j.debug_info),
+                       closed.consts)
+  return derive(closed, ("front", to_move), make)
+
+
+def drop_inputs(closed: ClosedJaxpr, drop) -> ClosedJaxpr:
+  """``closed`` without the inputs flagged in ``drop``, which it must not read."""
+  drop = tuple(bool(d) for d in drop)
+  if not any(drop):
+    return closed
+
+  def make():
+    j = closed.jaxpr
+    invars = [v for v, d in zip(j.invars, drop) if not d]
+    return ClosedJaxpr(Jaxpr(j.constvars, invars, j.outvars, j.eqns, j.debug_info),
+                       closed.consts)
+  return derive(closed, ("drop", drop), make)
 
 
 def trace_jaxpr(fun, in_avals) -> ClosedJaxpr:

@@ -67,7 +67,9 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
   if isinstance(object, (Array, Tracer)):
     # an eager copy owns a buffer of its own, since DLPack can hand buffers to writers;
     # a traced value is a fresh value already (jaxlite has no copy primitive)
-    if not (copy and type(object) is Array):
+    if isinstance(object, Tracer):   # a JVP tracer of a Python float: an Array, as asarray
+      out = lax_ew._convert_element_type(object, object.aval.dtype, object.aval.weak_type)
+    elif not copy:
       out = object
     elif device is not None:
       out = device.copy(object)
