@@ -12,7 +12,7 @@ import numpy as np
 from jaxlite._src.base import api_util
 from jaxlite._src import backends
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
@@ -169,7 +169,7 @@ def device_get(x):
   with transfer_guard.explicit():
     # (a typed key array has no NumPy value: it stays as it is, as in JAX)
     return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array)
-                         and type(v) is not prng.PRNGKeyArray else v, x)
+                         and not isinstance(v, extended.ExtendedArray) else v, x)
 
 
 def block_until_ready(x):

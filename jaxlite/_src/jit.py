@@ -26,7 +26,7 @@ from jaxlite._src import arguments
 from jaxlite._src import compiler
 from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import dtypes, tree
 from jaxlite._src.core.array import (Array, check_donated_once, committed_device,
@@ -216,7 +216,7 @@ def result_tree(out_tree, out_avals):
   """The tree that a compiled call's flat outputs fill: ``out_tree``, with a node over
   each output that the executable returns as other data: a typed key (its data, see
   passes.physicalize) or a float0 array (no operation accepts a float0 Array)."""
-  nodes = [prng.data_node(a) or (_Float0(a.shape) if a.dtype == dtypes.float0 else None)
+  nodes = [extended.data_node(a) or (_Float0(a.shape) if a.dtype == dtypes.float0 else None)
            for a in out_avals]
   if not any(n is not None for n in nodes):
     return out_tree

@@ -22,7 +22,7 @@ import numpy as np
 from jaxlite._src.core import array as array_mod
 from jaxlite._src import backends
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src import tiers
 from jaxlite._src.base import mesh_context
 from jaxlite._src.lax import sharding_constraint
@@ -767,8 +767,8 @@ def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> 
 def place(x, sharding) -> Array:
   """``x`` (an Array, NumPy value or scalar) split into the shards ``sharding`` says."""
   x = array_mod.as_operand(x)
-  if type(x) is prng.PRNGKeyArray:   # its data is placed (the sharding names the keys' axes)
-    return prng.PRNGKeyArray(x._impl, place(x._base_array, sharding))
+  if isinstance(x, extended.ExtendedArray):   # its data is placed (the sharding names
+    return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
   if x._placed is not None and x._placed.sharding == sharding:

@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src import jit as jit_mod
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
@@ -105,9 +105,9 @@ class ShardedJitted:
       return tree.tree_unflatten(entry.traced_out_tree, outs)
     if entry.donate is not None:
       check_donated_once(leaves, entry.donate)
-    # XLA computes on the data of typed PRNG keys (passes.physicalize): the executable
+    # XLA computes on the data of extended arrays (passes.physicalize): the executable
     # takes and gives their data, which entry.out_tree wraps again
-    data = [x._base_array if type(x) is prng.PRNGKeyArray else x for x in leaves]
+    data = list(map(extended.physical, leaves))
     outs = self._run_spmd(entry, physicalize.run(closed), data, mesh, in_sh, out_sh)
     if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
       delete_donated(leaves, entry.donate)
@@ -135,9 +135,8 @@ class ShardedJitted:
     for o, s in zip(outs, out_sh):
       if s is None and mesh is not None:
         s = NamedSharding(mesh, PartitionSpec())
-      if isinstance(s, NamedSharding) and type(o) is prng.PRNGKeyArray:   # its data
-        o = prng.PRNGKeyArray(o._impl, _host_placed(s, np.asarray(o._base_array._value),
-                                                    False))
+      if isinstance(s, NamedSharding) and isinstance(o, extended.ExtendedArray):   # data
+        o = extended.wrap(o.aval, _host_placed(s, np.asarray(o._physical._value), False))
       elif isinstance(s, NamedSharding):
         o = _host_placed(s, np.asarray(o._value), o.weak_type)
       placed.append(o)

@@ -64,9 +64,12 @@ class ShapedArray(AbstractValue):
     return self.update(weak_type=False) if self.weak_type else self
 
   def to_tangent_aval(self) -> ShapedArray:
-    """The aval of this value's tangents: float0 for integers and booleans (JAX's)."""
+    """The aval of this value's tangents: float0 for integers and booleans, what its
+    rules say for an extended dtype (JAX's)."""
     if dtypes.is_inexact(self.dtype):
       return self
+    if dtypes.is_extended(self.dtype):
+      return ShapedArray(self.shape, self.dtype._rules.tangent_dtype(self.dtype))
     return ShapedArray(self.shape, dtypes.float0)
 
   to_ct_aval = to_tangent_aval

@@ -335,7 +335,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_co
 
 
 def _inexact(x):
-  return dtypes.is_inexact(core.get_aval(x).dtype)
+  return dtypes.has_tangent(core.get_aval(x).dtype)
 
 
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
@@ -510,7 +510,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals):
       out.append(None)
       continue
     aval = p.aval
-    if not dtypes.is_inexact(aval.dtype):
+    if not dtypes.has_tangent(aval.dtype):
       out.append(None)
       continue
     ct = _as_operand(ct)
@@ -569,7 +569,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
                       differentiated=True, policy=policy)
   n = len(jaxpr.out_avals)
   it = iter(outs[n:])
-  tangents = [next(it) if dtypes.is_inexact(a.dtype) else None for a in jaxpr.out_avals]
+  tangents = [next(it) if dtypes.has_tangent(a.dtype) else None for a in jaxpr.out_avals]
   # an output computed from no differentiated input (a ref's counter) has a zero tangent
   return outs[:n], [t if t is not None and d else ad.Zero(ad.tangent_aval(a)) for t, d, a
                     in zip(tangents, ad.depends_on(jaxpr.jaxpr, diff), jaxpr.out_avals)]
