@@ -30,17 +30,19 @@ def scalar_signature(t):
 
 
 def leaf_signature(x):
-  """What of an argument leaf enters the cache key: shape, dtype, weak type."""
+  """What of an argument leaf enters the cache key: shape, dtype, weak type, and the
+  split over Explicit mesh axes of its type where it has one (with that mesh)."""
   t = type(x)
   if t is Array:
+    if x._placed is not None:   # laid out over a mesh: its type may be split
+      return _typed_signature(x.aval)
     return (x.shape, x.dtype, x.weak_type)   # no transfer for a device-backed array
   if t is np.ndarray or isinstance(x, np.generic):
     return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
   if t in (float, int, bool, complex):
     return scalar_signature(t)
   if isinstance(x, Tracer):
-    a = x.aval
-    return (a.shape, a.dtype, a.weak_type)
+    return _typed_signature(x.aval)
   if isinstance(x, extended.ExtendedArray):
     return (x.shape, x.dtype, False)
   if t is Ref:   # the executable takes the value it holds (state.types.RefPlan)
@@ -105,9 +107,17 @@ def is_ref_signature(sig) -> bool:
   return type(sig) is tuple and sig[0] is _REF
 
 
+def _typed_signature(a):
+  if getattr(a, "spec", None) is None:
+    return (a.shape, a.dtype, a.weak_type)
+  return (a.shape, a.dtype, a.weak_type, a.spec, a.mesh)
+
+
 def signature_aval(sig):
   if is_ref_signature(sig):
     return core.ShapedArray(*sig[1:])
+  if len(sig) == 5:
+    return core.ShapedArray(*sig[:3], spec=sig[3], mesh=sig[4])
   return core.ShapedArray(*sig)
 
 

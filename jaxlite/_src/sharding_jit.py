@@ -61,6 +61,14 @@ def _common_mesh(shardings):
   return meshes.pop() if meshes else None
 
 
+def _typed(aval, mesh):
+  """The layout over ``mesh`` that ``aval``'s split over Explicit axes says, or None."""
+  spec = getattr(aval, "spec", None)
+  if spec is None or mesh is None:
+    return None
+  return NamedSharding(mesh, PartitionSpec(*spec))
+
+
 class ShardedJitted:
   """A jitted function whose arguments and results have shardings."""
 
@@ -96,6 +104,10 @@ class ShardedJitted:
       out_sh = [s if s is not None else p
                 for s, p in zip(out_sh, propagated(closed.jaxpr, in_sh))]
     mesh = _common_mesh(in_sh + out_sh)
+    # a result whose type is split over Explicit axes is laid out so (sharding in types)
+    out_sh = [_typed(a, mesh) or s if given is None else s for a, s, given in zip(
+        closed.out_avals, out_sh, _flatten_shardings(
+            "out_shardings", entry.traced_out_tree, self.out_shardings))]
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
         s.check_shape(core.get_aval(x).shape)
