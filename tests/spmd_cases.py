@@ -779,3 +779,22 @@ def test_ambiguous_splits_raise_jaxs_sharding_type_error(tier):
     out = take(x, jax.sharding.reshard(jnp.array([0, 1, 1, 0]), P("Y")))
   assert _typ(out) == "float32[4@X,4]"
   np.testing.assert_array_equal(out, np.arange(4. * N).reshape(N, 4)[[0, 1, 1, 0]])
+
+
+def test_jit_results_under_a_mesh_are_laid_out_over_it(tier):
+  # JAX 0.10.2: spec=P() over Auto axes, P(None,) over Explicit ones, eagerly and jitted
+  for types, spec in [((jax.sharding.AxisType.Auto,) * 2, "P()"),
+                      ((jax.sharding.AxisType.Explicit,) * 2, "P(None,)")]:
+    mesh = jax.make_mesh((N // 2, 2), ("X", "Y"), axis_types=types)
+    f = jax.jit(lambda v: v * 2)
+    with jax.set_mesh(mesh):
+      out = f(jnp.arange(3.))
+      again = f(jnp.arange(3.))   # (a cached call too)
+      eager = jnp.arange(3.)
+    for x in (out, again, eager):
+      t = types[0].name
+      assert repr(x.sharding) == (f"NamedSharding(mesh=Mesh('X': {N // 2}, 'Y': 2, "
+                                  f"axis_types=({t}, {t})), spec={spec}, "
+                                  "memory_kind=device)")
+    np.testing.assert_array_equal(again, [0., 2., 4.])
+  assert f(jnp.arange(3.)).sharding == SingleDeviceSharding(jax.devices()[0])

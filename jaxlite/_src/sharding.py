@@ -880,7 +880,7 @@ def commit(x: Array, device) -> Array:
 
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,
-                           commit=commit)
+                           commit=commit, in_context=lambda out: in_context(out))
 sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
                                       check_explicit=check_explicit)
 
@@ -942,8 +942,19 @@ class MeshPlacedBackend:
 def _on_mesh(x, mesh, spec):
   if not isinstance(x, Array) or isinstance(x, extended.ExtendedArray):
     return x   # (float0 zeros; extended arrays stay over their data's layout)
-  spec = spec or (None,) * x.ndim
+  # (JAX spells an unsplit layout P() over Auto axes, one None per dimension otherwise)
+  spec = spec or ((None,) * x.ndim if mesh._any_axis_explicit else ())
   return place(x, NamedSharding(mesh, PartitionSpec(*spec)))
+
+
+def in_context(out):
+  """``out`` (a jit's results) with each Array computed on one device laid out over the
+  mesh in context, as its type says (results the partitioner laid out stay so)."""
+  mesh = mesh_context.context.concrete
+  if mesh is None:
+    return out
+  return tree.tree_map(lambda x: _on_mesh(x, mesh, x.aval.spec) if type(x) is Array
+                       and x._placed is None else x, out)
 
 
 def _mesh_in_context(active: bool):
