@@ -768,6 +768,15 @@ def test_ambiguous_splits_raise_jaxs_sharding_type_error(tier):
     assert str(info.value) == (f"add operation with inputs: f32[{N}@X,4], f32[{N},4@X] "
                                f"produces an illegally sharded result: f32[{N}@X,4@X]")
     with pytest.raises(ShardingTypeError) as info:
+      x + jax.sharding.reshard(jnp.ones((N, 4)), P("Y", None))
+    assert str(info.value) == ("add got incompatible shardings for broadcasting: "
+                               "('X', None), ('Y', None).")
+    with pytest.raises(ShardingTypeError) as info:
+      x @ jax.sharding.reshard(jnp.ones((4, 6)), P(None, "X"))
+    assert str(info.value) == (f"dot_general operation with inputs: f32[{N}@X,4], "
+                               f"f32[4,6@X] produces an illegally sharded result: "
+                               f"f32[{N}@X,6@X]")
+    with pytest.raises(ShardingTypeError) as info:
       x[jnp.array([0, 1])]
     assert str(info.value) == (
         "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "

@@ -29,40 +29,38 @@ def _axes(entry) -> tuple:
   return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
 
 
-def _checked(prim_name, avals_in, spec):
+def _checked(prim_name, avals_in, aval_out, spec):
   """``spec``, after JAX's check that no mesh axis splits two dimensions."""
   seen = [a for e in spec for a in _axes(e)]
   if len(seen) != len(set(seen)):
-    shown = core.ShapedArray(avals_in[0].shape, avals_in[0].dtype, spec=None)
     ins = ", ".join(a.str_short(short_dtypes=True) for a in avals_in)
-    out = core.ShapedArray(shown.shape, shown.dtype, spec=spec).str_short(True)
+    out = core.ShapedArray(aval_out.shape, aval_out.dtype, spec=spec).str_short(True)
     raise errors.ShardingTypeError(
         f"{prim_name} operation with inputs: {ins} produces an illegally sharded result: "
         f"{out}")
   return spec
 
 
-def _merged(name, avals_in, ndim):
+def _merged(name, avals_in, aval_out):
   """The spec of an elementwise result: per dimension the one split its operands of the
   result's rank name (JAX's broadcasting rule; scalars take no part)."""
+  ndim = len(aval_out.shape)
+  ranked = [a for a in avals_in if len(a.shape) == ndim]
   out = [None] * ndim
-  for a in avals_in:
-    if len(a.shape) != ndim:
-      continue
+  for a in ranked:
     for d, e in enumerate(_spec(a)):
       if e is None:
         continue
       if out[d] is not None and out[d] != e:
-        ins = ", ".join(x.str_short(short_dtypes=True) for x in avals_in)
         raise errors.ShardingTypeError(
-            f"{name} got incompatible shardings for broadcasting: {ins}.")
+            f"{name} got incompatible shardings for broadcasting: "
+            f"{', '.join(str(tuple(_spec(x))) for x in ranked)}.")
       out[d] = e
-  return _checked(name, avals_in, tuple(out))
+  return _checked(name, avals_in, aval_out, tuple(out))
 
 
 def elementwise(prim):
-  return lambda avals_in, avals_out, **_: [
-      _merged(prim.name, avals_in, len(o.shape)) for o in avals_out]
+  return lambda avals_in, avals_out, **_: [_merged(prim.name, avals_in, o) for o in avals_out]
 
 
 def _same(avals_in, avals_out, **_):
@@ -128,7 +126,7 @@ def _reshape(avals_in, avals_out, *, new_sizes, dimensions, sharding):
 
 
 def _concatenate(avals_in, avals_out, *, dimension):
-  return [_merged("concatenate", avals_in, len(avals_out[0].shape))]
+  return [_merged("concatenate", avals_in, avals_out[0])]
 
 
 def _sliced(avals_in, avals_out, **_):
@@ -147,7 +145,7 @@ def _dot_general(avals_in, avals_out, *, dimension_numbers, out_sharding, **_):
   batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
   lfree = [ls[d] for d in range(len(lhs.shape)) if d not in lc and d not in lb]
   rfree = [rs[d] for d in range(len(rhs.shape)) if d not in rc and d not in rb]
-  return [_checked("dot_general", avals_in, tuple(batch + lfree + rfree))]
+  return [_checked("dot_general", avals_in, avals_out[0], tuple(batch + lfree + rfree))]
 
 
 def _conv(avals_in, avals_out, *, dimension_numbers, **_):
@@ -156,7 +154,7 @@ def _conv(avals_in, avals_out, *, dimension_numbers, **_):
   out = [None] * len(avals_out[0].shape)
   out[dn.out_spec[0]] = _spec(lhs)[dn.lhs_spec[0]]
   out[dn.out_spec[1]] = _spec(rhs)[dn.rhs_spec[0]]
-  return [_checked("conv_general_dilated", avals_in, tuple(out))]
+  return [_checked("conv_general_dilated", avals_in, avals_out[0], tuple(out))]
 
 
 def _gather(avals_in, avals_out, *, dimension_numbers, slice_sizes, **_):
