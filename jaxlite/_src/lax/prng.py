@@ -90,8 +90,9 @@ class KeyTyRules:
   @staticmethod
   def full(shape, fill_value, dtype):
     data_shape = tuple(shape) + dtype._impl.key_shape
-    if dtypes.issubdtype(getattr(fill_value, "dtype", None) or np.float32,
-                         dtypes.prng_key):   # a key: its data in every place
+    fill_dtype = getattr(fill_value, "dtype", None)
+    if fill_dtype is not None and dtypes.issubdtype(fill_dtype, dtypes.prng_key):
+      # a key: its data in every place
       data = random_unwrap(fill_value)
       n = len(_shape(data))
       data = lsh.broadcast_in_dim(data, data_shape,
