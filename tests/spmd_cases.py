@@ -744,6 +744,23 @@ def test_types_carry_splits_over_explicit_axes_through_operations(tier):
                   "  in (c,) }")
 
 
+def test_library_functions_keep_the_split(tier):
+  # JAX 0.10.2 (N = 4), jax.typeof of each
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    got = [jax.nn.relu(x), jax.nn.softmax(x), x ** 2, jnp.cumsum(x, axis=1),
+           jnp.sort(x, axis=1), jax.scipy.special.erf(x), jnp.clip(x, 0, 3), jnp.tanh(x),
+           jnp.round(x), x[:, ::-1], jax.grad(lambda v: (v ** 2).sum())(x),
+           jax.vmap(lambda r: r * 2)(x)]
+    reduced = [jax.nn.logsumexp(x, axis=1), x.mean(1), x.var(1)]
+    other = [_typ(jnp.isnan(x)), _typ(x.argmax(1)), _typ(jnp.pad(x, ((0, 0), (1, 1)))),
+             _typ(jnp.expand_dims(x, 1)), _typ(jnp.stack([x, x]))]
+  assert [_typ(v) for v in got] == [f"float32[{N}@X,4]"] * len(got)
+  assert [_typ(v) for v in reduced] == [f"float32[{N}@X]"] * len(reduced)
+  assert other == [f"bool[{N}@X,4]", f"int32[{N}@X]", f"float32[{N}@X,6]",
+                   f"float32[{N}@X,1,4]", f"float32[2,{N}@X,4]"]
+
+
 def test_arrays_computed_under_a_mesh_are_laid_out_over_it(tier):
   mesh = explicit_mesh()
   with jax.set_mesh(mesh):
@@ -772,10 +789,14 @@ def test_ambiguous_splits_raise_jaxs_sharding_type_error(tier):
     assert str(info.value) == ("add got incompatible shardings for broadcasting: "
                                "('X', None), ('Y', None).")
     with pytest.raises(ShardingTypeError) as info:
-      x @ jax.sharding.reshard(jnp.ones((4, 6)), P(None, "X"))
+      x @ jax.sharding.reshard(jnp.ones((4, 8)), P(None, "X"))
     assert str(info.value) == (f"dot_general operation with inputs: f32[{N}@X,4], "
-                               f"f32[4,6@X] produces an illegally sharded result: "
-                               f"f32[{N}@X,6@X]")
+                               f"f32[4,8@X] produces an illegally sharded result: "
+                               f"f32[{N}@X,8@X]")
+    with pytest.raises(ShardingTypeError) as info:
+      jnp.cumsum(x, axis=0)
+    assert str(info.value) == ("Input should be unsharded over the axis being reduced. Got "
+                               f"input type=float32[{N}@X,4] and axis=0")
     with pytest.raises(ShardingTypeError) as info:
       x[jnp.array([0, 1])]
     assert str(info.value) == (

@@ -127,7 +127,11 @@ def family_naryop(name, accepted, result_dtype=None) -> Primitive:
   batching and lowering."""
   prim = Primitive(name)
   prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
+  family_primitives.append(prim)
   return prim
+
+
+family_primitives: list = []   # the elementwise primitives of other families (sharding)
 
 
 _to_bool = lambda dtype: np.dtype(np.bool_)

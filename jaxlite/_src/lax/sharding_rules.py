@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from jaxlite._src.base import errors
 from jaxlite._src.core import core
+from jaxlite._src.lax import bits  # noqa: F401 (its elementwise primitives)
 from jaxlite._src.lax import convolution
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import indexing
 from jaxlite._src.lax import reductions
 from jaxlite._src.lax import shapes
 from jaxlite._src.lax import sharding_constraint as sc
+from jaxlite._src.lax import sorting
+from jaxlite._src.lax import special  # noqa: F401 (its elementwise primitives)
 from jaxlite._src.transforms import ad
 
 
@@ -186,11 +189,23 @@ def _gather(avals_in, avals_out, *, dimension_numbers, slice_sizes, **_):
                 for d in range(rank))]
 
 
+def _cumulative(avals_in, avals_out, *, axis, reverse):
+  x = avals_in[0]
+  if _spec(x)[axis] is not None:
+    raise errors.ShardingTypeError(
+        "Input should be unsharded over the axis being reduced. Got input "
+        f"type={x.str_short()} and axis={axis}")
+  return [_spec(x)]
+
+
 def _constraint(avals_in, avals_out, *, sharding):
   return [core.aval_rules["explicit_spec"](sharding, len(avals_in[0].shape))]
 
 
-core.sharding_rules.update({p: elementwise(p) for p in ew.specs})
+core.sharding_rules.update({p: elementwise(p) for p in [*ew.specs, *ew.family_primitives]})
+for _p in (sorting.cumsum_p, sorting.cumprod_p, sorting.cummax_p, sorting.cummin_p,
+           sorting.cumlogsumexp_p):
+  core.sharding_rules[_p] = _cumulative
 for _p in (ew.convert_element_type_p, ew.select_n_p, ew.clamp_p, ad.add_any_p):
   core.sharding_rules[_p] = elementwise(_p)
 for _p in (reductions.reduce_sum_p, reductions.reduce_prod_p, reductions.reduce_max_p,
