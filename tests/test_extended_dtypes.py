@@ -207,6 +207,9 @@ ERRORS = {
               "add does not accept dtype maxgrad32"),
     "numpy_func": (lambda: jnp.sin(lax.convert_element_type(X, M32)), TypeError,
                    "Cannot interpret 'maxgrad32' as a data type"),
+    "tolist": (lambda: lax.convert_element_type(X, M32).tolist(), AttributeError,
+               "'EArray' object has no attribute 'tolist'"),
+    "iter": (lambda: list(lax.convert_element_type(X, M32)), NotImplementedError, ""),
 }
 
 

@@ -191,6 +191,10 @@ class EArray(abstract_methods(_EARRAY_ABSTRACT, _EARRAY_ABSTRACT_PROPERTIES),
   def copy(self):
     return EArray(self._aval, self._physical.copy())
 
+  @property
+  def tolist(self):   # (not a method of JAX's EArray: no numbers to list)
+    raise AttributeError("'EArray' object has no attribute 'tolist'")
+
   def __reduce__(self):
     return EArray, (self._aval, self._physical)
 
