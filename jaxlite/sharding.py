@@ -2,8 +2,8 @@
 from jaxlite._src.sharding import (Sharding, Mesh, AbstractMesh, AbstractDevice, AxisType,
                                    PartitionSpec, NamedSharding, SingleDeviceSharding,
                                    set_mesh, get_mesh, get_abstract_mesh, use_abstract_mesh,
-                                   reshard)
+                                   reshard, auto_axes)
 
 __all__ = ["Sharding", "Mesh", "AbstractMesh", "AbstractDevice", "AxisType", "PartitionSpec",
            "NamedSharding", "SingleDeviceSharding", "set_mesh", "get_mesh",
-           "get_abstract_mesh", "use_abstract_mesh", "reshard"]
+           "get_abstract_mesh", "use_abstract_mesh", "reshard", "auto_axes"]

@@ -706,3 +706,125 @@ def test_operands_committed_to_two_devices_raise_jaxs_error(tier):
     else:
       assert message.startswith("Received incompatible devices for jitted computation. Got "
                                 f"argument {a} of ") and f"argument {b} of " in message
+
+
+# ----------------------------------------------------------------------------- sharding in types
+# Splits over Explicit mesh axes are part of types (JAX's sharding in types). Recorded from
+# JAX 0.10.2 with N = 4 (/work/jaxref/bin/python, XLA_FLAGS=
+# --xla_force_host_platform_device_count=4); the sizes printed scale with N.
+
+def explicit_mesh():
+  return jax.make_mesh((N // 2, 2), ("X", "Y"),
+                       axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+
+
+def _typ(v):
+  return str(jax.typeof(v))
+
+
+def test_types_carry_splits_over_explicit_axes_through_operations(tier):
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    w = jnp.ones((4, 6))
+    got = [_typ(x), _typ(x + 1), _typ(jnp.sin(x) * x), _typ(x @ w), _typ(x.sum(0)),
+           _typ(x.sum(1)), _typ(x.T), _typ(x.reshape(4 * N)), _typ(x.reshape(N, 2, 2)),
+           _typ(x[None]), _typ(x.astype(jnp.int32)), _typ(jnp.where(x > 0, x, 0.)),
+           _typ(jnp.max(x, axis=-1, keepdims=True)),
+           _typ(lax.dot_general(x, w, (((1,), (0,)), ((), ())), out_sharding=P("X", "Y"))),
+           _typ(x[:, 1:3]), _typ(jnp.concatenate([x, x], 1))]
+    text = str(jax.make_jaxpr(lambda v: v * 2 + 1)(x))
+  assert got == [f"float32[{N}@X,4]", f"float32[{N}@X,4]", f"float32[{N}@X,4]",
+                 f"float32[{N}@X,6]", "float32[4]", f"float32[{N}@X]", f"float32[4,{N}@X]",
+                 f"float32[{4 * N}@X]", f"float32[{N}@X,2,2]", f"float32[1,{N}@X,4]",
+                 f"int32[{N}@X,4]", f"float32[{N}@X,4]", f"float32[{N}@X,1]",
+                 f"float32[{N}@X,6@Y]", f"float32[{N}@X,2]", f"float32[{N}@X,8]"]
+  assert text == (f"{{ lambda ; a:f32[{N}@X,4]. let\n"
+                  f"    b:f32[{N}@X,4] = mul a 2.0:f32[]\n"
+                  f"    c:f32[{N}@X,4] = add b 1.0:f32[]\n"
+                  "  in (c,) }")
+
+
+def test_library_functions_keep_the_split(tier):
+  # JAX 0.10.2 (N = 4), jax.typeof of each
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    got = [jax.nn.relu(x), jax.nn.softmax(x), x ** 2, jnp.cumsum(x, axis=1),
+           jnp.sort(x, axis=1), jax.scipy.special.erf(x), jnp.clip(x, 0, 3), jnp.tanh(x),
+           jnp.round(x), x[:, ::-1], jax.grad(lambda v: (v ** 2).sum())(x),
+           jax.vmap(lambda r: r * 2)(x)]
+    reduced = [jax.nn.logsumexp(x, axis=1), x.mean(1), x.var(1)]
+    other = [_typ(jnp.isnan(x)), _typ(x.argmax(1)), _typ(jnp.pad(x, ((0, 0), (1, 1)))),
+             _typ(jnp.expand_dims(x, 1)), _typ(jnp.stack([x, x]))]
+  assert [_typ(v) for v in got] == [f"float32[{N}@X,4]"] * len(got)
+  assert [_typ(v) for v in reduced] == [f"float32[{N}@X]"] * len(reduced)
+  assert other == [f"bool[{N}@X,4]", f"int32[{N}@X]", f"float32[{N}@X,6]",
+                   f"float32[{N}@X,1,4]", f"float32[2,{N}@X,4]"]
+
+
+def test_arrays_computed_under_a_mesh_are_laid_out_over_it(tier):
+  mesh = explicit_mesh()
+  with jax.set_mesh(mesh):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    plain, split = jnp.arange(3.), x + 1
+    jitted = jax.jit(lambda v: v * 2)(x)
+    struct = jax.eval_shape(lambda: jax.sharding.reshard(jnp.ones((N, 4)), P("X", "Y")))
+  assert plain.sharding == NamedSharding(mesh, P(None))
+  assert split.sharding == NamedSharding(mesh, P("X", None))
+  assert _typ(jitted) == f"float32[{N}@X,4]" and jitted.sharding.spec == P("X", None)
+  assert struct.sharding.spec == P("X", "Y")
+  np.testing.assert_array_equal(split, np.arange(4. * N).reshape(N, 4) + 1)
+  np.testing.assert_array_equal(jitted, np.arange(4. * N).reshape(N, 4) * 2)
+
+
+def test_ambiguous_splits_raise_jaxs_sharding_type_error(tier):
+  from jaxlite._src.base.errors import ShardingTypeError
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    with pytest.raises(ShardingTypeError) as info:
+      x + jax.sharding.reshard(jnp.ones((N, 4)), P(None, "X"))
+    assert str(info.value) == (f"add operation with inputs: f32[{N}@X,4], f32[{N},4@X] "
+                               f"produces an illegally sharded result: f32[{N}@X,4@X]")
+    with pytest.raises(ShardingTypeError) as info:
+      x + jax.sharding.reshard(jnp.ones((N, 4)), P("Y", None))
+    assert str(info.value) == ("add got incompatible shardings for broadcasting: "
+                               "('X', None), ('Y', None).")
+    with pytest.raises(ShardingTypeError) as info:
+      x @ jax.sharding.reshard(jnp.ones((4, 8)), P(None, "X"))
+    assert str(info.value) == (f"dot_general operation with inputs: f32[{N}@X,4], "
+                               f"f32[4,8@X] produces an illegally sharded result: "
+                               f"f32[{N}@X,8@X]")
+    with pytest.raises(ShardingTypeError) as info:
+      jnp.cumsum(x, axis=0)
+    assert str(info.value) == ("Input should be unsharded over the axis being reduced. Got "
+                               f"input type=float32[{N}@X,4] and axis=0")
+    with pytest.raises(ShardingTypeError) as info:
+      x[jnp.array([0, 1])]
+    assert str(info.value) == (
+        "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+        "indexing as out sharding could not be resolved unambiguously (or would require "
+        f"collectives on inputs). Got operand=ShapedArray(float32[{N}@X,4]), "
+        "indices=ShapedArray(int32[2,1])")
+    # auto_axes lifts the splits for the call and lays its result out as asked
+    take = jax.sharding.auto_axes(lambda v, i: jnp.take(v, i, axis=0), out_sharding=P("X"))
+    out = take(x, jax.sharding.reshard(jnp.array([0, 1, 1, 0]), P("Y")))
+  assert _typ(out) == "float32[4@X,4]"
+  np.testing.assert_array_equal(out, np.arange(4. * N).reshape(N, 4)[[0, 1, 1, 0]])
+
+
+def test_jit_results_under_a_mesh_are_laid_out_over_it(tier):
+  # JAX 0.10.2: spec=P() over Auto axes, P(None,) over Explicit ones, eagerly and jitted
+  for types, spec in [((jax.sharding.AxisType.Auto,) * 2, "P()"),
+                      ((jax.sharding.AxisType.Explicit,) * 2, "P(None,)")]:
+    mesh = jax.make_mesh((N // 2, 2), ("X", "Y"), axis_types=types)
+    f = jax.jit(lambda v: v * 2)
+    with jax.set_mesh(mesh):
+      out = f(jnp.arange(3.))
+      again = f(jnp.arange(3.))   # (a cached call too)
+      eager = jnp.arange(3.)
+    for x in (out, again, eager):
+      t = types[0].name
+      assert repr(x.sharding) == (f"NamedSharding(mesh=Mesh('X': {N // 2}, 'Y': 2, "
+                                  f"axis_types=({t}, {t})), spec={spec}, "
+                                  "memory_kind=device)")
+    np.testing.assert_array_equal(again, [0., 2., 4.])
+  assert f(jnp.arange(3.)).sharding == SingleDeviceSharding(jax.devices()[0])

@@ -263,11 +263,17 @@ def test_lax_ops_reject_mixed_dtypes_and_ranks_with_jax_messages():
 
 def test_shaped_array_takes_back_its_own_sharding():
   """JAX's ``ShapedArray(shape, dtype, sharding=...)``: flax's scan passes an aval's own
-  ``sharding`` back; one that jaxlite's types cannot carry is a clear error."""
+  ``sharding`` back; its split over Explicit axes enters the type, Auto axes do not (as
+  JAX 0.10.2 prints them: float32[2] and float32[2@x])."""
   from jaxlite import core as public_core
   aval = public_core.ShapedArray((2,), jnp.float32, sharding=None)
   assert public_core.ShapedArray((2,), jnp.float32, sharding=aval.sharding) == aval
-  mesh = jax.make_mesh((1,), ("x",))
-  with pytest.raises(NotImplementedError, match="leave sharding out"):
-    public_core.ShapedArray((2,), jnp.float32,
-                            sharding=jax.sharding.NamedSharding(mesh, jax.P("x")))
+  auto = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+  split = public_core.ShapedArray((2,), jnp.float32,
+                                  sharding=jax.sharding.NamedSharding(auto.abstract_mesh, jax.P("x")))
+  assert split == aval and str(split) == "float32[2]"
+  explicit = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+  split = public_core.ShapedArray((2,), jnp.float32,
+                                  sharding=jax.sharding.NamedSharding(explicit.abstract_mesh, jax.P("x")))
+  assert split != aval and str(split) == "float32[2@x]" and split.spec == ("x",)
+  assert split.sharding.spec == jax.P("x") and split.sharding.mesh == explicit.abstract_mesh

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlite._src.base import api_util
 from jaxlite._src import backends
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
@@ -113,7 +113,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
         names.enter_context(batching.extend_axis_env(name, size))
       closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
     if return_shape:
-      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
                 for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs')
       return closed, tree.tree_unflatten(out_tree, shapes)
     return closed
@@ -134,7 +134,7 @@ def eval_shape(fun, *args, **kwargs):
                          if isinstance(x, ShapeDtypeStruct) else x, fun(*a, **k))
   functools.update_wrapper(fun_of_values, fun)
   closed, out_tree = trace_to_jaxpr(fun_of_values, "eval_shape", args, kwargs)
-  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
             for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs' values)
   return tree.tree_unflatten(out_tree, shapes)
 
@@ -169,7 +169,7 @@ def device_get(x):
   with transfer_guard.explicit():
     # (a typed key array has no NumPy value: it stays as it is, as in JAX)
     return tree.tree_map(lambda v: np.asarray(v) if isinstance(v, Array)
-                         and type(v) is not prng.PRNGKeyArray else v, x)
+                         and not isinstance(v, extended.ExtendedArray) else v, x)
 
 
 def block_until_ready(x):

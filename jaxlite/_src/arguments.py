@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
@@ -30,18 +30,20 @@ def scalar_signature(t):
 
 
 def leaf_signature(x):
-  """What of an argument leaf enters the cache key: shape, dtype, weak type."""
+  """What of an argument leaf enters the cache key: shape, dtype, weak type, and the
+  split over Explicit mesh axes of its type where it has one (with that mesh)."""
   t = type(x)
   if t is Array:
+    if x._placed is not None:   # laid out over a mesh: its type may be split
+      return _typed_signature(x.aval)
     return (x.shape, x.dtype, x.weak_type)   # no transfer for a device-backed array
   if t is np.ndarray or isinstance(x, np.generic):
     return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
   if t in (float, int, bool, complex):
     return scalar_signature(t)
   if isinstance(x, Tracer):
-    a = x.aval
-    return (a.shape, a.dtype, a.weak_type)
-  if t is prng.PRNGKeyArray:
+    return _typed_signature(x.aval)
+  if isinstance(x, extended.ExtendedArray):
     return (x.shape, x.dtype, False)
   if t is Ref:   # the executable takes the value it holds (state.types.RefPlan)
     a = x._aval.inner_aval
@@ -73,11 +75,6 @@ def nested_key(args, leaves, key) -> bool:
         value = x._host
         key.append(((value.shape, value.dtype), x.weak_type))
       leaves.append(x)
-    elif t is prng.PRNGKeyArray and x._base_array._placed is None:
-      # a typed key enters the key as a key, and the leaves as its data: what the
-      # executable takes (passes.physicalize)
-      key.append(((x.shape, x.dtype), False))
-      leaves.append(x._base_array)
     elif x is None:
       key.append(None)
     elif t is tuple or t is list:
@@ -93,6 +90,11 @@ def nested_key(args, leaves, key) -> bool:
       key.append((t, len(x)))   # a named tuple
       if not nested_key(x, leaves, key):
         return False
+    elif issubclass(t, extended.ExtendedArray) and x._physical._placed is None:
+      # an extended array enters the key as itself, and the leaves as its data: what
+      # the executable takes (passes.physicalize)
+      key.append(((x.shape, x.dtype), False))
+      leaves.append(x._physical)
     else:
       return False
   return True
@@ -105,9 +107,17 @@ def is_ref_signature(sig) -> bool:
   return type(sig) is tuple and sig[0] is _REF
 
 
+def _typed_signature(a):
+  if getattr(a, "spec", None) is None:
+    return (a.shape, a.dtype, a.weak_type)
+  return (a.shape, a.dtype, a.weak_type, a.spec, a.mesh)
+
+
 def signature_aval(sig):
   if is_ref_signature(sig):
     return core.ShapedArray(*sig[1:])
+  if len(sig) == 5:
+    return core.ShapedArray(*sig[:3], spec=sig[3], mesh=sig[4])
   return core.ShapedArray(*sig)
 
 
@@ -118,8 +128,8 @@ def leaf_value(x):
     return x._value
   if t in (float, int, bool, complex):
     return np.asarray(x, dtypes.python_scalar_dtype(x))[()]
-  if t is prng.PRNGKeyArray:   # the executable takes keys' data (passes.physicalize)
-    return leaf_value(x._base_array)
+  if isinstance(x, extended.ExtendedArray):   # the executable takes the data
+    return leaf_value(x._physical)   # (passes.physicalize)
   # a copy: an output may alias this input, and the caller may mutate their NumPy array
   value = np.asarray(x)
   return np.array(value, dtypes.canonicalize_dtype(value.dtype))
@@ -134,8 +144,8 @@ def leaf_device_value(x, client=None):
   if t is Array:
     buf = x._buf
     return x._to_device(client) if buf is None else buf
-  if t is prng.PRNGKeyArray:
-    return leaf_device_value(x._base_array, client)
+  if isinstance(x, extended.ExtendedArray):
+    return leaf_device_value(x._physical, client)
   if transfer_guard.active and client is not None and placement["resident"](client):
     transfer_guard.check("host_to_device", lambda: f"aval={core.get_aval(x)!r}")
   return leaf_value(x)

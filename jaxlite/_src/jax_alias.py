@@ -50,9 +50,14 @@ _PRIVATE = {
     "jax._src.state": "jaxlite._src.core.state",  # nnx: isinstance(..., AbstractRef)
     "jax._src.state.types": "jaxlite._src.core.state.types",
     "jax._src.distributed": "jaxlite._src.distributed",  # orbax: global_state.client
+    "jax._src.earray": "jaxlite._src.core.extended",  # flax's fp8 rules: EArray
+    "jax._src.interpreters": "jaxlite._src",   # a package of its own, as jax._src
+    "jax._src.interpreters.pxla": "jaxlite._src.pxla",  # flax: global_result_handlers
 }
 # Served when imported, but not loaded by `import jax` (JAX's does not load them either).
 _IMPORTED_ON_DEMAND = {"jax._src.checkify"}
+# served as packages of their own (_PrivatePackage) that hold only the modules served
+_PRIVATE_PACKAGES = {"jax._src", "jax._src.interpreters"}
 
 
 def target_name(fullname):
@@ -140,8 +145,8 @@ class _JaxLoader(importlib.abc.Loader):
   def create_module(self, spec):
     if spec.name == "jax.version":
       return _version_module()
-    if spec.name == "jax._src":
-      module = _PrivatePackage("jax._src", "JAX's private modules that jaxlite serves.")
+    if spec.name in _PRIVATE_PACKAGES:
+      module = _PrivatePackage(spec.name, "JAX's private modules that jaxlite serves.")
       module.__path__ = []
       return module
     jaxlite = importlib.import_module("jaxlite")
@@ -172,7 +177,7 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
     private = fullname.startswith("jax._src.")
     if fullname == "jax.version":
       return importlib.machinery.ModuleSpec(fullname, _JaxLoader())
-    if fullname == "jax._src":
+    if fullname in _PRIVATE_PACKAGES:
       return importlib.machinery.ModuleSpec(fullname, _JaxLoader(), is_package=True)
     if not name or (private and fullname not in _PRIVATE) or importlib.util.find_spec(name) is None:
       raise _not_provided(fullname, private)

@@ -26,7 +26,7 @@ from jaxlite._src import arguments
 from jaxlite._src import compiler
 from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import dtypes, tree
 from jaxlite._src.core.array import (Array, check_donated_once, committed_device,
@@ -36,6 +36,7 @@ from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src import tiers
 from jaxlite._src.base.config import config
+from jaxlite._src.base import mesh_context
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax.base import trace_context
 from jaxlite._src.lax.call import call_jaxpr
@@ -216,7 +217,7 @@ def result_tree(out_tree, out_avals):
   """The tree that a compiled call's flat outputs fill: ``out_tree``, with a node over
   each output that the executable returns as other data: a typed key (its data, see
   passes.physicalize) or a float0 array (no operation accepts a float0 Array)."""
-  nodes = [prng.data_node(a) or (_Float0(a.shape) if a.dtype == dtypes.float0 else None)
+  nodes = [extended.data_node(a) or (_Float0(a.shape) if a.dtype == dtypes.float0 else None)
            for a in out_avals]
   if not any(n is not None for n in nodes):
     return out_tree
@@ -284,7 +285,7 @@ class PjitFunction:
     # Positional Arrays: one loop builds the key and collects the device buffers. Arrays
     # nested in tuples, lists, dicts and named tuples (parameter trees):
     # ``arguments.nested_key`` builds the key and collects the leaves in one pass.
-    if (not kwargs and self._fast_flags is config.generation
+    if (not kwargs and self._fast_flags is config.generation and not mesh_context.active
         and (core.eager_everywhere or core._context.trace is core.eval_trace)):
       leaves, key, bufs = args, [], []
       for a in args:
@@ -342,6 +343,8 @@ class PjitFunction:
 
   def _call(self, args, kwargs, follow_shardings=True):
     out = self._dispatch(args, kwargs, follow_shardings)
+    if mesh_context.active and core._context.trace is core.eval_trace:
+      out = placement["in_context"](out)   # (laid out over the mesh in context, as JAX)
     check = _output_check
     if check is not None and core._context.trace is core.eval_trace:
       return check(self, args, kwargs, out)

@@ -1,8 +1,9 @@
 """JAX's private ``jax._src.core`` as libraries use it, served under that name by the
 alias: jaxlite's core where it has JAX's names (``ShapedArray``, ``Tracer``, ...; flax),
-and ``trace_state_clean()``, which numpyro's MCMC asks (is no transformation tracing
+``physical_aval`` of extended dtypes (flax's fp8 rules), and ``trace_state_clean()``, which numpyro's MCMC asks (is no transformation tracing
 now?) before caching functions that could close over tracers."""
 from jaxlite._src.core import core
+from jaxlite._src.core.extended import physical_aval, physical_element_aval  # noqa: F401
 
 
 def trace_state_clean() -> bool:

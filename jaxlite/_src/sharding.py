@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import enum
+import functools
 import math
 import operator
 
@@ -22,11 +23,12 @@ import numpy as np
 from jaxlite._src.core import array as array_mod
 from jaxlite._src import backends
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src import tiers
 from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.base import mesh_context
 from jaxlite._src.lax import sharding_constraint
+from jaxlite._src.lax import sharding_rules  # noqa: F401 (sharding in types)
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
 from jaxlite._src.base.partition_spec import PartitionSpec
@@ -107,9 +109,9 @@ class Mesh(_MeshAxes):
   axis_names : sequence of str
     One name per axis of ``devices``.
   axis_types : AxisType or tuple of AxisType, optional
-    One per axis; Auto for each when None. jaxlite keeps and reports them (``reshard``
-    needs Explicit axes, as in JAX), but carries no sharding in its types: every axis is
-    laid out as XLA's partitioner decides, as an Auto axis is.
+    One per axis; Auto for each when None. A split over Explicit axes is part of an
+    array's type (``float32[8@X,4]``; ``lax/sharding_rules.py``), as in JAX; Auto axes
+    are laid out as XLA's partitioner decides.
   """
 
   def __init__(self, devices, axis_names, axis_types=None):
@@ -313,8 +315,8 @@ class set_mesh:
   this mesh: ``jax.device_put``, ``jit``'s ``in_shardings``/``out_shardings``,
   ``lax.with_sharding_constraint``, ``jax.sharding.reshard``), ``shard_map`` needs no
   ``mesh=``, and ``jax.sharding.get_abstract_mesh()`` (also inside ``jit``) and
-  ``get_mesh()`` return it. jaxlite does not lay every array computed in context out over
-  the mesh, as JAX does: arrays stay where jaxlite puts them until a sharding is asked for.
+  ``get_mesh()`` return it. As in JAX, what eager operations compute in context is laid out
+  over the mesh (``MeshPlacedBackend``): split as its type says, replicated elsewhere.
 
   Parameters
   ----------
@@ -443,6 +445,59 @@ def reshard(xs, out_shardings):
     check_explicit(sharding, "reshard")
     outs.append(sharding_constraint.with_sharding_constraint(x, sharding))
   return tree.tree_unflatten(treedef, outs)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+  """``f`` run with the mesh axes ``axes`` (all the mesh's when None) made Auto: its
+  arguments' types drop their splits over them, and its result is laid out as
+  ``out_sharding`` says (``jax.sharding.auto_axes``), over the mesh in context.
+
+  Parameters
+  ----------
+  f : callable, optional
+    Without it, a decorator.
+  axes : str or tuple of str, optional
+  out_sharding : NamedSharding, PartitionSpec or pytree of them
+    Given here or as the ``out_sharding`` keyword argument of each call.
+  """
+  if f is None:
+    return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+  @functools.wraps(f)
+  def wrapped(*args, **kwargs):
+    given = out_sharding
+    if given is None:
+      if "out_sharding" not in kwargs:
+        raise TypeError("Missing required keyword argument: 'out_sharding'")
+      given = kwargs.pop("out_sharding")
+    mesh = mesh_context.context.concrete
+    if mesh is None and isinstance(given, NamedSharding) and isinstance(given.mesh, Mesh):
+      mesh = given.mesh
+    if mesh is None:
+      return f(*args, **kwargs)
+    names = mesh.axis_names if axes is None else (axes,) if isinstance(axes, str) else axes
+    if set(names) <= set(mesh.auto_axes):
+      return f(*args, **kwargs)
+    types = tuple(AxisType.Auto if n in names else t
+                  for n, t in zip(mesh.axis_names, mesh.axis_types))
+    auto = Mesh(mesh.devices, mesh.axis_names, axis_types=types)
+    prev = mesh_context.swap(auto, auto.abstract_mesh)
+    try:
+      args, kwargs = tree.tree_map(lambda x: _laid_out_on(x, auto), (args, kwargs))
+      out = f(*args, **kwargs)
+    finally:
+      mesh_context.swap(*prev)
+    return reshard(out, given)
+  return wrapped
+
+
+def _laid_out_on(x, mesh):
+  """``x`` laid out over ``mesh`` as its type's split says (which names no Auto axis)."""
+  if not isinstance(x, (Array, core.Tracer)):
+    return x
+  spec = core.get_aval(x).spec or ()
+  return sharding_constraint.with_sharding_constraint(
+      x, NamedSharding(mesh, PartitionSpec(*spec)))
 
 
 def broadcast_to_leaves(prefix, treedef, is_leaf, message) -> list:
@@ -776,8 +831,8 @@ def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> 
 def place(x, sharding) -> Array:
   """``x`` (an Array, NumPy value or scalar) split into the shards ``sharding`` says."""
   x = array_mod.as_operand(x)
-  if type(x) is prng.PRNGKeyArray:   # its data is placed (the sharding names the keys' axes)
-    return prng.PRNGKeyArray(x._impl, place(x._base_array, sharding))
+  if isinstance(x, extended.ExtendedArray):   # its data is placed (the sharding names
+    return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
   if isinstance(sharding, layout_mod.Format):   # (a layout jaxlite keeps: its sharding)
@@ -841,22 +896,90 @@ def commit(x: Array, device) -> Array:
 
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,
-                           commit=commit)
+                           commit=commit, in_context=lambda out: in_context(out))
 sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
                                       check_explicit=check_explicit)
 
 
 def aval_sharding(aval) -> NamedSharding:
-  """``jax.typeof(x).sharding``: no dimension split, over the abstract mesh in context.
+  """``jax.typeof(x).sharding``: the dimensions split over Explicit mesh axes (the type's
+  spec), over the abstract mesh in context.
 
-  jaxlite's axes all behave as Auto axes, which JAX leaves out of types, so no dimension
-  is split (JAX names the mesh of an array made under another mesh, where jaxlite names
-  the one in context).
+  Auto axes are left out of types, as in JAX (JAX names the mesh of an array made under
+  another mesh, where jaxlite names the one in context).
   """
-  return NamedSharding(get_abstract_mesh(), PartitionSpec(*[None] * aval.ndim))
+  if aval.spec is None:
+    return NamedSharding(get_abstract_mesh(), PartitionSpec(*[None] * aval.ndim))
+  return NamedSharding(aval.mesh or get_abstract_mesh(), PartitionSpec(*aval.spec))
 
 
-core.aval_rules["sharding"] = aval_sharding
+def explicit_spec(sharding, ndim: int):
+  """The part of ``sharding`` that enters an array's type: per dimension, the Explicit
+  mesh axes its spec names (one name, a tuple of names, or None); None when it names
+  none, or is no NamedSharding."""
+  spec = getattr(sharding, "spec", None)
+  mesh = getattr(sharding, "mesh", None)
+  if spec is None or mesh is None or not mesh._any_axis_explicit:
+    return None
+  types = mesh._name_to_type
+  out = []
+  for entry in tuple(spec)[:ndim]:
+    names = tuple(n for n in _entry_axes(entry) if types.get(n) == AxisType.Explicit)
+    out.append(None if not names else names[0] if len(names) == 1 else names)
+  out += [None] * (ndim - len(out))
+  return tuple(out) if any(e is not None for e in out) else None
+
+
+core.aval_rules.update(sharding=aval_sharding, explicit_spec=explicit_spec)
+
+
+class MeshPlacedBackend:
+  """An eager backend that runs primitives on ``inner`` and, in a thread with a mesh in
+  context (``jax.set_mesh``), lays each result out over that mesh: split as its type
+  says, replicated elsewhere, as JAX places what it computes in context."""
+
+  def __init__(self, inner):
+    self.inner = inner
+
+  def apply_primitive(self, prim, args, params):
+    out = self.inner.apply_primitive(prim, args, params)
+    mesh = mesh_context.context.concrete
+    if mesh is None:   # (another thread's mesh)
+      return out
+    outs = out if prim.multiple_results else [out]
+    avals = [core.get_aval(x) for x in args]
+    specs = ([getattr(a, "spec", None) for a in core.abstract_eval(prim, avals, params)]
+             if any(getattr(a, "spec", None) is not None for a in avals)
+             else [None] * len(outs))
+    placed = [_on_mesh(o, mesh, spec) for o, spec in zip(outs, specs)]
+    return placed if prim.multiple_results else placed[0]
+
+
+def _on_mesh(x, mesh, spec):
+  if not isinstance(x, Array) or isinstance(x, extended.ExtendedArray):
+    return x   # (float0 zeros; extended arrays stay over their data's layout)
+  # (JAX spells an unsplit layout P() over Auto axes, one None per dimension otherwise)
+  spec = spec or ((None,) * x.ndim if mesh._any_axis_explicit else ())
+  return place(x, NamedSharding(mesh, PartitionSpec(*spec)))
+
+
+def in_context(out):
+  """``out`` (a jit's results) with each Array computed on one device laid out over the
+  mesh in context, as its type says (results the partitioner laid out stay so)."""
+  mesh = mesh_context.context.concrete
+  if mesh is None:
+    return out
+  return tree.tree_map(lambda x: _on_mesh(x, mesh, x.aval.spec) if type(x) is Array
+                       and x._placed is None else x, out)
+
+
+def _mesh_in_context(active: bool):
+  # every eager primitive then reaches the placing backend: lax's direct kernels are off
+  core.eval_trace.install(placer=MeshPlacedBackend if active else None)
+  core.block_direct_kernels("set_mesh", active)
+
+
+mesh_context.on_change.append(_mesh_in_context)
 
 
 def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80):

@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src import jit as jit_mod
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
@@ -61,6 +61,14 @@ def _common_mesh(shardings):
   return meshes.pop() if meshes else None
 
 
+def _typed(aval, mesh):
+  """The layout over ``mesh`` that ``aval``'s split over Explicit axes says, or None."""
+  spec = getattr(aval, "spec", None)
+  if spec is None or mesh is None:
+    return None
+  return NamedSharding(mesh, PartitionSpec(*spec))
+
+
 class ShardedJitted:
   """A jitted function whose arguments and results have shardings."""
 
@@ -96,6 +104,10 @@ class ShardedJitted:
       out_sh = [s if s is not None else p
                 for s, p in zip(out_sh, propagated(closed.jaxpr, in_sh))]
     mesh = _common_mesh(in_sh + out_sh)
+    # a result whose type is split over Explicit axes is laid out so (sharding in types)
+    out_sh = [_typed(a, mesh) or s if given is None else s for a, s, given in zip(
+        closed.out_avals, out_sh, _flatten_shardings(
+            "out_shardings", entry.traced_out_tree, self.out_shardings))]
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
         s.check_shape(core.get_aval(x).shape)
@@ -105,9 +117,9 @@ class ShardedJitted:
       return tree.tree_unflatten(entry.traced_out_tree, outs)
     if entry.donate is not None:
       check_donated_once(leaves, entry.donate)
-    # XLA computes on the data of typed PRNG keys (passes.physicalize): the executable
+    # XLA computes on the data of extended arrays (passes.physicalize): the executable
     # takes and gives their data, which entry.out_tree wraps again
-    data = [x._base_array if type(x) is prng.PRNGKeyArray else x for x in leaves]
+    data = list(map(extended.physical, leaves))
     outs = self._run_spmd(entry, physicalize.run(closed), data, mesh, in_sh, out_sh)
     if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
       delete_donated(leaves, entry.donate)
@@ -135,9 +147,8 @@ class ShardedJitted:
     for o, s in zip(outs, out_sh):
       if s is None and mesh is not None:
         s = NamedSharding(mesh, PartitionSpec())
-      if isinstance(s, NamedSharding) and type(o) is prng.PRNGKeyArray:   # its data
-        o = prng.PRNGKeyArray(o._impl, _host_placed(s, np.asarray(o._base_array._value),
-                                                    False))
+      if isinstance(s, NamedSharding) and isinstance(o, extended.ExtendedArray):   # data
+        o = extended.wrap(o.aval, _host_placed(s, np.asarray(o._physical._value), False))
       elif isinstance(s, NamedSharding):
         o = _host_placed(s, np.asarray(o._value), o.weak_type)
       placed.append(o)

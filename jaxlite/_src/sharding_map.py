@@ -22,7 +22,7 @@ import numpy as np
 from jaxlite._src.base import api_util
 from jaxlite._src.base import mesh_context
 from jaxlite._src.core import core
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src import donation
 from jaxlite._src import tiers
 from jaxlite._src.base import tree
@@ -156,7 +156,7 @@ class MeshProgram:
     the donation plan, ``options`` XLA compiler options (see ``xla.compile``)."""
     from jaxlite._src.backends import xla
     devices = list(self.mesh.devices.flat)
-    # (XLA computes on the data of typed PRNG keys: passes.physicalize)
+    # (XLA computes on the data of extended arrays: passes.physicalize)
     return xla.compile_on_devices(physicalize.run(entry[0]), self.name,
                                   [d.id for d in devices],
                                   replicas=True, mesh_axes=tuple(self.mesh.shape.items()),
@@ -191,19 +191,19 @@ class MeshProgram:
     outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))],
                                consumed)
     result = []
-    for j, (spec, aval) in enumerate(zip(out_specs, map(prng.physical_aval,
+    for j, (spec, aval) in enumerate(zip(out_specs, map(extended.physical_aval,
                                                         closed.out_avals))):
       shape = global_shape(mesh, spec, aval.shape)
       result.append(from_pieces(NamedSharding(mesh, spec), [o[j] for o in outs], shape,
                                 aval.dtype, aval.weak_type))
-    return prng.wrap_key_outputs(result, closed.out_avals)
+    return extended.wrap_outputs(result, closed.out_avals)
 
   # -- tier 0: the jaxpr under one named vmap per mesh axis
   def _run_numpy(self, closed, specs, out_specs, leaves):
     outs = self._run_vmapped(closed, specs, out_specs, leaves)
     placed = [_host_placed(NamedSharding(self.mesh, spec), np.asarray(_key_data(o)._value),
                            o.weak_type) for spec, o in zip(out_specs, outs)]
-    return prng.wrap_key_outputs(placed, closed.out_avals)
+    return extended.wrap_outputs(placed, closed.out_avals)
 
   def _run_vmapped(self, closed, specs, out_specs, leaves):
     """The global outputs of the per-device jaxpr run under one named ``vmap`` per mesh
@@ -244,8 +244,8 @@ class _bound_axes:
 
 
 def _key_data(x: Array) -> Array:
-  """``x``, or the uint32 data of a typed PRNG key array (what programs compute on)."""
-  return x._base_array if type(x) is prng.PRNGKeyArray else x
+  """``x``, or the data of an array of an extended dtype (what programs compute on)."""
+  return extended.physical(x)
 
 
 def _pieces(x: Array, sharding: NamedSharding) -> list:

@@ -28,7 +28,7 @@ class Traced:
     out_tree = self._entry.traced_out_tree
     if self._entry.refs is not None:   # (not the written refs' values that follow)
       out_tree = out_tree.children()[0]
-    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
               for a in self._entry.jaxpr.out_avals[:out_tree.num_leaves]]
     return tree.tree_unflatten(out_tree, shapes)
 

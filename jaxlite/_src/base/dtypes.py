@@ -40,8 +40,8 @@ float0 = np.dtype([("float0", np.void, 0)])
 
 
 class extended(np.generic):
-  """Scalar type of JAX's extended dtypes (typed PRNG keys), for ``issubdtype`` tests:
-  ``issubdtype(jax.random.key(0).dtype, extended)`` is True."""
+  """Scalar type of JAX's extended dtypes (typed PRNG keys, flax's fp8 metadata), for
+  ``issubdtype`` tests: ``issubdtype(jax.random.key(0).dtype, extended)`` is True."""
 
 
 class prng_key(extended):
@@ -52,8 +52,9 @@ DType = np.dtype   # JAX's annotation of a dtype object
 
 
 class ExtendedDType(abc.ABC):
-  """The base of JAX's extended dtype objects (a key's ``key<fry>``, prng.KeyTy; flax's
-  fp8 metadata subclasses it): ``type`` is its scalar type under ``extended``. Avals and
+  """The base of JAX's extended dtype objects (a key's ``key<fry>``, lax/prng.py's KeyTy;
+  flax's fp8 metadata subclasses it): ``type`` is its scalar type under ``extended``, and
+  ``_rules`` the class of its rules (JAX's protocol, see core/extended.py). Avals and
   jaxprs carry such a dtype as they carry a NumPy one; NumPy never sees it."""
 
   @property
@@ -61,9 +62,17 @@ class ExtendedDType(abc.ABC):
   def type(self) -> type:
     ...
 
+  _rules = None
+
   @property
   def name(self) -> str:
     return str(self)
+
+
+def is_extended(dtype) -> bool:
+  """Whether ``dtype`` is an extended dtype (every other dtype an aval holds is NumPy's,
+  which the first, cheap test answers)."""
+  return not isinstance(dtype, np.dtype) and isinstance(dtype, ExtendedDType)
 
 
 _b = np.dtype(bool)
@@ -235,6 +244,13 @@ def is_complex(dtype):
 def is_inexact(dtype):
   """True for floating and complex dtypes."""
   return _kind(dtype) in ("f", "c")
+
+
+def has_tangent(dtype):
+  """Whether values of ``dtype`` are differentiated: inexact dtypes, and extended dtypes
+  whose rules give a tangent dtype other than float0 (flax's fp8 metadata; not keys)."""
+  return is_inexact(dtype) or (is_extended(dtype)
+                               and dtype._rules.tangent_dtype(dtype) != float0)
 
 
 def is_narrow(dtype):
@@ -555,6 +571,25 @@ def finfo(dtype):
   """
   dt = np_dtype(dtype)
   return ml_dtypes().finfo(dt) if _ml_kind(dt.type) else np.finfo(dt)
+
+
+# the float8 types without infinities, as JAX 0.10.2 lists them (it leaves out the other
+# types without one, float8_e8m0fnu and the float4/float6 types)
+_NO_INF = frozenset({"float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+                     "float8_e5m2fnuz"})
+
+
+def supports_inf(dtype) -> bool:
+  """Whether ``dtype`` has infinities (JAX's ``dtypes.supports_inf``): True for the
+  inexact dtypes but the float8 types that have none.
+
+  Examples
+  --------
+  >>> supports_inf(np.float32), supports_inf(np.int32)
+  (True, False)
+  """
+  dt = np_dtype(dtype)
+  return dt.name not in _NO_INF and issubdtype(dt, np.inexact)
 
 
 def iinfo(dtype):

@@ -108,3 +108,8 @@ class JaxRuntimeError(RuntimeError):
   """An error the runtime reports: XLA's (a failed compile, an out-of-memory device, a
   donated buffer used again), its message prefixed by its status code, or a transfer the
   transfer guard disallows. JAX's older name for it is ``XlaRuntimeError``."""
+
+
+class ShardingTypeError(Exception):
+  """An operation whose operands' splits over Explicit mesh axes give no well-defined
+  split of its result (``jax._src.core.ShardingTypeError``)."""

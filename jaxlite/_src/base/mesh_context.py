@@ -13,9 +13,23 @@ class _MeshContext(threading.local):
 
 context = _MeshContext()
 
+# callbacks(active: bool), called when the first thread puts a mesh in context and when
+# the last takes its out (sharding.py: eager results are then laid out over the mesh)
+on_change: list = []
+active = 0   # how many threads have a mesh in context (a global: hot paths read it)
+_lock = threading.Lock()
+
 
 def swap(concrete, abstract) -> tuple:
   """Put ``concrete`` and ``abstract`` in context; returns the previous pair."""
+  global active
   prev = (context.concrete, context.abstract)
   context.concrete, context.abstract = concrete, abstract
+  delta = (concrete is not None) - (prev[0] is not None)
+  if delta:
+    with _lock:
+      active += delta
+      if active == (1 if delta > 0 else 0):
+        for callback in on_change:
+          callback(active > 0)
   return prev

@@ -91,7 +91,11 @@ class Array(core.ArrayMethods):
 
   @property
   def aval(self) -> ShapedArray:
-    return ShapedArray(self.shape, self.dtype, self.weak_type)
+    if self._placed is None:
+      return ShapedArray(self.shape, self.dtype, self.weak_type)
+    # laid out over a mesh: its split over Explicit axes is in its type, as in JAX
+    return ShapedArray(self.shape, self.dtype, self.weak_type,
+                       sharding=self._placed.sharding)
 
   @property
   def shape(self):

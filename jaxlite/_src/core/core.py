@@ -37,37 +37,49 @@ class AbstractValue:
 
 
 class ShapedArray(AbstractValue):
-  """The abstract value of an array: shape, dtype and weak type, but no values."""
-  __slots__ = ("shape", "dtype", "weak_type", "_hash")
+  """The abstract value of an array: shape, dtype, weak type, and how its dimensions are
+  split over Explicit mesh axes (``spec``: None where none is, as JAX's types)."""
+  __slots__ = ("shape", "dtype", "weak_type", "spec", "mesh", "_hash")
 
-  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None):
+  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None, spec=None,
+               mesh=None):
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, np.dtype) else dtypes.aval_dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = None
-    # JAX's types may carry a mesh's split; jaxlite's carry the one sharding of every aval
-    # (lax's aval_sharding), which a caller may pass back, as flax's scan does
-    if sharding is not None and sharding != self.sharding:
-      raise NotImplementedError(
-          f"ShapedArray(..., sharding={sharding}): jaxlite's types carry no sharding but "
-          f"{self.sharding} (no Explicit mesh axes); leave sharding out.")
+    if sharding is not None:   # (JAX's argument: only its Explicit axes enter the type)
+      spec = aval_rules["explicit_spec"](sharding, len(self.shape))
+      mesh = getattr(getattr(sharding, "mesh", None), "abstract_mesh", None)
+    # a spec is one entry per dimension, a mesh axis name, a tuple of them, or None; the
+    # mesh is the abstract mesh whose axes it names (None: the one in context)
+    self.spec = tuple(spec) if spec is not None and any(e is not None for e in spec) else None
+    self.mesh = mesh if self.spec is not None else None
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+  def update(self, shape=None, dtype=None, weak_type=None, sharding=None,
+             spec=None) -> ShapedArray:
+    mesh = None
+    if spec is None and sharding is None and (shape is None or len(shape) == self.ndim):
+      spec, mesh = self.spec, self.mesh   # (a new rank drops the split, as JAX's would)
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
-                       self.weak_type if weak_type is None else weak_type)
+                       self.weak_type if weak_type is None else weak_type,
+                       sharding=sharding, spec=spec, mesh=mesh)
 
   def strip_weak_type(self) -> ShapedArray:
     return self.update(weak_type=False) if self.weak_type else self
 
   def to_tangent_aval(self) -> ShapedArray:
-    """The aval of this value's tangents: float0 for integers and booleans (JAX's)."""
+    """The aval of this value's tangents: float0 for integers and booleans, what its
+    rules say for an extended dtype (JAX's)."""
     if dtypes.is_inexact(self.dtype):
       return self
-    return ShapedArray(self.shape, dtypes.float0)
+    if dtypes.is_extended(self.dtype):
+      return ShapedArray(self.shape, self.dtype._rules.tangent_dtype(self.dtype),
+                         spec=self.spec, mesh=self.mesh)
+    return ShapedArray(self.shape, dtypes.float0, spec=self.spec, mesh=self.mesh)
 
   to_ct_aval = to_tangent_aval
   at_least_vspace = to_tangent_aval   # JAX's older name, which distrax's JVP rules call
@@ -79,21 +91,27 @@ class ShapedArray(AbstractValue):
 
   def __eq__(self, other):
     return (type(other) is ShapedArray and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+            and self.dtype == other.dtype and self.weak_type == other.weak_type
+            and self.spec == other.spec and self.mesh == other.mesh)
 
   def __hash__(self):
     if self._hash is None:
-      self._hash = hash((self.shape, self.dtype, self.weak_type))
+      self._hash = hash((self.shape, self.dtype, self.weak_type, self.spec))
     return self._hash
 
   def __reduce__(self):
     # Without the cached hash: a dtype's hash differs from process to process (the compile
     # server unpickles avals, and the tier races' memory keys on their pickle).
-    return ShapedArray, (self.shape, self.dtype, self.weak_type)
+    if self.spec is None:
+      return ShapedArray, (self.shape, self.dtype, self.weak_type)
+    return _shaped_array, (self.shape, self.dtype, self.weak_type, self.spec, self.mesh)
 
   def str_short(self, short_dtypes: bool = False) -> str:
     name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
-    return f"{name}[{','.join(map(str, self.shape))}]"
+    spec = self.spec
+    if spec is None:
+      return f"{name}[{','.join(map(str, self.shape))}]"
+    return f"{name}[{','.join(map(_dim_str, self.shape, spec))}]"
 
   def __str__(self):
     return ("~" if self.weak_type else "") + self.str_short()
@@ -106,6 +124,26 @@ class ShapedArray(AbstractValue):
     if not self.shape:
       raise TypeError("len() of unsized object")
     return self.shape[0]
+
+
+def _shaped_array(shape, dtype, weak_type, spec, mesh):
+  return ShapedArray(shape, dtype, weak_type, spec=spec, mesh=mesh)
+
+
+def _dim_str(size, entry) -> str:
+  """A dimension as JAX prints it in a type: ``2``, split over X ``2@X``, over X and Y
+  ``4@(X,Y)``."""
+  if entry is None:
+    return str(size)
+  if isinstance(entry, tuple):
+    return f"{size}@({','.join(entry)})"
+  return f"{size}@{entry}"
+
+
+def typed_sharding(aval):
+  """The sharding an abstract result shows (``eval_shape``'s ShapeDtypeStruct): its
+  type's, where the type is split over Explicit mesh axes; None otherwise."""
+  return aval.sharding if getattr(aval, "spec", None) is not None else None
 
 
 def get_aval(x) -> ShapedArray:
@@ -137,8 +175,10 @@ class ShapeDtypeStruct:
 
   @property
   def aval(self):
+    sharding = self.sharding   # (its split over Explicit axes enters the type)
     return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, True),
-                       self.weak_type)
+                       self.weak_type, sharding=None if sharding is None or not hasattr(
+                           sharding, "spec") else sharding)
 
   def __repr__(self):
     sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
@@ -373,12 +413,36 @@ param_order: dict[Primitive, tuple] = {}
 param_labels: dict[tuple, str] = {}
 
 
+# primitive -> rule(avals_in, avals_out, **params) -> one spec per output: how its outputs
+# are split over Explicit mesh axes when an operand's is (lax/sharding_rules.py fills it;
+# a primitive without one gives what its shape rule gives, which for calls and loops is
+# their jaxprs' types)
+sharding_rules: dict[Primitive, Callable] = {}
+
+
 def abstract_eval(prim: Primitive, avals, params):
   rule = abstract_eval_rules.get(prim)
   if rule is None:
     raise NotImplementedError(f"Primitive '{prim.name}' has no shape rule.")
   out = rule(*avals, **params)
-  return out if prim.multiple_results else [out]
+  outs = out if prim.multiple_results else [out]
+  for a in avals:
+    if getattr(a, "spec", None) is not None:   # sharding in types: only where split
+      return _with_specs(prim, avals, outs, params)
+  return outs
+
+
+def _with_specs(prim, avals, outs, params):
+  rule = sharding_rules.get(prim)
+  if rule is None:
+    return outs
+  specs = rule(avals, outs, **params)
+  given = params.get("sharding") or params.get("out_sharding")   # (a split asked for)
+  mesh = (getattr(getattr(given, "mesh", None), "abstract_mesh", None) if given is not None
+          else next(a.mesh for a in avals if getattr(a, "spec", None) is not None))
+  return [o if not isinstance(o, ShapedArray) or (o.spec == s and o.mesh == mesh)
+          else ShapedArray(o.shape, o.dtype, o.weak_type, spec=s, mesh=mesh)
+          for o, s in zip(outs, specs)]
 
 
 # ----------------------------------------------------------------------------- traces
@@ -488,15 +552,18 @@ class EvalTrace(Trace):
     self.host = None      # the host backend: NumPy kernels on host values
     self.device = None    # a resident device backend every primitive runs on, or None
     self.checker = None   # backend -> a backend checking its outputs, or None
+    self.placer = None   # backend -> one laying its outputs out over a mesh, or None
     self.backend = None   # what process_primitive calls: the above, composed
 
   def install(self, **parts):
     """Replace ``host``, ``device`` or ``checker`` and recompose the backend."""
     for name, part in parts.items():
-      if name not in ("host", "device", "checker"):
+      if name not in ("host", "device", "checker", "placer"):
         raise TypeError(f"EvalTrace.install got an unknown part {name!r}")
       setattr(self, name, part)
     backend = self.device or self.host
+    if self.placer is not None:
+      backend = self.placer(backend)
     self.backend = backend if self.checker is None else self.checker(backend)
 
   def process_primitive(self, prim, args, params):

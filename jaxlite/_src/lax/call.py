@@ -97,7 +97,7 @@ def _jvp_jaxpr(closed, diff):
 def _jit_jvp(primals, tangents, *, jaxpr, name):
   # The call of the jaxpr's JVP: under linearize, the partial-eval rule below splits it
   # into a call of the primal work and a staged call of the tangent work, as JAX does.
-  diff = tuple(type(t) is not ad.Zero and dtypes.is_inexact(core.get_aval(p).dtype)
+  diff = tuple(type(t) is not ad.Zero and dtypes.has_tangent(core.get_aval(p).dtype)
                for p, t in zip(primals, tangents))
   jvp, nonzero = _derive(jaxpr, ("jvp", diff), lambda: _jvp_jaxpr(jaxpr, diff))
   ts = [ad.instantiate(t) for t, d in zip(tangents, diff) if d]

@@ -76,7 +76,7 @@ def _zeros(aval):
 
 
 def _inexact(aval):
-  return dtypes.is_inexact(aval.dtype)
+  return dtypes.has_tangent(aval.dtype)
 
 
 

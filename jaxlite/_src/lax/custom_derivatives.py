@@ -337,7 +337,7 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_co
 
 
 def _inexact(x):
-  return dtypes.is_inexact(core.get_aval(x).dtype)
+  return dtypes.has_tangent(core.get_aval(x).dtype)
 
 
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
@@ -512,7 +512,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals):
       out.append(None)
       continue
     aval = p.aval
-    if not dtypes.is_inexact(aval.dtype):
+    if not dtypes.has_tangent(aval.dtype):
       out.append(None)
       continue
     ct = _as_operand(ct)

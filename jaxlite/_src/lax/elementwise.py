@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from jaxlite._src.core import core
+from jaxlite._src.core import extended
 from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
@@ -126,7 +127,11 @@ def family_naryop(name, accepted, result_dtype=None) -> Primitive:
   batching and lowering."""
   prim = Primitive(name)
   prim.def_abstract_eval(naryop_abstract_eval(name, accepted, result_dtype))
+  family_primitives.append(prim)
   return prim
+
+
+family_primitives: list = []   # the elementwise primitives of other families (sharding)
 
 
 _to_bool = lambda dtype: np.dtype(np.bool_)
@@ -569,11 +574,11 @@ or_p, bitwise_or = binary("or", _bool_or_int,
 xor_p, bitwise_xor = binary("xor", _bool_or_int,
                             kernels.bitwise(np.logical_xor, np.bitwise_xor),
                             lowering="stablehlo.xor", jvp=ZERO, function="bitwise_xor")
-# comparisons: named after their StableHLO comparison direction (EQ, NE, ...); typed PRNG
-# keys compare too (lax/prng.py's physical rule compares their data)
-eq_p, eq = binary("eq", _any + (dtypes.prng_key,), np.equal, result_dtype=_to_bool, keeps_dtype=True,
+# comparisons: named after their StableHLO comparison direction (EQ, NE, ...); arrays of
+# extended dtypes compare too (lax/extended.py's physical rule compares their data)
+eq_p, eq = binary("eq", _any + (dtypes.extended,), np.equal, result_dtype=_to_bool, keeps_dtype=True,
                   template="_np.equal({0}, {1})", lowering="stablehlo.compare", jvp=ZERO)
-ne_p, ne = binary("ne", _any + (dtypes.prng_key,), np.not_equal, result_dtype=_to_bool, keeps_dtype=True,
+ne_p, ne = binary("ne", _any + (dtypes.extended,), np.not_equal, result_dtype=_to_bool, keeps_dtype=True,
                   template="_np.not_equal({0}, {1})", lowering="stablehlo.compare",
                   jvp=ZERO)
 lt_p, lt = binary("lt", _ordered, np.less, result_dtype=_to_bool, keeps_dtype=True,
@@ -706,8 +711,98 @@ def _convert_element_type(operand, new_dtype, weak_type=False):
       and (isinstance(operand, Array) or isinstance(operand, core.Tracer)
            and operand.to_concrete_value() is None)):
     return operand
+  if dtypes.is_extended(new_dtype) or dtypes.is_extended(aval.dtype):
+    return _convert_extended(operand, aval.dtype, new_dtype, weak_type)
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                      sharding=None)
+
+
+def _convert_extended(operand, old, new, weak_type):
+  """A conversion to or from an extended dtype: ``to_edtype`` / ``from_edtype``, which
+  its rules allow only from and to its representation dtype (JAX's)."""
+  if new == old:
+    return operand
+  if weak_type:
+    raise NotImplementedError(f"convert_element_type from {old} to a weakly typed {new}: "
+                              "arrays of extended dtypes are never weakly typed")
+  if dtypes.is_extended(new) and dtypes.is_extended(old):
+    old_rep = extended.physical_element_aval(old).dtype
+    new_rep = extended.physical_element_aval(new).dtype
+    raise ValueError(
+        f"cannot directly convert between extended dtypes: from {_name(old)} to "
+        f"{_name(new)}. Instead, convert to and from their representation dtypes, e.g.:\n"
+        f"{_name(old)} -> {_name(old_rep)} -> {_name(new_rep)} -> {_name(new)}")
+  if dtypes.is_extended(new):
+    return to_edtype_p.bind(operand, edtype=new)
+  return from_edtype_p.bind(operand, dtype=new)
+
+
+def _name(dtype):
+  return dtype.name
+
+
+def _allows_conversion(rules, convert, *args):
+  """Whether an extended dtype's rules allow a conversion: their ``convert_to`` /
+  ``convert_from`` where they have one, else their ``allow_conversion`` (as JAX asks)."""
+  check = getattr(rules, convert, None)
+  return check(*args) if check is not None else getattr(rules, "allow_conversion", False)
+
+
+def _to_edtype_abstract_eval(x, *, edtype):
+  if not _allows_conversion(edtype._rules, "convert_to", x.dtype, edtype):
+    raise ValueError(f"Cannot convert_element_type from {_name(x.dtype)} to {_name(edtype)}")
+  rep = extended.physical_element_aval(edtype)
+  if x.dtype != rep.dtype:
+    raise ValueError(
+        "can only convert to extended dtype from its representation dtype, but tried to "
+        f"convert from {_name(x.dtype)} to {_name(edtype)} which doesn't match the "
+        f"representation type {_name(rep.dtype)}.")
+  if x.ndim < rep.ndim:
+    raise ValueError(
+        "can only convert to extended dtype from an array of its representation type, "
+        f"but the extended dtype {_name(edtype)} has a representation shape {rep.shape} "
+        f"(rank {rep.ndim}) while the given representation array has shape {x.shape} "
+        f"(rank {x.ndim} < {rep.ndim}).")
+  n = x.ndim - rep.ndim
+  if x.shape[n:] != rep.shape:
+    raise ValueError(
+        "can only convert to extended dtype from an array of its representation type, "
+        f"but the extended dtype {_name(edtype)} has a representation shape {rep.shape} "
+        f"while the given representation array has shape {x.shape}, so the shape suffix "
+        f"does not match: given {x.shape[n:]} but required {rep.shape}.")
+  return ShapedArray(x.shape[:n], edtype)
+
+
+def _from_edtype_abstract_eval(x, *, dtype):
+  if not _allows_conversion(x.dtype._rules, "convert_from", x.dtype, dtype):
+    raise ValueError(f"Cannot convert_element_type from {_name(x.dtype)} to {_name(dtype)}")
+  rep = extended.physical_element_aval(x.dtype)
+  if rep.dtype != dtype:
+    raise ValueError(
+        "can only convert from extended dtype to its representation dtype, but tried to "
+        f"convert from {_name(x.dtype)} to {_name(dtype)} which doesn't match the "
+        f"representation type {_name(rep.dtype)}.")
+  return ShapedArray(x.shape + rep.shape, dtype)
+
+
+# to and from an extended dtype (printed as JAX's): on the physical data, nothing happens
+to_edtype_p = Primitive("to_edtype")
+to_edtype_p.def_abstract_eval(_to_edtype_abstract_eval)
+from_edtype_p = Primitive("from_edtype")
+from_edtype_p.def_abstract_eval(_from_edtype_abstract_eval)
+for _p in (to_edtype_p, from_edtype_p):
+  _p.def_impl(lambda *args, _p=_p, **params: extended.apply_on_physical(_p, args, params))
+  extended.physical_rules[_p] = lambda ctx, x, **params: x
+  batching.defvectorized(_p)
+ad.defjvp(to_edtype_p, lambda t, x, *, edtype: _convert_element_type(
+    t, core.get_aval(x).update(dtype=edtype).to_tangent_aval().dtype))
+ad.defjvp(from_edtype_p, lambda t, x, *, dtype: _convert_element_type(
+    t, ShapedArray((), dtype).to_tangent_aval().dtype))
+# (JAX's from_edtype transpose reads the dtype of the undefined operand itself, and fails)
+ad.transpose_rules[to_edtype_p] = lambda ct, x, *, edtype: [
+    from_edtype_p.bind(ad.instantiate(ct), dtype=x.aval.dtype)]
+ad.transpose_rules[from_edtype_p] = lambda ct, x, *, dtype: [
+    to_edtype_p.bind(ad.instantiate(ct), edtype=x.aval.dtype)]
 
 
 def _full_like(x, value):

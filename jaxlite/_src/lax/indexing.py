@@ -17,7 +17,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Jaxpr, JaxprEqn, Primitive, ShapedArray, Var
 from jaxlite._src.lax import elementwise as lax_ew
@@ -205,8 +205,8 @@ def _gather_rule(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
 def _default_fill_value(dtype):
   """What an out-of-bounds FILL_OR_DROP gather reads: NaN, or the most extreme int (in
   every word of a PRNG key, as of its uint32 data)."""
-  if type(dtype) is prng.KeyTy:
-    dtype = np.dtype(np.uint32)
+  if dtypes.is_extended(dtype):
+    dtype = extended.physical_element_aval(dtype).dtype
   if dtypes.is_inexact(dtype):
     return np.nan
   if dtype == np.bool_:

@@ -1,5 +1,10 @@
-"""The primitives of typed PRNG keys, and how every primitive that accepts keys runs on
-their uint32 data (``prng.physical_rules``).
+"""Typed PRNG keys: their extended dtype ``key<fry>``, the arrays that hold them, and the
+primitives that make and use them.
+
+``jax.random.key(0)`` is an array of shape ``()`` whose one element is a whole key. Its
+dtype, ``key<fry>`` (``KeyTy``), is an extended dtype (core/extended.py) whose rules
+(``KeyTyRules``, as JAX's) say that a key is made of ``uint32`` data with a trailing axis
+of 2 words; ``PRNGKeyArray`` holds that data as an ordinary Array.
 
 Keys are made and used by seven primitives, named and printed as JAX's:
 ``random_seed`` (integers to keys), ``random_wrap`` / ``random_unwrap`` (uint32 data to
@@ -8,9 +13,8 @@ keys and back), ``random_split``, ``random_fold_in``, ``random_bits`` and
 by leaving the batch axis where it is), and its physical rule is the Threefry-2x32
 computation on the data, written here once: ``jax.random`` runs the same functions on
 raw ``uint32[2]`` keys, so a typed key and a raw key with the same data draw the same
-numbers. The shape primitives (slice, reshape, concatenate, select_n, gather, ...)
-accept keys by their own shape rules; their physical rules below do the same on the data,
-whose trailing key axis they keep whole.
+numbers. The shape primitives accept keys as they accept every extended dtype
+(lax/extended.py).
 """
 from __future__ import annotations
 
@@ -20,25 +24,186 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
-from jaxlite._src.core import prng
+from jaxlite._src.core import array
+from jaxlite._src.core import extended
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
-from jaxlite._src.lax import call
-from jaxlite._src.lax import control_flow as lcf
-from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import elementwise as ew
-from jaxlite._src.lax import indexing
-from jaxlite._src.lax import reductions
+from jaxlite._src.lax import extended as _extended_rules  # noqa: F401 (keys' shape rules)
 from jaxlite._src.lax import shapes as lsh
-from jaxlite._src.lax import sharding_constraint as sc
 from jaxlite._src.lax.bits import shift_right_logical
 from jaxlite._src.lax.rng import threefry2x32_p
-from jaxlite._src.passes import physicalize
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
 _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
          64: np.dtype(np.uint64)}
+
+
+# ----------------------------------------------------------------------------- key dtype
+
+class PRNGImpl:
+  """A PRNG implementation: its name, the short tag its key dtype prints
+  (``key<fry>``) and the shape of one key's uint32 data."""
+  __slots__ = ("name", "tag", "key_shape")
+
+  def __init__(self, name: str, tag: str, key_shape: tuple):
+    self.name, self.tag, self.key_shape = name, tag, key_shape
+
+  def __str__(self):   # jaxprs print ``random_seed[impl=fry]``
+    return self.tag
+
+  def __repr__(self):
+    return f"PRNGImpl({self.name})"
+
+  def __reduce__(self):   # one object per implementation, also after unpickling
+    return _impl_by_name, (self.name,)
+
+
+threefry_prng_impl = PRNGImpl("threefry2x32", "fry", (2,))
+_IMPLS = {threefry_prng_impl.name: threefry_prng_impl}
+
+
+def _impl_by_name(name):
+  return _IMPLS[name]
+
+
+def resolve_impl(impl) -> PRNGImpl:
+  """The implementation ``impl`` names (None: the default, threefry2x32)."""
+  if impl is None or isinstance(impl, PRNGImpl):
+    return impl or threefry_prng_impl
+  if impl in _IMPLS:
+    return _IMPLS[impl]
+  raise ValueError(f"unrecognized PRNG implementation {impl!r}: jaxlite implements only "
+                   "'threefry2x32'")
+
+
+class KeyTyRules:
+  """The rules of the key dtypes (JAX's ``KeyTyRules``): a key is its implementation's
+  uint32 words, converts to nothing, and has float0 tangents."""
+  allow_conversion = False
+
+  @staticmethod
+  def physical_element_aval(dtype) -> ShapedArray:
+    return ShapedArray(dtype._impl.key_shape, np.dtype(np.uint32))
+
+  @staticmethod
+  def full(shape, fill_value, dtype):
+    data_shape = tuple(shape) + dtype._impl.key_shape
+    fill_dtype = getattr(fill_value, "dtype", None)
+    if fill_dtype is not None and dtypes.issubdtype(fill_dtype, dtypes.prng_key):
+      # a key: its data in every place
+      data = random_unwrap(fill_value)
+      n = len(_shape(data))
+      data = lsh.broadcast_in_dim(data, data_shape,
+                                  range(len(data_shape) - n, len(data_shape)))
+    else:
+      value = ew.convert_element_type(array.as_operand(fill_value), np.uint32)
+      data = lsh.broadcast_in_dim(value, data_shape, ())
+    return random_wrap(data, impl=dtype._impl)
+
+  @staticmethod
+  def global_sharded_result_handler(aval, out_sharding, committed):
+    return lambda data: PRNGKeyArray(aval.dtype._impl, data)
+
+  @staticmethod
+  def tangent_dtype(_):
+    return dtypes.float0
+
+  @staticmethod
+  def zero(_):
+    return np.zeros((), dtypes.float0)
+
+
+class KeyTy(dtypes.ExtendedDType):
+  """The dtype of typed keys of one implementation: ``key<fry>`` for threefry2x32."""
+  __slots__ = ("_impl",)
+  type = dtypes.prng_key
+  _rules = KeyTyRules
+
+  def __init__(self, impl: PRNGImpl):
+    self._impl = impl
+
+  @property
+  def name(self) -> str:
+    return f"key<{self._impl.tag}>"
+
+  @property
+  def itemsize(self) -> int:
+    return 4 * math.prod(self._impl.key_shape)
+
+  def __str__(self):
+    return self.name
+
+  __repr__ = __str__
+
+  def __eq__(self, other):
+    return type(other) is KeyTy and other._impl is self._impl
+
+  def __hash__(self):
+    return hash((KeyTy, self._impl.name))
+
+  def __reduce__(self):
+    return KeyTy, (self._impl,)
+
+
+_NO_NUMPY = ("JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+             "jax.random.key_data(arr) if you wish to extract the underlying integer array.")
+
+# The methods of numbers, which keys do not have: abstract, with JAX's message, ahead of
+# Array so that they take the place of jnp's.
+_NumberMethods = extended.abstract_methods((
+    "astype", "sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin", "any",
+    "all", "cumsum", "cumprod", "clip", "round", "dot", "sort", "argsort", "nonzero",
+    "searchsorted", "view", "item"))
+
+
+class PRNGKeyArray(_NumberMethods, extended.ExtendedArray):
+  """An array of typed PRNG keys (``jax.random.key``): shape and dtype ``key<fry>`` of
+  its own, over its uint32 data ``_base_array`` (of shape ``shape + (2,)``). Everything
+  that would read its value as numbers raises, as JAX's does."""
+  __slots__ = ("_impl",)
+
+  def __init__(self, impl: PRNGImpl, key_data):
+    super().__init__(key_data)
+    self._impl = impl
+
+  @property
+  def _base_array(self):
+    return self._physical
+
+  @property
+  def aval(self) -> ShapedArray:
+    return ShapedArray(self.shape, self.dtype)
+
+  @property
+  def shape(self):
+    return self._physical.shape[:-len(self._impl.key_shape)]
+
+  @property
+  def dtype(self):
+    return KeyTy(self._impl)
+
+  def _no_numpy(self):
+    return TypeError(_NO_NUMPY)
+
+  def __iter__(self):
+    if not self.shape:
+      raise TypeError("iteration over a 0-d key array")
+    return (self[i] for i in range(self.shape[0]))
+
+  def __reduce__(self):
+    return PRNGKeyArray, (self._impl, self._physical)
+
+  def __repr__(self):
+    return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"
+            f"{np.asarray(self._physical)}")
+
+  __str__ = __repr__
+
+
+array.PublicArray.register(PRNGKeyArray)
+array.operand_rules[PRNGKeyArray] = extended.apply_on_physical
 
 
 # ----------------------------------------------------------------------------- threefry
@@ -133,8 +298,8 @@ def _key_primitive(name, abstract_eval, physical_rule, batching_rule=None):
   batched as it is: it takes keys of any shape, so the batch axis stays where it is."""
   prim = Primitive(name)
   prim.def_abstract_eval(abstract_eval)
-  prim.def_impl(lambda *args, **params: prng.apply_on_key_data(prim, args, params))
-  prng.physical_rules[prim] = physical_rule
+  prim.def_impl(lambda *args, **params: extended.apply_on_physical(prim, args, params))
+  extended.physical_rules[prim] = physical_rule
   ad.defzero(prim)
   if batching_rule is None:
     batching.defvectorized(prim)
@@ -144,14 +309,14 @@ def _key_primitive(name, abstract_eval, physical_rule, batching_rule=None):
 
 
 def _check_keys(name, keys):
-  if type(keys.dtype) is not prng.KeyTy:
+  if type(keys.dtype) is not KeyTy:
     raise TypeError(f"{name} accepts arrays of PRNG keys only, got {keys.str_short()}")
 
 
 def _seed_rule(seeds, *, impl):
   if not dtypes.issubdtype(seeds.dtype, np.integer):
     raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short()}")
-  return ShapedArray(seeds.shape, prng.KeyTy(impl))
+  return ShapedArray(seeds.shape, KeyTy(impl))
 
 
 def _wrap_rule(data, *, impl):
@@ -165,7 +330,7 @@ def _wrap_rule(data, *, impl):
   if data.dtype != np.uint32:
     raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = "
                     f"uint32; got dtype={data.dtype}")
-  return ShapedArray(data.shape[:-n], prng.KeyTy(impl))
+  return ShapedArray(data.shape[:-n], KeyTy(impl))
 
 
 def _wrap_batcher(vals, dims, *, impl):
@@ -178,7 +343,7 @@ def _wrap_batcher(vals, dims, *, impl):
 
 def _unwrap_rule(keys):
   _check_keys("random_unwrap", keys)
-  return prng.physical_aval(keys)
+  return extended.physical_aval(keys)
 
 
 def _split_rule(keys, *, shape):
@@ -249,143 +414,3 @@ def random_bits(keys, bit_width, shape):
 
 def random_clone(keys):
   return random_clone_p.bind(keys)
-
-
-# ----------------------------------------------------------------------------- key data
-# The physical rules of the primitives that accept keys among other arrays. A key
-# operand arrives as its data; ctx.avals_in says which operands are keys.
-
-def _key_ndim(aval):
-  return len(aval.dtype._impl.key_shape) if type(aval.dtype) is prng.KeyTy else 0
-
-
-def _key_shape(aval):
-  return aval.dtype._impl.key_shape
-
-
-def _same_params(prim):
-  """A primitive whose params do not mention the trailing axes (squeeze, concatenate,
-  rev, ...): the same params on the data."""
-  return lambda ctx, *args, **params: prim.bind(*args, **params)
-
-
-def _broadcast_in_dim(ctx, x, *, shape, broadcast_dimensions, sharding):
-  n = len(shape)
-  extra = _key_shape(ctx.avals_out[0])
-  return lsh.broadcast_in_dim_p.bind(
-      x, shape=tuple(shape) + extra, sharding=sharding,
-      broadcast_dimensions=tuple(broadcast_dimensions) + tuple(range(n, n + len(extra))))
-
-
-def _reshape(ctx, x, *, new_sizes, dimensions, sharding):
-  return lsh.reshape_p.bind(x, new_sizes=tuple(new_sizes) + _key_shape(ctx.avals_out[0]),
-                            dimensions=dimensions, sharding=sharding)
-
-
-def _transpose(ctx, x, *, permutation):
-  n = len(permutation)
-  extra = tuple(range(n, n + _key_ndim(ctx.avals_in[0])))
-  return lsh.transpose_p.bind(x, permutation=tuple(permutation) + extra)
-
-
-def _slice(ctx, x, *, start_indices, limit_indices, strides):
-  extra = _key_shape(ctx.avals_in[0])
-  return lsh.slice_p.bind(
-      x, start_indices=tuple(start_indices) + (0,) * len(extra),
-      limit_indices=tuple(limit_indices) + extra,
-      strides=None if strides is None else tuple(strides) + (1,) * len(extra))
-
-
-def _to_data_shape(x, aval, out_aval):
-  """A non-key operand ``x`` (of ``aval``; scalar or of the keys' shape) broadcast to the
-  data shape of the keys ``out_aval``."""
-  if not aval.shape:
-    return x
-  return lsh.broadcast_in_dim(x, prng.physical_aval(out_aval).shape, range(aval.ndim))
-
-
-def _select_n(ctx, which, *cases):
-  return ew.select_n_p.bind(_to_data_shape(which, ctx.avals_in[0], ctx.avals_in[1]),
-                            *cases)
-
-
-def _compare(prim, reduce):
-  """``eq`` / ``ne`` of keys: of every word (a scalar key broadcast to the other's
-  shape), then all / any of the words."""
-  def rule(ctx, x, y):
-    out = ctx.avals_out[0]
-    data_shape = prng.physical_aval(out.update(dtype=ctx.avals_in[0].dtype)).shape
-    key_axes = tuple(range(out.ndim, len(data_shape)))
-    x, y = (lsh.broadcast_in_dim(v, data_shape, key_axes if not a.shape
-                                 else range(len(data_shape)))
-            for v, a in zip((x, y), ctx.avals_in))
-    return reduce(prim.bind(x, y), key_axes)
-  return rule
-
-
-def _convert_element_type(ctx, x, *, new_dtype, weak_type, sharding):
-  old = ctx.avals_in[0].dtype
-  if new_dtype != old:
-    raise ValueError(f"Cannot convert_element_type from {old} to {new_dtype}")
-  return x
-
-
-def _zero_index(starts):
-  return np.zeros((), core.get_aval(starts[0]).dtype)[()] if starts else np.int32(0)
-
-
-def _dynamic_slice(ctx, x, *starts, slice_sizes):
-  extra = _key_shape(ctx.avals_in[0])
-  zeros = [_zero_index(starts)] * len(extra)
-  return indexing.dynamic_slice_p.bind(x, *starts, *zeros,
-                                       slice_sizes=tuple(slice_sizes) + extra)
-
-
-def _dynamic_update_slice(ctx, x, update, *starts):
-  zeros = [_zero_index(starts)] * _key_ndim(ctx.avals_in[0])
-  return indexing.dynamic_update_slice_p.bind(x, update, *starts, *zeros)
-
-
-def _gather(ctx, x, indices, *, dimension_numbers, slice_sizes, **params):
-  dn = dimension_numbers
-  extra = _key_shape(ctx.avals_in[0])
-  out_ndim = ctx.avals_out[0].ndim
-  dn = dn._replace(offset_dims=tuple(dn.offset_dims)
-                   + tuple(range(out_ndim, out_ndim + len(extra))))
-  return indexing.gather_p.bind(x, indices, dimension_numbers=dn,
-                                slice_sizes=tuple(slice_sizes) + extra, **params)
-
-
-def _scatter(ctx, x, indices, updates, *, dimension_numbers, **params):
-  dn = dimension_numbers
-  n = ctx.avals_in[2].ndim
-  extra = range(n, n + _key_ndim(ctx.avals_in[0]))
-  dn = dn._replace(update_window_dims=tuple(dn.update_window_dims) + tuple(extra))
-  return indexing.scatter_p.bind(x, indices, updates, dimension_numbers=dn, **params)
-
-
-prng.physical_rules.update({
-    lsh.broadcast_in_dim_p: _broadcast_in_dim,
-    lsh.reshape_p: _reshape,
-    lsh.transpose_p: _transpose,
-    lsh.slice_p: _slice,
-    lsh.squeeze_p: _same_params(lsh.squeeze_p),
-    lsh.concatenate_p: _same_params(lsh.concatenate_p),
-    lsh.rev_p: _same_params(lsh.rev_p),
-    ew.select_n_p: _select_n,
-    ew.eq_p: _compare(ew.eq_p, reductions.reduce_and),
-    ew.ne_p: _compare(ew.ne_p, reductions.reduce_or),
-    ew.convert_element_type_p: _convert_element_type,
-    indexing.dynamic_slice_p: _dynamic_slice,
-    indexing.dynamic_update_slice_p: _dynamic_update_slice,
-    indexing.gather_p: _gather,
-    indexing.scatter_p: _scatter,
-    cd.stop_gradient_p: _same_params(cd.stop_gradient_p),
-    call.optimization_barrier_p: _same_params(call.optimization_barrier_p),
-    # the spec names the keys' dimensions: the data's key dimension is not split
-    sc.sharding_constraint_p: _same_params(sc.sharding_constraint_p),
-})
-# calls, loops and custom derivatives: their jaxprs physicalized
-for _p in (call.jit_p, call.closed_call_p, call.call_p, lcf.cond_p, lcf.while_p, lcf.scan_p,
-           cd.custom_jvp_call_p, cd.custom_vjp_call_p, cd.remat_p):
-  prng.physical_rules[_p] = physicalize.rebind_physical(_p)

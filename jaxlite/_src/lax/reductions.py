@@ -244,9 +244,10 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         (_ints("dot_general", lb), _ints("dot_general", rb)))
   pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       preferred_element_type)
+  # (the param types the result as asked, where the operands' splits would not)
   out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                            precision=precision_lib.canonicalize_precision(precision),
-                           preferred_element_type=pref, out_sharding=None)
+                           preferred_element_type=pref, out_sharding=sharding)
   return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
@@ -433,6 +434,7 @@ for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p
 
 
 def _dot_general_batcher(vals, dims, *, dimension_numbers, **params):
+  params["out_sharding"] = None   # (its type's split names the unbatched dimensions)
   (lhs, rhs), (ld, rd) = vals, dims
   (lc, rc), (lb, rb) = dimension_numbers
   shift = batching.shift_axes

@@ -400,6 +400,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
   if np.ndim(fill_value) != 0:
     raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                     f"{np.shape(fill_value)}.")
+  if dtypes.is_extended(dtype):   # filled as its rules say (JAX's)
+    return dtype._rules.full(shape, fill_value, dtype)
   value = _operand(fill_value)
   weak = dtype is None and core.get_aval(value).weak_type
   want = dtypes.canonicalize_dtype(core.get_aval(value).dtype if dtype is None else dtype)
@@ -411,7 +413,10 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   """An array like ``x`` (its shape and dtype unless given) filled with ``fill_value``;
   weakly typed when ``x`` is and ``dtype`` is None."""
   aval = core.get_aval(_operand(x))
-  want = dtypes.canonicalize_dtype(aval.dtype if dtype is None else dtype)
+  want = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype, True)
+  if dtypes.is_extended(want):   # filled as its rules say (JAX's)
+    return want._rules.full(aval.shape if shape is None else tuple(shape), fill_value, want)
+  want = dtypes.canonicalize_dtype(want)
   weak = dtype is None and aval.weak_type
   value = lax_ew._convert_element_type(_operand(fill_value), want, weak_type=weak)
   shape = aval.shape if shape is None else tuple(shape)

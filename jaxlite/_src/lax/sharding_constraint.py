@@ -25,7 +25,9 @@ from jaxlite._src.transforms import batching
 mesh_rules: dict = {}
 
 sharding_constraint_p = Primitive("sharding_constraint")
-sharding_constraint_p.def_abstract_eval(lambda x, *, sharding: x)
+# its type is split as its sharding says over Explicit axes (JAX's sharding in types)
+sharding_constraint_p.def_abstract_eval(lambda x, *, sharding: core.ShapedArray(
+    x.shape, x.dtype, x.weak_type, sharding=sharding))
 
 
 def _sharding_constraint_batcher(args, dims, *, sharding):

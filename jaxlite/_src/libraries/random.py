@@ -1,7 +1,7 @@
 """Pseudo-random numbers: JAX's counter-based threefry2x32 PRNG and its samplers.
 
 A key is a typed key array (``key(seed)``: shape ``()``, dtype ``key<fry>``; see
-prng.py and lax/prng.py) or a raw ``uint32[2]`` array (``PRNGKey(seed)``), which holds
+lax/prng.py) or a raw ``uint32[2]`` array (``PRNGKey(seed)``), which holds
 the same data; every function here takes either, and a typed and a raw key with the
 same data draw the same numbers. A function of a key and a counter (the Threefry-2x32
 block cipher) gives every random bit, so the same key draws the same numbers here as in
@@ -27,7 +27,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from jaxlite._src.base import dtypes
-from jaxlite._src.core import prng
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import prng as lax_prng
@@ -55,7 +54,7 @@ def _const(x, value):
 
 def _is_typed(key) -> bool:
   """Whether ``key`` is a typed key array (a tracer of one included)."""
-  return type(getattr(key, "dtype", None)) is prng.KeyTy
+  return type(getattr(key, "dtype", None)) is lax_prng.KeyTy
 
 
 def _check_prng_key(name, key, allow_batched=False):
@@ -165,7 +164,7 @@ def PRNGKey(seed, *, impl=None):
   >>> jax.random.PRNGKey(42)
   Array([ 0, 42], dtype=uint32)
   """
-  prng.resolve_impl(impl)
+  lax_prng.resolve_impl(impl)
   return lax_prng.threefry_seed(_seed_array("PRNGKey", seed))
 
 
@@ -194,7 +193,7 @@ def key(seed, *, impl=None):
   >>> jax.random.key_data(jax.random.key(7))
   Array([0, 7], dtype=uint32)
   """
-  return lax_prng.random_seed(_seed_array("key", seed), prng.resolve_impl(impl))
+  return lax_prng.random_seed(_seed_array("key", seed), lax_prng.resolve_impl(impl))
 
 
 def _seed_array(name, seed):
@@ -243,14 +242,14 @@ def wrap_key_data(key_bits_array, *, impl=None):
   Array((), dtype=key<fry>) overlaying:
   [0 3]
   """
-  impl = prng.resolve_impl(impl)
+  impl = lax_prng.resolve_impl(impl)
   return lax_prng.random_wrap(_jnp().asarray(key_bits_array), impl)
 
 
 def key_impl(keys):
   """The name of the PRNG implementation of typed or raw keys: ``'threefry2x32'``."""
   keys = _check_prng_key("key_impl", keys, allow_batched=True)
-  return keys.dtype._impl.name if _is_typed(keys) else prng.threefry_prng_impl.name
+  return keys.dtype._impl.name if _is_typed(keys) else lax_prng.threefry_prng_impl.name
 
 
 def _split(key, shape):
@@ -996,4 +995,4 @@ def clone(key):
 
 def key_dtype(impl_spec=None):
   """The dtype of the keys ``random.key`` makes: ``key<fry>``."""
-  return prng.KeyTy(prng.resolve_impl(impl_spec))
+  return lax_prng.KeyTy(lax_prng.resolve_impl(impl_spec))

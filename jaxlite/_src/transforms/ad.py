@@ -101,6 +101,8 @@ def zeros_like_aval(aval: ShapedArray):
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
   from jaxlite._src.core.array import Array
+  if dtypes.is_extended(aval.dtype):   # its rules' zero (flax's fp8 metadata: -inf)
+    return lax_ops.broadcast_in_dim(aval.dtype._rules.zero(aval.dtype), aval.shape, ())
   scalar = Array(np.zeros((), aval.dtype), aval.weak_type)
   return lax_ops.broadcast_in_dim(scalar, aval.shape, ())
 
@@ -364,9 +366,9 @@ def transpose_jaxpr(closed: core.ClosedJaxpr, linear):
 
 def jvp_jaxpr(closed, diff_mask):
   """The JVP of ``closed`` as a jaxpr: (primals..., tangents of diff inputs...) ->
-  (outputs..., tangents of inexact outputs...)."""
+  (outputs..., tangents of differentiated outputs...)."""
   return jvp_jaxpr_nonzeros(closed, diff_mask,
-                            [dtypes.is_inexact(a.dtype) for a in closed.out_avals])[0]
+                            [dtypes.has_tangent(a.dtype) for a in closed.out_avals])[0]
 
 
 def jvp_jaxpr_nonzeros(closed, diff_mask, want):

@@ -34,7 +34,13 @@ class PartialEvalTrace(core.Trace):
   def process_primitive(self, prim, args, params):
     unknowns = [self.is_unknown(x) for x in args]
     if not any(unknowns):
-      return self.known.process_primitive(prim, args, params)
+      known = self.known
+      if known is core.eval_trace and core.has_user_impl(prim):
+        # eager known work runs a primitive's own impl, as its bind does eagerly (an
+        # impl may make arrays the backends' kernels cannot: extended dtypes)
+        with set_current_trace(known):
+          return prim.impl(*args, **params)
+      return known.process_primitive(prim, args, params)
     rule = partial_eval_rules.get(prim)
     if rule is not None and not all(unknowns):
       return rule(self, args, unknowns, params)

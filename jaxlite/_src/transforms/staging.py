@@ -11,7 +11,7 @@ import threading
 from jaxlite._src.core import core
 from jaxlite._src.core.leak_check import check_no_leaks
 from jaxlite._src.base import errors
-from jaxlite._src.core import prng
+from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import in_device_memory
 from jaxlite._src.core.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
                                abstract_eval, get_aval, set_current_trace)
@@ -89,7 +89,7 @@ class DynamicJaxprTrace(core.Trace):
       return self._constvar(x, x.aval)   # closed over from an enclosing trace
     aval = get_aval(x)
     # (a literal's value is read to lower it; a key's is its data, held by a constvar)
-    if not aval.shape and not in_device_memory(x) and type(aval.dtype) is not prng.KeyTy:
+    if not aval.shape and not in_device_memory(x) and not dtypes.is_extended(aval.dtype):
       return Literal(x, aval)
     return self._constvar(x, aval)
 

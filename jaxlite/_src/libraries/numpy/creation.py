@@ -9,12 +9,11 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
-from jaxlite._src.core import prng
+from jaxlite._src.core import extended
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.lax import elementwise as lax_ew
-from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.sharding_constraint import like_sharding, with_sharding_constraint
 from jaxlite._src.libraries.numpy import lax_numpy
@@ -30,9 +29,9 @@ def _requested_dtype(dtype, fun_name):
 
 
 def _contains_tracer(obj):
-  """Whether ``obj`` (a sequence) holds values NumPy cannot hold: tracers, or typed PRNG
-  keys; ``array`` then stacks them with lax operations."""
-  if isinstance(obj, (Tracer, prng.PRNGKeyArray)):
+  """Whether ``obj`` (a sequence) holds values NumPy cannot hold: tracers, or arrays of
+  extended dtypes (typed PRNG keys); ``array`` then stacks them with lax operations."""
+  if isinstance(obj, (Tracer, extended.ExtendedArray)):
     return True
   return isinstance(obj, (list, tuple)) and any(_contains_tracer(o) for o in obj)
 
@@ -160,8 +159,8 @@ def full(shape, fill_value, dtype=None, *, device=None):
   """An array of ``shape`` filled with ``fill_value`` (``numpy.full``)."""
   shape = _shape(shape, "full")
   want = _requested_dtype(dtype, "full")
-  if type(want) is prng.KeyTy:
-    return _full_of_keys(shape, fill_value, want)
+  if dtypes.is_extended(want):   # filled as its rules say (keys: every data word)
+    return want._rules.full(shape, fill_value, want)
   check_arraylike("full", fill_value)
   value = as_operand(fill_value)
   if want is not None and (value.dtype != want or value.weak_type):
@@ -174,16 +173,16 @@ def full(shape, fill_value, dtype=None, *, device=None):
 def zeros(shape, dtype=None, *, device=None):
   """An array of ``shape`` filled with zeros (``numpy.zeros``)."""
   want = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
-  if type(want) is prng.KeyTy:
-    return _full_of_keys(_shape(shape, "zeros"), 0, want)
+  if dtypes.is_extended(want):
+    return want._rules.full(_shape(shape, "zeros"), 0, want)
   return full(shape, Array(np.zeros((), want)))
 
 
 def ones(shape, dtype=None, *, device=None):
   """An array of ``shape`` filled with ones (``numpy.ones``)."""
   want = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
-  if type(want) is prng.KeyTy:
-    return _full_of_keys(_shape(shape, "ones"), 1, want)
+  if dtypes.is_extended(want):
+    return want._rules.full(_shape(shape, "ones"), 1, want)
   return full(shape, Array(np.ones((), want)))
 
 
@@ -208,20 +207,13 @@ def _like(fun_name, a, dtype, shape):
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
   shape, want, weak = _like("full_like", a, dtype, shape)
-  if type(want) is prng.KeyTy:
-    return _full_of_keys(shape, fill_value, want)
+  if dtypes.is_extended(want):
+    return want._rules.full(shape, fill_value, want)
   value = lax_ew._convert_element_type(as_operand(fill_value), want,
                                        weak and dtype is None)
   out = full(shape, value)
   sharding = like_sharding(a, shape, weak and dtype is None)   # (a's layout, as JAX's)
   return out if sharding is None else with_sharding_constraint(out, sharding)
-
-
-def _full_of_keys(shape, fill_value, dtype):
-  """Keys of ``shape`` whose every data word is ``fill_value`` (JAX's ``full`` of keys)."""
-  impl = dtype._impl
-  data = full(tuple(shape) + impl.key_shape, fill_value, np.uint32)
-  return lax_prng.random_wrap(data, impl)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
