@@ -276,29 +276,3 @@ def test_custom_vjp_bwd_may_return_a_tree_prefix_of_the_arguments():
     with pytest.raises(TypeError, match=re.escape(f"but got bwd output structure {got} "
                                                   f"{structure}")):
       jax.grad(lambda a: f(_Box(1.0), (a, 2.0)))(1.0)
-
-
-def test_eager_call_primitives_return_the_operands_they_pass_through():
-  # Recorded from JAX 0.10.2 (all True): its eager trace calls the function itself, so
-  # an operand passed through comes back as that object, under vmap too (optimistix's
-  # inexact_asarray, a custom_jvp, promises no copy)
-  y = jnp.array([1.0, 2.0])
-  f = jax.custom_jvp(lambda x: x)
-  f.defjvp(lambda p, t: (p[0], t[0]))
-  g = jax.custom_vjp(lambda x: x)
-  g.defvjp(lambda x: (x, None), lambda r, ct: (ct,))
-  h = jax.custom_jvp(lambda x, z: (x, x * z))
-  h.defjvp(lambda p, t: (h(*p), (t[0], t[0])))
-  assert jax.lax.stop_gradient(y) is y and jax.vmap(jax.lax.stop_gradient)(y) is y
-  assert jax.checkpoint(lambda x: x)(y) is y and jax.vmap(jax.checkpoint(lambda x: x))(y) is y
-  assert f(y) is y and jax.vmap(f)(y) is y and jax.vmap(g)(y) is y
-  assert jax.vmap(h)(y, y)[0] is y and jax.vmap(h, (0, None))(y, 2.0)[0] is y
-  out = jax.vmap(h, (0, None))(y, 2.0)[1]
-  assert type(out) is type(y) and out.tolist() == [2.0, 4.0]
-  # a constant the function returns is still an Array of its output type
-  k = jax.custom_jvp(lambda x: (x, np.float32(3.0)))
-  k.defjvp(lambda p, t: (k(*p), (t[0], jnp.zeros((), jnp.float32))))
-  c = jax.vmap(k)(y)[1]
-  assert type(c) is type(y) and c.dtype == jnp.float32 and c.tolist() == [3.0, 3.0]
-  w = jax.vmap(jax.checkpoint(lambda x: (x, 2.0)))(y)[1]
-  assert w.weak_type and w.tolist() == [2.0, 2.0]

@@ -463,34 +463,3 @@ def test_lowering_inside_a_trace_stages_nothing_into_it():
   assert str(jax.make_jaxpr(outer)(jnp.ones(4))) == (
       "{ lambda ; a:f32[4]. let b:f32[4] = add a 1.0:f32[] in (b,) }")
   assert flops == [8.0]
-
-
-# Recorded from JAX 0.10.2: a jitted function may call itself, with another signature,
-# while it is being traced (diffrax's DenseInterpolation.evaluate(t0, t1) does).
-RECURSIVE_JIT_JAXPR = """let f = { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) } in
-{ lambda ; c:f32[] d:f32[]. let
-    e:f32[] = jit[
-      name=f
-      jaxpr={ lambda ; c:f32[] d:f32[]. let
-          g:f32[] = jit[name=f jaxpr=f] d
-          h:f32[] = jit[name=f jaxpr=f] c
-          e:f32[] = sub g h
-        in (e,) }
-    ] c d
-  in (e,) }"""
-
-
-def test_jit_calls_itself_while_it_is_traced():
-  @jax.jit
-  def f(x, y=None):
-    if y is not None:
-      return f(y) - f(x)
-    return x * 2
-  results = []
-  # in a thread, so that a deadlock (the cache's lock taken again) fails the test
-  worker = threading.Thread(target=lambda: results.append(f(1.0, 3.0)), daemon=True)
-  worker.start()
-  worker.join(600)
-  assert results, "the recursive jit call deadlocked"
-  assert float(results[0]) == 4.0 and results[0].weak_type and float(f(2.0)) == 4.0
-  assert str(jax.make_jaxpr(f)(1.0, 3.0)) == RECURSIVE_JIT_JAXPR

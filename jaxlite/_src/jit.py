@@ -269,9 +269,7 @@ class PjitFunction:
     self._fast_flags = None      # config.generation the fast cache was filled under
     self._has_static = bool(self._static_argnums or self._static_argnames)
     self._order: list = []        # signatures in the order they were first seen
-    # reentrant: tracing may call the function again with another signature, as JAX allows
-    # (diffrax's interpolation's evaluate(t0, t1) is evaluate(t1) - evaluate(t0))
-    self._lock = threading.RLock()
+    self._lock = threading.Lock()
     self._location = _source_location(fun)
     try:
       self._param_names = list(inspect.signature(fun).parameters)

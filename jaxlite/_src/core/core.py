@@ -233,21 +233,6 @@ class Primitive:
       return self.impl(*args, **params)
     return trace.process_primitive(self, args, params)
 
-  def def_eager_rule(self, rule):
-    """How the primitive runs outside every transformation: ``rule(*args, **params)`` on
-    the operands themselves, not a kernel on their values. Call primitives (custom_jvp,
-    checkpoint) run their jaxpr so: an operand it passes through comes back as that
-    object, as in JAX, whose eager trace calls the function itself."""
-    self.eager_rule = rule
-    self.bind = self._bind_eagerly   # an instance attribute: other primitives pay nothing
-    return rule
-
-  def _bind_eagerly(self, *args, **params):
-    trace = eval_trace if eager_everywhere else _context.trace
-    if trace is eval_trace:
-      return self.eager_rule(*args, **params)
-    return type(self).bind(self, *args, **params)
-
   def impl(self, *args, **params):
     """Run the primitive eagerly on concrete values (jaxlite's own primitives: with the
     kernel of the device or the host, as ``bind`` outside every transformation)."""

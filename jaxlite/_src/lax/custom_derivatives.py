@@ -12,14 +12,11 @@ from __future__ import annotations
 import functools
 import inspect
 
-import numpy as np
-
 from jaxlite._src.base import api_util
 from jaxlite._src.base import linear_util as lu
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
-from jaxlite._src.core.array import Array
 from jaxlite._src.core.array import as_operand as _as_operand
 from jaxlite._src.core.core import Primitive
 from jaxlite._src.core.state import types as ref_state
@@ -320,24 +317,6 @@ def _custom_jvp_call_impl(*args, call_jaxpr, **_):
   return core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
 
 
-def _run_on_operands(closed, args):
-  """``closed`` run eagerly on the operands themselves (``Primitive.def_eager_rule``), so
-  that an operand it passes through is returned as it is; a literal or NumPy constant
-  among the outputs becomes an Array of its output type, as the kernel path gives."""
-  outs = core.eval_jaxpr(closed.jaxpr, closed.consts, *args)
-  return [o if isinstance(o, Array) else Array(np.asarray(o, a.dtype), a.weak_type)
-          for o, a in zip(outs, closed.out_avals)]
-
-
-def _custom_call_eagerly(*args, subfuns=None, **params):
-  if subfuns is not None:   # a library binding JAX's way (CustomJVPCallPrimitive.bind)
-    params = _params_of_subfuns(subfuns, args, params)
-  return _run_on_operands(params["call_jaxpr"], args)
-
-
-custom_jvp_call_p.def_eager_rule(_custom_call_eagerly)
-
-
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_consts,
                          symbolic_zeros, name):
   if symbolic_zeros:   # the rule sees each zero tangent as a SymbolicZero
@@ -379,8 +358,6 @@ custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_ja
 core.param_order[custom_vjp_call_p] = ("name", "bwd", "call_jaxpr", "fwd", "symbolic_zeros")
 for _k in ("bwd", "fwd"):
   core.param_printers[(custom_vjp_call_p, _k)] = lambda f: getattr(f, "__name__", str(f))
-
-custom_vjp_call_p.def_eager_rule(_custom_call_eagerly)
 
 custom_lin_p = Primitive("custom_lin")
 custom_lin_p.multiple_results = True
@@ -563,9 +540,6 @@ stop_gradient_p.def_abstract_eval(lambda x: x)
 ad.defzero(stop_gradient_p)
 
 
-stop_gradient_p.def_eager_rule(_as_operand)   # the operand itself, as in JAX
-
-
 def stop_gradient(x):
   """The identity, with zero derivative: gradients do not flow through ``x``."""
   def one(leaf):
@@ -585,9 +559,6 @@ remat_p.def_abstract_eval(lambda *avals, jaxpr, **_: list(jaxpr.out_avals))
 
 def _remat_impl(*args, jaxpr, **_):
   return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-
-
-remat_p.def_eager_rule(lambda *args, jaxpr, **_: _run_on_operands(jaxpr, args))
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
@@ -723,11 +694,13 @@ class checkpoint_policies:
   dots_with_no_batch_dims_saveable = staticmethod(nothing_saveable)
 
 
+
 # ----------------------------------------------------------------------------- batching
 # vmap batches the traced function once (batching.batch_jaxpr) and wraps the user's rules
 # in vmap, so a custom rule sees one example at a time, as the user wrote it. Batched
 # operands are moved to axis 0 and every output is batched along 0, so that the function
 # and its rules agree on where the batch axis is.
+import numpy as np  # noqa: E402
 
 from jaxlite._src.lax.reductions import reduce_sum  # noqa: E402
 from jaxlite._src.transforms import batching  # noqa: E402
