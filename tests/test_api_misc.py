@@ -73,6 +73,23 @@ def test_nan_and_inf_stay_silent_when_warnings_are_errors():
       np.float32(1) / np.float32(0)
 
 
+def test_complex_arithmetic_stays_silent_when_filters_are_replaced():
+  # pytest.warns and catch_warnings(record=True) replace jaxlite's warning filters; XLA's
+  # special-value complex arithmetic, which tier 0 computes with divisions by zero parts,
+  # must still say nothing on finite operands (optimistix's complex tests use pytest.warns;
+  # values from NumPy's own complex arithmetic)
+  import warnings
+  z = np.array([1.5 - 2.0j, -0.5 + 0.25j])
+  with warnings.catch_warnings(record=True) as log:
+    warnings.simplefilter("always")
+    np.testing.assert_allclose(jnp.asarray(z) / jnp.asarray(2.0 + 0j), z / 2, rtol=1e-6)
+    np.testing.assert_allclose(jnp.asarray(z) ** 2, z ** 2, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda a: a / (1 + 0j))(z), z, rtol=1e-6)
+    np.testing.assert_allclose(jax.lax.rsqrt(jnp.asarray(z)), 1 / np.sqrt(z), rtol=1e-5)
+    jax.random.normal(jax.random.key(0), (3,), jnp.complex64)
+  assert [str(w.message) for w in log] == []
+
+
 def test_transformations_wrap_callables_whose_name_is_not_a_string():
   # JAX's wraps copies what it can: an equinox Module's __name__ may be anything
   class Scale:

@@ -344,3 +344,20 @@ def test_cond_outputs_passed_through_are_its_inputs():
   assert float(a) == 2.0 and a.weak_type
   np.testing.assert_array_equal(b, [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]])
   assert lax.switch(1, [lambda x: x, lambda x: x], 3.0) == 3.0   # no output left in the cond
+
+
+def test_cond_outputs_take_the_first_branchs_weak_types():
+  # Recorded from JAX 0.10.2: cond's results have false_fun's weak types, switch's branch
+  # 0's, whichever branch runs (equinox's error_if relies on it: a weak int threaded
+  # through it stays weak, so diffrax's `t * direction` passes strict promotion)
+  s = jnp.float32(1.0)
+  f = lambda p, x: lax.cond(p, lambda x: x * s, lambda x: x * 2.0, x)
+  g = lambda p, x: lax.cond(p, lambda x: x * 2.0, lambda x: x * s, x)
+  assert f(True, 3.0).weak_type and f(False, 3.0).weak_type
+  assert not g(True, 3.0).weak_type and not g(False, 3.0).weak_type
+  assert jax.jit(f)(True, 3.0).weak_type and jax.grad(f, 1)(True, 3.0).weak_type
+  assert lax.switch(1, [lambda x: x * 2.0, lambda x: x * s], 3.0).weak_type
+  assert all(o.weak_type for o in jax.jvp(lambda x: f(True, x), (3.0,), (1.0,)))
+  # a batched predicate selects between both branches: weak only where both are
+  assert not jax.vmap(f, (0, None))(jnp.array([True, False]), 3.0).weak_type
+  assert jax.vmap(f, (None, 0))(True, jnp.array([3.0, 4.0])).tolist() == [3.0, 4.0]

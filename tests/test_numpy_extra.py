@@ -345,6 +345,30 @@ def test_polynomials_match_numpy():
   _close(jnp.poly(q), np.poly(q))
 
 
+def test_polyval_and_polyadd_take_a_batch_of_polynomials_as_jax():
+  # Values recorded from JAX 0.10.2: axes after the first are a batch of polynomials
+  # (diffrax's interpolations evaluate polynomials of shape (degree + 1, *y.shape)).
+  p = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]])
+  assert jnp.polyval(p, 2.0).tolist() == [10.5, 10.0]
+  assert jnp.polyval(p, np.array([[2.0], [-1.0]])).tolist() == [[10.5, 10.0], [-1.5, 7.0]]
+  assert jnp.polyval(np.array([[1, 2], [3, 4]]), 2).dtype == jnp.int32
+  a, b = np.arange(10.0).reshape(5, 2), np.array([[1.0, -1.0], [2.0, 3.0]])
+  want = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [7.0, 6.0], [10.0, 12.0]]
+  assert jnp.polyadd(a, b).tolist() == want and jnp.polyadd(b, a).tolist() == want
+  diff = jnp.polysub(b, a)   # JAX adds b into the negated a: its first zero stays -0.0
+  assert diff.tolist() == [[0.0, -1.0], [-2.0, -3.0], [-4.0, -5.0], [-5.0, -8.0],
+                           [-6.0, -6.0]] and np.signbit(diff[0, 0])
+  # the shorter's trailing axes broadcast into the longer's last rows
+  assert jnp.polyadd(a, np.array([1.0, 2.0])).tolist()[3:] == [[7.0, 9.0], [9.0, 11.0]]
+  assert jnp.polyadd(np.ones((2, 2, 2)), b).shape == (2, 2, 2)
+  with pytest.raises(ValueError, match="do not broadcast to the last rows"):
+    jnp.polyadd(a, np.array([1.0, 2.0, 3.0]))
+  with pytest.raises(ValueError, match="at least one dimension"):
+    jnp.polyval(2.0, 3.0)
+  with pytest.raises(ValueError, match="must be a 1-D array"):
+    jnp.polyder(p)
+
+
 @pytest.mark.parametrize("name", ["bartlett", "blackman", "hamming", "hanning"])
 def test_windows_match_numpy(name):
   for m in (0, 1, 2, 7):

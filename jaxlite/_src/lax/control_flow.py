@@ -93,6 +93,8 @@ def _cond_abstract_eval(index, *ops, branches):
   for b in branches:
     if [a.strip_weak_type() for a in b.in_avals] != [o.strip_weak_type() for o in ops]:
       raise TypeError("cond branches must take the operands' types.")
+  # weak types may differ between branches: as in JAX, the outputs take the first branch's
+  # (false_fun's, for cond), whichever branch runs
   return list(branches[0].out_avals)
 
 
@@ -142,10 +144,6 @@ def _bind_cond_traced(index, funs, operands, kind):
   traced = [_trace_flat(f, in_tree, avals, f"{kind} branch") for f in funs]
   jaxprs, out_trees = [t[0] for t in traced], [t[1] for t in traced]
   _check_branch_outputs(funs, out_trees, jaxprs, kind)
-  # weak types may differ between branches: the output is weak only if all are
-  joined = [ShapedArray(a.shape, a.dtype, all(j.out_avals[i].weak_type for j in jaxprs))
-            for i, a in enumerate(jaxprs[0].out_avals)]
-  jaxprs = [_with_out_avals(j, joined) for j in jaxprs]
   branches, consts = _common_consts(jaxprs)
   # an output every branch passes through from the same input is that input, as JAX
   # prunes it from the cond: under vmap a batched predicate then leaves it unbatched

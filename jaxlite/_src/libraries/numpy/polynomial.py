@@ -22,19 +22,23 @@ __all__ = ["poly", "polyval", "polyadd", "polysub", "polymul", "polyder", "polyi
            "polydiv", "polyfit", "roots", "trim_zeros"]
 
 
-def _coeffs(name, p):
+def _coeffs(name, p, batched=False):
+  """``p`` as an array of coefficients along axis 0; ``batched`` functions (as JAX's
+  ``polyval`` and ``polyadd``) take further axes as a batch of polynomials."""
   check_arraylike(name, p)
   p = as_operand(p)
-  if p.ndim != 1:
-    raise ValueError(f"jnp.{name}: the coefficients must be a 1-D array, got shape {p.shape}")
+  if p.ndim != 1 and not (batched and p.ndim > 1):
+    want = "an array of at least one dimension" if batched else "a 1-D array"
+    raise ValueError(f"jnp.{name}: the coefficients must be {want}, got shape {p.shape}")
   return p
 
 
 def polyval(p, x, *, unroll=16):
   """``p[0] * x**(n-1) + ... + p[n-1]`` by Horner's rule (``unroll`` is accepted for
   JAX compatibility; the loop is always unrolled). The running value starts as a strong
-  zero of the promoted type, so booleans stay boolean and the result is strongly typed."""
-  p = _coeffs("polyval", p)
+  zero of the promoted type, so booleans stay boolean and the result is strongly typed.
+  Axes of ``p`` after the first hold a batch of polynomials, broadcast against ``x``."""
+  p = _coeffs("polyval", p, batched=True)
   check_arraylike("polyval", x)
   p, x = promote_dtypes(p, x)
   shape = np.broadcast_shapes(p.shape[1:], x.shape)
@@ -44,26 +48,45 @@ def polyval(p, x, *, unroll=16):
   return y
 
 
-def _pad_front(p, n):
-  return lax_shapes.pad(p, lax._const(p, 0), [(n - p.shape[0], 0, 0)]) if p.shape[0] < n \
-      else p
+def _broadcasts_to(shape, target):
+  try:
+    return len(shape) <= len(target) and np.broadcast_shapes(shape, target) == target
+  except ValueError:
+    return False
 
 
-def _aligned(name, a1, a2):
-  """The promoted coefficients of ``a1`` and ``a2``, zero-padded in front to one length."""
-  a1, a2 = promote_dtypes(_coeffs(name, a1), _coeffs(name, a2))
-  n = max(a1.shape[0], a2.shape[0])
-  return _pad_front(a1, n), _pad_front(a2, n)
+def _poly_sum(name, a1, a2):
+  """``a1 + a2`` with coefficients aligned at the end: as JAX, the shorter (``a2`` when as
+  long) is added into the last rows of the longer, so its further axes broadcast to the
+  longer's, whose shape (and leading coefficients, bit for bit) the result has."""
+  a1, a2 = promote_dtypes(_coeffs(name, a1, True), _coeffs(name, a2, True))
+  first = a2.shape[0] <= a1.shape[0]
+  longer, shorter = (a1, a2) if first else (a2, a1)
+  rows = (shorter.shape[0],) + longer.shape[1:]
+  if shorter.shape != rows:
+    if not _broadcasts_to(shorter.shape, rows):
+      raise ValueError(f"jnp.{name}: the coefficients of shape {shorter.shape} do not "
+                       f"broadcast to the last rows, of shape {rows}, of the longer "
+                       f"polynomial of shape {longer.shape}; give both the same trailing "
+                       "axes.")
+    shorter = lax_numpy.broadcast_to(shorter, rows)
+  k = longer.shape[0] - shorter.shape[0]
+  tail = lax_shapes.slice_in_dim(longer, k, longer.shape[0])
+  tail = lax.add(tail, shorter) if first else lax.add(shorter, tail)
+  return tail if k == 0 else lax_shapes.concatenate(
+      [lax_shapes.slice_in_dim(longer, 0, k), tail], 0)
 
 
 def polyadd(a1, a2):
-  """The sum of two polynomials (lax's sum, as JAX: booleans are refused)."""
-  return lax.add(*_aligned("polyadd", a1, a2))
+  """The sum of two polynomials (lax's sum, as JAX: booleans are refused). Axes after the
+  first hold a batch of polynomials, as in JAX."""
+  return _poly_sum("polyadd", a1, a2)
 
 
 def polysub(a1, a2):
-  """The difference of two polynomials (booleans are refused, as JAX negates them)."""
-  return lax.sub(*_aligned("polysub", a1, a2))
+  """The difference of two polynomials: as JAX, ``a1`` plus the negated ``a2`` (so
+  booleans are refused, and a zero's sign is JAX's)."""
+  return _poly_sum("polysub", a1, lax.neg(_coeffs("polysub", a2, True)))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
