@@ -300,3 +300,15 @@ def test_call_primitives_run_eagerly_on_the_operands_themselves():
   same, doubled = jax.vmap(h)(y)
   assert same is y
   np.testing.assert_array_equal(doubled, [2.0, 4.0])
+
+
+def test_forward_mode_of_a_custom_vjp_function_under_vmap_is_jaxs_type_error():
+  # JAX 0.10.2: jacfwd (jvp under vmap) of a custom_vjp function raises the same TypeError
+  # as its jvp, from custom_lin's batching rule; jacrev uses the bwd rule ([[3, 0], [0, 3]])
+  f = jax.custom_vjp(lambda x: 2 * x)
+  f.defvjp(lambda x: (f(x), None), lambda r, g: (3 * g,))
+  x = jnp.arange(2.0)
+  for fn in (jax.jacfwd(f), jax.jit(jax.jacfwd(f))):
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+      fn(x)
+  np.testing.assert_array_equal(jax.jacrev(f)(x), [[3.0, 0.0], [0.0, 3.0]])

@@ -823,6 +823,8 @@ def _remat_batcher(axis_data, vals, dims, *, jaxpr, **params):
 batching.axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batcher
 batching.axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batcher
 batching.axis_batching_rules[remat_p] = _remat_batcher
+# custom_lin stands for a custom_vjp function under jvp: mapping it is that same error (JAX)
+batching.batching_rules[custom_lin_p] = _custom_lin_impl
 
 
 # ----------------------------------------------------------------------------- JAX's helpers
