@@ -276,3 +276,39 @@ def test_custom_vjp_bwd_may_return_a_tree_prefix_of_the_arguments():
     with pytest.raises(TypeError, match=re.escape(f"but got bwd output structure {got} "
                                                   f"{structure}")):
       jax.grad(lambda a: f(_Box(1.0), (a, 2.0)))(1.0)
+
+
+def test_call_primitives_run_eagerly_on_the_operands_themselves():
+  # JAX 0.10.2 runs the function of custom_jvp, custom_vjp, checkpoint and linear_call on
+  # the values, eagerly and under vmap: an output that is an operand is that same Array
+  # (recorded there: every line True; lineax's inexact_asarray test relies on it)
+  y = jnp.array([1.0, 2.0])
+  f = jax.custom_jvp(lambda x: x)
+  f.defjvp(lambda p, t: (p[0], t[0]))
+  g = jax.custom_vjp(lambda x: x)
+  g.defvjp(lambda x: (x, None), lambda r, c: (c,))
+  remat = jax.checkpoint(lambda x: x)
+  linear = lambda x: jax.custom_derivatives.linear_call(  # noqa: E731
+      lambda r, x: x, lambda r, c: c, 0.0, x)
+  for fun in (f, g, remat, linear):
+    assert fun(y) is y
+  for fun in (f, g, remat):
+    assert jax.vmap(fun)(y) is y
+  # the values still go through the function's computation where it computes
+  h = jax.custom_jvp(lambda x: (x, 2.0 * x))
+  h.defjvp(lambda p, t: (h(p[0]), (t[0], 2.0 * t[0])))
+  same, doubled = jax.vmap(h)(y)
+  assert same is y
+  np.testing.assert_array_equal(doubled, [2.0, 4.0])
+
+
+def test_forward_mode_of_a_custom_vjp_function_under_vmap_is_jaxs_type_error():
+  # JAX 0.10.2: jacfwd (jvp under vmap) of a custom_vjp function raises the same TypeError
+  # as its jvp, from custom_lin's batching rule; jacrev uses the bwd rule ([[3, 0], [0, 3]])
+  f = jax.custom_vjp(lambda x: 2 * x)
+  f.defvjp(lambda x: (f(x), None), lambda r, g: (3 * g,))
+  x = jnp.arange(2.0)
+  for fn in (jax.jacfwd(f), jax.jit(jax.jacfwd(f))):
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+      fn(x)
+  np.testing.assert_array_equal(jax.jacrev(f)(x), [[3.0, 0.0], [0.0, 3.0]])

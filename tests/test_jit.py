@@ -157,6 +157,26 @@ def test_nested_jit_prints_like_jax():
   assert str(jax.make_jaxpr(lambda x: inner(jnp.cos(x), 1.0) * 3)(jnp.ones(3))) == expected
 
 
+def test_a_jit_calling_itself_with_another_signature_while_traced():
+  # lineax's linear_solve (GMRES) calls itself inside its own trace; values from JAX 0.10.2
+  @jax.jit
+  def f(x):
+    return x if x.ndim == 0 else f(x.sum(0)) * 2.0
+  results = {}
+
+  def run():
+    results["eager"] = float(f(jnp.ones((2, 3))))
+    results["jit"] = float(jax.jit(f)(jnp.ones((2, 3))))
+    results["grad"] = np.asarray(jax.grad(f)(jnp.ones((2, 3))))
+  # a thread, so that a deadlock on the function's own lock fails instead of hanging
+  worker = threading.Thread(target=run, daemon=True)
+  worker.start()
+  worker.join(120)
+  assert not worker.is_alive(), "the nested call of the jitted function deadlocked"
+  assert results["eager"] == 24.0 and results["jit"] == 24.0
+  np.testing.assert_array_equal(results["grad"], np.full((2, 3), 4.0))
+
+
 def test_a_jaxpr_called_twice_is_hoisted_into_a_let_like_jax():
   @jax.jit
   def inner2(y):

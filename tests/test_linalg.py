@@ -11,6 +11,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src.test_util import check_grads
+from jaxlite._src import tiers
 from reference_jax import run_reference
 
 RNG = np.random.default_rng(0)
@@ -508,3 +509,54 @@ def test_cholesky_eigh_svd_match_jax_to_rounding(tag):
   for name in ("eigh1", "eigh_nonsym1"):
     if name in got:
       _assert_same_up_to_phases(close, a.shape[-1], got[name], ref[name])
+
+
+# jnp.linalg.qr(a, mode="raw") in JAX 0.10.2 (LAPACK's geqrf; NumPy's raw mode agrees)
+_RAW_A = np.array([[1., 2., 0.], [3., 4., 1.], [5., 6., -2.], [0., 1., 1.]])
+_RAW_H = np.array([[-5.916079783099616, 0.4337717455676132, 0.7229529092793553, 0.],
+                   [-7.437357441610946, 1.2983506020002014, 0.5910627416951431,
+                    -0.7183858435069754],
+                   [1.183215956619923, 1.3863743716273336, 1.636449235905262,
+                    -0.3820488671800937]])
+_RAW_TAU = np.array([1.1690308509457032, 1.0721369180626528, 1.7452595786403944])
+_RAW_WIDE_H = np.array([[-2.23606797749979, 0.6180339887498948, 0.],
+                        [-4.919349550499537, 1.3416407864998734, -0.4472135954999581],
+                        [-7.602631123499284, -0.29814239699997347, -2.6666666666666656],
+                        [-0.8944271909999157, 0.4472135954999581, 1.]])
+_RAW_WIDE_TAU = np.array([1.4472135954999579, 1.6666666666666665, 0.])
+
+
+def _raw_tiers():
+  ways = [lambda f: f, lambda f: jax.jit(f, backend="numpy")]
+  if tiers.xla_available():
+    ways.append(lambda f: jax.jit(f, backend="xla"))
+  return ways
+
+
+@pytest.mark.parametrize("tier", range(3), ids=["eager", "numpy", "xla"])
+def test_qr_raw_mode_is_lapacks_packed_form_like_jax(tier):
+  ways = _raw_tiers()
+  if tier >= len(ways):
+    pytest.skip("the XLA backend is unavailable")
+  raw = ways[tier](lambda x: jnp.linalg.qr(x, mode="raw"))
+  for a, h_ref, tau_ref in ((_RAW_A, _RAW_H, _RAW_TAU), (_RAW_A.T, _RAW_WIDE_H, _RAW_WIDE_TAU)):
+    h, tau = raw(a)
+    assert h.shape == h_ref.shape and tau.shape == tau_ref.shape
+    np.testing.assert_allclose(h, h_ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(tau, tau_ref, rtol=1e-12, atol=1e-12)
+  # the packed form is what householder_product reads: its q is qr's
+  q = lax.linalg.householder_product(*jaxlite._src.lax.linalg.geqrf(_RAW_A))
+  np.testing.assert_allclose(q, np.linalg.qr(_RAW_A)[0], atol=1e-12)
+
+
+def test_qr_raw_mode_batches_keeps_float32_and_has_no_derivative():
+  h, tau = jax.vmap(lambda x: jnp.linalg.qr(x, mode="raw"))(np.stack([_RAW_A, 2 * _RAW_A]))
+  np.testing.assert_allclose(tau, [_RAW_TAU, _RAW_TAU], rtol=1e-12)
+  np.testing.assert_allclose(h[0], _RAW_H, rtol=1e-12, atol=1e-12)
+  assert jnp.linalg.qr(np.ones((3, 2), np.float32), mode="raw")[0].dtype == np.float32
+  assert jnp.linalg.qr(np.ones((3, 2), np.int32), mode="raw")[1].dtype == np.float32
+  # JAX 0.10.2: NotImplementedError "Differentiation rule for 'geqrf' not implemented"
+  with pytest.raises(NotImplementedError, match="Differentiation rule for 'geqrf'"):
+    jax.jvp(lambda x: jnp.linalg.qr(x, mode="raw"), (_RAW_A,), (_RAW_A,))
+  with pytest.raises(ValueError, match="Unsupported QR decomposition mode 'economic'"):
+    jnp.linalg.qr(_RAW_A, mode="economic")

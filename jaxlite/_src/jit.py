@@ -270,7 +270,8 @@ class PjitFunction:
     self._fast_flags = None      # config.generation the fast cache was filled under
     self._has_static = bool(self._static_argnums or self._static_argnames)
     self._order: list = []        # signatures in the order they were first seen
-    self._lock = threading.Lock()
+    # reentrant: the function may call itself with another signature while it is traced
+    self._lock = threading.RLock()
     self._location = _source_location(fun)
     try:
       self._param_names = list(inspect.signature(fun).parameters)

@@ -144,6 +144,8 @@ class CustomJVPCallPrimitive(Primitive):
   def bind(self, *args, subfuns=None, **params):
     if subfuns is not None:
       params = _params_of_subfuns(subfuns, args, params)
+    if core.current_trace() is core.eval_trace:   # the impl runs on the Arrays (def_impl)
+      return _custom_jvp_call_impl(*args, **params)
     return super().bind(*args, **params)
 
   def get_bind_params(self, params):
@@ -316,6 +318,9 @@ def _tangent_value(t, out):
 
 
 def _custom_jvp_call_impl(*args, call_jaxpr, **_):
+  """Eagerly the function's jaxpr runs on the operands themselves, as JAX's EvalTrace runs
+  the function: an output that is an operand is that same Array (lineax's
+  ``inexact_asarray`` under vmap relies on it). The call primitives below share it."""
   return core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
 
 
@@ -358,6 +363,7 @@ custom_vjp_call_p = Primitive("custom_vjp_call")
 custom_vjp_call_p.multiple_results = True
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
 core.param_order[custom_vjp_call_p] = ("name", "bwd", "call_jaxpr", "fwd", "symbolic_zeros")
+custom_vjp_call_p.def_impl(_custom_jvp_call_impl)
 for _k in ("bwd", "fwd"):
   core.param_printers[(custom_vjp_call_p, _k)] = lambda f: getattr(f, "__name__", str(f))
 
@@ -581,6 +587,9 @@ remat_p.def_forwarding(lambda jaxpr, **_: pe.jaxpr_forwarding(jaxpr.jaxpr))
 
 def _remat_impl(*args, jaxpr, **_):
   return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
+remat_p.def_impl(_remat_impl)
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
@@ -861,6 +870,8 @@ def _remat_batcher(axis_data, vals, dims, *, jaxpr, **params):
 batching.axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batcher
 batching.axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batcher
 batching.axis_batching_rules[remat_p] = _remat_batcher
+# custom_lin stands for a custom_vjp function under jvp: mapping it is that same error (JAX)
+batching.batching_rules[custom_lin_p] = _custom_lin_impl
 
 
 # ----------------------------------------------------------------------------- JAX's helpers
@@ -972,6 +983,9 @@ def _linear_call_impl(*args, callee, transpose, num_callee_consts, num_transpose
                       num_res):
   c, _, res, lin = _linear_call_split(args, num_callee_consts, num_transpose_consts, num_res)
   return core.eval_jaxpr(callee.jaxpr, callee.consts, *c, *res, *lin)
+
+
+linear_call_p.def_impl(_linear_call_impl)
 
 
 def _linear_call_jvp(primals, tangents, **params):

@@ -398,6 +398,34 @@ ad.jvp_rules[qr_p] = _qr_jvp
 _leading_batcher(qr_p)
 
 
+# ----------------------------------------------------------------------------- geqrf
+# LAPACK's packed Householder QR, as JAX's internal ``geqrf`` (``jnp.linalg.qr``'s
+# mode='raw'): ``householder_product`` and ``ormqr`` read its packed form.
+geqrf_p = Primitive("geqrf")
+geqrf_p.multiple_results = True
+
+
+@geqrf_p.def_abstract_eval
+def _geqrf_rule(operand):
+  _check_matrix("geqrf", operand, square=False)
+  *batch, m, n = operand.shape
+  return [ShapedArray(operand.shape, operand.dtype),
+          ShapedArray((*batch, min(m, n)), operand.dtype)]
+
+
+def geqrf(a):
+  """LAPACK's Householder QR of ``a`` (..., m, n): ``(a_out, taus)`` with ``r`` in the
+  upper triangle of ``a_out`` and the reflectors ``v_i`` (their unit first entry left
+  out) below its diagonal, ``q = H_0 ... H_{k-1}`` with ``H_i = I - taus[i] v_i v_i^H``.
+  """
+  a_out, taus = geqrf_p.bind(a)
+  return a_out, taus
+
+
+ad.defunsupported(geqrf_p, "")
+_leading_batcher(geqrf_p)
+
+
 # ----------------------------------------------------------------------------- svd
 svd_p = Primitive("svd")
 svd_p.multiple_results = True

@@ -89,6 +89,12 @@ def _qr(x, *, pivoting, full_matrices, use_magma):
   return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
+def _geqrf(x):
+  # NumPy's raw mode is LAPACK's geqrf in Fortran order: the packed matrix transposed
+  h, taus = np.linalg.qr(x, mode="raw")
+  return [np.ascontiguousarray(np.swapaxes(h, -1, -2)).astype(x.dtype), taus.astype(x.dtype)]
+
+
 def _svd(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
   real = la._real_dtype(x.dtype)
 
@@ -129,6 +135,7 @@ impl_rules.update({
     la.triangular_solve_p: _triangular_solve,
     la.lu_p: _lu,
     la.qr_p: _qr,
+    la.geqrf_p: _geqrf,
     la.svd_p: _svd,
     la.eigh_p: _eigh,
     la.eig_p: _eig,

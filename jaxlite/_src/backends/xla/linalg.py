@@ -139,6 +139,14 @@ def _qr_rule(b, eqn, x, *, pivoting, full_matrices, use_magma):
   return [q, r]
 
 
+def _geqrf_rule(b, eqn, x):
+  """LAPACK's geqrf is what the ``Qr`` custom call computes."""
+  (shape, dtype), (taus_shape, _) = hlo._out(eqn, 0), hlo._out(eqn, 1)
+  if not taus_shape[-1]:
+    return [x, hlo.full(b, 0, taus_shape, dtype)]
+  return list(_custom_call(b, "Qr", [x], [(shape, dtype), (taus_shape, dtype)]))
+
+
 # ----------------------------------------------------------------------------- svd and lu
 
 def _phase(z):
@@ -384,7 +392,7 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
 
 _eigh_lowered = lowered_function(_eigh)
 hlo.lowering_rules.update({
-    la.eigh_p: _eigh_rule, la.qr_p: _qr_rule, la.svd_p: lowered_function(_svd),
+    la.eigh_p: _eigh_rule, la.qr_p: _qr_rule, la.geqrf_p: _geqrf_rule, la.svd_p: lowered_function(_svd),
     la.lu_p: lowered_function(_lu), la.eig_p: lowered_function(_eig),
     lax_special.random_gamma_p: lowered_function(   # jax.random's sampler, vectorised
         lambda key, a, *, log_space: [random._gamma_impl(key, a, log_space=log_space)])})

@@ -101,8 +101,27 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
 
 
 def qr(a, mode="reduced"):
-  """QR decomposition; ``mode`` is 'reduced', 'complete', 'r' or 'raw' (not supported)."""
+  """QR decomposition; ``mode`` is 'reduced', 'complete', 'r' or 'raw'.
+
+  Parameters
+  ----------
+  a : array_like
+    The (..., M, N) matrices.
+  mode : str
+    'reduced' (and its alias 'full'): ``(q, r)`` with ``K = min(M, N)`` columns of ``q``;
+    'complete': ``q`` is (..., M, M); 'r': ``r`` alone; 'raw': LAPACK's packed form
+    ``(h, tau)``, ``h`` of shape (..., N, M) (transposed, as NumPy's) and ``tau`` (..., K).
+
+  Returns
+  -------
+  QRResult or Array
+  """
   (a,) = _inexact("jnp.linalg.qr", a)
+  if mode == "raw":
+    h, taus = lax_linalg.geqrf(a)
+    return QRResult(_T(h), taus)
+  if mode == "full":
+    mode = "reduced"
   if mode not in ("reduced", "complete", "r"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
   q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
