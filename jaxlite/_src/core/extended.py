@@ -85,8 +85,8 @@ class ExtendedArray(Array):
     self.weak_type = False
 
   @property
-  def aval(self) -> ShapedArray:
-    raise NotImplementedError
+  def aval(self) -> ShapedArray:   # (each kind of extended array says its type)
+    raise NotImplementedError(f"{type(self).__name__} must define its aval")
 
   @property
   def shape(self):
