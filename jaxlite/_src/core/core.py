@@ -262,8 +262,10 @@ class Primitive:
     ``impl``: the NumPy tier calls it when the program runs, the XLA tier traces it.
     """
     self.impl = impl
-    # Only primitives with an impl pay for the test in bind: an instance attribute.
-    self.bind = self._bind_through_impl
+    # Only primitives with an impl pay for the test in bind: an instance attribute. One
+    # that forwards operands keeps that bind, which runs the impl for the other outputs.
+    if self not in forwarding_rules:
+      self.bind = self._bind_through_impl
     EvalTrace.impls[self] = _kernel_of_impl(self, impl)
     return impl
 
