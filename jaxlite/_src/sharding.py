@@ -835,10 +835,8 @@ def place(x, sharding) -> Array:
     return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
-  if isinstance(sharding, layout_mod.Format):   # (a layout jaxlite keeps: its sharding)
-    if not layout_mod.is_row_major(sharding.layout, x.ndim):
-      raise ValueError(f"jaxlite keeps arrays in the row-major layout; it cannot place "
-                       f"one in {sharding.layout}. Leave the Format's layout to None.")
+  if isinstance(sharding, layout_mod.Format):   # (its layout: the row-major one jaxlite keeps)
+    layout_mod.with_layout_constraint(x, sharding.layout)
     if sharding.sharding is None:
       return x
     sharding = sharding.sharding

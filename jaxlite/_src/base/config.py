@@ -104,18 +104,18 @@ class Config:
     ValueError. jaxlite parses them itself: absl is not needed."""
     if _absl_parsed[0]:
       return
-    for arg in itertools.takewhile(lambda a: a != "--", sys.argv[1:]):
-      if not arg.startswith("--jax"):
-        continue
+    jax_args = [a for a in itertools.takewhile(lambda a: a != "--", sys.argv[1:])
+                if a.startswith("--jax")]
+    for arg in jax_args:
       name, has_value, text = arg[2:].partition("=")
       if name not in self._flags:
         continue
       self.update(name, _parse_flag(name, getattr(self, name), text if has_value else None))
     _absl_parsed[0] = True
-    _mark_absl_parsed()
+    _mark_absl_parsed(jax_args)
 
 
-def _mark_absl_parsed():
+def _mark_absl_parsed(jax_args):
   """Where absl is installed, have it parse the ``--jax`` arguments as JAX's call does
   (absl knows none of them): its flags then count as parsed, which absltest's
   ``create_tempdir`` (``--test_tmpdir``) needs in tests run by pytest."""
@@ -124,8 +124,7 @@ def _mark_absl_parsed():
   except ImportError:
     return
   if not flags.FLAGS.is_parsed():
-    argv = itertools.takewhile(lambda a: a != "--", sys.argv)
-    flags.FLAGS(["", *(a for a in argv if a.startswith("--jax"))], known_only=True)
+    flags.FLAGS(["", *jax_args], known_only=True)
 
 
 _absl_parsed = [False]   # parse_flags_with_absl has run (JAX's already_configured_with_absl)

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+import jaxlite
+
 __all__ = ["BarrierTimeoutError", "GlobalAsyncCheckpointManagerBase",
            "GlobalAsyncCheckpointManager", "get_tensorstore_spec", "is_remote_storage"]
 
@@ -236,7 +238,6 @@ class GlobalAsyncCheckpointManager(GlobalAsyncCheckpointManagerBase):
     """The arrays stored at ``tensorstore_specs``, laid out by ``shardings``: with
     ``global_shapes``, cut to or padded with zeros to those shapes; with ``dtypes``,
     converted to them."""
-    import jaxlite
     ts = _tensorstore()
     self.wait_until_finished()
     n = len(tensorstore_specs)

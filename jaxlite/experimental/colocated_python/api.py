@@ -114,7 +114,7 @@ class ColocatedFunction:
 
   def __call__(self, *args, **kwargs):
     spec = self.specialization
-    leaves = tree.tree_leaves((args, kwargs))
+    leaves, in_tree = tree.tree_flatten((args, kwargs))
     in_specs = [_spec(x) for x in leaves]
     if not leaves and spec.devices is None:
       raise ValueError("No devices found. colocated_python function without input "
@@ -125,18 +125,18 @@ class ColocatedFunction:
                        f"device lists: {device_lists}.")
     if spec.in_specs is not None:
       expected = tree.tree_leaves(spec.in_specs)
-      if (tree.tree_structure(spec.in_specs) != tree.tree_structure((args, kwargs))
+      if (tree.tree_structure(spec.in_specs) != in_tree
           or not all(map(_same_spec, leaves, expected))):
         raise ValueError(f"colocated_python function {self.__name__} was specialized "
                          f"with in_specs {spec.in_specs}, but called with "
-                         f"{tree.tree_unflatten(tree.tree_structure((args, kwargs)), in_specs)}.")
+                         f"{tree.tree_unflatten(in_tree, in_specs)}.")
     out = self.fun(*args, **kwargs)
     out_leaves = tree.tree_leaves(out)
     for x in out_leaves:
       _spec(x)
     if spec.out_specs_fn is not None:
-      in_tree = tree.tree_unflatten(tree.tree_structure((args, kwargs)), in_specs)
-      expected = spec.out_specs_fn(*in_tree[0], **in_tree[1])
+      arg_specs, kwarg_specs = tree.tree_unflatten(in_tree, in_specs)
+      expected = spec.out_specs_fn(*arg_specs, **kwarg_specs)
       if (tree.tree_structure(expected) != tree.tree_structure(out)
           or not all(map(_same_spec, out_leaves, tree.tree_leaves(expected)))):
         raise ValueError(f"colocated_python function {self.__name__} returned "
