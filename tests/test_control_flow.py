@@ -361,3 +361,57 @@ def test_cond_outputs_take_the_first_branchs_weak_types():
   # a batched predicate selects between both branches: weak only where both are
   assert not jax.vmap(f, (0, None))(jnp.array([True, False]), 3.0).weak_type
   assert jax.vmap(f, (None, 0))(True, jnp.array([3.0, 4.0])).tolist() == [3.0, 4.0]
+
+
+def test_disable_jit_runs_control_flow_as_python():
+  # Values, types and call sequences recorded from JAX 0.10.2: under disable_jit a cond
+  # with a known predicate calls one branch, loops run in Python (fori_loop's index a
+  # Python int), and a loop whose predicate is batched falls back to the staged loop.
+  calls = []
+  a = lambda x: (calls.append("a"), x + 1)[1]
+  b = lambda x: (calls.append("b"), x - 1)[1]
+  with jax.disable_jit():
+    assert lax.cond(True, a, b, 1.0) == 2.0 and calls == ["a"]
+    calls.clear()
+    assert lax.switch(1, [a, b], 1.0) == 0.0 and calls == ["b"]
+    assert lax.switch(7, [lambda: 1, lambda: 2]) == 2
+    assert lax.switch(-3, [lambda: 1, lambda: 2]) == 1
+    assert lax.cond(jnp.array(2), lambda: "a", lambda: "b") == "a"   # any Python value
+    assert type(lax.cond(True, lambda: 1.0, lambda: 2.0)) is float
+    calls.clear()
+    out = lax.while_loop(lambda c: (calls.append("c"), c < 3)[1],
+                         lambda c: (calls.append("w"), c + 1)[1], 0)
+    assert calls == ["c", "w"] * 3 + ["c"] and isinstance(out, jax.Array)
+    assert out == 3 and out.dtype == jnp.int32
+    calls.clear()
+    out = lax.fori_loop(0, 3, lambda i, c: (calls.append(type(i)), c + i)[1], 0)
+    assert out == 3 and type(out) is int and calls == [int] * 3
+    assert lax.fori_loop(0, 0, lambda i, c: c + 1, 5) == 5
+    carry, ys = lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.arange(4.0), reverse=True)
+    assert carry == 6.0
+    np.testing.assert_array_equal(ys, [0.0, 5.0, 6.0, 0.0])
+    carry, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=3)
+    assert carry == 3 and type(carry) is int
+    assert ys.dtype == jnp.int32 and ys.weak_type
+    np.testing.assert_array_equal(ys, [0, 1, 2])
+    _, ys = lax.scan(lambda c, x: (c, {"a": x, "b": 2.0}), 0, jnp.arange(2))
+    assert ys["b"].dtype == jnp.float32 and ys["b"].weak_type
+    with pytest.raises(ValueError, match="zero-length scan is not supported in "
+                                         "disable_jit"):
+      lax.scan(lambda c, x: (c, x), 0, jnp.zeros((0,)))
+    np.testing.assert_array_equal(lax.map(lambda x: x * 2, jnp.arange(3.0)), [0, 2, 4])
+    f = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x),
+                                 (0, 1.0))[1]
+    np.testing.assert_allclose(jax.vmap(f)(jnp.arange(3.0)), [0.0, 1.0, 8.0])
+    np.testing.assert_array_equal(
+        jax.vmap(lambda n: lax.while_loop(lambda c: c < n, lambda c: c + 1, 0))(
+            jnp.arange(3)), [0, 1, 2])
+    np.testing.assert_allclose(
+        jax.vmap(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(jnp.array([-1.0, 1.0])),
+        [0.5403023, 0.84147096], rtol=1e-6)
+    np.testing.assert_allclose(
+        jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.0), 0.5403023,
+        rtol=1e-6)
+    assert jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0))(2.0) == 12.0
+    assert jax.grad(lambda x: lax.scan(lambda c, _: (c * x, c), 1.0, None,
+                                       length=3)[0])(2.0) == 12.0

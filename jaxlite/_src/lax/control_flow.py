@@ -21,6 +21,8 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
+from jaxlite._src.base.config import config
+from jaxlite._src.base.errors import ConcretizationTypeError
 from jaxlite._src.base.api_util import fun_source_info
 from jaxlite._src.core.array import Array, as_operand as _as_operand
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
@@ -209,6 +211,12 @@ def _make_common_consts(jaxprs):
   return out, [c for _, cs in converted for c in cs]
 
 
+def _python_index(index):
+  """``index`` (a cond's or switch's) as a Python int where control flow runs as Python,
+  under ``jax.disable_jit`` with a known index, as in JAX; else None (the staged form)."""
+  return _concrete_int(index) if config.jax_disable_jit else None
+
+
 _NO_OPERAND = object()   # cond's `operand=` not given (None is a valid operand: a pytree)
 
 
@@ -231,6 +239,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
   if not callable(true_fun) or not callable(false_fun):
     raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
   index = _predicate_index(pred)
+  if (i := _python_index(index)) is not None:
+    return (false_fun, true_fun)[i](*operands)
   return _bind_cond(index, (false_fun, true_fun), operands, "cond")
 
 
@@ -264,6 +274,8 @@ def switch(index, branches, *operands, operand=None):
   if len(branches) == 1:
     return branches[0](*operands)
   index = ew.clamp(Array(np.int32(0)), index, Array(np.int32(len(branches) - 1)))
+  if (i := _python_index(index)) is not None:
+    return branches[i](*operands)
   return _bind_cond(index, branches, operands, "switch")
 
 
@@ -400,8 +412,17 @@ def while_loop(cond_fun, body_fun, init_val):
   """``while cond_fun(val): val = body_fun(val)`` as one staged loop.
 
   Forward-mode differentiable; reverse mode needs ``scan`` (or ``fori_loop`` with static
-  bounds), as in JAX.
+  bounds), as in JAX. Under ``jax.disable_jit`` it is that Python loop, unless the
+  predicate is not known (under ``vmap``, say).
   """
+  if config.jax_disable_jit:
+    try:
+      val = tree.tree_map(_as_operand, init_val)
+      while cond_fun(val):
+        val = tree.tree_map(_as_operand, body_fun(val))
+      return val
+    except ConcretizationTypeError:   # (as JAX: the functions ran once more, staged)
+      pass
   try:
     return _while_loop(ref_state.probing(cond_fun), ref_state.probing(body_fun), init_val)
   except ref_state.UsesRefs as e:
@@ -597,8 +618,9 @@ def _concrete_int(x):
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
   """``for i in range(lower, upper): val = body_fun(i, val)``.
 
-  With concrete bounds it is a ``scan`` (so reverse-mode differentiation works); with
-  traced bounds a ``while_loop``.
+  With concrete bounds it is a ``scan`` (so reverse-mode differentiation works), under
+  ``jax.disable_jit`` a Python loop whose index is a Python int; with traced bounds a
+  ``while_loop``.
   """
   for bound in (lower, upper):
     kind = np.dtype(dtypes.dtype(bound)).kind
@@ -608,6 +630,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
                       "Use Python ints or integer arrays for the loop bounds.")
   lo, hi = _concrete_int(lower), _concrete_int(upper)
   index_dtype = dtypes.canonicalize_dtype(dtypes.result_type(lower, upper))
+  if lo is not None and hi is not None and config.jax_disable_jit:
+    val = init_val
+    for i in range(lo, hi):
+      val = body_fun(i, val)
+    return val
   if lo is not None and hi is not None:
     def step(carry, _):
       i, val = carry
@@ -659,8 +686,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
   """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns
   ``(final carry, stacked ys)``.
 
-  The body is traced once, so compile time does not grow with the trip count.
+  The body is traced once, so compile time does not grow with the trip count; under
+  ``jax.disable_jit`` it runs as a Python loop over the slices of ``xs``, as in JAX.
   """
+  if config.jax_disable_jit:
+    return _scan_in_python(f, init, xs, length, reverse)
   try:
     return _scan(ref_state.probing(f), init, xs, length, reverse, unroll)
   except ref_state.UsesRefs as e:
@@ -678,11 +708,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
   return out, ys
 
 
-def _scan(f, init, xs, length, reverse, unroll):
-  x_leaves, x_tree = tree.tree_flatten(xs)
-  ref_state.check_no_refs(x_leaves, "scan's xs")
-  ref_state.check_no_refs(tree.tree_leaves(init), "scan's carry")
-  x_leaves = [_as_operand(x) for x in x_leaves]
+def _scan_length(x_leaves, length) -> int:
+  """The trip count of a scan over ``x_leaves`` (Arrays or tracers) given ``length``."""
   lengths = {x.shape[0] if x.shape else None for x in x_leaves}
   if None in lengths:
     raise ValueError("scan got value with no leading axis to scan over: "
@@ -700,6 +727,36 @@ def _scan(f, init, xs, length, reverse, unroll):
     raise ValueError("scan got no values to scan over and `length` not provided.")
   else:
     length = lengths.pop()
+  return length
+
+
+def _scan_in_python(f, init, xs, length, reverse):
+  """``scan`` as a Python loop over the slices of ``xs`` (``jax.disable_jit``): the carry
+  is what ``f`` returns, the ys are stacked, as in JAX."""
+  x_leaves, x_tree = tree.tree_flatten(xs)
+  x_leaves = [_as_operand(x) for x in x_leaves]
+  length = _scan_length(x_leaves, length)
+  if length == 0:
+    raise ValueError("zero-length scan is not supported in disable_jit() mode because the "
+                     "output type is unknown.")
+  carry, ys = init, []
+  steps = range(length)
+  for i in reversed(steps) if reverse else steps:
+    x = [shapes.squeeze(shapes.slice_in_dim(leaf, i, i + 1), (0,)) for leaf in x_leaves]
+    carry, y = f(carry, tree.tree_unflatten(x_tree, x))
+    ys.append(y)
+  if reverse:
+    ys.reverse()
+  stack = lambda *ys: shapes.concatenate([shapes.expand_dims(y, (0,)) for y in ys], 0)
+  return carry, tree.tree_map(stack, *ys)
+
+
+def _scan(f, init, xs, length, reverse, unroll):
+  x_leaves, x_tree = tree.tree_flatten(xs)
+  ref_state.check_no_refs(x_leaves, "scan's xs")
+  ref_state.check_no_refs(tree.tree_leaves(init), "scan's carry")
+  x_leaves = [_as_operand(x) for x in x_leaves]
+  length = _scan_length(x_leaves, length)
   given, carry_tree = tree.tree_flatten(init)
   carry_leaves = converted = [_as_operand(c) for c in given]
   carry_avals = _avals_of(carry_leaves)
