@@ -312,3 +312,40 @@ def test_forward_mode_of_a_custom_vjp_function_under_vmap_is_jaxs_type_error():
     with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
       fn(x)
   np.testing.assert_array_equal(jax.jacrev(f)(x), [[3.0, 0.0], [0.0, 3.0]])
+
+
+def test_custom_rules_under_jvp_of_concrete_values_are_not_traced():
+  # As JAX 0.10.2's process_custom_jvp_call / process_custom_vjp_call: under grad, jacrev
+  # and jvp of concrete values the function is never traced, fwd and the JVP rule run on
+  # the concrete primals, so they may hand them to NumPy (jaxopt's scipy wrappers do).
+  # Values recorded from JAX 0.10.2.
+  @jax.custom_vjp
+  def npf(x):
+    return jnp.asarray(np.sin(np.asarray(x)))
+  npf.defvjp(lambda x: (npf(x), np.cos(np.asarray(x))), lambda r, g: (g * r,))
+
+  @jax.custom_jvp
+  def npj(x):
+    return jnp.asarray(np.sin(np.asarray(x)))
+  seen = []
+
+  @npj.defjvp
+  def npj_jvp(primals, tangents):
+    seen.append(type(primals[0]))
+    return npj(primals[0]), np.cos(np.asarray(primals[0])) * tangents[0]
+
+  np.testing.assert_allclose(jax.grad(npf)(1.0), 0.5403023, rtol=1e-6)
+  np.testing.assert_allclose(jax.jacrev(npf)(jnp.array([1.0, 2.0])),
+                             [[0.5403023, 0.0], [0.0, -0.4161468]], rtol=1e-6, atol=1e-7)
+  np.testing.assert_allclose(jax.grad(npj)(1.0), 0.5403023, rtol=1e-6)
+  out, tangent = jax.jvp(npj, (1.0,), (2.0,))
+  # the rule saw the Python float as given: its NumPy tangent is float64, kept as made
+  assert seen[-1] is float and tangent.dtype == np.float64
+  np.testing.assert_allclose([out, tangent], [0.84147096, 1.0806046117362795], rtol=1e-6)
+  value, grad = jax.value_and_grad(lambda x: npf(x) + npj(x))(1.0)
+  np.testing.assert_allclose([value, grad], [1.6829419, 1.0806046], rtol=1e-6)
+  # with no tangent reaching it the call runs below the JVP trace: on the plain values
+  assert jax.grad(lambda x: x * npf(2.0))(1.0) == pytest.approx(0.9092974)
+  # under jit the function is traced, as in JAX (NumPy then cannot take the tracer)
+  with pytest.raises(jax.errors.TracerArrayConversionError):
+    jax.jit(jax.grad(npf))(1.0)

@@ -215,12 +215,35 @@ class _CustomRuleFunction:
     return self if instance is None else functools.partial(self, instance)
 
   @staticmethod
-  def _eager(args, kwargs):
-    """Called outside every transformation on values with no tracer: the function then
-    runs as plain Python on the concrete values, as JAX's eager custom_jvp/custom_vjp
-    calls do (so it may branch on them)."""
-    return core.current_trace() is core.eval_trace and not any(
-        isinstance(x, core.Tracer) for x in tree.tree_leaves((args, kwargs)))
+  def _call_trace(args, kwargs):
+    """The trace that processes a call on ``args``, as in JAX: below every JVP trace none
+    of whose tracers is an argument (their tangents are zeros) and every partial
+    evaluation with no unknown argument. There the eval trace runs the function as plain
+    Python on the concrete values (so it may branch on them or hand them to NumPy), and a
+    JVP trace runs the rule on the primals without tracing the function."""
+    leaves = tree.tree_leaves((args, kwargs))
+    trace = core.current_trace()
+    while True:
+      if type(trace) is ad.JVPTrace and not any(
+          isinstance(x, ad.JVPTracer) and x._trace is trace for x in leaves):
+        trace = trace.parent
+      elif type(trace) is pe.PartialEvalTrace and not any(map(trace.is_unknown, leaves)):
+        trace = trace.known
+      else:
+        return trace
+
+  def _dispatch(self, args, kwargs):
+    """``(trace, result)``: the call made at its trace when it needs no tracing of the
+    function (``_call_trace``), else ``(trace, None)``, where that trace is current."""
+    trace = self._call_trace(args, kwargs)
+    if trace is core.eval_trace and not any(
+        isinstance(x, core.Tracer) for x in tree.tree_leaves((args, kwargs))):
+      with core.set_current_trace(trace):
+        return trace, (self.fun(*args, **kwargs),)
+    if type(trace) is ad.JVPTrace:
+      with core.set_current_trace(trace):
+        return trace, (self._jvp_call(trace, _resolve_args(self.fun, args, kwargs)),)
+    return trace, None
 
   def _trace(self, args, kwargs, fun=None):
     """Returns (static values, dynamic args, their leaves and treedef, the call jaxpr,
@@ -278,11 +301,42 @@ class custom_jvp(_CustomRuleFunction):
     if self.jvp is None:
       raise AttributeError(f"No JVP defined for custom_jvp function "
                            f"{api_util.fun_name(self.fun)} using defjvp.")
-    if self._eager(args, kwargs):
-      return self.fun(*args, **kwargs)
-    static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
-        args, kwargs)
-    user_jvp, n_consts = self.jvp, len(consts)
+    trace, done = self._dispatch(args, kwargs)
+    if done is not None:
+      return done[0]
+    with core.set_current_trace(trace):
+      static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
+          args, kwargs)
+      jvp_flat = self._rule(static_vals, dyn_tree, len(consts), [out_tree])
+      avals = [core.get_aval(x) for x in (*consts, *dyn_leaves)]
+      outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
+                                    jvp_jaxpr_fun=JVPRuleFun(jvp_flat, avals, len(consts)),
+                                    num_consts=len(consts),
+                                    symbolic_zeros=self.symbolic_zeros,
+                                    name=api_util.fun_name(self.fun))
+    return tree.tree_unflatten(out_tree, outs)
+
+  def _jvp_call(self, trace, args):
+    """The call under ``trace``, a JVP trace with a tangent among ``args``, as JAX's
+    ``process_custom_jvp_call``: the rule runs on the primals and tangents (below
+    ``trace``: concrete primals stay concrete) and the function is not traced."""
+    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
+    pairs = [trace.to_primal_tangent(x) for x in dyn_leaves]
+    primals = [p for p, _ in pairs]   # as given (a Python float stays one, as in JAX)
+    out_tree = [None]   # what the rule returns sets it
+    rule = self._rule([static[i] for i in sorted(static)], dyn_tree, 0, out_tree)
+    with core.set_current_trace(trace.rule_trace):
+      outs, out_tangents = _apply_jvp_rule(rule, primals, [t for _, t in pairs],
+                                           self.symbolic_zeros, api_util.fun_name(self.fun))
+    return tree.tree_unflatten(out_tree[0],
+                               [trace._wrap(o, t) for o, t in zip(outs, out_tangents)])
+
+  def _rule(self, static_vals, dyn_tree, n_consts, out_tree):
+    """The JVP rule on flat lists, ``n_consts`` closed-over values first (the user's rule
+    does not see them): ``(primals, tangents) -> (outputs, output tangents)``;
+    ``out_tree[0]``, the outputs' structure, is set by the first call where None."""
+    user_jvp = self.jvp
 
     def jvp_flat(primals, tangents):
       # flat lists (consts first) in, flat (outputs, output tangents) out; the user's
@@ -294,19 +348,17 @@ class custom_jvp(_CustomRuleFunction):
       primal_out, tangent_out = user_jvp(*static_vals, tuple(p), tuple(t))
       out_leaves, tree_p = tree.tree_flatten(primal_out)
       t_leaves, tree_t = tree.tree_flatten(tangent_out)
-      if tree_p != out_tree or tree_t != out_tree:
+      if out_tree[0] is None and tree_p == tree_t:
+        out_tree[0] = tree_p
+      if tree_p != out_tree[0] or tree_t != out_tree[0]:
         raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
                         f"equal container (pytree) structures and matching the primal "
-                        f"function's output {out_tree}, but got {tree_p} and {tree_t}.")
+                        f"function's output {out_tree[0] or tree_p}, but got {tree_p} and "
+                        f"{tree_t}.")
       # the values stay as the rule made them (a Python float stays one, as in JAX)
       return out_leaves, [_tangent_value(t, o) for t, o in zip(t_leaves, out_leaves)]
     jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
-    avals = [core.get_aval(x) for x in (*consts, *dyn_leaves)]
-    outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
-                                  jvp_jaxpr_fun=JVPRuleFun(jvp_flat, avals, n_consts),
-                                  num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
-                                  name=api_util.fun_name(self.fun))
-    return tree.tree_unflatten(out_tree, outs)
+    return jvp_flat
 
 
 def _tangent_value(t, out):
@@ -326,13 +378,19 @@ def _custom_jvp_call_impl(*args, call_jaxpr, **_):
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp_jaxpr_fun, num_consts,
                          symbolic_zeros, name):
+  return _apply_jvp_rule(jvp_jaxpr_fun.rule, primals, tangents, symbolic_zeros, name)
+
+
+def _apply_jvp_rule(rule, primals, tangents, symbolic_zeros, name):
+  """``rule(primals, tangents)`` (flat lists), the tangents of non-differentiable inputs
+  zeros and the zeros symbolic where the rule asked for them, its tangents checked."""
   if symbolic_zeros:   # the rule sees each zero tangent as a SymbolicZero
     tangents = [t if _inexact(p) or type(t) is ad.Zero else ad.Zero(
         ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
   else:
     tangents = [ad.instantiate(t) if _inexact(p) else ad.zeros_like_aval(
         ad.tangent_aval(core.get_aval(p))) for p, t in zip(primals, tangents)]
-  outs, out_tangents = jvp_jaxpr_fun.rule(list(primals), tangents)
+  outs, out_tangents = rule(list(primals), tangents)
   for o, t in zip(outs, out_tangents):
     if type(t) is not ad.Zero and core.get_aval(o).shape != core.get_aval(t).shape:
       raise TypeError(f"Custom JVP rule {name} must produce primal and tangent outputs "
@@ -398,18 +456,49 @@ class custom_vjp(_CustomRuleFunction):
     if self.fwd is None:
       raise AttributeError(f"No VJP defined for custom_vjp function "
                            f"{api_util.fun_name(self.fun)} using defvjp.")
-    if self._eager(args, kwargs):
-      return self.fun(*args, **kwargs)
-    try:
-      traced = self._trace(args, kwargs, ref_state.probing(self.fun))
-    except ref_state.UsesRefs as e:
-      return self._call_carrying(e.refs, _resolve_args(self.fun, args, kwargs))
-    static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = traced
+    trace, done = self._dispatch(args, kwargs)
+    if done is not None:
+      return done[0]
+    with core.set_current_trace(trace):
+      try:
+        traced = self._trace(args, kwargs, ref_state.probing(self.fun))
+      except ref_state.UsesRefs as e:
+        return self._call_carrying(e.refs, _resolve_args(self.fun, args, kwargs))
+      static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = traced
+      fwd_flat, bwd_flat = self._rules(static_vals, dynamic, dyn_leaves, dyn_tree,
+                                       len(consts), [out_tree])
+      outs = custom_vjp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
+                                    fwd=fwd_flat, bwd=bwd_flat,
+                                    symbolic_zeros=self.symbolic_zeros,
+                                    name=api_util.fun_name(self.fun))
+    return tree.tree_unflatten(out_tree, outs)
+
+  def _jvp_call(self, trace, args):
+    """The call under ``trace``, a JVP trace with a tangent among ``args``, as JAX's
+    ``process_custom_vjp_call``: the function is not traced, ``fwd`` runs on the primals below ``trace`` (concrete values
+    there stay concrete, so ``fwd`` may hand them to NumPy) and the tangents go through
+    ``custom_lin``."""
+    static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+    dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
+    pairs = [trace.to_primal_tangent(x) for x in dyn_leaves]
+    primals = [_as_operand(p) for p, _ in pairs]
+    tangents = [t for _, t in pairs]
+    out_tree = [None]   # what fwd returns sets it
+    fwd_flat, bwd_flat = self._rules([static[i] for i in sorted(static)], dynamic, primals,
+                                     dyn_tree, 0, out_tree)
+    with core.set_current_trace(trace.parent):
+      outs, res = fwd_flat(*primals, perturbed=[type(t) is not ad.Zero for t in tangents])
+    with core.set_current_trace(trace.rule_trace):
+      lin = _custom_lin(outs, res, tangents, bwd_flat)
+    return tree.tree_unflatten(out_tree[0], [trace._wrap(o, t) for o, t in zip(outs, lin)])
+
+  def _rules(self, static_vals, dynamic, dyn_leaves, dyn_tree, n_consts, out_tree):
+    """``fwd`` and ``bwd`` on flat lists, as ``custom_vjp_call`` holds them: the
+    arguments' leaves after ``n_consts`` closed-over values, the outputs' leaves
+    (``out_tree[0]``: their structure, set by the first ``fwd`` where None)."""
     fwd, bwd = self.fwd, self.bwd
     n = len(static_vals) + len(dynamic)
     static = dict(zip(sorted(self.nondiff_argnums), static_vals))
-    n_consts = len(consts)
-
     symbolic_zeros = self.symbolic_zeros
 
     def fwd_flat(*primals, perturbed=None):
@@ -418,12 +507,20 @@ class custom_vjp(_CustomRuleFunction):
         flags = [True] * len(leaves) if perturbed is None else perturbed[n_consts:]
         leaves = [CustomVJPPrimal(x, bool(f)) for x, f in zip(leaves, flags)]
       dyn = tree.tree_unflatten(dyn_tree, leaves)
-      out, res = fwd(*_merge(static, dyn, n))
+      result = fwd(*_merge(static, dyn, n))
+      if out_tree[0] is None:
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+          raise TypeError(f"Custom VJP fwd rule {api_util.fun_name(fwd)} must produce a "
+                          f"pair (list or tuple of length two) where the first element "
+                          f"represents the primal output and the second element "
+                          f"represents residuals, got {result}.")
+        out_tree[0] = tree.tree_structure(result[0])
+      out, res = result
       out_leaves, tree_out = tree.tree_flatten(out)
-      if tree_out != out_tree:
+      if tree_out != out_tree[0]:
         raise TypeError(f"Custom VJP fwd rule {api_util.fun_name(fwd)} must produce a pair "
                         f"(output, residuals) whose output has the primal function's "
-                        f"structure {out_tree}, got {tree_out}.")
+                        f"structure {out_tree[0]}, got {tree_out}.")
       return [_as_operand(x) for x in out_leaves], res
 
     # per-argument avals: a None cotangent from bwd stands for zeros of that argument
@@ -433,7 +530,7 @@ class custom_vjp(_CustomRuleFunction):
       # zero cotangents: a SymbolicZero for a rule that asked for them, else zeros
       cts = [(ad.SymbolicZero(c.aval) if symbolic_zeros else ad.instantiate(c))
              if type(c) is ad.Zero else c for c in cts]
-      ct_out = tree.tree_unflatten(out_tree, cts)
+      ct_out = tree.tree_unflatten(out_tree[0], cts)
       cts_in = bwd(*static_vals, res, ct_out)
       if symbolic_zeros:
         cts_in = tree.tree_map(lambda c: None if type(c) is ad.SymbolicZero else c, cts_in)
@@ -459,11 +556,7 @@ class custom_vjp(_CustomRuleFunction):
       return [None] * n_consts + list(ct_leaves)
     fwd_flat.__name__ = getattr(fwd, "__name__", "fwd")
     bwd_flat.__name__ = getattr(bwd, "__name__", "bwd")
-    outs = custom_vjp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
-                                  fwd=fwd_flat, bwd=bwd_flat,
-                                  symbolic_zeros=self.symbolic_zeros,
-                                  name=api_util.fun_name(self.fun))
-    return tree.tree_unflatten(out_tree, outs)
+    return fwd_flat, bwd_flat
 
   def _call_carrying(self, refs, args):
     """A call of a custom_vjp function that wrote to outside ``refs``: a custom_vjp
@@ -490,15 +583,20 @@ class custom_vjp(_CustomRuleFunction):
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):
   outs, res = fwd(*primals, perturbed=[type(t) is not ad.Zero for t in tangents])
+  return outs, _custom_lin(outs, res, tangents, bwd)
+
+
+def _custom_lin(outs, res, tangents, bwd):
+  """The outputs' tangents: ``custom_lin`` of the input ``tangents`` (``bwd`` transposes
+  it) with ``fwd``'s residuals ``res``."""
   res_leaves, res_tree = tree.tree_flatten(res)
   # Python scalars stay what they are (staged as literals, bwd gets them back as such:
   # libraries keep flags among the residuals)
   res_leaves = [r if type(r) in _PYTHON_SCALARS else _as_operand(r) for r in res_leaves]
   tangents = [ad.instantiate(t) for t in tangents]
   out_avals = [ad.tangent_aval(core.get_aval(o)) for o in outs]
-  lin = custom_lin_p.bind(*res_leaves, *tangents, num_res=len(res_leaves), bwd=bwd,
-                          res_tree=res_tree, out_avals=tuple(out_avals))
-  return outs, lin
+  return custom_lin_p.bind(*res_leaves, *tangents, num_res=len(res_leaves), bwd=bwd,
+                           res_tree=res_tree, out_avals=tuple(out_avals))
 
 
 _PYTHON_SCALARS = (bool, int, float, complex)
