@@ -214,3 +214,24 @@ def test_arrays_tracers_and_keys_are_not_hashable_types_as_in_jax():
       hash(value)
   assert seen == [False] * 4
 
+
+
+def test_byteswap_tobytes_addressable_data_and_astype_keywords():
+  # Recorded from JAX 0.10.2 (its Array methods; astype takes dtype by keyword).
+  x = jnp.arange(5, dtype="int32")
+  np.testing.assert_array_equal(x.byteswap(), [0, 16777216, 33554432, 50331648, 67108864])
+  np.testing.assert_array_equal(x.byteswap().byteswap(), x)
+  np.testing.assert_array_equal(jax.jit(lambda v: v.byteswap())(x), x.byteswap())
+  assert np.asarray(jnp.array([1.5, -2.0]).byteswap()).tobytes() == \
+      np.array([1.5, -2.0], np.float32).byteswap().tobytes()
+  z = jnp.array([1 + 2j], jnp.complex64).byteswap()
+  assert z.dtype == jnp.complex64 and np.asarray(z).tobytes() == \
+      np.array([1 + 2j], np.complex64).byteswap().tobytes()
+  np.testing.assert_array_equal(jnp.array([1, 2], jnp.int8).byteswap(), [1, 2])
+  assert jnp.arange(3.0).tobytes() == b"\x00\x00\x00\x00\x00\x00\x80?\x00\x00\x00@"
+  assert jnp.arange(4).reshape(2, 2).tobytes("F") == np.arange(4, dtype=np.int32).reshape(
+      2, 2).tobytes("F")
+  np.testing.assert_array_equal(jnp.arange(3.0).addressable_data(0), [0.0, 1.0, 2.0])
+  y = jnp.arange(3.0).astype(dtype=jnp.int16)
+  assert y.dtype == jnp.int16
+  assert jnp.arange(3).astype(jnp.float32, copy=True).dtype == jnp.float32

@@ -175,6 +175,9 @@ class Array(core.ArrayMethods):
   def tolist(self):
     return self._value.tolist()
 
+  def tobytes(self, order="C"):
+    return self._value.tobytes(order)
+
   def __len__(self):
     shape = self.shape
     if not shape:
@@ -291,6 +294,10 @@ class Array(core.ArrayMethods):
   def addressable_shards(self):
     """One ``Shard`` (device, index, replica_id, data) per device holding a piece."""
     return placement["shards"](self)
+
+  def addressable_data(self, index: int):
+    """The data of addressable shard ``index`` (the whole array where it is replicated)."""
+    return self.addressable_shards[0 if self.is_fully_replicated else index].data
 
   @property
   def is_fully_replicated(self):

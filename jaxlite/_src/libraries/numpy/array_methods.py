@@ -12,6 +12,8 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax import bits as lax_bits
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.libraries.numpy import (array_api, array_ops, indexing, lax_numpy, math, reductions,
                                 sorting, ufuncs)
 from jaxlite._src.libraries.numpy.util import _ARRAYLIKE
@@ -102,6 +104,20 @@ def _view(self, dtype=None, type=None):
   return out.reshape(*self.shape[:-1], -1)
 
 
+def _astype(self, dtype, copy=False, device=None):
+  return lax_numpy.astype(self, dtype, copy=copy, device=device)
+
+
+def _byteswap(self):
+  """The elements with their bytes in reverse order, in the same dtype (as NumPy's)."""
+  if dtypes.is_complex(self.dtype):
+    return lax_ew.complex(_byteswap(self.real), _byteswap(self.imag))
+  if self.dtype.itemsize == 1:
+    return array_ops.copy(self)
+  as_bytes = lax_bits.bitcast_convert_type(self, np.uint8)
+  return lax_bits.bitcast_convert_type(lax_shapes.rev(as_bytes, (self.ndim,)), self.dtype)
+
+
 def _item(self, *args):
   return core.concrete_or_error(np.asarray, self,
                                 "This occurred in the item() method of jax.Array").item(*args)
@@ -115,7 +131,7 @@ def _round_operator(self, ndigits=None):
 
 
 _METHODS = {
-    "__round__": _round_operator, "astype": lax_numpy.astype, "reshape": _reshape, "transpose": _transpose,
+    "__round__": _round_operator, "astype": _astype, "byteswap": _byteswap, "reshape": _reshape, "transpose": _transpose,
     "ravel": lax_numpy.ravel, "flatten": lax_numpy.ravel, "squeeze": lax_numpy.squeeze,
     "swapaxes": lax_numpy.swapaxes, "dot": lax_numpy.dot, "clip": ufuncs.clip,
     "round": ufuncs.round, "sum": reductions.sum, "prod": reductions.prod,
