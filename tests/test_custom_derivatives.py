@@ -349,3 +349,21 @@ def test_custom_rules_under_jvp_of_concrete_values_are_not_traced():
   # under jit the function is traced, as in JAX (NumPy then cannot take the tracer)
   with pytest.raises(jax.errors.TracerArrayConversionError):
     jax.jit(jax.grad(npf))(1.0)
+
+
+def test_differentiating_a_closed_over_value_of_a_staged_custom_vjp_raises_as_jax():
+  # JAX 0.10.2 raises CustomVJPException (jax._src.interpreters.ad) in all three cases.
+  from jaxlite._src.transforms.ad import CustomVJPException
+
+  def outer(q, arg_is_q=False):
+    @jax.custom_vjp
+    def f(x):
+      return x * q
+    f.defvjp(lambda x: (x * q, None), lambda r, g: (g,))
+    return jax.jit(lambda x: f(x))(q if arg_is_q else 2.0)
+  for run in (lambda: jax.grad(outer)(3.0), lambda: jax.grad(outer)(3.0, True),
+              lambda: jax.jvp(outer, (3.0,), (1.0,))):
+    with pytest.raises(CustomVJPException, match="closed-over value"):
+      run()
+  # not differentiated with respect to it: fine
+  assert jax.grad(lambda x: jax.jit(lambda y: outer(4.0) * y)(x))(1.0) == 8.0

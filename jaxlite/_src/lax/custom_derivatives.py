@@ -502,6 +502,8 @@ class custom_vjp(_CustomRuleFunction):
     symbolic_zeros = self.symbolic_zeros
 
     def fwd_flat(*primals, perturbed=None):
+      if perturbed is not None and any(perturbed[:n_consts]):
+        raise ad.CustomVJPException()
       leaves = primals[n_consts:]
       if symbolic_zeros:   # each argument with whether it has a nonzero tangent
         flags = [True] * len(leaves) if perturbed is None else perturbed[n_consts:]

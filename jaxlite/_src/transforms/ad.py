@@ -435,6 +435,19 @@ def defzero(prim):
   jvp_rules[prim] = rule
 
 
+class CustomVJPException(Exception):
+  """A custom_vjp function was differentiated with respect to a value it closes over
+  (JAX's class and message): its rule knows only its explicit arguments."""
+
+  def __init__(self):
+    super().__init__(
+        "Detected differentiation of a custom_vjp function with respect to a closed-over "
+        "value. That isn't supported because the custom VJP rule only specifies how to "
+        "differentiate the custom_vjp function with respect to explicit input parameters. "
+        "Try passing the closed-over value into the custom_vjp function as an argument, "
+        "and adapting the custom_vjp fwd and bwd rules.")
+
+
 def _no_derivative(prim, reason=""):
   raise NotImplementedError(
       f"Differentiation rule for '{prim.name}' not implemented.{reason} Wrap the "
