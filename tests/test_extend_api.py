@@ -723,3 +723,23 @@ def test_closed_call_and_call_run_eagerly_jitted_and_transformed(tier):
                                np.sin([0.1, 0.2, 0.3]) * 3.0, rtol=1e-6)
     assert any(e.primitive is prim for e in
                jax.make_jaxpr(lambda x, y: f(x, y, prim))(0.7, 3.0).eqns)
+
+
+def test_take_current_trace_and_trace_tag_as_jax():
+  # JAX 0.10.2 (jax.extend.core; dm-haiku imports both): the context manager yields the
+  # current trace and makes the eager one current inside; every TraceTag equals the others
+  from jaxlite.extend import core as jex_core
+  from jaxlite._src.core import core as core_
+
+  with jex_core.take_current_trace() as trace:
+    assert trace is core_.eval_trace
+  seen = []
+
+  def f(x):
+    with jex_core.take_current_trace() as trace:
+      seen.append((trace, core_.current_trace()))
+    return x * 2
+  assert float(jax.jit(f)(1.0)) == 2.0
+  assert seen[0][0] is not core_.eval_trace and seen[0][1] is core_.eval_trace
+  assert jex_core.TraceTag() == jex_core.TraceTag()
+  assert hash(jex_core.TraceTag()) == hash(jex_core.TraceTag())

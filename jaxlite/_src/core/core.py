@@ -494,6 +494,30 @@ class set_current_trace:
       _count_open_traces(-1)   # after the switch back
 
 
+class take_current_trace(set_current_trace):
+  """``with take_current_trace() as t:`` gives the current trace ``t`` and makes the eager
+  one current for the block, as JAX's: a library's trace then binds on ``t`` itself."""
+  __slots__ = ()
+
+  def __init__(self):
+    super().__init__(eval_trace)
+
+  def __enter__(self):
+    super().__enter__()
+    return self.prev
+
+
+class TraceTag:
+  """JAX's tag of a transformation's tracers: every tag equals every other (JAX's caches
+  key on it, and a tag never changes within the scope that made it)."""
+
+  def __hash__(self):
+    return hash(TraceTag)
+
+  def __eq__(self, other):
+    return isinstance(other, TraceTag)
+
+
 # Reading the thread-local context costs about five times a global's read, and the hot
 # paths (bind, a jit cache hit, lax's direct kernels) ask it on every call. They read
 # these globals first, and the context only when one is False:

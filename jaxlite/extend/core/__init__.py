@@ -14,6 +14,7 @@ from jaxlite._src.core.core import (
     JaxprEqn as JaxprEqn,
     Literal as Literal,
     Primitive as Primitive,
+    TraceTag as TraceTag,
     Var as Var,
     concrete_or_error as concrete_or_error,
     eval_jaxpr as eval_jaxpr,
@@ -28,6 +29,7 @@ from jaxlite._src.core.core import (
     no_effects as no_effects,
     primal_dtype_to_tangent_dtype as primal_dtype_to_tangent_dtype,
     set_current_trace as set_current_trace,
+    take_current_trace as take_current_trace,
     unmapped_aval as unmapped_aval,
     valid_jaxtype as valid_jaxtype,
 )
