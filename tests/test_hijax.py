@@ -264,3 +264,70 @@ def test_a_primitive_without_a_lowering_says_so():
       return avals[0], set()
   with pytest.raises(NotImplementedError, match="'no_lowering' defines no to_lojax"):
     NoLowering("no_lowering").bind(jnp.ones(2))
+
+
+# -- an immutable high-level type: a pair of arrays, lowered to its two parts
+
+class PairTy(hjx.HiType):
+  def __init__(self, a, b):
+    self.a, self.b = a, b
+
+  def __hash__(self):
+    return hash((PairTy, self.a, self.b))
+
+  def __eq__(self, other):
+    return isinstance(other, PairTy) and (self.a, self.b) == (other.a, other.b)
+
+  def str_short(self, short_dtypes=False, **_):
+    return f"Pair[{self.a.str_short()},{self.b.str_short()}]"
+
+  def lo_ty(self):
+    return [self.a, self.b]
+
+  def lower_val(self, p):
+    return [p.a, p.b]
+
+  def raise_val(self, a, b):
+    return Pair(a, b)
+
+  def to_tangent_aval(self):
+    return PairTy(self.a.to_tangent_aval(), self.b.to_tangent_aval())
+
+
+class Pair:
+  def __init__(self, a, b):
+    self.a, self.b = a, b
+
+
+hjx.register_hitype(Pair, lambda p: PairTy(jax.typeof(p.a), jax.typeof(p.b)))
+
+
+class Part(hjx.HiPrimitive):
+  def abstract_eval(self, pair_ty, *, i):
+    return (pair_ty.a, pair_ty.b)[i], set()
+
+  def to_lojax(self, p, *, i):
+    return (p.a, p.b)[i]
+
+
+part_p = Part("pair_part")
+
+
+def test_a_pair_runs_eagerly_under_jit_vmap_and_grad(jit):
+  p = Pair(jnp.array([1.0, 2.0]), jnp.int32(3))
+  _equal(part_p.bind(p, i=0), [1.0, 2.0])   # JAX 0.10.2: [1.0, 2.0], 3
+  _equal(part_p.bind(p, i=1), 3)
+  assert jax.typeof(p).str_short() == "Pair[float32[2],int32[]]"   # JAX 0.10.2
+  f = jit(lambda p, x: part_p.bind(p, i=0) * part_p.bind(p, i=1) + x)
+  _equal(f(p, 1.0), [4.0, 7.0])   # JAX 0.10.2: [4.0, 7.0], then [4.0, 3.0]
+  _equal(f(Pair(jnp.array([0.5, 0.25]), jnp.int32(4)), 2.0), [4.0, 3.0])
+  out = jax.vmap(lambda x: x * part_p.bind(p, i=0))(jnp.arange(4.0).reshape(2, 2))
+  _equal(out, [[0.0, 2.0], [2.0, 6.0]])   # JAX 0.10.2
+  grad = jax.grad(lambda x: jnp.sum(x * part_p.bind(p, i=0)) * part_p.bind(p, i=1))
+  _equal(grad(jnp.ones(2)), [3.0, 6.0])   # JAX 0.10.2
+
+
+def test_a_pair_argument_is_its_two_arrays_in_a_jaxpr():
+  p = Pair(jnp.ones(2), jnp.int32(3))
+  jaxpr = jax.make_jaxpr(lambda p: part_p.bind(p, i=1))(p).jaxpr
+  assert [str(v.aval) for v in jaxpr.invars] == ["float32[2]", "int32[]"]

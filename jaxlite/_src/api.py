@@ -37,11 +37,13 @@ def _abstractify(x):
 
 def _input_avals(x, stateful):
   """The types of the jaxpr inputs an argument leaf becomes: a ref's value's, or the
-  arrays of a mutable high-level value's state."""
+  arrays of a high-level value (of a mutable one's state)."""
   if not stateful:
     return [_abstractify(x)]
   if type(x) is ref_types.Ref:
     return [x._aval.inner_aval]
+  if not ref_types.is_stateful(x):   # an immutable high-level value: its lowering's
+    return list(core.get_aval(x).lo_ty())
   return [core.get_aval(v) for v in ref_types.current_value(x).vals]
 
 
@@ -70,7 +72,7 @@ def trace_to_jaxpr(fun, traced_for, args, kwargs, static_argnums=()):
   else:
     target, dyn_args = fun, args
   leaves, in_tree = tree.tree_flatten((dyn_args, kwargs))
-  ref_positions = ref_types.refs_in(leaves)
+  ref_positions = ref_types.carried_in(leaves)
   # a ref argument is an input holding its value: the jaxpr is the discharged form of
   # JAX's, whose outputs end with the values of the refs the function wrote
   # (a mutable high-level value is the arrays of its state)

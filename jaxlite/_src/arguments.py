@@ -51,8 +51,9 @@ def leaf_signature(x):
     return (_REF, a.shape, a.dtype, a.weak_type)
   if isinstance(x, (Array, np.ndarray)):
     return leaf_signature(np.asarray(x))
-  if state_types.is_hi_mutable(x):   # its type and quasi-dynamic data (RefPlan: its arrays)
-    return (_HI, core.get_aval(x), x.cur_qdd())
+  if state_types.is_hi(x):   # its type and quasi-dynamic data (RefPlan: its arrays)
+    aval = core.get_aval(x)
+    return (_HI, aval, x.cur_qdd() if aval.has_qdd else None)
   return None
 
 
@@ -123,7 +124,7 @@ def signature_avals(sig) -> list:
   """The types of the jaxpr inputs an argument of signature ``sig`` becomes: one, or the
   arrays a mutable high-level value's state lowers to."""
   if type(sig) is tuple and sig[0] is _HI:
-    return list(sig[1].lo_ty_qdd(sig[2]))
+    return list(sig[1].lo_ty_qdd(sig[2]) if sig[1].has_qdd else sig[1].lo_ty())
   return [signature_aval(sig)]
 
 

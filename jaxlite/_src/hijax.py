@@ -279,6 +279,12 @@ class _HiRules:
     finally:
       _lowering.depth -= 1
 
+  def lower(self, x) -> list:
+    return list(self.typeof(x).lower_val(x))
+
+  def raise_val(self, x, lo_vals):
+    return self.typeof(x).raise_val(*lo_vals)
+
   def describe(self, x) -> str:
     return self.typeof(x).str_short()
 

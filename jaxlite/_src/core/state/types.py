@@ -167,8 +167,20 @@ def is_stateful(x) -> bool:
   return type(x) is Ref or is_hi_mutable(x)
 
 
+def is_hi(x) -> bool:
+  """Whether ``x`` is a value of a library's high-level type, mutable or not."""
+  return type(x) in hi_rules
+
+
 def _hi_read(x) -> HiState:
   return hi_rules[type(x)].read(x)
+
+
+def _hi_arrays(x) -> list:
+  # the arrays a high-level value enters a staged call as: its state's, or the lowering
+  # of an immutable one
+  rules = hi_rules[type(x)]
+  return rules.read(x).vals if rules.mutable(x) else rules.lower(x)
 
 
 def _hi_write(x, state):
@@ -390,6 +402,12 @@ def refs_in(leaves):
   return [i for i, x in enumerate(leaves) if is_stateful(x)]
 
 
+def carried_in(leaves):
+  """The positions among argument ``leaves`` that a staged call takes through its
+  ``RefPlan``: refs and high-level values (an immutable one as its arrays)."""
+  return [i for i, x in enumerate(leaves) if type(x) is Ref or is_hi(x)]
+
+
 # -- staged calls
 
 class RefPlan:
@@ -441,6 +459,9 @@ class RefPlan:
     seen = {}
     for i in self.arg_positions:
       ref = leaves[i]
+      if not is_stateful(ref):   # an immutable high-level value: its arrays
+        leaves[i] = HiState(None, _hi_arrays(ref))
+        continue
       if ref in seen:
         raise ValueError(
             "only one reference to a mutable array may be passed as an argument to a "
@@ -469,9 +490,10 @@ def with_refs(flat_fun, arg_positions, describe, hi_args=None):
   the argument leaves at ``arg_positions`` are refs; returns it and its ``RefPlan``,
   complete once it has been traced. ``describe()`` names the function for errors.
 
-  ``hi_args`` maps those positions that hold mutable high-level values to the value
-  traced: the function takes its state's arrays there (as many as its state has), and
-  the value itself, holding them, is what ``flat_fun`` gets."""
+  ``hi_args`` maps those positions that hold high-level values to the value traced: the
+  function takes its arrays there (as many as its state, or lowering, has), and
+  ``flat_fun`` gets a mutable value itself, holding them, and an immutable one raised
+  from them."""
   plan = RefPlan(arg_positions, describe)
   hi_args = hi_args or {}
 
@@ -482,7 +504,11 @@ def with_refs(flat_fun, arg_positions, describe, hi_args=None):
     with scope:
       refs = []
       for i in arg_positions:
-        if i in hi_args:
+        if i in hi_args and not is_stateful(hi_args[i]):   # immutable: made of its arrays
+          xs[i] = hi_rules[type(hi_args[i])].raise_val(hi_args[i], xs[i])
+          refs.append(None)   # (never written)
+          continue
+        elif i in hi_args:
           ref = hi_args[i]
           scope.bind([ref], [HiState(_hi_read(ref).qdd, xs[i])])
           xs[i] = ref
@@ -501,7 +527,8 @@ def with_refs(flat_fun, arg_positions, describe, hi_args=None):
     plan.closed = [r for r in scope.entered if r not in hi_args.values()]
     plan.closed_qdds = [None if type(r) is Ref else scope.values[r].qdd
                         for r in plan.closed]
-    plan.written_args = [k for k, r in enumerate(refs) if r in scope.written]
+    plan.written_args = [k for k, r in enumerate(refs)
+                         if r is not None and r in scope.written]
     plan.written_closed = [k for k, r in enumerate(plan.closed) if r in scope.written]
     extra = scope.final([refs[k] for k in plan.written_args]) + scope.final(
         [plan.closed[k] for k in plan.written_closed])
@@ -516,7 +543,7 @@ def _regroup(xs, hi_args):
   # the arrays of each high-level argument's state, taken together at its position
   if not hi_args:
     return list(xs)
-  counts = {i: len(_hi_read(x).vals) for i, x in hi_args.items()}
+  counts = {i: len(_hi_arrays(x)) for i, x in hi_args.items()}
   out, k = [], 0
   for i in range(len(xs) - sum(counts.values()) + len(counts)):
     n = counts.get(i)
