@@ -331,3 +331,52 @@ def test_a_pair_argument_is_its_two_arrays_in_a_jaxpr():
   p = Pair(jnp.ones(2), jnp.int32(3))
   jaxpr = jax.make_jaxpr(lambda p: part_p.bind(p, i=1))(p).jaxpr
   assert [str(v.aval) for v in jaxpr.invars] == ["float32[2]", "int32[]"]
+
+
+def test_cond_loops_and_nested_jit_carry_a_captured_box():
+  # each step's value recorded from JAX 0.10.2 running the same sequence
+  b = Box(jnp.float32(2.0))
+
+  def branch_write(x):
+    jax.lax.cond(x > 0, lambda: box_set(b, box_get(b) + x), lambda: None)
+    return box_get(b)
+  _equal(branch_write(jnp.float32(3.0)), 5.0)
+
+  def body(i):
+    box_set(b, box_get(b) * 2)
+    return i + 1
+  _equal(jax.lax.while_loop(lambda i: i < 3, body, 0), 3)
+  _equal(box_get(b), 40.0)
+
+  def fori(i, c):
+    box_set(b, box_get(b) + 1)
+    return c
+  _equal(jax.jit(lambda: jax.lax.fori_loop(0, 2, fori, 0))(), 0)
+  _equal(box_get(b), 42.0)
+
+  inner = jax.jit(lambda x: (box_set(b, box_get(b) + x), box_get(b))[1])
+  _equal(jax.jit(lambda x: inner(x) * 2)(1.0), 86.0)
+  _equal(box_get(b), 43.0)
+  primal, tangent = jax.jvp(lambda x: x * box_get(b), (1.0,), (1.0,))
+  _equal(primal, 43.0)
+  _equal(tangent, 43.0)
+
+
+def test_custom_jvp_reads_a_box_and_refuses_to_write_it():
+  b = Box(jnp.float32(2.0))
+
+  @jax.custom_jvp
+  def scaled(x):
+    return x * box_get(b)
+  scaled.defjvp(lambda p, t: (scaled(p[0]), t[0] * 2))
+  _equal(jax.grad(scaled)(1.0), 2.0)   # JAX 0.10.2: 2.0
+
+  @jax.custom_jvp
+  def writes(x):
+    box_set(b, x)
+    return x * 2
+  writes.defjvp(lambda p, t: (writes(p[0]), t[0] * 2))
+  # (JAX 0.10.2 writes it; jaxlite, as for refs, does not carry state out of custom_jvp)
+  with pytest.raises(NotImplementedError, match="type Box made outside .* was written"):
+    jax.grad(writes)(1.0)
+  _equal(box_get(b), 2.0)

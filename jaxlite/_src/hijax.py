@@ -19,8 +19,14 @@ How jaxlite runs them. A high-level value is never a tracer and never enters a j
   tracers of them while the region is traced, gets its value from outside back when the
   region ends, and the region's outputs end with the arrays of the values it changed,
   written back with ``update_from_loval`` after the call. ``jit``'s cache keys on the qdd
-  of an argument and traces again when a closed-over value's qdd has changed. So jaxprs
-  hold arrays only and both tiers run them unchanged.
+  of an argument and traces again when a closed-over value's qdd has changed. Loops,
+  ``cond`` and ``checkpoint`` carry the values their bodies write, as they carry refs;
+  a ``custom_jvp`` function may read them but not write them (as refs);
+- an immutable high-level argument of ``jit``, ``eval_shape`` or ``make_jaxpr`` enters
+  as the arrays of ``lower_val``, and the function gets ``raise_val`` of their tracers.
+
+So jaxprs hold arrays only and both tiers run them unchanged (``make_jaxpr`` shows that
+discharged form, where JAX shows the high-level types and their primitives).
 """
 from __future__ import annotations
 
@@ -231,18 +237,17 @@ def _bind_lowered(prim, trace, args, params):
   # writes it, and is marked written when the lowering changed it.
   mutables = [x for x in args if state_types.is_hi_mutable(x)]
   in_region = state_types.in_scope()
-  if mutables and not in_region and trace is not core.eval_trace:
-    raise TypeError(
-        f"the hijax primitive {prim.name!r} got a mutable high-level value of type "
-        f"{core.get_aval(mutables[0]).str_short()} while {trace.description} was traced "
-        "by a function that does not carry such values in and out. Pass the value to "
-        "jit (or eval_shape, or a loop) as an argument or close over it there.")
-  before = [state_types.current_value(x) for x in mutables] if in_region else []
+  # (a staging trace outside every region, a custom_jvp body's, may read them only)
+  watch = in_region or trace is not core.eval_trace
+  before = [state_types.current_value(x) for x in mutables] if watch else []
   outs = prim.to_lojax(*args, **params)
+  for x, old in zip(mutables, before):
+    if _changed(old, state_types.current_value(x)):
+      if not in_region:
+        state_types.put_back(x, old)
+        raise state_types.unsupported_write(x, trace)
+      state_types.mark_written(x)
   if in_region:
-    for x, old in zip(mutables, before):
-      if _changed(old, state_types.current_value(x)):
-        state_types.mark_written(x)
     for out in (outs if prim.multiple_results else [outs]):
       if state_types.is_hi_mutable(out):
         state_types.adopt(out)

@@ -349,6 +349,20 @@ def store(ref, value):
   scope.written.add(ref)
 
 
+def unsupported_write(ref, trace) -> Exception:
+  """The error for a write to ``ref`` inside ``trace``, which carries no state out."""
+  return NotImplementedError(
+      f"a mutable array reference of type {_describe(ref)} made outside "
+      f"{getattr(trace, 'description', 'a trace')} was written inside it, which "
+      "jaxlite does not support there (custom_jvp and shard_map bodies): pass the "
+      "value in and return the new value, or write the ref outside.")
+
+
+def put_back(x, state):
+  """Give the high-level value ``x`` its ``state`` again (undoing a refused write)."""
+  _hi_write(x, state)
+
+
 def mark_written(x):
   """Record that the high-level value ``x``, which entered the current scope
   (``current_value``), was changed in place by a primitive's lowering."""
@@ -373,11 +387,7 @@ def _lower_to_scope(ref, value, base):
   while trace is not base and trace is not made_in:
     rule = write_rules.get(type(trace))
     if rule is None:   # (JAX's class where it has no rule either: custom_jvp under jit)
-      raise NotImplementedError(
-          f"a mutable array reference of type {_describe(ref)} made outside "
-          f"{getattr(trace, 'description', 'a trace')} was written inside it, which "
-          "jaxlite does not support there (custom_jvp and shard_map bodies): pass the "
-          "value in and return the new value, or write the ref outside.")
+      raise unsupported_write(ref, trace)
     if type(value) is HiState:
       value = HiState(value.qdd, [rule(trace, ref, v) for v in value.vals])
     else:
