@@ -380,3 +380,10 @@ def test_custom_jvp_reads_a_box_and_refuses_to_write_it():
   with pytest.raises(NotImplementedError, match="type Box made outside .* was written"):
     jax.grad(writes)(1.0)
   _equal(box_get(b), 2.0)
+
+
+def test_register_hitype_refuses_an_unhashable_class():
+  class Unhashable:
+    __hash__ = None
+  with pytest.raises(TypeError, match="values of Unhashable are unhashable"):
+    hjx.register_hitype(Unhashable, lambda x: BoxTy())

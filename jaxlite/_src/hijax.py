@@ -31,6 +31,7 @@ discharged form, where JAX shows the high-level types and their primitives).
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 from collections import namedtuple
 from typing import Any
@@ -180,6 +181,7 @@ class HiPrimitive(core.Primitive):
 
   def __init__(self, name):
     super().__init__(name)
+    self._module = sys._getframe(1).f_globals.get("__name__", "")   # (the library's)
     ad.jvp_rules[self] = self.jvp
     ad.transpose_rules[self] = self.transpose
     batch = getattr(self, "batch", None)
@@ -305,6 +307,11 @@ def register_hitype(val_cls, typeof_fn) -> None:
     ``typeof_fn(value)`` gives the value's type, a ``HiType`` or ``MutableHiType``
     (whose values also define ``cur_qdd()``, their quasi-dynamic data now).
   """
+  if getattr(val_cls, "__hash__", None) is None:
+    raise TypeError(
+        f"register_hitype: values of {val_cls.__name__} are unhashable, but jaxlite "
+        "keeps the state of each value a traced function uses by the value itself. "
+        "Keep object's __hash__ (identity) on the class.")
   pytypes.pytype_aval_mappings[val_cls] = typeof_fn
   core.hitype_avals[val_cls] = typeof_fn
   state_types.hi_rules[val_cls] = _HiRules(typeof_fn)
