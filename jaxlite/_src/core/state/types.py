@@ -472,7 +472,7 @@ class RefPlan:
       if not is_stateful(ref):   # an immutable high-level value: its arrays
         leaves[i] = HiState(None, _hi_arrays(ref))
         continue
-      if ref in seen:
+      if ref in seen and type(ref) is Ref:   # (a high-level value may come twice)
         raise ValueError(
             "only one reference to a mutable array may be passed as an argument to a "
             f"function, but when tracing {self.describe().replace(' traced ', ' ')} the "
@@ -520,7 +520,8 @@ def with_refs(flat_fun, arg_positions, describe, hi_args=None):
           continue
         elif i in hi_args:
           ref = hi_args[i]
-          scope.bind([ref], [HiState(_hi_read(ref).qdd, xs[i])])
+          if ref not in scope.saved:   # (passed twice: one value, its first arrays)
+            scope.bind([ref], [HiState(_hi_read(ref).qdd, xs[i])])
           xs[i] = ref
         else:
           xs[i] = ref = create(AbstractRef(core.get_aval(xs[i])), xs[i])
