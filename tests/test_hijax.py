@@ -400,3 +400,22 @@ def test_a_box_passed_twice_to_jit_is_one_value():
   # (JAX 0.10.2 traces two values and writes back each one's final state in turn, so its
   # box ends [0, 1, 2]; jaxlite passes the one value, which ends as written)
   _equal(box_get(b), [1.0, 2.0, 3.0])
+
+
+class Wrapped(Pair):
+  """A pair that converts itself to its first part (as nnx's hijax Variables do)."""
+
+  def __jax_array__(self):
+    return self.a
+
+
+hjx.register_hitype(Wrapped, lambda p: PairTy(jax.typeof(p.a), jax.typeof(p.b)))
+
+
+def test_like_functions_take_a_high_level_value_by_what_it_converts_to():
+  w = Wrapped(jnp.ones(3, jnp.int32), jnp.float32(1))
+  z = jnp.zeros_like(w)   # JAX 0.10.2: int32 (3,) [0, 0, 0]; [1, 1, 1]; [7, 7, 7]
+  assert z.dtype == np.int32 and z.shape == (3,)
+  _equal(z, [0, 0, 0])
+  _equal(jnp.ones_like(w), [1, 1, 1])
+  _equal(jnp.full_like(w, 7), [7, 7, 7])

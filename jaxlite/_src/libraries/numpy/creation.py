@@ -202,7 +202,8 @@ def _like(fun_name, a, dtype, shape):
   else:
     check_arraylike(fun_name, a)
     # (an object converting itself, as a hijax Variable, is described by what it gives)
-    aval = core.get_aval(as_operand(a) if hasattr(a, "__jax_array__") else a)
+    convert = not isinstance(a, (Array, Tracer)) and hasattr(a, "__jax_array__")
+    aval = core.get_aval(as_operand(a) if convert else a)
   want = _requested_dtype(dtype, fun_name) or aval.dtype
   return (aval.shape if shape is None else _shape(shape, fun_name)), want, aval.weak_type
 
