@@ -419,3 +419,19 @@ def test_like_functions_take_a_high_level_value_by_what_it_converts_to():
   _equal(z, [0, 0, 0])
   _equal(jnp.ones_like(w), [1, 1, 1])
   _equal(jnp.full_like(w, 7), [7, 7, 7])
+
+
+def test_checkify_named_call_pmap_and_shard_map_with_a_box():
+  # recorded from JAX 0.10.2 (where pmap and shard_map fail on a closed-over box for want
+  # of BoxTy's sharding methods, jaxlite reads it)
+  from jaxlite.experimental import checkify
+  b = Box(jnp.arange(4.0))
+
+  def f(x):
+    box_set(b, box_get(b) + x)
+    return box_get(b).sum()
+  _equal(checkify.checkify(f)(1.0)[1], 10.0)
+  _equal(box_get(b), [1.0, 2.0, 3.0, 4.0])
+  _equal(jax.named_call(f, name="g")(1.0), 14.0)
+  _equal(box_get(b), [2.0, 3.0, 4.0, 5.0])
+  _equal(jax.pmap(lambda x: x * box_get(b)[0])(jnp.ones((1,))), [2.0])
