@@ -20,8 +20,9 @@ How jaxlite runs them. A high-level value is never a tracer and never enters a j
   region ends, and the region's outputs end with the arrays of the values it changed,
   written back with ``update_from_loval`` after the call. ``jit``'s cache keys on the qdd
   of an argument and traces again when a closed-over value's qdd has changed. Loops,
-  ``cond`` and ``checkpoint`` carry the values their bodies write, as they carry refs;
-  a ``custom_jvp`` function may read them but not write them (as refs);
+  ``cond``, ``checkpoint`` and ``checkify`` carry the values their bodies write, as
+  they carry refs, and a ``custom_jvp`` function writes them as it writes refs (under
+  autodiff outside jit; under jit it is NotImplementedError, as in JAX);
 - an immutable high-level argument of ``jit``, ``eval_shape`` or ``make_jaxpr`` enters
   as the arrays of ``lower_val``, and the function gets ``raise_val`` of their tracers.
 
