@@ -445,3 +445,14 @@ def test_checkify_named_call_pmap_and_shard_map_with_a_box():
   _equal(jax.named_call(f, name="g")(1.0), 14.0)
   _equal(box_get(b), [2.0, 3.0, 4.0, 5.0])
   _equal(jax.pmap(lambda x: x * box_get(b)[0])(jnp.ones((1,))), [2.0])
+
+
+def test_jit_returns_a_pair_it_was_given(jit):
+  p = Pair(jnp.ones(2), jnp.int32(3))
+  q = jit(lambda p: p)(p)   # JAX 0.10.2: a Pair whose first part is [1., 1.]
+  assert type(q) is Pair
+  _equal(part_p.bind(q, i=0), [1.0, 1.0])
+  _equal(part_p.bind(q, i=1), 3)
+  out = jit(lambda p, x: (x, p))(p, 2.0)
+  assert type(out[1]) is Pair
+  _equal(out[0], 2.0)

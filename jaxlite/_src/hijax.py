@@ -24,7 +24,9 @@ How jaxlite runs them. A high-level value is never a tracer and never enters a j
   they carry refs, and a ``custom_jvp`` function writes them as it writes refs (under
   autodiff outside jit; under jit it is NotImplementedError, as in JAX);
 - an immutable high-level argument of ``jit``, ``eval_shape`` or ``make_jaxpr`` enters
-  as the arrays of ``lower_val``, and the function gets ``raise_val`` of their tracers.
+  as the arrays of ``lower_val``, and the function gets ``raise_val`` of their tracers;
+  one that ``jit`` returns leaves as its arrays and is raised again from the results
+  (``state.types.lower_outputs``, ``raised_tree``).
 
 So jaxprs hold arrays only and both tiers run them unchanged (``make_jaxpr`` shows that
 discharged form, where JAX shows the high-level types and their primitives).

@@ -555,8 +555,11 @@ class PjitFunction:
                                          lambda: f"{info.func_src_info} traced for jit",
                                          hi_args)
 
+    hi_outs = []   # per output: the high-level type of one returned as its arrays, or None
+
     def checked(*xs):
-      outs = flat_fun(*xs)
+      outs, types = ref_types.lower_outputs(flat_fun(*xs))
+      hi_outs.extend(types)
       for x in outs:
         if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
                               complex)):
@@ -573,10 +576,11 @@ class PjitFunction:
                                           trace_ms / 1e3, fun_name=self._name)
     if config.jax_log_compiles:
       logger.warning("Finished tracing %s for jit in %.2f ms", self._name, trace_ms)
+    outs_tree = ref_types.raised_tree(out_tree(), hi_outs)
     if not plan.used:
-      return _Entry(key, closed, out_tree(), trace_ms)
+      return _Entry(key, closed, outs_tree, trace_ms)
     written = tree.tree_structure([0] * plan.n_written)
-    return _Entry(key, closed, tree.treedef_tuple([out_tree(), written]), trace_ms, plan)
+    return _Entry(key, closed, tree.treedef_tuple([outs_tree, written]), trace_ms, plan)
 
   def _arg_names(self, args, kwargs):
     names = []

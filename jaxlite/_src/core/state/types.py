@@ -204,6 +204,44 @@ def flat_values(values) -> list:
   return out
 
 
+class _Raised:
+  """An immutable high-level value a staged function returned, in its output tree: the
+  arrays its type lowers it to, raised back (``raise_val``) when the tree is rebuilt."""
+  __slots__ = ("ty", "vals")
+
+  def __init__(self, ty, vals):
+    self.ty, self.vals = ty, vals
+
+
+tree.register_pytree_node(_Raised, lambda r: (tuple(r.vals), r.ty),
+                          lambda ty, vals: ty.raise_val(*vals))
+
+
+def lower_outputs(outs):
+  """``outs`` with each immutable high-level value replaced by its arrays
+  (``lower_val``), and per output its type (None for the others)."""
+  flat, types = [], []
+  for x in outs:
+    if is_hi(x) and not is_stateful(x):
+      ty = core.get_aval(x)
+      flat.extend(ty.lower_val(x))
+      types.append(ty)
+    else:
+      flat.append(x)
+      types.append(None)
+  return flat, types
+
+
+def raised_tree(treedef, types):
+  """``treedef`` of a function's outputs, rebuilding the high-level values
+  ``lower_outputs`` lowered (``types``: its per-output types)."""
+  types = types[:treedef.num_leaves]
+  if all(t is None for t in types):
+    return treedef
+  leaves = [0 if t is None else _Raised(t, [0] * len(t.lo_ty())) for t in types]
+  return tree.tree_structure(tree.tree_unflatten(treedef, leaves))
+
+
 # -- scopes
 
 class _Scopes(threading.local):
