@@ -166,3 +166,23 @@ def test_check_in_scan_survives_grad():
     return lax.scan(body, x, jnp.arange(1.0, 4.0) * x)[0]
   err, _ = checkify.checkify(jax.grad(f))(jnp.float32(20.0))
   assert err.get() == _REFERENCE["jacfwd_of_scan_check"]["msg"] == "big 20.0 (`check` failed)"
+
+
+def test_checkify_carries_the_refs_the_function_writes():
+  # recorded from JAX 0.10.2: (None, 2.0, [1, 1]), the check's message with 0.0 and the
+  # ref unchanged, then under jit (None, 4.0, [2, 2])
+  r = jax.new_ref(jnp.zeros(2))
+
+  def f(x):
+    checkify.check(x > 0, "x must be positive")
+    r[...] = r[...] + x
+    return r[0] * 2
+  err, out = checkify.checkify(f)(1.0)
+  assert err.get() is None and float(out) == 2.0
+  np.testing.assert_array_equal(np.asarray(r[...]), [1.0, 1.0])
+  err, out = checkify.checkify(f)(-1.0)
+  assert err.get() == "x must be positive (`check` failed)" and float(out) == 0.0
+  np.testing.assert_array_equal(np.asarray(r[...]), [0.0, 0.0])
+  err, out = jax.jit(checkify.checkify(f))(2.0)
+  assert err.get() is None and float(out) == 4.0
+  np.testing.assert_array_equal(np.asarray(r[...]), [2.0, 2.0])

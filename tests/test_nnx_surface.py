@@ -1,7 +1,7 @@
 """The JAX surface flax.nnx 0.12.8 needs beyond flax.linen (issue 44): ``Effect``, the
 ``out_sharding`` keyword of the dot and convolution functions, mutable array references'
-types (tests/test_refs.py tests the refs themselves), and the names of what jaxlite does
-not implement (hijax), whose use raises a clear error.
+types (tests/test_refs.py tests the refs themselves), and the names of hijax
+(tests/test_hijax.py runs hijax types).
 
 flax itself runs in tests/test_examples.py (examples/flax_nnx.py, when flax is installed);
 these tests need neither flax nor the real jax.
@@ -277,29 +277,21 @@ def test_hijax_types_and_primitives_can_be_defined_and_made():
   assert mutable.mutable_qdd == ["contents"]
 
 
-def test_binding_a_hijax_primitive_raises_and_says_what_to_do():
-  box_p = NewBox("new_box")
-  message = (r"jaxlite does not support hijax primitives \(jax.experimental.hijax."
-             r"HiPrimitive 'new_box'\).*flax_hijax_variable")
-  for run in (lambda: box_p.bind(jnp.ones(2), treedef=None),
-              lambda: jax.jit(lambda x: box_p.bind(x, treedef=None))(jnp.ones(2)),
-              lambda: jax.make_jaxpr(lambda x: box_p.bind(x, treedef=None))(1.0)):
-    with pytest.raises(NotImplementedError, match=message):
-      run()
-
-
 def test_register_hitype_records_the_type_as_jax_does():
   from jaxlite._src.core import pytypes
+
+  from jaxlite._src.core import core
+  from jaxlite._src.core.state import types
 
   class Box:
     pass
   hjx.register_hitype(Box, lambda box: BoxType())
   try:
     assert isinstance(pytypes.pytype_aval_mappings[Box](Box()), BoxType)
-    with pytest.raises(TypeError):   # jaxlite computes with arrays only
-      jnp.asarray(Box())
+    assert isinstance(jax.typeof(Box()), BoxType)
   finally:
-    del pytypes.pytype_aval_mappings[Box]
+    for table in (pytypes.pytype_aval_mappings, core.hitype_avals, types.hi_rules):
+      del table[Box]
 
 
 def test_the_hijax_names_that_are_jaxlites_own():

@@ -348,3 +348,18 @@ def test_isclose_of_typed_keys_is_equality():
   assert bool(jnp.isclose(k0, k0)) and not bool(jnp.isclose(k0, k1))
   assert not bool(jnp.allclose(jnp.stack([k0, k1]), k0))
   assert bool(jnp.isclose(k0, k0, equal_nan=True))
+
+
+def test_a_typed_key_and_an_array_copy_as_jaxs_do():
+  # JAX 0.10.2: each copy of key(0) is a PRNGKeyArray key<fry>[] over [0, 0]; an array's
+  # copy (copy.copy, copy.deepcopy, __copy__, __deepcopy__) is a new weak float32 1.5
+  import copy
+  k = jax.random.key(0)
+  for c in (k.copy(), jnp.array(k), jnp.copy(k), copy.deepcopy(k), copy.copy(k)):
+    assert type(c).__name__ == "PRNGKeyArray" and str(c.dtype) == "key<fry>"
+    assert c.shape == ()
+    np.testing.assert_array_equal(np.asarray(jax.random.key_data(c)), [0, 0])
+  x = jnp.asarray(1.5)
+  for c in (copy.copy(x), copy.deepcopy(x), x.__deepcopy__({}), x.__copy__()):
+    assert c is not x and c.dtype == np.float32 and c.weak_type and float(c) == 1.5
+  assert float(jax.jit(lambda x: copy.deepcopy(x) * 2)(jnp.float32(1))) == 2.0

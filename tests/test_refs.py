@@ -511,6 +511,24 @@ def test_custom_jvp_body_writing_an_outside_ref_under_jit_is_not_implemented():
   assert float(g(1.)) == pytest.approx(0.84147096) and float(c[...]) == 1.   # eager: a call
   with pytest.raises(NotImplementedError):   # JAX 0.10.2 too: no discharge rule for it
     jax.jit(g)(1.)
+  with pytest.raises(NotImplementedError):
+    jax.jit(jax.grad(g))(1.)
+  assert float(c[...]) == 1.
+
+
+def test_custom_jvp_body_writing_an_outside_ref_under_grad_and_jvp_writes_it():
+  # JAX 0.10.2 runs the function (through its rule) and writes once per call: 5.403023
+  # with the ref at 1, then at 2
+  c = jax.new_ref(jnp.float32(0.))
+
+  @jax.custom_jvp
+  def g(x):
+    c[...] += 1.
+    return jnp.sin(x)
+  g.defjvp(lambda p, t: (g(p[0]), jnp.cos(p[0]) * t[0] * 10))
+  assert float(jax.grad(g)(1.)) == pytest.approx(5.403023) and float(c[...]) == 1.
+  assert float(jax.jvp(g, (1.,), (1.,))[1]) == pytest.approx(5.403023)
+  assert float(c[...]) == 2.
 
 
 @pytest.mark.parametrize("backend", TIERS)

@@ -35,6 +35,18 @@ def _abstractify(x):
                     "NumPy arrays or Python scalars, or mark the argument static.") from None
 
 
+def _input_avals(x, stateful):
+  """The types of the jaxpr inputs an argument leaf becomes: a ref's value's, or the
+  arrays of a high-level value (of a mutable one's state)."""
+  if not stateful:
+    return [_abstractify(x)]
+  if type(x) is ref_types.Ref:
+    return [x._aval.inner_aval]
+  if not ref_types.is_stateful(x):   # an immutable high-level value: its lowering's
+    return list(core.get_aval(x).lo_ty())
+  return [core.get_aval(v) for v in ref_types.current_value(x).vals]
+
+
 def _check_outputs(out_leaves, info):
   for x in out_leaves:
     if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float, complex)):
@@ -60,14 +72,16 @@ def trace_to_jaxpr(fun, traced_for, args, kwargs, static_argnums=()):
   else:
     target, dyn_args = fun, args
   leaves, in_tree = tree.tree_flatten((dyn_args, kwargs))
-  ref_positions = ref_types.refs_in(leaves)
+  ref_positions = ref_types.carried_in(leaves)
   # a ref argument is an input holding its value: the jaxpr is the discharged form of
   # JAX's, whose outputs end with the values of the refs the function wrote
-  in_avals = [x._aval.inner_aval if i in ref_positions else _abstractify(x)
-              for i, x in enumerate(leaves)]
+  # (a mutable high-level value is the arrays of its state)
+  hi_args = {i: leaves[i] for i in ref_positions if type(leaves[i]) is not ref_types.Ref}
+  in_avals = [a for i, x in enumerate(leaves) for a in _input_avals(x, i in ref_positions)]
   flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
   flat_fun, _ = ref_types.with_refs(
-      flat_fun, ref_positions, lambda: f"{info.func_src_info} traced for {traced_for}")
+      flat_fun, ref_positions, lambda: f"{info.func_src_info} traced for {traced_for}",
+      hi_args)
 
   def checked(*xs):
     outs = flat_fun(*xs)

@@ -9,6 +9,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.core import extended
+from jaxlite._src.core.state import types as state_types
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
@@ -50,6 +51,9 @@ def leaf_signature(x):
     return (_REF, a.shape, a.dtype, a.weak_type)
   if isinstance(x, (Array, np.ndarray)):
     return leaf_signature(np.asarray(x))
+  if state_types.is_hi(x):   # its type and quasi-dynamic data (RefPlan: its arrays)
+    aval = core.get_aval(x)
+    return (_HI, aval, x.cur_qdd() if aval.has_qdd else None)
   return None
 
 
@@ -101,10 +105,13 @@ def nested_key(args, leaves, key) -> bool:
 
 
 _REF = "Ref"   # first element of a ref argument's signature
+_HI = "HiType"   # first element of a mutable high-level value's
 
 
 def is_ref_signature(sig) -> bool:
-  return type(sig) is tuple and sig[0] is _REF
+  """Whether an argument of signature ``sig`` holds state (a ref, or a mutable
+  high-level value) that the call reads and writes back (``state.types.RefPlan``)."""
+  return type(sig) is tuple and (sig[0] is _REF or sig[0] is _HI)
 
 
 def _typed_signature(a):
@@ -113,7 +120,18 @@ def _typed_signature(a):
   return (a.shape, a.dtype, a.weak_type, a.spec, a.mesh)
 
 
+def signature_avals(sig) -> list:
+  """The types of the jaxpr inputs an argument of signature ``sig`` becomes: one, or the
+  arrays a mutable high-level value's state lowers to."""
+  if type(sig) is tuple and sig[0] is _HI:
+    return list(sig[1].lo_ty_qdd(sig[2]) if sig[1].has_qdd else sig[1].lo_ty())
+  return [signature_aval(sig)]
+
+
 def signature_aval(sig):
+  """The type of an argument of signature ``sig`` (a ref's: of the value it holds)."""
+  if type(sig) is tuple and sig[0] is _HI:
+    return sig[1]
   if is_ref_signature(sig):
     return core.ShapedArray(*sig[1:])
   if len(sig) == 5:

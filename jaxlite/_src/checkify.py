@@ -37,6 +37,7 @@ from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.core.core import Primitive, ShapeDtypeStruct, Tracer
+from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import custom_derivatives
 from jaxlite._src.lax import elementwise as ew
@@ -794,10 +795,14 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
       out_tree.append(treedef)
       return leaves
 
-    # The arguments are closed over, not traced, so Python sees their values (as in JAX).
-    closed = trace_to_jaxpr(flat_fun, [])
-    error, outs = checkify_jaxpr(closed, errors, init_error)
-    return error, tree.tree_unflatten(out_tree[0], outs)
+    # The arguments are closed over, not traced, so Python sees their values (as in JAX);
+    # the refs (and mutable hijax values) it uses go in and out as in jit (RefPlan)
+    traced, plan = ref_state.with_refs(flat_fun, [], lambda: "the function checkified")
+    closed = trace_to_jaxpr(traced, [])
+    error, outs = checkify_jaxpr(closed, errors, init_error, *plan.inputs([], list))
+    n = len(outs) - plan.n_written
+    plan.write_back([], outs[n:])
+    return error, tree.tree_unflatten(out_tree[0], outs[:n])
   return checked_fun
 
 

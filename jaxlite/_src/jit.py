@@ -82,6 +82,8 @@ def _ordinal(n):
 
 def _describe(sig):
   aval = arguments.signature_aval(sig)
+  if not isinstance(aval, core.ShapedArray):   # (a high-level type)
+    return aval.str_short()
   return ("weak " if aval.weak_type else "") + aval.str_short(short_dtypes=True)
 
 
@@ -367,7 +369,7 @@ class PjitFunction:
     sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key, self._call_target(committed),
                      self._commit_target(committed))
-    entry = self._cache.get(key)
+    entry = self._cached(key)
     missed = entry is None
     if missed:
       entry = self._miss(key, args, kwargs, leaves, static_key)
@@ -542,17 +544,22 @@ class PjitFunction:
           f"function at path {path}.\nThis typically means that a jit-wrapped function was "
           "called with a non-array argument, and this argument was not marked as static "
           "using the static_argnums or static_argnames parameters of jax.jit.")
-    in_avals = [arguments.signature_aval(s) for s in key[1]]
+    in_avals = [a for s in key[1] for a in arguments.signature_avals(s)]
     target = self._rebuild(args, kwargs, static_key) if static_key else self.fun
     info = api_util.DebugInfo(traced_for, api_util.fun_source_info(self.fun),
                               tuple(self._arg_names(args, kwargs)), self._name)
     flat_fun, out_tree = api_util.flatten_fun(target, in_tree)
     ref_positions = [i for i, s in enumerate(key[1]) if arguments.is_ref_signature(s)]
+    hi_args = {i: leaves[i] for i in ref_positions if type(leaves[i]) is not ref_types.Ref}
     flat_fun, plan = ref_types.with_refs(flat_fun, ref_positions,
-                                         lambda: f"{info.func_src_info} traced for jit")
+                                         lambda: f"{info.func_src_info} traced for jit",
+                                         hi_args)
+
+    hi_outs = []   # per output: the high-level type of one returned as its arrays, or None
 
     def checked(*xs):
-      outs = flat_fun(*xs)
+      outs, types = ref_types.lower_outputs(flat_fun(*xs))
+      hi_outs.extend(types)
       for x in outs:
         if not isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float,
                               complex)):
@@ -569,10 +576,11 @@ class PjitFunction:
                                           trace_ms / 1e3, fun_name=self._name)
     if config.jax_log_compiles:
       logger.warning("Finished tracing %s for jit in %.2f ms", self._name, trace_ms)
+    outs_tree = ref_types.raised_tree(out_tree(), hi_outs)
     if not plan.used:
-      return _Entry(key, closed, out_tree(), trace_ms)
+      return _Entry(key, closed, outs_tree, trace_ms)
     written = tree.tree_structure([0] * plan.n_written)
-    return _Entry(key, closed, tree.treedef_tuple([out_tree(), written]), trace_ms, plan)
+    return _Entry(key, closed, tree.treedef_tuple([outs_tree, written]), trace_ms, plan)
 
   def _arg_names(self, args, kwargs):
     names = []
@@ -585,9 +593,15 @@ class PjitFunction:
       names += [k + tree.keystr(p) for p, _ in tree.tree_flatten_with_path(v)[0]]
     return names
 
+  def _cached(self, key):
+    entry = self._cache.get(key)
+    if entry is not None and entry.refs is not None and not entry.refs.current():
+      return None   # a closed-over high-level value's type changed: trace again
+    return entry
+
   def _miss(self, key, args, kwargs, leaves, static_key):
     with self._lock:
-      entry = self._cache.get(key)
+      entry = self._cached(key)
       if entry is not None:
         return entry
       entry = self._trace(key, args, kwargs, leaves, static_key)
@@ -595,6 +609,9 @@ class PjitFunction:
         donated = self._donated_leaves(args, kwargs)
         for i in entry.refs.arg_positions if entry.refs is not None else ():
           donated[i] = False   # a ref keeps its buffer: the call writes it back
+        # (a high-level value's arrays are so many inputs, none donated)
+        donated = [d for s, f in zip(key[1], donated)
+                   for d in [f] * len(arguments.signature_avals(s))]
         entry.donation = donation.plan(entry.jaxpr, donated, self._keep_unused)
         donate = tuple(i for i, d in enumerate(entry.donation) if d is not None)
         entry.donate = donate or None
@@ -602,15 +619,16 @@ class PjitFunction:
         self._explain(key, args, kwargs)
       if not any(isinstance(c, Tracer) for c in entry.jaxpr.consts) and (
           entry.refs is None or entry.refs.cacheable):
+        if key not in self._cache:   # (a retraced one keeps its place)
+          self._order.append(key)
         self._cache[key] = entry
-        self._order.append(key)
       return entry
 
   def _bind(self, args, kwargs, leaves, in_tree, static_key):
     """Inside another trace: stage (or inline) a call of the traced jaxpr."""
     sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key, self._call_target())
-    entry = self._cache.get(key)
+    entry = self._cached(key)
     if entry is None:
       entry = self._miss(key, args, kwargs, leaves, static_key)
     closed = entry.jaxpr

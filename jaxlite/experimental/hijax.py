@@ -1,5 +1,5 @@
-"""``jax.experimental.hijax``: JAX's API for high-level types, which jaxlite can define but
-not run (see ``jaxlite._src.hijax``): binding a ``HiPrimitive`` raises NotImplementedError.
+"""``jax.experimental.hijax``: JAX's API for high-level types (see ``jaxlite._src.hijax``
+for how jaxlite runs them).
 """
 from jaxlite._src.hijax import (  # noqa: F401
     AbstractRef as AbstractRef,

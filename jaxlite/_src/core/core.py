@@ -32,8 +32,11 @@ aval_rules: dict = {}
 
 
 class AbstractValue:
-  """The type of abstract values (``jax.core.AbstractValue``): ShapedArray is the one."""
+  """The type of abstract values (``jax.core.AbstractValue``): ShapedArray, and the
+  high-level types of ``jax.experimental.hijax`` (``is_high``; ``has_qdd`` when mutable)."""
   __slots__ = ()
+  is_high = False
+  has_qdd = False
 
 
 class ShapedArray(AbstractValue):
@@ -57,6 +60,16 @@ class ShapedArray(AbstractValue):
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+  # an array is its own low-level type: what hijax types lower their leaves with
+  def lo_ty(self) -> list:
+    return [self]
+
+  def lower_val(self, x) -> list:
+    return [x]
+
+  def raise_val(self, x):
+    return x
 
   def update(self, shape=None, dtype=None, weak_type=None, sharding=None,
              spec=None) -> ShapedArray:
@@ -146,8 +159,16 @@ def typed_sharding(aval):
   return aval.sharding if getattr(aval, "spec", None) is not None else None
 
 
+# type -> the function giving a value's high-level type (``hijax.register_hitype``)
+hitype_avals: dict = {}
+
+
 def get_aval(x) -> ShapedArray:
   """The abstract value of an array, tracer, NumPy value or Python scalar."""
+  if hitype_avals:   # a value of a library's high-level type (hijax): its type says
+    typeof_hi = hitype_avals.get(type(x))
+    if typeof_hi is not None:
+      return typeof_hi(x)
   aval = getattr(x, "aval", None)
   if aval is not None:
     return aval
@@ -452,6 +473,9 @@ def _with_specs(prim, avals, outs, params):
 class Trace:
   """Interprets primitives. Subclasses override ``process_primitive``."""
   description = "a transformation"
+  # whether a hijax primitive bound here runs its lowering (``to_lojax``) on the values
+  # themselves (eager evaluation, staging) rather than its rules (``jvp``, ...)
+  requires_low = False
 
   def process_primitive(self, prim, args, params):
     raise NotImplementedError
@@ -572,6 +596,7 @@ class EvalTrace(Trace):
   by the layers above, so this layer needs neither.
   """
   description = "eager evaluation"
+  requires_low = True
   impls: dict = {}           # primitive -> NumPy implementation (the backends fill it)
 
   def __init__(self):

@@ -25,7 +25,7 @@ from jaxlite._src.core.state import types as ref_state
 from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe
-from jaxlite._src.transforms.staging import trace_to_jaxpr
+from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 
 def _resolve_args(fun, args, kwargs):
@@ -305,8 +305,14 @@ class custom_jvp(_CustomRuleFunction):
     if done is not None:
       return done[0]
     with core.set_current_trace(trace):
-      static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = self._trace(
-          args, kwargs)
+      staged = _under_staging()
+      try:
+        traced = self._trace(args, kwargs, ref_state.probing(self.fun))
+      except ref_state.UsesRefs as e:
+        if staged:   # JAX 0.10.2 has no discharge rule for it there either
+          raise ref_state.unsupported_write(e.refs[0], core.current_trace()) from None
+        return self._call_carrying(e.refs, _resolve_args(self.fun, args, kwargs))
+      static_vals, _, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = traced
       jvp_flat = self._rule(static_vals, dyn_tree, len(consts), [out_tree])
       avals = [core.get_aval(x) for x in (*consts, *dyn_leaves)]
       outs = custom_jvp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
@@ -359,6 +365,39 @@ class custom_jvp(_CustomRuleFunction):
       return out_leaves, [_tangent_value(t, o) for t, o in zip(t_leaves, out_leaves)]
     jvp_flat.__name__ = getattr(user_jvp, "__name__", "jvp")
     return jvp_flat
+
+  def _call_carrying(self, refs, args):
+    """A call, under autodiff outside every staged region, of a custom_jvp function
+    that wrote to outside ``refs`` (as JAX's, which runs it then): a custom_jvp function
+    of their values too, whose rule runs the user's with the refs holding them and gives
+    their new values no tangent (JAX differentiates no ref effect)."""
+    fun, jvp, n_static = self.fun, self.jvp, len(self.nondiff_argnums)
+    carrying = custom_jvp(lambda vals, *a: ref_state.run_with(refs, vals, fun, *a),
+                          tuple(i + 1 for i in self.nondiff_argnums))
+
+    def carrying_jvp(*a):
+      static, (vals, *primals), (_, *tangents) = a[:n_static], a[n_static], a[n_static + 1]
+      (out, t_out), new = ref_state.run_with(refs, vals, jvp, *static, tuple(primals),
+                                             tuple(tangents))
+      zeros = tree.tree_map(lambda v: ad.zeros_like_aval(ad.tangent_aval(core.get_aval(v))),
+                            new)
+      return (out, new), (t_out, zeros)
+    carrying.defjvp(carrying_jvp, self.symbolic_zeros)
+    out, vals = carrying(ref_state.values_of(refs), *args)
+    ref_state.store_all(refs, [tree.tree_map(stop_gradient, v) for v in vals])
+    return out
+
+
+def _under_staging() -> bool:
+  """Whether the current trace, or one it passes primal values to, stages a jaxpr (jit,
+  a loop body), where JAX 0.10.2 has no discharge rule for a custom_jvp call's writes."""
+  trace = core.current_trace()
+  while trace is not None:
+    if isinstance(trace, DynamicJaxprTrace):
+      return True
+    below = getattr(trace, "parent", None)   # (linearize's trace: its primal side, known)
+    trace = below if below is not None else getattr(trace, "known", None)
+  return False
 
 
 def _tangent_value(t, out):
@@ -579,7 +618,7 @@ class custom_vjp(_CustomRuleFunction):
       return (None,) + tuple(bwd(*static, res, ct))
     carrying.defvjp(carrying_fwd, carrying_bwd, self.symbolic_zeros)
     out, vals = carrying(ref_state.values_of(refs), *args)
-    ref_state.store_all(refs, [stop_gradient(v) for v in vals])
+    ref_state.store_all(refs, [tree.tree_map(stop_gradient, v) for v in vals])
     return out
 
 

@@ -61,6 +61,9 @@ class ensure_compile_time_eval:
 
 class DynamicJaxprTrace(core.Trace):
   """Records primitives into equations of a jaxpr under construction."""
+  # jaxprs hold arrays only: a hijax primitive runs its lowering while it is traced, on
+  # values whose state a ``state.types.RefScope`` brings in and out of the region
+  requires_low = True
 
   def __init__(self, debug_info=None):
     self.debug_info = debug_info

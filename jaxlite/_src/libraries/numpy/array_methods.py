@@ -139,6 +139,10 @@ _METHODS = {
     "var": reductions.var, "std": reductions.std, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "any": reductions.any, "all": reductions.all,
     "copy": lambda self: array_ops.copy(self),   # a new Array (donating self keeps it)
+    # as JAX's, the copy protocol copies too (objects forwarding attributes to an array,
+    # flax.nnx's hijax Variables, find them there)
+    "__copy__": lambda self: array_ops.copy(self),
+    "__deepcopy__": lambda self, memo: array_ops.copy(self),
     "__getitem__": indexing.getitem, "repeat": array_ops.repeat, "take": indexing.take,
     "trace": array_ops.trace, "diagonal": array_ops.diagonal, "compress": _compress,
     "choose": _choose, "sort": sorting.sort, "argsort": sorting.argsort,

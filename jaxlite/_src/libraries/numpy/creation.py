@@ -70,6 +70,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
       out = lax_ew._convert_element_type(object, object.aval.dtype, object.aval.weak_type)
     elif not copy:
       out = object
+    elif isinstance(object, extended.ExtendedArray):   # (a typed key): over a copy of its data
+      out = extended.wrap(object.aval, array(object._physical, copy=True))
     elif device is not None:
       out = device.copy(object)
     else:
@@ -199,7 +201,9 @@ def _like(fun_name, a, dtype, shape):
     aval = core.ShapedArray(a.shape, np.dtype(a.dtype), getattr(a, "weak_type", False))
   else:
     check_arraylike(fun_name, a)
-    aval = core.get_aval(a)
+    # (an object converting itself, as a hijax Variable, is described by what it gives)
+    convert = not isinstance(a, (Array, Tracer)) and hasattr(a, "__jax_array__")
+    aval = core.get_aval(as_operand(a) if convert else a)
   want = _requested_dtype(dtype, fun_name) or aval.dtype
   return (aval.shape if shape is None else _shape(shape, fun_name)), want, aval.weak_type
 
