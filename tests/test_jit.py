@@ -483,3 +483,17 @@ def test_lowering_inside_a_trace_stages_nothing_into_it():
   assert str(jax.make_jaxpr(outer)(jnp.ones(4))) == (
       "{ lambda ; a:f32[4]. let b:f32[4] = add a 1.0:f32[] in (b,) }")
   assert flops == [8.0]
+
+
+def test_closed_over_float64_numpy_consts_are_held_canonical():
+  # JAX 0.10.2: the jaxpr's consts are float32 and these give [2, 2, 2] / [1, 1, 1]; the
+  # constant-folding pass evaluates consts, and a float64 value under a float32 aval
+  # made its mul refuse "same dtypes" (distrax's Dirichlet entropy under jit)
+  x = np.ones(3)
+  for f, want in [(lambda: jax.lax.stop_gradient(x) * jnp.float32(2), [2.0, 2.0, 2.0]),
+                  (lambda: jax.lax.stop_gradient(x), [1.0, 1.0, 1.0])]:
+    closed = jax.make_jaxpr(f)()
+    assert [np.asarray(c).dtype for c in closed.consts] == [np.float32]
+    out = jax.jit(f)()
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, want)

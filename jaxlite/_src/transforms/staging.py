@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from jaxlite._src.core import core
 from jaxlite._src.core.leak_check import check_no_leaks
 from jaxlite._src.base import errors
@@ -127,6 +129,10 @@ class DynamicJaxprTrace(core.Trace):
     constvars, constvals = [], []
     for var, value in self.consts.values():
       constvars.append(var)
+      # a jaxpr's consts hold their avals' dtypes: a NumPy value closed over (float64)
+      # is held canonical (float32), as the passes that evaluate consts need
+      if isinstance(value, (np.ndarray, np.generic)) and value.dtype != var.aval.dtype:
+        value = value.astype(var.aval.dtype)
       constvals.append(value)
     jaxpr = Jaxpr(constvars, self.invars, outvars, self.eqns, self.debug_info)
     return ClosedJaxpr(jaxpr, constvals)
