@@ -13,7 +13,7 @@ from jaxlite._src.api import (
     make_jaxpr, eval_shape, device_put, device_get, block_until_ready, disable_jit,
     enable_x64, log_compiles, explain_cache_misses, numpy_dtype_promotion,
     default_matmul_precision, numpy_rank_promotion, default_device, checking_leaks,
-    check_tracer_leaks,
+    check_tracer_leaks, threefry_partitionable, default_prng_impl,
     enable_checks, ensure_compile_time_eval,
     typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
     print_environment_info, named_call, named_scope, linear_transpose, closure_convert,

@@ -706,7 +706,7 @@ GRAD_CASES = {
 def test_gradients_match_finite_differences(name):
   from jaxlite._src.test_util import check_grads
   x = np.array([[1.1, 2.3, 2.8], [4.05, 5.2, 6.4]], np.float32)
-  check_grads(lambda x: GRAD_CASES[name](jnp.asarray(x)), (x,), order=2)
+  check_grads(lambda x: GRAD_CASES[name](jnp.asarray(x)), (x,), order=2, eps=1e-3)
 
 
 def test_gradient_of_repeated_set_and_max_goes_to_the_winners():

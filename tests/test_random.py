@@ -329,3 +329,37 @@ def test_out_sharding_other_than_a_named_sharding_raises_jax_errors(name):
   with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
                                        "context is not allowed"):
     jax.jit(lambda k: getattr(random, name)(k, *args, out_sharding=jax.sharding.PartitionSpec()))(K)
+
+
+def test_threefry_partitionable_off_gives_jaxs_original_bits():
+  # Recorded from JAX 0.10.2 with jax_threefry_partitionable=False (distrax's von Mises
+  # tests set it): the original scheme hashes the counters 0..n-1 split in two halves
+  key = jax.random.PRNGKey(7)
+  f = jax.jit(lambda k: jax.random.bits(k, (3,)))
+  np.testing.assert_array_equal(f(key), [2895194379, 4185947648, 1300703658])
+  with jax.threefry_partitionable(False):
+    np.testing.assert_array_equal(f(key), [966301609, 1830345032, 1948237315])  # retraced
+    np.testing.assert_array_equal(
+        jax.random.bits(key, (5,)), [276534068, 861967409, 2793701230, 1641862660, 2900896126])
+    np.testing.assert_array_equal(jax.random.bits(key, (3,), jnp.uint16), [10431, 2976, 22207])
+    np.testing.assert_array_equal(jax.random.bits(key, (2, 3), jnp.uint8),
+                                  [[191, 40, 160], [11, 191, 86]])
+    np.testing.assert_array_equal(jax.random.split(key, 3), [[276534068, 861967409],
+                                                             [1905761346, 1641862660],
+                                                             [2900896126, 1402713516]])
+    keys = jax.random.split(key, 2)
+    np.testing.assert_array_equal(jax.vmap(lambda k: jax.random.bits(k, (3,)))(keys),
+                                  [[3874823782, 1020509012, 2076423625],
+                                   [333915798, 749275546, 3576188743]])
+    np.testing.assert_array_equal(
+        jax.vmap(lambda k: jax.random.split(k, 3))(keys)[1],
+        [[2668261764, 1159766884], [3545930868, 3484544584], [1752612373, 830124005]])
+    typed = jax.random.key(3)
+    np.testing.assert_array_equal(jax.random.key_data(jax.random.split(typed, 2)),
+                                  [[1024511538, 47757680], [2603795180, 1437962712]])
+    np.testing.assert_array_equal(jax.random.randint(typed, (4,), 0, 100), [38, 0, 53, 1])
+    np.testing.assert_allclose(jax.random.uniform(key, (3,)),
+                               [0.22498453, 0.42616034, 0.45360935], rtol=1e-6)
+    np.testing.assert_array_equal(jax.random.permutation(key, 6), [5, 1, 4, 0, 3, 2])
+  np.testing.assert_array_equal(f(key), [2895194379, 4185947648, 1300703658])
+

@@ -275,6 +275,11 @@ debug_infs = _config_context("jax_debug_infs",
                              "Set jax_debug_infs inside the ``with`` block.")
 enable_checks = _config_context("jax_enable_checks",
                                 "Set jax_enable_checks inside the ``with`` block.")
+threefry_partitionable = _config_context(
+    "jax_threefry_partitionable", "Set jax_threefry_partitionable inside the ``with`` block "
+    "(off: random bits as JAX generated them before 0.5, in counter order).")
+default_prng_impl = _config_context(
+    "jax_default_prng_impl", "Set jax_default_prng_impl inside the ``with`` block.")
 check_tracer_leaks = _config_context(
     "jax_check_tracer_leaks", "Set jax_check_tracer_leaks inside the ``with`` block "
     "(``jax.check_tracer_leaks``; ``jax.checking_leaks()`` is ``check_tracer_leaks(True)``).")

@@ -54,9 +54,9 @@ def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   named vmap axes, ..., the abstract mesh in context), as JAX's cache key includes its
   trace context, the device backend it runs on (``target``; None: the host's tiers) and
   the device its outputs are committed to (``commit_to``; None: uncommitted)."""
-  x64, axes, promotion, precision, mesh = trace_context()
+  x64, axes, promotion, precision, mesh, threefry = trace_context()
   return (in_tree, sigs, static_key, x64, axes, promotion, target, precision, commit_to,
-          mesh)
+          mesh, threefry)
 
 
 def _hoist(closed, donation):

@@ -57,9 +57,11 @@ def check_not_a_ref(leaf, what):
 def trace_context() -> tuple:
   """What besides the argument avals changes the jaxpr that tracing gives, as JAX's trace
   context: the x64 flag, the named vmap axes in scope, the promotion mode, the default
-  matmul precision and the abstract mesh in context (``jax.set_mesh``)."""
+  matmul precision, the abstract mesh in context (``jax.set_mesh``) and the Threefry
+  scheme (``jax_threefry_partitionable``: which bits a key's primitives give)."""
   return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
-          config.jax_default_matmul_precision, mesh_context.context.abstract)
+          config.jax_default_matmul_precision, mesh_context.context.abstract,
+          config.jax_threefry_partitionable)
 
 
 # user function -> {signature: (ClosedJaxpr, what else the trace gave)}

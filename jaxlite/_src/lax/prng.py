@@ -24,6 +24,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
 from jaxlite._src.core import array
 from jaxlite._src.core import extended
 from jaxlite._src.core.array import Array
@@ -261,7 +262,30 @@ def threefry_seed(seeds):
 
 def threefry_split(keys, shape):
   """The data of ``shape`` new keys from each key of ``keys``: batch + shape + (2,)."""
+  if not config.jax_threefry_partitionable:
+    size = math.prod(shape)
+    return lsh.reshape(_threefry_counts(keys, 2 * size),
+                       _shape(keys)[:-1] + tuple(shape) + (2,))
   return _stack_last(_hash_counters(keys, tuple(shape)))
+
+
+def _threefry_counts(keys, n):
+  """JAX's original scheme (``jax_threefry_partitionable`` off): Threefry-2x32 of the
+  counters 0 .. n-1 split in two halves as the two words (a zero appended to an odd
+  count), the outputs' halves joined again: batch + (n,) words per key."""
+  if n >= 2 ** 32:
+    raise NotImplementedError("random bits arrays of 2**32 or more elements")
+  half = (n + 1) // 2
+  batch = _shape(keys)[:-1]
+  k1, k2 = (lsh.reshape(_word(keys, i), batch + (1,)) for i in (0, 1))
+  counts = lsh.iota(np.uint32, 2 * half)   # (the appended zero is never read back)
+  if n % 2:
+    counts = lsh.concatenate([lsh.iota(np.uint32, n), _u32([0])], 0)
+  x1, x2 = (lsh.reshape(lsh.slice(counts, (i * half,), ((i + 1) * half,)),
+                        (1,) * len(batch) + (half,)) for i in (0, 1))
+  y1, y2 = threefry2x32_p.bind(k1, k2, x1, x2)
+  words = lsh.concatenate([y1, y2], len(batch))
+  return lsh.slice(words, (0,) * len(batch) + (0,), batch + (n,)) if n % 2 else words
 
 
 def threefry_fold_in(keys, msgs):
@@ -281,6 +305,8 @@ def threefry_fold_in(keys, msgs):
 
 def threefry_random_bits(keys, bit_width, shape):
   """Random bits of ``shape`` and ``bit_width`` from each key: batch + shape."""
+  if not config.jax_threefry_partitionable:
+    return _original_random_bits(keys, bit_width, tuple(shape))
   b1, b2 = _hash_counters(keys, tuple(shape))
   if bit_width == 64:
     hi64 = ew.convert_element_type(b1, np.uint64)
@@ -288,6 +314,36 @@ def threefry_random_bits(keys, bit_width, shape):
                          ew.convert_element_type(b2, np.uint64))
   bits = ew.bitwise_xor(b1, b2)
   return bits if bit_width == 32 else ew.convert_element_type(bits, _UINT[bit_width])
+
+
+def _original_random_bits(keys, bit_width, shape):
+  """JAX's original bits (``jax_threefry_partitionable`` off): ``bit_width * size / 32``
+  words hashed from the counters in order; a 64-bit value joins a word of the first half
+  (high) and one of the second, and 8- or 16-bit values are the words' pieces, lowest
+  first."""
+  size = math.prod(shape)
+  batch = _shape(keys)[:-1]
+  count = -(-bit_width * size // 32)
+  words = _threefry_counts(keys, count)
+  if bit_width == 64:
+    half = count // 2
+    hi, lo = (ew.convert_element_type(lsh.slice(words, (0,) * len(batch) + (a,),
+                                                batch + (b,)), np.uint64)
+              for a, b in ((0, half), (half, count)))
+    bits = ew.bitwise_or(ew.mul(hi, ew._const(hi, 2 ** 32)), lo)
+  elif bit_width in (8, 16):
+    per = 32 // bit_width
+    shifts = lsh.reshape(ew.mul(lsh.iota(np.uint32, per), _u32(bit_width)),
+                         (1,) * (len(batch) + 1) + (per,))
+    pieces = ew.bitwise_and(
+        shift_right_logical(lsh.reshape(words, batch + (count, 1)), shifts),
+        _u32(2 ** bit_width - 1))
+    pieces = lsh.reshape(pieces, batch + (count * per,))
+    bits = ew.convert_element_type(
+        lsh.slice(pieces, (0,) * len(batch) + (0,), batch + (size,)), _UINT[bit_width])
+  else:
+    bits = words
+  return lsh.reshape(bits, batch + shape)
 
 
 # ----------------------------------------------------------------------------- primitives
