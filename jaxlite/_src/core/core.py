@@ -14,6 +14,7 @@ import itertools
 import re
 import sys
 import threading
+import warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -364,23 +365,30 @@ def _kernel_of_impl(prim, impl):
   return kernel
 
 
-def rerun_quietly(kernel, *values, **params):
-  """Run a NumPy kernel again with NumPy's floating-point warnings off.
+# XLA computes nan and inf without a word; NumPy warns (a RuntimeWarning attributed to the
+# module whose code called the ufunc). One filter on the modules that run jaxlite's kernels
+# silences them at no cost per call, but only while it comes first: a caller's own filters
+# (simplefilter, catch_warnings(record=True), pytest.warns, -W error) go in front of it.
+# So every place that runs kernels checks, in two reads, that it still comes first.
+KERNEL_MODULES = (r"jaxlite\._src\.(backends\.numpy\.|core\.(core|array)$|"
+                  r"lax\.(elementwise|kernels|complex_math)$)")
+# [the filter's entry in warnings.filters, as keep_kernels_quiet last put it there]
+quiet_filter: list = [None]
 
-  XLA computes nan and inf without a word, and jaxlite's kernels are silent too while the
-  warning filters are Python's defaults (backends/numpy/impls.py ignores NumPy's
-  RuntimeWarnings there). A caller's own filters can still turn such a warning into an
-  error (``-W error``, pytest's ``filterwarnings = error``); the places that run kernels
-  catch that error and call this, so the silence costs ``np.errstate`` only then.
+
+def keep_kernels_quiet():
+  """Put the filter that silences NumPy's floating-point warnings in jaxlite's kernels
+  first among the warning filters (again).
+
+  Callers run it when ``warnings.filters`` is empty or its first entry is not
+  ``quiet_filter[0]``: the filter list a ``catch_warnings`` block made or changed then
+  gets it back in front, and the block's end restores the caller's list as it was.
   """
-  with np.errstate(all="ignore"):
-    return kernel(*values, **params)
+  warnings.filterwarnings("ignore", category=RuntimeWarning, module=KERNEL_MODULES)
+  quiet_filter[0] = warnings.filters[0]
 
 
-def reruns_quietly(prim) -> bool:
-  """Whether ``prim``'s kernel may be run again by ``rerun_quietly``: not when it has
-  effects or calls a library's Python code, which must run once and keep its errors."""
-  return prim not in effectful_primitives and not has_user_impl(prim)
+keep_kernels_quiet()
 
 
 # primitives whose shape rule reported effects (def_effectful_abstract_eval), and jaxlite's

@@ -145,6 +145,12 @@ impl_rules.update({
 # ----------------------------------------------------------------------------- fft
 
 def _fft(x, *, fft_type, fft_lengths):
+  # (NumPy's fft warns from its own module, which core.quiet_filter leaves alone)
+  with np.errstate(all="ignore"):
+    return _numpy_fft(x, fft_type, fft_lengths)
+
+
+def _numpy_fft(x, fft_type, fft_lengths):
   axes = tuple(range(-len(fft_lengths), 0))
   T = lax_fft.FftType
   if fft_type == T.FFT:
@@ -284,7 +290,8 @@ def _conv(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     kernel = k.reshape((B * G, O // (B * G), I) + k.shape[2:])
     kernel = kernel.reshape((B, G, O // (B * G), I) + k.shape[2:])
     spec = f"bngc{sp}{kw},bgoc{kw}->nbgo{sp}"
-    canon = np.einsum(spec, patches, kernel, optimize=True)
+    with np.errstate(all="ignore"):   # (einsum warns from NumPy's module: see _fft)
+      canon = np.einsum(spec, patches, kernel, optimize=True)
     canon = canon.reshape((N // B, O) + tuple(out_spatial))
   return np.transpose(canon, np.argsort(out_spec)).astype(dtype, copy=False)
 
