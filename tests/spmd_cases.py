@@ -828,3 +828,39 @@ def test_jit_results_under_a_mesh_are_laid_out_over_it(tier):
                                   "memory_kind=device)")
     np.testing.assert_array_equal(again, [0., 2., 4.])
   assert f(jnp.arange(3.)).sharding == SingleDeviceSharding(jax.devices()[0])
+
+
+def _raises(f):
+  """The class and message ``f()`` raises."""
+  try:
+    f()
+  except Exception as e:   # noqa: BLE001 (the class is what is compared)
+    return type(e).__name__, str(e)
+  raise AssertionError("no error")
+
+
+def test_scan_over_xs_split_along_the_scanned_axis_raises_as_jax(tier):
+  # JAX 0.10.2 (N = 4): ValueError eagerly, under jit and in lax.map; a split on another
+  # axis stays on the slices and the ys, and is part of the carry's type
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    xy = jax.sharding.reshard(jnp.arange(32.).reshape(8, 4), P(None, "Y"))
+    body = lambda c, v: (c + v, v * 2)
+    errors = [_raises(lambda: lax.scan(body, jnp.zeros(4), x)),
+              _raises(lambda: jax.jit(lambda v: lax.scan(body, jnp.zeros(4), v))(x)),
+              _raises(lambda: lax.map(lambda v: v * 2, x)),
+              _raises(lambda: lax.scan(lambda c, v: (c, v), 0., (xy, x)))]
+    _, ys = lax.scan(lambda c, v: (c, v * 2), 0., xy)
+    carry = _raises(lambda: lax.scan(lambda c, v: (c + v, None), jnp.zeros(4), xy))
+  one = ("ValueError", "0th dimension of all xs should be replicated. Got P('X', None)")
+  assert errors == [one] * 3 + [(
+      "ValueError",
+      "0th dimension of all xs should be replicated. Got P(None, 'Y'), P('X', None)")]
+  assert _typ(ys) == "float32[8,4@Y]"
+  np.testing.assert_array_equal(ys, np.arange(32.).reshape(8, 4) * 2)
+  assert carry == ("TypeError", (
+      "scan body function carry input and carry output must have equal types, but they "
+      "differ:\n\nThe input carry c has type float32[4] but the corresponding output carry "
+      "component has type float32[4@Y].\n\nRevise the function so that all output types "
+      "match the corresponding input types."))
+

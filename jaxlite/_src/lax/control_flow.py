@@ -20,8 +20,10 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
 from jaxlite._src.base.api_util import fun_source_info
+from jaxlite._src.base.partition_spec import PartitionSpec
 from jaxlite._src.core.array import Array, as_operand as _as_operand
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
@@ -370,12 +372,14 @@ def _check_carry(what, in_tree, out_tree, in_avals, out_avals, names=None):
                     f"but the output carry is {out_tree}.\n\nRevise the function so that "
                     "the carry output has the same structure as the carry input.")
   for i, (a, b) in enumerate(zip(in_avals, out_avals)):
-    if a.shape != b.shape or a.dtype != b.dtype:
+    # (a split over an Explicit mesh axis is part of the type: JAX names no reason then)
+    if a.shape != b.shape or a.dtype != b.dtype or a.spec != b.spec:
       name = names[i] if names else f"component {i}"
+      why = f", so {_type_mismatch(a, b)}" if (a.shape, a.dtype) != (b.shape, b.dtype) else ""
       raise TypeError(f"{what} function carry input and carry output must have equal "
                       f"types, but they differ:\n\nThe input carry {name} has type "
                       f"{a.str_short()} but the corresponding output carry component has "
-                      f"type {b.str_short()}, so {_type_mismatch(a, b)}.\n\nRevise the "
+                      f"type {b.str_short()}{why}.\n\nRevise the "
                       "function so that all output types match the corresponding input "
                       "types.")
 
@@ -640,7 +644,8 @@ scan_p.multiple_results = True
 def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, unroll,
                         linear):
   carry_avals = jaxpr.out_avals[:num_carry]
-  ys_avals = [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+  ys_avals = [ShapedArray((length,) + a.shape, a.dtype, a.weak_type,
+                          spec=a.spec and (None,) + a.spec, mesh=a.mesh)
               for a in jaxpr.out_avals[num_carry:]]
   return list(carry_avals) + ys_avals
 
@@ -688,6 +693,7 @@ def _scan(f, init, xs, length, reverse, unroll):
     raise ValueError("scan got value with no leading axis to scan over: "
                      + ", ".join(str(core.get_aval(x).str_short()) for x in x_leaves
                                  if not x.shape))
+  x_avals = [_scanned(a) for a in _checked_xs(_avals_of(x_leaves))]
   if length is not None:
     length = operator.index(length)
     if lengths and lengths != {length}:
@@ -703,7 +709,6 @@ def _scan(f, init, xs, length, reverse, unroll):
   given, carry_tree = tree.tree_flatten(init)
   carry_leaves = converted = [_as_operand(c) for c in given]
   carry_avals = _avals_of(carry_leaves)
-  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in _avals_of(x_leaves)]
 
   def trace(carry_avals):
     store = []
@@ -745,6 +750,25 @@ def _scan(f, init, xs, length, reverse, unroll):
   carry, ys = _bind_scan(closed, consts, carry_leaves, given, x_leaves, length=length,
                          reverse=bool(reverse), unroll=_unroll_count(unroll, length))
   return tree.tree_unflatten(carry_tree, carry), tree.tree_unflatten(y_tree, ys)
+
+
+def _checked_xs(avals):
+  """``avals`` (of scan's ``xs``), after JAX's check that none is split over a mesh axis
+  along the scanned dimension: each step would need another device's slice."""
+  if any(a.spec is not None and a.spec[0] is not None for a in avals):
+    explicit = getattr(mesh_context.context.abstract, "_any_axis_explicit", False)
+    specs = [PartitionSpec(*(a.spec or ((None,) * a.ndim if explicit else ())))
+             for a in avals]
+    raise ValueError("0th dimension of all xs should be replicated. Got "
+                     + ", ".join(str(s) for s in specs))
+  return avals
+
+
+def _scanned(a):
+  """The type of one step's slice of ``xs`` of type ``a``: its split stays on the
+  dimensions it keeps, as in JAX."""
+  return ShapedArray(a.shape[1:], a.dtype, a.weak_type,
+                     spec=a.spec and a.spec[1:], mesh=a.mesh)
 
 
 def _bind_scan(closed, consts, carry, given, xs, **params):
