@@ -864,3 +864,83 @@ def test_scan_over_xs_split_along_the_scanned_axis_raises_as_jax(tier):
       "component has type float32[4@Y].\n\nRevise the function so that all output types "
       "match the corresponding input types."))
 
+
+def test_every_primitive_types_split_operands_as_jax(tier):
+  # jax.typeof of each, or the error, recorded from JAX 0.10.2 (N = 4)
+  from jaxlite._src.base.errors import ShardingTypeError
+  stack = lambda: jax.sharding.reshard(jnp.broadcast_to(jnp.eye(3), (N, 3, 3)), P("X"))
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    got = {
+        "scatter": x.at[:, 0].set(1.), "scatter_add": x.at[:, 1].add(jnp.ones(N)),
+        "jit_scatter": jax.jit(lambda v: v.at[:, 0].set(1.))(x),
+        "iota": lax.broadcasted_iota(jnp.int32, (8, 4), 0, out_sharding=P("X", "Y")),
+        "jit_iota": jax.jit(lambda: lax.broadcasted_iota(jnp.int32, (8,), 0,
+                                                         out_sharding=P("Y")))(),
+        "dynamic_slice": lax.dynamic_slice_in_dim(x, 0, N // 2, 0),
+        "jit_slice": jax.jit(lambda v: v[0:N // 2])(x),
+        "top_k": lax.top_k(x, 2), "svd": jnp.linalg.svd(stack()),
+        "eigh": jnp.linalg.eigh(stack()), "lu": lax.linalg.lu(stack()),
+        "triangular_solve": lax.linalg.triangular_solve(
+            stack(), jax.sharding.reshard(jnp.ones((N, 3, 2)), P("X", None, "Y")),
+            left_side=True, lower=True),
+        "fft": jnp.fft.fft(x), "rfft": jnp.fft.rfft(x), "conj": lax.conj(x),
+        "bitcast": lax.bitcast_convert_type(x, jnp.uint16),
+        "reduce_window": lax.reduce_window(x, 0., lax.add, (1, 2), (1, 2), "VALID"),
+        "argsort": jnp.argsort(x, axis=1), "reduce": lax.reduce(x, 0., lax.add, (1,)),
+    }
+    errors = {
+        "scatter": lambda: x.at[0].set(1.), "eager_slice": lambda: x[0:1],
+        "jit_slice": lambda: jax.jit(lambda v: v[0:1])(x),
+        "pad": lambda: jax.jit(lambda v: lax.pad(v, 0., ((1, 0, 0), (0, 0, 0))))(x),
+        "sort": lambda: jnp.sort(x, axis=0), "top_k": lambda: lax.top_k(x.T, 1),
+        "qr": lambda: jnp.linalg.qr(jax.sharding.reshard(jnp.ones((N, 3)), P("X", None))),
+    }
+    raised = {}
+    for name, f in errors.items():
+      with pytest.raises(ShardingTypeError) as info:
+        f()
+      raised[name] = str(info.value)
+  h = N // 2
+  assert {k: [_typ(v) for v in jax.tree.leaves(o)] for k, o in got.items()} == {
+      "scatter": [f"float32[{N}@X,4]"], "scatter_add": [f"float32[{N}@X,4]"],
+      "jit_scatter": [f"float32[{N}@X,4]"], "iota": ["int32[8@X,4@Y]"],
+      "jit_iota": ["int32[8@Y]"], "dynamic_slice": [f"float32[{h}@X,4]"],
+      "jit_slice": [f"float32[{h}@X,4]"],
+      "top_k": [f"float32[{N}@X,2]", f"int32[{N}@X,2]"],
+      "svd": [f"float32[{N}@X,3,3]", f"float32[{N}@X,3]", f"float32[{N}@X,3,3]"],
+      "eigh": [f"float32[{N}@X,3]", f"float32[{N}@X,3,3]"],
+      "lu": [f"float32[{N}@X,3,3]", f"int32[{N}@X,3]", f"int32[{N}@X,3]"],
+      "triangular_solve": [f"float32[{N}@X,3,2@Y]"], "fft": [f"complex64[{N}@X,4]"],
+      "rfft": [f"complex64[{N}@X,3]"], "conj": [f"complex64[{N}@X,4]"],
+      "bitcast": [f"uint16[{N}@X,4,2]"], "reduce_window": [f"float32[{N}@X,2]"],
+      "argsort": [f"int32[{N}@X,4]"], "reduce": [f"float32[{N}@X]"]}
+  np.testing.assert_array_equal(got["scatter"][:, 0], np.ones(N))
+  np.testing.assert_array_equal(got["jit_iota"], np.arange(8))
+  gather = ("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            "indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand=ShapedArray(float32[{N}@X,4]), "
+            "indices=ShapedArray(int32[1])")
+  mesh = ("AbstractMesh('X': %d, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+          "num_cores=None, platform=cpu)" % h)
+  assert raised == {
+      "scatter": (
+          "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
+          "the scatter update as out sharding could not be resolved unambiguously (or would "
+          f"require collectives on inputs). Got operand=ShapedArray(float32[{N}@X,4]), "
+          "indices=ShapedArray(int32[1]), updates=ShapedArray(float32[4])"),
+      "eager_slice": gather,
+      "jit_slice": (f"slicing on sharded dims where out dim (1) is not divisible by mesh axes "
+                    f"({h}) with spec (X) is not implemented. Got input type=f32[{N}@X,4] "
+                    "and output shape=(1, 4)"),
+      "pad": (f"padding on sharded dims where out dim ({N + 1}) is not divisible by mesh "
+              f"axes ({h}) with spec (X) is not implemented. Got input type=f32[{N}@X,4] "
+              f"and output shape=({N + 1}, 4)"),
+      "sort": ("Arguments to sort must be unsharded over the sorting dimension. Got arg "
+               f"sharding=NamedSharding(mesh={mesh}, spec=P('X', None)) and sorting "
+               "dimension=0"),
+      "top_k": ("The input should be unsharded over the axis along which to compute the "
+                f"top_k values. Got input type=float32[4,{N}@X] and axis=1"),
+      "qr": "Input 0 to qr must be unsharded on non-batch dimensions, but got P('X', None).",
+  }
+

@@ -439,13 +439,15 @@ def abstract_eval(prim: Primitive, avals, params):
   for a in avals:
     if getattr(a, "spec", None) is not None:   # sharding in types: only where split
       return _with_specs(prim, avals, outs, params)
+  if not avals and params.get("sharding") is not None:   # (iota, asked to be split)
+    return _with_specs(prim, avals, outs, params)
   return outs
 
 
 def _with_specs(prim, avals, outs, params):
   rule = sharding_rules.get(prim)
   if rule is None:
-    return outs
+    return _without_rule(prim, outs, params)
   specs = rule(avals, outs, **params)
   given = params.get("sharding") or params.get("out_sharding")   # (a split asked for)
   mesh = (getattr(getattr(given, "mesh", None), "abstract_mesh", None) if given is not None
@@ -453,6 +455,22 @@ def _with_specs(prim, avals, outs, params):
   return [o if not isinstance(o, ShapedArray) or (o.spec == s and o.mesh == mesh)
           else ShapedArray(o.shape, o.dtype, o.weak_type, spec=s, mesh=mesh)
           for o, s in zip(outs, specs)]
+
+
+def _without_rule(prim, outs, params):
+  """The types of a primitive without a sharding rule, given split operands: a call's or
+  a loop's come from its jaxprs, a library's from its shape rule (as JAX's do from its
+  abstract eval); one of jaxlite's own lax operations raises JAX's error."""
+  if not prim._module.startswith("jaxlite.") or any(
+      isinstance(v, (Jaxpr, ClosedJaxpr)) or (isinstance(v, (tuple, list)) and v
+                                              and isinstance(v[0], (Jaxpr, ClosedJaxpr)))
+      for v in params.values()):
+    return outs
+  raise errors.ShardingTypeError(
+      f"sharding rule for {prim.name} is not implemented. Please file an issue at "
+      "https://github.com/jax-ml/jax/issues. You can work around this error by dropping "
+      "that operation into full auto sharding mode via: "
+      "`jax.sharding.auto_axes(fun, out_shardings=...)`")
 
 
 # ----------------------------------------------------------------------------- traces

@@ -17,7 +17,8 @@ from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.base import operand as _operand
-from jaxlite._src.lax.sharding_constraint import like_sharding, with_sharding_constraint
+from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding, like_sharding,
+                                                  with_sharding_constraint)
 from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import lax_ops
 
@@ -330,10 +331,12 @@ def iota(dtype, size: int):
   return broadcasted_iota(dtype, (size,), 0)
 
 
-def broadcasted_iota(dtype, shape, dimension: int):
-  """An array of ``shape`` whose values count along ``dimension``."""
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+  """An array of ``shape`` whose values count along ``dimension``, laid out as
+  ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in context) says."""
+  sharding = canonicalize_out_sharding(out_sharding, "broadcasted_iota")
   return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=_ints("iota", shape),
-                     dimension=operator.index(dimension), sharding=None)
+                     dimension=operator.index(dimension), sharding=sharding)
 
 
 # -- pad
