@@ -944,3 +944,32 @@ def test_every_primitive_types_split_operands_as_jax(tier):
       "qr": "Input 0 to qr must be unsharded on non-batch dimensions, but got P('X', None).",
   }
 
+
+def test_keys_under_a_mesh_are_laid_out_over_it(tier):
+  # JAX 0.10.2 (N = 4): a key array's sharding names its own dimensions (its data's less
+  # the key's), its type shows its split, and jitted keys are laid out as arrays are
+  mesh = explicit_mesh()
+  with jax.set_mesh(mesh):
+    k = jax.random.key(0)
+    ks = jax.sharding.reshard(jax.random.split(k, N), P("X"))
+    keys = [k, jax.random.split(k), ks, jax.vmap(jax.random.split)(ks),
+            jax.random.key_data(ks), jax.vmap(lambda kk: jax.random.normal(kk, (3,)))(ks),
+            jax.jit(lambda kk: kk)(ks), jax.random.wrap_key_data(jax.random.key_data(ks)),
+            jax.vmap(jax.random.fold_in, (0, None))(ks, 3),
+            jax.vmap(lambda kk: jax.random.bits(kk, (2,)))(ks)]
+    specs = [k.sharding.spec, jax.random.split(k).sharding.spec, ks.sharding.spec,
+             jax.jit(lambda: jax.random.key(1))().sharding.spec,
+             jax.jit(jax.random.split)(k).sharding.spec]
+  assert [_typ(v) for v in keys] == [
+      "key<fry>[]", "key<fry>[2]", f"key<fry>[{N}@X]", f"key<fry>[{N}@X,2]",
+      f"uint32[{N}@X,2]", f"float32[{N}@X,3]", f"key<fry>[{N}@X]", f"key<fry>[{N}@X]",
+      f"key<fry>[{N}@X]", f"uint32[{N}@X,2]"]
+  assert specs == [P(), P(None), P("X"), P(), P(None)]
+  assert k.sharding.mesh == mesh
+  auto = jax.make_mesh((N // 2, 2), ("X", "Y"))
+  with jax.set_mesh(auto):
+    k = jax.random.key(0)
+    specs = [k.sharding.spec, jax.random.split(k).sharding.spec,
+             jax.jit(jax.random.split)(k).sharding.spec]
+  assert specs == [P(), P(None), P(None)]
+  np.testing.assert_array_equal(jax.random.key_data(keys[6]), jax.random.key_data(ks))

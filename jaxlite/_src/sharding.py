@@ -968,8 +968,16 @@ def in_context(out):
   mesh = mesh_context.context.concrete
   if mesh is None:
     return out
-  return tree.tree_map(lambda x: _on_mesh(x, mesh, x.aval.spec) if type(x) is Array
-                       and x._placed is None else x, out)
+  return tree.tree_map(lambda x: _laid_out(x, mesh), out)
+
+
+def _laid_out(x, mesh):
+  if type(x) is Array:
+    return _on_mesh(x, mesh, x.aval.spec) if x._placed is None else x
+  if isinstance(x, extended.ExtendedArray) and type(x._physical) is Array:
+    data = _laid_out(x._physical, mesh)   # (a key array is laid out as its data is)
+    return x if data is x._physical else extended.wrap(x.aval, data)
+  return x
 
 
 def _mesh_in_context(active: bool):

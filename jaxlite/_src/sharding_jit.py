@@ -70,6 +70,14 @@ def _typed(aval, mesh):
   return NamedSharding(mesh, PartitionSpec(*spec))
 
 
+def _placed_sharding(x):
+  """How argument ``x`` is laid out, over its own dimensions; None if on one device."""
+  data = extended.physical(x)
+  if getattr(data, "_placed", None) is None:
+    return None
+  return x.sharding   # (an extended array's: its data's, less the element's dimensions)
+
+
 class ShardedJitted:
   """A jitted function whose arguments and results have shardings."""
 
@@ -141,8 +149,7 @@ class ShardedJitted:
     given = _flatten_shardings("in_shardings", args_tree, self.in_shardings)
     # keyword arguments take the sharding they carry
     given += [None] * (len(leaves) - len(given))
-    return [s if s is not None else getattr(x, "_placed", None) and x._placed.sharding
-            for x, s in zip(leaves, given)]
+    return [s if s is not None else _placed_sharding(x) for x, s in zip(leaves, given)]
 
   def _run_unsharded(self, args, kwargs, mesh, out_sh):
     outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
