@@ -57,11 +57,30 @@ def _triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_
     a = a.conj()
   if transpose_a:
     a = np.swapaxes(a, -1, -2)
+  lower = lower != transpose_a   # (whether a, as it now is, is lower triangular)
   if left_side:
-    return np.linalg.solve(a, b).astype(b.dtype)
+    return _solve_triangular(a, b, lower).astype(b.dtype)
   # x a = b  <=>  a^T x^T = b^T
-  out = np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
+  out = _solve_triangular(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not lower)
   return np.swapaxes(out, -1, -2).astype(b.dtype)
+
+
+def _solve_triangular(a, b, lower):
+  """x with ``a @ x = b``. LAPACK's solver refuses a singular ``a``; XLA substitutes
+  anyway, giving inf and nan, so a singular stack is solved by substitution, row by row."""
+  try:
+    return np.linalg.solve(a, b)
+  except np.linalg.LinAlgError:
+    pass
+  n = a.shape[-1]
+  x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
+               np.result_type(a, b))
+  with np.errstate(all="ignore"):
+    for i in (range(n) if lower else range(n - 1, -1, -1)):
+      known = slice(0, i) if lower else slice(i + 1, n)
+      total = (a[..., i, known, None] * x[..., known, :]).sum(-2)
+      x[..., i, :] = (b[..., i, :] - total) / a[..., i, i, None]
+  return x
 
 
 def _lu(x):
