@@ -369,23 +369,19 @@ def _kernel_of_impl(prim, impl):
 # module whose code called the ufunc). One filter on the modules that run jaxlite's kernels
 # silences them at no cost per call, but only while it comes first: a caller's own filters
 # (simplefilter, catch_warnings(record=True), pytest.warns, -W error) go in front of it.
-# So every place that runs kernels checks, in two reads, that it still comes first.
+# So every place that runs kernels checks that ``warnings.filters[0] is QUIET_FILTER``
+# (an IndexError: no filters at all) and calls keep_kernels_quiet when it is not.
 KERNEL_MODULES = (r"jaxlite\._src\.(backends\.numpy\.|core\.(core|array)$|"
                   r"lax\.(elementwise|kernels|complex_math)$)")
-# [the filter's entry in warnings.filters, as keep_kernels_quiet last put it there]
-quiet_filter: list = [None]
+QUIET_FILTER = ("ignore", None, RuntimeWarning, re.compile(KERNEL_MODULES), 0)
 
 
 def keep_kernels_quiet():
-  """Put the filter that silences NumPy's floating-point warnings in jaxlite's kernels
-  first among the warning filters (again).
-
-  Callers run it when ``warnings.filters`` is empty or its first entry is not
-  ``quiet_filter[0]``: the filter list a ``catch_warnings`` block made or changed then
-  gets it back in front, and the block's end restores the caller's list as it was.
-  """
+  """Put ``QUIET_FILTER``, which silences NumPy's floating-point warnings in jaxlite's
+  kernels, first among the warning filters (again): the filter list a ``catch_warnings``
+  block made or changed then has it in front, and the block's end restores the caller's."""
   warnings.filterwarnings("ignore", category=RuntimeWarning, module=KERNEL_MODULES)
-  quiet_filter[0] = warnings.filters[0]
+  warnings.filters[0] = QUIET_FILTER   # (the equal entry made: one object for the `is`)
 
 
 keep_kernels_quiet()

@@ -73,11 +73,11 @@ class _Emitter:
 
   def __init__(self):
     # generated code belongs to the backend's package, so its NumPy floating-point
-    # warnings fall under jaxlite's warning filter (core.quiet_filter)
+    # warnings fall under jaxlite's warning filter (core.QUIET_FILTER)
     self.namespace = {"_np": np, "_run_blocks": blocks.run, **_TEMPLATE_KERNELS,
                       "_max0": max_with_plus_zero, "_min0": min_with_minus_zero,
                       **subnormals.namespace(), "_warnings": warnings,
-                      "_quiet_filter": core.quiet_filter, "_keep_quiet": core.keep_kernels_quiet,
+                      "_QUIET_FILTER": core.QUIET_FILTER, "_keep_quiet": core.keep_kernels_quiet,
                       "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
@@ -422,8 +422,11 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn", donated=()):
 
 
 # a program's first lines: NumPy's floating-point warnings stay silent, as XLA is, whatever
-# filters the caller set (see core.quiet_filter)
-_QUIET = ["if not ((_filters := _warnings.filters) and _filters[0] is _quiet_filter[0]):",
+# filters the caller set (see core.QUIET_FILTER)
+_QUIET = ["try:",
+          "  if _warnings.filters[0] is not _QUIET_FILTER:",
+          "    _keep_quiet()",
+          "except IndexError:",
           "  _keep_quiet()"]
 
 

@@ -119,7 +119,7 @@ def _reduce(np_fn):
 
 
 # ufunc.reduce directly (not np.sum): NumPy's floating-point warnings are then raised
-# from this module, where core.quiet_filter silences them as XLA would.
+# from this module, where core.QUIET_FILTER silences them as XLA would.
 impl_rules[red.reduce_sum_p] = _reduce(np.add.reduce)
 impl_rules[red.reduce_prod_p] = _reduce(np.multiply.reduce)
 

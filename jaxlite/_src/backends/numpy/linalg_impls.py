@@ -164,7 +164,7 @@ impl_rules.update({
 # ----------------------------------------------------------------------------- fft
 
 def _fft(x, *, fft_type, fft_lengths):
-  # (NumPy's fft warns from its own module, which core.quiet_filter leaves alone)
+  # (NumPy's fft warns from its own module, which core.QUIET_FILTER leaves alone)
   with np.errstate(all="ignore"):
     return _numpy_fft(x, fft_type, fft_lengths)
 
