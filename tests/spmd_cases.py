@@ -973,3 +973,22 @@ def test_keys_under_a_mesh_are_laid_out_over_it(tier):
              jax.jit(jax.random.split)(k).sharding.spec]
   assert specs == [P(), P(None), P(None)]
   np.testing.assert_array_equal(jax.random.key_data(keys[6]), jax.random.key_data(ks))
+
+
+def test_creation_functions_take_out_sharding(tier):
+  # JAX 0.10.2 (N = 4): jax.typeof and the sharding's spec of each
+  with jax.set_mesh(explicit_mesh()):
+    got = [jnp.zeros((N, 2), out_sharding=P("X")), jnp.ones(4, jnp.int32, out_sharding=P("Y")),
+           jnp.full((N, 2), 3., out_sharding=P(None, "Y")), jnp.arange(8, out_sharding=P("X")),
+           jnp.arange(1., 5., 0.5, out_sharding=P("X")),
+           jax.jit(lambda: jnp.zeros((N, 2), out_sharding=P("X")))(),
+           lax.broadcast_in_dim(1., (N,), (), out_sharding=P("X"))]
+  assert [(_typ(v), v.sharding.spec) for v in got] == [
+      (f"float32[{N}@X,2]", P("X", None)), ("int32[4@Y]", P("Y")),
+      (f"~float32[{N},2@Y]", P(None, "Y")), ("int32[8@X]", P("X")),
+      ("float32[8@X]", P("X")), (f"float32[{N}@X,2]", P("X", None)),
+      (f"~float32[{N}@X]", P("X"))]
+  np.testing.assert_array_equal(got[4], np.arange(1., 5., 0.5, dtype=np.float32))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                     "context is not allowed"):
+    jnp.zeros(4, out_sharding=P("X"))

@@ -947,7 +947,7 @@ class MeshPlacedBackend:
     outs = out if prim.multiple_results else [out]
     avals = [core.get_aval(x) for x in args]
     typed = any(getattr(a, "spec", None) is not None for a in avals) or (
-        not avals and params.get("sharding") is not None)   # (iota asked to be split)
+        params.get("sharding") is not None)   # (a result asked to be split: iota, full)
     specs = ([getattr(a, "spec", None) for a in core.abstract_eval(prim, avals, params)]
              if typed else [None] * len(outs))
     placed = [_on_mesh(o, mesh, spec) for o, spec in zip(outs, specs)]

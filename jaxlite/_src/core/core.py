@@ -435,7 +435,7 @@ def abstract_eval(prim: Primitive, avals, params):
   for a in avals:
     if getattr(a, "spec", None) is not None:   # sharding in types: only where split
       return _with_specs(prim, avals, outs, params)
-  if not avals and params.get("sharding") is not None:   # (iota, asked to be split)
+  if params.get("sharding") is not None:   # (a result asked to be split: iota, full)
     return _with_specs(prim, avals, outs, params)
   return outs
 
