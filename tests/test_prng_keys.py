@@ -348,3 +348,15 @@ def test_isclose_of_typed_keys_is_equality():
   assert bool(jnp.isclose(k0, k0)) and not bool(jnp.isclose(k0, k1))
   assert not bool(jnp.allclose(jnp.stack([k0, k1]), k0))
   assert bool(jnp.isclose(k0, k0, equal_nan=True))
+
+
+def test_copying_a_key_array_copies_its_data():
+  """``k.copy()`` and ``jnp.array(k, copy=True)`` give a new key array over a copy of the
+  data (JAX 0.10.2: key<fry>[] with data [0 0], not the same object); flax's
+  ``Rngs.fork`` tests copy keys so."""
+  k = jax.random.key(0)
+  copies = [k.copy(), jnp.array(k, copy=True), jnp.array(jax.random.split(k, 3), copy=True)]
+  assert [str(jax.typeof(c)) for c in copies] == ["key<fry>[]", "key<fry>[]", "key<fry>[3]"]
+  assert all(c is not k for c in copies) and jnp.asarray(k) is k
+  np.testing.assert_array_equal(jax.random.key_data(copies[0]), [0, 0])
+  assert copies[0]._physical is not k._physical

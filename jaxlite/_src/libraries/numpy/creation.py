@@ -70,6 +70,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
       out = lax_ew._convert_element_type(object, object.aval.dtype, object.aval.weak_type)
     elif not copy:
       out = object
+    elif isinstance(object, extended.ExtendedArray):   # (a key array: its data copied)
+      out = extended.wrap(object.aval, array(object._physical, copy=True))
     elif device is not None:
       out = device.copy(object)
     else:
