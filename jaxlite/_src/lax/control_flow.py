@@ -365,23 +365,43 @@ def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
   return list(body_jaxpr.out_avals)
 
 
-def _check_carry(what, in_tree, out_tree, in_avals, out_avals, names=None):
+def _check_carry(what, fun, in_tree, out_tree, in_avals, out_avals, paths):
+  """JAX's check that a loop body gives back its carry's types (``paths``: each carry
+  leaf's key path in the carry, named after ``fun``'s first parameter as JAX names it)."""
   if in_tree != out_tree:
     raise TypeError(f"{what} function carry input and carry output must have the same "
                     f"pytree structure, but they differ:\n\nthe input carry is {in_tree} "
                     f"but the output carry is {out_tree}.\n\nRevise the function so that "
                     "the carry output has the same structure as the carry input.")
-  for i, (a, b) in enumerate(zip(in_avals, out_avals)):
-    # (a split over an Explicit mesh axis is part of the type: JAX names no reason then)
-    if a.shape != b.shape or a.dtype != b.dtype or a.spec != b.spec:
-      name = names[i] if names else f"component {i}"
-      why = f", so {_type_mismatch(a, b)}" if (a.shape, a.dtype) != (b.shape, b.dtype) else ""
-      raise TypeError(f"{what} function carry input and carry output must have equal "
-                      f"types, but they differ:\n\nThe input carry {name} has type "
-                      f"{a.str_short()} but the corresponding output carry component has "
-                      f"type {b.str_short()}{why}.\n\nRevise the "
-                      "function so that all output types match the corresponding input "
-                      "types.")
+  first = _first_parameter(fun)
+  if first:
+    component = lambda p: (f"the input carry component {first}{p}" if p
+                           else f"the input carry {first}")
+  else:
+    component = lambda p: f"the input carry at path {p}" if p else "the input carry"
+  # (a split over an Explicit mesh axis is part of the type: JAX names no reason then)
+  diffs = [f"{component(p)} has type {a.str_short()} but the corresponding output carry "
+           f"component has type {b.str_short()}"
+           + (f", so {_type_mismatch(a, b)}" if (a.shape, a.dtype) != (b.shape, b.dtype)
+              else "")
+           for p, a, b in zip(paths, in_avals, out_avals)
+           if a.shape != b.shape or a.dtype != b.dtype or a.spec != b.spec]
+  if not diffs:
+    return
+  if len(diffs) == 1:
+    differences = f"{diffs[0][0].upper()}{diffs[0][1:]}.\n"
+  else:   # (as JAX joins them)
+    differences = "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+  raise TypeError(f"{what} function carry input and carry output must have equal types, "
+                  f"but they differ:\n\n{differences}\nRevise the function so that all "
+                  "output types match the corresponding input types.")
+
+
+def _first_parameter(fun):
+  try:
+    return next(iter(inspect.signature(fun).parameters), None)
+  except (TypeError, ValueError):
+    return None
 
 
 def _promote_weak_carry(leaves, out_avals):
@@ -451,8 +471,9 @@ def _while_loop(cond_fun, body_fun, init_val):
     leaves, avals = promoted, _avals_of(promoted)
     cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
     body_jaxpr, body_tree = _trace_flat(body_fun, in_tree, avals, "body_fun")
-  names = [f"val{tree.keystr(p)}" for p, _ in tree.tree_flatten_with_path(init_val)[0]]
-  _check_carry("body_fun", carry_tree, body_tree, avals, body_jaxpr.out_avals, names)
+  paths = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init_val)[0]]
+  _check_carry("while_loop body", body_fun, carry_tree, body_tree, avals,
+               body_jaxpr.out_avals, paths)
   body_jaxpr = _with_out_avals(body_jaxpr, [a.update(weak_type=a.weak_type) for a in avals])
   cond_closed, cond_consts = _closure_convert(cond_jaxpr)
   body_closed, body_consts = _closure_convert(body_jaxpr)
@@ -613,8 +634,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
   lo, hi = _concrete_int(lower), _concrete_int(upper)
   index_dtype = dtypes.canonicalize_dtype(dtypes.result_type(lower, upper))
   if lo is not None and hi is not None:
-    def step(carry, _):
-      i, val = carry
+    # (the carry's name in a type error is JAX's: loop_carry)
+    def step(loop_carry, _):
+      i, val = loop_carry
       return (ew.add(i, Array(np.ones((), index_dtype), True)), body_fun(i, val)), None
     i0 = Array(np.asarray(lo, index_dtype), dtypes.is_weakly_typed(lower) and
                dtypes.is_weakly_typed(upper))
@@ -625,8 +647,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
   def cond_fun(carry):
     return ew.lt(carry[0], carry[1])
 
-  def body(carry):
-    i, hi_, val = carry
+  def body(loop_carry):
+    i, hi_, val = loop_carry
     return (ew.add(i, Array(np.ones((), i.dtype), True)), hi_, body_fun(i, val))
   lower_, upper_ = (_as_operand(x) for x in (lower, upper))
   lower_ = ew._convert_element_type(lower_, index_dtype, lower_.weak_type)
@@ -739,10 +761,9 @@ def _scan(f, init, xs, length, reverse, unroll):
   elif promoted is not None:
     carry_leaves, carry_avals = promoted, _avals_of(promoted)
     jaxpr, (c_tree, y_tree) = trace(carry_avals)
-  names = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init)[0]]
-  _check_carry("scan body", carry_tree, c_tree, carry_avals,
-               jaxpr.out_avals[:len(carry_avals)],
-               [_carry_name(f, n) for n in names])
+  paths = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init)[0]]
+  _check_carry("scan body", f, carry_tree, c_tree, carry_avals,
+               jaxpr.out_avals[:len(carry_avals)], paths)
   jaxpr = _with_out_avals(jaxpr, carry_avals + list(jaxpr.out_avals[len(carry_avals):]))
   closed, consts = _closure_convert(jaxpr)
   # the value passed in for each carry (promoted where the body changed its weak type)
@@ -794,15 +815,6 @@ def _bind_scan(closed, consts, carry, given, xs, **params):
   carry_out, ys_out = iter(outs[:len(kept)]), iter(outs[len(kept):])
   ys = [next(ys_out) if f is None else xs[f] for f in ys_fwd]
   return [g if m else next(carry_out) for g, m in zip(given, move)], ys
-
-
-def _carry_name(f, path):
-  try:
-    first = next(iter(inspect.signature(f).parameters))
-  except (TypeError, ValueError, StopIteration):
-    first = "carry"
-  return first + path
-
 
 
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll,
