@@ -992,3 +992,17 @@ def test_creation_functions_take_out_sharding(tier):
   with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
                      "context is not allowed"):
     jnp.zeros(4, out_sharding=P("X"))
+
+
+def test_device_put_inside_jit_lays_the_value_out(tier):
+  # JAX 0.10.2 (N = 4): a traced value is laid out as asked (its type split so); a Device
+  # leaves it as it is
+  mesh = explicit_mesh()
+  with jax.set_mesh(mesh):
+    x = jnp.arange(8.)
+    got = [jax.jit(lambda v: jax.device_put(v, P("X")) * 2)(x),
+           jax.jit(lambda v: jax.device_put(v, NamedSharding(mesh, P("Y"))))(x),
+           jax.jit(lambda v: jax.device_put(v, jax.devices()[0]) + 1)(x)]
+  assert [(_typ(v), v.sharding.spec) for v in got] == [
+      ("float32[8@X]", P("X")), ("float32[8@Y]", P("Y")), ("float32[8]", P(None))]
+  np.testing.assert_array_equal(got[0], np.arange(8.) * 2)

@@ -833,6 +833,10 @@ def place(x, sharding) -> Array:
   x = array_mod.as_operand(x)
   if isinstance(x, extended.ExtendedArray):   # its data is placed (the sharding names
     return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
+  if isinstance(x, core.Tracer):   # (traced, as JAX stages it: laid out so once computed)
+    if isinstance(sharding, (NamedSharding, layout_mod.Format)):
+      return sharding_constraint.with_sharding_constraint(x, sharding)
+    return x
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
   if isinstance(sharding, layout_mod.Format):   # (its layout: the row-major one jaxlite keeps)
