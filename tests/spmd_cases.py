@@ -828,3 +828,181 @@ def test_jit_results_under_a_mesh_are_laid_out_over_it(tier):
                                   "memory_kind=device)")
     np.testing.assert_array_equal(again, [0., 2., 4.])
   assert f(jnp.arange(3.)).sharding == SingleDeviceSharding(jax.devices()[0])
+
+
+def _raises(f):
+  """The class and message ``f()`` raises."""
+  try:
+    f()
+  except Exception as e:   # noqa: BLE001 (the class is what is compared)
+    return type(e).__name__, str(e)
+  raise AssertionError("no error")
+
+
+def test_scan_over_xs_split_along_the_scanned_axis_raises_as_jax(tier):
+  # JAX 0.10.2 (N = 4): ValueError eagerly, under jit and in lax.map; a split on another
+  # axis stays on the slices and the ys, and is part of the carry's type
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    xy = jax.sharding.reshard(jnp.arange(32.).reshape(8, 4), P(None, "Y"))
+    body = lambda c, v: (c + v, v * 2)
+    errors = [_raises(lambda: lax.scan(body, jnp.zeros(4), x)),
+              _raises(lambda: jax.jit(lambda v: lax.scan(body, jnp.zeros(4), v))(x)),
+              _raises(lambda: lax.map(lambda v: v * 2, x)),
+              _raises(lambda: lax.scan(lambda c, v: (c, v), 0., (xy, x)))]
+    _, ys = lax.scan(lambda c, v: (c, v * 2), 0., xy)
+    carry = _raises(lambda: lax.scan(lambda c, v: (c + v, None), jnp.zeros(4), xy))
+  one = ("ValueError", "0th dimension of all xs should be replicated. Got P('X', None)")
+  assert errors == [one] * 3 + [(
+      "ValueError",
+      "0th dimension of all xs should be replicated. Got P(None, 'Y'), P('X', None)")]
+  assert _typ(ys) == "float32[8,4@Y]"
+  np.testing.assert_array_equal(ys, np.arange(32.).reshape(8, 4) * 2)
+  assert carry == ("TypeError", (
+      "scan body function carry input and carry output must have equal types, but they "
+      "differ:\n\nThe input carry c has type float32[4] but the corresponding output carry "
+      "component has type float32[4@Y].\n\nRevise the function so that all output types "
+      "match the corresponding input types."))
+
+
+def test_every_primitive_types_split_operands_as_jax(tier):
+  # jax.typeof of each, or the error, recorded from JAX 0.10.2 (N = 4)
+  from jaxlite._src.base.errors import ShardingTypeError
+  stack = lambda: jax.sharding.reshard(jnp.broadcast_to(jnp.eye(3), (N, 3, 3)), P("X"))
+  with jax.set_mesh(explicit_mesh()):
+    x = jax.sharding.reshard(jnp.arange(4. * N).reshape(N, 4), P("X", None))
+    got = {
+        "scatter": x.at[:, 0].set(1.), "scatter_add": x.at[:, 1].add(jnp.ones(N)),
+        "jit_scatter": jax.jit(lambda v: v.at[:, 0].set(1.))(x),
+        "iota": lax.broadcasted_iota(jnp.int32, (8, 4), 0, out_sharding=P("X", "Y")),
+        "jit_iota": jax.jit(lambda: lax.broadcasted_iota(jnp.int32, (8,), 0,
+                                                         out_sharding=P("Y")))(),
+        "dynamic_slice": lax.dynamic_slice_in_dim(x, 0, N // 2, 0),
+        "jit_slice": jax.jit(lambda v: v[0:N // 2])(x),
+        "top_k": lax.top_k(x, 2), "svd": jnp.linalg.svd(stack()),
+        "eigh": jnp.linalg.eigh(stack()), "lu": lax.linalg.lu(stack()),
+        "triangular_solve": lax.linalg.triangular_solve(
+            stack(), jax.sharding.reshard(jnp.ones((N, 3, 2)), P("X", None, "Y")),
+            left_side=True, lower=True),
+        "fft": jnp.fft.fft(x), "rfft": jnp.fft.rfft(x), "conj": lax.conj(x),
+        "bitcast": lax.bitcast_convert_type(x, jnp.uint16),
+        "reduce_window": lax.reduce_window(x, 0., lax.add, (1, 2), (1, 2), "VALID"),
+        "argsort": jnp.argsort(x, axis=1), "reduce": lax.reduce(x, 0., lax.add, (1,)),
+    }
+    errors = {
+        "scatter": lambda: x.at[0].set(1.), "eager_slice": lambda: x[0:1],
+        "jit_slice": lambda: jax.jit(lambda v: v[0:1])(x),
+        "pad": lambda: jax.jit(lambda v: lax.pad(v, 0., ((1, 0, 0), (0, 0, 0))))(x),
+        "sort": lambda: jnp.sort(x, axis=0), "top_k": lambda: lax.top_k(x.T, 1),
+        "qr": lambda: jnp.linalg.qr(jax.sharding.reshard(jnp.ones((N, 3)), P("X", None))),
+    }
+    raised = {}
+    for name, f in errors.items():
+      with pytest.raises(ShardingTypeError) as info:
+        f()
+      raised[name] = str(info.value)
+  h = N // 2
+  assert {k: [_typ(v) for v in jax.tree.leaves(o)] for k, o in got.items()} == {
+      "scatter": [f"float32[{N}@X,4]"], "scatter_add": [f"float32[{N}@X,4]"],
+      "jit_scatter": [f"float32[{N}@X,4]"], "iota": ["int32[8@X,4@Y]"],
+      "jit_iota": ["int32[8@Y]"], "dynamic_slice": [f"float32[{h}@X,4]"],
+      "jit_slice": [f"float32[{h}@X,4]"],
+      "top_k": [f"float32[{N}@X,2]", f"int32[{N}@X,2]"],
+      "svd": [f"float32[{N}@X,3,3]", f"float32[{N}@X,3]", f"float32[{N}@X,3,3]"],
+      "eigh": [f"float32[{N}@X,3]", f"float32[{N}@X,3,3]"],
+      "lu": [f"float32[{N}@X,3,3]", f"int32[{N}@X,3]", f"int32[{N}@X,3]"],
+      "triangular_solve": [f"float32[{N}@X,3,2@Y]"], "fft": [f"complex64[{N}@X,4]"],
+      "rfft": [f"complex64[{N}@X,3]"], "conj": [f"complex64[{N}@X,4]"],
+      "bitcast": [f"uint16[{N}@X,4,2]"], "reduce_window": [f"float32[{N}@X,2]"],
+      "argsort": [f"int32[{N}@X,4]"], "reduce": [f"float32[{N}@X]"]}
+  np.testing.assert_array_equal(got["scatter"][:, 0], np.ones(N))
+  np.testing.assert_array_equal(got["jit_iota"], np.arange(8))
+  gather = ("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            "indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand=ShapedArray(float32[{N}@X,4]), "
+            "indices=ShapedArray(int32[1])")
+  mesh = ("AbstractMesh('X': %d, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+          "num_cores=None, platform=cpu)" % h)
+  assert raised == {
+      "scatter": (
+          "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
+          "the scatter update as out sharding could not be resolved unambiguously (or would "
+          f"require collectives on inputs). Got operand=ShapedArray(float32[{N}@X,4]), "
+          "indices=ShapedArray(int32[1]), updates=ShapedArray(float32[4])"),
+      "eager_slice": gather,
+      "jit_slice": (f"slicing on sharded dims where out dim (1) is not divisible by mesh axes "
+                    f"({h}) with spec (X) is not implemented. Got input type=f32[{N}@X,4] "
+                    "and output shape=(1, 4)"),
+      "pad": (f"padding on sharded dims where out dim ({N + 1}) is not divisible by mesh "
+              f"axes ({h}) with spec (X) is not implemented. Got input type=f32[{N}@X,4] "
+              f"and output shape=({N + 1}, 4)"),
+      "sort": ("Arguments to sort must be unsharded over the sorting dimension. Got arg "
+               f"sharding=NamedSharding(mesh={mesh}, spec=P('X', None)) and sorting "
+               "dimension=0"),
+      "top_k": ("The input should be unsharded over the axis along which to compute the "
+                f"top_k values. Got input type=float32[4,{N}@X] and axis=1"),
+      "qr": "Input 0 to qr must be unsharded on non-batch dimensions, but got P('X', None).",
+  }
+
+
+def test_keys_under_a_mesh_are_laid_out_over_it(tier):
+  # JAX 0.10.2 (N = 4): a key array's sharding names its own dimensions (its data's less
+  # the key's), its type shows its split, and jitted keys are laid out as arrays are
+  mesh = explicit_mesh()
+  with jax.set_mesh(mesh):
+    k = jax.random.key(0)
+    ks = jax.sharding.reshard(jax.random.split(k, N), P("X"))
+    keys = [k, jax.random.split(k), ks, jax.vmap(jax.random.split)(ks),
+            jax.random.key_data(ks), jax.vmap(lambda kk: jax.random.normal(kk, (3,)))(ks),
+            jax.jit(lambda kk: kk)(ks), jax.random.wrap_key_data(jax.random.key_data(ks)),
+            jax.vmap(jax.random.fold_in, (0, None))(ks, 3),
+            jax.vmap(lambda kk: jax.random.bits(kk, (2,)))(ks)]
+    specs = [k.sharding.spec, jax.random.split(k).sharding.spec, ks.sharding.spec,
+             jax.jit(lambda: jax.random.key(1))().sharding.spec,
+             jax.jit(jax.random.split)(k).sharding.spec]
+  assert [_typ(v) for v in keys] == [
+      "key<fry>[]", "key<fry>[2]", f"key<fry>[{N}@X]", f"key<fry>[{N}@X,2]",
+      f"uint32[{N}@X,2]", f"float32[{N}@X,3]", f"key<fry>[{N}@X]", f"key<fry>[{N}@X]",
+      f"key<fry>[{N}@X]", f"uint32[{N}@X,2]"]
+  assert specs == [P(), P(None), P("X"), P(), P(None)]
+  assert k.sharding.mesh == mesh
+  auto = jax.make_mesh((N // 2, 2), ("X", "Y"))
+  with jax.set_mesh(auto):
+    k = jax.random.key(0)
+    specs = [k.sharding.spec, jax.random.split(k).sharding.spec,
+             jax.jit(jax.random.split)(k).sharding.spec]
+  assert specs == [P(), P(None), P(None)]
+  np.testing.assert_array_equal(jax.random.key_data(keys[6]), jax.random.key_data(ks))
+
+
+def test_creation_functions_take_out_sharding(tier):
+  # JAX 0.10.2 (N = 4): jax.typeof and the sharding's spec of each
+  with jax.set_mesh(explicit_mesh()):
+    got = [jnp.zeros((N, 2), out_sharding=P("X")), jnp.ones(4, jnp.int32, out_sharding=P("Y")),
+           jnp.full((N, 2), 3., out_sharding=P(None, "Y")), jnp.arange(8, out_sharding=P("X")),
+           jnp.arange(1., 5., 0.5, out_sharding=P("X")),
+           jax.jit(lambda: jnp.zeros((N, 2), out_sharding=P("X")))(),
+           lax.broadcast_in_dim(1., (N,), (), out_sharding=P("X"))]
+  assert [(_typ(v), v.sharding.spec) for v in got] == [
+      (f"float32[{N}@X,2]", P("X", None)), ("int32[4@Y]", P("Y")),
+      (f"~float32[{N},2@Y]", P(None, "Y")), ("int32[8@X]", P("X")),
+      ("float32[8@X]", P("X")), (f"float32[{N}@X,2]", P("X", None)),
+      (f"~float32[{N}@X]", P("X"))]
+  np.testing.assert_array_equal(got[4], np.arange(1., 5., 0.5, dtype=np.float32))
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                     "context is not allowed"):
+    jnp.zeros(4, out_sharding=P("X"))
+
+
+def test_device_put_inside_jit_lays_the_value_out(tier):
+  # JAX 0.10.2 (N = 4): a traced value is laid out as asked (its type split so); a Device
+  # leaves it as it is
+  mesh = explicit_mesh()
+  with jax.set_mesh(mesh):
+    x = jnp.arange(8.)
+    got = [jax.jit(lambda v: jax.device_put(v, P("X")) * 2)(x),
+           jax.jit(lambda v: jax.device_put(v, NamedSharding(mesh, P("Y"))))(x),
+           jax.jit(lambda v: jax.device_put(v, jax.devices()[0]) + 1)(x)]
+  assert [(_typ(v), v.sharding.spec) for v in got] == [
+      ("float32[8@X]", P("X")), ("float32[8@Y]", P("Y")), ("float32[8]", P(None))]
+  np.testing.assert_array_equal(got[0], np.arange(8.) * 2)

@@ -415,3 +415,50 @@ def test_disable_jit_runs_control_flow_as_python():
     assert jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: c * x, 1.0))(2.0) == 12.0
     assert jax.grad(lambda x: lax.scan(lambda c, _: (c * x, c), 1.0, None,
                                        length=3)[0])(2.0) == 12.0
+
+
+def test_carry_type_errors_name_the_carry_as_jax_does():
+  """Loop bodies that change their carry's type: JAX 0.10.2's messages (the body's first
+  parameter names the carry, ``loop_carry`` in fori_loop; every mismatch listed)."""
+  cases = [
+      lambda: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1].astype(jnp.int32)),
+                             (0, 1.)),
+      lambda: lax.fori_loop(0, 3, lambda i, c: c.astype(jnp.int32), 0.),
+      lambda: lax.scan(lambda c, x: ((c[0].astype(jnp.int32), c[1][None]), x), (1., 2.),
+                       jnp.ones(3)),
+      lambda: lax.scan(lambda *a: ((a[0].astype(jnp.int32)), None), 1., jnp.ones(3)),
+      lambda: lax.while_loop(lambda c: c < 3, lambda c: c.astype(jnp.int32), 1.),
+  ]
+  want = [
+      ('while_loop body function carry input and carry output must have equal types, but '
+       'they differ:\n\nThe input carry component c[1] has type float32[] but the '
+       'corresponding output carry component has type int32[], so the dtypes do not '
+       'match.\n\nRevise the function so that all output types match the corresponding '
+       'input types.'),
+      ('scan body function carry input and carry output must have equal types, but they '
+       'differ:\n\nThe input carry component loop_carry[1] has type float32[] but the '
+       'corresponding output carry component has type int32[], so the dtypes do not '
+       'match.\n\nRevise the function so that all output types match the corresponding '
+       'input types.'),
+      ('scan body function carry input and carry output must have equal types, but they '
+       'differ:\n\n  * the input carry component c[0] has type float32[] but the '
+       'corresponding output carry component has type int32[], so the dtypes do not '
+       'match;\n  * the input carry component c[1] has type float32[] but the '
+       'corresponding output carry component has type float32[1], so the shapes do not '
+       'match.\n\nRevise the function so that all output types match the corresponding '
+       'input types.'),
+      ('scan body function carry input and carry output must have equal types, but they '
+       'differ:\n\nThe input carry a has type float32[] but the corresponding output carry '
+       'component has type int32[], so the dtypes do not match.\n\nRevise the function so '
+       'that all output types match the corresponding input types.'),
+      ('while_loop body function carry input and carry output must have equal types, but '
+       'they differ:\n\nThe input carry c has type float32[] but the corresponding output '
+       'carry component has type int32[], so the dtypes do not match.\n\nRevise the '
+       'function so that all output types match the corresponding input types.'),
+  ]
+  got = []
+  for f in cases:
+    with pytest.raises(TypeError) as info:
+      f()
+    got.append(str(info.value))
+  assert got == want

@@ -277,3 +277,33 @@ def test_shaped_array_takes_back_its_own_sharding():
                                   sharding=jax.sharding.NamedSharding(explicit.abstract_mesh, jax.P("x")))
   assert split != aval and str(split) == "float32[2@x]" and split.spec == ("x",)
   assert split.sharding.spec == jax.P("x") and split.sharding.mesh == explicit.abstract_mesh
+
+
+def test_primitives_without_a_sharding_rule_follow_jax():
+  """Given a split operand, one of jaxlite's own operations without a sharding rule raises
+  JAX's error (JAX 0.10.2's call_sharding_rule); a library's primitive, and a call or loop,
+  is typed by its shape rule (its jaxprs), as JAX types it by its abstract eval. Every
+  primitive of jaxlite's other modules has a rule."""
+  from jaxlite._src.base.errors import ShardingTypeError
+  from jaxlite._src.core import core
+  explicit = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+  split = core.ShapedArray((2,), np.float32, spec=("x",), mesh=explicit.abstract_mesh)
+  own = core.Primitive("no_rule_here")
+  own._module = "jaxlite._src.lax.example"   # (as if lax defined it)
+  library = core.Primitive("a_library_op")
+  for prim in (own, library):
+    prim.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+  with pytest.raises(ShardingTypeError) as info:
+    core.abstract_eval(own, [split], {})
+  assert str(info.value) == (
+      "sharding rule for no_rule_here is not implemented. Please file an issue at "
+      "https://github.com/jax-ml/jax/issues. You can work around this error by dropping "
+      "that operation into full auto sharding mode via: "
+      "`jax.sharding.auto_axes(fun, out_shardings=...)`")
+  assert str(core.abstract_eval(library, [split], {})[0]) == "float32[2]"
+  import jaxlite.scipy.special, jaxlite.numpy.linalg  # noqa: F401,E401 (their primitives)
+  typed_by_jaxprs = {"call", "control_flow", "custom_derivatives"}
+  missing = sorted(p.name for p in core.abstract_eval_rules   # (own: made above)
+                   if p._module.startswith("jaxlite.") and p not in core.sharding_rules
+                   and p is not own and p._module.rsplit(".", 1)[-1] not in typed_by_jaxprs)
+  assert missing == []

@@ -560,3 +560,25 @@ def test_qr_raw_mode_batches_keeps_float32_and_has_no_derivative():
     jax.jvp(lambda x: jnp.linalg.qr(x, mode="raw"), (_RAW_A,), (_RAW_A,))
   with pytest.raises(ValueError, match="Unsupported QR decomposition mode 'economic'"):
     jnp.linalg.qr(_RAW_A, mode="economic")
+
+
+def test_singular_triangular_systems_give_xlas_inf_and_nan():
+  """XLA substitutes through a zero pivot (inf, then inf - inf = nan) where LAPACK's solver
+  raises; values recorded from JAX 0.10.2."""
+  tri = jax.lax.linalg.triangular_solve
+  a = jnp.array([[0., 0.], [1., 1.]])
+  ones = jnp.ones((2, 2))
+  inf, nan = np.inf, np.nan
+  m = jnp.array([[1., 2.], [2., 4.]])
+  cases = [
+      (tri(a, ones, left_side=True, lower=True), [[inf, inf], [-inf, -inf]]),
+      (tri(a, ones, left_side=False, lower=True), [[nan, 1.], [nan, 1.]]),
+      (tri(a.T, ones, left_side=True, lower=False, transpose_a=True),
+       [[inf, inf], [-inf, -inf]]),
+      (jnp.linalg.inv(m), [[-inf, inf], [inf, -inf]]),
+      (jax.jit(jnp.linalg.inv)(m), [[-inf, inf], [inf, -inf]]),
+      (jnp.linalg.solve(m, jnp.ones(2)), [-inf, inf]),
+      (jnp.linalg.inv(jnp.zeros((2, 2))), [[nan, nan], [nan, inf]]),
+  ]
+  for got, want in cases:
+    np.testing.assert_array_equal(np.asarray(got), np.float32(want))

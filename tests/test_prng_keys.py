@@ -363,3 +363,15 @@ def test_a_typed_key_and_an_array_copy_as_jaxs_do():
   for c in (copy.copy(x), copy.deepcopy(x), x.__deepcopy__({}), x.__copy__()):
     assert c is not x and c.dtype == np.float32 and c.weak_type and float(c) == 1.5
   assert float(jax.jit(lambda x: copy.deepcopy(x) * 2)(jnp.float32(1))) == 2.0
+
+
+def test_copying_a_key_array_copies_its_data():
+  """``k.copy()`` and ``jnp.array(k, copy=True)`` give a new key array over a copy of the
+  data (JAX 0.10.2: key<fry>[] with data [0 0], not the same object); flax's
+  ``Rngs.fork`` tests copy keys so."""
+  k = jax.random.key(0)
+  copies = [k.copy(), jnp.array(k, copy=True), jnp.array(jax.random.split(k, 3), copy=True)]
+  assert [str(jax.typeof(c)) for c in copies] == ["key<fry>[]", "key<fry>[]", "key<fry>[3]"]
+  assert all(c is not k for c in copies) and jnp.asarray(k) is k
+  np.testing.assert_array_equal(jax.random.key_data(copies[0]), [0, 0])
+  assert copies[0]._physical is not k._physical

@@ -40,7 +40,6 @@ from jaxlite._src.base import mesh_context
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax.base import trace_context
 from jaxlite._src.lax.call import call_jaxpr
-from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
 from jaxlite._src.transforms import staging
 from jaxlite._src import donation
 from jaxlite._src.base import monitoring
@@ -888,21 +887,28 @@ sharded_jit: list = []
 
 
 def split_over_devices(leaves) -> bool:
-  """Whether an argument is an Array laid out over several devices."""
+  """Whether an argument is an Array (or an extended array's data) laid out over several
+  devices."""
   for x in leaves:
-    if type(x) is Array and (placed := x._placed) is not None and len(
-        placed.sharding._device_list) > 1:
+    if type(x) is not Array:
+      x = getattr(x, "_physical", None)   # (a key array is where its data is)
+      if type(x) is not Array:
+        continue
+    if (placed := x._placed) is not None and len(placed.sharding._device_list) > 1:
       return True
   return False
 
 
 def constrains_over_devices(jaxpr) -> bool:
-  """Whether ``jaxpr`` (or one nested in it) asks for a layout over several devices."""
+  """Whether ``jaxpr`` (or one nested in it) asks for a layout over several devices (a
+  sharding constraint, or a result asked to be split: iota's ``sharding``, dot_general's
+  ``out_sharding``)."""
   for eqn in jaxpr.eqns:
-    if eqn.primitive is sharding_constraint_p:
-      sharding = eqn.params["sharding"]   # (a NamedSharding over devices, here)
-      if not getattr(sharding, "_is_abstract", True) and sharding.mesh.size > 1:
-        return True
+    params = eqn.params
+    sharding = params.get("sharding") or params.get("out_sharding")
+    if (sharding is not None and not getattr(sharding, "_is_abstract", True)
+        and sharding.mesh.size > 1):
+      return True
     if any(constrains_over_devices(j) for j in core.subjaxprs(eqn)):
       return True
   return False

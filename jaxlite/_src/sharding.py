@@ -833,6 +833,10 @@ def place(x, sharding) -> Array:
   x = array_mod.as_operand(x)
   if isinstance(x, extended.ExtendedArray):   # its data is placed (the sharding names
     return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
+  if isinstance(x, core.Tracer):   # (traced, as JAX stages it: laid out so once computed)
+    if isinstance(sharding, (NamedSharding, layout_mod.Format)):
+      return sharding_constraint.with_sharding_constraint(x, sharding)
+    return x
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
   if isinstance(sharding, layout_mod.Format):   # (its layout: the row-major one jaxlite keeps)
@@ -946,9 +950,10 @@ class MeshPlacedBackend:
       return out
     outs = out if prim.multiple_results else [out]
     avals = [core.get_aval(x) for x in args]
+    typed = any(getattr(a, "spec", None) is not None for a in avals) or (
+        params.get("sharding") is not None)   # (a result asked to be split: iota, full)
     specs = ([getattr(a, "spec", None) for a in core.abstract_eval(prim, avals, params)]
-             if any(getattr(a, "spec", None) is not None for a in avals)
-             else [None] * len(outs))
+             if typed else [None] * len(outs))
     placed = [_on_mesh(o, mesh, spec) for o, spec in zip(outs, specs)]
     return placed if prim.multiple_results else placed[0]
 
@@ -967,8 +972,16 @@ def in_context(out):
   mesh = mesh_context.context.concrete
   if mesh is None:
     return out
-  return tree.tree_map(lambda x: _on_mesh(x, mesh, x.aval.spec) if type(x) is Array
-                       and x._placed is None else x, out)
+  return tree.tree_map(lambda x: _laid_out(x, mesh), out)
+
+
+def _laid_out(x, mesh):
+  if type(x) is Array:
+    return _on_mesh(x, mesh, x.aval.spec) if x._placed is None else x
+  if isinstance(x, extended.ExtendedArray) and type(x._physical) is Array:
+    data = _laid_out(x._physical, mesh)   # (a key array is laid out as its data is)
+    return x if data is x._physical else extended.wrap(x.aval, data)
+  return x
 
 
 def _mesh_in_context(active: bool):

@@ -22,6 +22,7 @@ from jaxlite._src.core import core
 from jaxlite._src import jit as jit_mod
 from jaxlite._src.core import extended
 from jaxlite._src import tiers
+from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
@@ -69,6 +70,14 @@ def _typed(aval, mesh):
   return NamedSharding(mesh, PartitionSpec(*spec))
 
 
+def _placed_sharding(x):
+  """How argument ``x`` is laid out, over its own dimensions; None if on one device."""
+  data = extended.physical(x)
+  if getattr(data, "_placed", None) is None:
+    return None
+  return x.sharding   # (an extended array's: its data's, less the element's dimensions)
+
+
 class ShardedJitted:
   """A jitted function whose arguments and results have shardings."""
 
@@ -103,7 +112,9 @@ class ShardedJitted:
     if None in out_sh:   # left to the partitioner: the layouts it keeps, as in JAX
       out_sh = [s if s is not None else p
                 for s, p in zip(out_sh, propagated(closed.jaxpr, in_sh))]
-    mesh = _common_mesh(in_sh + out_sh)
+    # (a program whose values come from nowhere, an iota asked to be split, runs over
+    # the mesh in context)
+    mesh = _common_mesh(in_sh + out_sh) or mesh_context.context.concrete
     # a result whose type is split over Explicit axes is laid out so (sharding in types)
     out_sh = [_typed(a, mesh) or s if given is None else s for a, s, given in zip(
         closed.out_avals, out_sh, _flatten_shardings(
@@ -138,8 +149,7 @@ class ShardedJitted:
     given = _flatten_shardings("in_shardings", args_tree, self.in_shardings)
     # keyword arguments take the sharding they carry
     given += [None] * (len(leaves) - len(given))
-    return [s if s is not None else getattr(x, "_placed", None) and x._placed.sharding
-            for x, s in zip(leaves, given)]
+    return [s if s is not None else _placed_sharding(x) for x, s in zip(leaves, given)]
 
   def _run_unsharded(self, args, kwargs, mesh, out_sh):
     outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))

@@ -14,6 +14,7 @@ import itertools
 import re
 import sys
 import threading
+import warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -385,23 +386,26 @@ def _kernel_of_impl(prim, impl):
   return kernel
 
 
-def rerun_quietly(kernel, *values, **params):
-  """Run a NumPy kernel again with NumPy's floating-point warnings off.
-
-  XLA computes nan and inf without a word, and jaxlite's kernels are silent too while the
-  warning filters are Python's defaults (backends/numpy/impls.py ignores NumPy's
-  RuntimeWarnings there). A caller's own filters can still turn such a warning into an
-  error (``-W error``, pytest's ``filterwarnings = error``); the places that run kernels
-  catch that error and call this, so the silence costs ``np.errstate`` only then.
-  """
-  with np.errstate(all="ignore"):
-    return kernel(*values, **params)
+# XLA computes nan and inf without a word; NumPy warns (a RuntimeWarning attributed to the
+# module whose code called the ufunc). One filter on the modules that run jaxlite's kernels
+# silences them at no cost per call, but only while it comes first: a caller's own filters
+# (simplefilter, catch_warnings(record=True), pytest.warns, -W error) go in front of it.
+# So every place that runs kernels checks that ``warnings.filters[0] is QUIET_FILTER``
+# (an IndexError: no filters at all) and calls keep_kernels_quiet when it is not.
+KERNEL_MODULES = (r"jaxlite\._src\.(backends\.numpy\.|core\.(core|array)$|"
+                  r"lax\.(elementwise|kernels|complex_math)$)")
+QUIET_FILTER = ("ignore", None, RuntimeWarning, re.compile(KERNEL_MODULES), 0)
 
 
-def reruns_quietly(prim) -> bool:
-  """Whether ``prim``'s kernel may be run again by ``rerun_quietly``: not when it has
-  effects or calls a library's Python code, which must run once and keep its errors."""
-  return prim not in effectful_primitives and not has_user_impl(prim)
+def keep_kernels_quiet():
+  """Put ``QUIET_FILTER``, which silences NumPy's floating-point warnings in jaxlite's
+  kernels, first among the warning filters (again): the filter list a ``catch_warnings``
+  block made or changed then has it in front, and the block's end restores the caller's."""
+  warnings.filterwarnings("ignore", category=RuntimeWarning, module=KERNEL_MODULES)
+  warnings.filters[0] = QUIET_FILTER   # (the equal entry made: one object for the `is`)
+
+
+keep_kernels_quiet()
 
 
 # primitives whose shape rule reported effects (def_effectful_abstract_eval), and jaxlite's
@@ -452,13 +456,15 @@ def abstract_eval(prim: Primitive, avals, params):
   for a in avals:
     if getattr(a, "spec", None) is not None:   # sharding in types: only where split
       return _with_specs(prim, avals, outs, params)
+  if params.get("sharding") is not None:   # (a result asked to be split: iota, full)
+    return _with_specs(prim, avals, outs, params)
   return outs
 
 
 def _with_specs(prim, avals, outs, params):
   rule = sharding_rules.get(prim)
   if rule is None:
-    return outs
+    return _without_rule(prim, outs, params)
   specs = rule(avals, outs, **params)
   given = params.get("sharding") or params.get("out_sharding")   # (a split asked for)
   mesh = (getattr(getattr(given, "mesh", None), "abstract_mesh", None) if given is not None
@@ -466,6 +472,22 @@ def _with_specs(prim, avals, outs, params):
   return [o if not isinstance(o, ShapedArray) or (o.spec == s and o.mesh == mesh)
           else ShapedArray(o.shape, o.dtype, o.weak_type, spec=s, mesh=mesh)
           for o, s in zip(outs, specs)]
+
+
+def _without_rule(prim, outs, params):
+  """The types of a primitive without a sharding rule, given split operands: a call's or
+  a loop's come from its jaxprs, a library's from its shape rule (as JAX's do from its
+  abstract eval); one of jaxlite's own lax operations raises JAX's error."""
+  if not prim._module.startswith("jaxlite.") or any(
+      isinstance(v, (Jaxpr, ClosedJaxpr)) or (isinstance(v, (tuple, list)) and v
+                                              and isinstance(v[0], (Jaxpr, ClosedJaxpr)))
+      for v in params.values()):
+    return outs
+  raise errors.ShardingTypeError(
+      f"sharding rule for {prim.name} is not implemented. Please file an issue at "
+      "https://github.com/jax-ml/jax/issues. You can work around this error by dropping "
+      "that operation into full auto sharding mode via: "
+      "`jax.sharding.auto_axes(fun, out_shardings=...)`")
 
 
 # ----------------------------------------------------------------------------- traces

@@ -46,7 +46,14 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
   if not is_extended(aval.dtype):
     return aval
   element = physical_element_aval(aval.dtype)
-  return ShapedArray(aval.shape + element.shape, element.dtype)
+  spec = aval.spec and aval.spec + (None,) * len(element.shape)   # (elements stay whole)
+  return ShapedArray(aval.shape + element.shape, element.dtype, spec=spec, mesh=aval.mesh)
+
+
+def logical_spec(data_aval: ShapedArray, ndim: int):
+  """The split of an extended array of rank ``ndim`` over data of type ``data_aval``: the
+  data's, less the element's trailing dimensions (None: not split)."""
+  return data_aval.spec and data_aval.spec[:ndim]
 
 
 def element_shape(aval: ShapedArray) -> tuple:
@@ -123,7 +130,18 @@ class ExtendedArray(Array):
     return self._physical.is_ready()
 
   device = property(lambda self: self._physical.device)
-  sharding = property(lambda self: self._physical.sharding)
+
+  @property
+  def sharding(self):
+    """The data's sharding over this array's own dimensions (JAX's logical sharding): an
+    element's trailing dimensions are never split, so they are left out."""
+    sharding = self._physical.sharding
+    spec = getattr(sharding, "spec", None)
+    if spec is None:   # (on one device)
+      return sharding
+    spec = tuple(spec) + (None,) * (self._physical.ndim - len(spec))
+    return sharding.update(spec=spec[:len(self.shape)])
+
   committed = property(lambda self: self._physical.committed)
   is_fully_replicated = property(lambda self: self._physical.is_fully_replicated)
 

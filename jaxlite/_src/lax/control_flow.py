@@ -20,10 +20,12 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
 from jaxlite._src.base.config import config
 from jaxlite._src.base.errors import ConcretizationTypeError
 from jaxlite._src.base.api_util import fun_source_info
+from jaxlite._src.base.partition_spec import PartitionSpec
 from jaxlite._src.core.array import Array, as_operand as _as_operand
 from jaxlite._src.core.core import ClosedJaxpr, Jaxpr, Primitive, ShapedArray, Tracer
 from jaxlite._src.lax import elementwise as ew
@@ -375,21 +377,43 @@ def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
   return list(body_jaxpr.out_avals)
 
 
-def _check_carry(what, in_tree, out_tree, in_avals, out_avals, names=None):
+def _check_carry(what, fun, in_tree, out_tree, in_avals, out_avals, paths):
+  """JAX's check that a loop body gives back its carry's types (``paths``: each carry
+  leaf's key path in the carry, named after ``fun``'s first parameter as JAX names it)."""
   if in_tree != out_tree:
     raise TypeError(f"{what} function carry input and carry output must have the same "
                     f"pytree structure, but they differ:\n\nthe input carry is {in_tree} "
                     f"but the output carry is {out_tree}.\n\nRevise the function so that "
                     "the carry output has the same structure as the carry input.")
-  for i, (a, b) in enumerate(zip(in_avals, out_avals)):
-    if a.shape != b.shape or a.dtype != b.dtype:
-      name = names[i] if names else f"component {i}"
-      raise TypeError(f"{what} function carry input and carry output must have equal "
-                      f"types, but they differ:\n\nThe input carry {name} has type "
-                      f"{a.str_short()} but the corresponding output carry component has "
-                      f"type {b.str_short()}, so {_type_mismatch(a, b)}.\n\nRevise the "
-                      "function so that all output types match the corresponding input "
-                      "types.")
+  first = _first_parameter(fun)
+  if first:
+    component = lambda p: (f"the input carry component {first}{p}" if p
+                           else f"the input carry {first}")
+  else:
+    component = lambda p: f"the input carry at path {p}" if p else "the input carry"
+  # (a split over an Explicit mesh axis is part of the type: JAX names no reason then)
+  diffs = [f"{component(p)} has type {a.str_short()} but the corresponding output carry "
+           f"component has type {b.str_short()}"
+           + (f", so {_type_mismatch(a, b)}" if (a.shape, a.dtype) != (b.shape, b.dtype)
+              else "")
+           for p, a, b in zip(paths, in_avals, out_avals)
+           if a.shape != b.shape or a.dtype != b.dtype or a.spec != b.spec]
+  if not diffs:
+    return
+  if len(diffs) == 1:
+    differences = f"{diffs[0][0].upper()}{diffs[0][1:]}.\n"
+  else:   # (as JAX joins them)
+    differences = "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+  raise TypeError(f"{what} function carry input and carry output must have equal types, "
+                  f"but they differ:\n\n{differences}\nRevise the function so that all "
+                  "output types match the corresponding input types.")
+
+
+def _first_parameter(fun):
+  try:
+    return next(iter(inspect.signature(fun).parameters), None)
+  except (TypeError, ValueError):
+    return None
 
 
 def _promote_weak_carry(leaves, out_avals):
@@ -468,8 +492,9 @@ def _while_loop(cond_fun, body_fun, init_val):
     leaves, avals = promoted, _avals_of(promoted)
     cond_jaxpr, _ = _trace_flat(cond_fun, in_tree, avals, "cond_fun")
     body_jaxpr, body_tree = _trace_flat(body_fun, in_tree, avals, "body_fun")
-  names = [f"val{tree.keystr(p)}" for p, _ in tree.tree_flatten_with_path(init_val)[0]]
-  _check_carry("body_fun", carry_tree, body_tree, avals, body_jaxpr.out_avals, names)
+  paths = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init_val)[0]]
+  _check_carry("while_loop body", body_fun, carry_tree, body_tree, avals,
+               body_jaxpr.out_avals, paths)
   body_jaxpr = _with_out_avals(body_jaxpr, [a.update(weak_type=a.weak_type) for a in avals])
   cond_closed, cond_consts = _closure_convert(cond_jaxpr)
   body_closed, body_consts = _closure_convert(body_jaxpr)
@@ -636,8 +661,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
       val = body_fun(i, val)
     return val
   if lo is not None and hi is not None:
-    def step(carry, _):
-      i, val = carry
+    # (the carry's name in a type error is JAX's: loop_carry)
+    def step(loop_carry, _):
+      i, val = loop_carry
       return (ew.add(i, Array(np.ones((), index_dtype), True)), body_fun(i, val)), None
     i0 = Array(np.asarray(lo, index_dtype), dtypes.is_weakly_typed(lower) and
                dtypes.is_weakly_typed(upper))
@@ -648,8 +674,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
   def cond_fun(carry):
     return ew.lt(carry[0], carry[1])
 
-  def body(carry):
-    i, hi_, val = carry
+  def body(loop_carry):
+    i, hi_, val = loop_carry
     return (ew.add(i, Array(np.ones((), i.dtype), True)), hi_, body_fun(i, val))
   lower_, upper_ = (_as_operand(x) for x in (lower, upper))
   lower_ = ew._convert_element_type(lower_, index_dtype, lower_.weak_type)
@@ -667,7 +693,8 @@ scan_p.multiple_results = True
 def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, unroll,
                         linear):
   carry_avals = jaxpr.out_avals[:num_carry]
-  ys_avals = [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+  ys_avals = [ShapedArray((length,) + a.shape, a.dtype, a.weak_type,
+                          spec=a.spec and (None,) + a.spec, mesh=a.mesh)
               for a in jaxpr.out_avals[num_carry:]]
   return list(carry_avals) + ys_avals
 
@@ -715,6 +742,7 @@ def _scan_length(x_leaves, length) -> int:
     raise ValueError("scan got value with no leading axis to scan over: "
                      + ", ".join(str(core.get_aval(x).str_short()) for x in x_leaves
                                  if not x.shape))
+  _checked_xs(_avals_of(x_leaves))
   if length is not None:
     length = operator.index(length)
     if lengths and lengths != {length}:
@@ -757,10 +785,10 @@ def _scan(f, init, xs, length, reverse, unroll):
   ref_state.check_no_refs(tree.tree_leaves(init), "scan's carry")
   x_leaves = [_as_operand(x) for x in x_leaves]
   length = _scan_length(x_leaves, length)
+  x_avals = [_scanned(a) for a in _avals_of(x_leaves)]
   given, carry_tree = tree.tree_flatten(init)
   carry_leaves = converted = [_as_operand(c) for c in given]
   carry_avals = _avals_of(carry_leaves)
-  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in _avals_of(x_leaves)]
 
   def trace(carry_avals):
     store = []
@@ -791,10 +819,9 @@ def _scan(f, init, xs, length, reverse, unroll):
   elif promoted is not None:
     carry_leaves, carry_avals = promoted, _avals_of(promoted)
     jaxpr, (c_tree, y_tree) = trace(carry_avals)
-  names = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init)[0]]
-  _check_carry("scan body", carry_tree, c_tree, carry_avals,
-               jaxpr.out_avals[:len(carry_avals)],
-               [_carry_name(f, n) for n in names])
+  paths = [tree.keystr(p) for p, _ in tree.tree_flatten_with_path(init)[0]]
+  _check_carry("scan body", f, carry_tree, c_tree, carry_avals,
+               jaxpr.out_avals[:len(carry_avals)], paths)
   jaxpr = _with_out_avals(jaxpr, carry_avals + list(jaxpr.out_avals[len(carry_avals):]))
   closed, consts = _closure_convert(jaxpr)
   # the value passed in for each carry (promoted where the body changed its weak type)
@@ -802,6 +829,25 @@ def _scan(f, init, xs, length, reverse, unroll):
   carry, ys = _bind_scan(closed, consts, carry_leaves, given, x_leaves, length=length,
                          reverse=bool(reverse), unroll=_unroll_count(unroll, length))
   return tree.tree_unflatten(carry_tree, carry), tree.tree_unflatten(y_tree, ys)
+
+
+def _checked_xs(avals):
+  """``avals`` (of scan's ``xs``), after JAX's check that none is split over a mesh axis
+  along the scanned dimension: each step would need another device's slice."""
+  if any(a.spec is not None and a.spec[0] is not None for a in avals):
+    explicit = getattr(mesh_context.context.abstract, "_any_axis_explicit", False)
+    specs = [PartitionSpec(*(a.spec or ((None,) * a.ndim if explicit else ())))
+             for a in avals]
+    raise ValueError("0th dimension of all xs should be replicated. Got "
+                     + ", ".join(str(s) for s in specs))
+  return avals
+
+
+def _scanned(a):
+  """The type of one step's slice of ``xs`` of type ``a``: its split stays on the
+  dimensions it keeps, as in JAX."""
+  return ShapedArray(a.shape[1:], a.dtype, a.weak_type,
+                     spec=a.spec and a.spec[1:], mesh=a.mesh)
 
 
 def _bind_scan(closed, consts, carry, given, xs, **params):
@@ -827,15 +873,6 @@ def _bind_scan(closed, consts, carry, given, xs, **params):
   carry_out, ys_out = iter(outs[:len(kept)]), iter(outs[len(kept):])
   ys = [next(ys_out) if f is None else xs[f] for f in ys_fwd]
   return [g if m else next(carry_out) for g, m in zip(given, move)], ys
-
-
-def _carry_name(f, path):
-  try:
-    first = next(iter(inspect.signature(f).parameters))
-  except (TypeError, ValueError, StopIteration):
-    first = "carry"
-  return first + path
-
 
 
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll,

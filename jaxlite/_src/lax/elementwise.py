@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -20,7 +21,7 @@ from jaxlite._src.core import core
 from jaxlite._src.core import extended
 from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array
-from jaxlite._src.core.core import Primitive, ShapedArray
+from jaxlite._src.core.core import QUIET_FILTER, Primitive, ShapedArray
 from jaxlite._src.lax import complex_math as cmath
 from jaxlite._src.lax import kernels
 from jaxlite._src.lax.precision import AccuracyMode, check_accuracy
@@ -245,10 +246,12 @@ def direct_unary(prim, fallback, positional_only=False):
                              or core._context.trace is core.direct_eval_trace):
       value = x._host
       if value is not None and value.dtype in prim.elementwise_dtypes:
-        try:
-          return Array(_kernels[prim](value), x.weak_type)
-        except RuntimeWarning:   # made an error by the caller's filters
-          return Array(core.rerun_quietly(_kernels[prim], value), x.weak_type)
+        try:   # (NumPy's nan/inf warnings: see core.QUIET_FILTER)
+          if warnings.filters[0] is not QUIET_FILTER:
+            core.keep_kernels_quiet()
+        except IndexError:
+          core.keep_kernels_quiet()
+        return Array(_kernels[prim](value), x.weak_type)
     return fallback(x)
   if positional_only:   # a new function of the same code with x positional-only
     fun = types.FunctionType(fun.__code__.replace(co_posonlyargcount=1), fun.__globals__,
@@ -294,10 +297,12 @@ def _binary_function(prim):
       a, b = x._host, y._host   # None: the value is on a device
       if (a is not None and b is not None and a.dtype in prim.elementwise_dtypes
           and b.dtype == a.dtype and (a.shape == b.shape or not a.ndim or not b.ndim)):
-        try:
-          return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
-        except RuntimeWarning:   # made an error by the caller's filters
-          return Array(core.rerun_quietly(_kernels[prim], a, b), x.weak_type and y.weak_type)
+        try:   # (NumPy's nan/inf warnings: see core.QUIET_FILTER)
+          if warnings.filters[0] is not QUIET_FILTER:
+            core.keep_kernels_quiet()
+        except IndexError:
+          core.keep_kernels_quiet()
+        return Array(_kernels[prim](a, b), x.weak_type and y.weak_type)
     return prim.bind(x, y)
   fun.__doc__ = f"Elementwise ``{prim.name}`` of two arrays of one dtype."
   return fun

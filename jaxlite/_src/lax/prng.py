@@ -175,7 +175,9 @@ class PRNGKeyArray(_NumberMethods, extended.ExtendedArray):
 
   @property
   def aval(self) -> ShapedArray:
-    return ShapedArray(self.shape, self.dtype)
+    data = self._physical.aval   # (split over Explicit axes as its data is, as in JAX)
+    return ShapedArray(self.shape, self.dtype, spec=extended.logical_spec(data, self.ndim),
+                       mesh=data.mesh)
 
   @property
   def shape(self):

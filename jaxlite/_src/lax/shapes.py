@@ -17,7 +17,8 @@ from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.base import operand as _operand
-from jaxlite._src.lax.sharding_constraint import like_sharding, with_sharding_constraint
+from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding, like_sharding,
+                                                  with_sharding_constraint)
 from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import lax_ops
 
@@ -60,14 +61,18 @@ core.hidden_params[broadcast_in_dim_p] = (
     lambda k, v, params: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v))
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions):
-  """Broadcast ``operand`` to ``shape``; operand axis i becomes axis broadcast_dimensions[i]."""
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+  """Broadcast ``operand`` to ``shape``; operand axis i becomes axis broadcast_dimensions[i].
+  ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in context) lays the
+  result out so."""
   shape = _ints("broadcast_in_dim", shape)
   dims = _ints("broadcast_in_dim", broadcast_dimensions)
-  if core.get_aval(operand).shape == shape and dims == tuple(range(len(shape))):
+  sharding = canonicalize_out_sharding(out_sharding, "broadcast_in_dim")
+  if (sharding is None and core.get_aval(operand).shape == shape
+      and dims == tuple(range(len(shape)))):
     return operand
   return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
-                                 sharding=None)
+                                 sharding=sharding)
 
 
 def broadcast(operand, sizes):
@@ -330,10 +335,12 @@ def iota(dtype, size: int):
   return broadcasted_iota(dtype, (size,), 0)
 
 
-def broadcasted_iota(dtype, shape, dimension: int):
-  """An array of ``shape`` whose values count along ``dimension``."""
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+  """An array of ``shape`` whose values count along ``dimension``, laid out as
+  ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in context) says."""
+  sharding = canonicalize_out_sharding(out_sharding, "broadcasted_iota")
   return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=_ints("iota", shape),
-                     dimension=operator.index(dimension), sharding=None)
+                     dimension=operator.index(dimension), sharding=sharding)
 
 
 # -- pad
@@ -406,7 +413,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
   weak = dtype is None and core.get_aval(value).weak_type
   want = dtypes.canonicalize_dtype(core.get_aval(value).dtype if dtype is None else dtype)
   value = lax_ew._convert_element_type(value, want, weak_type=weak)
-  return broadcast_in_dim(value, shape, ())
+  return broadcast_in_dim(value, shape, (), out_sharding=sharding)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

@@ -12,15 +12,24 @@ from __future__ import annotations
 
 from jaxlite._src.base import errors
 from jaxlite._src.core import core
-from jaxlite._src.lax import bits  # noqa: F401 (its elementwise primitives)
+from jaxlite._src.lax import bits
+from jaxlite._src.lax import call
+from jaxlite._src.lax import callbacks
 from jaxlite._src.lax import convolution
+from jaxlite._src.lax import custom_derivatives
 from jaxlite._src.lax import elementwise as ew
+from jaxlite._src.lax import fft
 from jaxlite._src.lax import indexing
+from jaxlite._src.lax import linalg
+from jaxlite._src.lax import parallel
+from jaxlite._src.lax import prng
 from jaxlite._src.lax import reductions
+from jaxlite._src.lax import rng
 from jaxlite._src.lax import shapes
 from jaxlite._src.lax import sharding_constraint as sc
 from jaxlite._src.lax import sorting
-from jaxlite._src.lax import special  # noqa: F401 (its elementwise primitives)
+from jaxlite._src.lax import special
+from jaxlite._src.lax import windowed
 from jaxlite._src.transforms import ad
 
 
@@ -132,11 +141,30 @@ def _concatenate(avals_in, avals_out, *, dimension):
   return [_merged("concatenate", avals_in, avals_out[0])]
 
 
-def _sliced(avals_in, avals_out, **_):
-  """A slice keeps the split of the dimensions it keeps whole."""
-  x, o = avals_in[0], avals_out[0]
-  return [tuple(e if x.shape[d] == o.shape[d] else None
-                for d, e in enumerate(_spec(x)))]
+def _parts(mesh, entry) -> int:
+  """How many pieces a dimension split over ``entry``'s mesh axes is cut into."""
+  sizes = dict(zip(mesh.axis_names, mesh.axis_sizes)) if mesh is not None else {}
+  parts = 1
+  for axis in _axes(entry):
+    parts *= sizes.get(axis, 1)
+  return parts
+
+
+def _varying(name):
+  """JAX's rule of an operation whose result may be shorter or longer than its operand
+  (slices, pads, windows): every output keeps the operand's split, which must still cut
+  each changed dimension evenly."""
+  def rule(avals_in, avals_out, **_):
+    x = avals_in[0]
+    spec = _spec(x)
+    for d, (n, m, e) in enumerate(zip(x.shape, avals_out[0].shape, spec)):
+      if n != m and e is not None and m % _parts(x.mesh, e):
+        raise errors.ShardingTypeError(
+            f"{name} on sharded dims where out dim ({m}) is not divisible by mesh axes "
+            f"({_parts(x.mesh, e)}) with spec ({e}) is not implemented. Got input "
+            f"type={x.str_short(True)} and output shape={avals_out[0].shape}")
+    return [spec] * len(avals_out)
+  return rule
 
 
 def _dot_general(avals_in, avals_out, *, dimension_numbers, out_sharding, **_):
@@ -202,6 +230,176 @@ def _constraint(avals_in, avals_out, *, sharding):
   return [core.aval_rules["explicit_spec"](sharding, len(avals_in[0].shape))]
 
 
+def _given(avals_in, avals_out, *, sharding, **_):
+  """A result laid out as its ``sharding`` param says (iota), unsplit without one."""
+  return [None if sharding is None else
+          core.aval_rules["explicit_spec"](sharding, len(avals_out[0].shape))]
+
+
+def _operand(avals_in, avals_out, **_):
+  """The operand's split, whatever lengths change (JAX's fft keeps its operand's)."""
+  return [_spec(avals_in[0])]
+
+
+def _identity(avals_in, avals_out, **_):
+  return [_spec(a) for a in avals_in]
+
+
+def _shape_rules(avals_in, avals_out, **_):
+  """The types the primitive's shape rule gives (their results are typed by the caller:
+  callbacks' result shapes, collectives inside shard_map)."""
+  return [getattr(o, "spec", None) for o in avals_out]
+
+
+def _linalg(name, ranks):
+  """JAX's rule of the linear algebra primitives: operands split on their batch
+  dimensions alone, all alike; every output split as they are, on its leading ones."""
+  def rule(avals_in, avals_out, **_):
+    batches = []
+    for i, (rank, a) in enumerate(zip(ranks, avals_in)):
+      spec = _spec(a)
+      batch, rest = spec[:len(spec) - rank], spec[len(spec) - rank:]
+      if any(e is not None for e in rest):
+        raise errors.ShardingTypeError(
+            f"Input {i} to {name} must be unsharded on non-batch dimensions, but got "
+            f"{_pspec(spec)}.")
+      batches.append(batch)
+    if any(b != batches[0] for b in batches[1:]):
+      raise errors.ShardingTypeError(
+          f"All inputs to {name} must have the same batch sharding, but got "
+          f"{batches}.")
+    return [batches[0] + (None,) * (len(o.shape) - len(batches[0])) for o in avals_out]
+  return rule
+
+
+def _pspec(spec) -> str:
+  """A spec as JAX prints a PartitionSpec."""
+  return "P(" + ", ".join(map(repr, spec)) + ("," if len(spec) == 1 else "") + ")"
+
+
+def _triangular_solve(avals_in, avals_out, *, left_side, transpose_a, **_):
+  a, b = avals_in
+  sa, sb = _spec(a), _spec(b)
+  if sa[:-2] != sb[:-2]:
+    raise errors.ShardingTypeError(
+        "All inputs to triangular_solve must have the same batch sharding, but got "
+        f"{sa[:-2]} and {sb[:-2]}.")
+  if sa[-2:][left_side ^ transpose_a] is not None:
+    raise errors.ShardingTypeError(
+        "triangular solve input `a` must be unsharded on the contracting axis, but got "
+        f"{_pspec(sa)} with left_side={left_side} and transpose_a={transpose_a}.")
+  if sb[-2:][not left_side] is not None:
+    raise errors.ShardingTypeError(
+        "triangular solve input `b` must be unsharded on the contracting axis, but got "
+        f"{_pspec(sb)} with left_side={left_side} and transpose_a={transpose_a}.")
+  out = ([sa[-2:][transpose_a], sb[-2:][1]] if left_side
+         else [sb[-2:][0], sa[-2:][not transpose_a]])
+  return [sa[:-2] + tuple(out)]
+
+
+def _bitcast(avals_in, avals_out, *, new_dtype):
+  """A narrower dtype adds a minor unsplit dimension, a wider one drops it."""
+  spec, old, new = _spec(avals_in[0]), avals_in[0].dtype.itemsize, avals_out[0].dtype.itemsize
+  return [spec if old == new else spec + (None,) if old > new else spec[:-1]]
+
+
+def _along(what):
+  """Sort's and top_k's rule: no operand split along the dimension worked on, all
+  operands split alike (JAX's messages); the results as the operands."""
+  def rule(avals_in, avals_out, **params):
+    axis = params["dimension" if what == "sort" else "axis"]
+    specs = [_spec(a) for a in avals_in if getattr(a, "spec", None) is not None]
+    for spec in specs:
+      if spec[axis] is not None:
+        raise errors.ShardingTypeError(
+            "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+            f"sharding={_sharding(spec, avals_in)} and sorting dimension={axis}"
+            if what == "sort" else
+            "The input should be unsharded over the axis along which to compute the top_k "
+            f"values. Got input type={avals_in[0].str_short()} and axis={axis}")
+      if spec != specs[0]:
+        raise errors.ShardingTypeError(
+            "Arguments to sort must have equal shardings, got: "
+            + " ".join(_sharding(s, avals_in) for s in specs))
+    return [_spec(avals_in[0])] * len(avals_out)
+  return rule
+
+
+def _sharding(spec, avals) -> str:
+  """How JAX prints the sharding of a type split as ``spec`` (over its abstract mesh)."""
+  mesh = next(a.mesh for a in avals if getattr(a, "spec", None) is not None)
+  return repr(core.aval_rules["sharding"](core.ShapedArray((1,) * len(spec), "float32",
+                                                           spec=spec, mesh=mesh)))
+
+
+def _reduce(avals_in, avals_out, *, dimensions, **_):
+  operands = avals_in[:len(avals_in) // 2]
+  return [tuple(e for d, e in enumerate(_spec(a)) if d not in dimensions) for a in operands]
+
+
+def _extended(avals_in, avals_out, **_):
+  """The first operand's split, then unsplit trailing dimensions (random_bits and
+  random_split append their shape; unwrapping a key appends its data's)."""
+  spec = _spec(avals_in[0])
+  return [spec + (None,) * (len(o.shape) - len(spec)) for o in avals_out]
+
+
+def _truncated(avals_in, avals_out, **_):
+  """Wrapping key data: its split less the key's trailing dimensions."""
+  return [_spec(avals_in[0])[:len(avals_out[0].shape)]]
+
+
+def _rng_bit_generator(avals_in, avals_out, *, out_sharding, **_):
+  bits = (None if out_sharding is None else
+          core.aval_rules["explicit_spec"](out_sharding, len(avals_out[1].shape)))
+  return [_spec(avals_in[0]), bits]
+
+
+def _scatter(avals_in, avals_out, *, dimension_numbers, **_):
+  """JAX's scatter rule (a gather read backwards): batch dimensions and the operand's
+  window dimensions present in the updates resolve to one split; the dimensions where
+  updates overlap, and the index vectors, must be unsplit."""
+  operand, indices, updates = avals_in[:3]
+  dn = dimension_numbers
+  os_, is_, us = list(_spec(operand)), _spec(indices), _spec(updates)
+  index_vector_dim = len(indices.shape) - 1
+  in_updates = list(range(index_vector_dim))
+  for i in dn.update_window_dims:
+    in_updates.insert(i, None)
+  updates_batch = [in_updates.index(i) for i in dn.scatter_indices_batching_dims]
+  window = [i for i in range(len(operand.shape))
+            if i not in dn.inserted_window_dims and i not in dn.operand_batching_dims]
+  ok = (all(len({a for a in (os_[o], is_[i], us[u]) if a is not None}) <= 1
+            for o, i, u in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                               updates_batch))
+        and all((updates.shape[u] == operand.shape[o] and us[u] == os_[o])
+                or (us[u] is None and os_[o] is None)
+                for u, o in zip(dn.update_window_dims, window))
+        and all(os_[i] is None for i in dn.inserted_window_dims)
+        and all(e is None for d, e in enumerate(us)
+                if d not in updates_batch and d not in dn.update_window_dims)
+        and all(e is None for d, e in enumerate(is_[:index_vector_dim])
+                if d not in dn.scatter_indices_batching_dims)
+        and is_[index_vector_dim] is None)
+  if not ok:
+    raise errors.ShardingTypeError(
+        "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+        "for the scatter update as out sharding could not be resolved unambiguously (or "
+        f"would require collectives on inputs). Got operand={operand!r}, "
+        f"indices={indices!r}, updates={updates!r}")
+  for o, i, u in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                     updates_batch):
+    os_[o] = os_[o] or is_[i] or us[u]
+  for u, o in zip(dn.update_window_dims, window):
+    os_[o] = os_[o] or us[u]
+  return [tuple(os_)]
+
+
+def _primitives_of(module) -> list:
+  """The primitives ``module`` defines (so that a new one gets its family's rule)."""
+  return [v for v in vars(module).values() if isinstance(v, core.Primitive)]
+
+
 core.sharding_rules.update({p: elementwise(p) for p in [*ew.specs, *ew.family_primitives]})
 for _p in (sorting.cumsum_p, sorting.cumprod_p, sorting.cummax_p, sorting.cummin_p,
            sorting.cumlogsumexp_p):
@@ -215,17 +413,48 @@ for _p in (reductions.reduce_sum_p, reductions.reduce_prod_p, reductions.reduce_
 for _p in (shapes.rev_p, indexing.dynamic_update_slice_p, ew.to_edtype_p,
            ew.from_edtype_p):
   core.sharding_rules[_p] = _same
+for _p, _name in ((shapes.slice_p, "slicing"), (shapes.pad_p, "padding"),
+                  (indexing.dynamic_slice_p, "dynamic_slice"),
+                  *((_w, "reduce_window") for _w in (
+                      windowed.reduce_window_p, windowed.reduce_window_sum_p,
+                      windowed.reduce_window_max_p, windowed.reduce_window_min_p))):
+  core.sharding_rules[_p] = _varying(_name)
+for _p in _primitives_of(indexing):
+  if _p.name.startswith("scatter"):
+    core.sharding_rules[_p] = _scatter
+for _p in _primitives_of(linalg):   # (each takes one stack of matrices)
+  core.sharding_rules[_p] = _linalg(_p.name, (2,))
+# (the callbacks' result types are given them; collectives run inside shard_map, on
+# manual axes)
+for _p in (*_primitives_of(callbacks), *_primitives_of(parallel), custom_derivatives.custom_lin_p):
+  core.sharding_rules[_p] = _shape_rules
+for _p in (call.optimization_barrier_p, custom_derivatives.stop_gradient_p,
+           prng.random_clone_p):
+  core.sharding_rules[_p] = _identity
+for _p in (prng.random_fold_in_p, rng.threefry2x32_p):
+  core.sharding_rules[_p] = elementwise(_p)
+for _p in (prng.random_bits_p, prng.random_split_p, prng.random_unwrap_p,
+           prng.random_seed_p):
+  core.sharding_rules[_p] = _extended
 core.sharding_rules.update({
     shapes.broadcast_in_dim_p: _broadcast_in_dim,
     shapes.transpose_p: _transpose,
     shapes.squeeze_p: _squeeze,
     shapes.reshape_p: _reshape,
     shapes.concatenate_p: _concatenate,
-    shapes.slice_p: _sliced,
-    shapes.pad_p: _sliced,
-    indexing.dynamic_slice_p: _sliced,
+    shapes.iota_p: _given,
     indexing.gather_p: _gather,
     reductions.dot_general_p: _dot_general,
+    reductions.reduce_p: _reduce,
     convolution.conv_general_dilated_p: _conv,
     sc.sharding_constraint_p: _constraint,
+    linalg.triangular_solve_p: _triangular_solve,
+    bits.bitcast_convert_type_p: _bitcast,
+    ew.conj_p: elementwise(ew.conj_p),
+    sorting.sort_p: _along("sort"),
+    sorting.top_k_p: _along("top_k"),
+    prng.random_wrap_p: _truncated,
+    rng.rng_bit_generator_p: _rng_bit_generator,
+    special.random_gamma_p: lambda avals_in, avals_out, **_: [_spec(avals_in[1])],
+    fft.fft_p: _operand,
 })

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 import weakref
 
 import numpy as np
@@ -72,10 +73,11 @@ class _Emitter:
 
   def __init__(self):
     # generated code belongs to the backend's package, so its NumPy floating-point
-    # warnings fall under the backend's warning filter
+    # warnings fall under jaxlite's warning filter (core.QUIET_FILTER)
     self.namespace = {"_np": np, "_run_blocks": blocks.run, **_TEMPLATE_KERNELS,
                       "_max0": max_with_plus_zero, "_min0": min_with_minus_zero,
-                      **subnormals.namespace(),
+                      **subnormals.namespace(), "_warnings": warnings,
+                      "_QUIET_FILTER": core.QUIET_FILTER, "_keep_quiet": core.keep_kernels_quiet,
                       "__name__": "jaxlite._src.backends.numpy.generated"}
     self.counter = itertools.count()
     self.lines = []
@@ -409,10 +411,9 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn", donated=()):
   header = f"def {fn_name}({', '.join(arg_names)}):"
   outs = emit_jaxpr(em, jaxpr, const_names + arg_names, "  ",
                     donated=[jaxpr.invars[i] for i in donated])
-  body = [f"  {line}" for line in em.lines + [f"  return [{', '.join(outs)}]"]]
-  # (one that overwrites its arguments cannot run again when a warning was an error)
-  source = "\n\n".join(em.functions + ["\n".join([header] + _quiet(
-      body, fn_name, arg_names, jaxpr.effects or bool(donated)))]) + "\n"
+  lines = [header] + [f"  {line}" for line in _QUIET] + em.lines + [
+      f"  return [{', '.join(outs)}]"]
+  source = "\n\n".join(em.functions + ["\n".join(lines)]) + "\n"
   code = compile(source, f"<jaxlite tier0: {name}>", "exec")
   exec(code, em.namespace)
   fn = em.namespace[fn_name]
@@ -420,16 +421,13 @@ def compile_jaxpr(closed: core.ClosedJaxpr, name: str = "fn", donated=()):
   return fn, source
 
 
-def _quiet(body, fn_name, arg_names, effects):
-  """``body`` (indented once more) silent about NumPy's floating-point warnings, as XLA
-  is (see ``core.rerun_quietly``): a pure function is run again under ``np.errstate`` when
-  the caller's warning filters made one an error; one with effects must run once, so it
-  runs under ``np.errstate`` throughout."""
-  if effects:
-    return ['  with _np.errstate(all="ignore"):'] + body
-  return (["  try:"] + body + ["  except RuntimeWarning:   # an error by the caller's filters",
-                               '    with _np.errstate(all="ignore"):',
-                               f"      return {fn_name}({', '.join(arg_names)})"])
+# a program's first lines: NumPy's floating-point warnings stay silent, as XLA is, whatever
+# filters the caller set (see core.QUIET_FILTER)
+_QUIET = ["try:",
+          "  if _warnings.filters[0] is not _QUIET_FILTER:",
+          "    _keep_quiet()",
+          "except IndexError:",
+          "  _keep_quiet()"]
 
 
 # The one cache of compiled jaxprs: nested ``jit`` calls, control-flow bodies and the

@@ -5,7 +5,6 @@ values of exactly the dtype the primitive's shape rule says (a test checks every
 """
 import functools
 import math
-import warnings
 
 import numpy as np
 
@@ -35,14 +34,6 @@ def writable(operand):
       operand.flags.writeable:
     return operand
   return np.array(operand, order="C", copy=True)
-
-# XLA computes nan/inf silently; NumPy would warn from inside these implementations and
-# lax's kernels, or from their callers (eager dispatch in core, lax's direct kernel
-# calls). A filter on those modules costs nothing per call, unlike np.errstate (about 1 us).
-warnings.filterwarnings(
-    "ignore", category=RuntimeWarning,
-    module=r"jaxlite\._src\.(backends\.numpy|core\.core|lax\.(elementwise|kernels|complex_math))")
-
 
 def _same_dtype(f):
   """Wrap a NumPy function whose result dtype may drift (e.g. float16 math). It takes the
@@ -128,7 +119,7 @@ def _reduce(np_fn):
 
 
 # ufunc.reduce directly (not np.sum): NumPy's floating-point warnings are then raised
-# from this module, where the filter above silences them as XLA would.
+# from this module, where core.QUIET_FILTER silences them as XLA would.
 impl_rules[red.reduce_sum_p] = _reduce(np.add.reduce)
 impl_rules[red.reduce_prod_p] = _reduce(np.multiply.reduce)
 

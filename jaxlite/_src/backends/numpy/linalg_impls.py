@@ -57,11 +57,30 @@ def _triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_
     a = a.conj()
   if transpose_a:
     a = np.swapaxes(a, -1, -2)
+  lower = lower != transpose_a   # (whether a, as it now is, is lower triangular)
   if left_side:
-    return np.linalg.solve(a, b).astype(b.dtype)
+    return _solve_triangular(a, b, lower).astype(b.dtype)
   # x a = b  <=>  a^T x^T = b^T
-  out = np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
+  out = _solve_triangular(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not lower)
   return np.swapaxes(out, -1, -2).astype(b.dtype)
+
+
+def _solve_triangular(a, b, lower):
+  """x with ``a @ x = b``. LAPACK's solver refuses a singular ``a``; XLA substitutes
+  anyway, giving inf and nan, so a singular stack is solved by substitution, row by row."""
+  try:
+    return np.linalg.solve(a, b)
+  except np.linalg.LinAlgError:
+    pass
+  n = a.shape[-1]
+  x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
+               np.result_type(a, b))
+  with np.errstate(all="ignore"):
+    for i in (range(n) if lower else range(n - 1, -1, -1)):
+      known = slice(0, i) if lower else slice(i + 1, n)
+      total = (a[..., i, known, None] * x[..., known, :]).sum(-2)
+      x[..., i, :] = (b[..., i, :] - total) / a[..., i, i, None]
+  return x
 
 
 def _lu(x):
@@ -145,6 +164,12 @@ impl_rules.update({
 # ----------------------------------------------------------------------------- fft
 
 def _fft(x, *, fft_type, fft_lengths):
+  # (NumPy's fft warns from its own module, which core.QUIET_FILTER leaves alone)
+  with np.errstate(all="ignore"):
+    return _numpy_fft(x, fft_type, fft_lengths)
+
+
+def _numpy_fft(x, fft_type, fft_lengths):
   axes = tuple(range(-len(fft_lengths), 0))
   T = lax_fft.FftType
   if fft_type == T.FFT:
@@ -284,7 +309,8 @@ def _conv(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     kernel = k.reshape((B * G, O // (B * G), I) + k.shape[2:])
     kernel = kernel.reshape((B, G, O // (B * G), I) + k.shape[2:])
     spec = f"bngc{sp}{kw},bgoc{kw}->nbgo{sp}"
-    canon = np.einsum(spec, patches, kernel, optimize=True)
+    with np.errstate(all="ignore"):   # (einsum warns from NumPy's module: see _fft)
+      canon = np.einsum(spec, patches, kernel, optimize=True)
     canon = canon.reshape((N // B, O) + tuple(out_spatial))
   return np.transpose(canon, np.argsort(out_spec)).astype(dtype, copy=False)
 

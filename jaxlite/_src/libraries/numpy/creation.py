@@ -157,8 +157,9 @@ def _shape(shape, fun_name):
   return shape
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
-  """An array of ``shape`` filled with ``fill_value`` (``numpy.full``)."""
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+  """An array of ``shape`` filled with ``fill_value`` (``numpy.full``), laid out as
+  ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in context) says."""
   shape = _shape(shape, "full")
   want = _requested_dtype(dtype, "full")
   if dtypes.is_extended(want):   # filled as its rules say (keys: every data word)
@@ -168,24 +169,25 @@ def full(shape, fill_value, dtype=None, *, device=None):
   if want is not None and (value.dtype != want or value.weak_type):
     value = lax_ew._convert_element_type(value, want, False)
   if value.ndim:
-    return lax_numpy.broadcast_to(value, shape)
-  return lax_shapes.broadcast_in_dim(value, shape, ())
+    out = lax_numpy.broadcast_to(value, shape)
+    return out if out_sharding is None else with_sharding_constraint(out, out_sharding)
+  return lax_shapes.broadcast_in_dim(value, shape, (), out_sharding=out_sharding)
 
 
-def zeros(shape, dtype=None, *, device=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
   """An array of ``shape`` filled with zeros (``numpy.zeros``)."""
   want = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
   if dtypes.is_extended(want):
     return want._rules.full(_shape(shape, "zeros"), 0, want)
-  return full(shape, Array(np.zeros((), want)))
+  return full(shape, Array(np.zeros((), want)), out_sharding=out_sharding)
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
   """An array of ``shape`` filled with ones (``numpy.ones``)."""
   want = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
   if dtypes.is_extended(want):
     return want._rules.full(_shape(shape, "ones"), 1, want)
-  return full(shape, Array(np.ones((), want)))
+  return full(shape, Array(np.ones((), want)), out_sharding=out_sharding)
 
 
 def empty(shape, dtype=None, *, device=None):
@@ -235,7 +237,7 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
   return zeros_like(prototype, dtype, shape)
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
   """Evenly spaced values in ``[start, stop)`` (``numpy.arange``).
 
   The bounds must be concrete scalars. As in JAX, the values are
@@ -260,14 +262,16 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
   start, stop, step = (None if v is None else np.asarray(v).item() for v in (start, stop, step))
   if stop is None:
     start, stop = 0, start
+  # (the iota laid out as asked: what is computed from it is split as it is)
+  iota = lambda dtype, size: lax_shapes.broadcasted_iota(dtype, (size,), 0,
+                                                          out_sharding=out_sharding)
   if step is None:
-    values = lax_shapes.iota(want, max(0, math.ceil(stop - start)))
+    values = iota(want, max(0, math.ceil(stop - start)))
     return values if start == 0 else lax_ew.add(_scalar(start, want), values)
   size = max(0, math.ceil((stop - start) / step))
   narrow_float = dtypes.issubdtype(want, np.floating) and want.itemsize < 4
   work = np.dtype(np.float32) if narrow_float else want
-  values = lax_ew.add(_scalar(start, work),
-                      lax_ew.mul(_scalar(step, work), lax_shapes.iota(work, size)))
+  values = lax_ew.add(_scalar(start, work), lax_ew.mul(_scalar(step, work), iota(work, size)))
   return lax_ew._convert_element_type(values, want)
 
 

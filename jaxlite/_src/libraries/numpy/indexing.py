@@ -32,6 +32,7 @@ from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.lax.indexing import GatherScatterMode
 from jaxlite._src.libraries.numpy import creation, lax_numpy, ufuncs
 from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
@@ -58,6 +59,7 @@ class _Gather(NamedTuple):
   reversed_dims: tuple
   newaxis_dims: tuple
   scalar_bool_dims: tuple     # axes inserted into x for scalar boolean indices
+  slice_spec: tuple = ()      # x[idx]'s split over Explicit mesh axes, per slice dimension
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -315,8 +317,10 @@ def _broadcast_to(x, shape):
   return lax_shapes.broadcast_in_dim(x, tuple(shape), range(lead, len(shape)))
 
 
-def _to_gather(shape, entries, normalize=True) -> _Gather:
-  """Lower an index (masks already expanded) to one gather, as JAX's _index_to_gather."""
+def _to_gather(shape, entries, normalize=True, spec=None) -> _Gather:
+  """Lower an index (masks already expanded) to one gather, as JAX's _index_to_gather.
+  ``spec``: x's split over Explicit mesh axes, which the slices keep (``slice_spec``)."""
+  spec = spec or (None,) * len(shape)
   for e in entries:
     if e.kind == _SLICE:
       _static_slice_bounds(e.value, e.position)
@@ -332,9 +336,10 @@ def _to_gather(shape, entries, normalize=True) -> _Gather:
                  e.position)
     expanded.append(e)
     axis += e.kind != _NONE
-  shape = list(shape)
+  shape, spec = list(shape), list(spec)
   for d in scalar_bool_dims:
     shape.insert(d, 1)
+    spec.insert(d, None)
   entries, x_axis = [], 0
   for e in expanded:
     if e.kind == _NONE:
@@ -361,6 +366,7 @@ def _to_gather(shape, entries, normalize=True) -> _Gather:
   offset_dims, collapsed, start_index_map = [], [], []
   gather_indices, gather_indices_shape = [], []
   slice_shape, newaxis_dims, reversed_dims, gather_slice_shape = [], [], [], []
+  slice_spec = []
   for n, e in enumerate(entries):
     if advanced and n == (advanced[0][0] if contiguous else 0):
       arrays = [creation.asarray(a.value) for _, a in advanced]
@@ -376,6 +382,7 @@ def _to_gather(shape, entries, normalize=True) -> _Gather:
       start_index_map += x_advanced_axes
       collapsed += x_advanced_axes
       slice_shape += common
+      slice_spec += core.get_aval(arrays[0]).spec or (None,) * len(common)
       y_axis += len(common)
       collapsed_y_axis += len(common)
     if n in advanced_at:
@@ -392,12 +399,14 @@ def _to_gather(shape, entries, normalize=True) -> _Gather:
       x_axis += 1
     elif e.kind == _NONE:
       slice_shape.append(1)
+      slice_spec.append(None)
       newaxis_dims.append(y_axis)
       y_axis += 1
     else:
       start, stop, step = e.value.indices(shape[x_axis])
       count = len(range(start, stop, step))
       slice_shape.append(count)
+      slice_spec.append(spec[x_axis])
       if step == 1:
         if count != shape[x_axis]:
           gather_indices.append((lax_ew.convert_element_type(start, index_dtype),
@@ -436,7 +445,7 @@ def _to_gather(shape, entries, normalize=True) -> _Gather:
                                         tuple(start_index_map))
   return _Gather(tuple(slice_shape), tuple(gather_slice_shape), indices, dnums,
                  bool(advanced), tuple(reversed_dims), tuple(newaxis_dims),
-                 tuple(scalar_bool_dims))
+                 tuple(scalar_bool_dims), tuple(slice_spec))
 
 
 def _zeros(like, shape):
@@ -468,13 +477,34 @@ def _gather(arr, entries, indices_are_sorted, unique_indices, mode, fill_value, 
   return lax_shapes.expand_dims(y, g.newaxis_dims) if g.newaxis_dims else y
 
 
+def _part_of_a_spread_array(arr, entries) -> bool:
+  """Whether ``entries`` take part of an axis (an int, a shorter or strided slice) of an
+  array laid out over several devices: JAX then gathers, whose sharding rule decides the
+  result's split (a slice would not carry the layout)."""
+  placed = getattr(arr, "_placed", None)
+  if placed is None or len(placed.sharding._device_list) == 1:
+    return False
+  axis = 0
+  for e in _expand_ellipsis(entries, arr.ndim):
+    if e.kind == _NONE:
+      continue
+    if e.kind != _SLICE:
+      return True
+    start, stop, step = e.value.indices(arr.shape[axis])
+    if abs(step) != 1 or abs(stop - start) != arr.shape[axis]:
+      return True
+    axis += 1
+  return False
+
+
 def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
                    fill_value=None, normalize_indices=True):
   """``arr[idx]``, lowered to slice, dynamic_slice or gather (the first that applies)."""
   arr = as_operand(arr)
   entries = _parse(idx, arr.shape)
-  for lowering in (lambda: _static_slice(arr, entries, mode, normalize_indices),
-                   lambda: _dynamic_slice(arr, entries, mode, normalize_indices)):
+  slices = (lambda: _static_slice(arr, entries, mode, normalize_indices),
+            lambda: _dynamic_slice(arr, entries, mode, normalize_indices))
+  for lowering in () if _part_of_a_spread_array(arr, entries) else slices:
     try:
       return lowering()
     except (_Unsupported, TypeError, ValueError, IndexError):
@@ -515,11 +545,16 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted, unique_indices, m
                   f"dtype={y.dtype} to dtype={dtype} with jax_numpy_dtype_promotion="
                   "standard. In future JAX releases this will result in an error.",
                   FutureWarning, stacklevel=4)
-  g = _to_gather(x.shape, entries, normalize_indices)
+  x_aval = core.get_aval(x)
+  g = _to_gather(x.shape, entries, normalize_indices, x_aval.spec)
   if 0 in g.slice_shape:
     return x
   x, y = promote_dtypes(x, y)
   y = _broadcast_to(y, g.slice_shape)
+  if x_aval.spec is not None and core.get_aval(y).spec != (  # (as split as x[idx], as JAX)
+      g.slice_spec if any(e is not None for e in g.slice_spec) else None):
+    y = sharding_constraint.with_sharding_constraint(
+        y, core.aval_rules["sharding"](x_aval).update(spec=g.slice_spec))
   y = lax_shapes.squeeze(y, g.newaxis_dims)
   if g.reversed_dims:
     y = lax_shapes.rev(y, g.reversed_dims)
