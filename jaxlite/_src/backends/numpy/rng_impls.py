@@ -19,16 +19,25 @@ _U32, _U64 = np.uint32, np.uint64
 
 def threefry2x32(k1, k2, x1, x2):
   """Threefry-2x32 (20 rounds) on NumPy ``uint32`` arrays, vectorised over elements."""
-  k1, k2, x1, x2 = np.broadcast_arrays(*(np.asarray(a, _U32) for a in (k1, k2, x1, x2)))
-  ks = (k1, k2, k1 ^ k2 ^ _U32(0x1BD11BDA))
+  k1, k2, x1, x2 = (np.asarray(a, _U32) for a in (k1, k2, x1, x2))
+  shape = np.broadcast_shapes(k1.shape, k2.shape, x1.shape, x2.shape)
+  ks = (k1, k2, k1 ^ k2 ^ _U32(0x1BD11BDA))   # (the keys broadcast where they are used)
+  # in place on the two words and one scratch array: the 20 rounds' temporaries were
+  # most of the time of a large draw (a gamma sampler's loop draws many)
   with np.errstate(over="ignore"):  # uint32 arithmetic wraps, as the cipher requires
-    x0, x1 = x1 + ks[0], x2 + ks[1]
+    x0 = np.add(x1, ks[0], out=np.empty(shape, _U32))
+    x1 = np.add(x2, ks[1], out=np.empty(shape, _U32))
+    scratch = np.empty(shape, _U32)
     for i in range(5):
       for r in _ROTATIONS[i % 2]:
-        x0 = x0 + x1
-        x1 = ((x1 << _U32(r)) | (x1 >> _U32(32 - r))) ^ x0
-      x0 = x0 + ks[(i + 1) % 3]
-      x1 = x1 + ks[(i + 2) % 3] + _U32(i + 1)
+        np.add(x0, x1, out=x0)
+        np.left_shift(x1, _U32(r), out=scratch)
+        np.right_shift(x1, _U32(32 - r), out=x1)
+        np.bitwise_or(x1, scratch, out=x1)
+        np.bitwise_xor(x1, x0, out=x1)
+      np.add(x0, ks[(i + 1) % 3], out=x0)
+      np.add(x1, ks[(i + 2) % 3], out=x1)
+      np.add(x1, _U32(i + 1), out=x1)
   return [x0, x1]
 
 
