@@ -197,16 +197,23 @@ def _common_consts(jaxprs):
 
 def _make_common_consts(jaxprs):
   converted = [_closure_convert(j) for j in jaxprs]
-  const_avals = [v.aval for closed, cs in converted for v in closed.jaxpr.invars[:len(cs)]]
-  out, offset = [], 0
+  consts = [c for _, cs in converted for c in cs]
+  # a value closed over by several branches is passed once, as JAX passes it
+  slot = {}
+  for c in consts:
+    slot.setdefault(id(c), len(slot))
+  shared = [None] * len(slot)
+  for c in consts:
+    shared[slot[id(c)]] = c
+  out = []
   for closed, cs in converted:
     jaxpr, n = closed.jaxpr, len(cs)
-    fresh = lambda avals: [core.Var(a) for a in avals]
-    invars = (fresh(const_avals[:offset]) + jaxpr.invars[:n]
-              + fresh(const_avals[offset + n:]) + jaxpr.invars[n:])
-    out.append(ClosedJaxpr(Jaxpr([], invars, jaxpr.outvars, jaxpr.eqns), []))
-    offset += n
-  return out, [c for _, cs in converted for c in cs]
+    invars = [None] * len(slot)
+    for c, v in zip(cs, jaxpr.invars[:n]):   # (a branch closes over a value once)
+      invars[slot[id(c)]] = v
+    invars = [core.Var(core.get_aval(c)) if v is None else v for c, v in zip(shared, invars)]
+    out.append(ClosedJaxpr(Jaxpr([], invars + jaxpr.invars[n:], jaxpr.outvars, jaxpr.eqns), []))
+  return out, shared
 
 
 _NO_OPERAND = object()   # cond's `operand=` not given (None is a valid operand: a pytree)

@@ -1,0 +1,127 @@
+"""The values a jaxpr literal holds, as JAX 0.10 holds them (``jax._src.literals``).
+
+A Python ``int``, ``float`` or ``complex`` written inline in a jaxpr becomes a
+``TypedInt``, ``TypedFloat`` or ``TypedComplex``: the number itself (a subclass of the
+Python type) that also carries the dtype it was given, weakly typed. Any other scalar
+constant (a NumPy scalar or 0-d array, a folded conversion, an Array made while tracing)
+becomes a ``TypedNdArray``: a 0-d NumPy array carrying its abstract value, weak type
+included. A ``bool`` stays a ``bool``. These are the ``.val`` of ``Literal`` users read,
+and, being host values of their own types, they stay literals when a jaxpr is staged
+again (an Array from before a trace would be a constvar).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.core import ShapedArray
+
+
+class TypedInt(int):
+  """A Python int carrying its (weak) dtype."""
+  dtype: np.dtype
+  aval: ShapedArray
+
+  def __new__(cls, value: int, dtype):
+    v = super().__new__(cls, value)
+    v.dtype = np.dtype(dtype)
+    v.aval = ShapedArray((), v.dtype, weak_type=True)
+    return v
+
+  def __repr__(self):
+    return f"TypedInt({int(self)}, dtype={self.dtype.name})"
+
+  def __getnewargs__(self):
+    return (int(self), self.dtype)
+
+
+class TypedFloat(float):
+  """A Python float carrying its (weak) dtype."""
+  __slots__ = ("dtype", "aval")
+
+  def __new__(cls, value: float, dtype):
+    v = super().__new__(cls, value)
+    v.dtype = np.dtype(dtype)
+    v.aval = ShapedArray((), v.dtype, weak_type=True)
+    return v
+
+  def __repr__(self):
+    return f"TypedFloat({float(self)}, dtype={self.dtype.name})"
+
+  def __str__(self):
+    return str(float(self))
+
+  def __getnewargs__(self):
+    return (float(self), self.dtype)
+
+
+class TypedComplex(complex):
+  """A Python complex carrying its (weak) dtype."""
+  __slots__ = ("dtype", "aval")
+
+  def __new__(cls, value: complex, dtype):
+    v = super().__new__(cls, value)
+    v.dtype = np.dtype(dtype)
+    v.aval = ShapedArray((), v.dtype, weak_type=True)
+    return v
+
+  def __repr__(self):
+    return f"TypedComplex({complex(self)}, dtype={self.dtype.name})"
+
+  def __getnewargs__(self):
+    return (complex(self), self.dtype)
+
+
+class TypedNdArray(np.ndarray):
+  """A host NumPy array carrying its abstract value (weak type included)."""
+
+  def __new__(cls, val, aval: ShapedArray | None = None):
+    obj = np.asarray(val).view(cls)
+    if aval is not None:
+      obj._aval = aval
+    return obj
+
+  def __array_finalize__(self, obj):
+    self._aval = None
+    self._weak_type = obj.aval.weak_type if isinstance(obj, TypedNdArray) else False
+
+  @property
+  def aval(self) -> ShapedArray:
+    if self._aval is None:
+      self._aval = ShapedArray(self.shape, self.dtype, weak_type=self._weak_type)
+    return self._aval
+
+  @property
+  def weak_type(self) -> bool:
+    return self.aval.weak_type
+
+  def __repr__(self):
+    body = np.array2string(self.view(np.ndarray), separator=", ")
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"TypedNdArray({body}, dtype={self.dtype.name}{weak})"
+
+  def __reduce__(self):
+    return TypedNdArray, (self.view(np.ndarray), self.aval)
+
+
+typed_scalar_types = (TypedInt, TypedFloat, TypedComplex)
+_SCALAR_TYPES = {int: TypedInt, float: TypedFloat, complex: TypedComplex}
+
+
+def literal_value(x, aval: ShapedArray):
+  """``x``, a scalar constant of type ``aval``, as a jaxpr literal holds it (see above);
+  ``numpy(x)`` reads the value of anything that is not a Python number or NumPy value."""
+  kind = type(x)
+  if kind is bool or kind in typed_scalar_types or kind is TypedNdArray:
+    return x
+  typed = _SCALAR_TYPES.get(kind)
+  if typed is not None:
+    return typed(x, aval.dtype)
+  return TypedNdArray(np.asarray(x, aval.dtype), aval)
+
+
+def plain(x):
+  """The NumPy value of a literal's value: a plain array or scalar in its own dtype (a
+  TypedNdArray's subclass would otherwise spread through every NumPy result)."""
+  if type(x) is TypedNdArray:
+    return x.view(np.ndarray)[()]
+  return np.asarray(x, x.dtype)[()]
