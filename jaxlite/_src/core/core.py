@@ -738,8 +738,20 @@ class Literal:
     self.val = val
     self.aval = aval
 
+  @property
+  def hash(self):
+    """A hash of the value (JAX's): the number's, or of a NumPy value's item and dtype;
+    None where neither hashes."""
+    try:
+      return hash(self.val)
+    except TypeError:
+      try:
+        return hash((self.val.item(), self.val.dtype))
+      except (TypeError, AttributeError, ValueError):
+        return None
+
   def __repr__(self):
-    return f"Literal({_literal_value(self)})"
+    return f"Literal({self.val})"
 
   def __reduce__(self):   # (see Var.__reduce__)
     return Literal, (self.val, self.aval)

@@ -94,10 +94,29 @@ class TypedNdArray(np.ndarray):
   def weak_type(self) -> bool:
     return self.aval.weak_type
 
+  @property
+  def val(self) -> np.ndarray:
+    return np.asarray(self)
+
+  def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    # NumPy arithmetic on one gives plain NumPy values, as JAX's does
+    plain_ = lambda x: x.view(np.ndarray) if isinstance(x, TypedNdArray) else x
+    if "out" in kwargs:
+      kwargs["out"] = tuple(map(plain_, kwargs["out"]))
+    return getattr(ufunc, method)(*map(plain_, inputs), **kwargs)
+
   def __repr__(self):
-    body = np.array2string(self.view(np.ndarray), separator=", ")
-    weak = ", weak_type=True" if self.weak_type else ""
-    return f"TypedNdArray({body}, dtype={self.dtype.name}{weak})"
+    prefix = "TypedNdArray("
+    dtype_str = f"dtype={self.dtype.name}" + (", weak_type=True)" if self.weak_type else ")")
+    width = np.get_printoptions()["linewidth"]
+    if self.size == 0:
+      body = f"[], shape={self.shape}"
+    else:
+      body = np.array2string(self.view(np.ndarray), prefix=prefix, suffix=",",
+                             separator=", ", max_line_width=width)
+    last_line = len(body) - body.rfind("\n") + 1
+    sep = " " * len(prefix) if last_line + len(dtype_str) + 1 > width else " "
+    return f"{prefix}{body},{sep}{dtype_str}"
 
   def __reduce__(self):
     return TypedNdArray, (self.view(np.ndarray), self.aval)
