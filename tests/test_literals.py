@@ -147,3 +147,18 @@ def test_compile_time_eval_results_are_consts():
     return x * k
   closed = jax.make_jaxpr(f)(1.0)
   assert len(closed.consts) == 1 and not _literals(closed)
+
+
+def test_values_transformations_forward_are_typed_and_known_zero_tangents_are_arrays():
+  # JAX 0.10.2: stop_gradient, checkpoint and vjp's primal return a Python float input as
+  # bind canonicalizes it, TypedFloat(1.0, dtype=float32); linearize's function returns
+  # the tangent given (the float 1.0) and the known zero tangent of the constant output
+  # as an Array, Array(0., dtype=float32, weak_type=True)
+  assert repr(lax.stop_gradient(1.0)) == "TypedFloat(1.0, dtype=float32)"
+  assert repr(jax.checkpoint(lambda x: x)(1.0)) == "TypedFloat(1.0, dtype=float32)"
+  assert repr(jax.vjp(lambda x: x, 1.0)[0]) == "TypedFloat(1.0, dtype=float32)"
+  assert repr(jax.checkpoint(lambda x: x)(np.float32(2))) == "TypedNdArray(2., dtype=float32)"
+  _, f = jax.linearize(lambda x: (x, 2.0), 1.0)
+  t, zero = f(1.0)
+  assert type(t) is float and t == 1.0
+  assert repr(zero) == "Array(0., dtype=float32, weak_type=True)"

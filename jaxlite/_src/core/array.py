@@ -588,7 +588,7 @@ def _owned(value, args):
   reshape, transpose, broadcast or slice of it): an Array must not change when the caller
   writes to that array afterwards."""
   for x in args:
-    if type(x) is np.ndarray and np.may_share_memory(value, x):
+    if isinstance(x, np.ndarray) and np.may_share_memory(value, x):   # (a TypedNdArray too)
       return np.array(value, copy=True)
   return value
 

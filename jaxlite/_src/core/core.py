@@ -331,15 +331,20 @@ forwarding_rules: dict = {}
 
 
 def canonical_operand(x):
-  """``x`` as JAX's ``bind`` hands it to an impl: NumPy values in the canonical dtype,
-  anything else as it is."""
+  """``x`` as JAX's ``bind`` hands it to an impl (its ``canonicalize_value``): a NumPy
+  value as a ``TypedNdArray`` of the canonical dtype, a Python int, float or complex as a
+  ``TypedInt``/``TypedFloat``/``TypedComplex`` of its canonical weak dtype, anything else
+  (an Array, a bool) as it is."""
   if isinstance(x, (np.ndarray, np.generic)):
+    if type(x) is literals.TypedNdArray:
+      return x
     if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
       raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of "
                       "numeric types are supported by JAX.")
-    dtype = dtypes.canonicalize_dtype(x.dtype)
-    if type(x) is not np.ndarray or x.dtype != dtype:
-      return np.asarray(x, dtype)
+    return literals.TypedNdArray(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
+  typed = literals.SCALAR_TYPES.get(type(x))
+  if typed is not None:
+    return typed(x, dtypes.python_scalar_dtype(x))
   return x
 
 
@@ -1249,3 +1254,7 @@ def pretty_print_jaxpr(jaxpr: Jaxpr, *, print_shapes: bool = True, width: int = 
   if use_color:
     raise ValueError("jaxlite prints jaxprs without color; pass use_color=False.")
   return pp.format(pp_toplevel_jaxpr(jaxpr, print_shapes), width)
+
+
+# (at the end: the typed literal values are defined on this module's ShapedArray)
+from jaxlite._src.core import literals  # noqa: E402

@@ -123,24 +123,20 @@ class TypedNdArray(np.ndarray):
 
 
 typed_scalar_types = (TypedInt, TypedFloat, TypedComplex)
-_SCALAR_TYPES = {int: TypedInt, float: TypedFloat, complex: TypedComplex}
+# a Python number's type -> the typed one JAX makes of it
+SCALAR_TYPES = {int: TypedInt, float: TypedFloat, complex: TypedComplex}
+# the types of values jaxpr literals hold (bool aside)
+typed_types = frozenset((*typed_scalar_types, TypedNdArray))
 
 
 def literal_value(x, aval: ShapedArray):
-  """``x``, a scalar constant of type ``aval``, as a jaxpr literal holds it (see above);
-  ``numpy(x)`` reads the value of anything that is not a Python number or NumPy value."""
+  """``x``, a scalar constant of type ``aval`` (a Python or NumPy scalar, a 0-d NumPy
+  array or a host Array), as a jaxpr literal holds it (see above)."""
   kind = type(x)
-  if kind is bool or kind in typed_scalar_types or kind is TypedNdArray:
+  if kind is bool or kind in typed_types:
     return x
-  typed = _SCALAR_TYPES.get(kind)
+  typed = SCALAR_TYPES.get(kind)
   if typed is not None:
     return typed(x, aval.dtype)
   return TypedNdArray(np.asarray(x, aval.dtype), aval)
 
-
-def plain(x):
-  """The NumPy value of a literal's value: a plain array or scalar in its own dtype (a
-  TypedNdArray's subclass would otherwise spread through every NumPy result)."""
-  if type(x) is TypedNdArray:
-    return x.view(np.ndarray)[()]
-  return np.asarray(x, x.dtype)[()]
