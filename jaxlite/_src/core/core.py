@@ -330,22 +330,19 @@ class Primitive:
 forwarding_rules: dict = {}
 
 
+# type -> handler(x): the value ``bind`` hands an impl for a value of that type (JAX's
+# canonicalize_value_handlers); literals.py registers Python numbers and NumPy values
+canonical_value_handlers: dict = {}
+
+
 def canonical_operand(x):
-  """``x`` as JAX's ``bind`` hands it to an impl (its ``canonicalize_value``): a NumPy
-  value as a ``TypedNdArray`` of the canonical dtype, a Python int, float or complex as a
-  ``TypedInt``/``TypedFloat``/``TypedComplex`` of its canonical weak dtype, anything else
-  (an Array, a bool) as it is."""
-  if isinstance(x, (np.ndarray, np.generic)):
-    if type(x) is literals.TypedNdArray:
-      return x
-    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
-      raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of "
-                      "numeric types are supported by JAX.")
-    return literals.TypedNdArray(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
-  typed = literals.SCALAR_TYPES.get(type(x))
-  if typed is not None:
-    return typed(x, dtypes.python_scalar_dtype(x))
-  return x
+  """``x`` as JAX's ``bind`` hands it to an impl (its ``canonicalize_value``): the handler
+  registered for its type or the nearest base type's; anything else as it is."""
+  handler = canonical_value_handlers.get(type(x))
+  if handler is None:
+    handler = next((canonical_value_handlers[t] for t in type(x).__mro__
+                    if t in canonical_value_handlers), None)
+  return x if handler is None else handler(x)
 
 
 def has_user_impl(prim) -> bool:
@@ -1254,7 +1251,3 @@ def pretty_print_jaxpr(jaxpr: Jaxpr, *, print_shapes: bool = True, width: int = 
   if use_color:
     raise ValueError("jaxlite prints jaxprs without color; pass use_color=False.")
   return pp.format(pp_toplevel_jaxpr(jaxpr, print_shapes), width)
-
-
-# (at the end: the typed literal values are defined on this module's ShapedArray)
-from jaxlite._src.core import literals  # noqa: E402

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.base import dtypes
+from jaxlite._src.core import core
 from jaxlite._src.core.core import ShapedArray
 
 
@@ -140,3 +142,22 @@ def literal_value(x, aval: ShapedArray):
     return typed(x, aval.dtype)
   return TypedNdArray(np.asarray(x, aval.dtype), aval)
 
+
+def _canonical_numpy(x):
+  if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
+    raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of "
+                    "numeric types are supported by JAX.")
+  return TypedNdArray(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
+
+
+def _canonical_scalar(typed):
+  return lambda x: typed(x, dtypes.python_scalar_dtype(x))
+
+
+# what bind hands an impl, as JAX canonicalizes: a NumPy value as a TypedNdArray of the
+# canonical dtype, a Python number as a typed one of its canonical weak dtype; typed
+# values and bools as they are
+core.canonical_value_handlers.update({
+    np.ndarray: _canonical_numpy, np.generic: _canonical_numpy,
+    **{kind: _canonical_scalar(typed) for kind, typed in SCALAR_TYPES.items()},
+    **{kind: lambda x: x for kind in (bool, *typed_types)}})
