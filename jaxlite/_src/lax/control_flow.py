@@ -197,21 +197,21 @@ def _common_consts(jaxprs):
 
 def _make_common_consts(jaxprs):
   converted = [_closure_convert(j) for j in jaxprs]
-  consts = [c for _, cs in converted for c in cs]
   # a value closed over by several branches is passed once, as JAX passes it
-  slot = {}
-  for c in consts:
-    slot.setdefault(id(c), len(slot))
-  shared = [None] * len(slot)
-  for c in consts:
-    shared[slot[id(c)]] = c
+  slot, shared, avals = {}, [], []
+  for closed, cs in converted:
+    for c, v in zip(cs, closed.jaxpr.invars):
+      if id(c) not in slot:
+        slot[id(c)] = len(shared)
+        shared.append(c)
+        avals.append(v.aval)
   out = []
   for closed, cs in converted:
     jaxpr, n = closed.jaxpr, len(cs)
-    invars = [None] * len(slot)
+    invars = [None] * len(shared)
     for c, v in zip(cs, jaxpr.invars[:n]):   # (a branch closes over a value once)
       invars[slot[id(c)]] = v
-    invars = [core.Var(core.get_aval(c)) if v is None else v for c, v in zip(shared, invars)]
+    invars = [core.Var(a) if v is None else v for a, v in zip(avals, invars)]
     out.append(ClosedJaxpr(Jaxpr([], invars + jaxpr.invars[n:], jaxpr.outvars, jaxpr.eqns), []))
   return out, shared
 

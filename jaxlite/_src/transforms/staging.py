@@ -99,7 +99,7 @@ class DynamicJaxprTrace(core.Trace):
     """Whether a scalar constant is written inline, as JAX decides: a Python or NumPy
     scalar, a 0-d NumPy array, or an Array made on the host while this trace runs (one
     JAX would hold as a literal tracer); an Array from before the trace, or a device's
-    (its value is read to lower a literal), is a constvar. A key is one too: its data is."""
+    (a literal's value is read to lower it), is a constvar, and so is a key (to_atom)."""
     if not isinstance(x, Array):
       return True
     return made_since(x, self.epoch) and not in_device_memory(x)
