@@ -80,8 +80,6 @@ DIFFERENT_JAXPR = {
                           "reshape, jaxlite's convert_element_type and broadcast"),
     "boolean_mask_where": ("jaxlite's jnp.where(x, size=2, fill_value=0) rejects the size "
                            "argument (NotImplementedError); JAX also stages it with jit calls"),
-    "cond_closure": ("jaxlite passes a value both branches close over once per branch "
-                     "(`] d c c b`); JAX passes it once"),
     "custom_vjp_grad": "jaxlite's VJP of custom_vjp_call stages an unused zeros broadcast",
     "grad_of_cond": ("JAX's linearized cond returns residuals with empty2 placeholders; "
                      "jaxlite's branches return literal zeros and one more residual"),

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from jaxlite._src.base import api_util
+from jaxlite._src.base import dtypes
 from jaxlite._src import backends
 from jaxlite._src.core import core
 from jaxlite._src.core import extended
@@ -387,14 +388,34 @@ def closure_convert(fun, *example_args):
   flat_fun, out_tree = api_util.flatten_fun(fun, in_tree, with_kwargs=False)
   closed = staging.trace_to_jaxpr(flat_fun, [_abstractify(x) for x in leaves])
   out_tree = out_tree()
-  consts = list(closed.consts)
+  # as JAX, only the consts that may carry a tangent are hoisted; arrays stay closed over
+  hoist = [_maybe_perturbed(c) for c in closed.consts]
+  consts = [c for c, h in zip(closed.consts, hoist) if h]
+  kept = [c for c, h in zip(closed.consts, hoist) if not h]
 
   def converted(*args):
     n = len(args) - len(consts)
     arg_leaves = tree.tree_leaves(args[:n])
-    outs = core.eval_jaxpr(closed.jaxpr, list(args[n:]), *arg_leaves)
+    given, closure = iter(args[n:]), iter(kept)
+    merged = [next(given) if h else next(closure) for h in hoist]
+    outs = core.eval_jaxpr(closed.jaxpr, merged, *arg_leaves)
     return tree.tree_unflatten(out_tree, outs)
   return converted, consts
+
+
+def _maybe_perturbed(x) -> bool:
+  """Whether ``x`` may be a value with a tangent attached (JAX's heuristic): a tracer,
+  unless a JVP tracer with a zero tangent over one that cannot be, or a staged value of a
+  dtype without tangents (integers, booleans)."""
+  if not isinstance(x, Tracer):
+    return False
+  if isinstance(x, ad.JVPTracer) and type(x.tangent) is ad.Zero:
+    return _maybe_perturbed(x.primal)
+  if isinstance(x, staging.JitTracer):
+    return core.primal_dtype_to_tangent_dtype(x.aval.dtype) != dtypes.float0
+  if isinstance(x, batching.BatchTracer):
+    return _maybe_perturbed(x.val)
+  return True
 
 
 class _GradientRule:

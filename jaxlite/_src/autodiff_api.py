@@ -13,6 +13,7 @@ import numpy as np
 from jaxlite._src.base import api_util
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.core import core
+from jaxlite._src.core import literals
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
@@ -113,6 +114,8 @@ def _lift_linearized(jaxpr, p_tree, out_tree, consts, *tangents):
     raise TypeError(f"linearized function called on tangent values inconsistent with the "
                     f"original primal values: expected {p_tree}, got {t_tree}.")
   outs = core.eval_jaxpr(jaxpr, consts, *t_leaves)
+  # a tangent known to be zero is a literal of the jaxpr: an Array, as JAX instantiates it
+  outs = [as_operand(o) if type(o) in literals.typed_types else o for o in outs]
   return tree.tree_unflatten(out_tree, outs)
 
 
@@ -226,9 +229,9 @@ def _vjp_callable(jaxpr, p_avals, out_avals, name, p_tree, out_tree, args_res, c
                for c, a in zip(ct_leaves, out_avals)]
   cts = ad.backward_pass(jaxpr, consts, [ad.UndefinedPrimal(v.aval) for v in jaxpr.invars],
                          converted)
-  # a cotangent passed back unchanged is the value given (canonicalized), as JAX's is
-  as_given = {id(x): core.canonical_operand(c) for x, c in zip(converted, ct_leaves)
-              if type(x) is not ad.Zero}
+  # a cotangent passed back unchanged is the value given, as JAX's is (a NumPy float64
+  # stays one)
+  as_given = {id(x): c for x, c in zip(converted, ct_leaves) if type(x) is not ad.Zero}
   cts = [_materialize(as_given.get(id(ct), ct), aval) for ct, aval in zip(cts, p_avals)]
   return tree.tree_unflatten(p_tree, cts)
 

@@ -622,11 +622,45 @@ def _more_lax(jax, jnp, lax):
   }
 
 
+def _closed_over(jax, jnp, lax):
+  """Scalar constants from outside: Python and NumPy scalars are literals, an Array made
+  before the trace (eagerly, or under an enclosing trace) is a constvar."""
+  eager = {"jnp_f32": jnp.float32(2.5), "jnp_array": jnp.array(2.5),
+           "jnp_sin": jnp.sin(1.0), "jnp_int": jnp.array(3), "jnp_bool": jnp.array(True)}
+  c0 = eager["jnp_f32"]
+
+  def made_outside_cond(x):
+    k = jnp.asarray(5.0)
+    return lax.cond(x > 0, lambda: x * k, lambda: x), k
+
+  def compile_time(x):
+    with jax.ensure_compile_time_eval():
+      k = jnp.sin(jnp.float32(1.0))
+    return x * k
+
+  def body(c, _):
+    return c * c0 + np.float32(3.0) + 1.5, None
+  out = {f"closed_{name}": ((lambda c: lambda x: x * c)(c), (1.,))
+         for name, c in eager.items()}
+  out.update({
+      "closed_np_scalars": (lambda x: x * np.float32(2.5) + np.array(1.5) + np.int32(4)
+                            + np.bool_(True), (1.,)),
+      "closed_py_scalars": (lambda x: (x * 2 + True, x * (1 + 2j)), (1.,)),
+      "closed_in_cond": (lambda x: lax.cond(x > 0, lambda: x * c0, lambda: x * 2.0), (1.,)),
+      "closed_made_outside_cond": (made_outside_cond, (1.,)),
+      "closed_compile_time_eval": (compile_time, (1.,)),
+      "closed_in_scan": (lambda x: lax.scan(body, x, None, length=2)[0], (np.float32(1),)),
+      "closed_in_jit": (lambda x: jax.jit(lambda y: y * c0 + jnp.int32(3))(x), (1.,)),
+      "closed_outputs": (lambda x: (x, c0, np.float32(3.0), 1), (1.,)),
+  })
+  return out
+
+
 def cases(jax, jnp, lax):
   out = {}
   for group in (_small, _literals, _shapes, _reductions, _indexing, _transforms, _jit,
                 _control_flow, _custom, _random, _layout, _boundaries, _shared,
-                _strong_carries, _more_lax):
+                _strong_carries, _more_lax, _closed_over):
     out.update(group(jax, jnp, lax))
   return out
 

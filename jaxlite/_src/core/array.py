@@ -17,6 +17,7 @@ from jaxlite._src.base import errors
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.core.core import QUIET_FILTER
+from jaxlite._src.core.literals import TypedNdArray
 
 
 # Devices are the backends' business: they sit beside the layers and install these when
@@ -26,6 +27,31 @@ placement: dict = {}
 # Array subclasses that hold no numbers of their own, and run a primitive eagerly their own
 # way: class -> rule(prim, args, params). Typed PRNG keys (prng.py) run it on their data.
 operand_rules: dict = {}
+
+# The number of jaxpr traces begun so far: each Array made on the host records it, so a
+# trace can tell the constants made while it runs (written inline as literals, like JAX's
+# literal tracers) from the arrays that existed before it (constvars, as JAX's Arrays).
+trace_epoch = 0
+
+
+def begin_trace_epoch() -> int:
+  """Start a new epoch for a trace being begun; Arrays made from now on carry it."""
+  global trace_epoch
+  trace_epoch += 1
+  return trace_epoch
+
+
+def made_since(x, epoch: int) -> bool:
+  """Whether the Array ``x`` was made on the host during the trace of ``epoch`` or one
+  begun inside it (an Array from a device buffer never was)."""
+  return getattr(x, "_born", 0) >= epoch
+
+
+def mark_computed(x):
+  """Count the Array ``x``, computed eagerly while a trace runs, as made before every
+  trace (JAX's ``ensure_compile_time_eval`` results are Arrays, staged as constvars)."""
+  if type(x) is Array:
+    x._born = 0
 
 
 class Array(core.ArrayMethods):
@@ -48,8 +74,9 @@ class Array(core.ArrayMethods):
 
   Test for an Array with ``isinstance``, or ``type(x) is Array`` on hot paths.
   """
-  # _fetched is left unset until an accelerator's value is read (no cost to make one)
-  __slots__ = ("_host", "weak_type", "_buf", "_placed", "_fetched", "__weakref__")
+  # _fetched is left unset until an accelerator's value is read (no cost to make one);
+  # _born, unset on arrays from device buffers, is the trace_epoch the array was made in
+  __slots__ = ("_host", "weak_type", "_buf", "_placed", "_fetched", "_born", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False):
@@ -57,6 +84,7 @@ class Array(core.ArrayMethods):
     self.weak_type = weak_type
     self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None
     self._placed = None
+    self._born = trace_epoch     # (see trace_epoch)
 
   @property
   def _value(self):
@@ -457,8 +485,9 @@ def to_numpy(x):
   if type(x) is Array:
     return x._value
   if isinstance(x, (np.ndarray, np.generic)):
-    return x
-  return np.asarray(x, dtypes.python_scalar_dtype(x))
+    return x if type(x) is not TypedNdArray else x.view(np.ndarray)
+  dtype = getattr(x, "dtype", None)   # a literal's TypedFloat carries its own
+  return np.asarray(x, dtype if dtype is not None else dtypes.python_scalar_dtype(x))
 
 
 def committed_device(values, what, names=None):
@@ -570,7 +599,7 @@ def _owned(value, args):
   reshape, transpose, broadcast or slice of it): an Array must not change when the caller
   writes to that array afterwards."""
   for x in args:
-    if type(x) is np.ndarray and np.may_share_memory(value, x):
+    if isinstance(x, np.ndarray) and np.may_share_memory(value, x):   # (a TypedNdArray too)
       return np.array(value, copy=True)
   return value
 
@@ -586,9 +615,10 @@ def as_operand(x):
     if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
       raise TypeError(f"JAX only supports number and bool dtypes, got dtype {x.dtype} in "
                       "array. Convert the values to numbers first.")
-    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)))
+    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype)),
+                 type(x) is TypedNdArray and x.weak_type)   # (a literal's value)
   if isinstance(x, (bool, int, float, complex)):
-    return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
+    return Array(to_numpy(x), type(x) is not bool)
   if hasattr(x, "__jax_array__"):
     return as_operand(x.__jax_array__())
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX array.")

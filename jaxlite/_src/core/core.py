@@ -352,17 +352,19 @@ class Primitive:
 forwarding_rules: dict = {}
 
 
+# type -> handler(x): the value ``bind`` hands an impl for a value of that type (JAX's
+# canonicalize_value_handlers); literals.py registers Python numbers and NumPy values
+canonical_value_handlers: dict = {}
+
+
 def canonical_operand(x):
-  """``x`` as JAX's ``bind`` hands it to an impl: NumPy values in the canonical dtype,
-  anything else as it is."""
-  if isinstance(x, (np.ndarray, np.generic)):
-    if x.dtype.kind in "OUSMm" or (x.dtype.kind == "V" and not dtypes.is_jax_dtype(x.dtype)):
-      raise TypeError(f"Dtype {x.dtype} is not a valid JAX array type. Only arrays of "
-                      "numeric types are supported by JAX.")
-    dtype = dtypes.canonicalize_dtype(x.dtype)
-    if type(x) is not np.ndarray or x.dtype != dtype:
-      return np.asarray(x, dtype)
-  return x
+  """``x`` as JAX's ``bind`` hands it to an impl (its ``canonicalize_value``): the handler
+  registered for its type or the nearest base type's; anything else as it is."""
+  handler = canonical_value_handlers.get(type(x))
+  if handler is None:
+    handler = next((canonical_value_handlers[t] for t in type(x).__mro__
+                    if t in canonical_value_handlers), None)
+  return x if handler is None else handler(x)
 
 
 def has_user_impl(prim) -> bool:
@@ -809,8 +811,20 @@ class Literal:
     self.val = val
     self.aval = aval
 
+  @property
+  def hash(self):
+    """A hash of the value (JAX's): the number's, or of a NumPy value's item and dtype;
+    None where neither hashes."""
+    try:
+      return hash(self.val)
+    except TypeError:
+      try:
+        return hash((self.val.item(), self.val.dtype))
+      except (TypeError, AttributeError, ValueError):
+        return None
+
   def __repr__(self):
-    return f"Literal({_literal_value(self)})"
+    return f"Literal({self.val})"
 
   def __reduce__(self):   # (see Var.__reduce__)
     return Literal, (self.val, self.aval)

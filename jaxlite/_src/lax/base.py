@@ -14,6 +14,7 @@ from jaxlite._src.base import tree
 from jaxlite._src.base.config import config
 from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.core.literals import TypedNdArray
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.transforms import batching
 from jaxlite._src.transforms.staging import trace_to_jaxpr
@@ -27,7 +28,8 @@ def operand(x):
   if isinstance(x, (bool, int, float, complex)):
     return Array(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool)
   if isinstance(x, np.ndarray):   # a copy: the caller may write to its array afterwards
-    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True))
+    return Array(np.array(x, dtypes.canonicalize_dtype(x.dtype), copy=True),
+                 type(x) is TypedNdArray and x.weak_type)   # (a literal's value)
   return x
 
 

@@ -201,16 +201,23 @@ def _common_consts(jaxprs):
 
 def _make_common_consts(jaxprs):
   converted = [_closure_convert(j) for j in jaxprs]
-  const_avals = [v.aval for closed, cs in converted for v in closed.jaxpr.invars[:len(cs)]]
-  out, offset = [], 0
+  # a value closed over by several branches is passed once, as JAX passes it
+  slot, shared, avals = {}, [], []
+  for closed, cs in converted:
+    for c, v in zip(cs, closed.jaxpr.invars):
+      if id(c) not in slot:
+        slot[id(c)] = len(shared)
+        shared.append(c)
+        avals.append(v.aval)
+  out = []
   for closed, cs in converted:
     jaxpr, n = closed.jaxpr, len(cs)
-    fresh = lambda avals: [core.Var(a) for a in avals]
-    invars = (fresh(const_avals[:offset]) + jaxpr.invars[:n]
-              + fresh(const_avals[offset + n:]) + jaxpr.invars[n:])
-    out.append(ClosedJaxpr(Jaxpr([], invars, jaxpr.outvars, jaxpr.eqns), []))
-    offset += n
-  return out, [c for _, cs in converted for c in cs]
+    invars = [None] * len(shared)
+    for c, v in zip(cs, jaxpr.invars[:n]):   # (a branch closes over a value once)
+      invars[slot[id(c)]] = v
+    invars = [core.Var(a) if v is None else v for a, v in zip(avals, invars)]
+    out.append(ClosedJaxpr(Jaxpr([], invars + jaxpr.invars[n:], jaxpr.outvars, jaxpr.eqns), []))
+  return out, shared
 
 
 def _python_index(index):

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from jaxlite._src.core import core
+from jaxlite._src.core.literals import literal_value
 from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
@@ -187,7 +188,8 @@ def _times_converted_bool(eqn, invars, producer, uses):
     convert = producer.get(c) if type(c) is core.Var else None
     if (convert is not None and convert.primitive is lax_ew.convert_element_type_p
         and convert.invars[0].aval.dtype == np.bool_ and c.aval.shape == out.shape):
-      zero = core.Literal(np.zeros((), out.dtype)[()], ShapedArray((), out.dtype))
+      zero_aval = ShapedArray((), out.dtype)
+      zero = core.Literal(literal_value(np.zeros((), out.dtype), zero_aval), zero_aval)
       fill_zero, zeros = _filled(zero, out, eqn)
       fill_x, x = _filled(x, out, eqn)
       return [*fill_zero, *fill_x,

@@ -17,6 +17,7 @@ calls a ufunc with a scalar instead of broadcasting a row over every row of ``x`
 import numpy as np
 
 from jaxlite._src.core import core
+from jaxlite._src.core.literals import literal_value
 from jaxlite._src.core.array import in_device_memory
 
 simplify_rules: dict = {}
@@ -53,7 +54,8 @@ def splat_literal(value):
   rows = flat.view(np.uint8).reshape(flat.size, flat.itemsize)
   if not (rows == rows[0]).all():
     return None
-  return core.Literal(first, core.ShapedArray((), value.dtype))
+  aval = core.ShapedArray((), value.dtype)
+  return core.Literal(literal_value(first, aval), aval)
 
 
 def _read_splats(invars, splats, shape):

@@ -2,6 +2,7 @@
 constants; small results become literals, others new constvars."""
 
 from jaxlite._src.core import core
+from jaxlite._src.core.literals import literal_value
 from jaxlite._src.core.array import in_device_memory
 from jaxlite._src.passes import dce
 
@@ -42,7 +43,7 @@ def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     outs = outs if eqn.primitive.multiple_results else [outs]
     for v, out in zip(eqn.outvars, outs):
       if not v.aval.shape:
-        rename[v] = core.Literal(out, v.aval)
+        rename[v] = core.Literal(literal_value(out, v.aval), v.aval)
       else:
         known[v] = out
     changed = True

@@ -12,9 +12,11 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.core.leak_check import check_no_leaks
+from jaxlite._src.core.literals import literal_value
 from jaxlite._src.base import errors
 from jaxlite._src.base import dtypes
-from jaxlite._src.core.array import in_device_memory
+from jaxlite._src.core.array import (Array, begin_trace_epoch, in_device_memory, made_since,
+                                     mark_computed)
 from jaxlite._src.core.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
                                abstract_eval, get_aval, set_current_trace)
 
@@ -73,6 +75,7 @@ class DynamicJaxprTrace(core.Trace):
     self.eqns: list[JaxprEqn] = []
     self.consts: dict[int, tuple[Var, object]] = {}
     self.is_valid = True
+    self.epoch = begin_trace_epoch()
 
   @property
   def description(self):
@@ -93,10 +96,18 @@ class DynamicJaxprTrace(core.Trace):
         raise errors.UnexpectedTracerError(x)
       return self._constvar(x, x.aval)   # closed over from an enclosing trace
     aval = get_aval(x)
-    # (a literal's value is read to lower it; a key's is its data, held by a constvar)
-    if not aval.shape and not in_device_memory(x) and not dtypes.is_extended(aval.dtype):
-      return Literal(x, aval)
+    if not aval.shape and self._literalable(x) and not dtypes.is_extended(aval.dtype):
+      return Literal(literal_value(x, aval), aval)
     return self._constvar(x, aval)
+
+  def _literalable(self, x) -> bool:
+    """Whether a scalar constant is written inline, as JAX decides: a Python or NumPy
+    scalar, a 0-d NumPy array, or an Array made on the host while this trace runs (one
+    JAX would hold as a literal tracer); an Array from before the trace, or a device's
+    (a literal's value is read to lower it), is a constvar, and so is a key (to_atom)."""
+    if not isinstance(x, Array):
+      return True
+    return made_since(x, self.epoch) and not in_device_memory(x)
 
   def _constvar(self, value, aval) -> Var:
     entry = self.consts.get(id(value))
@@ -110,13 +121,19 @@ class DynamicJaxprTrace(core.Trace):
     fold = const_fold_rules.get(prim)
     if ((fold is not None or eager_folding.on)
         and not any(isinstance(x, Tracer) for x in args)):
-      folded = fold is not None and fold(*args, **params)
-      if folded and not any(map(in_device_memory, args)):
-        # compile-time work stays on the host
+      # only what would be a literal folds (JAX folds its literals, never its Arrays),
+      # and on the host: compile-time work stays there
+      folded = (fold is not None and all(map(self._literalable, args))
+                and fold(*args, **params))
+      if folded:
         return core.eval_trace.apply_on_host(prim, args, params)
-      if folded or eager_folding.on:
+      if eager_folding.on:
         with set_current_trace(core.eval_trace):
-          return prim.bind(*args, **params)
+          out = prim.bind(*args, **params)
+        # computed, not written: a constvar where it is used, as JAX's Arrays are
+        for x in (out if prim.multiple_results else [out]):
+          mark_computed(x)
+        return out
     atoms = [self.to_atom(x) for x in args]
     out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
     outvars = [Var(a) for a in out_avals]

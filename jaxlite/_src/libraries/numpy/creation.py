@@ -12,6 +12,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.core import extended
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
+from jaxlite._src.core.literals import TypedNdArray
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
@@ -112,7 +113,9 @@ def _from_python_or_numpy(obj, want):
     if isinstance(obj, (list, tuple)) and value.dtype == np.int64:
       _check_int_range(value)
     want = dtypes.canonicalize_dtype(value.dtype)
-  return Array(np.array(value, dtype=want))
+  # a jaxpr literal's TypedNdArray keeps its weak type, as in JAX
+  weak = type(obj) is TypedNdArray and obj.weak_type and value.dtype == want
+  return Array(np.array(value, dtype=want), weak)
 
 
 def _check_int_range(value):
