@@ -6,6 +6,7 @@ same functions users call), so this module holds storage, conversion and printin
 from __future__ import annotations
 
 import abc
+import itertools
 import math
 
 import numpy as np
@@ -24,6 +25,27 @@ placement: dict = {}
 # Array subclasses that hold no numbers of their own, and run a primitive eagerly their own
 # way: class -> rule(prim, args, params). Typed PRNG keys (prng.py) run it on their data.
 operand_rules: dict = {}
+
+# Every Array's birth number, in the order they are made: a trace tells the arrays made
+# while it ran (literals, as JAX's) from those it closes over (constvars).
+_births = itertools.count()
+
+
+def next_birth() -> int:
+  """The birth number the next Array made will have, or a later one."""
+  return next(_births)
+
+
+# The birth number of a literal's value: later than every trace's start, so the value stays
+# a literal when a jaxpr holding it is traced again (vmap of a jitted function).
+LITERAL_BIRTH = float("inf")
+
+
+def literal_value(x: Array) -> Array:
+  """``x`` as the value of a jaxpr literal: the same number, a literal in every trace."""
+  lit = Array(x._value, x.weak_type)
+  lit._born = LITERAL_BIRTH
+  return lit
 
 
 class Array(core.ArrayMethods):
@@ -47,10 +69,11 @@ class Array(core.ArrayMethods):
   Test for an Array with ``isinstance``, or ``type(x) is Array`` on hot paths.
   """
   # _fetched is left unset until an accelerator's value is read (no cost to make one)
-  __slots__ = ("_host", "weak_type", "_buf", "_placed", "_fetched", "__weakref__")
+  __slots__ = ("_host", "weak_type", "_buf", "_placed", "_fetched", "_born", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False):
+    self._born = next(_births)
     self._host = value           # np.ndarray or np.generic, never written to
     self.weak_type = weak_type
     self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None

@@ -12,7 +12,7 @@ from jaxlite._src.core import core
 from jaxlite._src.core.leak_check import check_no_leaks
 from jaxlite._src.base import errors
 from jaxlite._src.base import dtypes
-from jaxlite._src.core.array import in_device_memory
+from jaxlite._src.core.array import Array, in_device_memory, literal_value, next_birth
 from jaxlite._src.core.core import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Tracer, Var,
                                abstract_eval, get_aval, set_current_trace)
 
@@ -67,6 +67,7 @@ class DynamicJaxprTrace(core.Trace):
     self.invars: list[Var] = []
     self.eqns: list[JaxprEqn] = []
     self.consts: dict[int, tuple[Var, object]] = {}
+    self.born = next_birth()   # Arrays born before the trace are closed over
     self.is_valid = True
 
   @property
@@ -89,9 +90,16 @@ class DynamicJaxprTrace(core.Trace):
       return self._constvar(x, x.aval)   # closed over from an enclosing trace
     aval = get_aval(x)
     # (a literal's value is read to lower it; a key's is its data, held by a constvar)
-    if not aval.shape and not in_device_memory(x) and not dtypes.is_extended(aval.dtype):
-      return Literal(x, aval)
+    if (not aval.shape and not in_device_memory(x) and not dtypes.is_extended(aval.dtype)
+        and not self._closed_over_array(x)):
+      return Literal(literal_value(x) if type(x) is Array else x, aval)
     return self._constvar(x, aval)
+
+  def _closed_over_array(self, x) -> bool:
+    """Whether ``x`` is an Array made before this trace began: as in JAX, such an array,
+    even a scalar, is a constvar, while Python and NumPy scalars and the arrays made while
+    tracing are literals (equinox's closure conversion counts the consts)."""
+    return isinstance(x, Array) and x._born < self.born
 
   def _constvar(self, value, aval) -> Var:
     entry = self.consts.get(id(value))
@@ -105,7 +113,9 @@ class DynamicJaxprTrace(core.Trace):
     fold = const_fold_rules.get(prim)
     if ((fold is not None or eager_folding.on)
         and not any(isinstance(x, Tracer) for x in args)):
-      folded = fold is not None and fold(*args, **params)
+      # (as JAX, only literals fold: a closed-over Array is converted in the jaxpr)
+      folded = (fold is not None and not any(map(self._closed_over_array, args))
+                and fold(*args, **params))
       if folded and not any(map(in_device_memory, args)):
         # compile-time work stays on the host
         return core.eval_trace.apply_on_host(prim, args, params)
