@@ -96,3 +96,13 @@ def test_closure_conversion_sees_the_same_consts_eagerly_and_traced():
     return v
   jax.jit(lambda v: lax.while_loop(lambda v: False, body, v))(jnp.ones(2))
   assert seen == [expected]
+
+
+def test_a_residual_computed_eagerly_is_a_constvar_of_the_linear_function():
+  # JAX 0.10.2: the residual t * 2.0 of an eager linearize is a concrete array, so tracing
+  # the linear function closes over it (constvars ['float32[]'], consts [2.4000000953674316])
+  t = jnp.asarray(1.2)
+  _, lin = jax.linearize(lambda y: y * (t * 2.0), jnp.ones(2))
+  closed = jax.make_jaxpr(lin)(jnp.ones(2))
+  assert [str(v.aval) for v in closed.jaxpr.constvars] == ["float32[]"]
+  assert [float(c) for c in closed.consts] == [np.float32(2.4)]

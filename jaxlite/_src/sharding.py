@@ -30,7 +30,7 @@ from jaxlite._src.base import mesh_context
 from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.lax import sharding_rules  # noqa: F401 (sharding in types)
 from jaxlite._src.base import tree
-from jaxlite._src.core.array import Array, next_birth
+from jaxlite._src.core.array import Array
 from jaxlite._src.base.partition_spec import PartitionSpec
 
 __all__ = ["Sharding", "Mesh", "AbstractMesh", "AbstractDevice", "AxisType", "set_mesh",
@@ -816,7 +816,7 @@ def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> 
   when known already (else assembled from the pieces when first read). One piece on a
   device is also the Array's buffer, which its eager ops and jitted calls use there."""
   a = object.__new__(Array)
-  a._born = next_birth()
+  a._born = array_mod.birth()
   a._host = None   # committed or split: not a plain host array (see Array)
   if value is not None:
     a._fetched = value

@@ -29,11 +29,19 @@ operand_rules: dict = {}
 # Every Array's birth number, in the order they are made: a trace tells the arrays made
 # while it ran (literals, as JAX's) from those it closes over (constvars).
 _births = itertools.count()
+# The birth number of an array computed eagerly (JAX's concrete ArrayImpl): closed over by
+# every trace, also one running beside the eager work (linearize's tangent trace).
+EAGER_BIRTH = -1
 
 
 def next_birth() -> int:
   """The birth number the next Array made will have, or a later one."""
   return next(_births)
+
+
+def birth() -> int:
+  """The birth number of an Array made now."""
+  return EAGER_BIRTH if core._context.trace is core.eval_trace else next(_births)
 
 
 # The birth number of a literal's value: later than every trace's start, so the value stays
@@ -73,7 +81,7 @@ class Array(core.ArrayMethods):
   __array_priority__ = 100
 
   def __init__(self, value, weak_type: bool = False):
-    self._born = next(_births)
+    self._born = birth()
     self._host = value           # np.ndarray or np.generic, never written to
     self.weak_type = weak_type
     self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None
