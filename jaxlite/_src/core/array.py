@@ -442,6 +442,7 @@ _new_array = object.__new__
 def from_device(buf, weak_type: bool = False) -> Array:
   """An Array backed by device buffer ``buf`` (a ``pjrt.DeviceBuffer``), not yet read."""
   a = _new_array(Array)
+  a._born = birth()
   a._host = None
   a.weak_type = weak_type
   a._buf = buf

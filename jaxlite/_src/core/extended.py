@@ -78,6 +78,7 @@ class ExtendedArray(Array):
 
   def __init__(self, data):
     self._physical = data
+    self._born = array.birth()
     # the storage of an Array stays empty: the data is _physical's
     self._host = None
     self._buf = None
