@@ -380,3 +380,27 @@ def test_custom_jvp_call_prints_its_num_consts_as_jax():
   f = jax.custom_jvp(lambda x: x * 2)
   f.defjvp(lambda p, t: (f(p[0]), t[0]))
   assert "num_consts" not in str(jax.make_jaxpr(f)(1.0))
+
+
+@pytest.mark.parametrize("kind", ["custom_jvp", "custom_vjp", "checkpoint"])
+def test_tier_0_runs_a_loop_bodys_custom_rule_function_compiled(kind, monkeypatch):
+  # the function of a custom_jvp/custom_vjp/checkpoint inside a loop body runs as tier 0's
+  # compiled code, not by binding its primitives one by one at each iteration
+  from jaxlite._src.core import core
+  if kind == "checkpoint":
+    g = jax.checkpoint(lambda x: jnp.sin(x) * 2.0)
+  else:
+    g = getattr(jax, kind)(lambda x: jnp.sin(x) * 2.0)
+    if kind == "custom_jvp":
+      g.defjvp(lambda p, t: (g(p[0]), t[0]))
+    else:
+      g.defvjp(lambda x: (g(x), None), lambda r, ct: (ct,))
+  f = jax.jit(lambda x: lax.fori_loop(0, 5, lambda i, c: g(c), x), backend="numpy")
+  expected = 0.5
+  for _ in range(5):
+    expected = np.sin(np.float32(expected)) * np.float32(2.0)
+  np.testing.assert_allclose(f(jnp.float32(0.5)), expected, rtol=1e-6)
+  calls = []
+  monkeypatch.setattr(core, "eval_jaxpr", lambda *a: calls.append(a) or [])
+  np.testing.assert_allclose(f(jnp.float32(0.5)), expected, rtol=1e-6)
+  assert calls == []
