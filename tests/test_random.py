@@ -329,3 +329,17 @@ def test_out_sharding_other_than_a_named_sharding_raises_jax_errors(name):
   with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
                                        "context is not allowed"):
     jax.jit(lambda k: getattr(random, name)(k, *args, out_sharding=jax.sharding.PartitionSpec()))(K)
+
+
+def test_multivariate_normal_broadcasts_its_mean_under_rank_promotion_raise():
+  # JAX 0.10.2 adds the mean under numpy_rank_promotion('allow'): these values and the
+  # (0, 3) shape are JAX's with jax_numpy_rank_promotion='raise' (diffrax's
+  # VirtualBrownianTree of SpaceTimeTimeLevyArea)
+  k = jax.random.key(0)
+  with jax.numpy_rank_promotion("raise"):
+    x = jax.random.multivariate_normal(k, jnp.arange(3.0), jnp.eye(3), shape=(2,))
+    empty = jax.random.multivariate_normal(k, jnp.arange(3.0), jnp.eye(3), shape=(0,))
+  np.testing.assert_allclose(x, [[1.622642159461975, 3.0252647399902344, 1.5664055347442627],
+                                 [-0.07861734926700592, 1.176090955734253, 1.0279107093811035]],
+                             rtol=1e-6)
+  assert empty.shape == (0, 3)
