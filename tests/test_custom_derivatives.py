@@ -367,3 +367,95 @@ def test_differentiating_a_closed_over_value_of_a_staged_custom_vjp_raises_as_ja
       run()
   # not differentiated with respect to it: fine
   assert jax.grad(lambda x: jax.jit(lambda y: outer(4.0) * y)(x))(1.0) == 8.0
+
+
+def _closing_over(c):
+  """A custom_vjp function whose primal closes over ``c`` while its rules do not."""
+  @jax.custom_vjp
+  def h(x):
+    return x * c
+  h.defvjp(lambda x: (x * 2.0, None), lambda r, g: (g,))
+  return h
+
+
+def test_a_staged_custom_vjp_differentiated_for_a_closed_over_value_raises_jaxs_error():
+  # JAX 0.10.2 (jax._src.interpreters.ad.CustomVJPException): once the call is staged into
+  # a jaxpr (a jitted function's), differentiating it with respect to a value the
+  # function closes over raises, under grad, jvp and with vmap on either side
+  from jaxlite._src.private_ad import CustomVJPException
+  outer = lambda c: _closing_over(c)(c + 1.0)
+  vouter = lambda c: jnp.sum(jax.vmap(_closing_over(c))(jnp.arange(3.0) + c))
+  staged = [jax.grad(jax.jit(outer)), lambda c: jax.jvp(jax.jit(outer), (c,), (1.0,)),
+            jax.grad(jax.jit(vouter)),
+            lambda c: jax.vmap(jax.grad(jax.jit(outer)))(jnp.arange(3.0) + c)]
+  for fn in staged:
+    with pytest.raises(CustomVJPException, match="with respect to a closed-over value"):
+      fn(3.0)
+
+
+def test_a_custom_vjp_differentiated_where_it_is_called_drops_closed_over_tangents():
+  # JAX 0.10.2: differentiated where it is called (no jit between), the function's fwd
+  # alone runs: the closed-over value's tangent is dropped (1.0, not 2c + 1 = 7.0), also
+  # under vmap; a closed-over constant has no tangent, so the staged call is fine
+  outer = lambda c: _closing_over(c)(c + 1.0)
+  vouter = lambda c: jnp.sum(jax.vmap(_closing_over(c))(jnp.arange(3.0) + c))
+  assert float(jax.grad(outer)(3.0)) == 1.0
+  assert float(jax.jit(jax.grad(outer))(3.0)) == 1.0
+  assert float(jax.grad(vouter)(3.0)) == 3.0
+  np.testing.assert_array_equal(jax.vmap(jax.grad(outer))(jnp.arange(3.0)), [1.0, 1.0, 1.0])
+  const = jax.grad(jax.jit(lambda c: _closing_over(jnp.float32(2.0))(c)))
+  assert float(const(3.0)) == 1.0
+
+
+def test_custom_vjp_call_prints_its_num_consts_as_jax():
+  # JAX 0.10.2's make_jaxpr of the function above (c + 1.0 is b; a is closed over)
+  text = str(jax.make_jaxpr(lambda c: _closing_over(c)(c + 1.0))(3.0))
+  assert "fwd=<lambda>\n      num_consts=1\n      symbolic_zeros=False\n    ] a b" in text
+
+
+def test_jaxs_private_interpreters_ad_serves_custom_vjp_exception():
+  from jaxlite._src import private_ad
+  from jaxlite.interpreters import ad
+  assert issubclass(private_ad.CustomVJPException, Exception)
+  assert private_ad.Zero is ad.Zero and private_ad.JVPTrace is ad.JVPTrace
+  with pytest.raises(AttributeError, match="jax._src.interpreters.ad.primitive_jvp_nope"):
+    private_ad.primitive_jvp_nope
+
+
+def test_custom_jvp_call_prints_its_num_consts_as_jax():
+  # JAX 0.10.2 prints num_consts of custom_jvp_call and custom_vjp_call only when nonzero
+  def outer(c):
+    @jax.custom_jvp
+    def h(x):
+      return x * c
+    h.defjvp(lambda p, t: (h(p[0]), t[0]))
+    return h(c + 1.0)
+  text = str(jax.make_jaxpr(outer)(3.0))
+  assert "jvp=<lambda>\n      num_consts=1\n      symbolic_zeros=False\n    ] a b" in text
+  f = jax.custom_jvp(lambda x: x * 2)
+  f.defjvp(lambda p, t: (f(p[0]), t[0]))
+  assert "num_consts" not in str(jax.make_jaxpr(f)(1.0))
+
+
+@pytest.mark.parametrize("kind", ["custom_jvp", "custom_vjp", "checkpoint"])
+def test_tier_0_runs_a_loop_bodys_custom_rule_function_compiled(kind, monkeypatch):
+  # the function of a custom_jvp/custom_vjp/checkpoint inside a loop body runs as tier 0's
+  # compiled code, not by binding its primitives one by one at each iteration
+  from jaxlite._src.core import core
+  if kind == "checkpoint":
+    g = jax.checkpoint(lambda x: jnp.sin(x) * 2.0)
+  else:
+    g = getattr(jax, kind)(lambda x: jnp.sin(x) * 2.0)
+    if kind == "custom_jvp":
+      g.defjvp(lambda p, t: (g(p[0]), t[0]))
+    else:
+      g.defvjp(lambda x: (g(x), None), lambda r, ct: (ct,))
+  f = jax.jit(lambda x: lax.fori_loop(0, 5, lambda i, c: g(c), x), backend="numpy")
+  expected = 0.5
+  for _ in range(5):
+    expected = np.sin(np.float32(expected)) * np.float32(2.0)
+  np.testing.assert_allclose(f(jnp.float32(0.5)), expected, rtol=1e-6)
+  calls = []
+  monkeypatch.setattr(core, "eval_jaxpr", lambda *a: calls.append(a) or [])
+  np.testing.assert_allclose(f(jnp.float32(0.5)), expected, rtol=1e-6)
+  assert calls == []

@@ -250,4 +250,4 @@ def test_jaxs_private_modules_for_the_rules_are_served_under_the_alias():
                        env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True,
                        text=True, timeout=300)
   assert out.returncode == 0, out.stderr
-  assert out.stdout.split("\n")[:2] == ["EArray physical_aval True", "True False"]
+  assert out.stdout.split("\n")[:2] == ["EArray physical_aval True", "True True"]

@@ -8,12 +8,16 @@ import jaxlite  # noqa: F401  (registers every primitive and backend rule)
 # running and batching it mean; import it so the tables are complete in any test order
 import jaxlite.experimental.checkify  # noqa: F401
 from jaxlite._src.core import core
+from jaxlite._src.hijax import HiPrimitive
 from jaxlite._src.base import dtypes
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.transforms import ad
 
-ALL_PRIMITIVES = sorted(core.abstract_eval_rules, key=lambda p: p.name)
+# (a library's hijax HiPrimitive, such as test_hijax's, runs by lowering to these: no
+# kernel of its own)
+ALL_PRIMITIVES = sorted((p for p in core.abstract_eval_rules
+                         if not isinstance(p, HiPrimitive)), key=lambda p: p.name)
 
 
 @pytest.mark.parametrize("prim", ALL_PRIMITIVES, ids=lambda p: p.name)

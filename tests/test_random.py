@@ -363,3 +363,16 @@ def test_threefry_partitionable_off_gives_jaxs_original_bits():
     np.testing.assert_array_equal(jax.random.permutation(key, 6), [5, 1, 4, 0, 3, 2])
   np.testing.assert_array_equal(f(key), [2895194379, 4185947648, 1300703658])
 
+
+def test_multivariate_normal_broadcasts_its_mean_under_rank_promotion_raise():
+  # JAX 0.10.2 adds the mean under numpy_rank_promotion('allow'): these values and the
+  # (0, 3) shape are JAX's with jax_numpy_rank_promotion='raise' (diffrax's
+  # VirtualBrownianTree of SpaceTimeTimeLevyArea)
+  k = jax.random.key(0)
+  with jax.numpy_rank_promotion("raise"):
+    x = jax.random.multivariate_normal(k, jnp.arange(3.0), jnp.eye(3), shape=(2,))
+    empty = jax.random.multivariate_normal(k, jnp.arange(3.0), jnp.eye(3), shape=(0,))
+  np.testing.assert_allclose(x, [[1.622642159461975, 3.0252647399902344, 1.5664055347442627],
+                                 [-0.07861734926700592, 1.176090955734253, 1.0279107093811035]],
+                             rtol=1e-6)
+  assert empty.shape == (0, 3)

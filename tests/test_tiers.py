@@ -539,6 +539,19 @@ def test_race_of_a_function_with_effects_runs_each_trial_as_a_real_call():
   assert min(turn, len(threads) - turn) >= tiers.Race.CONFIRM
 
 
+def test_race_of_a_function_with_a_pure_callback_runs_each_trial_as_a_real_call():
+  # JAX runs a pure_callback once per call: trial runs on the compile thread would call the
+  # user's function again, on the other tier's numbers (diffrax's test_revisit_steps
+  # collected both tiers' values through one)
+  threads = []
+  fn = lambda x: jax.pure_callback(lambda v: v, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+  entry, race = _race(fn, threads)
+  assert tiers.has_effects(entry)
+  outs = _call_until_settled(entry, race)
+  assert [[tier] for tier, _ in threads] == outs
+  assert {name for _, name in threads} == {threading.current_thread().name}
+
+
 def test_a_failing_background_trial_leaves_tier_0_serving():
   threads = []
   entry, race = _race(lambda x: jnp.sin(x), threads, xla_error=RuntimeError("deleted"))

@@ -53,7 +53,7 @@ _PRIVATE = {
     "jax._src.earray": "jaxlite._src.core.extended",  # flax's fp8 rules: EArray
     "jax._src.interpreters": "jaxlite._src",   # a package of its own, as jax._src
     "jax._src.interpreters.pxla": "jaxlite._src.pxla",  # flax: global_result_handlers
-    "jax._src.interpreters.ad": "jaxlite._src.transforms.ad",  # jaxopt: CustomVJPException
+    "jax._src.interpreters.ad": "jaxlite._src.private_ad",  # diffrax's tests: CustomVJPException
 }
 # Served when imported, but not loaded by `import jax` (JAX's does not load them either).
 _IMPORTED_ON_DEMAND = {"jax._src.checkify"}

@@ -45,6 +45,7 @@ from jaxlite._src.compiler import XlaDispatch
 from jaxlite._src.base.config import config
 from jaxlite._src.passes import dce
 from jaxlite._src.core import core
+from jaxlite._src.lax import callbacks as lax_callbacks
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import indexing as lax_indexing
 from jaxlite._src.transforms import staging
@@ -522,10 +523,13 @@ _long_calls = LongCalls()
 
 
 def has_effects(entry) -> bool:
-  """Whether the signature's program has effects (callbacks that must run once per call);
-  worked out once per signature (``entry.effects``)."""
+  """Whether the signature's program must run once per call: it has effects, or it calls
+  a ``pure_callback`` (JAX runs it once per call; a trial run would call the user's
+  function again, from another thread, on the other tier's numbers). Worked out once per
+  signature (``entry.effects``)."""
   if entry.effects is None:
-    entry.effects = any(map(dce.has_effects, entry.optimized.jaxpr.eqns))
+    once = dce.effectful_primitives | {lax_callbacks.pure_callback_p}
+    entry.effects = any(dce.uses(e, once) for e in entry.optimized.jaxpr.eqns)
   return entry.effects
 
 

@@ -84,7 +84,10 @@ class Array(core.ArrayMethods):
     self.weak_type = weak_type
     self._buf = None             # a device buffer (pjrt.DeviceBuffer) or None
     self._placed = None
-    self._born = trace_epoch     # (see trace_epoch)
+    # (see trace_epoch; eager work, also beside an open trace such as linearize's tangent
+    # trace, made an Array every trace closes over: 0)
+    self._born = (0 if core.eager_everywhere or core._context.trace is core.eval_trace
+                  else trace_epoch)
 
   @property
   def _value(self):

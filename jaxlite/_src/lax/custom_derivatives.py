@@ -9,6 +9,7 @@ computation is recomputed in the backward pass.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 
@@ -195,7 +196,7 @@ def _params_of_subfuns(subfuns, args, params):
 
 custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
-core.param_order[custom_jvp_call_p] = ("name", "call_jaxpr", "jvp_jaxpr_fun",
+core.param_order[custom_jvp_call_p] = ("name", "call_jaxpr", "jvp_jaxpr_fun", "num_consts",
                                        "symbolic_zeros")
 core.param_labels[(custom_jvp_call_p, "jvp_jaxpr_fun")] = "jvp"
 core.param_printers[(custom_jvp_call_p, "jvp_jaxpr_fun")] = lambda f: f.__name__
@@ -459,7 +460,11 @@ ad.transpose_rules[custom_jvp_call_p] = _custom_jvp_call_transpose
 custom_vjp_call_p = Primitive("custom_vjp_call")
 custom_vjp_call_p.multiple_results = True
 custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
-core.param_order[custom_vjp_call_p] = ("name", "bwd", "call_jaxpr", "fwd", "symbolic_zeros")
+core.param_order[custom_vjp_call_p] = ("name", "bwd", "call_jaxpr", "fwd", "num_consts",
+                                       "symbolic_zeros")
+# JAX prints num_consts only when the function closes over traced values
+for _p in (custom_jvp_call_p, custom_vjp_call_p):
+  core.hidden_params[_p] = lambda k, v, params: k == "num_consts" and not v
 custom_vjp_call_p.def_impl(_custom_jvp_call_impl)
 for _k in ("bwd", "fwd"):
   core.param_printers[(custom_vjp_call_p, _k)] = lambda f: getattr(f, "__name__", str(f))
@@ -506,10 +511,15 @@ class custom_vjp(_CustomRuleFunction):
       static_vals, dynamic, dyn_leaves, dyn_tree, call_jaxpr, consts, out_tree = traced
       fwd_flat, bwd_flat = self._rules(static_vals, dynamic, dyn_leaves, dyn_tree,
                                        len(consts), [out_tree])
-      outs = custom_vjp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
-                                    fwd=fwd_flat, bwd=bwd_flat,
-                                    symbolic_zeros=self.symbolic_zeros,
-                                    name=api_util.fun_name(self.fun))
+      fwd_flat.call_site = object()   # this call's token while it binds (_binding_calls)
+      binding = _binding_calls.set(_binding_calls.get() | {fwd_flat.call_site})
+      try:
+        outs = custom_vjp_call_p.bind(*consts, *dyn_leaves, call_jaxpr=call_jaxpr,
+                                      fwd=fwd_flat, bwd=bwd_flat, num_consts=len(consts),
+                                      symbolic_zeros=self.symbolic_zeros,
+                                      name=api_util.fun_name(self.fun))
+      finally:
+        _binding_calls.reset(binding)
     return tree.tree_unflatten(out_tree, outs)
 
   def _jvp_call(self, trace, args):
@@ -541,8 +551,6 @@ class custom_vjp(_CustomRuleFunction):
     symbolic_zeros = self.symbolic_zeros
 
     def fwd_flat(*primals, perturbed=None):
-      if perturbed is not None and any(perturbed[:n_consts]):
-        raise ad.CustomVJPException()
       leaves = primals[n_consts:]
       if symbolic_zeros:   # each argument with whether it has a nonzero tangent
         flags = [True] * len(leaves) if perturbed is None else perturbed[n_consts:]
@@ -622,7 +630,18 @@ class custom_vjp(_CustomRuleFunction):
     return out
 
 
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, symbolic_zeros, name):
+# The ``call_site`` tokens of the custom_vjp calls binding from where they are called. As
+# in JAX, differentiating such a call runs ``fwd`` alone and drops the tangents of the
+# values the function closes over; a call staged into a jaxpr (a jitted function's) that is
+# differentiated later raises CustomVJPException for them instead.
+_binding_calls = contextvars.ContextVar("custom_vjp_calls_binding", default=frozenset())
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
+                         symbolic_zeros, name):
+  if (any(type(t) is not ad.Zero for t in tangents[:num_consts])
+      and getattr(fwd, "call_site", None) not in _binding_calls.get()):
+    raise ad.CustomVJPException()
   outs, res = fwd(*primals, perturbed=[type(t) is not ad.Zero for t in tangents])
   return outs, _custom_lin(outs, res, tangents, bwd)
 
@@ -962,8 +981,8 @@ def _concat(pair):
   return list(pair[0]) + list(pair[1])
 
 
-def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, symbolic_zeros,
-                             name):
+def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,
+                             symbolic_zeros, name):
   vals, dims = _front(vals, dims)
   n_out = len(call_jaxpr.out_avals)
   batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
@@ -992,8 +1011,10 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, sym
     return [ct if ct is None or d is not None or ad.is_float0(ct) else _sum_batch(ct)
             for ct, d in zip(cts_in, dims)]
   batched_fwd.__name__, batched_bwd.__name__ = fwd.__name__, bwd.__name__
+  batched_fwd.call_site = getattr(fwd, "call_site", None)   # the same call, batched
   outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched_call, fwd=batched_fwd,
-                                bwd=batched_bwd, symbolic_zeros=symbolic_zeros, name=name)
+                                bwd=batched_bwd, num_consts=num_consts,
+                                symbolic_zeros=symbolic_zeros, name=name)
   return outs, [0] * n_out
 
 

@@ -957,7 +957,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
   else:
     factor = linalg.cholesky(cov)
   z = _normal(key, shape + mean.shape[-1:], dtype)
-  return mean + jnp.einsum("...ij,...j->...i", factor, z)
+  out = jnp.einsum("...ij,...j->...i", factor, z)
+  # the mean broadcasts against the samples whatever jax_numpy_rank_promotion says (JAX
+  # adds them under numpy_rank_promotion('allow'))
+  out_shape = np.broadcast_shapes(mean.shape, out.shape)
+  return jnp.broadcast_to(mean, out_shape) + jnp.broadcast_to(out, out_shape)
 
 
 @with_out_sharding

@@ -10,8 +10,13 @@ def has_effects(eqn) -> bool:
   """Whether running ``eqn`` has side effects: its primitive has, or a jaxpr among its
   params (a cond branch, a loop body, a custom rule's function) holds such an equation.
   Passes never drop, merge or evaluate early such an equation."""
-  return eqn.primitive in effectful_primitives or any(
-      has_effects(e) for jaxpr in core.subjaxprs(eqn) for e in jaxpr.eqns)
+  return uses(eqn, effectful_primitives)
+
+
+def uses(eqn, prims) -> bool:
+  """Whether ``eqn``'s primitive, or one in a jaxpr among its params, is in ``prims``."""
+  return eqn.primitive in prims or any(
+      uses(e, prims) for jaxpr in core.subjaxprs(eqn) for e in jaxpr.eqns)
 
 
 def run(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:

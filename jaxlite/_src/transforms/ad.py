@@ -30,6 +30,19 @@ jvp_rules: dict[Primitive, Callable] = {}
 transpose_rules: dict[Primitive, Callable] = {}
 
 
+class CustomVJPException(Exception):
+  """A ``custom_vjp`` function staged into a jaxpr is differentiated with respect to a
+  value it closes over, which its rules cannot differentiate (JAX's error)."""
+
+  def __init__(self):
+    super().__init__(
+        "Detected differentiation of a custom_vjp function with respect to a closed-over "
+        "value. That isn't supported because the custom VJP rule only specifies how to "
+        "differentiate the custom_vjp function with respect to explicit input parameters. "
+        "Try passing the closed-over value into the custom_vjp function as an argument, and "
+        "adapting the custom_vjp fwd and bwd rules.")
+
+
 class Zero:
   """A symbolic zero tangent or cotangent: no array is built until one is needed
   (``jax.interpreters.ad.Zero``; rules receive and may return it)."""
@@ -433,19 +446,6 @@ def defzero(prim):
     zeros = [Zero(tangent_aval(core.get_aval(o))) for o in outs]
     return out, zeros if prim.multiple_results else zeros[0]
   jvp_rules[prim] = rule
-
-
-class CustomVJPException(Exception):
-  """A custom_vjp function was differentiated with respect to a value it closes over
-  (JAX's class and message): its rule knows only its explicit arguments."""
-
-  def __init__(self):
-    super().__init__(
-        "Detected differentiation of a custom_vjp function with respect to a closed-over "
-        "value. That isn't supported because the custom VJP rule only specifies how to "
-        "differentiate the custom_vjp function with respect to explicit input parameters. "
-        "Try passing the closed-over value into the custom_vjp function as an argument, "
-        "and adapting the custom_vjp fwd and bwd rules.")
 
 
 def _no_derivative(prim, reason=""):

@@ -17,6 +17,7 @@ from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy.impls import impl_rules, inplace_rules
 from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import reductions as red
 
 
@@ -152,6 +153,17 @@ impl_rules[call.jit_p] = _jit_impl
 impl_rules[call.closed_call_p] = lambda *args, call_jaxpr: codegen.compiled(call_jaxpr)(*args)
 impl_rules[call.call_p] = lambda *args, call_jaxpr: codegen.compiled(
     call.closed_of_call(call_jaxpr))(*args)
+# In tier 0's code a custom derivative's or a checkpoint's function runs compiled, as a
+# call's does: its eager impl binds the jaxpr's primitives one by one (a custom_jvp
+# function in a loop body dispatched each of its operations at every iteration).
+def _compiled_call(param):
+  """Tier 0's impl of a primitive that calls the jaxpr held in its param ``param``."""
+  return lambda *args, **params: codegen.compiled(params[param])(*args)
+
+
+impl_rules[cd.custom_jvp_call_p] = _compiled_call("call_jaxpr")
+impl_rules[cd.custom_vjp_call_p] = _compiled_call("call_jaxpr")
+impl_rules[cd.remat_p] = _compiled_call("jaxpr")
 impl_rules[cf.cond_p] = _cond_impl
 impl_rules[cf.while_p] = _while_impl
 impl_rules[cf.scan_p] = _scan_impl
