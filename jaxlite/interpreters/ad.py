@@ -11,25 +11,4 @@ are written as JAX's are:
   ``UndefinedPrimal(aval)`` standing for the operands it is linear in; None or ``Zero``
   where an operand gets no cotangent. It is not called when every cotangent is zero.
 """
-from jaxlite._src.transforms.ad import (
-    JVPTrace as JVPTrace,
-    JVPTracer as JVPTracer,
-    UndefinedPrimal as UndefinedPrimal,
-    Zero as Zero,
-    add_jaxvals as add_jaxvals,
-    add_jaxvals_p as add_jaxvals_p,
-    add_tangents as add_tangents,
-    backward_pass as backward_pass,
-    defbilinear as defbilinear,
-    defjvp as defjvp,
-    defjvp2 as defjvp2,
-    defjvp_zero as defjvp_zero,
-    deflinear as deflinear,
-    deflinear2 as deflinear2,
-    get_primitive_transpose as get_primitive_transpose,
-    instantiate_zeros as instantiate_zeros,
-    is_undefined_primal as is_undefined_primal,
-    primitive_jvps as primitive_jvps,
-    primitive_transposes as primitive_transposes,
-    zeros_like_aval as zeros_like_aval,
-)
+from jaxlite._src.private_ad import *  # noqa: F401,F403  (the public names, __all__)

@@ -18,59 +18,44 @@ from jaxlite._src.core import core
 from jaxlite._src.core.core import ShapedArray
 
 
-class TypedInt(int):
-  """A Python int carrying its (weak) dtype."""
+class _TypedScalar:
+  """A Python number (the class's second base) carrying the (weak) dtype it was given."""
+  __slots__ = ()
+
+  def __new__(cls, value, dtype):
+    v = super().__new__(cls, value)
+    v.dtype = np.dtype(dtype)
+    v.aval = ShapedArray((), v.dtype, weak_type=True)
+    return v
+
+  def _number(self):
+    return type(self).__mro__[2](self)   # (int, float or complex)
+
+  def __repr__(self):
+    return f"{type(self).__name__}({self._number()}, dtype={self.dtype.name})"
+
+  def __getnewargs__(self):
+    return (self._number(), self.dtype)
+
+
+class TypedInt(_TypedScalar, int):
+  """A Python int carrying its (weak) dtype (in an instance dict, as JAX's: an int
+  subclass cannot have slots). Printed as its repr, as JAX's."""
   dtype: np.dtype
   aval: ShapedArray
 
-  def __new__(cls, value: int, dtype):
-    v = super().__new__(cls, value)
-    v.dtype = np.dtype(dtype)
-    v.aval = ShapedArray((), v.dtype, weak_type=True)
-    return v
 
-  def __repr__(self):
-    return f"TypedInt({int(self)}, dtype={self.dtype.name})"
-
-  def __getnewargs__(self):
-    return (int(self), self.dtype)
-
-
-class TypedFloat(float):
-  """A Python float carrying its (weak) dtype."""
+class TypedFloat(_TypedScalar, float):
+  """A Python float carrying its (weak) dtype; printed as the number, as JAX's."""
   __slots__ = ("dtype", "aval")
-
-  def __new__(cls, value: float, dtype):
-    v = super().__new__(cls, value)
-    v.dtype = np.dtype(dtype)
-    v.aval = ShapedArray((), v.dtype, weak_type=True)
-    return v
-
-  def __repr__(self):
-    return f"TypedFloat({float(self)}, dtype={self.dtype.name})"
 
   def __str__(self):
     return str(float(self))
 
-  def __getnewargs__(self):
-    return (float(self), self.dtype)
 
-
-class TypedComplex(complex):
+class TypedComplex(_TypedScalar, complex):
   """A Python complex carrying its (weak) dtype."""
   __slots__ = ("dtype", "aval")
-
-  def __new__(cls, value: complex, dtype):
-    v = super().__new__(cls, value)
-    v.dtype = np.dtype(dtype)
-    v.aval = ShapedArray((), v.dtype, weak_type=True)
-    return v
-
-  def __repr__(self):
-    return f"TypedComplex({complex(self)}, dtype={self.dtype.name})"
-
-  def __getnewargs__(self):
-    return (complex(self), self.dtype)
 
 
 class TypedNdArray(np.ndarray):
