@@ -280,9 +280,9 @@ def _threefry_counts(keys, n):
   half = (n + 1) // 2
   batch = _shape(keys)[:-1]
   k1, k2 = (lsh.reshape(_word(keys, i), batch + (1,)) for i in (0, 1))
-  counts = lsh.iota(np.uint32, 2 * half)   # (the appended zero is never read back)
-  if n % 2:
-    counts = lsh.concatenate([lsh.iota(np.uint32, n), _u32([0])], 0)
+  counts = lsh.iota(np.uint32, n)
+  if n % 2:   # (the zero is hashed beside the last counter; its own word is dropped)
+    counts = lsh.concatenate([counts, _u32([0])], 0)
   x1, x2 = (lsh.reshape(lsh.slice(counts, (i * half,), ((i + 1) * half,)),
                         (1,) * len(batch) + (half,)) for i in (0, 1))
   y1, y2 = threefry2x32_p.bind(k1, k2, x1, x2)
