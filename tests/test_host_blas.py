@@ -123,18 +123,22 @@ def _check_products(blas):
 def test_a_coarse_thread_clock_turns_the_watch_off(monkeypatch):
   """gVisor's thread clock steps in 10 ms: a 1 ms product reads 0 CPU most times and
   looked starved, so products all ran on one thread on an idle sandbox (1.6x slower
-  each). A clock that does not step twice in the 2 ms the measure spins judges nothing;
-  a fine one judges from 1 ms (``test_starved_threaded_products_...``)."""
+  each). A clock that does not step twice over the measure's short stretches of work
+  judges nothing; a fine one is measured (``test_starved_threaded_products_...``)."""
   now = types.SimpleNamespace(wall=100.0, cpu=0.0)
 
-  def perf_counter():   # each reading takes a microsecond, on the CPU
-    now.wall += 1e-6
-    now.cpu += 1e-6
-    return now.wall
+  def work():   # a stretch of 15 us, on the CPU
+    now.wall += 15e-6
+    now.cpu += 15e-6
+  fine = lambda: now.cpu   # noqa: E731 (a clock in nanoseconds, as most are)
+  monkeypatch.setattr(background, "time", types.SimpleNamespace(thread_time=fine))
+  assert background.thread_clock_step(work=work) == pytest.approx(15e-6)
   monkeypatch.setattr(background, "time", types.SimpleNamespace(
-      perf_counter=perf_counter, thread_time=lambda: (now.cpu // 0.010) * 0.010,
-      sleep=lambda s: None))
-  assert background.thread_clock_step(spin_at_most=0.05) == pytest.approx(0.010)
+      perf_counter=lambda: now.wall, thread_time=lambda: (now.cpu // 0.010) * 0.010))
+  before = now.cpu
+  assert background.thread_clock_step(work=work) is None
+  assert now.cpu - before < 0.5e-3   # the measure's cost on a coarse clock: 16 stretches
+  monkeypatch.setattr(background, "_cpu_work", work)
   blas = FakeBlas()
 
   def product(wall, cpu):
@@ -153,14 +157,9 @@ def test_a_coarse_thread_clock_turns_the_watch_off(monkeypatch):
 
 
 def test_a_clock_that_never_moves_judges_nothing(monkeypatch):
-  now = types.SimpleNamespace(wall=0.0)
-
-  def perf_counter():
-    now.wall += 1e-4
-    return now.wall
-  monkeypatch.setattr(background, "time", types.SimpleNamespace(
-      perf_counter=perf_counter, thread_time=lambda: 0.0, sleep=lambda s: None))
-  assert background.thread_clock_step() is None
+  monkeypatch.setattr(background, "time", types.SimpleNamespace(thread_time=lambda: 0.0))
+  assert background.thread_clock_step(work=lambda: None) is None
+  monkeypatch.setattr(background, "_cpu_work", lambda: None)
   blas = FakeBlas()
   blas.measure_thread_clock()
   assert blas.judged_from == math.inf

@@ -166,6 +166,40 @@ def test_a_first_call_still_running_after_long_call_seconds_starts_the_race(monk
   assert started == [] and entry.run is probe
 
 
+def test_the_first_call_watch_starts_with_jit_and_wakes_from_its_idle_sleep(monkeypatch):
+  # the watching thread starts when jit makes a function, not inside a call, and arming a
+  # watch wakes it only once it sleeps (no first call for IDLE_AFTER seconds): a long
+  # first call made then is still found
+  watcher = tiers.LongCalls()
+  monkeypatch.setattr(tiers, "_long_calls", watcher)
+  monkeypatch.setattr(tiers.LongCalls, "IDLE_AFTER", 0.05)
+  jax.jit(lambda v: v + 1)
+  assert watcher.thread is not None and watcher.thread.is_alive()
+  deadline = time.time() + 20
+  while not watcher.asleep and time.time() < deadline:
+    time.sleep(0.01)
+  assert watcher.asleep
+  monkeypatch.setattr(tiers.Probe, "LONG_CALL", 0.05)
+  monkeypatch.setattr(tiers.Probe, "prepare", lambda self: True)
+  started, running = [], threading.Event()
+  monkeypatch.setattr(tiers, "start_race",
+                      lambda *a, **k: started.append((a[3], running.is_set())))
+
+  def long_run(*values):
+    running.set()
+    deadline = time.time() + 5
+    while not started and time.time() < deadline:
+      time.sleep(0.005)
+    running.clear()
+    return values
+
+  class Entry:
+    pass
+  entry = Entry()
+  entry.run = probe = tiers.Probe(entry, "f", long_run)
+  assert probe(3) == (3,) and started == [((3,), True)]   # (found while it ran)
+
+
 def test_a_race_started_during_the_first_call_takes_its_running_time_as_a_bound(
     monkeypatch):
   # No call served yet: tier 0 takes at least as long as the first call has run by the

@@ -278,7 +278,7 @@ class PjitFunction:
       self._param_names = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
       self._param_names = []
-    tiers.jitted.add(self)
+    tiers.made_jitted(self)
 
   # -- calling
   def __call__(self, *args, **kwargs):

@@ -473,22 +473,46 @@ _probe_lock = threading.Lock()   # a probe leaves once, whichever thread starts 
 
 class LongCalls:
   """Starts the race of a signature whose first call is still running on tier 0 after
-  ``Probe.LONG_CALL`` seconds, so that XLA compiles beside that call (one daemon thread,
-  made for the first call watched; arming and disarming is a dict write under a lock)."""
+  ``Probe.LONG_CALL`` seconds, so that XLA compiles beside that call.
+
+  One daemon thread, started with the first jitted function (``start``), not in a call,
+  looks at the calls watched every ``POLLS``-th of ``LONG_CALL`` while first calls come,
+  and sleeps once none has come for ``IDLE_AFTER`` seconds. Arming a watch is a dict write
+  under a lock, which wakes the thread only from that sleep: a thread started in a first
+  call, or woken by it, took the GIL and a CPU from the short call it watched
+  (benchmarks/README.md, "Threads started in a first call")."""
+  POLLS = 4
+  IDLE_AFTER = tuning.PROBE_WATCH_IDLE_AFTER
 
   def __init__(self):
     self.cond = threading.Condition()
     self.watched = {}   # probe -> (the call's arguments, (its start, its thread's id))
     self.thread = None
+    self.asleep = False   # waiting for a watch, not looking
+    self.last = 0.0   # when the last watch was armed
+
+  def after_fork(self):
+    """In a forked child, which has none of the parent's threads: start afresh."""
+    self.__init__()
+
+  def start(self):
+    """Start the thread, once (``jit`` calls this for each function it makes)."""
+    if self.thread is None:
+      with self.cond:
+        if self.thread is None:
+          self.last = time.perf_counter()
+          self.thread = threading.Thread(target=self.loop, name="jaxlite-long-calls",
+                                         daemon=True)
+          self.thread.start()
 
   def watch(self, probe, args, in_flight):
     with self.cond:
       self.watched[probe] = (args, in_flight)
-      if self.thread is None:
-        self.thread = threading.Thread(target=self.loop, name="jaxlite-long-calls",
-                                       daemon=True)
-        self.thread.start()
-      self.cond.notify()
+      self.last = in_flight[0]
+      if self.asleep:
+        self.cond.notify()
+    if self.thread is None:   # (a probe made without jit: tests)
+      self.start()
 
   def unwatch(self, probe):
     with self.cond:
@@ -499,17 +523,19 @@ class LongCalls:
     # reuses a donated buffer only where nothing else holds it, by reference count)
     while True:
       with self.cond:
-        if not self.watched:
+        now = time.perf_counter()
+        if not self.watched and now - self.last > self.IDLE_AFTER:
+          self.asleep = True
           self.cond.wait()
+          self.asleep = False
           continue
-        probe = min(self.watched, key=lambda p: self.watched[p][1][0])
-        due = self.watched[probe][1][0] + probe.LONG_CALL - time.perf_counter()
-        if due > 0:
-          self.cond.wait(due)
-          continue
-        watched = self.watched.pop(probe)
-      self._start(probe, *watched)
+        due = [p for p, (_, (since, _)) in self.watched.items() if now - since >= p.LONG_CALL]
+        look = min((p.LONG_CALL for p in self.watched), default=Probe.LONG_CALL) / self.POLLS
+        watched = [(p, self.watched.pop(p)) for p in due]
+      for probe, (args, in_flight) in watched:
+        self._start(probe, args, in_flight)
       del watched
+      time.sleep(look)
 
   @staticmethod
   def _start(probe, args, in_flight):
@@ -520,6 +546,15 @@ class LongCalls:
 
 
 _long_calls = LongCalls()
+if hasattr(os, "register_at_fork"):
+  os.register_at_fork(after_in_child=_long_calls.after_fork)
+
+
+def made_jitted(fn):
+  """Note a jitted function ``fn`` that ``jit`` just made: it counts as live (``jitted``)
+  and the thread that watches first calls runs from now on."""
+  jitted.add(fn)
+  _long_calls.start()
 
 
 def has_effects(entry) -> bool:

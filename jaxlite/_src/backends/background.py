@@ -23,6 +23,8 @@ import os
 import threading
 import time
 
+import numpy as np
+
 from jaxlite._src.base import tuning
 
 
@@ -196,8 +198,7 @@ class HostBlas:
     self.judged_from = math.inf
     try:
       import ctypes
-      import numpy
-      libs = os.path.dirname(numpy.__file__) + ".libs"   # (glob's regex costs a first call)
+      libs = os.path.dirname(np.__file__) + ".libs"   # (glob's regex costs a first call)
       paths = [os.path.join(libs, name) for name in sorted(os.listdir(libs))
                if "openblas" in name and ".so" in name] if os.path.isdir(libs) else []
       for name in ("scipy_openblas", "openblas"):
@@ -210,16 +211,14 @@ class HostBlas:
             self.get, self.set = get, set_
             self.full = self.current = get()
             if self.full > 1:   # else there are no threads to watch
-              threading.Thread(target=self.measure_thread_clock, daemon=True,
-                               name="jaxlite-thread-clock").start()
+              self.measure_thread_clock()
             return
     except (ImportError, OSError):
       pass
 
   def measure_thread_clock(self):
-    """Set ``judged_from`` from the thread clock's step: run on a thread of its own, since
-    a coarse clock takes its spin (2 ms) to tell, and then no product is judged."""
-    step = thread_clock_step(spin_at_most=2e-3)
+    """Set ``judged_from`` from the thread clock's step (``thread_clock_step``)."""
+    step = thread_clock_step()
     self.judged_from = 10 * step if step is not None else math.inf
 
   def _apply(self):
@@ -291,21 +290,27 @@ class HostBlas:
     return out
 
 
-def thread_clock_step(spin_at_most=2e-3):
+def _cpu_work(values=np.linspace(0.0, 1.0, 4096)):
+  """About 15 us of CPU work that holds no GIL (NumPy lets go of it for the loop)."""
+  np.sin(values, out=values)
+
+
+def thread_clock_step(rounds=16, work=None):
   """The step of this thread's CPU clock (``time.thread_time``) in seconds, found by
-  reading it until it moves twice; None if it did not within ``spin_at_most`` seconds.
-  Each reading is followed by ``sleep(0)``, which lets go of the GIL: the spin keeps a
-  CPU, never a caller's Python thread, waiting."""
-  start = time.perf_counter()
+  reading it between ``rounds`` short stretches of ``work`` until it moves twice; None if
+  it did not (a clock coarser than about 0.1 ms, such as gVisor's 10 ms steps). The work
+  holds no GIL and no thread is started for it: both would cost the caller's first call,
+  whose first product asks (benchmarks/README.md, "Threads started in a first call")."""
+  work = work or _cpu_work
   last, moves = time.thread_time(), []
-  while time.perf_counter() - start < spin_at_most:
+  for _ in range(rounds):
     now = time.thread_time()
     if now != last:
       moves.append(now - last)
       if len(moves) == 2:   # the first move may be a partial step
         return moves[1]
       last = now
-    time.sleep(0)
+    work()
   return None
 
 

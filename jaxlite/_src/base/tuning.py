@@ -18,6 +18,8 @@ PROBE_MAX_CALLS = 10_000
 # A first call still running after this many seconds starts the race while it runs: XLA's
 # compile, a fraction of such a call, is then ready for the second call, not during it.
 PROBE_LONG_CALL = 1.0
+# The thread that watches first calls for that sleeps once none has come for this long.
+PROBE_WATCH_IDLE_AFTER = 10.0
 # A while or scan loop still running on tier 0 after this many seconds compiles with XLA
 # beside it and hands its state over once that is ready (``auto`` only).
 LOOP_HANDOFF_AFTER = 0.5
