@@ -127,17 +127,17 @@ def test_a_coarse_thread_clock_turns_the_watch_off(monkeypatch):
   judges nothing; a fine one is measured (``test_starved_threaded_products_...``)."""
   now = types.SimpleNamespace(wall=100.0, cpu=0.0)
 
-  def work():   # a stretch of 15 us, on the CPU
-    now.wall += 15e-6
-    now.cpu += 15e-6
+  def work():   # a stretch of 50 us, on the CPU
+    now.wall += 50e-6
+    now.cpu += 50e-6
   fine = lambda: now.cpu   # noqa: E731 (a clock in nanoseconds, as most are)
   monkeypatch.setattr(background, "time", types.SimpleNamespace(thread_time=fine))
-  assert background.thread_clock_step(work=work) == pytest.approx(15e-6)
+  assert background.thread_clock_step(work=work) == pytest.approx(50e-6)
   monkeypatch.setattr(background, "time", types.SimpleNamespace(
       perf_counter=lambda: now.wall, thread_time=lambda: (now.cpu // 0.010) * 0.010))
   before = now.cpu
   assert background.thread_clock_step(work=work) is None
-  assert now.cpu - before < 0.5e-3   # the measure's cost on a coarse clock: 16 stretches
+  assert now.cpu - before < 0.5e-3   # the measure's cost on a coarse clock: 5 stretches
   monkeypatch.setattr(background, "_cpu_work", work)
   blas = FakeBlas()
 

@@ -290,17 +290,18 @@ class HostBlas:
     return out
 
 
-def _cpu_work(values=np.linspace(0.0, 1.0, 4096)):
-  """About 15 us of CPU work that holds no GIL (NumPy lets go of it for the loop)."""
+def _cpu_work(values=np.linspace(0.0, 1.0, 8192)):
+  """About 50 us of CPU work that holds no GIL (NumPy lets go of it for the loop)."""
   np.sin(values, out=values)
 
 
-def thread_clock_step(rounds=16, work=None):
+def thread_clock_step(rounds=5, work=None):
   """The step of this thread's CPU clock (``time.thread_time``) in seconds, found by
   reading it between ``rounds`` short stretches of ``work`` until it moves twice; None if
   it did not (a clock coarser than about 0.1 ms, such as gVisor's 10 ms steps). The work
-  holds no GIL and no thread is started for it: both would cost the caller's first call,
-  whose first product asks (benchmarks/README.md, "Threads started in a first call")."""
+  holds no GIL and no thread is started for it, and the clock is read few times (a read
+  is a system call, costly in a sandbox): each would cost the caller's first call, whose
+  first product asks (benchmarks/README.md, "Threads started in a first call")."""
   work = work or _cpu_work
   last, moves = time.thread_time(), []
   for _ in range(rounds):
