@@ -8,6 +8,9 @@ annotation, elsewhere in a trace (tier 0, one device) it does nothing.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 from jaxlite._src.core import core
 from jaxlite._src.base import layout
 from jaxlite._src.base import tree
@@ -133,6 +136,34 @@ def canonicalize_out_sharding(out_sharding, api_name: str):
         f"`out_sharding` argument of {api_name} only supports instances of `NamedSharding` "
         f"or `PartitionSpec`. Got {out_sharding} of type: {type(out_sharding)}")
   return None if getattr(mesh, "empty", False) else out_sharding
+
+
+def accepts_out_sharding(fn_or_name):
+  """A function with JAX's keyword-only ``out_sharding``: its result laid out as that says
+  (``with_sharding_constraint``: a layout inside a jit over several devices, the identity
+  elsewhere). None, the default, and a sharding over the empty mesh (the one in every
+  array's type, which flax passes along) leave the result as it is; anything else is
+  checked before the function runs, raising JAX's errors (``canonicalize_out_sharding``),
+  which name the API as JAX does: the function's name, or the name given
+  (``@accepts_out_sharding("jnp.array")``)."""
+  if isinstance(fn_or_name, str):
+    return lambda fn: _accepting_out_sharding(fn, fn_or_name)
+  return _accepting_out_sharding(fn_or_name, fn_or_name.__name__)
+
+
+def _accepting_out_sharding(fn, api_name):
+  @functools.wraps(fn)
+  def wrapped(*args, out_sharding=None, **kwargs):
+    if out_sharding is None:
+      return fn(*args, **kwargs)
+    sharding = canonicalize_out_sharding(out_sharding, api_name)
+    out = fn(*args, **kwargs)
+    return out if sharding is None else with_sharding_constraint(out, sharding)
+  signature = inspect.signature(fn)
+  wrapped.__signature__ = signature.replace(parameters=[
+      *signature.parameters.values(),
+      inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
+  return wrapped
 
 
 def like_sharding(x, shape, weak_type):

@@ -19,8 +19,6 @@ raw ones. Typed keys go through the key primitives (``random_split``, ``random_b
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 from collections.abc import Sequence
 
@@ -33,7 +31,7 @@ from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
 from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
-from jaxlite._src.lax.sharding_constraint import canonicalize_out_sharding, with_sharding_constraint
+from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.lax.special import random_gamma_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
 from jaxlite._src.libraries.numpy import namespace as jnp_namespace
@@ -110,25 +108,6 @@ def _float_dtype(name, dtype):
   if not dtypes.issubdtype(dtype, np.floating):
     raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
   return dtype
-
-
-def with_out_sharding(sampler):
-  """``sampler`` with JAX's keyword-only ``out_sharding``: the draw laid out as it says
-  (``lax.with_sharding_constraint``: a layout inside a jit over several devices, the
-  identity elsewhere). None, the default, and a sharding over the empty mesh (the one in
-  every array's type, ``jax.typeof(x).sharding``, which flax passes) leave it as it is;
-  anything but a NamedSharding raises JAX's errors (``canonicalize_out_sharding``)."""
-  @functools.wraps(sampler)
-  def wrapped(*args, out_sharding=None, **kwargs):
-    # Checked before drawing, so a bad argument fails as in JAX whatever the draw costs.
-    sharding = canonicalize_out_sharding(out_sharding, sampler.__name__)
-    out = sampler(*args, **kwargs)
-    return out if sharding is None else with_sharding_constraint(out, sharding)
-  signature = inspect.signature(sampler)
-  wrapped.__signature__ = signature.replace(parameters=[
-      *signature.parameters.values(),
-      inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
-  return wrapped
 
 
 def _convert(x, dtype):
@@ -312,7 +291,7 @@ def _random_bits(key, bit_width, shape):
   return lax_prng.threefry_random_bits(key, bit_width, shape)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def bits(key, shape=(), dtype=None):
   """Uniform random bits as unsigned integers (``uint32``, or ``uint64`` with x64).
 
@@ -331,7 +310,7 @@ def bits(key, shape=(), dtype=None):
 
 # ----------------------------------------------------------------------------- samplers
 
-@with_out_sharding
+@accepts_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   """Uniform random values in ``[minval, maxval)``.
 
@@ -377,7 +356,7 @@ def _uniform(key, shape, dtype, minval, maxval):
   return jnp.maximum(minval, floats * (maxval - minval) + minval)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
   """Uniform random integers in ``[minval, maxval)`` (JAX's slightly biased modulus).
 
@@ -439,7 +418,7 @@ def _randint(key, shape, minval, maxval, dtype):
   return minval + lax.convert_element_type(offset, dtype)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def normal(key, shape=(), dtype=None):
   """Standard normal random values (the inverse error function of a uniform draw).
 
@@ -477,7 +456,7 @@ def _erf_inv_of_uniform(key, shape, dtype):
   return special.erf_inv(u)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
   """Standard normal values truncated to ``(lower, upper)``.
 
@@ -507,7 +486,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   return jnp.clip(out, lo, hi)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low"):
   """Random booleans, True with probability ``p``.
 
@@ -533,7 +512,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   return _uniform(key, shape, p.dtype, 0., 1.) < p
 
 
-@with_out_sharding
+@accepts_out_sharding
 def exponential(key, shape=(), dtype=None):
   """Standard exponential random values, ``-log1p(-u)``."""
   key = _check_prng_key("exponential", key)
@@ -546,7 +525,7 @@ def _exponential(key, shape, dtype):
   return lax.neg(lax.log1p(lax.neg(u)))
 
 
-@with_out_sharding
+@accepts_out_sharding
 def laplace(key, shape=(), dtype=None):
   """Standard Laplace random values."""
   key = _check_prng_key("laplace", key)
@@ -555,7 +534,7 @@ def laplace(key, shape=(), dtype=None):
   return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-@with_out_sharding
+@accepts_out_sharding
 def logistic(key, shape=(), dtype=None):
   """Standard logistic random values, ``log(u) - log1p(-u)``."""
   key = _check_prng_key("logistic", key)
@@ -564,7 +543,7 @@ def logistic(key, shape=(), dtype=None):
   return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
-@with_out_sharding
+@accepts_out_sharding
 def cauchy(key, shape=(), dtype=None):
   """Standard Cauchy random values, ``tan(pi (u - 1/2))``."""
   key = _check_prng_key("cauchy", key)
@@ -573,7 +552,7 @@ def cauchy(key, shape=(), dtype=None):
   return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
-@with_out_sharding
+@accepts_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
   """Standard Gumbel random values (``mode='high'`` resolves tiny probabilities better)."""
   key = _check_prng_key("gumbel", key)
@@ -595,7 +574,7 @@ def _gumbel(key, shape, dtype, mode):
   return lax.neg(lax.log(lax.neg(lax.log(_uniform(key, shape, dtype, info.tiny, 1.)))))
 
 
-@with_out_sharding
+@accepts_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   """Samples from a categorical distribution given unnormalised log-probabilities.
 
@@ -630,7 +609,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
       if idx.ndim > 1 else lsh.reshape(idx, shape)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def permutation(key, x, axis=0, independent=False):
   """A random permutation of ``arange(x)`` or of ``x`` along ``axis``.
 
@@ -794,7 +773,7 @@ def _gamma_impl(key, a, *, log_space):
   return jnp.reshape(samples, a.shape)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def gamma(key, a, shape=None, dtype=None):
   """Gamma random values of shape parameter ``a`` (unit scale); differentiable in ``a``
   (implicit reparameterization, as JAX).
@@ -810,7 +789,7 @@ def gamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, None if shape is None else _canonical_shape(shape), dtype)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def loggamma(key, a, shape=None, dtype=None):
   """The logarithm of gamma random values, accurate for small ``a``."""
   key = _check_prng_key("loggamma", key)
@@ -818,7 +797,7 @@ def loggamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, None if shape is None else _canonical_shape(shape), dtype, True)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
   """Beta random values, from the ratio of two gamma draws (in log space)."""
   key = _check_prng_key("beta", key)
@@ -837,7 +816,7 @@ def beta(key, a, b, shape=None, dtype=None):
   return ga / (ga + gb)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
   """Dirichlet random vectors (along the last axis of ``alpha``)."""
   key = _check_prng_key("dirichlet", key)
@@ -854,7 +833,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
   return unnormalized / unnormalized.sum(-1, keepdims=True)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
   """Poisson random integers of rate ``lam`` (Knuth below 10, rejection above, as JAX)."""
   key = _check_prng_key("poisson", key)
@@ -921,7 +900,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
   return lcf.while_loop(cond, body, init)[1].astype(dtype)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
   """Multivariate normal random vectors ``mean + L z`` with ``L L^T = cov``.
 
@@ -964,7 +943,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
   return jnp.broadcast_to(mean, out_shape) + jnp.broadcast_to(out, out_shape)
 
 
-@with_out_sharding
+@accepts_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None):
   """Random ``n x m`` matrices (default square) with orthonormal rows or columns,
   uniformly distributed (Haar), from the QR decomposition of a normal draw."""

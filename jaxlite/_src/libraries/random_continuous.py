@@ -14,7 +14,7 @@ from jaxlite._src.libraries.random_discrete import rademacher
 __all__ = ["ball", "chisquare", "double_sided_maxwell", "f", "generalized_normal", "lognormal", "maxwell", "pareto", "rayleigh", "t", "triangular", "wald", "weibull_min"]
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def chisquare(key, df, shape=None, dtype=None):
   """Chi-square random values with ``df`` degrees of freedom: ``2 exp(loggamma(df / 2))``."""
   dtype = R._float_dtype("chisquare", dtype)
@@ -23,7 +23,7 @@ def chisquare(key, df, shape=None, dtype=None):
   return jnp.exp(R.loggamma(key, half_df, shape, dtype)) * 2
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None):
   """F-distributed random values (a ratio of scaled chi-squares)."""
   dtype = R._float_dtype("f", dtype)
@@ -34,7 +34,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
           / (chisquare(key_dfden, dfden, shape, dtype) / dfden))
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def t(key, df, shape=None, dtype=None):
   """Student's t random values with ``df`` degrees of freedom."""
   dtype = R._float_dtype("t", dtype)
@@ -44,7 +44,7 @@ def t(key, df, shape=None, dtype=None):
   return R.normal(k1, shape, dtype) * jnp.sqrt(half / R.gamma(k2, half, shape, dtype))
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None):
   """Generalized normal random values, density proportional to ``exp(-|x|**p)``."""
   dtype = R._float_dtype("generalized_normal", dtype)
@@ -55,7 +55,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
   return rademacher(k2, shape, dtype) * g ** (1 / p)
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def ball(key, d, p=2, shape=(), dtype=None):
   """Points uniform in the unit ``p``-norm ball of dimension ``d`` (shape
   ``(*shape, d)``)."""
@@ -71,7 +71,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
   return g / ((norm + e) ** (1 / p))[..., None]
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   """Log-normal random values: ``exp(sigma * normal)``."""
   dtype = R._float_dtype("lognormal", dtype)
@@ -79,7 +79,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   return jnp.exp(R.normal(key, shape, dtype) * jnp.asarray(sigma, dtype))
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def maxwell(key, shape=(), dtype=None):
   """Maxwell random values: the length of a standard normal 3-vector."""
   dtype = R._float_dtype("maxwell", dtype)
@@ -98,7 +98,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
       loc, dtype)
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def pareto(key, b, shape=None, dtype=None):
   """Pareto random values with shape ``b`` and unit scale: ``exp(exponential / b)``."""
   dtype = R._float_dtype("pareto", dtype)
@@ -106,7 +106,7 @@ def pareto(key, b, shape=None, dtype=None):
   return jnp.exp(R.exponential(key, shape, dtype) / jnp.asarray(b, dtype))
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None):
   """Rayleigh random values: ``scale * sqrt(-2 log(u))``."""
   dtype = R._float_dtype("rayleigh", dtype)
@@ -115,7 +115,7 @@ def rayleigh(key, scale, shape=None, dtype=None):
   return jnp.broadcast_to(jnp.asarray(scale, dtype), shape) * jnp.sqrt(jnp.log(u) * -2)
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None):
   """Triangular random values on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
   dtype = R._float_dtype("triangular", dtype)
@@ -128,7 +128,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
   return jnp.where(u < fc, lo, hi)
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def wald(key, mean, shape=None, dtype=None):
   """Wald (inverse Gaussian, unit shape) random values of the given ``mean``."""
   dtype = R._float_dtype("wald", dtype)

@@ -19,7 +19,7 @@ from jaxlite._src.libraries.numpy.util import promote_dtypes_inexact
 __all__ = ["binomial", "geometric", "multinomial", "rademacher"]
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def rademacher(key, shape=(), dtype=None):
   """Random signs: -1 or +1 with equal probability."""
   dtype = dtypes.canonicalize_dtype(dtypes.default_int_dtype() if dtype is None else dtype)
@@ -27,7 +27,7 @@ def rademacher(key, shape=(), dtype=None):
   return (2 * b.astype(dtype) - 1).astype(dtype)
 
 
-@R.with_out_sharding
+@R.accepts_out_sharding
 def geometric(key, p, shape=None, dtype=None):
   """Geometric random integers >= 1: trials until the first success of probability
   ``p``, ``floor(log(u) / log1p(-p)) + 1``."""

@@ -20,6 +20,7 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.control_flow import vmap_axis
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.libraries.numpy import creation
 from jaxlite._src.libraries.numpy import lax_numpy as lnp
 from jaxlite._src.libraries.numpy import reductions as red
@@ -71,6 +72,7 @@ def tile(A, reps):
   return lax_shapes.reshape(out, tuple(r * s for r, s in zip(reps, shape)))
 
 
+@accepts_out_sharding("repeat")
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
   """Repeat each element of ``a`` along ``axis`` (``numpy.repeat``).
 
@@ -415,6 +417,7 @@ def kron(a, b):
   return lax_shapes.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
+@accepts_out_sharding("dot_general")   # (JAX's name in its errors)
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   """Contract ``axes`` of ``a`` with those of ``b`` (``numpy.tensordot``)."""
   a, b, out_dtype, weak = lnp._dot_operands("tensordot", a, b, preferred_element_type)

@@ -16,7 +16,8 @@ from jaxlite._src.core.literals import TypedNdArray
 from jaxlite._src.core.state.types import Ref
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
-from jaxlite._src.lax.sharding_constraint import like_sharding, with_sharding_constraint
+from jaxlite._src.lax.sharding_constraint import (accepts_out_sharding, like_sharding,
+                                                  with_sharding_constraint)
 from jaxlite._src.libraries.numpy import lax_numpy
 from jaxlite._src.libraries.numpy import ufuncs
 from jaxlite._src.libraries.numpy.util import as_operand, check_arraylike
@@ -48,6 +49,7 @@ def _arrays_as_numpy(obj):
   return obj
 
 
+@accepts_out_sharding("jnp.array")
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
   """Create an array (``numpy.array``); 64-bit types follow ``jax_enable_x64``.
 
@@ -125,6 +127,7 @@ def _check_int_range(value):
                         "too large to convert to int32")
 
 
+@accepts_out_sharding("jnp.array")   # (JAX's name in its errors)
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Convert ``a`` to an array without copying when it already is one (``numpy.asarray``).
 
@@ -193,6 +196,7 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
   return full(shape, Array(np.ones((), want)), out_sharding=out_sharding)
 
 
+@accepts_out_sharding("jnp.zeros")   # (JAX's name in its errors)
 def empty(shape, dtype=None, *, device=None):
   """Like ``zeros``: JAX arrays are never uninitialised."""
   return zeros(shape, dtype)
@@ -213,6 +217,7 @@ def _like(fun_name, a, dtype, shape):
   return (aval.shape if shape is None else _shape(shape, fun_name)), want, aval.weak_type
 
 
+@accepts_out_sharding("full_like")
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
   shape, want, weak = _like("full_like", a, dtype, shape)
@@ -225,11 +230,13 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
+@accepts_out_sharding("jnp.zeros_like")
 def zeros_like(a, dtype=None, shape=None, *, device=None):
   """Zeros with the shape and dtype of ``a``."""
   return full_like(a, 0, dtype, shape)
 
 
+@accepts_out_sharding("jnp.ones_like")
 def ones_like(a, dtype=None, shape=None, *, device=None):
   """Ones with the shape and dtype of ``a``."""
   return full_like(a, 1, dtype, shape)

@@ -14,6 +14,7 @@ from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
+from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.libraries.numpy import util
 from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
                                      ensure_arraylike, promote_dtypes)
@@ -59,6 +60,7 @@ def _new_shape(a, shape):
   return shape
 
 
+@accepts_out_sharding("reshape")
 def reshape(a, shape, order="C", *, copy=None):
   """Give ``a`` a new shape with the same number of elements; one size may be -1.
 
@@ -95,6 +97,7 @@ def reshape(a, shape, order="C", *, copy=None):
   raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
+@accepts_out_sharding("reshape")   # (JAX's name in its errors)
 def ravel(a, order="C"):
   """The elements of ``a`` as a 1-d array, read in row-major ('C') or column-major ('F')
   order."""
@@ -189,6 +192,7 @@ def squeeze(a, axis=None):
   return lax_shapes.squeeze(a, axes)
 
 
+@accepts_out_sharding("jnp.broadcast_to")
 def broadcast_to(array, shape):
   """Broadcast ``array`` to ``shape`` (NumPy rules)."""
   check_arraylike("broadcast_to", array)
@@ -374,6 +378,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   return _dot_result(out, weak)
 
 
+@accepts_out_sharding("dot_general")   # (JAX's name in its errors)
 def matmul(a, b, *, precision=None, preferred_element_type=None):
   """Matrix product with broadcast batch axes (``numpy.matmul``, the ``@`` operator).
 

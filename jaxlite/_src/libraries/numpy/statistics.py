@@ -18,6 +18,7 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import indexing as lax_ix
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax import sorting as lax_sort
+from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.libraries.numpy import creation, indexing, lax_numpy, reductions, ufuncs
 from jaxlite._src.libraries.numpy.sorting import searchsorted, where
 from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axes, canonicalize_axis,
@@ -488,6 +489,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
   return _quantile(a, q, axis, method, keepdims, False, weights)
 
 
+@accepts_out_sharding("jnp.percentile")
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
   """The ``q``-th percentiles (``q`` in [0, 100]) along ``axis``; see ``quantile``."""
@@ -763,6 +765,7 @@ def _diag(c):
 
 
 # -- histograms and counting
+@accepts_out_sharding("jnp.bincount")
 def bincount(x, weights=None, minlength=0, *, length=None):
   """How often each non-negative integer occurs in 1-D ``x`` (summing ``weights``).
 
