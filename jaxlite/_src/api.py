@@ -285,6 +285,20 @@ check_tracer_leaks = _config_context(
     "jax_check_tracer_leaks", "Set jax_check_tracer_leaks inside the ``with`` block "
     "(``jax.check_tracer_leaks``; ``jax.checking_leaks()`` is ``check_tracer_leaks(True)``).")
 
+enable_custom_prng = _config_context(
+    "jax_enable_custom_prng", "Set jax_enable_custom_prng inside the ``with`` block "
+    "(on: jax.random.PRNGKey makes typed keys).")
+legacy_prng_key = _config_context(
+    "jax_legacy_prng_key", "Set jax_legacy_prng_key ('allow', 'warn' or 'error') inside "
+    "the ``with`` block.")
+debug_key_reuse = _config_context(
+    "jax_debug_key_reuse", "Set jax_debug_key_reuse inside the ``with`` block (jaxlite "
+    "accepts only False).")
+softmax_custom_jvp = _config_context(
+    "jax_softmax_custom_jvp", "Set jax_softmax_custom_jvp inside the ``with`` block.")
+no_tracing = _config_context(
+    "jax_no_tracing", "Raise RuntimeError inside the ``with`` block when a jitted function "
+    "would be traced.")
 
 @contextlib.contextmanager
 def checking_leaks():

@@ -53,9 +53,9 @@ def _cache_key(in_tree, sigs, static_key, target=None, commit_to=None):
   named vmap axes, ..., the abstract mesh in context), as JAX's cache key includes its
   trace context, the device backend it runs on (``target``; None: the host's tiers) and
   the device its outputs are committed to (``commit_to``; None: uncommitted)."""
-  x64, axes, promotion, precision, mesh, threefry = trace_context()
+  x64, axes, promotion, precision, mesh, library_flags = trace_context()
   return (in_tree, sigs, static_key, x64, axes, promotion, target, precision, commit_to,
-          mesh, threefry)
+          mesh, library_flags)
 
 
 def _hoist(closed, donation):
@@ -533,6 +533,9 @@ class PjitFunction:
 
   # -- tracing
   def _trace(self, key, args, kwargs, leaves, static_key, traced_for="jit"):
+    if config.jax_no_tracing:
+      raise RuntimeError(f"re-tracing function {self._name} at {self._location} for "
+                         f"`{traced_for}`, but 'no_tracing' is set")
     in_tree = key[0]
     bad = [i for i, s in enumerate(key[1]) if s is None]
     if bad:
@@ -713,6 +716,11 @@ def _similarity(a, b):
   return (same_tree, same_leaves + same_static)
 
 
+# the flags of the trace context's last part (``lax.base.trace_context``), in its order
+_LIBRARY_FLAGS = ("jax_threefry_partitionable", "jax_enable_custom_prng",
+                  "jax_softmax_custom_jvp")
+
+
 def _difference(old, new, names, param_names):
   """One line saying what changed between two signatures."""
   changes = []
@@ -730,6 +738,11 @@ def _difference(old, new, names, param_names):
   if old[8] != new[8]:
     changes.append(f"the device the arguments are committed to changed {old[8]} -> "
                    f"{new[8]}")
+  if old[9] != new[9]:
+    changes.append(f"the mesh in context changed {old[9]} -> {new[9]}")
+  for flag, was, now in zip(_LIBRARY_FLAGS, old[10], new[10]):
+    if was != now:
+      changes.append(f"{flag} changed {was} -> {now}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):
     if v_old != v_new or k_old != k_new:
       label = (k_new if isinstance(k_new, str) else param_names[k_new]

@@ -248,6 +248,32 @@ config.define("jax_threefry_partitionable", True,
               "Generate random bits so that sharded and unsharded results agree (jaxlite "
               "generates them as JAX does with this flag on).",
               env_var="JAX_THREEFRY_PARTITIONABLE", validate=_truth)
+config.define("jax_enable_custom_prng", False,
+              "jax.random.PRNGKey returns a typed key (``key<fry>``), as jax.random.key does.",
+              env_var="JAX_ENABLE_CUSTOM_PRNG", validate=_truth)
+config.define("jax_legacy_prng_key", "allow",
+              "A raw uint32 key passed to a jax.random function: 'allow', 'warn' (a "
+              "UserWarning) or 'error' (a ValueError).",
+              env_var="JAX_LEGACY_PRNG_KEY", parse=str, validate=_enum("allow", "warn", "error"))
+
+
+def _no_key_reuse_checks(value):
+  if _truth(value):
+    raise NotImplementedError(
+        "jax_debug_key_reuse=True: jaxlite does not check random keys for reuse. Leave the "
+        "flag False, and split a key (jax.random.split) before each use.")
+  return False
+
+
+config.define("jax_debug_key_reuse", False,
+              "Check that no random key is used twice (jaxlite has no such checker: only "
+              "False is accepted).", validate=_no_key_reuse_checks)
+config.define("jax_softmax_custom_jvp", False,
+              "jax.nn.softmax differentiates by its own rule (a custom_jvp) instead of its "
+              "formula's.", env_var="JAX_SOFTMAX_CUSTOM_JVP", validate=_truth)
+config.define("jax_no_tracing", False,
+              "Raise RuntimeError when a jitted function would be traced (a cache miss).",
+              validate=_truth)
 config.define("jax_platforms", None,
               "Comma-separated platforms to initialize, in order of preference ('cpu', 'cuda', "
               "'gpu'); None picks the available ones.",

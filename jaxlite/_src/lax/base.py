@@ -59,11 +59,14 @@ def check_not_a_ref(leaf, what):
 def trace_context() -> tuple:
   """What besides the argument avals changes the jaxpr that tracing gives, as JAX's trace
   context: the x64 flag, the named vmap axes in scope, the promotion mode, the default
-  matmul precision, the abstract mesh in context (``jax.set_mesh``) and the Threefry
-  scheme (``jax_threefry_partitionable``: which bits a key's primitives give)."""
+  matmul precision, the abstract mesh in context (``jax.set_mesh``), and the flags that
+  change which primitives a library function binds: the Threefry scheme
+  (``jax_threefry_partitionable``), typed keys from ``PRNGKey`` (``jax_enable_custom_prng``)
+  and softmax's rule (``jax_softmax_custom_jvp``)."""
   return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
           config.jax_default_matmul_precision, mesh_context.context.abstract,
-          config.jax_threefry_partitionable)
+          (config.jax_threefry_partitionable, config.jax_enable_custom_prng,
+           config.jax_softmax_custom_jvp))
 
 
 # user function -> {signature: (ClosedJaxpr, what else the trace gave)}

@@ -20,11 +20,14 @@ raw ones. Typed keys go through the key primitives (``random_split``, ``random_b
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
+from jaxlite._src.core import core
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import prng as lax_prng
@@ -81,7 +84,16 @@ def _check_prng_key(name, key, allow_batched=False):
   if not allow_batched and key.ndim > 1:
     raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                      f"{tuple(key.shape)[:-1]} != (). Use jax.vmap for batching.")
+  if config.jax_legacy_prng_key == "warn":   # (once per trace under jit, as in JAX)
+    warnings.warn(_LEGACY_KEY, UserWarning, stacklevel=3)
+  elif config.jax_legacy_prng_key == "error" and not isinstance(key, core.Tracer):
+    raise ValueError(_LEGACY_KEY)   # (a traced key is let through, as JAX does)
   return key
+
+
+_LEGACY_KEY = ("Legacy uint32 key array passed as key to jax.random function. Please create "
+               "keys using jax.random.key(). If use of a raw key array was intended, set "
+               'jax_legacy_prng_key="allow".')
 
 
 def _canonical_shape(shape):
@@ -143,6 +155,8 @@ def PRNGKey(seed, *, impl=None):
   >>> jax.random.PRNGKey(42)
   Array([ 0, 42], dtype=uint32)
   """
+  if config.jax_enable_custom_prng:   # (typed keys, as jax.random.key makes)
+    return lax_prng.random_seed(_seed_array("PRNGKey", seed), lax_prng.resolve_impl(impl))
   lax_prng.resolve_impl(impl)
   return lax_prng.threefry_seed(_seed_array("PRNGKey", seed))
 

@@ -8,12 +8,14 @@ carry custom derivatives where the naive one misbehaves (relu's at 0, as JAX's).
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 
 from jaxlite._src.libraries.numpy import namespace as jnp
 from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
 from jaxlite._src.lax.custom_derivatives import custom_jvp, stop_gradient
 from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import elementwise as lax
@@ -412,7 +414,8 @@ def log_softmax(x, axis=-1, where=None):
 
 def softmax(x, axis=-1, where=None):
   """``exp(x) / sum(exp(x), axis)``, computed from ``x - max(x)``; 0 where ``where`` is
-  false.
+  false. Differentiated through that formula, or by its own rule under
+  ``jax_softmax_custom_jvp`` (the same derivative, rounded otherwise), as in JAX.
 
   Examples
   --------
@@ -420,13 +423,31 @@ def softmax(x, axis=-1, where=None):
   >>> jax.nn.softmax(jnp.array([1e4, 1e4])).tolist()
   [0.5, 0.5]
   """
+  if config.jax_softmax_custom_jvp:
+    return _softmax_by_rule(x, axis, where)
+  return _softmax(x, axis, where, stop_gradient)
+
+
+def _softmax(x, axis, where, hold=lambda m: m):
   x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
   x_safe = x if where is None else jnp.where(where, x, -np.inf)
-  unnormalized = jnp.exp(x_safe - stop_gradient(x_max))
+  unnormalized = jnp.exp(x_safe - hold(x_max))
   result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
   if where is not None:
     result = jnp.where(where, result, 0)
   return result
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax_by_rule(x, axis, where):
+  return _softmax(x, axis, where)
+
+
+@_softmax_by_rule.defjvp
+def _softmax_jvp(axis, primals, tangents):
+  (x, where), (x_dot, _) = primals, tangents
+  y = _softmax_by_rule(x, axis, where)
+  return y, y * (x_dot - jnp.sum(y * x_dot, axis, where=where, keepdims=True))
 
 
 @staged(static_argnames=("axis",))
