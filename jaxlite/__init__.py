@@ -17,13 +17,14 @@ from jaxlite._src.api import (
     legacy_prng_key, debug_key_reuse, softmax_custom_jvp, no_tracing,
     enable_checks, ensure_compile_time_eval,
     typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
+    process_indices, host_ids, copy_to_host_async,
     print_environment_info, named_call, named_scope, linear_transpose, closure_convert,
     custom_gradient)
 from jaxlite._src.base.dtypes import float0
 from jaxlite._src.base.transfer_guard import (
     transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
     transfer_guard_device_to_device)
-from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad
+from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad, fwd_and_bwd
 from jaxlite._src.jit import jit
 from jaxlite._src.debugging import pure_callback
 from jaxlite._src.lax.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
@@ -33,7 +34,7 @@ from jaxlite._src.autodiff_api import jacfwd, jacrev, hessian
 from jaxlite._src.autodiff_api import jacrev as jacobian
 from jaxlite._src.backends import devices, default_backend, Device
 from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
-                     debug)
+                     debug, dlpack)
 
 local_devices = devices
 

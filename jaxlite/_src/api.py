@@ -334,7 +334,22 @@ def process_index(backend=None) -> int:
   return 0
 
 
-host_count, host_id = process_count, process_index
+def process_indices(backend=None) -> list:
+  """The indices of this program's processes: ``[0]``, a single one."""
+  return list(range(process_count(backend)))
+
+
+host_count, host_id, host_ids = process_count, process_index, process_indices
+
+
+def copy_to_host_async(x):
+  """Start copying each array leaf of ``x`` to the host (its ``copy_to_host_async``);
+  returns ``x``."""
+  for leaf in tree.tree_leaves(x):
+    start = getattr(leaf, "copy_to_host_async", None)
+    if start is not None:
+      start()
+  return x
 
 
 def live_arrays(platform=None):

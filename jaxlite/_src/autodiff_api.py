@@ -7,6 +7,7 @@ transformations themselves live in ``transforms/ad.py``.
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
@@ -161,6 +162,43 @@ def vjp(fun, *primals, has_aux=False):
               p_tree, out_tree, [], list(linear.consts))
   result = tree.tree_unflatten(out_tree, out_p), f_vjp
   return result + (aux,) if has_aux else result
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+  """The forward and backward passes of ``fun`` as two functions (``jax.fwd_and_bwd``).
+
+  ``fwd(*args)`` gives ``(fun(*args), residuals)`` (with ``aux`` last when ``has_aux``),
+  as ``vjp`` of ``fun`` in the arguments ``argnums`` does: ``residuals`` is its ``VJP``,
+  a pytree, so it can leave a jit and enter another. ``bwd(residuals, cotangent)`` gives
+  the cotangents of those arguments: a tuple, or one array when ``argnums`` is an int.
+  With ``jitted`` (the default) both are jitted, so the backward pass compiles once
+  however many forward passes feed it.
+  """
+  from jaxlite._src.jit import jit   # (jit sits beside this module, not below it)
+  single = isinstance(argnums, (int, np.integer))
+  try:
+    nums = (int(argnums),) if single else tuple(operator.index(i) for i in argnums)
+  except TypeError:
+    raise TypeError(f"argnums must be an int or a sequence of ints, got {argnums!r}") from None
+
+  def fwd(*args):
+    for i in nums:
+      if not -len(args) <= i < len(args):
+        raise ValueError(f"argnums {argnums} out of range for {len(args)} positional "
+                         "arguments")
+
+    def of_chosen(*chosen):
+      full = list(args)
+      for i, value in zip(nums, chosen):
+        full[i] = value
+      return fun(*full)
+    return vjp(of_chosen, *(args[i] for i in nums), has_aux=has_aux)
+
+  def bwd(residuals, cotangent):
+    cotangents = residuals(cotangent)
+    return cotangents[0] if single else cotangents
+
+  return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
 
 
 class VJP:

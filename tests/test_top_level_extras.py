@@ -1,0 +1,37 @@
+"""Smaller top-level APIs, against JAX 0.10.2 (the values below came from it): process
+indices, ``copy_to_host_async`` and ``jax.dlpack``."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+
+
+def test_one_process():
+  assert jax.process_indices() == [0] and jax.host_ids() == [0]
+
+
+def test_copy_to_host_async_returns_its_tree():
+  tree = {"a": jnp.ones(2), "b": 3}
+  assert jax.copy_to_host_async(tree) is tree
+  np.testing.assert_array_equal(tree["a"], [1.0, 1.0])
+
+
+# JAX 0.10.2's jax.dlpack.is_supported_dtype
+DLPACK = [("float32", True), ("float64", True), ("int8", True), ("bool", True),
+          ("complex64", True), ("bfloat16", True), ("float16", True), ("uint64", True),
+          ("float8_e4m3fn", False), ("int4", False)]
+
+
+@pytest.mark.parametrize("name, supported", DLPACK)
+def test_dlpack_supported_dtypes_are_jaxs(name, supported):
+  assert jax.dlpack.is_supported_dtype(getattr(jnp, name) if name != "bool" else bool) \
+      is supported
+
+
+def test_from_dlpack_shares_or_converts_as_jax():
+  x = jax.dlpack.from_dlpack(np.arange(3.0))
+  assert x.dtype == np.float32   # (x64 off: converted, as JAX 0.10.2 gives float32)
+  np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+  with pytest.raises(TypeError, match="__dlpack__"):
+    jax.dlpack.from_dlpack([1, 2])
