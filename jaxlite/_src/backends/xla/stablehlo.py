@@ -24,6 +24,7 @@ from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
 from jaxlite._src.lax import convolution
 from jaxlite._src.lax import custom_derivatives as cd
+from jaxlite._src.lax import custom_batching
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax import fft
 from jaxlite._src.lax import indexing as ix
@@ -1486,6 +1487,7 @@ def _rng_bit_generator_rule(b, eqn, key, *, shape, dtype, algorithm, out_shardin
 lowering_rules.update({
     cd.custom_jvp_call_p: _call_rule("call_jaxpr"),
     cd.custom_vjp_call_p: _call_rule("call_jaxpr"),
+    custom_batching.custom_vmap_call_p: _call_rule("call"),
     cd.remat_p: _call_rule("jaxpr"), cd.stop_gradient_p: lambda b, eqn, x: x,
     cd.linear_call_p: _linear_call_rule,
     call.closed_call_p: _call_rule("call_jaxpr"),
