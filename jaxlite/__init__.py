@@ -66,7 +66,7 @@ from jaxlite import random, nn  # noqa
 from jaxlite import sharding  # noqa: E402
 from jaxlite._src.sharding import (  # noqa: E402
     make_mesh, make_array_from_callback, make_array_from_single_device_arrays)
-from jaxlite._src.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+from jaxlite._src.sharding import NamedSharding, PartitionSpec as P, Shard  # noqa: E402
 from jaxlite._src.sharding import set_mesh, reshard  # noqa: E402
 from jaxlite._src.sharding_map import shard_map  # noqa: E402
 from jaxlite._src.pmap import pmap  # noqa: E402

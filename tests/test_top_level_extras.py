@@ -35,3 +35,9 @@ def test_from_dlpack_shares_or_converts_as_jax():
   np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
   with pytest.raises(TypeError, match="__dlpack__"):
     jax.dlpack.from_dlpack([1, 2])
+
+
+def test_shards_are_jax_shard():
+  shard = jnp.arange(3.0).addressable_shards[0]
+  assert isinstance(shard, jax.Shard)
+  np.testing.assert_array_equal(shard.data, [0.0, 1.0, 2.0])
