@@ -65,7 +65,8 @@ from jaxlite import random, nn  # noqa
 # -- several devices (issue 18): shardings, pmap, shard_map
 from jaxlite import sharding  # noqa: E402
 from jaxlite._src.sharding import (  # noqa: E402
-    make_mesh, make_array_from_callback, make_array_from_single_device_arrays)
+    make_mesh, make_array_from_callback, make_array_from_single_device_arrays,
+    make_array_from_process_local_data)
 from jaxlite._src.sharding import NamedSharding, PartitionSpec as P, Shard  # noqa: E402
 from jaxlite._src.sharding import set_mesh, reshard  # noqa: E402
 from jaxlite._src.sharding_map import shard_map  # noqa: E402

@@ -41,3 +41,15 @@ def test_shards_are_jax_shard():
   shard = jnp.arange(3.0).addressable_shards[0]
   assert isinstance(shard, jax.Shard)
   np.testing.assert_array_equal(shard.data, [0.0, 1.0, 2.0])
+
+
+def test_make_array_from_process_local_data_in_one_process():
+  sharding = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)), jax.P("x"))
+  data = np.arange(8.0).reshape(4, 2)
+  out = jax.make_array_from_process_local_data(sharding, data)
+  assert out.dtype == np.float32 and out.sharding == sharding   # (as JAX 0.10.2 gives)
+  np.testing.assert_array_equal(out, data)
+  assert jax.make_array_from_process_local_data(sharding, data, (4, 2)).shape == (4, 2)
+  with pytest.raises(ValueError, match=r"global_shape should be None or equal to "
+                                       r"local_data.shape.Got global_shape=\(8, 2\)"):
+    jax.make_array_from_process_local_data(sharding, data, (8, 2))

@@ -20,6 +20,7 @@ import operator
 
 import numpy as np
 
+from jaxlite._src.base import dtypes
 from jaxlite._src.core import array as array_mod
 from jaxlite._src import backends
 from jaxlite._src.core import core
@@ -1047,6 +1048,19 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
   values = [np.asarray(a, dtype) for a in arrays]
   return _from_device_values("make_array_from_single_device_arrays", tuple(shape),
                              sharding, values)
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None) -> Array:
+  """An Array laid out by ``sharding`` from this process's data: in one process, all of
+  it, so ``global_shape`` is None or ``local_data``'s shape."""
+  data = np.asarray(local_data)
+  if global_shape is not None and tuple(global_shape) != data.shape:
+    raise ValueError("When calling `make_array_from_process_local_data` on a single "
+                     "process, global_shape should be None or equal to local_data.shape."
+                     f"Got global_shape={tuple(global_shape)} and local_data.shape="
+                     f"{data.shape}.")
+  data = data.astype(dtypes.canonicalize_dtype(data.dtype), copy=False)
+  return make_array_from_callback(data.shape, sharding, lambda index: data[index])
 
 
 class DeviceList(tuple):
