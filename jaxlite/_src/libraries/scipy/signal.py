@@ -95,6 +95,11 @@ def _fftconvolve(in1, in2, mode, axes):
     out_shape = [in1.shape[a] for a in axes]
   else:
     out_shape = [in1.shape[a] - in2.shape[a] + 1 for a in axes]
+  if any(out > full for out, full in zip(out_shape, full_shape)):
+    # only a zero-length operand makes the full convolution shorter than the requested part
+    raise TypeError(f"fftconvolve: mode={mode!r} needs {tuple(out_shape)} elements of a full "
+                    f"convolution of shape {tuple(full_shape)}; an operand has a zero-length "
+                    "axis: pass non-empty operands or mode='full'.")
   index = [slice(None)] * conv.ndim
   for a, full, out in zip(axes, full_shape, out_shape):
     start = (full - out) // 2
