@@ -151,6 +151,12 @@ def test_trapezoid_matches_scipy(dtype):
     got = trapezoid(y, **kw)
     assert got.dtype == dtype
     np.testing.assert_allclose(got, si.trapezoid(y, **kw), **_tol(dtype))
+  # an N-d x is differenced along its own axis and broadcast against y's
+  y3, x2 = RNG.randn(2, 3, 10).astype(dtype), RNG.randn(3, 10).astype(dtype)
+  np.testing.assert_allclose(trapezoid(y3, x2, axis=-2), si.trapezoid(y3, x2, axis=-2),
+                             **_tol(dtype))
+  np.testing.assert_allclose(jnp.trapezoid(y3, x2, axis=-2), si.trapezoid(y3, x2, axis=-2),
+                             **_tol(dtype))
   assert trapezoid(jnp.array([1, 2, 4])).tolist() == 4.5
   with pytest.raises(TypeError, match="trapezoid requires ndarray or scalar arguments"):
     trapezoid([1, 2, 4])
