@@ -122,10 +122,11 @@ def test_correlate2d_larger_second_operand_as_jax():
 
 def test_fftconvolve_axes_matches_scipy(dtype):
   a, b = RNG.randn(3, 7, 4).astype(dtype), RNG.randn(3, 2, 4).astype(dtype)
-  for axes in (1, [1], (0, 1), -2):
+  # the second operand of each case: the axes left out must match in1's
+  for axes, b_axes in ((1, b), ([1], b), ((0, 1), b[:1]), (-2, b), (np.int64(1), b)):
     for mode in ("full", "same", "valid"):
-      want = ss.fftconvolve(a, b if axes != (0, 1) else b[:1], mode, axes=axes)
-      got = jss.fftconvolve(a, b if axes != (0, 1) else b[:1], mode, axes=axes)
+      want = ss.fftconvolve(a, b_axes, mode, axes=axes)
+      got = jss.fftconvolve(a, b_axes, mode, axes=axes)
       assert got.dtype == dtype
       np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 

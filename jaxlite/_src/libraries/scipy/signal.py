@@ -136,7 +136,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
   if axes is None:
     axes = tuple(range(in1.ndim))
   else:
-    axes = (axes,) if isinstance(axes, int) else tuple(operator.index(a) for a in axes)
+    axes = tuple(operator.index(a) for a in (np.ravel(axes) if np.ndim(axes) else [axes]))
     axes = tuple(canonicalize_axis(a, in1.ndim) for a in axes)
     mapped = set(range(in1.ndim)) - set(axes)
     if any(in1.shape[i] != in2.shape[i] for i in mapped):
