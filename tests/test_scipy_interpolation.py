@@ -164,7 +164,7 @@ def test_trapezoid_matches_scipy(dtype):
   np.testing.assert_allclose(grad, [1, 2, 2, 1])
 
 
-# ----------------------------------------------------------------------------- RegularGridInterpolator
+# ------------------------------------------------------------------ RegularGridInterpolator
 
 def _grid(dtype, trailing=()):
   points = (np.array([0.0, 0.5, 1.5, 3.0], dtype), np.array([-1.0, 0.0, 2.0], dtype))

@@ -11,7 +11,6 @@ vectorizes.
 """
 from __future__ import annotations
 
-import math
 import operator
 import warnings
 
