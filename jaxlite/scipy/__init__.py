@@ -6,7 +6,7 @@ from jaxlite.scipy import linalg  # noqa
 
 # imported on first access, as JAX's jax.scipy loads its submodules (jax.scipy.optimize is
 # not among them there either: it needs its own import)
-_LAZY = ("fft", "sparse")
+_LAZY = ("cluster", "fft", "integrate", "interpolate", "ndimage", "signal", "sparse")
 
 
 def __getattr__(name):

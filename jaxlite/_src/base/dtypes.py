@@ -274,6 +274,14 @@ def to_inexact_dtype(dtype):
   return canonicalize_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
 
 
+def to_complex_dtype(dtype):
+  """The complex type an inexact computation on ``dtype`` returns (JAX's
+  ``dtypes.to_complex_dtype``): complex128 for float64 and complex128, else complex64."""
+  if to_inexact_dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128)):
+    return np.dtype(np.complex128)
+  return np.dtype(np.complex64)
+
+
 def lowest(dtype):
   """The identity of ``max`` over ``dtype``: False, -inf (the lowest finite value where
   the dtype has no infinity, as float8_e4m3fn) or the integer minimum."""

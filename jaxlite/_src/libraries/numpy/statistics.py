@@ -998,6 +998,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
   spaced ``dx`` apart)."""
   check_arraylike("trapezoid", y)
   y, = promote_dtypes_inexact(y)
+  x_axis = axis   # an N-d x is differenced along its own axis, broadcast against y's
   axis = canonicalize_axis(axis, y.ndim)
   n = y.shape[axis]
   if x is None:
@@ -1010,7 +1011,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
       shape[axis] = d.shape[0]
       d = lax_shapes.reshape(d, tuple(shape))
     else:
-      d = diff(x, axis=axis)
+      d = diff(x, axis=x_axis)
   lo = lax_shapes.slice_in_dim(y, 0, builtins.max(n - 1, 0), axis=axis)
   hi = lax_shapes.slice_in_dim(y, builtins.min(1, n), n, axis=axis)
   return ufuncs.multiply(0.5, reductions.sum(ufuncs.multiply(d, ufuncs.add(lo, hi)), axis))

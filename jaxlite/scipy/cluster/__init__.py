@@ -1,0 +1,2 @@
+"""``jaxlite.scipy.cluster`` (``jax.scipy.cluster``)."""
+from jaxlite.scipy.cluster import vq  # noqa: F401

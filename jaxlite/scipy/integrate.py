@@ -1,0 +1,2 @@
+"""``jaxlite.scipy.integrate`` (``jax.scipy.integrate``)."""
+from jaxlite._src.libraries.scipy.integrate import trapezoid  # noqa: F401

@@ -1,0 +1,2 @@
+"""``jaxlite.scipy.interpolate`` (``jax.scipy.interpolate``)."""
+from jaxlite._src.libraries.scipy.interpolate import RegularGridInterpolator  # noqa: F401
