@@ -5,12 +5,14 @@ provided: jaxlite has no such primitive yet."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from jaxlite._src.libraries.numpy import namespace as jnp
 from jaxlite._src.lax import control_flow
 from jaxlite._src.lax import linalg as lax_linalg
+from jaxlite._src.libraries.numpy.util import promote_dtypes_inexact
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
@@ -42,35 +44,44 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
-  """Solve ``A x = b`` given ``cho_factor(A)``."""
+  """Solve ``A x = b`` given ``cho_factor(A)``; batch axes of ``c`` and ``b`` broadcast."""
   c, lower = c_and_lower
-  c, b = jnp.asarray(c), _inexact(b)
-  vec = b.ndim == c.ndim - 1
-  bm = b[..., None] if vec else b
-  if lower:
-    y = lax_linalg.triangular_solve(c, bm, left_side=True, lower=True)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=True, transpose_a=True,
-                                    conjugate_a=True)
-  else:
-    y = lax_linalg.triangular_solve(c, bm, left_side=True, lower=False, transpose_a=True,
-                                    conjugate_a=True)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=False)
-  return x[..., 0] if vec else x
+  return _triangular_solves("cho_solve", "cho_solve(c_and_lower, b[..., None])", c, b,
+                            dict(lower=lower, transpose_a=not lower, conjugate_a=not lower),
+                            dict(lower=lower, transpose_a=lower, conjugate_a=lower))
+
+
+def _triangular_solves(name, hint, a, b, *solves):
+  """``b`` solved against triangular ``a`` by each of ``solves`` (``triangular_solve``'s
+  keywords) in turn, as JAX's solves do: a 1-d ``b`` (or, deprecated, a stack of them
+  beside a stack of ``a``) is one vector per matrix, else columns; batch axes broadcast."""
+  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+  vector = b.ndim == 1 or (a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1])
+  if b.ndim > 1 and vector:
+    warnings.warn(f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are "
+                  "deprecated, and in the future will be treated as a batched 2D solve. "
+                  f"Use {hint}.squeeze(-1) to avoid this warning.", FutureWarning,
+                  stacklevel=3)
+
+  def solve(a, b):
+    x = b[:, None] if vector else b
+    for keywords in solves:
+      x = lax_linalg.triangular_solve(a, x, left_side=True, **keywords)
+    return x[:, 0] if vector else x
+  return jnp.vectorize(solve, signature="(n,n),(n)->(n)" if vector
+                       else "(n,n),(n,k)->(n,k)")(a, b)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      debug=None, check_finite=True):
-  """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'."""
-  a, b = _inexact(a), _inexact(b)
+  """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'. Batch
+  axes of ``a`` and ``b`` broadcast, as in JAX."""
   trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)
   if trans not in (0, 1, 2):
     raise ValueError(f"Invalid 'trans' value {trans}")
-  vec = b.ndim == a.ndim - 1
-  bm = b[..., None] if vec else b
-  out = lax_linalg.triangular_solve(a, bm, left_side=True, lower=lower,
-                                    transpose_a=trans > 0, conjugate_a=trans == 2,
-                                    unit_diagonal=unit_diagonal)
-  return out[..., 0] if vec else out
+  return _triangular_solves("solve_triangular", "solve_triangular(a, b[..., None])", a, b,
+                            dict(lower=lower, transpose_a=trans > 0, conjugate_a=trans == 2,
+                                 unit_diagonal=unit_diagonal))
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
