@@ -483,6 +483,8 @@ class LongCalls:
   (benchmarks/README.md, "Threads started in a first call")."""
   POLLS = 4
   IDLE_AFTER = tuning.PROBE_WATCH_IDLE_AFTER
+  # The thread's clock, bound once: it runs on whatever a test does to this module's time.
+  _now, _sleep = staticmethod(time.perf_counter), staticmethod(time.sleep)
 
   def __init__(self):
     self.cond = threading.Condition()
@@ -490,25 +492,29 @@ class LongCalls:
     self.thread = None
     self.asleep = False   # waiting for a watch, not looking
     self.last = 0.0   # when the last watch was armed
+    self.settled = threading.Event()   # the thread has reached its first wait
 
   def after_fork(self):
     """In a forked child, which has none of the parent's threads: start afresh."""
     self.__init__()
 
   def start(self):
-    """Start the thread, once (``jit`` calls this for each function it makes)."""
+    """Start the thread, once (``jit`` calls this for each function it makes), and wait
+    until it first waits: the Python it runs until then would otherwise take the GIL from
+    the call that follows."""
     if self.thread is None:
       with self.cond:
         if self.thread is None:
-          self.last = time.perf_counter()
+          self.last = self._now()
           self.thread = threading.Thread(target=self.loop, name="jaxlite-long-calls",
                                          daemon=True)
           self.thread.start()
+      self.settled.wait(1.0)
 
   def watch(self, probe, args, in_flight):
     with self.cond:
       self.watched[probe] = (args, in_flight)
-      self.last = in_flight[0]
+      self.last = self._now()
       if self.asleep:
         self.cond.notify()
     if self.thread is None:   # (a probe made without jit: tests)
@@ -523,9 +529,10 @@ class LongCalls:
     # reuses a donated buffer only where nothing else holds it, by reference count)
     while True:
       with self.cond:
-        now = time.perf_counter()
+        now = self._now()
         if not self.watched and now - self.last > self.IDLE_AFTER:
           self.asleep = True
+          self.settled.set()
           self.cond.wait()
           self.asleep = False
           continue
@@ -535,7 +542,8 @@ class LongCalls:
       for probe, (args, in_flight) in watched:
         self._start(probe, args, in_flight)
       del watched
-      time.sleep(look)
+      self.settled.set()
+      self._sleep(look)
 
   @staticmethod
   def _start(probe, args, in_flight):
