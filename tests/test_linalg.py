@@ -70,6 +70,26 @@ def test_triangular_solve_matches_scipy(left_side, lower, transpose_a, unit_diag
   np.testing.assert_allclose(out, want, rtol=1e-10)
 
 
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("transpose_a", [True, False])
+def test_triangular_solve_of_vectors(left_side, transpose_a):
+  # as in JAX, a b with one dimension fewer than a is a (batch of) vector(s): the solve of
+  # its one-column (left_side) or one-row matrix, with b's shape
+  a = _mat((2, 4, 4)) + 4 * np.eye(4)
+  b = _mat((2, 4))
+  f = lambda a, b: lax.linalg.triangular_solve(a, b, left_side=left_side, lower=True,
+                                               transpose_a=transpose_a)
+  out = f(a, b)
+  assert out.shape == (2, 4)
+  column = b[..., :, None] if left_side else b[..., None, :]
+  want = lax.linalg.triangular_solve(a, column, left_side=left_side, lower=True,
+                                     transpose_a=transpose_a)
+  np.testing.assert_allclose(out, want[..., 0] if left_side else want[..., 0, :], rtol=1e-12)
+  text = str(jax.make_jaxpr(f)(a[0], b[0]))
+  assert "broadcast_in_dim" in text and "squeeze" in text
+  check_grads(f, (a, b), order=1, modes=["rev"])
+
+
 @pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 4, 4)])
 def test_lu_reconstructs_and_matches_scipy(shape):
   a = _mat(shape)

@@ -374,3 +374,23 @@ def test_windows_match_numpy(name):
   for m in (0, 1, 2, 7):
     _close(getattr(jnp, name)(m), getattr(np, name)(m), atol=1e-6)
   _close(jnp.kaiser(8, 3.0), np.kaiser(8, 3.0), rtol=1e-5)
+
+
+def test_reshape_forwards_numpy_values_to_their_own_method():
+  # as in JAX 0.10.2 (recorded): jnp.reshape of a NumPy array or scalar is NumPy's reshape,
+  # concrete even under jit (numpyro's support checks count on it); ravel and atleast_1d
+  # and Python scalars still give Arrays
+  assert type(jnp.reshape(np.arange(6), (2, 3))) is np.ndarray
+  assert type(jnp.reshape(np.float32(2), (1,))) is np.ndarray
+  np.testing.assert_array_equal(jnp.reshape(np.arange(6), (3, 2), order="F"),
+                                [[0, 3], [1, 4], [2, 5]])
+  assert isinstance(jnp.reshape(2.0, (1,)), jaxlite.Array)
+  assert isinstance(jnp.ravel(np.arange(6)), jaxlite.Array)
+  assert isinstance(jnp.atleast_1d(np.float32(2)), jaxlite.Array)
+  seen = []
+
+  def f(x):
+    seen.append(type(jnp.reshape(np.ones((2, 2), bool), (-1,))))
+    return jnp.reshape(x, (2, 2))
+  np.testing.assert_array_equal(jaxlite.jit(f)(jnp.arange(4)), [[0, 1], [2, 3]])
+  assert seen == [np.ndarray]

@@ -208,14 +208,23 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
 
   ``op(a)`` is ``a``, its transpose (``transpose_a``) and/or its conjugate
   (``conjugate_a``); only the ``lower`` (or upper) triangle of ``a`` is read, and its
-  diagonal is taken to be ones if ``unit_diagonal``.
+  diagonal is taken to be ones if ``unit_diagonal``. ``b`` may also be a (batch of)
+  vector(s), with one dimension fewer than ``a``; the result then has ``b``'s shape.
   """
   if conjugate_a and not dtypes.is_complex(_aval(a).dtype):
     conjugate_a = False
-  return triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
-                                 transpose_a=bool(transpose_a),
-                                 conjugate_a=bool(conjugate_a),
-                                 unit_diagonal=bool(unit_diagonal))
+  # a vector b (one dimension fewer than a) is solved as a one-column or one-row matrix
+  ndim = np.ndim(a)
+  singleton = np.ndim(b) == ndim - 1
+  if singleton:
+    b = sh.expand_dims(b, (ndim - 1 if left_side else ndim - 2,))
+  out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                transpose_a=bool(transpose_a),
+                                conjugate_a=bool(conjugate_a),
+                                unit_diagonal=bool(unit_diagonal))
+  if singleton:
+    out = sh.squeeze(out, (ndim - 1 if left_side else ndim - 2,))
+  return out
 
 
 def _triangular_solve_jvp(primals, tangents, **params):

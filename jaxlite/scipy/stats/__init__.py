@@ -1,3 +1,6 @@
 """``jaxlite.scipy.stats`` (``jax.scipy.stats``)."""
 from jaxlite.scipy.stats import norm, t, gamma, beta, bernoulli  # noqa: F401
 from jaxlite._src.libraries.scipy.kde import gaussian_kde  # noqa: F401,E402
+from jaxlite.scipy.stats import (  # noqa: F401,E402
+    betabinom, binom, dirichlet, geom, multinomial, multivariate_normal, nbinom, poisson)
+from jaxlite._src.libraries.scipy.stats_summary import mode, rankdata, sem  # noqa: F401,E402

@@ -83,6 +83,14 @@ def reshape(a, shape, order="C", *, copy=None):
          [1, 5]], dtype=int32)
   """
   check_arraylike("reshape", a)
+  if isinstance(a, (np.ndarray, np.generic)):
+    # JAX forwards NumPy values to their own method: the result stays a concrete NumPy
+    # array, even under jit, as libraries (numpyro's constraint checks) rely on
+    return a.reshape(shape, order=order)
+  return _reshape(a, shape, order)
+
+
+def _reshape(a, shape, order="C"):
   a = as_operand(a)
   shape = _new_shape(a, shape)
   if order == "C":
@@ -104,7 +112,7 @@ def ravel(a, order="C"):
   check_arraylike("ravel", a)
   if order == "K":
     raise NotImplementedError("Ravel not implemented for order='K'.")
-  return reshape(a, (-1,), order)
+  return _reshape(a, (-1,), order)
 
 
 def transpose(a, axes=None):
@@ -223,7 +231,7 @@ def broadcast_arrays(*args):
 
 
 def atleast_1d(*arys):
-  out = [reshape(a, (1,)) if ndim(a) == 0 else as_operand(a) for a in arys]
+  out = [_reshape(a, (1,)) if ndim(a) == 0 else as_operand(a) for a in arys]
   return out[0] if len(out) == 1 else out
 
 

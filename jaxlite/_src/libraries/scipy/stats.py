@@ -121,25 +121,85 @@ beta = types.SimpleNamespace(
 
 # -- bernoulli
 def _bernoulli_logpmf(k, p, loc=0):
+  """Bernoulli log probability mass function (``scipy.stats.bernoulli.logpmf``).
+
+  Parameters
+  ----------
+  k : array_like
+    Where to evaluate; ``-inf`` outside ``0 <= k - loc <= 1``.
+  p : array_like
+    Success probability.
+  loc : array_like, optional
+    Offset of the support.
+
+  Returns
+  -------
+  Array
+    ``x log(p) + (1 - x) log1p(-p)`` with ``x = k - loc``, as JAX writes it (so non-integer
+    ``x`` in ``[0, 1]`` interpolate).
+  """
   k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
-  k = lax.sub(k, loc)
-  log_pmf = where(lax.eq(k, _c(k, 1)), lax.log(p), lax.log1p(lax.neg(p)))
-  valid = lax.bitwise_or(lax.eq(k, _c(k, 0)), lax.eq(k, _c(k, 1)))
-  return where(valid, log_pmf, _c(k, -np.inf))
+  x = lax.sub(k, loc)
+  log_probs = lax.add(special.xlogy(x, p),
+                      special.xlog1py(lax.sub(_c(x, 1), x), lax.neg(p)))
+  outside = lax.bitwise_or(lax.lt(x, _c(x, 0)), lax.gt(x, _c(x, 1)))
+  return where(outside, _c(x, -np.inf), log_probs)
+
+
+def _bernoulli_pmf(k, p, loc=0):
+  """Bernoulli probability mass function (``scipy.stats.bernoulli.pmf``): ``exp(logpmf)``."""
+  return lax.exp(_bernoulli_logpmf(k, p, loc))
+
+
+def _nan_or_invalid_p(x, p):
+  """Where ``x`` or ``p`` is nan or ``p`` lies outside ``[0, 1]``: there JAX gives nan."""
+  return lax.bitwise_or(lax.bitwise_or(lax.ne(x, x), lax.ne(p, p)),
+                        lax.bitwise_or(lax.lt(p, _c(p, 0)), lax.gt(p, _c(p, 1))))
 
 
 def _bernoulli_cdf(k, p):
+  """Bernoulli cumulative distribution function (``scipy.stats.bernoulli.cdf``).
+
+  Parameters
+  ----------
+  k : array_like
+    Where to evaluate.
+  p : array_like
+    Success probability; ``nan`` outside ``[0, 1]``.
+
+  Returns
+  -------
+  Array
+    ``0`` below 0, ``1 - p`` on ``[0, 1)``, ``1`` from 1 on.
+  """
   k, p = promote_args_inexact("bernoulli.cdf", k, p)
-  return where(lax.lt(k, _c(k, 0)), _c(k, 0),
-               where(lax.ge(k, _c(k, 1)), _c(k, 1), lax.sub(_c(p, 1), p)))
+  value = where(lax.lt(k, _c(k, 0)), _c(k, 0),
+                where(lax.ge(k, _c(k, 1)), _c(k, 1), lax.sub(_c(p, 1), p)))
+  return where(_nan_or_invalid_p(k, p), _c(k, np.nan), value)
 
 
 def _bernoulli_ppf(q, p):
+  """Bernoulli percent point function (``scipy.stats.bernoulli.ppf``), the inverse of
+  ``cdf``.
+
+  Parameters
+  ----------
+  q : array_like
+    Probabilities; ``nan`` outside ``[0, 1]``.
+  p : array_like
+    Success probability; ``nan`` outside ``[0, 1]``.
+
+  Returns
+  -------
+  Array
+    ``0`` where ``q <= 1 - p``, else ``1``.
+  """
   q, p = promote_args_inexact("bernoulli.ppf", q, p)
-  return where(lax.bitwise_or(lax.lt(q, _c(q, 0)), lax.gt(q, _c(q, 1))), _c(q, np.nan),
+  invalid = lax.bitwise_or(_nan_or_invalid_p(q, p),
+                           lax.bitwise_or(lax.lt(q, _c(q, 0)), lax.gt(q, _c(q, 1))))
+  return where(invalid, _c(q, np.nan),
                where(lax.le(q, lax.sub(_c(p, 1), p)), _c(q, 0), _c(q, 1)))
 
 
 bernoulli = types.SimpleNamespace(
-    logpmf=_bernoulli_logpmf, cdf=_bernoulli_cdf, ppf=_bernoulli_ppf,
-    pmf=lambda k, p, loc=0: lax.exp(_bernoulli_logpmf(k, p, loc)))
+    logpmf=_bernoulli_logpmf, pmf=_bernoulli_pmf, cdf=_bernoulli_cdf, ppf=_bernoulli_ppf)
