@@ -27,9 +27,12 @@ def _standardize(name, x, loc, scale, *shape_params):
 
 # -- norm
 def _norm_logpdf(x, loc=0, scale=1):
-  z, scale = _standardize("norm.logpdf", x, loc, scale)
-  return lax.sub(lax.mul(_c(z, -0.5), lax.mul(z, z)),
-                 lax.add(_c(z, 0.5 * np.log(2 * np.pi)), lax.log(scale)))
+  x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
+  # JAX's formula works with scale**2, so a negative scale gives the density of |scale|
+  scale_sqrd = lax.square(scale)
+  log_normalizer = lax.log(lax.mul(_c(x, 2 * np.pi), scale_sqrd))
+  quadratic = lax.div(lax.square(lax.sub(x, loc)), scale_sqrd)
+  return lax.div(lax.add(log_normalizer, quadratic), _c(x, -2))
 
 
 def _norm_pdf(x, loc=0, scale=1):
