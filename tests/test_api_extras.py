@@ -280,6 +280,35 @@ def test_lax_zeta_and_betainc_match_scipy():
   close(lax.random_gamma_grad(np.float32(2.), np.float32(1.5)), 0.936639, 1e-4)
 
 
+def test_betainc_keeps_weak_type_and_jaxs_edges():
+  assert jsp.betainc(2., 3., 0.5).weak_type
+  assert not jsp.betainc(2., 3., jnp.float32(0.5)).weak_type
+  # recorded from JAX 0.10.2: a == 0 puts the mass at 0, b == 0 at 1, a == b == 0 is NaN
+  x = jnp.asarray([0., 0.3, 1.])
+  np.testing.assert_array_equal(jsp.betainc(0., 1., x), [0., 1., 1.])
+  np.testing.assert_array_equal(jsp.betainc(1., 0., x), [0., 0., 1.])
+  np.testing.assert_array_equal(jsp.betainc(np.inf, 1., x), [0., 0., 1.])
+  np.testing.assert_array_equal(jsp.betainc(2., np.inf, x), [0., 1., 1.])
+  assert np.isnan(jsp.betainc(0., 0., x)).all() and np.isnan(jsp.betainc(-1., 1., x)).all()
+  assert np.isnan(float(jsp.betainc(np.nan, 1., 0.3)))
+
+
+def test_betainc_float32_does_not_drift():
+  x = np.linspace(0.01, 0.99, 99).astype(np.float32)
+  for a, b in [(2., 3.), (0.5, 0.5), (1., 1.)]:
+    np.testing.assert_allclose(jsp.betainc(np.float32(a), np.float32(b), x),
+                               sps.betainc(a, b, np.float64(x)), rtol=2e-6)
+
+
+def test_betainc_gradient_in_b_at_an_integer_b(x64):
+  x64(True)
+  # at m == b a term of the continued fraction is exactly 0, but later ones still carry
+  # the derivative in b: the loop must not stop there
+  h = 1e-6
+  want = (sps.betainc(2., 3. + h, 0.4) - sps.betainc(2., 3. - h, 0.4)) / (2 * h)
+  np.testing.assert_allclose(jaxlite.grad(jsp.betainc, 1)(2., 3., 0.4), want, rtol=1e-5)
+
+
 def test_lax_rng_bit_generator_shapes_and_dtypes():
   key, bits = lax.rng_bit_generator(np.array([1, 2, 3, 4], np.uint32), (3, 2))
   assert key.shape == (4,) and bits.shape == (3, 2) and bits.dtype == np.uint32

@@ -319,9 +319,12 @@ def _igammac_value(a, x):
 
 
 # -- the regularized incomplete beta function, by its continued fraction
-def _same_float(*xs):
+def _same_float(*xs, keep_weak=False):
+  """``xs`` broadcast to one float dtype; with ``keep_weak`` the result stays weakly typed
+  when every input is, as for a JAX elementwise primitive."""
   xs = [_operand(x) for x in xs]
   avals = [core.get_aval(x) for x in xs]
+  weak = keep_weak and all(getattr(a, "weak_type", False) for a in avals)
   strong = [a.dtype for a in avals if not getattr(a, "weak_type", False)]
   want = dtypes.result_type(*[a.dtype for a in avals]) if not strong else \
       dtypes.result_type(*strong)
@@ -329,13 +332,23 @@ def _same_float(*xs):
     want = dtypes.canonicalize_dtype(np.float64)
   want = dtypes.canonicalize_dtype(want)
   shape = shapes.broadcast_shapes(*[a.shape for a in avals])
-  return [shapes._broadcast_to(ew.convert_element_type(x, want), shape) for x in xs]
+  return [shapes._broadcast_to(ew._convert_element_type(x, want, weak), shape) for x in xs]
 
 
 def _betainc_cf(a, b, x, iters):
   # Lentz's method for the continued fraction of I_x(a, b) (Numerical Recipes' betacf).
+  # An element stops once both half steps of an iteration change it by less than eps:
+  # the fixed number of steps would otherwise let rounding drift it (8 ulps in float32
+  # after 120 steps). One half step alone can be exactly 1 (at m == b for an integer b)
+  # while later ones still carry the derivative in b.
   c = lambda v: _const(x, v)
   tiny = c(np.finfo(core.get_aval(x).dtype).tiny * 1e3)
+  eps = c(np.finfo(core.get_aval(x).dtype).eps)
+
+  def step(h, done, d, cc):
+    delta = ew.mul(d, cc)
+    return (ew.select(done, h, ew.mul(h, delta)),
+            ew.lt(ew.abs(ew.sub(delta, c(1.0))), eps))
 
   def clamp_tiny(v):
     return ew.select(ew.lt(ew.abs(v), tiny),
@@ -348,29 +361,33 @@ def _betainc_cf(a, b, x, iters):
   h = d
 
   def body(m, carry):
-    cc, d, h = carry
+    cc, d, h, done = carry
     m = ew.convert_element_type(m, core.get_aval(x).dtype)
     m2 = ew.mul(c(2.0), m)
     aa = ew.div(ew.mul(ew.mul(m, ew.sub(b, m)), x),
                 ew.mul(ew.add(qam, m2), ew.add(a, m2)))
     d = ew.div(c(1.0), clamp_tiny(ew.add(c(1.0), ew.mul(aa, d))))
     cc = clamp_tiny(ew.add(c(1.0), ew.div(aa, cc)))
-    h = ew.mul(h, ew.mul(d, cc))
+    h, small = step(h, done, d, cc)
     aa = ew.neg(ew.div(ew.mul(ew.mul(ew.add(a, m), ew.add(qab, m)), x),
                        ew.mul(ew.add(a, m2), ew.add(qap, m2))))
     d = ew.div(c(1.0), clamp_tiny(ew.add(c(1.0), ew.mul(aa, d))))
     cc = clamp_tiny(ew.add(c(1.0), ew.div(aa, cc)))
-    return cc, d, ew.mul(h, ew.mul(d, cc))
+    h, small_too = step(h, done, d, cc)
+    return cc, d, h, _or(done, ew.bitwise_and(small, small_too))
 
-  _, _, h = cf.fori_loop(1, iters + 1, body, (cc, d, h))
+  done = ew.lt(x, c(-np.inf))  # all False, in x's shape
+  _, _, h, _ = cf.fori_loop(1, iters + 1, body, (cc, d, h, done))
   return h
 
 
 def betainc(a, b, x):
   """The regularized incomplete beta function ``I_x(a, b)``, by its continued fraction
   (Lentz's method, a fixed number of terms) on whichever of ``x`` and ``1 - x`` makes it
-  converge fast. NaN outside ``a, b > 0``, ``0 <= x <= 1``."""
-  a, b, x = _same_float(a, b, x)
+  converge fast. Its edges are JAX's: ``a == 0`` (or ``b == inf``) puts all the mass at
+  0 and ``b == 0`` (or ``a == inf``) at 1; NaN for ``a < 0``, ``b < 0``, ``a == b == 0``,
+  a NaN input and ``x`` outside ``[0, 1]``."""
+  a, b, x = _same_float(a, b, x, keep_weak=True)
   c = lambda v: _const(x, v)
   iters = 300 if core.get_aval(x).dtype == np.float64 else 120
   swap = ew.gt(x, ew.div(ew.add(a, c(1.0)), ew.add(ew.add(a, b), c(2.0))))
@@ -383,11 +400,18 @@ def betainc(a, b, x):
                                    lgamma(ew.add(aa, bb))), ew.log(aa)))
   val = ew.mul(ew.exp(log_front), _betainc_cf(aa, bb, safe_x, iters))
   out = ew.select(swap, ew.sub(c(1.0), val), val)
-  out = ew.select(ew.eq(x, c(0.0)), _fill(out, 0.0), out)
-  out = ew.select(ew.eq(x, c(1.0)), _fill(out, 1.0), out)
-  bad = ew.bitwise_or(ew.bitwise_or(ew.le(a, c(0.0)), ew.le(b, c(0.0))),
-                      ew.bitwise_or(ew.lt(x, c(0.0)), ew.gt(x, c(1.0))))
-  return ew.select(bad, _fill(out, np.nan), out)
+  x_zero, x_one = ew.eq(x, c(0.0)), ew.eq(x, c(1.0))
+  mass_at_0 = ew.bitwise_or(ew.eq(a, c(0.0)), ew.eq(b, c(np.inf)))
+  mass_at_1 = ew.bitwise_or(ew.eq(b, c(0.0)), ew.eq(a, c(np.inf)))
+  zero = _or(x_zero, ew.bitwise_and(mass_at_1, ew.bitwise_not(x_one)))
+  one = _or(x_one, ew.bitwise_and(mass_at_0, ew.bitwise_not(x_zero)))
+  out = ew.select(zero, _fill(out, 0.0), ew.select(one, _fill(out, 1.0), out))
+  bad = _or(ew.lt(a, c(0.0)), ew.lt(b, c(0.0)), ew.lt(x, c(0.0)), ew.gt(x, c(1.0)),
+            ew.bitwise_and(mass_at_0, mass_at_1), _is_nan(a), _is_nan(b), _is_nan(x))
+  out = ew.select(bad, _fill(out, np.nan), out)
+  # the loop's float counter is strongly typed; the answer is as weak as the inputs
+  aval = core.get_aval(x)
+  return ew._convert_element_type(out, aval.dtype, getattr(aval, "weak_type", False))
 
 
 # -- gamma sampling, differentiated through igamma_grad_a

@@ -14,6 +14,7 @@ from jaxlite._src.lax import special as lax_special
 from jaxlite._src.libraries.numpy.lax_numpy import where
 from jaxlite._src.libraries.numpy.util import promote_args_inexact
 from jaxlite._src.libraries.scipy import special
+from jaxlite._src.libraries.scipy.stats_common import distribution, exp_of, log_of
 
 
 def _c(x, value):
@@ -27,9 +28,12 @@ def _standardize(name, x, loc, scale, *shape_params):
 
 # -- norm
 def _norm_logpdf(x, loc=0, scale=1):
-  z, scale = _standardize("norm.logpdf", x, loc, scale)
-  return lax.sub(lax.mul(_c(z, -0.5), lax.mul(z, z)),
-                 lax.add(_c(z, 0.5 * np.log(2 * np.pi)), lax.log(scale)))
+  x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
+  # JAX's formula works with scale**2, so a negative scale gives the density of |scale|
+  scale_sqrd = lax.square(scale)
+  log_normalizer = lax.log(lax.mul(_c(x, 2 * np.pi), scale_sqrd))
+  quadratic = lax.div(lax.square(lax.sub(x, loc)), scale_sqrd)
+  return lax.div(lax.add(log_normalizer, quadratic), _c(x, -2))
 
 
 def _norm_pdf(x, loc=0, scale=1):
@@ -88,35 +92,61 @@ t = types.SimpleNamespace(
 
 # -- gamma
 def _gamma_logpdf(x, a, loc=0, scale=1):
-  z, scale, a = _standardize("gamma.logpdf", x, loc, scale, a)
+  x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
+  ok = lax.ge(x, loc)
+  # below the support z is replaced by 1, so xlogy's gradient there stays finite
+  z = where(ok, lax.div(lax.sub(x, loc), scale), _c(x, 1))
   log_density = lax.sub(lax.sub(special.xlogy(lax.sub(a, _c(a, 1)), z), z),
                         lax.add(lax_special.lgamma(a), lax.log(scale)))
-  return where(lax.lt(z, _c(z, 0)), _c(z, -np.inf), log_density)
+  return where(ok, log_density, _c(x, -np.inf))
 
 
 def _gamma_cdf(x, a, loc=0, scale=1):
   z, _, a = _standardize("gamma.cdf", x, loc, scale, a)
-  return lax_special.igamma(a, lax.max(z, _c(z, 0)))
+  return lax_special.igamma(a, lax.clamp(_c(z, 0), z, _c(z, np.inf)))
 
 
-gamma = types.SimpleNamespace(
-    logpdf=_gamma_logpdf, cdf=_gamma_cdf,
-    pdf=lambda x, a, loc=0, scale=1: lax.exp(_gamma_logpdf(x, a, loc, scale)))
+def _gamma_sf(x, a, loc=0, scale=1):
+  z, _, a = _standardize("gamma.sf", x, loc, scale, a)
+  return where(lax.lt(z, _c(z, 0)), 1, lax_special.igammac(a, z))
+
+
+gamma = distribution(
+    "gamma", logpdf=_gamma_logpdf, pdf=exp_of(_gamma_logpdf), cdf=_gamma_cdf,
+    logcdf=log_of(_gamma_cdf), sf=_gamma_sf, logsf=log_of(_gamma_sf))
 
 
 # -- beta
 def _beta_logpdf(x, a, b, loc=0, scale=1):
-  z, scale, a, b = _standardize("beta.logpdf", x, loc, scale, a, b)
-  log_density = lax.sub(lax.add(special.xlogy(lax.sub(a, _c(a, 1)), z),
-                                special.xlog1py(lax.sub(b, _c(b, 1)), lax.neg(z))),
+  x, a, b, loc, scale = promote_args_inexact("beta.logpdf", x, a, b, loc, scale)
+  one = _c(x, 1)
+  z = lax.div(lax.sub(x, loc), scale)
+  log_density = lax.sub(lax.add(special.xlogy(lax.sub(a, one), z),
+                                special.xlog1py(lax.sub(b, one), lax.neg(z))),
                         lax.add(special.betaln(a, b), lax.log(scale)))
-  outside = lax.bitwise_or(lax.lt(z, _c(z, 0)), lax.gt(z, _c(z, 1)))
-  return where(outside, _c(z, -np.inf), log_density)
+  outside = lax.bitwise_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
+  result = where(outside, _c(x, -np.inf), log_density)
+  zero = _c(a, 0)
+  invalid = lax.bitwise_or(lax.bitwise_or(lax.le(a, zero), lax.le(b, zero)),
+                           lax.le(scale, zero))
+  return where(invalid, _c(x, np.nan), result)
 
 
-beta = types.SimpleNamespace(
-    logpdf=_beta_logpdf,
-    pdf=lambda x, a, b, loc=0, scale=1: lax.exp(_beta_logpdf(x, a, b, loc, scale)))
+def _beta_tail(name, flip):
+  """beta's cdf, or with ``flip`` its sf as ``I_{1-z}(b, a)``, of z clamped to [0, 1]."""
+  def tail(x, a, b, loc=0, scale=1):
+    z, _, a, b = _standardize(name, x, loc, scale, a, b)
+    z = lax.clamp(_c(z, 0), z, _c(z, 1))
+    return special.betainc(b, a, 1 - z) if flip else special.betainc(a, b, z)
+  return tail
+
+
+_beta_cdf = _beta_tail("beta.cdf", False)
+_beta_sf = _beta_tail("beta.sf", True)
+
+beta = distribution(
+    "beta", logpdf=_beta_logpdf, pdf=exp_of(_beta_logpdf), cdf=_beta_cdf,
+    logcdf=log_of(_beta_cdf), sf=_beta_sf, logsf=log_of(_beta_sf))
 
 
 # -- bernoulli
