@@ -33,7 +33,7 @@ from jaxlite._src.autodiff_api import jacfwd, jacrev, hessian
 from jaxlite._src.autodiff_api import jacrev as jacobian
 from jaxlite._src.backends import devices, default_backend, Device
 from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
-                     debug)
+                     debug, image)
 
 local_devices = devices
 
