@@ -8,6 +8,7 @@ import pytest
 import jaxlite
 import jaxlite.numpy as jnp
 from jaxlite import image
+from jaxlite._src import tiers
 from jaxlite._src.lax.precision import Precision
 
 X = ((np.arange(20) * 7) % 11).astype(np.float32).reshape(4, 5)
@@ -73,7 +74,7 @@ BACKENDS = ["numpy", "xla"]
 
 
 def _tier(fun, backend):
-  if backend == "xla" and not jaxlite._src.tiers.xla_available():
+  if backend == "xla" and not tiers.xla_available():
     pytest.skip("XLA is not available here")
   return jaxlite.jit(fun, backend=backend)
 
