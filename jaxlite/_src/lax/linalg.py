@@ -606,6 +606,51 @@ ad.jvp_rules[eig_p] = _eig_jvp
 _leading_batcher(eig_p)
 
 
+# ----------------------------------------------------------------------------- schur
+schur_p = Primitive("schur")
+schur_p.multiple_results = True
+
+
+@schur_p.def_abstract_eval
+def _schur_rule(operand, *, compute_schur_vectors, sort_eig_vals, select_callable):
+  if operand.ndim < 2 or operand.shape[-1] != operand.shape[-2]:
+    raise ValueError(f"The input to schur must be a square matrix. Got shape "
+                     f"{operand.shape[-2:]}.")
+  if not dtypes.is_inexact(operand.dtype):
+    raise TypeError(f"schur does not accept dtype {operand.dtype.name} at position 0. "
+                    "Accepted dtypes at position 0 are subtypes of floating, "
+                    "complexfloating.")
+  if sort_eig_vals:
+    raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                              "implemented.")
+  out = ShapedArray(operand.shape, operand.dtype)
+  return [out, out] if compute_schur_vectors else [out]
+
+
+core.param_order[schur_p] = ("compute_schur_vectors", "select_callable", "sort_eig_vals")
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+  """Schur decomposition ``x = q u q^H`` of square matrices (trailing two axes).
+
+  ``u`` is upper triangular for complex ``x`` and quasi-upper-triangular (2x2 diagonal
+  blocks for complex conjugate eigenvalue pairs, in LAPACK's standard form) for real
+  ``x``. Returns ``[u, q]``, or ``[u]`` without ``compute_schur_vectors``.
+  ``sort_eig_vals`` is refused and ``select_callable`` unused, as in JAX.
+  """
+  return schur_p.bind(_operand(x), compute_schur_vectors=bool(compute_schur_vectors),
+                      sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable)
+
+
+def _schur_jvp(primals, tangents, **params):
+  raise NotImplementedError("Differentiation rule for 'schur' not implemented")
+
+
+ad.jvp_rules[schur_p] = _schur_jvp
+_leading_batcher(schur_p)
+
+
 # ----------------------------------------------------------------------------- composed
 # The rest of jax.lax.linalg, composed from the primitives above and other lax ops:
 # Householder reductions to Hessenberg and tridiagonal form with LAPACK's packed outputs,
@@ -729,10 +774,11 @@ def _reduce(a):
     beta, tau, v = _householder(sh.squeeze(sh.slice(a, (k + 1, k), (n, k + 1)), (1,)))
     u = sh.concatenate([sh.full((1,), 1, dtype), v], 0)
     # H = I - tau u u^H, applied from the left to rows k+1: and from the right to
-    # columns k+1: (a similarity transform)
-    block = sh.slice(a, (k + 1, 0), (n, n))
+    # columns k+1: (a similarity transform). The left product skips columns :k, which
+    # are zero there in the reduced matrix and hold the earlier reflectors' vectors.
+    block = sh.slice(a, (k + 1, k), (n, n))
     block = ew.sub(block, ew.mul(tau, _outer(u, _matmul(_conj(u), block))))
-    a = indexing.dynamic_update_slice(a, block, (k + 1, 0))
+    a = indexing.dynamic_update_slice(a, block, (k + 1, k))
     cols = sh.slice(a, (0, k + 1), (n, n))
     cols = ew.sub(cols, ew.mul(_conj(tau), _outer(_matmul(cols, u), _conj(u))))
     a = indexing.dynamic_update_slice(a, cols, (0, k + 1))
@@ -744,10 +790,23 @@ def _reduce(a):
 
 
 def hessenberg(a):
-  """Reduce a square matrix to upper Hessenberg form by Householder similarity
-  transforms: ``(a, taus)`` packed as LAPACK's ``gehrd`` (the reflectors' vectors below
-  the first subdiagonal)."""
-  return _reduce(_matrix("hessenberg", a))
+  """Reduce square matrices (the trailing two axes) to upper Hessenberg form by
+  Householder similarity transforms: ``(a, taus)`` packed as LAPACK's ``gehrd`` (the
+  reflectors' vectors below the first subdiagonal)."""
+  return _map_matrices(lambda m: _reduce(_matrix("hessenberg", m)), _array(a))
+
+
+def _map_matrices(f, a):
+  """``f`` of one matrix, mapped over the leading axes of ``a`` as JAX's linalg
+  primitives map."""
+  shape = _aval(a).shape
+  if len(shape) <= 2:
+    return f(a)
+  batch = shape[:-2]
+  size = int(np.prod(batch))
+  flat = sh.reshape(a, (size,) + shape[-2:])
+  outs = control_flow.vmap_axis(f, flat, size)
+  return tuple(sh.reshape(o, batch + _aval(o).shape[1:]) for o in outs)
 
 
 def tridiagonal(a, *, lower=True):
