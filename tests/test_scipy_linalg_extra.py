@@ -274,3 +274,18 @@ def test_signatures_as_jax():
   assert inspect.signature(lax.linalg.schur).parameters["compute_schur_vectors"].kind is (
       inspect.Parameter.KEYWORD_ONLY)
   assert lax.linalg.schur_p.name == "schur"
+
+
+def test_small_and_empty_matrices_as_jax():
+  # values recorded from JAX 0.10.2
+  for backend in [None, "numpy"]:
+    t, z = _jit(L.schur, backend)(np.zeros((0, 0), np.float32))
+    assert t.shape == z.shape == (0, 0) and t.dtype == np.float32
+    t, z = _jit(lambda m: L.schur(m, "complex"), backend)(np.zeros((2, 0, 0), np.float32))
+    assert t.shape == (2, 0, 0) and t.dtype == np.complex64
+    one = np.array([[2.]], np.float32)
+    np.testing.assert_allclose(_jit(L.sqrtm, backend)(one), [[1.4142135]], rtol=1e-6)
+    np.testing.assert_allclose(_jit(lambda m: L.funm(m, jnp.exp), backend)(one),
+                               [[7.389056]], rtol=1e-6)
+    h, q = _jit(lambda m: L.hessenberg(m, calc_q=True), backend)(one)
+    assert h.tolist() == [[2.0]] and q.tolist() == [[1.0]]

@@ -154,7 +154,7 @@ def _schur(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
   that is not finite or where gees fails gives NaNs, as JAX's lowering does."""
   import scipy.linalg   # (loaded on first use: `import jaxlite` stays light)
   n = x.shape[-1]
-  mats = x.reshape((-1, n, n))
+  mats = x.reshape((int(np.prod(x.shape[:-2])), n, n))   # -1 fails when empty
   t, z = np.empty_like(mats), np.empty_like(mats)
   output = "complex" if np.iscomplexobj(x) else "real"
   for i, m in enumerate(mats):

@@ -687,7 +687,8 @@ def _sqrtm_triu(t):
     s = jnp.sum(jnp.where(inside, u[i] * u[:, j], 0))
     value = jnp.where(t[i, j] == s, 0.0, (t[i, j] - s) / (diag[i] + diag[j]))
     return u.at[i, j].set(value)
-  return control_flow.fori_loop(0, len(is_), entry, jnp.diag(diag))
+  u = jnp.diag(diag)
+  return control_flow.fori_loop(0, len(is_), entry, u) if len(is_) else u
 
 
 def _sqrtm_2d(a):
@@ -736,7 +737,8 @@ def _parlett(f, t):
     den = t[j, j] - t[i, i]
     s = jnp.where(den != 0, s / den, s)
     return f.at[i, j].set(s), jnp.minimum(minden, jnp.abs(den))
-  return control_flow.fori_loop(0, len(is_), entry, (f, jnp.abs(t[0, 0])))
+  state = (f, jnp.abs(t[0, 0]))
+  return control_flow.fori_loop(0, len(is_), entry, state) if len(is_) else state
 
 
 def funm(A, func, disp=True):
