@@ -75,7 +75,8 @@ _NAMES = {
     "lanczos3": ResizeMethod.LANCZOS3, "lanczos5": ResizeMethod.LANCZOS5,
     "cubic": ResizeMethod.CUBIC, "bicubic": ResizeMethod.CUBIC,
     "tricubic": ResizeMethod.CUBIC,
-    "cubic-pytorch": ResizeMethod.CUBIC_PYTORCH, "bicubic-pytorch": ResizeMethod.CUBIC_PYTORCH,
+    "cubic-pytorch": ResizeMethod.CUBIC_PYTORCH,
+    "bicubic-pytorch": ResizeMethod.CUBIC_PYTORCH,
     "area": ResizeMethod.AREA,
 }
 

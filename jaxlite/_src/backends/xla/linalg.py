@@ -4,8 +4,8 @@ JAX's CPU backend calls LAPACK through custom calls that jaxlib registers; the P
 plugin alone has none of them. What the plugin's compiler does have are its own
 expanders for two custom calls: ``Eigh`` (a Jacobi eigensolver) and ``Qr`` with
 ``ProductOfElementaryHouseholderReflectors`` (Householder QR). ``eigh`` and ``qr`` lower
-to those. ``svd``, ``lu`` and ``eig`` are written with other primitives and lowered as
-functions (JAX's ``mlir.lower_fun`` idea):
+to those. ``svd``, ``lu``, ``eig`` and ``schur`` are written with other primitives and
+lowered as functions (JAX's ``mlir.lower_fun`` idea):
 
 * SVD: the Hermitian matrix ``[[0, A], [A^H, 0]]`` has eigenpairs ``(+-s, [u; +-v]/sqrt2)``,
   so one eigendecomposition gives the singular values and the right singular vectors
@@ -15,6 +15,9 @@ functions (JAX's ``mlir.lower_fun`` idea):
 * LU: the unblocked partial-pivoting loop of LAPACK's ``getf2``, which tier 0 runs too.
 * eig: what LAPACK's ``geev`` does, in complex arithmetic: Hessenberg reduction, implicit
   single-shift QR to the Schur form, back-substitution for the eigenvectors.
+* schur: LAPACK's ``gees``: for complex input the same Schur form as eig; for real input
+  Francis double-shift QR to the real (quasi-triangular) Schur form, its 2x2 blocks in
+  LAPACK's standard form.
 """
 from __future__ import annotations
 

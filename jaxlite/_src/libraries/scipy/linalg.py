@@ -514,7 +514,7 @@ def leslie(f, s):
   return out.at[..., np.arange(1, n), np.arange(n - 1)].set(s.astype(dtype))
 
 
-# -- Schur and Hessenberg forms and the functions built on them -----------------------------
+# -- Schur and Hessenberg forms and the functions built on them ---------------------------
 def _complex_dtype(dtype):
   """JAX's ``dtypes.to_complex_dtype``: complex128 from 64-bit types, else complex64."""
   inexact = dtypes.to_inexact_dtype(dtype)
@@ -670,7 +670,8 @@ def _upper_pairs(n, by_diagonal):
     pairs = [(i, i + p) for p in range(1, n) for i in range(n - p)]
   else:
     pairs = [(i, j) for j in range(n) for i in range(j - 1, -1, -1)]
-  return (np.array([i for i, _ in pairs], np.int32), np.array([j for _, j in pairs], np.int32))
+  return (np.array([i for i, _ in pairs], np.int32),
+          np.array([j for _, j in pairs], np.int32))
 
 
 def _sqrtm_triu(t):

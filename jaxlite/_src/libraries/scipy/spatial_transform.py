@@ -43,7 +43,8 @@ def _compose_quat(p, q):
   pw, qw = p[..., 3:], q[..., 3:]
   vec = pw * q[..., :3] + qw * p[..., :3] + cross
   # (summed in this order, as JAX does, so that rounding agrees at gimbal lock)
-  w = pw * qw - p[..., 0:1] * q[..., 0:1] - p[..., 1:2] * q[..., 1:2] - p[..., 2:3] * q[..., 2:3]
+  w = (pw * qw - p[..., 0:1] * q[..., 0:1] - p[..., 1:2] * q[..., 1:2]
+       - p[..., 2:3] * q[..., 2:3])
   return jnp.concatenate([vec, w], axis=-1)
 
 
