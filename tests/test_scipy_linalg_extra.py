@@ -64,15 +64,21 @@ def _close(x, name, **tol):
   np.testing.assert_allclose(np.asarray(x), np.array(JAX[name]), err_msg=name, **(tol or TOL))
 
 
-def _hessenbergs(a, batch):
+C5 = (np.random.default_rng(0).normal(size=(5, 5))
+      + 1j * np.random.default_rng(1).normal(size=(5, 5))).astype(np.complex64)
+
+
+def _hessenbergs(a, batch, c):
   return (lax.linalg.hessenberg(a), lax.linalg.tridiagonal(a + a.T)[0],
-          L.hessenberg(a, calc_q=True), L.hessenberg(batch, calc_q=True))
+          L.hessenberg(a, calc_q=True), L.hessenberg(batch, calc_q=True),
+          lax.linalg.hessenberg(c))
 
 
 @pytest.mark.parametrize("backend", [None] + BACKENDS)
 def test_hessenberg_matches_jax(backend):
   # (the lax reduction used to overwrite the earlier reflectors' vectors from n = 4 on)
-  (a, taus), tri, (h, q), (hb, qb) = _jit(_hessenbergs, backend)(A4, np.stack([A4, A4.T]))
+  (a, taus), tri, (h, q), (hb, qb), packed = _jit(_hessenbergs, backend)(
+      A4, np.stack([A4, A4.T]), C5)
   _close(a, "LAX_HESS_A")
   _close(taus, "LAX_HESS_TAUS")
   _close(tri, "LAX_TRIDIAG")
@@ -83,6 +89,29 @@ def test_hessenberg_matches_jax(backend):
   np.testing.assert_allclose(qb[1] @ hb[1] @ qb[1].T, A4.T, atol=2e-5)
   assert L.hessenberg(A4).shape == (4, 4)
   assert lax.linalg.hessenberg(np.stack([A4, A4]))[1].shape == (2, 3)
+  # complex: LAPACK's cgehrd (what JAX calls) packs n - 1 reflectors, the last making the
+  # final subdiagonal entry real
+  from scipy.linalg import lapack
+  lapack_packed, lapack_taus, _ = lapack.cgehrd(C5)
+  np.testing.assert_allclose(packed[0], lapack_packed, atol=1e-5)
+  np.testing.assert_allclose(packed[1], lapack_taus, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", [None, "numpy"])
+def test_complex_hessenberg_and_tridiagonal_pack_as_lapack(backend):
+  # LAPACK's gehrd / hetrd (what JAX calls) as the oracle (XLA: test_hessenberg_matches_jax)
+  from scipy.linalg import lapack
+  a = C5
+  h, q = _jit(lambda m: L.hessenberg(m, calc_q=True), backend)(a)
+  sh, sq = sla.hessenberg(a, calc_q=True)
+  np.testing.assert_allclose(h, sh, atol=1e-5)
+  np.testing.assert_allclose(q, sq, atol=1e-5)
+  c = a + a.conj().T
+  arr, d, e, tri_taus = lapack.chetrd(c, lower=1)[:4]
+  got = lax.linalg.tridiagonal(c)
+  np.testing.assert_allclose(np.tril(got[0]), np.tril(arr), atol=1e-5)
+  for x, y in zip(got[1:], (d, e, tri_taus)):
+    np.testing.assert_allclose(x, y, atol=1e-5)
 
 
 @pytest.mark.parametrize("backend", [None, "numpy"])
@@ -139,12 +168,16 @@ def test_schur_is_a_schur_decomposition(backend):
 
   def forms(m):
     t, z = L.schur(m)
-    return (t, z), L.schur(m, output="complex"), L.rsf2csf(t, z)
-  (t, z), (tc, zc), (rt, rz) = _jit(forms, backend)(with_nan)
+    return (t, z), L.rsf2csf(t, z)
+  (t, z), (rt, rz) = _jit(forms, backend)(with_nan)
   assert t.dtype == z.dtype == np.float32 and t.shape == with_nan.shape
-  assert tc.dtype == rt.dtype == np.complex64
-  for out in (t, z, tc, zc):
-    assert np.isnan(out[-1]).all()
+  assert rt.dtype == np.complex64
+  assert np.isnan(t[-1]).all() and np.isnan(z[-1]).all()
+  # (XLA's complex Schur form is checked through sqrtm's values below, which it takes
+  # one compile less to test there)
+  complex_schur = lambda m: L.schur(m, output="complex")
+  tc, zc = _jit(complex_schur, None if backend is None else "numpy")(mats)
+  assert tc.dtype == np.complex64
   for i, m in enumerate(mats):
     _check_schur(m, t[i], z[i], complex_output=False)
     _check_schur(m, tc[i], zc[i], complex_output=True)
@@ -213,6 +246,10 @@ def test_dtypes_and_containers_as_jax():
   assert len(lax.linalg.schur(A3, compute_schur_vectors=False)) == 1
   assert L.sqrtm(np.eye(2, dtype=np.int32)).dtype == np.complex64
   assert L.sqrtm(S).dtype == np.complex64
+  # JAX 0.10.2's jaxpr: one hessenberg equation
+  assert str(jaxlite.make_jaxpr(lax.linalg.hessenberg)(A3)) == (
+      "{ lambda ; a:f32[3,3]. let b:f32[3,3] c:f32[2] = hessenberg a in (b, c) }")
+  assert isinstance(lax.linalg.hessenberg(A3), list)
   assert str(jaxlite.make_jaxpr(lax.linalg.schur)(A3)).count(
       "schur[\n      compute_schur_vectors=True\n      select_callable=None\n"
       "      sort_eig_vals=False\n    ]") == 1
@@ -236,6 +273,12 @@ def test_bad_inputs_raise_as_jax():
        "The sort feature of LAPACK's gees routine is not implemented."),
       (lambda: jaxlite.grad(lambda a: lax.linalg.schur(a)[0].sum())(A3), NotImplementedError,
        "Differentiation rule for 'schur' not implemented"),
+      (lambda: jaxlite.grad(lambda a: lax.linalg.hessenberg(a)[0].sum())(A3),
+       NotImplementedError, "Differentiation rule for 'hessenberg' not implemented"),
+      (lambda: lax.linalg.hessenberg(np.ones((3, 3), np.int32)), TypeError,
+       "hessenberg does not accept dtype int32 at position 0"),
+      (lambda: lax.linalg.hessenberg(np.ones((2, 3), np.float32)), ValueError,
+       r"Argument to Hessenberg reduction must have shape \[..., n, n\]"),
   ]
   for fun, error, match in cases:
     with pytest.raises(error, match=match):

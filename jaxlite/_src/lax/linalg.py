@@ -651,6 +651,33 @@ ad.jvp_rules[schur_p] = _schur_jvp
 _leading_batcher(schur_p)
 
 
+# ----------------------------------------------------------------------------- hessenberg
+hessenberg_p = Primitive("hessenberg")
+hessenberg_p.multiple_results = True
+
+
+@hessenberg_p.def_abstract_eval
+def _hessenberg_rule(operand):
+  if operand.ndim < 2 or operand.shape[-1] != operand.shape[-2]:
+    raise ValueError("Argument to Hessenberg reduction must have shape [..., n, n], got "
+                     f"shape {operand.shape}")
+  if not dtypes.is_inexact(operand.dtype):
+    raise TypeError(f"hessenberg does not accept dtype {operand.dtype.name} at position 0. "
+                    "Accepted dtypes at position 0 are subtypes of floating, "
+                    "complexfloating.")
+  n = operand.shape[-1]
+  return [ShapedArray(operand.shape, operand.dtype),
+          ShapedArray(operand.shape[:-2] + (max(n - 1, 0),), operand.dtype)]
+
+
+def _hessenberg_jvp(primals, tangents):
+  raise NotImplementedError("Differentiation rule for 'hessenberg' not implemented")
+
+
+ad.jvp_rules[hessenberg_p] = _hessenberg_jvp
+_leading_batcher(hessenberg_p)
+
+
 # ----------------------------------------------------------------------------- composed
 # The rest of jax.lax.linalg, composed from the primitives above and other lax ops:
 # Householder reductions to Hessenberg and tridiagonal form with LAPACK's packed outputs,
@@ -753,7 +780,10 @@ def _householder(x):
   sign = ew.select(ew.ge(_real(alpha), ew._const(norm, 0)), _scalar(1, real),
                    _scalar(-1, real))
   beta = ew.mul(ew.neg(sign), norm)
+  # nothing to zero and nothing to make real (a complex alpha still gets a reflector)
   trivial = ew.eq(xnorm, ew._const(xnorm, 0))
+  if dtypes.is_complex(dtype):
+    trivial = ew.bitwise_and(trivial, ew.eq(bits.imag(alpha), ew._const(xnorm, 0)))
   # beta is real: complex x takes it (and its stand-in 1) as complex numbers
   safe_beta = ew.convert_element_type(ew.select(trivial, _scalar(1, real), beta), dtype)
   beta = ew.convert_element_type(beta, dtype)
@@ -770,43 +800,39 @@ def _reduce(a):
   and the reflectors' ``tau``s."""
   n, dtype = _aval(a).shape[0], _aval(a).dtype
   taus = []
-  for k in range(n - 2):
+  # n - 1 reflectors, as LAPACK's: the last one (of length 1) only makes a complex
+  # subdiagonal entry real, and is the identity (tau = 0) for real matrices
+  for k in range(n - 1):
     beta, tau, v = _householder(sh.squeeze(sh.slice(a, (k + 1, k), (n, k + 1)), (1,)))
     u = sh.concatenate([sh.full((1,), 1, dtype), v], 0)
-    # H = I - tau u u^H, applied from the left to rows k+1: and from the right to
-    # columns k+1: (a similarity transform). The left product skips columns :k, which
-    # are zero there in the reduced matrix and hold the earlier reflectors' vectors.
+    # H = I - tau u u^H (H^H x = [beta, 0...], as LAPACK's larfg): H^H from the left to
+    # rows k+1: and H from the right to columns k+1: (a similarity transform). The left
+    # product skips columns :k, which are zero there in the reduced matrix and hold the
+    # earlier reflectors' vectors.
     block = sh.slice(a, (k + 1, k), (n, n))
-    block = ew.sub(block, ew.mul(tau, _outer(u, _matmul(_conj(u), block))))
+    block = ew.sub(block, ew.mul(_conj(tau), _outer(u, _matmul(_conj(u), block))))
     a = indexing.dynamic_update_slice(a, block, (k + 1, k))
     cols = sh.slice(a, (0, k + 1), (n, n))
-    cols = ew.sub(cols, ew.mul(_conj(tau), _outer(_matmul(cols, u), _conj(u))))
+    cols = ew.sub(cols, ew.mul(tau, _outer(_matmul(cols, u), _conj(u))))
     a = indexing.dynamic_update_slice(a, cols, (0, k + 1))
     a = indexing.dynamic_update_slice(a, sh.reshape(beta, (1, 1)), (k + 1, k))
-    a = indexing.dynamic_update_slice(a, sh.reshape(v, (n - k - 2, 1)), (k + 2, k))
+    if k < n - 2:
+      a = indexing.dynamic_update_slice(a, sh.reshape(v, (n - k - 2, 1)), (k + 2, k))
     taus.append(tau)
-  taus.append(_scalar(0, dtype))
-  return a, sh.stack(taus) if n > 1 else sh.full((0,), 0, dtype)
+  return a, sh.stack(taus) if taus else sh.full((0,), 0, dtype)
 
 
 def hessenberg(a):
   """Reduce square matrices (the trailing two axes) to upper Hessenberg form by
-  Householder similarity transforms: ``(a, taus)`` packed as LAPACK's ``gehrd`` (the
-  reflectors' vectors below the first subdiagonal)."""
-  return _map_matrices(lambda m: _reduce(_matrix("hessenberg", m)), _array(a))
+  Householder similarity transforms: ``[a, taus]`` packed as LAPACK's ``gehrd`` (the
+  reflectors' vectors below the first subdiagonal, ``taus`` of shape ``(..., n - 1)``).
+  """
+  return hessenberg_p.bind(_array(a))
 
 
-def _map_matrices(f, a):
-  """``f`` of one matrix, mapped over the leading axes of ``a`` as JAX's linalg
-  primitives map."""
-  shape = _aval(a).shape
-  if len(shape) <= 2:
-    return f(a)
-  batch = shape[:-2]
-  size = int(np.prod(batch))
-  flat = sh.reshape(a, (size,) + shape[-2:])
-  outs = control_flow.vmap_axis(f, flat, size)
-  return tuple(sh.reshape(o, batch + _aval(o).shape[1:]) for o in outs)
+def reduce_to_hessenberg(a):
+  """``hessenberg`` of one matrix, in lax operations (how XLA computes hessenberg_p)."""
+  return _reduce(a)
 
 
 def tridiagonal(a, *, lower=True):

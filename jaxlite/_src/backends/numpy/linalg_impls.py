@@ -168,6 +168,21 @@ def _schur(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
   return outs if compute_schur_vectors else outs[:1]
 
 
+def _hessenberg(x):
+  """LAPACK's gehrd through SciPy (as jaxlib calls it), one matrix at a time."""
+  from scipy.linalg import lapack   # (loaded on first use: `import jaxlite` stays light)
+  n = x.shape[-1]
+  mats = x.reshape((int(np.prod(x.shape[:-2])), n, n))   # -1 fails when empty
+  out, taus = np.empty_like(mats), np.zeros((len(mats), max(n - 1, 0)), x.dtype)
+  gehrd = lapack.get_lapack_funcs("gehrd", dtype=x.dtype)
+  for i, m in enumerate(mats):
+    if n <= 1:
+      out[i] = m
+      continue
+    out[i], taus[i], _ = gehrd(m)
+  return [out.reshape(x.shape), taus.reshape(x.shape[:-2] + (max(n - 1, 0),))]
+
+
 impl_rules.update({
     la.cholesky_p: _cholesky,
     la.triangular_solve_p: _triangular_solve,
@@ -178,6 +193,7 @@ impl_rules.update({
     la.eigh_p: _eigh,
     la.eig_p: _eig,
     la.schur_p: _schur,
+    la.hessenberg_p: _hessenberg,
 })
 
 

@@ -528,6 +528,14 @@ def _standardize_blocks(h, q):
   return cf.fori_loop(0, n - 1, step, (h, q))
 
 
+def _hessenberg_lowered(x):
+  """Householder reduction of each matrix, as tier 0's gehrd packs it."""
+  *batch, n, _ = x.shape
+  a = x.reshape((int(np.prod(batch)), n, n))   # -1 fails when empty
+  out, taus = cf.vmap_axis(la.reduce_to_hessenberg, a, a.shape[0])
+  return [out.reshape(x.shape), taus.reshape((*batch, max(n - 1, 0)))]
+
+
 def _schur_one(a, eps, tiny):
   jnp = _jnp()
   if a.shape[-1] <= 1:
@@ -557,5 +565,6 @@ hlo.lowering_rules.update({
     la.eigh_p: _eigh_rule, la.qr_p: _qr_rule, la.geqrf_p: _geqrf_rule, la.svd_p: lowered_function(_svd),
     la.lu_p: lowered_function(_lu), la.eig_p: lowered_function(_eig),
     la.schur_p: lowered_function(_schur_lowered),
+    la.hessenberg_p: lowered_function(_hessenberg_lowered),
     lax_special.random_gamma_p: lowered_function(   # jax.random's sampler, vectorised
         lambda key, a, *, log_space: [random._gamma_impl(key, a, log_space=log_space)])})
