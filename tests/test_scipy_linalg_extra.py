@@ -150,14 +150,19 @@ def _check_schur(a, t, z, complex_output):
 def _hard_cases(n=5):
   """Matrices of one size that exercise the QR iterations: random, a cyclic permutation
   (a known stall for shifted QR), zero, a Jordan block, rotations (complex pairs), a
-  skew-symmetric one (purely imaginary eigenvalues) and a triangular one."""
+  skew-symmetric one (purely imaginary eigenvalues), a triangular one, a nilpotent one
+  (zero shifts: QR cycles and leaves rounding noise to deflate) and integer ones (whose
+  bulges shrink to underflow)."""
   rng = np.random.default_rng(0)
   rot = np.eye(n)
   rot[:2, :2] = [[1., 2.], [-3., 1.]]
   skew = rng.normal(size=(n, n))
-  return np.stack([rng.normal(size=(n, n)), np.roll(np.eye(n), 1, 0), np.zeros((n, n)),
-                   2 * np.eye(n) + np.eye(n, k=1), rot, skew - skew.T,
-                   np.triu(rng.normal(size=(n, n)))]).astype(np.float32)
+  nilpotent = np.diag([-1.192, 2.6576, 0.7, 1.3][:n - 1], -1)
+  integers = np.round(np.random.default_rng(5).normal(size=(4, n, n)))
+  return np.concatenate([np.stack([
+      rng.normal(size=(n, n)), np.roll(np.eye(n), 1, 0), np.zeros((n, n)),
+      2 * np.eye(n) + np.eye(n, k=1), rot, skew - skew.T, np.triu(rng.normal(size=(n, n))),
+      nilpotent]), integers]).astype(np.float32)
 
 
 @pytest.mark.parametrize("backend", [None] + BACKENDS)

@@ -417,8 +417,13 @@ def _reflect(h, q, k, v):
 
 
 def _householder_vector(u, active):
-  """v with ``(I - 2 v v^T / v^T v) u`` a multiple of e_1; 0 where not ``active``."""
+  """v with ``(I - 2 v v^T / v^T v) u`` a multiple of e_1; 0 where not ``active``. ``u``
+  is scaled to a largest entry of 1 first: the bulge shrinks towards underflow as QR
+  converges, and squares flushed to zero (as XLA flushes subnormals) would make the
+  reflector not orthogonal."""
   jnp = _jnp()
+  peak = jnp.max(jnp.abs(u))
+  u = u / jnp.where(peak == 0, 1, peak)
   norm = jnp.sqrt(jnp.sum(u * u))
   sign = jnp.where(u[0] < 0, -1, 1).astype(u.dtype)
   v = u.at[0].add(sign * norm)
@@ -426,7 +431,8 @@ def _householder_vector(u, active):
 
 
 def _francis_schur(h, q, eps, tiny):
-  """Real Schur form of real Hessenberg h by Francis double-shift QR with deflation."""
+  """Real Schur form of real Hessenberg h by Francis double-shift QR with deflation (NaNs
+  if it does not converge in 30 sweeps per eigenvalue, LAPACK's budget)."""
   jnp = _jnp()
   n = h.shape[-1]
   ks, rows = jnp.arange(n - 1, dtype=np.int32), jnp.arange(n, dtype=np.int32)
@@ -434,14 +440,11 @@ def _francis_schur(h, q, eps, tiny):
 
   def cond(state):
     h, q, hi, it, stall = state
-    return (hi > 0) & (it < 30 * n)
+    return (hi > 0) & (it < 30 * max(10, n) * n)
 
   def body(state):
     h, q, hi, it, stall = state
-    # a subdiagonal entry negligible against its diagonal neighbours splits the matrix
-    d = jnp.abs(jnp.diagonal(h))
-    sub = jnp.abs(jnp.diagonal(h, -1))
-    split = ((sub <= eps * (d[:-1] + d[1:])) | (sub <= tiny)) & (ks + 1 <= hi)
+    split = _negligible_subdiagonal(h, eps, tiny) & (ks + 1 <= hi)
     h = jnp.where((rows[:, None] == rows[None, :] + 1)
                   & jnp.concatenate([split, jnp.zeros(1, bool)])[None, :], 0, h)
     lo = jnp.max(jnp.where(split, ks + 1, 0))
@@ -452,12 +455,15 @@ def _francis_schur(h, q, eps, tiny):
     s = g(hi - 1, hi - 1) + g(hi, hi)
     t = g(hi - 1, hi - 1) * g(hi, hi) - g(hi - 1, hi) * g(hi, hi - 1)
     w = jnp.abs(g(hi, hi - 1)) + jnp.abs(g(hi - 1, hi - 2))
-    odd = stall % 11 == 10
-    s, t = jnp.where(odd, 1.5 * w, s), jnp.where(odd, w * w, t)
-    first = jnp.stack([g(lo, lo) * g(lo, lo) + g(lo, lo + 1) * g(lo + 1, lo)
-                       - s * g(lo, lo) + t,
-                       g(lo + 1, lo) * (g(lo, lo) + g(lo + 1, lo + 1) - s),
-                       g(lo + 1, lo) * g(lo + 2, lo + 1)])
+    first_of = lambda s, t: jnp.stack([
+        g(lo, lo) * g(lo, lo) + g(lo, lo + 1) * g(lo + 1, lo) - s * g(lo, lo) + t,
+        g(lo + 1, lo) * (g(lo, lo) + g(lo + 1, lo + 1) - s),
+        g(lo + 1, lo) * g(lo + 2, lo + 1)])
+    first = first_of(s, t)
+    # the exceptional pair also where the shifts annihilate the first column (a nilpotent
+    # block with zero shifts), which would leave the sweep the identity
+    odd = (stall % 11 == 10) | (jnp.sum(first * first) == 0)
+    first = jnp.where(odd, first_of(1.5 * w, w * w), first)
 
     def chase(k, hq):   # 3x3 reflectors push the bulge down the block
       h, q = hq
@@ -476,8 +482,36 @@ def _francis_schur(h, q, eps, tiny):
     stall = jnp.where(done, 0, stall + 1)
     return h, q, hi, it + 1, stall
 
-  h, q, *_ = cf.while_loop(cond, body, (h, q, jnp.int32(n - 1), jnp.int32(0), jnp.int32(0)))
-  return _standardize_blocks(h, q)
+  h, q, hi, *_ = cf.while_loop(cond, body,
+                               (h, q, jnp.int32(n - 1), jnp.int32(0), jnp.int32(0)))
+  h, q = _standardize_blocks(h, q)
+  # no convergence within the iteration budget: NaNs, as where LAPACK's gees fails
+  failed = hi > 0
+  return jnp.where(failed, np.nan, h), jnp.where(failed, np.nan, q)
+
+
+def _negligible_subdiagonal(h, eps, tiny):
+  """LAPACK's dlahqr deflation test for each ``h[k + 1, k]``: small against its diagonal
+  neighbours (or, where those are zero, the neighbouring subdiagonal entries), with Ahues
+  and Tisseur's refinement, or below the underflow-safe ``tiny``; and, where the
+  neighbours are themselves at the rounding level of the matrix (a nilpotent block, whose
+  entries QR leaves as rounding noise), at that level too: the backward error stays
+  ``eps * |h|``."""
+  jnp = _jnp()
+  d = jnp.abs(jnp.diagonal(h))
+  sub = jnp.abs(jnp.diagonal(h, -1))
+  sup = jnp.abs(jnp.diagonal(h, 1))
+  zero = jnp.zeros(1, h.dtype)
+  tst = d[:-1] + d[1:]
+  neighbours = jnp.concatenate([zero, sub[:-1]]) + jnp.concatenate([sub[1:], zero])
+  tst = jnp.where(tst == 0, neighbours, tst)
+  ab, ba = jnp.maximum(sub, sup), jnp.minimum(sub, sup)
+  diff = jnp.abs(jnp.diagonal(h)[:-1] - jnp.diagonal(h)[1:])
+  aa, bb = jnp.maximum(d[1:], diff), jnp.minimum(d[1:], diff)
+  total = jnp.where(aa + ab == 0, 1, aa + ab)
+  refined = ba * (ab / total) <= jnp.maximum(tiny, eps * (bb * (aa / total)))
+  noise = eps * jnp.sqrt(jnp.sum(h * h))
+  return (sub <= tiny) | ((sub <= eps * tst) & refined) | ((tst <= noise) & (sub <= noise))
 
 
 def g_(h, r, c):
