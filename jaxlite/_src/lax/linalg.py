@@ -1,5 +1,5 @@
 """Matrix decompositions and triangular solves (``jax.lax.linalg``): the primitives, and
-at the end the functions composed from them and other lax ops (``hessenberg``,
+at the end the functions composed from them and other lax ops (``tridiagonal``,
 ``householder_product``, ``tridiagonal_solve``, ...).
 
 Every primitive acts on the trailing two axes and maps over any leading (batch) axes, so
