@@ -34,7 +34,7 @@ from jaxlite._src.autodiff_api import jacfwd, jacrev, hessian
 from jaxlite._src.autodiff_api import jacrev as jacobian
 from jaxlite._src.backends import devices, default_backend, Device
 from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
-                     debug, dlpack, custom_batching)
+                     debug, dlpack, custom_batching, image)
 
 local_devices = devices
 

@@ -1,5 +1,5 @@
 """Matrix decompositions and triangular solves (``jax.lax.linalg``): the primitives, and
-at the end the functions composed from them and other lax ops (``hessenberg``,
+at the end the functions composed from them and other lax ops (``tridiagonal``,
 ``householder_product``, ``tridiagonal_solve``, ...).
 
 Every primitive acts on the trailing two axes and maps over any leading (batch) axes, so
@@ -615,6 +615,78 @@ ad.jvp_rules[eig_p] = _eig_jvp
 _leading_batcher(eig_p)
 
 
+# ----------------------------------------------------------------------------- schur
+schur_p = Primitive("schur")
+schur_p.multiple_results = True
+
+
+@schur_p.def_abstract_eval
+def _schur_rule(operand, *, compute_schur_vectors, sort_eig_vals, select_callable):
+  if operand.ndim < 2 or operand.shape[-1] != operand.shape[-2]:
+    raise ValueError(f"The input to schur must be a square matrix. Got shape "
+                     f"{operand.shape[-2:]}.")
+  if not dtypes.is_inexact(operand.dtype):
+    raise TypeError(f"schur does not accept dtype {operand.dtype.name} at position 0. "
+                    "Accepted dtypes at position 0 are subtypes of floating, "
+                    "complexfloating.")
+  if sort_eig_vals:
+    raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                              "implemented.")
+  out = ShapedArray(operand.shape, operand.dtype)
+  return [out, out] if compute_schur_vectors else [out]
+
+
+core.param_order[schur_p] = ("compute_schur_vectors", "select_callable", "sort_eig_vals")
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+  """Schur decomposition ``x = q u q^H`` of square matrices (trailing two axes).
+
+  ``u`` is upper triangular for complex ``x`` and quasi-upper-triangular (2x2 diagonal
+  blocks for complex conjugate eigenvalue pairs, in LAPACK's standard form) for real
+  ``x``. Returns ``[u, q]``, or ``[u]`` without ``compute_schur_vectors``.
+  ``sort_eig_vals`` is refused and ``select_callable`` unused, as in JAX.
+  """
+  return schur_p.bind(_operand(x), compute_schur_vectors=bool(compute_schur_vectors),
+                      sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable)
+
+
+def _schur_jvp(primals, tangents, **params):
+  raise NotImplementedError("Differentiation rule for 'schur' not implemented")
+
+
+ad.jvp_rules[schur_p] = _schur_jvp
+_leading_batcher(schur_p)
+
+
+# ----------------------------------------------------------------------------- hessenberg
+hessenberg_p = Primitive("hessenberg")
+hessenberg_p.multiple_results = True
+
+
+@hessenberg_p.def_abstract_eval
+def _hessenberg_rule(operand):
+  if operand.ndim < 2 or operand.shape[-1] != operand.shape[-2]:
+    raise ValueError("Argument to Hessenberg reduction must have shape [..., n, n], got "
+                     f"shape {operand.shape}")
+  if not dtypes.is_inexact(operand.dtype):
+    raise TypeError(f"hessenberg does not accept dtype {operand.dtype.name} at position 0. "
+                    "Accepted dtypes at position 0 are subtypes of floating, "
+                    "complexfloating.")
+  n = operand.shape[-1]
+  return [ShapedArray(operand.shape, operand.dtype),
+          ShapedArray(operand.shape[:-2] + (max(n - 1, 0),), operand.dtype)]
+
+
+def _hessenberg_jvp(primals, tangents):
+  raise NotImplementedError("Differentiation rule for 'hessenberg' not implemented")
+
+
+ad.jvp_rules[hessenberg_p] = _hessenberg_jvp
+_leading_batcher(hessenberg_p)
+
+
 # ----------------------------------------------------------------------------- composed
 # The rest of jax.lax.linalg, composed from the primitives above and other lax ops:
 # Householder reductions to Hessenberg and tridiagonal form with LAPACK's packed outputs,
@@ -717,7 +789,10 @@ def _householder(x):
   sign = ew.select(ew.ge(_real(alpha), ew._const(norm, 0)), _scalar(1, real),
                    _scalar(-1, real))
   beta = ew.mul(ew.neg(sign), norm)
+  # nothing to zero and nothing to make real (a complex alpha still gets a reflector)
   trivial = ew.eq(xnorm, ew._const(xnorm, 0))
+  if dtypes.is_complex(dtype):
+    trivial = ew.bitwise_and(trivial, ew.eq(bits.imag(alpha), ew._const(xnorm, 0)))
   # beta is real: complex x takes it (and its stand-in 1) as complex numbers
   safe_beta = ew.convert_element_type(ew.select(trivial, _scalar(1, real), beta), dtype)
   beta = ew.convert_element_type(beta, dtype)
@@ -734,29 +809,39 @@ def _reduce(a):
   and the reflectors' ``tau``s."""
   n, dtype = _aval(a).shape[0], _aval(a).dtype
   taus = []
-  for k in range(n - 2):
+  # n - 1 reflectors, as LAPACK's: the last one (of length 1) only makes a complex
+  # subdiagonal entry real, and is the identity (tau = 0) for real matrices
+  for k in range(n - 1):
     beta, tau, v = _householder(sh.squeeze(sh.slice(a, (k + 1, k), (n, k + 1)), (1,)))
     u = sh.concatenate([sh.full((1,), 1, dtype), v], 0)
-    # H = I - tau u u^H, applied from the left to rows k+1: and from the right to
-    # columns k+1: (a similarity transform)
-    block = sh.slice(a, (k + 1, 0), (n, n))
-    block = ew.sub(block, ew.mul(tau, _outer(u, _matmul(_conj(u), block))))
-    a = indexing.dynamic_update_slice(a, block, (k + 1, 0))
+    # H = I - tau u u^H (H^H x = [beta, 0...], as LAPACK's larfg): H^H from the left to
+    # rows k+1: and H from the right to columns k+1: (a similarity transform). The left
+    # product skips columns :k, which are zero there in the reduced matrix and hold the
+    # earlier reflectors' vectors.
+    block = sh.slice(a, (k + 1, k), (n, n))
+    block = ew.sub(block, ew.mul(_conj(tau), _outer(u, _matmul(_conj(u), block))))
+    a = indexing.dynamic_update_slice(a, block, (k + 1, k))
     cols = sh.slice(a, (0, k + 1), (n, n))
-    cols = ew.sub(cols, ew.mul(_conj(tau), _outer(_matmul(cols, u), _conj(u))))
+    cols = ew.sub(cols, ew.mul(tau, _outer(_matmul(cols, u), _conj(u))))
     a = indexing.dynamic_update_slice(a, cols, (0, k + 1))
     a = indexing.dynamic_update_slice(a, sh.reshape(beta, (1, 1)), (k + 1, k))
-    a = indexing.dynamic_update_slice(a, sh.reshape(v, (n - k - 2, 1)), (k + 2, k))
+    if k < n - 2:
+      a = indexing.dynamic_update_slice(a, sh.reshape(v, (n - k - 2, 1)), (k + 2, k))
     taus.append(tau)
-  taus.append(_scalar(0, dtype))
-  return a, sh.stack(taus) if n > 1 else sh.full((0,), 0, dtype)
+  return a, sh.stack(taus) if taus else sh.full((0,), 0, dtype)
 
 
 def hessenberg(a):
-  """Reduce a square matrix to upper Hessenberg form by Householder similarity
-  transforms: ``(a, taus)`` packed as LAPACK's ``gehrd`` (the reflectors' vectors below
-  the first subdiagonal)."""
-  return _reduce(_matrix("hessenberg", a))
+  """Reduce square matrices (the trailing two axes) to upper Hessenberg form by
+  Householder similarity transforms: ``[a, taus]`` packed as LAPACK's ``gehrd`` (the
+  reflectors' vectors below the first subdiagonal, ``taus`` of shape ``(..., n - 1)``).
+  """
+  return hessenberg_p.bind(_array(a))
+
+
+def reduce_to_hessenberg(a):
+  """``hessenberg`` of one matrix, in lax operations (how XLA computes hessenberg_p)."""
+  return _reduce(a)
 
 
 def tridiagonal(a, *, lower=True):

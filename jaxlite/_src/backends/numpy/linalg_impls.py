@@ -149,6 +149,40 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
   return outs
 
 
+def _schur(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+  """LAPACK's gees through SciPy (as jaxlib calls it), one matrix at a time; a matrix
+  that is not finite or where gees fails gives NaNs, as JAX's lowering does."""
+  import scipy.linalg   # (loaded on first use: `import jaxlite` stays light)
+  n = x.shape[-1]
+  mats = x.reshape((int(np.prod(x.shape[:-2])), n, n))   # -1 fails when empty
+  t, z = np.empty_like(mats), np.empty_like(mats)
+  output = "complex" if np.iscomplexobj(x) else "real"
+  for i, m in enumerate(mats):
+    try:
+      if not np.all(np.isfinite(m)):
+        raise np.linalg.LinAlgError
+      t[i], z[i] = scipy.linalg.schur(m, output=output, check_finite=False)
+    except (np.linalg.LinAlgError, ValueError):
+      t[i], z[i] = np.nan, np.nan
+  outs = [t.reshape(x.shape), z.reshape(x.shape)]
+  return outs if compute_schur_vectors else outs[:1]
+
+
+def _hessenberg(x):
+  """LAPACK's gehrd through SciPy (as jaxlib calls it), one matrix at a time."""
+  from scipy.linalg import lapack   # (loaded on first use: `import jaxlite` stays light)
+  n = x.shape[-1]
+  mats = x.reshape((int(np.prod(x.shape[:-2])), n, n))   # -1 fails when empty
+  out, taus = np.empty_like(mats), np.zeros((len(mats), max(n - 1, 0)), x.dtype)
+  gehrd = lapack.get_lapack_funcs("gehrd", dtype=x.dtype)
+  for i, m in enumerate(mats):
+    if n <= 1:
+      out[i] = m
+      continue
+    out[i], taus[i], _ = gehrd(m)
+  return [out.reshape(x.shape), taus.reshape(x.shape[:-2] + (max(n - 1, 0),))]
+
+
 impl_rules.update({
     la.cholesky_p: _cholesky,
     la.triangular_solve_p: _triangular_solve,
@@ -158,6 +192,8 @@ impl_rules.update({
     la.svd_p: _svd,
     la.eigh_p: _eigh,
     la.eig_p: _eig,
+    la.schur_p: _schur,
+    la.hessenberg_p: _hessenberg,
 })
 
 

@@ -4,8 +4,8 @@ JAX's CPU backend calls LAPACK through custom calls that jaxlib registers; the P
 plugin alone has none of them. What the plugin's compiler does have are its own
 expanders for two custom calls: ``Eigh`` (a Jacobi eigensolver) and ``Qr`` with
 ``ProductOfElementaryHouseholderReflectors`` (Householder QR). ``eigh`` and ``qr`` lower
-to those. ``svd``, ``lu`` and ``eig`` are written with other primitives and lowered as
-functions (JAX's ``mlir.lower_fun`` idea):
+to those. ``svd``, ``lu``, ``eig`` and ``schur`` are written with other primitives and
+lowered as functions (JAX's ``mlir.lower_fun`` idea):
 
 * SVD: the Hermitian matrix ``[[0, A], [A^H, 0]]`` has eigenpairs ``(+-s, [u; +-v]/sqrt2)``,
   so one eigendecomposition gives the singular values and the right singular vectors
@@ -15,6 +15,9 @@ functions (JAX's ``mlir.lower_fun`` idea):
 * LU: the unblocked partial-pivoting loop of LAPACK's ``getf2``, which tier 0 runs too.
 * eig: what LAPACK's ``geev`` does, in complex arithmetic: Hessenberg reduction, implicit
   single-shift QR to the Schur form, back-substitution for the eigenvectors.
+* schur: LAPACK's ``gees``: for complex input the same Schur form as eig; for real input
+  Francis double-shift QR to the real (quasi-triangular) Schur form, its 2x2 blocks in
+  LAPACK's standard form.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import numpy as np
 from jaxlite._src.libraries import random
 from jaxlite._src.backends.xla import stablehlo as hlo
 from jaxlite._src.lax import control_flow as cf
+from jaxlite._src.lax import indexing as lax_indexing
 from jaxlite._src.lax import linalg as la
 from jaxlite._src.lax import special as lax_special
 from jaxlite._src.libraries.numpy import namespace as jnp_namespace
@@ -390,9 +394,211 @@ def _eig(x, *, compute_left_eigenvectors, compute_right_eigenvectors, use_magma)
   return outs
 
 
+# ----------------------------------------------------------------------------- schur
+# LAPACK's gees, written out. Complex: the Hessenberg reduction and single-shift QR above.
+# Real: Francis double-shift QR (Golub and Van Loan, algorithm 7.5.2) to a quasi-triangular
+# form, then each 2x2 diagonal block rotated to LAPACK's standard form: upper triangular
+# when its eigenvalues are real, equal diagonal entries when they are a complex pair.
+
+def _reflect(h, q, k, v):
+  """``P h P`` and ``q P`` for the reflector ``P = I - 2 v v^T / v^T v`` acting on the
+  rows and columns ``k .. k + len(v) - 1`` (v = 0: the identity)."""
+  jnp = _jnp()
+  n, m = h.shape[-1], v.shape[0]
+  vv = jnp.sum(v * v)
+  tau = jnp.where(vv == 0, 0, 2 / jnp.where(vv == 0, 1, vv)).astype(h.dtype)
+  rows = lax_indexing.dynamic_slice(h, (k, 0), (m, n))
+  h = lax_indexing.dynamic_update_slice(h, rows - tau * jnp.outer(v, v @ rows), (k, 0))
+  cols = lax_indexing.dynamic_slice(h, (0, k), (n, m))
+  h = lax_indexing.dynamic_update_slice(h, cols - tau * jnp.outer(cols @ v, v), (0, k))
+  qcols = lax_indexing.dynamic_slice(q, (0, k), (n, m))
+  q = lax_indexing.dynamic_update_slice(q, qcols - tau * jnp.outer(qcols @ v, v), (0, k))
+  return h, q
+
+
+def _householder_vector(u, active):
+  """v with ``(I - 2 v v^T / v^T v) u`` a multiple of e_1; 0 where not ``active``. ``u``
+  is scaled to a largest entry of 1 first: the bulge shrinks towards underflow as QR
+  converges, and squares flushed to zero (as XLA flushes subnormals) would make the
+  reflector not orthogonal."""
+  jnp = _jnp()
+  peak = jnp.max(jnp.abs(u))
+  u = u / jnp.where(peak == 0, 1, peak)
+  norm = jnp.sqrt(jnp.sum(u * u))
+  sign = jnp.where(u[0] < 0, -1, 1).astype(u.dtype)
+  v = u.at[0].add(sign * norm)
+  return jnp.where(active & (norm > 0), v, 0)
+
+
+def _francis_schur(h, q, eps, tiny):
+  """Real Schur form of real Hessenberg h by Francis double-shift QR with deflation (NaNs
+  if it does not converge in 30 sweeps per eigenvalue, LAPACK's budget)."""
+  jnp = _jnp()
+  n = h.shape[-1]
+  ks, rows = jnp.arange(n - 1, dtype=np.int32), jnp.arange(n, dtype=np.int32)
+  hessenberg = rows[:, None] <= rows[None, :] + 1
+
+  def cond(state):
+    h, q, hi, it, stall = state
+    return (hi > 0) & (it < 30 * max(10, n) * n)
+
+  def body(state):
+    h, q, hi, it, stall = state
+    split = _negligible_subdiagonal(h, eps, tiny) & (ks + 1 <= hi)
+    h = jnp.where((rows[:, None] == rows[None, :] + 1)
+                  & jnp.concatenate([split, jnp.zeros(1, bool)])[None, :], 0, h)
+    lo = jnp.max(jnp.where(split, ks + 1, 0))
+    done = hi - lo <= 1        # a 1x1 or 2x2 block has converged
+    # the double shift: the eigenvalues of the block's trailing 2x2 (an exceptional
+    # pair when the block stalls)
+    g = lambda r, c: h[jnp.clip(r, 0, n - 1), jnp.clip(c, 0, n - 1)]
+    s = g(hi - 1, hi - 1) + g(hi, hi)
+    t = g(hi - 1, hi - 1) * g(hi, hi) - g(hi - 1, hi) * g(hi, hi - 1)
+    w = jnp.abs(g(hi, hi - 1)) + jnp.abs(g(hi - 1, hi - 2))
+    first_of = lambda s, t: jnp.stack([
+        g(lo, lo) * g(lo, lo) + g(lo, lo + 1) * g(lo + 1, lo) - s * g(lo, lo) + t,
+        g(lo + 1, lo) * (g(lo, lo) + g(lo + 1, lo + 1) - s),
+        g(lo + 1, lo) * g(lo + 2, lo + 1)])
+    first = first_of(s, t)
+    # the exceptional pair also where the shifts annihilate the first column (a nilpotent
+    # block with zero shifts), which would leave the sweep the identity
+    odd = (stall % 11 == 10) | (jnp.sum(first * first) == 0)
+    first = jnp.where(odd, first_of(1.5 * w, w * w), first)
+
+    def chase(k, hq):   # 3x3 reflectors push the bulge down the block
+      h, q = hq
+      below = jnp.stack([g_(h, k, k - 1), g_(h, k + 1, k - 1), g_(h, k + 2, k - 1)])
+      u = jnp.where(k == lo, first, below)
+      v = _householder_vector(u, (k >= lo) & (k <= hi - 2) & ~done)
+      return _reflect(h, q, k, v)
+    if n > 2:
+      h, q = cf.fori_loop(0, n - 2, chase, (h, q))
+    # a 2x2 reflector ends the sweep at rows hi - 1, hi
+    k = jnp.maximum(hi - 1, 0)
+    u = jnp.stack([g_(h, k, k - 1), g_(h, k + 1, k - 1)])
+    h, q = _reflect(h, q, jnp.minimum(k, n - 2), _householder_vector(u, ~done & (hi >= 2)))
+    h = jnp.where(hessenberg, h, 0)
+    hi = jnp.where(done, lo - 1, hi)
+    stall = jnp.where(done, 0, stall + 1)
+    return h, q, hi, it + 1, stall
+
+  h, q, hi, *_ = cf.while_loop(cond, body,
+                               (h, q, jnp.int32(n - 1), jnp.int32(0), jnp.int32(0)))
+  h, q = _standardize_blocks(h, q)
+  # no convergence within the iteration budget: NaNs, as where LAPACK's gees fails
+  failed = hi > 0
+  return jnp.where(failed, np.nan, h), jnp.where(failed, np.nan, q)
+
+
+def _negligible_subdiagonal(h, eps, tiny):
+  """LAPACK's dlahqr deflation test for each ``h[k + 1, k]``: small against its diagonal
+  neighbours (or, where those are zero, the neighbouring subdiagonal entries), with Ahues
+  and Tisseur's refinement, or below the underflow-safe ``tiny``; and, where the
+  neighbours are themselves at the rounding level of the matrix (a nilpotent block, whose
+  entries QR leaves as rounding noise), at that level too: the backward error stays
+  ``eps * |h|``."""
+  jnp = _jnp()
+  d = jnp.abs(jnp.diagonal(h))
+  sub = jnp.abs(jnp.diagonal(h, -1))
+  sup = jnp.abs(jnp.diagonal(h, 1))
+  zero = jnp.zeros(1, h.dtype)
+  tst = d[:-1] + d[1:]
+  neighbours = jnp.concatenate([zero, sub[:-1]]) + jnp.concatenate([sub[1:], zero])
+  tst = jnp.where(tst == 0, neighbours, tst)
+  ab, ba = jnp.maximum(sub, sup), jnp.minimum(sub, sup)
+  diff = jnp.abs(jnp.diagonal(h)[:-1] - jnp.diagonal(h)[1:])
+  aa, bb = jnp.maximum(d[1:], diff), jnp.minimum(d[1:], diff)
+  total = jnp.where(aa + ab == 0, 1, aa + ab)
+  refined = ba * (ab / total) <= jnp.maximum(tiny, eps * (bb * (aa / total)))
+  noise = eps * jnp.sqrt(jnp.sum(h * h))
+  return (sub <= tiny) | ((sub <= eps * tst) & refined) | ((tst <= noise) & (sub <= noise))
+
+
+def g_(h, r, c):
+  """``h[r, c]`` with the indices clamped into the matrix."""
+  jnp = _jnp()
+  n = h.shape[-1]
+  return h[jnp.clip(r, 0, n - 1), jnp.clip(c, 0, n - 1)]
+
+
+def _standardize_blocks(h, q):
+  """Rotate each 2x2 diagonal block with a nonzero subdiagonal: to upper triangular if its
+  eigenvalues are real, to equal diagonal entries if they are complex."""
+  jnp = _jnp()
+  n = h.shape[-1]
+
+  def step(k, hq):
+    h, q = hq
+    a, b, c, d = h[k, k], h[k, k + 1], h[k + 1, k], h[k + 1, k + 1]
+    p = (a - d) / 2
+    disc = p * p + b * c
+    real = disc >= 0
+    # real: the first basis vector becomes an eigenvector (of the eigenvalue away from
+    # the mean, for accuracy), whichever row of (A - lam I) gives it better
+    root = jnp.sqrt(jnp.where(real, disc, 0))
+    lam = (a + d) / 2 + jnp.where(p < 0, -root, root)
+    v1, v2 = jnp.stack([b, lam - a]), jnp.stack([lam - d, c])
+    n1, n2 = jnp.sum(v1 * v1), jnp.sum(v2 * v2)
+    v = jnp.where(n1 > n2, v1, v2) / jnp.sqrt(jnp.maximum(n1, n2))
+    # complex: the rotation by theta changes a - d to (a - d) cos 2t + (b + c) sin 2t
+    theta = 0.5 * jnp.arctan2(-(a - d), b + c)
+    cs = jnp.where(real, v[0], jnp.cos(theta))
+    sn = jnp.where(real, v[1], jnp.sin(theta))
+    active = c != 0
+    cs, sn = jnp.where(active, cs, 1), jnp.where(active, sn, 0)
+    g = jnp.stack([jnp.stack([cs, sn]), jnp.stack([-sn, cs])])   # H <- G H G^T
+    rows = lax_indexing.dynamic_slice(h, (k, 0), (2, n))
+    h = lax_indexing.dynamic_update_slice(h, g @ rows, (k, 0))
+    cols = lax_indexing.dynamic_slice(h, (0, k), (n, 2))
+    h = lax_indexing.dynamic_update_slice(h, cols @ g.T, (0, k))
+    qcols = lax_indexing.dynamic_slice(q, (0, k), (n, 2))
+    q = lax_indexing.dynamic_update_slice(q, qcols @ g.T, (0, k))
+    # exact zeros and equal diagonals where rounding left them almost so
+    h = h.at[k + 1, k].set(jnp.where(active & real, 0, h[k + 1, k]))
+    mean = (h[k, k] + h[k + 1, k + 1]) / 2
+    h = h.at[k, k].set(jnp.where(active & ~real, mean, h[k, k]))
+    h = h.at[k + 1, k + 1].set(jnp.where(active & ~real, mean, h[k + 1, k + 1]))
+    return h, q
+  return cf.fori_loop(0, n - 1, step, (h, q))
+
+
+def _hessenberg_lowered(x):
+  """Householder reduction of each matrix, as tier 0's gehrd packs it."""
+  *batch, n, _ = x.shape
+  a = x.reshape((int(np.prod(batch)), n, n))   # -1 fails when empty
+  out, taus = cf.vmap_axis(la.reduce_to_hessenberg, a, a.shape[0])
+  return [out.reshape(x.shape), taus.reshape((*batch, max(n - 1, 0)))]
+
+
+def _schur_one(a, eps, tiny):
+  jnp = _jnp()
+  if a.shape[-1] <= 1:
+    return a, jnp.ones_like(a)
+  h, q = _hessenberg(a)
+  if jnp.iscomplexobj(a):
+    t, q = _schur(h, q, eps)
+    return jnp.triu(t), q
+  return _francis_schur(h, q, eps, tiny)
+
+
+def _schur_lowered(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+  """The Schur form and vectors of each matrix; NaNs for a matrix that is not finite."""
+  jnp = _jnp()
+  *batch, n, _ = x.shape
+  a = x.reshape((int(np.prod(batch)), n, n))   # -1 fails when empty
+  info = np.finfo(x.dtype)
+  tiny = float(info.tiny) * max(n, 1) / float(info.eps)
+  t, q = cf.vmap_axis(lambda m: _schur_one(m, float(info.eps), tiny), a, a.shape[0])
+  finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))[:, None, None]
+  t, q = (jnp.where(finite, o, np.nan).astype(x.dtype).reshape(x.shape) for o in (t, q))
+  return [t, q] if compute_schur_vectors else [t]
+
+
 _eigh_lowered = lowered_function(_eigh)
 hlo.lowering_rules.update({
     la.eigh_p: _eigh_rule, la.qr_p: _qr_rule, la.geqrf_p: _geqrf_rule, la.svd_p: lowered_function(_svd),
     la.lu_p: lowered_function(_lu), la.eig_p: lowered_function(_eig),
+    la.schur_p: lowered_function(_schur_lowered),
+    la.hessenberg_p: lowered_function(_hessenberg_lowered),
     lax_special.random_gamma_p: lowered_function(   # jax.random's sampler, vectorised
         lambda key, a, *, log_space: [random._gamma_impl(key, a, log_space=log_space)])})

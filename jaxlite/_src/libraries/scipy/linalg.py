@@ -1,7 +1,7 @@
 """``jax.scipy.linalg``: SciPy's dense linear algebra, from the ``lax.linalg``
-decompositions and ``jaxlite.numpy``. Functions that need a Schur or Hessenberg
-decomposition (``schur``, ``rsf2csf``, ``hessenberg``, ``sqrtm``, ``funm``) are not
-provided: jaxlite has no such primitive yet."""
+decompositions and ``jaxlite.numpy``. The Schur-based functions (``schur``, ``rsf2csf``,
+``sqrtm``, ``funm``) stand on the ``schur`` primitive, ``hessenberg`` on
+``lax.linalg.hessenberg``."""
 from __future__ import annotations
 
 import math
@@ -9,17 +9,21 @@ import warnings
 
 import numpy as np
 
+from jaxlite._src.base import dtypes
 from jaxlite._src.libraries.numpy import namespace as jnp
 from jaxlite._src.lax import control_flow
+from jaxlite._src.lax import indexing as lax_indexing
 from jaxlite._src.lax import linalg as lax_linalg
+from jaxlite._src.lax.precision import Precision
 from jaxlite._src.libraries.numpy.util import promote_dtypes_inexact
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
-           "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
-           "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
-           "lu_solve", "pascal", "polar", "qr", "qr_multiply", "solve", "solve_sylvester",
-           "solve_triangular", "svd", "toeplitz"]
+           "expm_frechet", "fiedler", "fiedler_companion", "funm", "hadamard", "hankel",
+           "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie",
+           "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf",
+           "schur", "solve", "solve_sylvester", "solve_triangular", "sqrtm", "svd",
+           "toeplitz"]
 
 
 def _inexact(a):
@@ -519,3 +523,265 @@ def leslie(f, s):
   out = jnp.zeros(f.shape[:-1] + (n, n), dtype)
   out = out.at[..., 0, :].set(f.astype(dtype))
   return out.at[..., np.arange(1, n), np.arange(n - 1)].set(s.astype(dtype))
+
+
+# -- Schur and Hessenberg forms and the functions built on them ---------------------------
+def _complex_dtype(dtype):
+  """JAX's ``dtypes.to_complex_dtype``: complex128 from 64-bit types, else complex64."""
+  inexact = dtypes.to_inexact_dtype(dtype)
+  wide = inexact in (np.dtype(np.float64), np.dtype(np.complex128))
+  return np.dtype(np.complex128 if wide else np.complex64)
+
+
+def schur(a, output="real"):
+  """Schur decomposition ``a = z t z^H`` (``scipy.linalg.schur``).
+
+  Parameters
+  ----------
+  a : array of shape (..., N, N), floating or complex
+  output : 'real' or 'complex'
+    'real' (default): ``t`` is quasi-upper-triangular for real ``a`` (2x2 diagonal blocks
+    for complex conjugate eigenvalue pairs); 'complex': ``a`` is taken as complex and
+    ``t`` is upper triangular.
+
+  Returns
+  -------
+  list of Array
+    ``[t, z]``, ``z`` unitary.
+  """
+  if output not in ("real", "complex"):
+    raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got "
+                     f"output={output!r}.")
+  a = jnp.asarray(a)
+  if output == "complex":
+    a = a.astype(_complex_dtype(a.dtype))
+  return lax_linalg.schur(a)
+
+
+def _first_eigenvalue(block):
+  """The eigenvalue of a 2x2 block that LAPACK's geev lists first for a block in real
+  Schur form (equal diagonal entries): ``mean + sqrt(disc)`` on the principal branch, in
+  closed form rather than an eigendecomposition inside the loop."""
+  a, b, c, d = block[0, 0], block[0, 1], block[1, 0], block[1, 1]
+  half = (a - d) / 2
+  # (adding a complex zero turns a -0.0 imaginary part into +0.0: the branch cut's +i side)
+  disc = half * half + b * c + jnp.zeros((), block.dtype)
+  return (a + d) / 2 + jnp.sqrt(disc)
+
+
+def _givens_2x2_update(m, t, z):
+  """Zero ``t[m, m-1]`` of a real Schur form's 2x2 block by a complex rotation built from
+  the block's first eigenvalue (SciPy's rsf2csf step)."""
+  n = t.shape[0]
+  mu = _first_eigenvalue(lax_indexing.dynamic_slice(t, (m - 1, m - 1), (2, 2))) - t[m, m]
+  r = jnp.linalg.norm(jnp.array([mu, t[m, m - 1]])).astype(t.dtype)
+  c, s = mu / r, t[m, m - 1] / r
+  g = jnp.array([[c.conj(), s], [-s, c]], dtype=t.dtype)
+  rows = lax_indexing.dynamic_slice_in_dim(t, m - 1, 2, axis=0)
+  right = jnp.arange(n) >= m - 1
+  rows = jnp.where(~right, rows, g @ jnp.where(right, rows, 0))
+  t = lax_indexing.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+  cols = lax_indexing.dynamic_slice_in_dim(t, m - 1, 2, axis=1)
+  above = jnp.arange(n)[:, None] < m + 1
+  cols = jnp.where(~above, cols, jnp.where(above, cols, 0) @ g.conj().T)
+  t = lax_indexing.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+  z_cols = lax_indexing.dynamic_slice_in_dim(z, m - 1, 2, axis=1)
+  z = lax_indexing.dynamic_update_slice_in_dim(z, z_cols @ g.conj().T, m - 1, axis=1)
+  return t, z
+
+
+def _rsf2csf_2d(t, z):
+  dtype = jnp.result_type(t, z, 1j)
+  t, z = t.astype(dtype), z.astype(dtype)
+  eps = dtypes.finfo(dtype).eps
+  n = t.shape[0]
+  if n == 1:
+    return t, z
+
+  def step(i, tz):
+    m = n - i
+    t, z = tz
+    big = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
+    t, z = control_flow.cond(big, _givens_2x2_update, lambda m, t, z: (t, z), m, t, z)
+    return t.at[m, m - 1].set(0.0), z
+  return control_flow.fori_loop(1, n, step, (t, z))
+
+
+def rsf2csf(T, Z, check_finite=True):
+  """Convert a real Schur form to a complex one (``scipy.linalg.rsf2csf``).
+
+  Parameters
+  ----------
+  T, Z : arrays of shape (..., N, N)
+    The real Schur form and its Schur vectors (as ``schur`` gives them); batch axes
+    broadcast.
+  check_finite : bool
+    Unused.
+
+  Returns
+  -------
+  tuple of Array
+    ``(T, Z)`` in a complex dtype, ``T`` upper triangular.
+  """
+  t, z = jnp.asarray(T), jnp.asarray(Z)
+  if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+    raise ValueError("Input 'T' must be square.")
+  if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+    raise ValueError("Input 'Z' must be square.")
+  if t.shape[-1] != z.shape[-1]:
+    raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+  return jnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t, z)
+
+
+def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
+  """Hessenberg form ``a = q h q^H`` (``scipy.linalg.hessenberg``), ``h`` zero below its
+  first subdiagonal.
+
+  Parameters
+  ----------
+  a : array of shape (..., N, N)
+  calc_q : bool
+    Also return the unitary ``q`` (default False).
+  overwrite_a, check_finite : bool
+    Unused.
+
+  Returns
+  -------
+  Array or tuple of Array
+    ``h``, or ``(h, q)`` when ``calc_q``.
+  """
+  a = jnp.asarray(a)
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"hessenberg expects square matrices (..., N, N), got shape "
+                     f"{a.shape}.")
+  n = a.shape[-1]
+  if n == 0:
+    return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+  a_out, taus = lax_linalg.hessenberg(a)
+  h = jnp.triu(a_out, -1)
+  if not calc_q:
+    return h
+  reflectors = a_out[..., 1:, :-1]
+  batch = a_out.shape[:-2]
+  if batch:
+    q = jnp.vectorize(lax_linalg.householder_product, signature="(m,k),(k)->(m,k)")(
+        reflectors, taus)
+  else:
+    q = lax_linalg.householder_product(reflectors, taus)
+  dtype = a_out.dtype
+  q = jnp.block([[jnp.ones(batch + (1, 1), dtype), jnp.zeros(batch + (1, n - 1), dtype)],
+                 [jnp.zeros(batch + (n - 1, 1), dtype), q]])
+  return h, q
+
+
+def _upper_pairs(n, by_diagonal):
+  """The strictly upper entries (i, j) in the order the Schur recurrences fill them:
+  column by column, bottom up (``by_diagonal=False``), or superdiagonal by superdiagonal."""
+  if by_diagonal:
+    pairs = [(i, i + p) for p in range(1, n) for i in range(n - p)]
+  else:
+    pairs = [(i, j) for j in range(n) for i in range(j - 1, -1, -1)]
+  return (np.array([i for i, _ in pairs], np.int32),
+          np.array([j for _, j in pairs], np.int32))
+
+
+def _sqrtm_triu(t):
+  """The upper triangular square root of upper triangular ``t`` (Bjorck and Hammarling,
+  1983): ``u[i, j] = (t[i, j] - sum_{i<k<j} u[i, k] u[k, j]) / (u[i, i] + u[j, j])``."""
+  diag = jnp.sqrt(jnp.diag(t))
+  n = diag.size
+  is_, js = _upper_pairs(n, by_diagonal=False)
+  ks = jnp.arange(n)
+
+  def entry(step, u):
+    i, j = jnp.asarray(is_)[step], jnp.asarray(js)[step]
+    inside = (ks > i) & (ks < j)
+    s = jnp.sum(jnp.where(inside, u[i] * u[:, j], 0))
+    value = jnp.where(t[i, j] == s, 0.0, (t[i, j] - s) / (diag[i] + diag[j]))
+    return u.at[i, j].set(value)
+  u = jnp.diag(diag)
+  return control_flow.fori_loop(0, len(is_), entry, u) if len(is_) else u
+
+
+def _sqrtm_2d(a):
+  t, z = schur(a, output="complex")
+  root = _sqrtm_triu(t)
+  return jnp.matmul(jnp.matmul(z, root, precision=Precision.HIGHEST), jnp.conj(z.T),
+                    precision=Precision.HIGHEST)
+
+
+def sqrtm(A, blocksize=1):
+  """Matrix square root by the complex Schur method (``scipy.linalg.sqrtm``).
+
+  Parameters
+  ----------
+  A : array of shape (..., N, N)
+  blocksize : int
+    Only 1 (no recursive blocking), as in JAX.
+
+  Returns
+  -------
+  Array
+    ``X`` with ``X @ X == A``, in a complex dtype.
+  """
+  if blocksize > 1:
+    raise NotImplementedError("Blocked version is not implemented yet.")
+  a = jnp.asarray(A)
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"sqrtm expects square matrices (..., N, N), got shape {a.shape}.")
+  return jnp.vectorize(_sqrtm_2d, signature="(n,n)->(n,n)")(a)
+
+
+def _parlett(f, t):
+  """Parlett's recurrence (Golub and Van Loan, algorithm 11.1.1): the strictly upper part
+  of ``func(t)`` from its diagonal ``f``, and the smallest eigenvalue gap it divided by."""
+  n = t.shape[0]
+  is_, js = _upper_pairs(n, by_diagonal=True)
+  ks = jnp.arange(n)
+
+  def entry(step, state):
+    f, minden = state
+    i, j = jnp.asarray(is_)[step], jnp.asarray(js)[step]
+    s = t[i, j] * (f[j, j] - f[i, i])
+    inside = (ks > i) & (ks < j)
+    s = s + (jnp.where(inside, t[i], 0) @ jnp.where(inside, f[:, j], 0)
+             - jnp.where(inside, f[i], 0) @ jnp.where(inside, t[:, j], 0))
+    den = t[j, j] - t[i, i]
+    s = jnp.where(den != 0, s / den, s)
+    return f.at[i, j].set(s), jnp.minimum(minden, jnp.abs(den))
+  state = (f, jnp.abs(t[0, 0]))
+  return control_flow.fori_loop(0, len(is_), entry, state) if len(is_) else state
+
+
+def funm(A, func, disp=True):
+  """A matrix function by Schur-Parlett (``scipy.linalg.funm``): ``func`` evaluated on
+  the eigenvalues of ``A``.
+
+  Parameters
+  ----------
+  A : array of shape (N, N)
+  func : callable
+    Maps an array of (complex) eigenvalues to an array of the same shape.
+  disp : bool
+    If False, also return an estimate of the relative error (nothing is printed).
+
+  Returns
+  -------
+  Array or tuple of Array
+    ``func(A)`` in a complex dtype, and the error estimate when ``disp`` is False.
+  """
+  a = jnp.asarray(A)
+  if a.ndim != 2 or a.shape[0] != a.shape[1]:
+    raise ValueError("expected square array_like input")
+  t, z = schur(a)
+  t, z = rsf2csf(t, z)
+  f = jnp.diag(func(jnp.diag(t))).astype(t.dtype)
+  f, minden = _parlett(f, t)
+  f = z @ f @ z.conj().T
+  if disp:
+    return f
+  tol = dtypes.finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps
+  minden = jnp.where(minden == 0.0, tol, minden)
+  err = jnp.where(jnp.any(jnp.isinf(f)), np.inf, jnp.minimum(1, jnp.maximum(
+      tol, (tol / minden) * jnp.linalg.norm(jnp.triu(t, 1), 1))))
+  return f, err
