@@ -53,3 +53,17 @@ def test_make_array_from_process_local_data_in_one_process():
   with pytest.raises(ValueError, match=r"global_shape should be None or equal to "
                                        r"local_data.shape.Got global_shape=\(8, 2\)"):
     jax.make_array_from_process_local_data(sharding, data, (8, 2))
+
+
+def test_a_boolean_array_is_no_index_and_a_range_is_axes():
+  # JAX 0.10.2: operator.index of a bool array raises this TypeError, so int ** bool-array
+  # goes through power (numpyro's (-1) ** bernoulli draw); a range names axes
+  flag = jnp.array(True)
+  with pytest.raises(TypeError, match="Only integer scalar arrays can be converted to a "
+                                      "scalar index."):
+    [1, 2][flag]
+  assert int((-1) ** flag) == -1 and int(2 ** flag) == 2
+  assert [1, 2, 3][jnp.array(1)] == 2
+  x = jnp.ones((2, 3))
+  np.testing.assert_array_equal(x.sum(range(-1, 0)), [3.0, 3.0])
+  assert float(jnp.sum(x, axis=range(0, 2))) == 6.0

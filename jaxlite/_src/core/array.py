@@ -200,9 +200,9 @@ class Array(core.ArrayMethods):
     return complex(self._value)
 
   def __index__(self):
-    if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
-      raise TypeError(f"Only integer scalar arrays can be converted to a scalar index, "
-                      f"got an array of dtype {self.dtype}.")
+    if not dtypes.is_integer(self.dtype):   # (booleans included, as in JAX)
+      raise TypeError(f"Only integer scalar arrays can be converted to a scalar index. "
+                      f"Got an array of dtype {self.dtype}.")
     return self._value.__index__()
 
   def tolist(self):

@@ -197,7 +197,7 @@ def canonicalize_axis(axis, ndim: int) -> int:
 def canonicalize_axes(axis, ndim: int) -> tuple:
   if axis is None:
     return tuple(range(ndim))
-  if isinstance(axis, (tuple, list)):
+  if isinstance(axis, (tuple, list, range)):   # (any sequence of ints, as JAX takes)
     axes = tuple(canonicalize_axis(a, ndim) for a in axis)
     if len(set(axes)) != len(axes):
       raise ValueError(f"repeated axis in {axis}")
