@@ -50,3 +50,23 @@ def test_vectors_and_the_deprecated_stack_of_vectors():
   with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
     jsl.solve_triangular(A3, np.ones((2, 2, 2)), lower=True)
   assert jsl.solve_triangular(jnp.eye(2, dtype=jnp.int32), jnp.arange(2)).dtype == np.float32
+
+
+@pytest.mark.parametrize("batch", [(), (2,), (3, 2)])
+@pytest.mark.parametrize("n", [3, 24])   # (a stack substituted at once; LAPACK per matrix)
+def test_the_inverse_of_a_triangular_matrix_is_exactly_triangular(batch, n):
+  # A general LU solve pivots on the large entries below the diagonal and fills the
+  # upper triangle with rounding (1e-17): numpyro's InverseWishartCholesky samples then
+  # failed its own lower-Cholesky support check. XLA substitutes, as LAPACK's trtrs does.
+  import jaxlite as jax
+  rng = np.random.default_rng(0)
+  lower = np.tril(rng.normal(size=batch + (n, n)) * 3, -1) + np.eye(n) * 1.5
+  lower = lower.astype(np.float32)
+  eye = np.broadcast_to(np.eye(n, dtype=np.float32), lower.shape)
+  for backend in (None, "numpy", "xla"):
+    solve = lambda a, b: jsl.solve_triangular(a, b, lower=True)   # noqa: E731
+    got = np.asarray(solve(lower, eye) if backend is None
+                     else jax.jit(solve, backend=backend)(lower, eye))
+    assert (np.triu(got, 1) == 0).all()
+    want = _loop(lambda x, y: scipy.linalg.solve_triangular(x, y, lower=True), lower, eye)
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5)

@@ -65,16 +65,31 @@ def _triangular_solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_
   return np.swapaxes(out, -1, -2).astype(b.dtype)
 
 
+# Stacks of matrices up to this order are solved by substitution over the whole stack at
+# once (one NumPy step per row); larger ones one matrix at a time by LAPACK.
+_SUBSTITUTE_UP_TO = 16
+
+
 def _solve_triangular(a, b, lower):
-  """x with ``a @ x = b``. LAPACK's solver refuses a singular ``a``; XLA substitutes
-  anyway, giving inf and nan, so a singular stack is solved by substitution, row by row."""
-  try:
-    return np.linalg.solve(a, b)
-  except np.linalg.LinAlgError:
-    pass
+  """x with ``a @ x = b``, ``a`` triangular: by substitution (LAPACK's ``trtrs`` per matrix,
+  or row by row over the stack), so that a triangular right side gives an exactly
+  triangular ``x``, as XLA's solve does (a general LU solve pivots and fills the other
+  triangle with rounding). A singular ``a`` is substituted through too, giving XLA's inf
+  and nan where LAPACK refuses it."""
+  batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  dtype = np.result_type(a, b)
   n = a.shape[-1]
-  x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
-               np.result_type(a, b))
+  if n > _SUBSTITUTE_UP_TO or not batch:
+    import scipy.linalg   # (loaded on first use: `import jaxlite` stays light)
+    a_b = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    b_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    try:
+      x = np.stack([scipy.linalg.solve_triangular(m, v, lower=lower, check_finite=False)
+                    for m, v in zip(a_b, b_b)]) if len(a_b) else np.zeros(b_b.shape, dtype)
+      return x.reshape(batch + b.shape[-2:]).astype(dtype, copy=False)
+    except np.linalg.LinAlgError:   # singular: substituted below, as XLA does
+      pass
+  x = np.zeros(batch + b.shape[-2:], dtype)
   with np.errstate(all="ignore"):
     for i in (range(n) if lower else range(n - 1, -1, -1)):
       known = slice(0, i) if lower else slice(i + 1, n)
