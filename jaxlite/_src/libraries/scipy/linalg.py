@@ -67,11 +67,10 @@ def _triangular_solves(name, hint, a, b, *solves):
                   f"Use {hint}.squeeze(-1) to avoid this warning.", FutureWarning,
                   stacklevel=3)
 
-  def solve(a, b):
-    x = b[:, None] if vector else b
+  def solve(a, b):   # (a vector b is a one-column matrix to triangular_solve)
     for keywords in solves:
-      x = lax_linalg.triangular_solve(a, x, left_side=True, **keywords)
-    return x[:, 0] if vector else x
+      b = lax_linalg.triangular_solve(a, b, left_side=True, **keywords)
+    return b
   return jnp.vectorize(solve, signature="(n,n),(n)->(n)" if vector
                        else "(n,n),(n,k)->(n,k)")(a, b)
 
