@@ -38,7 +38,7 @@ from jaxlite._src import tiers
 from jaxlite._src.base.config import config
 from jaxlite._src.base import mesh_context
 from jaxlite._src.core.core import Tracer
-from jaxlite._src.lax.base import trace_context
+from jaxlite._src.lax.base import LIBRARY_FLAGS, trace_context
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import staging
 from jaxlite._src import donation
@@ -716,11 +716,6 @@ def _similarity(a, b):
   return (same_tree, same_leaves + same_static)
 
 
-# the flags of the trace context's last part (``lax.base.trace_context``), in its order
-_LIBRARY_FLAGS = ("jax_threefry_partitionable", "jax_enable_custom_prng",
-                  "jax_softmax_custom_jvp")
-
-
 def _difference(old, new, names, param_names):
   """One line saying what changed between two signatures."""
   changes = []
@@ -740,7 +735,7 @@ def _difference(old, new, names, param_names):
                    f"{new[8]}")
   if old[9] != new[9]:
     changes.append(f"the mesh in context changed {old[9]} -> {new[9]}")
-  for flag, was, now in zip(_LIBRARY_FLAGS, old[10], new[10]):
+  for flag, was, now in zip(LIBRARY_FLAGS, old[10], new[10]):
     if was != now:
       changes.append(f"{flag} changed {was} -> {now}")
   for (k_old, v_old), (k_new, v_new) in zip(old[2], new[2]):

@@ -56,6 +56,11 @@ def check_not_a_ref(leaf, what):
                      "(ref[...]) instead; the function's writes to it are kept.")
 
 
+# The flags of trace_context's last part, in its order (jit names them in recompile reasons).
+LIBRARY_FLAGS = ("jax_threefry_partitionable", "jax_enable_custom_prng",
+                 "jax_softmax_custom_jvp")
+
+
 def trace_context() -> tuple:
   """What besides the argument avals changes the jaxpr that tracing gives, as JAX's trace
   context: the x64 flag, the named vmap axes in scope, the promotion mode, the default
@@ -65,6 +70,7 @@ def trace_context() -> tuple:
   and softmax's rule (``jax_softmax_custom_jvp``)."""
   return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
           config.jax_default_matmul_precision, mesh_context.context.abstract,
+          # (read one by one, LIBRARY_FLAGS' order: a loop would slow every jit call)
           (config.jax_threefry_partitionable, config.jax_enable_custom_prng,
            config.jax_softmax_custom_jvp))
 
