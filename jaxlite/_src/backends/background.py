@@ -178,6 +178,7 @@ class HostBlas:
   the count it had. Nothing where NumPy uses another BLAS. Tier 0's calls timed while
   narrowed overstate its steady time (``overstatement``)."""
   THREADED_FROM = 1 << 18   # m * n * k from which OpenBLAS splits a product over threads
+  WATCH_AFTER = tuning.BLAS_WATCH_AFTER
   STARVED = tuning.BLAS_STARVED
   STARVED_IN_ROW = tuning.BLAS_STARVED_IN_ROW
   SINGLE_FOR = tuning.BLAS_SINGLE_FOR
@@ -185,6 +186,7 @@ class HostBlas:
 
   def __init__(self):
     self.get = self.set = None
+    self.found = False   # whether OpenBLAS was looked for (``find``)
     self.narrowed = 0   # open placements
     self.full = self.current = 1   # the count it had, and the count set now
     self.single_until = 0.0   # products run on one thread until then (0: they need not)
@@ -196,6 +198,17 @@ class HostBlas:
     # nanoseconds, but some sandboxes' (gVisor's) in 10 ms, where a 1 ms product reads 0
     # CPU nine times in ten and would always look starved.
     self.judged_from = math.inf
+    # Threaded products left before the watch starts: finding OpenBLAS and measuring the
+    # clock cost a process's first call 0.3-0.5 ms in a sandbox, whose first products
+    # need no watch (benchmarks/README.md, "The first call's diet").
+    self.unwatched = self.WATCH_AFTER
+
+  def find(self):
+    """Look up OpenBLAS's thread count functions, once (``get`` and ``set``; None where
+    NumPy uses another BLAS)."""
+    if self.found:
+      return
+    self.found = True
     try:
       import ctypes
       libs = os.path.dirname(np.__file__) + ".libs"   # (glob's regex costs a first call)
@@ -210,11 +223,17 @@ class HostBlas:
             get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
             self.get, self.set = get, set_
             self.full = self.current = get()
-            if self.full > 1:   # else there are no threads to watch
-              self.measure_thread_clock()
             return
     except (ImportError, OSError):
       pass
+
+  def start_watch(self):
+    """Find OpenBLAS and, where it runs threads, measure the thread clock's step."""
+    with _blas_lock:
+      self.unwatched = 0
+      self.find()
+    if self.full > 1:
+      self.measure_thread_clock()
 
   def measure_thread_clock(self):
     """Set ``judged_from`` from the thread clock's step (``thread_clock_step``)."""
@@ -224,6 +243,9 @@ class HostBlas:
   def _apply(self):
     """Set the count the state asks for (under ``_blas_lock``); leaving the full count, take
     it afresh first, in case the user set one since (``threadpoolctl``, say)."""
+    self.find()
+    if self.set is None:
+      return
     if self.current == self.full:
       self.full = self.current = self.get()
     want = 1 if self.narrowed or self.single_until else self.full
@@ -232,8 +254,9 @@ class HostBlas:
       self.current = want
 
   def narrow(self):
-    if self.set is not None:
-      with _blas_lock:
+    with _blas_lock:
+      self.find()
+      if self.set is not None:
         self.narrowed += 1
         self._apply()
 
@@ -257,9 +280,15 @@ class HostBlas:
     for ``single_for`` seconds before threads are tried again; a run of threads that was
     starved sooner than that doubles it (up to ``SINGLE_AT_MOST``), a longer one halves it
     (down to ``SINGLE_FOR``)."""
-    if (size < self.THREADED_FROM or self.full == 1 or self.narrowed
-        or self.judged_from == math.inf):   # (a clock too coarse to judge by: not read)
+    if size < self.THREADED_FROM:
       return fn(*args)
+    if self.unwatched > 0:
+      self.unwatched -= 1
+      if self.unwatched > 0:
+        return fn(*args)
+      self.start_watch()
+    if self.full == 1 or self.narrowed or self.judged_from == math.inf:
+      return fn(*args)   # (a clock too coarse to judge by: not read)
     if self.single_until:
       now = time.perf_counter()
       if now < self.single_until:

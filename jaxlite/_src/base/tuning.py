@@ -73,7 +73,9 @@ SERVER_START_TIMEOUT = 60.0
 # thread per CPU: one pool thread runs short programs faster and long ones slower.
 POOL_PER_CPU_FROM = 1e-3
 
-# -- tier 0's products on a loaded machine (``background._HostBlas.product``)
+# -- tier 0's products on a loaded machine (``background.HostBlas.product``)
+# Threaded products a process runs before the watch starts (its first calls' products).
+BLAS_WATCH_AFTER = 24
 # A threaded product whose calling thread ran on a CPU for under this share of its time
 # was starved: other work holds the CPUs its threads wait for.
 BLAS_STARVED = 0.5
