@@ -1006,3 +1006,22 @@ def test_device_put_inside_jit_lays_the_value_out(tier):
   assert [(_typ(v), v.sharding.spec) for v in got] == [
       ("float32[8@X]", P("X")), ("float32[8@Y]", P("Y")), ("float32[8]", P(None))]
   np.testing.assert_array_equal(got[0], np.arange(8.) * 2)
+
+
+def test_a_constraint_over_devices_is_found_once_a_mesh_of_several_was_made():
+  # jit's trace skips the walk for a layout over devices until a Mesh of several devices
+  # exists (``mesh_context.several_devices``): here one does, and the walk finds it
+  from jaxlite._src import jit as jit_mod
+  from jaxlite._src.base import mesh_context
+  mesh = jax.make_mesh((N,), ("a",))
+  assert mesh_context.several_devices
+  split = NamedSharding(mesh, P("a"))
+  nested = jax.make_jaxpr(lambda v: lax.cond(True, lambda u: lax.with_sharding_constraint(
+      u * 2.0, split), lambda u: u, v))(jnp.ones(N))
+  plain = jax.make_jaxpr(lambda v: v * 2.0)(jnp.ones(N))
+  for closed, found in ((nested, True), (plain, False)):
+    assert jit_mod.constrains_over_devices(closed.jaxpr) is found
+    assert jit_mod._constrains_over_devices(closed.jaxpr) is found
+  out = jax.jit(lambda v: lax.with_sharding_constraint(v * 2.0, split))(jnp.arange(float(N)))
+  assert out.sharding == split
+  np.testing.assert_array_equal(out, 2.0 * np.arange(N))

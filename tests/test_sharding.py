@@ -52,3 +52,14 @@ def test_distributed_initialize_is_one_process_only():
     assert jax.distributed.is_initialized() and jax.process_count() == 1
   finally:
     jax.distributed.shutdown()
+
+
+def test_one_device_processes_skip_the_walk_for_layouts_over_devices():
+  # no Mesh of several devices can be made here: jit's trace does not look for layouts
+  # over devices (the walk is checked where meshes exist: spmd_cases.py)
+  from jaxlite._src import jit as jit_mod
+  from jaxlite._src.base import mesh_context
+  assert not mesh_context.several_devices
+  closed = jax.make_jaxpr(lambda v: jnp.sin(v) * 2.0)(jnp.ones(3))
+  assert not jit_mod.constrains_over_devices(closed.jaxpr)
+  assert not jit_mod._constrains_over_devices(closed.jaxpr)

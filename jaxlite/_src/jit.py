@@ -910,14 +910,18 @@ def split_over_devices(leaves) -> bool:
 def constrains_over_devices(jaxpr) -> bool:
   """Whether ``jaxpr`` (or one nested in it) asks for a layout over several devices (a
   sharding constraint, or a result asked to be split: iota's ``sharding``, dot_general's
-  ``out_sharding``)."""
+  ``out_sharding``); none can before a mesh of several devices was made."""
+  return mesh_context.several_devices and _constrains_over_devices(jaxpr)
+
+
+def _constrains_over_devices(jaxpr) -> bool:
   for eqn in jaxpr.eqns:
     params = eqn.params
     sharding = params.get("sharding") or params.get("out_sharding")
     if (sharding is not None and not getattr(sharding, "_is_abstract", True)
         and sharding.mesh.size > 1):
       return True
-    if any(constrains_over_devices(j) for j in core.subjaxprs(eqn)):
+    if any(_constrains_over_devices(j) for j in core.subjaxprs(eqn)):
       return True
   return False
 

@@ -130,6 +130,13 @@ class Mesh(_MeshAxes):
       raise ValueError(f"Mesh devices must be distinct, got {flat}.")
     self.devices, self.axis_names = devs, axis_names
     self.axis_types = _axis_types(axis_names, axis_types, "Mesh")
+    if devs.size > 1:
+      mesh_context.several_devices = True
+
+  def __setstate__(self, state):   # (an unpickled mesh is made too)
+    self.__dict__.update(state)
+    if self.devices.size > 1:
+      mesh_context.several_devices = True
 
   @property
   def shape(self):

@@ -17,6 +17,9 @@ context = _MeshContext()
 # the last takes its out (sharding.py: eager results are then laid out over the mesh)
 on_change: list = []
 active = 0   # how many threads have a mesh in context (a global: hot paths read it)
+# whether this process has made a Mesh of several devices: until it has, no jaxpr can lay
+# a value out over devices, and jit's trace need not look (``jit.constrains_over_devices``)
+several_devices = False
 _lock = threading.Lock()
 
 
