@@ -1025,3 +1025,17 @@ def test_a_constraint_over_devices_is_found_once_a_mesh_of_several_was_made():
   out = jax.jit(lambda v: lax.with_sharding_constraint(v * 2.0, split))(jnp.arange(float(N)))
   assert out.sharding == split
   np.testing.assert_array_equal(out, 2.0 * np.arange(N))
+
+
+def test_creation_functions_place_their_result_on_the_device_named():
+  # JAX 0.10.2: jnp.zeros(..., device=d) is committed to d; a sharding lays it out
+  second = jax.devices()[1]
+  for out in (jnp.zeros(4, device=second), jnp.arange(4.0, device=second),
+              jnp.asarray(np.ones(4), device=second), jnp.ones(4).astype(jnp.int32,
+                                                                        device=second)):
+    assert out.committed and out.devices() == {second}
+    assert (out + 1).devices() == {second}   # (computations follow a committed array)
+  split = NamedSharding(jax.make_mesh((N,), ("a",)), P("a"))
+  out = jnp.arange(2.0 * N, device=split)
+  assert out.sharding == split
+  assert [s.data.tolist() for s in out.addressable_shards][1] == [2.0, 3.0]

@@ -178,6 +178,18 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     return tree.tree_map(place, x, device)
 
 
+def _place_made(value, device):
+  """A creation function's result on ``device`` (``jnp.zeros(..., device=d)``)."""
+  from jaxlite._src import sharding
+  if not isinstance(device, (backends.Device, sharding.Sharding)):
+    raise TypeError(f"device must be a jax.Device or a jax.sharding.Sharding (such as "
+                    f"jax.devices()[0]), got {device!r}.")
+  return device_put(value, device)
+
+
+core.device_placement.append(_place_made)
+
+
 def device_get(x):
   """The leaves of pytree ``x`` as NumPy arrays (an explicit transfer for
   ``jax.transfer_guard``)."""

@@ -651,6 +651,11 @@ class EvalTrace(Trace):
 
 eval_trace = EvalTrace()
 _context = _Context()
+
+# How a value is put on a device its maker names (``jnp.zeros(..., device=d)``):
+# ``jax.device_put``, which the API layer registers here (devices and shardings live
+# above core).
+device_placement: list = []
 # The trace on which lax's elementwise functions may run a NumPy kernel directly instead
 # of binding (see lax.elementwise._unary): the eager trace, or None while a checker or a
 # device backend is installed (jax_debug_nans), which every op must then go through.

@@ -14,6 +14,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array, placement
+from jaxlite._src.libraries.numpy import util
 
 __array_api_version__ = "2024.12"
 
@@ -201,4 +202,4 @@ def from_dlpack(x, /, *, device=None, copy=None):
   want = dtypes.canonicalize_dtype(value.dtype)
   if value.dtype != want:
     value = value.astype(want)
-  return Array(value)
+  return util.place_on(Array(value), device)

@@ -20,7 +20,8 @@ from jaxlite._src.lax.sharding_constraint import (accepts_out_sharding, like_sha
                                                   with_sharding_constraint)
 from jaxlite._src.libraries.numpy import lax_numpy
 from jaxlite._src.libraries.numpy import ufuncs
-from jaxlite._src.libraries.numpy.util import as_operand, check_arraylike
+from jaxlite._src.libraries.numpy.util import (accepts_device, as_operand, check_arraylike,
+                                                place_on)
 
 
 def _requested_dtype(dtype, fun_name):
@@ -50,7 +51,7 @@ def _arrays_as_numpy(obj):
 
 
 @accepts_out_sharding("jnp.array")
-def array(object, dtype=None, copy=True, order="K", ndmin=0):
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
   """Create an array (``numpy.array``); 64-bit types follow ``jax_enable_x64``.
 
   Unlike NumPy, the result is immutable, a bare Python scalar (without ``dtype``) gives a
@@ -65,6 +66,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     raise ValueError("None is not a valid value for jnp.array")
   if hasattr(object, "__jax_array__"):
     object = object.__jax_array__()
+  if device is not None:   # (the result is placed; built here as without it)
+    return place_on(array(object, dtype, copy, order, ndmin), device)
   device = core.eval_trace.device   # a device eager values live on (None: the host)
   if isinstance(object, (Array, Tracer)):
     # an eager copy owns a buffer of its own, since DLPack can hand buffers to writers;
@@ -135,8 +138,11 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   when no conversion is needed. As in JAX, ``copy=False`` does not raise when a
   conversion is needed (a NumPy input is always copied, since Arrays are immutable and a
   NumPy array may be written later); ``jnp.from_dlpack`` shares NumPy buffers instead.
-  ``device`` is accepted for the Array API: every array lives on the one host device.
+  ``device`` puts the result on that device, committed (a Device), or lays it out as
+  that Sharding.
   """
+  if device is not None:
+    return place_on(asarray(a, dtype, order, copy=copy), device)
   if copy:
     return array(a, dtype=dtype, copy=True, order=order)
   if isinstance(a, Array) and dtype is None:
@@ -163,7 +169,8 @@ def _shape(shape, fun_name):
   return shape
 
 
-def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+@accepts_device
+def full(shape, fill_value, dtype=None, *, out_sharding=None):
   """An array of ``shape`` filled with ``fill_value`` (``numpy.full``), laid out as
   ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in context) says."""
   shape = _shape(shape, "full")
@@ -180,7 +187,8 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
   return lax_shapes.broadcast_in_dim(value, shape, (), out_sharding=out_sharding)
 
 
-def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+@accepts_device
+def zeros(shape, dtype=None, *, out_sharding=None):
   """An array of ``shape`` filled with zeros (``numpy.zeros``)."""
   want = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
   if dtypes.is_extended(want):
@@ -188,7 +196,8 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
   return full(shape, Array(np.zeros((), want)), out_sharding=out_sharding)
 
 
-def ones(shape, dtype=None, *, device=None, out_sharding=None):
+@accepts_device
+def ones(shape, dtype=None, *, out_sharding=None):
   """An array of ``shape`` filled with ones (``numpy.ones``)."""
   want = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
   if dtypes.is_extended(want):
@@ -197,7 +206,8 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
 
 
 @accepts_out_sharding("jnp.zeros")   # (JAX's name in its errors)
-def empty(shape, dtype=None, *, device=None):
+@accepts_device
+def empty(shape, dtype=None):
   """Like ``zeros``: JAX arrays are never uninitialised."""
   return zeros(shape, dtype)
 
@@ -218,7 +228,8 @@ def _like(fun_name, a, dtype, shape):
 
 
 @accepts_out_sharding("full_like")
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+@accepts_device
+def full_like(a, fill_value, dtype=None, shape=None):
   """An array with the shape and dtype of ``a`` filled with ``fill_value``."""
   shape, want, weak = _like("full_like", a, dtype, shape)
   if dtypes.is_extended(want):
@@ -231,23 +242,27 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 
 @accepts_out_sharding("jnp.zeros_like")
-def zeros_like(a, dtype=None, shape=None, *, device=None):
+@accepts_device
+def zeros_like(a, dtype=None, shape=None):
   """Zeros with the shape and dtype of ``a``."""
   return full_like(a, 0, dtype, shape)
 
 
 @accepts_out_sharding("jnp.ones_like")
-def ones_like(a, dtype=None, shape=None, *, device=None):
+@accepts_device
+def ones_like(a, dtype=None, shape=None):
   """Ones with the shape and dtype of ``a``."""
   return full_like(a, 1, dtype, shape)
 
 
-def empty_like(prototype, dtype=None, shape=None, *, device=None):
+@accepts_device
+def empty_like(prototype, dtype=None, shape=None):
   """Like ``zeros_like``: JAX arrays are never uninitialised."""
   return zeros_like(prototype, dtype, shape)
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+@accepts_device
+def arange(start, stop=None, step=None, dtype=None, *, out_sharding=None):
   """Evenly spaced values in ``[start, stop)`` (``numpy.arange``).
 
   The bounds must be concrete scalars. As in JAX, the values are
@@ -290,8 +305,8 @@ def _scalar(value, dtype):
   return lax_ew._convert_element_type(as_operand(value), dtype)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
+@accepts_device
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
   """``num`` evenly spaced values from ``start`` to ``stop`` (``numpy.linspace``).
 
   As in JAX, value ``i`` is ``start * (1 - t) + stop * t`` with ``t = i / div`` (``div``
@@ -340,7 +355,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
   return (out, delta) if retstep else out
 
 
-def eye(N, M=None, k=0, dtype=None, *, device=None):
+@accepts_device
+def eye(N, M=None, k=0, dtype=None):
   """A 2-d array with ones on diagonal ``k`` (``numpy.eye``); ``k`` may be an array."""
   want = _requested_dtype(dtype, "eye") or dtypes.default_float_dtype()
   for name, n in (("N", N), ("M", M)):

@@ -18,7 +18,8 @@ from jaxlite._src.lax import fft as lax_fft
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.libraries.numpy import lax_numpy as lnp
 from jaxlite._src.libraries.numpy import ufuncs
-from jaxlite._src.libraries.numpy.util import as_operand, canonicalize_axis, check_arraylike
+from jaxlite._src.libraries.numpy.util import (accepts_device, as_operand, canonicalize_axis,
+                                                check_arraylike)
 
 __all__ = [
     "fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
@@ -199,7 +200,8 @@ def ihfft(a, n=None, axis=-1, norm=None):
   return math.conj(rfft(a, n, axis, _swap_norm(norm)))
 
 
-def fftfreq(n, d=1.0, *, dtype=None, device=None):
+@accepts_device
+def fftfreq(n, d=1.0, *, dtype=None):
   """Sample frequencies of ``fft`` for a window of length ``n`` and spacing ``d``."""
   n = core.concrete_or_error(operator.index, n, "fftfreq's n must be static.")
   dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
@@ -207,7 +209,8 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
   return ufuncs.true_divide(Array(k.astype(dtype)), ufuncs.multiply(d, n))
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, device=None):
+@accepts_device
+def rfftfreq(n, d=1.0, *, dtype=None):
   """Sample frequencies of ``rfft``."""
   n = core.concrete_or_error(operator.index, n, "rfftfreq's n must be static.")
   dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())

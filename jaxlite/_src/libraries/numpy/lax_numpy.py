@@ -17,7 +17,7 @@ from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.libraries.numpy import util
 from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axis, check_arraylike,
-                                     ensure_arraylike, promote_dtypes)
+                                     ensure_arraylike, place_on, promote_dtypes)
 
 
 def shape(a):
@@ -323,8 +323,8 @@ def astype(x, dtype, /, *, copy=False, device=None):
   x = as_operand(x)
   if dtypes.is_complex(x.dtype) and np.dtype(dtype) == np.bool_:
     # as JAX: nonzero, imaginary part included (a conversion would drop it)
-    return lax_ew.ne(x, as_operand(np.zeros((), x.dtype)))
-  return lax_ew.convert_element_type(x, dtype)
+    return place_on(lax_ew.ne(x, as_operand(np.zeros((), x.dtype))), device)
+  return place_on(lax_ew.convert_element_type(x, dtype), device)
 
 
 def _dot_type_order(dtype):

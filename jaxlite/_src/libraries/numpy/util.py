@@ -1,6 +1,8 @@
 """Argument checks and NumPy-style promotion shared by every ``jaxlite.numpy`` function."""
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 
 import numpy as np
@@ -207,3 +209,24 @@ def canonicalize_axes(axis, ndim: int) -> tuple:
 
 def shape_of(x):
   return core.get_aval(x).shape
+
+
+def place_on(out, device):
+  """``out`` put on ``device`` as JAX's creation functions place their results: committed
+  to a Device, laid out as a Sharding; inside a trace as it is, as JAX's jit leaves it."""
+  if device is None or any(isinstance(leaf, Tracer) for leaf in (
+      out if isinstance(out, tuple) else (out,))):
+    return out
+  return core.device_placement[0](out, device)
+
+
+def accepts_device(fn):
+  """A creation function with JAX's keyword-only ``device`` (``place_on``)."""
+  @functools.wraps(fn)
+  def wrapped(*args, device=None, **kwargs):
+    return place_on(fn(*args, **kwargs), device)
+  params = list(inspect.signature(fn).parameters.values())
+  at = next((i for i, q in enumerate(params) if q.name == "out_sharding"), len(params))
+  params.insert(at, inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
+  wrapped.__signature__ = inspect.signature(fn).replace(parameters=params)
+  return wrapped
