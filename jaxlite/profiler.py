@@ -1,2 +1,7 @@
-"""Trace / compile / execute statistics of jitted functions."""
-from jaxlite._src.profiler import report, FunctionStats
+"""``jax.profiler``: traces, device memory profiles, and jaxlite's statistics of jitted
+functions (``report``)."""
+from jaxlite._src.profiler import (
+    ProfileData, ProfileEvent, ProfileOptions, ProfilePlane, StepTraceAnnotation,
+    TraceAnnotation, annotate_function, device_memory_profile, register_subprocess,
+    save_device_memory_profile, start_server, start_trace, stop_server, stop_trace, trace,
+    report, FunctionStats)

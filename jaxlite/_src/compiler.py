@@ -12,6 +12,7 @@ and out), or a ``tiers.Race`` (argument leaves in, Arrays out) while the policy 
 """
 import dataclasses
 
+from jaxlite._src.base import trace_events
 from jaxlite._src.core import core
 
 
@@ -23,11 +24,17 @@ class Backend:
 
 def backend_compile_and_load(backend, compile, *args):
   """Compile for ``backend`` by calling ``compile(*args)``; returns what it returns."""
-  del backend   # one process-wide compiler per tier; the platform is for wrappers to read
+  # (one process-wide compiler per tier; the platform is for wrappers and traces to read)
   # at the eager trace: a compile asked for while a function is traced (an AOT
   # ``lower().compile()`` inside a jit) reads its constants and stages nothing there
   with core.set_current_trace(core.eval_trace):
-    return compile(*args)
+    if trace_events.recording is None:
+      return compile(*args)
+    # a profiler trace names the compiler (tier 0's compile_jaxpr, XLA's compile_xla)
+    with trace_events.span("backend_compile_and_load", platform=backend.platform,
+                           compiler=compile.__qualname__,
+                           fun_name=args[1] if len(args) > 1 else ""):
+      return compile(*args)
 
 
 class XlaDispatch:

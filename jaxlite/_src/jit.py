@@ -42,7 +42,7 @@ from jaxlite._src.lax.base import LIBRARY_FLAGS, trace_context
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import staging
 from jaxlite._src import donation
-from jaxlite._src.base import monitoring
+from jaxlite._src.base import monitoring, trace_events
 from jaxlite._src import passes
 
 logger = logging.getLogger("jaxlite")
@@ -344,7 +344,11 @@ class PjitFunction:
     return self._call(args, kwargs)
 
   def _call(self, args, kwargs, follow_shardings=True):
-    out = self._dispatch(args, kwargs, follow_shardings)
+    if trace_events.recording is None:
+      out = self._dispatch(args, kwargs, follow_shardings)
+    else:   # a profiler trace records each call (calls skip the fast cache meanwhile)
+      with trace_events.span(f"jit({self._name})"):
+        out = self._dispatch(args, kwargs, follow_shardings)
     if mesh_context.active and core._context.trace is core.eval_trace:
       out = placement["in_context"](out)   # (laid out over the mesh in context, as JAX)
     check = _output_check
@@ -438,7 +442,7 @@ class PjitFunction:
     key = []
     if (fill_fast_cache and not kwargs and not static_key and not self._donates
         and not entry.spmd
-        and not self._has_static and _output_check is None
+        and not self._has_static and _output_check is None and trace_events.recording is None
         and arguments.nested_key(args, [], key)):
       if self._fast_flags is not config.generation:   # a flag changed: start afresh
         self._fast_cache.clear()

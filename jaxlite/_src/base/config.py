@@ -69,6 +69,12 @@ class Config:
     if hook is not None:
       hook(value)
 
+  def new_generation(self):
+    """Make every cache filled under the current ``generation`` check again, after a
+    change the hot paths must see that is no flag (a profiler trace starting)."""
+    with self._lock:
+      object.__setattr__(self, "generation", object())
+
   @property
   def x64_enabled(self) -> bool:
     """Whether 64-bit types are enabled (JAX's read-only spelling of ``jax_enable_x64``)."""
