@@ -113,8 +113,9 @@ def test_trace_writes_jax_layout_with_annotations_and_jit_events(tmp_path):
         f(jnp.ones(3)).block_until_ready()   # traced and compiled here
         f(jnp.ones(2)).block_until_ready()
   files = _trace_files(tmp_path)
-  # JAX writes <host>.trace.json.gz (and an .xplane.pb, which jaxlite does not write)
-  assert f"{socket.gethostname()}.trace.json.gz" in files
+  # JAX writes <host>.trace.json.gz and <host>.xplane.pb
+  host = socket.gethostname()
+  assert {f"{host}.trace.json.gz", f"{host}.xplane.pb"} <= set(files)
   assert "perfetto_trace.json.gz" not in files
   trace = _events(files[f"{socket.gethostname()}.trace.json.gz"])
   assert trace["displayTimeUnit"] == "ns" and trace["metadata"] == {"highres-ticks": True}
@@ -127,7 +128,7 @@ def test_trace_writes_jax_layout_with_annotations_and_jit_events(tmp_path):
   assert train["args"] == {"step_num": "3"} and ann["args"] == {"bar": "x", "foo": "1"}
   assert train["ts"] <= ann["ts"] and ann["ts"] + ann["dur"] <= train["ts"] + train["dur"]
   # both calls, each inside the annotation on its thread; the compile (JAX's event name)
-  calls = by_name["jit(<lambda>)"]
+  calls = by_name["PjitFunction(<lambda>)"]   # JAX's name
   assert len(calls) == 2
   compiles = [e for e in by_name["backend_compile_and_load"]
               if e["args"]["fun_name"] == "<lambda>"]
@@ -160,7 +161,7 @@ def test_annotations_record_on_their_thread_and_only_while_tracing(tmp_path):
   P.stop_trace()
   assert not P.TraceAnnotation.is_enabled()
   g(0)
-  trace = _events(next(iter(_trace_files(tmp_path).values())))
+  trace = _events(_trace_files(tmp_path)[f"{socket.gethostname()}.trace.json.gz"])
   spans = [e for e in trace["traceEvents"] if e["ph"] == "X"]
   gs = [e for e in spans if e["name"] == g.__qualname__]   # JAX's default name
   (named,) = [e for e in spans if e["name"] == "named"]
@@ -179,7 +180,7 @@ def test_host_tracer_level_zero_records_no_spans(tmp_path):
   with P.trace(tmp_path, profiler_options=options):
     with P.TraceAnnotation("ann"):
       jax.jit(lambda x: x + 1)(1.0).block_until_ready()
-  trace = _events(next(iter(_trace_files(tmp_path).values())))
+  trace = _events(_trace_files(tmp_path)[f"{socket.gethostname()}.trace.json.gz"])
   assert [e for e in trace["traceEvents"] if e["ph"] == "X"] == []
   assert [e["name"] for e in trace["traceEvents"]] == ["process_name", "process_sort_index"]
 
@@ -310,15 +311,72 @@ def test_profiler_server_is_reported_missing():
     P.register_subprocess(1, 1)
 
 
-def test_xspace_readers_say_they_are_unsupported():
-  for make in (P.ProfileData.from_file, P.ProfileData.from_serialized_xspace,
-               P.ProfileData):
-    with pytest.raises(NotImplementedError, match="XSpace"):
-      make(b"")
-  with pytest.raises(TypeError, match="XSpace"):
-    P.ProfilePlane()
-  with pytest.raises(TypeError, match="XSpace"):
-    P.ProfileEvent()
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+def _dump(profile):
+  """A ProfileData as plain lists: planes (name, stats, lines (name, events (name,
+  start_ns, duration_ns, end_ns, stats)))."""
+  return [[p.name, [list(s) for s in p.stats],
+           [[line.name, [[e.name, e.start_ns, e.duration_ns, e.end_ns,
+                          [list(s) for s in e.stats]] for e in line.events]]
+            for line in p.lines]]
+          for p in profile.planes]
+
+
+def test_profile_data_reads_jax_s_xspace_as_jax_does():
+  # a trace JAX 0.10.2 wrote (python_tracer_level=0, host_tracer_level=1) of a
+  # StepTraceAnnotation("train", step_num=3) around a TraceAnnotation("myann", foo=1,
+  # bar="x", r=2.5, neg=-7) around a jitted call, and what JAX's ProfileData read in it
+  path = DATA / "profiler_jax_0.10.2.xplane.pb"
+  recorded = json.loads((DATA / "profiler_jax_0.10.2_profile_data.json").read_text())
+  assert _dump(P.ProfileData.from_file(str(path))) == recorded
+  assert _dump(P.ProfileData.from_serialized_xspace(path.read_bytes())) == recorded
+  profile = P.ProfileData(path.read_bytes())
+  host = profile.find_plane_with_name("/host:CPU")
+  events = {e.name: e for line in host.lines for e in line.events}
+  assert list(events["train"].stats) == [("_r", 1), ("step_num", 3)]
+  assert list(events["myann"].stats) == [("foo", 1), ("bar", "x"), ("r", 2.5), ("neg", -7)]
+  assert "PjitFunction(<lambda>)" in events   # JAX's name for a jitted call
+  assert profile.find_plane_with_name("nope") is None
+
+
+def test_jax_reads_jaxlite_s_xspace_as_jaxlite_does(tmp_path):
+  f = jax.jit(lambda x: x * 2)
+  with P.trace(tmp_path):
+    with P.StepTraceAnnotation("train", step_num=3):
+      with P.TraceAnnotation("myann", foo=1, bar="x", r=2.5, neg=-7):
+        f(jnp.ones(3)).block_until_ready()
+  files = _trace_files(tmp_path)
+  path = files[f"{socket.gethostname()}.xplane.pb"]
+  ours = _dump(P.ProfileData.from_file(str(path)))
+  host = next(p for p in ours if p[0] == "/host:CPU")
+  events = {e[0]: e for line in host[2] for e in line[1]}
+  assert events["train"][4] == [["_r", 1], ["step_num", 3]]   # as JAX's trace records it
+  assert events["myann"][4] == [["foo", 1], ["bar", "x"], ["r", 2.5], ["neg", -7]]
+  assert "PjitFunction(<lambda>)" in events
+  out = run_reference(
+      "import json, jax.profiler as P\n"
+      f"d = P.ProfileData.from_file({str(path)!r})\n"
+      "print(json.dumps([[p.name, [list(s) for s in p.stats], [[l.name, [[e.name, "
+      "e.start_ns, e.duration_ns, e.end_ns, [list(s) for s in e.stats]] for e in l.events]] "
+      "for l in p.lines]] for p in d.planes]))", text=True)
+  assert json.loads(out.strip().splitlines()[-1]) == ours
+
+
+def test_profile_data_errors_match_jax(tmp_path):
+  missing = str(tmp_path / "nonexistent")
+  with pytest.raises(errors.JaxRuntimeError, match=re.escape(
+      f"NOT_FOUND: {missing}; No such file or directory")):
+    P.ProfileData.from_file(missing)
+  with pytest.raises(RuntimeError, match="^Failed to parse XSpace from array$"):
+    P.ProfileData.from_serialized_xspace(b"garbage\xff")
+  assert list(P.ProfileData.from_serialized_xspace(b"").planes) == []
+  with pytest.raises(TypeError):
+    P.ProfileData()
+  for cls in (P.ProfilePlane, P.ProfileEvent):   # only ProfileData makes them, as in JAX
+    with pytest.raises(TypeError, match="No constructor defined"):
+      cls()
 
 
 def test_report_still_lists_jitted_functions():

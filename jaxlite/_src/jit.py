@@ -347,7 +347,7 @@ class PjitFunction:
     if trace_events.recording is None:
       out = self._dispatch(args, kwargs, follow_shardings)
     else:   # a profiler trace records each call (calls skip the fast cache meanwhile)
-      with trace_events.span(f"jit({self._name})"):
+      with trace_events.span(f"PjitFunction({self._name})"):   # (JAX's name)
         out = self._dispatch(args, kwargs, follow_shardings)
     if mesh_context.active and core._context.trace is core.eval_trace:
       out = placement["in_context"](out)   # (laid out over the mesh in context, as JAX)

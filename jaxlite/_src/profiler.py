@@ -3,13 +3,14 @@ trace / compile / execute statistics of jitted functions (``report``).
 
 A trace (``start_trace`` / ``stop_trace`` / ``trace``) records, on the threads where they
 happen, the spans of ``TraceAnnotation`` / ``StepTraceAnnotation`` / ``annotate_function``
-and jaxlite's own: each eager call of a jitted function (``jit(f)``), each compile
-(``backend_compile_and_load``, naming tier 0's ``compile_jaxpr`` or XLA's
-``compile_xla``) and the durations ``jax.monitoring`` reports (the trace to a jaxpr, the
-compile). It writes them as JAX does, under ``log_dir/plugins/profile/<timestamp>/`` in
-the Chrome trace-event format (``<host>.trace.json.gz``) that TensorBoard's profile plugin
-and Perfetto's UI open. Unlike JAX it records no Python function calls, no XLA-internal
-events and no XSpace (``.xplane.pb``), so ``ProfileData`` cannot read a trace back.
+and jaxlite's own: each eager call of a jitted function (``PjitFunction(f)``, JAX's
+name), each compile (``backend_compile_and_load``, naming tier 0's ``compile_jaxpr`` or
+XLA's ``compile_xla``) and the durations ``jax.monitoring`` reports (the trace to a
+jaxpr, the compile). It writes them as JAX does, under
+``log_dir/plugins/profile/<timestamp>/``: ``<host>.xplane.pb`` (XSpace, which
+``ProfileData`` reads) and ``<host>.trace.json.gz`` (Chrome trace events, which
+TensorBoard's profile plugin and Perfetto's UI open). Unlike JAX's, the trace has no
+Python function calls, no eager operations and no XLA-internal events.
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ import threading
 import time
 
 from jaxlite._src import backends
+from jaxlite._src.base import protobuf
 from jaxlite._src import tiers
+from jaxlite._src.profile_data import serialize_xspace
 from jaxlite._src.base import monitoring, trace_events
 from jaxlite._src.base.config import config
 from jaxlite._src.base.errors import JaxRuntimeError
@@ -141,8 +144,11 @@ def stop_trace():
   folder = (pathlib.Path(log_dir).absolute() / "plugins" / "profile"
             / time.strftime("%Y_%m_%d_%H_%M_%S"))
   folder.mkdir(parents=True, exist_ok=True)
+  host = socket.gethostname()
+  (folder / f"{host}.xplane.pb").write_bytes(
+      serialize_xspace(recording, time.time_ns(), host, os.getpid()))
   trace_json = _trace_json(recording)
-  with gzip.open(folder / f"{socket.gethostname()}.trace.json.gz", "wt") as f:
+  with gzip.open(folder / f"{host}.trace.json.gz", "wt") as f:
     json.dump(trace_json, f)
   if perfetto:
     del trace_json["metadata"]   # (Perfetto refuses it, as JAX's writer notes)
@@ -170,8 +176,10 @@ def _trace_json(recording):
   for name, tid, t0, t1, args in sorted(recording.events, key=lambda e: e[2]):
     event = {"ph": "X", "pid": pid, "tid": tid, "ts": max(t0 - start, 0) / 1e3,
              "dur": (t1 - max(t0, start)) / 1e3, "name": name}
+    # (JAX's arguments are strings, without the step marker _r)
+    args = {k: str(v) for k, v in (args or {}).items() if k != "_r"}
     if args:
-      event["args"] = {k: str(v) for k, v in args.items()}   # (JAX's are strings too)
+      event["args"] = args
     events.append(event)
   return {"displayTimeUnit": "ns", "metadata": {"highres-ticks": True},
           "traceEvents": events}
@@ -237,7 +245,7 @@ class StepTraceAnnotation(TraceAnnotation):
   __slots__ = ()
 
   def __init__(self, name: str, **kwargs):
-    TraceAnnotation.__init__(self, name, **kwargs)
+    TraceAnnotation.__init__(self, name, _r=1, **kwargs)   # (_r=1 marks a step, as JAX's)
 
 
 def annotate_function(func: Callable, name: str | None = None, **decorator_kwargs):
@@ -304,37 +312,12 @@ def device_memory_profile(backend: str | None = None) -> bytes:
     for device, nbytes in shards:
       labels = [(string("kind"), string("buffer")),
                 (string("device"), string(f"{device.platform}:{device.id}"))]
-      samples.append(_message([(2, _packed([1, nbytes]))]
-                              + [(3, _message([(1, k), (2, v)])) for k, v in labels]))
-  profile = ([(1, _message([(1, t), (2, u)])) for t, u in sample_types]
+      samples.append(protobuf.message([(2, protobuf.packed([1, nbytes]))]
+                              + [(3, protobuf.message([(1, k), (2, v)])) for k, v in labels]))
+  profile = ([(1, protobuf.message([(1, t), (2, u)])) for t, u in sample_types]
              + [(2, s) for s in samples]
              + [(6, s.encode()) for s in strings])
-  return gzip.compress(_message(profile))
-
-
-def _varint(n):
-  out = bytearray()
-  while True:
-    byte, n = n & 0x7F, n >> 7
-    out.append(byte | (0x80 if n else 0))
-    if not n:
-      return bytes(out)
-
-
-def _packed(values):
-  return b"".join(map(_varint, values))
-
-
-def _message(fields):
-  """Protocol buffer encoding of (field number, int or bytes) pairs: an int as a varint,
-  bytes (a string, a packed list, a sub-message) length-delimited."""
-  out = bytearray()
-  for number, value in fields:
-    if isinstance(value, int):
-      out += _varint(number << 3) + _varint(value)
-    else:
-      out += _varint(number << 3 | 2) + _varint(len(value)) + value
-  return bytes(out)
+  return gzip.compress(protobuf.message(profile))
 
 
 def save_device_memory_profile(filename, backend: str | None = None) -> None:
@@ -380,59 +363,6 @@ def register_subprocess(pid: int, port: int) -> Callable[[], None]:
   """
   raise JaxRuntimeError(f"UNIMPLEMENTED: cannot register the profiler server of process "
                         f"{pid} on port {port}: " + _NO_SERVER)
-
-
-_NO_XSPACE = ("jaxlite does not read or write XSpace protocol buffers (the '.xplane.pb' "
-              "files of JAX's profiler): its traces are Chrome trace-event JSON "
-              "('<host>.trace.json.gz' under log_dir/plugins/profile/<timestamp>/), "
-              "which json and gzip read.")
-
-
-class ProfileData:
-  """A profile read from an XSpace protocol buffer, in JAX; not supported by jaxlite:
-  every way of making one raises NotImplementedError, saying so."""
-
-  def __init__(self, serialized_xspace: bytes):
-    raise NotImplementedError("ProfileData: " + _NO_XSPACE)
-
-  @classmethod
-  def from_file(cls, proto_file_path: str):
-    raise NotImplementedError("ProfileData.from_file: " + _NO_XSPACE)
-
-  @classmethod
-  def from_serialized_xspace(cls, serialized_xspace: bytes):
-    raise NotImplementedError("ProfileData.from_serialized_xspace: " + _NO_XSPACE)
-
-  @classmethod
-  def from_text_proto(cls, text_proto: str):
-    raise NotImplementedError("ProfileData.from_text_proto: " + _NO_XSPACE)
-
-  @classmethod
-  def from_raw_cpp_ptr(cls, raw_proto_ptr):
-    raise NotImplementedError("ProfileData.from_raw_cpp_ptr: " + _NO_XSPACE)
-
-  @staticmethod
-  def text_proto_to_serialized_xspace(text_proto: str):
-    raise NotImplementedError("ProfileData.text_proto_to_serialized_xspace: " + _NO_XSPACE)
-
-
-class ProfilePlane:
-  """A plane of a ``ProfileData`` in JAX (only ``ProfileData`` makes them); not
-  supported by jaxlite."""
-
-  def __init__(self, *args, **kwargs):
-    raise TypeError("ProfilePlane: no constructor defined (JAX's come from ProfileData). "
-                    + _NO_XSPACE)
-
-
-class ProfileEvent:
-  """An event of a ``ProfileData`` line in JAX (only ``ProfileData`` makes them); not
-  supported by jaxlite."""
-
-  def __init__(self, *args, **kwargs):
-    raise TypeError("ProfileEvent: no constructor defined (JAX's come from ProfileData). "
-                    + _NO_XSPACE)
-
 
 
 class FunctionStats:

@@ -17,6 +17,7 @@ class Recording:
 
   def __init__(self):
     self.start_ns = time.perf_counter_ns()
+    self.start_wall_ns = time.time_ns()
     self.events = []   # (list.append is atomic: threads record without a lock)
     self.thread_names = {}
 
