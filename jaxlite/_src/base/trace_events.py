@@ -57,5 +57,6 @@ class span:
     return self
 
   def __exit__(self, *exc):
-    if recording is not None and self.start_ns is not None:
-      recording.add(self.name, self.start_ns, time.perf_counter_ns(), self.args)
+    active = recording   # (read once: another thread may stop the trace meanwhile)
+    if active is not None and self.start_ns is not None:
+      active.add(self.name, self.start_ns, time.perf_counter_ns(), self.args)
