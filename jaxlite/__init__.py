@@ -15,7 +15,9 @@ from jaxlite._src.api import (
     default_matmul_precision, numpy_rank_promotion, default_device, checking_leaks,
     check_tracer_leaks, threefry_partitionable, default_prng_impl, enable_custom_prng,
     legacy_prng_key, debug_key_reuse, softmax_custom_jvp, no_tracing,
-    enable_checks, ensure_compile_time_eval,
+    enable_checks, ensure_compile_time_eval, allow_f16_reductions, no_execution,
+    array_garbage_collection_guard, auto_pcast, remove_size_one_mesh_axis_from_type,
+    thread_guard, jax2tf_associative_scan_reductions, memory,
     typeof, effects_barrier, process_count, process_index, host_count, host_id, live_arrays,
     process_indices, host_ids, copy_to_host_async,
     print_environment_info, named_call, named_scope, linear_transpose, closure_convert,
@@ -25,6 +27,14 @@ from jaxlite._src.base.transfer_guard import (
     transfer_guard, transfer_guard_host_to_device, transfer_guard_device_to_host,
     transfer_guard_device_to_device)
 from jaxlite._src.autodiff_api import jvp, linearize, vjp, grad, value_and_grad, fwd_and_bwd
+from jaxlite._src import autodiff_api as _autodiff_api
+from jaxlite._src.base.config import make_user_context
+from jaxlite._src.libraries.numpy.indexing import dslice as ds
+import types as _types
+# jax.ad: how VJP.with_refs is told, and tells, which cotangents are wanted
+ad = _types.SimpleNamespace(DontWant=_autodiff_api.DontWant, DidntWant=_autodiff_api.DidntWant,
+                            GradRef=_autodiff_api.GradRef, GradValue=_autodiff_api.GradValue)
+del _types, _autodiff_api
 from jaxlite._src.jit import jit
 from jaxlite._src.debugging import pure_callback
 from jaxlite._src.lax.custom_derivatives import (custom_jvp, custom_vjp, checkpoint, remat,
@@ -69,7 +79,7 @@ from jaxlite._src.sharding import (  # noqa: E402
     make_array_from_process_local_data)
 from jaxlite._src.sharding import NamedSharding, PartitionSpec as P, Shard  # noqa: E402
 from jaxlite._src.sharding import set_mesh, reshard  # noqa: E402
-from jaxlite._src.sharding_map import shard_map  # noqa: E402
+from jaxlite._src.sharding_map import shard_map, smap  # noqa: E402
 from jaxlite._src.pmap import pmap  # noqa: E402
 from jaxlite._src import sharding_jit as _sharding_jit  # noqa: E402,F401  (jit's shardings)
 del _sharding_jit

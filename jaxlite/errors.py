@@ -3,4 +3,5 @@ from jaxlite._src.base.errors import (JAXTypeError, JAXIndexError, Concretizatio
                                  TracerBoolConversionError, TracerIntegerConversionError,
                                  TracerArrayConversionError, UnexpectedTracerError,
                                  NonConcreteBooleanIndexError, KeyReuseError,
-                                 JaxRuntimeError)
+                                 JaxRuntimeError, InconclusiveDimensionOperation,
+                                 JaxprTypeError)

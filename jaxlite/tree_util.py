@@ -10,6 +10,7 @@ from jaxlite._src.base.tree import (
     PyTreeDef as PyTreeDef,
     SequenceKey as SequenceKey,
     all_leaves as all_leaves,
+    default_registry as default_registry,
     build_tree as build_tree,
     flatten_one_level as flatten_one_level,
     flatten_one_level_with_keys as flatten_one_level_with_keys,

@@ -128,13 +128,66 @@ def test_hlo_sharding_strings_match_jax():
     assert got.hlo_sharding(2) == _expand_iota(REF["hlo"][k]), k
 
 
-def test_visualize_array_sharding(capsys):
+SURFACE = json.loads((pathlib.Path(__file__).parent / "data" / "api_surface_reference.json")
+                     .read_text())[str(N)]
+
+
+def test_visualize_array_sharding_draws_jax_table(capsys):
+  pytest.importorskip("rich")
   x = jax.device_put(jnp.zeros((4, 4)), NamedSharding(mesh2d(), P("x", "y")))
-  jax.debug.visualize_array_sharding(x)
-  out = capsys.readouterr().out
-  for d in range(N):
-    assert f"CPU {d}" in out
-  assert out.count("\n") == 2 * (N // 2) + 1
+  jax.debug.visualize_array_sharding(x, use_color=False)
+  assert capsys.readouterr().out == SURFACE["visualize"]["mesh2d_xy_4x4"]
+
+
+def test_visualize_sharding_draws_jax_tables(capsys):
+  pytest.importorskip("rich")
+  if N != 4:
+    pytest.skip("recorded from JAX with 4 devices")
+  for k, (spec, shape) in SURFACE["visualize_cases"].items():
+    spec = P(*[tuple(e) if isinstance(e, list) else e for e in spec])
+    jax.debug.visualize_sharding(tuple(shape), NamedSharding(mesh2d(), spec), use_color=False)
+    assert capsys.readouterr().out == SURFACE["visualize"][k], k
+
+
+def test_smap_maps_one_mesh_axis_as_jax():
+  if N != 4:
+    pytest.skip("recorded from JAX with 4 devices")
+  ref = SURFACE["smap"]
+  x = jnp.arange(16.).reshape(4, 4)
+  with jax.set_mesh(jax.make_mesh((4,), ("a",), axis_types=(jax.sharding.AxisType.Auto,))):
+    f = jax.smap(lambda a: a * lax.axis_index("a"), in_axes=0, out_axes=0, axis_name="a")
+    close(f(x), ref["f"])
+    g = jax.smap(lambda a, b: (a.sum(0), b), in_axes=(1, None), out_axes=(0, None),
+                 axis_name="a")
+    ga, gb = g(x, jnp.ones(2))
+    close(ga, ref["g0"])
+    close(gb, ref["g1"])
+    h = jax.smap(lambda a: lax.psum(a, "a"), in_axes=0, out_axes=None, axis_name="a")
+    close(h(jnp.arange(4.)), ref["h"])
+    for k, kw in {"axis_name_tuple": dict(in_axes=0, out_axes=0, axis_name=("a",)),
+                  "in_axes_list": dict(in_axes=[0], out_axes=0, axis_name="a"),
+                  "out_axes_str": dict(in_axes=0, out_axes="x", axis_name="a"),
+                  "in_axes_float": dict(in_axes=(0.5,), out_axes=0, axis_name="a"),
+                  "infer_on_auto": dict(out_axes=0, axis_name="a")}.items():
+      cls, message = SURFACE["smap_errors"][k]
+      with pytest.raises(TypeError) as info:
+        jax.smap(lambda a: a, **kw)(x)
+      assert (type(info.value).__name__, str(info.value)) == (cls, message), k
+
+
+def test_explicit_axes_types_inside_and_out_as_jax():
+  if N != 4:
+    pytest.skip("recorded from JAX with 4 devices")
+  ref, inner = SURFACE["explicit_axes"], []
+
+  def body(a):
+    inner.append(str(jax.typeof(a)))
+    return a * 2
+  with jax.set_mesh(jax.make_mesh((4,), ("a",), axis_types=(jax.sharding.AxisType.Auto,))):
+    y = jax.sharding.explicit_axes(body, in_sharding=P("a"))(jnp.arange(16.).reshape(4, 4))
+  assert inner == [ref["inner"]]
+  assert str(jax.typeof(y)) == ref["out"]
+  close(y, ref["value"])
 
 
 # ----------------------------------------------------------------------------- jax.set_mesh

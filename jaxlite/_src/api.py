@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import sys
+import types
 
 import numpy as np
 
@@ -264,7 +266,8 @@ def _config_context(option, doc):
   def context(new_val=_NO_DEFAULT):
     if new_val is _NO_DEFAULT:
       if not isinstance(config.read(option), bool):
-        raise TypeError(f"Context manager for {option} config option requires an argument "
+        raise TypeError(f"Context manager for {option.removeprefix('jax_')} config option "
+                        "requires an argument "
                         "representing the new value for the config option.")
       new_val = True
     with config.override(option, new_val):
@@ -311,6 +314,41 @@ softmax_custom_jvp = _config_context(
 no_tracing = _config_context(
     "jax_no_tracing", "Raise RuntimeError inside the ``with`` block when a jitted function "
     "would be traced.")
+
+allow_f16_reductions = _config_context(
+    "jax_allow_f16_reductions", "Set jax_allow_f16_reductions inside the ``with`` block "
+    "(False: reduce_sum of float16 or bfloat16 values raises ValueError).")
+no_execution = _config_context(
+    "jax_no_execution", "Set jax_no_execution inside the ``with`` block (True: calling a "
+    "jitted function raises RuntimeError).")
+array_garbage_collection_guard = _config_context(
+    "jax_array_garbage_collection_guard", "Set jax_array_garbage_collection_guard ('allow', "
+    "'log' or 'fatal') inside the ``with`` block.")
+auto_pcast = _config_context("jax_auto_pcast", "Set jax_auto_pcast inside the ``with`` block.")
+remove_size_one_mesh_axis_from_type = _config_context(
+    "jax_remove_size_one_mesh_axis_from_type",
+    "Set jax_remove_size_one_mesh_axis_from_type inside the ``with`` block.")
+thread_guard = _config_context("jax_thread_guard",
+                               "Set jax_thread_guard inside the ``with`` block.")
+jax2tf_associative_scan_reductions = _config_context(
+    "jax2tf_associative_scan_reductions",
+    "Set jax2tf_associative_scan_reductions inside the ``with`` block.")
+
+
+class MemorySpace(enum.Enum):
+  """Where an array's memory lives (``jax.memory.Space``)."""
+  Device = enum.auto()
+  Host = enum.auto()
+  Any = enum.auto()
+
+  def __repr__(self):
+    return f"MemorySpace.{self.name}"
+
+  __str__ = __repr__
+
+
+memory = types.SimpleNamespace(Space=MemorySpace)
+
 
 @contextlib.contextmanager
 def checking_leaks():

@@ -222,9 +222,76 @@ class VJP:
     return self.fun(self.in_tree, self.out_tree, self.args_res, self.opaque_residuals,
                     out_ct)
 
+  def with_refs(self, *maybe_ct_refs):
+    """The backward function, with each primal leaf's cotangent chosen by the leaf of
+    ``maybe_ct_refs`` in its place: ``GradValue()`` returns it, ``DontWant()`` returns
+    ``DidntWant()`` instead, and a ``Ref`` has it added to its value and returns
+    ``GradRef()`` (``jax.vjp(...)[1].with_refs``). With no arguments, every leaf is a
+    ``GradValue()``."""
+    if maybe_ct_refs:
+      wants, wants_tree = tree.tree_flatten(maybe_ct_refs)
+      if wants_tree != self.in_tree:
+        raise ValueError(f"with_refs: the cotangent choices' structure {wants_tree} does not "
+                         f"match the primals' {self.in_tree}.")
+    else:
+      wants = [GradValue()] * self.in_tree.num_leaves
+    return tree.Partial(functools.partial(_deliver_cotangents, self, tuple(wants)))
+
   def __repr__(self):
     return (f"VJP(fun={self.fun!r}, in_tree={self.in_tree!r}, out_tree={self.out_tree!r}, "
             f"args_res={self.args_res!r}, opaque_residuals={self.opaque_residuals!r})")
+
+
+def _deliver_cotangents(f_vjp, wants, cotangent):
+  cts, ct_tree = tree.tree_flatten(f_vjp(cotangent))
+  out = []
+  for ct, want in zip(cts, wants):
+    if isinstance(want, DontWant):
+      out.append(DidntWant())
+    elif isinstance(want, Ref):
+      want[...] = want[...] + ct
+      out.append(GradRef())
+    else:
+      out.append(ct)
+  return tree.tree_unflatten(ct_tree, out)
+
+
+class _Marker:
+  """A value of ``jax.ad`` that says, or reports, how an argument's cotangent is wanted."""
+  __slots__ = ()
+
+  def __eq__(self, other):
+    return type(other) is type(self)
+
+  def __hash__(self):
+    return hash(type(self))
+
+  def __repr__(self):
+    return f"{type(self).__name__}()"
+
+
+class GradValue(_Marker):
+  """Return this argument's cotangent (the default of ``VJP.with_refs``)."""
+  __slots__ = ()
+
+
+class DontWant(_Marker):
+  """No cotangent is wanted for this argument: ``DidntWant()`` stands in its place."""
+  __slots__ = ()
+
+
+class DidntWant(_Marker):
+  """In place of a cotangent that ``DontWant()`` said was not wanted (an empty pytree)."""
+  __slots__ = ()
+
+
+class GradRef(_Marker):
+  """In place of a cotangent that was added into a ``Ref`` (an empty pytree)."""
+  __slots__ = ()
+
+
+tree.register_pytree_node(DidntWant, lambda _: ((), ()), lambda _, __: DidntWant())
+tree.register_pytree_node(GradRef, lambda _: ((), ()), lambda _, __: GradRef())
 
 
 _VJP_TOO_MANY_ARGS = """

@@ -6,6 +6,10 @@ function whose output holds one is run again op by op, with jit disabled, so tha
 eager check names the primitive, as JAX's de-optimized re-run does. The checks are the
 eager trace's checker (``EvalTrace.install``) and jit's output check
 (``jit.set_output_check``), set only while a flag is on, so the hot paths pay nothing.
+
+``jax_no_execution`` uses the same two hooks: while it is on, an eager primitive raises
+RuntimeError instead of running, and so does a jitted function's call (after XLA or tier
+0 has run it: jit has no hook before execution, and the outputs are dropped).
 """
 import logging
 
@@ -47,7 +51,26 @@ class CheckedBackend:
     return out
 
 
+def _no_execution_message(name):
+  return (f"JAX tried to execute function {name}, but the no_execution config option is "
+          "set")
+
+
+class RefusingBackend:
+  """An eager backend that runs nothing: ``jax_no_execution`` is on."""
+
+  def __init__(self, inner):
+    self.inner = inner
+
+  def apply_primitive(self, prim, args, params):
+    raise RuntimeError(_no_execution_message(f"jit({prim.name})"))
+
+
 def _check_jit_output(fun, args, kwargs, out):
+  if config.jax_no_execution:
+    raise RuntimeError(_no_execution_message(f"jit({fun._name})"))
+  if not (config.jax_debug_nans or config.jax_debug_infs):
+    return out
   bad = _bad_value(tree.tree_leaves(out))
   if bad is None:
     return out
@@ -61,12 +84,15 @@ def _check_jit_output(fun, args, kwargs, out):
 
 
 def _update(_value=None):
-  on = bool(config.jax_debug_nans or config.jax_debug_infs)
-  core.eval_trace.install(checker=CheckedBackend if on else None)
+  checking = bool(config.jax_debug_nans or config.jax_debug_infs)
+  on = checking or bool(config.jax_no_execution)
+  core.eval_trace.install(checker=RefusingBackend if config.jax_no_execution else
+                          CheckedBackend if checking else None)
   core.block_direct_kernels("debug_nans", on)
   jit.set_output_check(_check_jit_output if on else None)
 
 
 config.watch("jax_debug_nans", _update)
 config.watch("jax_debug_infs", _update)
+config.watch("jax_no_execution", _update)
 _update()   # JAX_DEBUG_NANS / JAX_DEBUG_INFS set in the environment

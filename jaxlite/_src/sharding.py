@@ -17,6 +17,7 @@ import enum
 import functools
 import math
 import operator
+import weakref
 
 import numpy as np
 
@@ -37,7 +38,8 @@ from jaxlite._src.base.partition_spec import PartitionSpec
 __all__ = ["Sharding", "Mesh", "AbstractMesh", "AbstractDevice", "AxisType", "set_mesh",
            "get_mesh", "get_abstract_mesh", "use_abstract_mesh", "reshard", "make_mesh",
            "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Shard", "place",
-           "visualize_array_sharding"]
+           "visualize_array_sharding", "visualize_sharding", "inspect_array_sharding", "make_single_device_sharding",
+           "ManualAxisType", "explicit_axes"]
 
 
 def _entry_axes(entry) -> tuple:
@@ -499,13 +501,61 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
   return wrapped
 
 
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+  """``f`` run with the mesh axes ``axes`` (all the mesh's when None) made Explicit: its
+  arguments are first laid out as ``in_sharding`` says, and its results leave with their
+  splits over those axes dropped from their types (``jax.sharding.explicit_axes``, the
+  inverse of ``auto_axes``).
+
+  Parameters
+  ----------
+  f : callable, optional
+    Without it, a decorator.
+  axes : str or tuple of str, optional
+  in_sharding : NamedSharding, PartitionSpec or pytree of them
+    Given here or as the ``in_sharding`` keyword argument of each call.
+  """
+  if f is None:
+    return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+  @functools.wraps(f)
+  def wrapped(*args, **kwargs):
+    given = in_sharding
+    if given is None:
+      if "in_sharding" not in kwargs:
+        raise TypeError("Missing required keyword argument: 'in_sharding'")
+      given = kwargs.pop("in_sharding")
+    mesh = mesh_context.context.concrete
+    if mesh is None:
+      raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to enter "
+                       "into a mesh context when using `explicit_axes` API.")
+    names = mesh.axis_names if axes is None else (axes,) if isinstance(axes, str) else axes
+    types = tuple(AxisType.Explicit if n in names else t
+                  for n, t in zip(mesh.axis_names, mesh.axis_types))
+    explicit = Mesh(mesh.devices, mesh.axis_names, axis_types=types)
+    prev = mesh_context.swap(explicit, explicit.abstract_mesh)
+    try:
+      out = f(*reshard(args, given), **kwargs)
+    finally:
+      mesh_context.swap(*prev)
+    return tree.tree_map(lambda x: _laid_out_on(x, mesh), out)
+  return wrapped
+
+
 def _laid_out_on(x, mesh):
   """``x`` laid out over ``mesh`` as its type's split says (which names no Auto axis)."""
   if not isinstance(x, (Array, core.Tracer)):
     return x
-  spec = core.get_aval(x).spec or ()
+  kept = set(mesh.explicit_axes)   # (splits over other axes are not part of a type)
+  spec = [_only_axes(e, kept) for e in core.get_aval(x).spec or ()]
   return sharding_constraint.with_sharding_constraint(
       x, NamedSharding(mesh, PartitionSpec(*spec)))
+
+
+def _only_axes(entry, kept):
+  """A spec entry with the mesh axes not in ``kept`` left out."""
+  names = tuple(n for n in ((entry,) if isinstance(entry, str) else entry or ()) if n in kept)
+  return None if not names else names[0] if len(names) == 1 else names
 
 
 def broadcast_to_leaves(prefix, treedef, is_leaf, message) -> list:
@@ -1001,30 +1051,175 @@ def _mesh_in_context(active: bool):
 mesh_context.on_change.append(_mesh_in_context)
 
 
-def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80):
-  """Print which devices hold which block of a 1-D or 2-D array, as a text grid."""
-  shape = tuple(arr.shape)
-  if len(shape) not in (1, 2):
-    raise ValueError(f"visualize_array_sharding can only visualize 1-D or 2-D arrays, got "
-                     f"an array of shape {shape}.")
-  sharding = sharding_of(arr)
-  shape2 = shape if len(shape) == 2 else (1,) + shape
-  blocks: dict = {}
-  for device, index in sharding.devices_indices_map(shape).items():
-    index = index if len(shape) == 2 else (slice(None),) + tuple(index)
-    key = tuple(s.indices(n)[:2] for s, n in zip(index, shape2))
-    blocks.setdefault(key, []).append(device.id)
-  rows = sorted({k[0] for k in blocks})
-  cols = sorted({k[1] for k in blocks})
+def visualize_array_sharding(arr, **kwargs):
+  """Print which devices hold which block of the 1-D or 2-D array ``arr``
+  (``jax.debug.visualize_array_sharding``); ``kwargs`` are ``visualize_sharding``'s."""
+  visualize_sharding(tuple(arr.shape), sharding_of(arr), **kwargs)
+
+
+def inspect_array_sharding(value, *, callback):
+  """Call ``callback`` with the sharding of each array of the pytree ``value``
+  (``jax.debug.inspect_array_sharding``): at once for arrays; for a traced value, while
+  it is traced, with the sharding its type gives (a NamedSharding over the mesh in
+  context, else the default device's SingleDeviceSharding), where JAX calls back when it
+  compiles with XLA's choice."""
+  for leaf in tree.tree_leaves(value):
+    if isinstance(leaf, core.Tracer):
+      mesh = mesh_context.context.concrete
+      spec = core.get_aval(leaf).spec
+      callback(SingleDeviceSharding(backends.default_device()) if mesh is None else
+               NamedSharding(mesh, PartitionSpec(*(spec or ()))))
+    else:
+      callback(sharding_of(leaf))
+
+
+def _chunk_index(size, s) -> int:
+  """Which block of an axis of ``size`` the slice ``s`` of a device's piece is."""
+  start, stop, _ = s.indices(size)
+  return 0 if stop - start == size else start // (stop - start)
+
+
+def _color_iter(color_map, count):
+  """``count`` colors from ``color_map``, stepping half way round each time so that
+  neighbouring blocks differ (JAX's order)."""
+  values, i = np.linspace(0, 1, count), 0
+  for _ in range(count):
+    yield color_map(values[i])
+    i = (i + count // 2 + bool(count % 2 == 0)) % count
+
+
+def visualize_sharding(shape, sharding, *, use_color: bool = True, scale: float = 1.,
+                       min_width: int = 9, max_width: int = 80, color_map=None):
+  """Print which devices hold which block of an array of ``shape`` laid out by ``sharding``,
+  as a table drawn by ``rich`` (``jax.debug.visualize_sharding``).
+
+  Parameters
+  ----------
+  shape : sequence of int
+    One or two dimensions.
+  sharding : Sharding
+  use_color : bool
+    Colored blocks (with a color terminal and matplotlib's ``tab20b``, or ``color_map``);
+    otherwise lines between the blocks.
+  scale : float
+    The table's height is ``10 * scale`` lines for a 2-D shape.
+  min_width, max_width : int
+    Bounds on a block's width in characters; ``max_width`` is the console's width too.
+  color_map : callable, optional
+    A float in [0, 1] -> an (r, g, b, a) color.
+  """
+  import importlib.util
+  if not importlib.util.find_spec("rich"):
+    raise ValueError("`visualize_sharding` requires `rich` to be installed.")
+  import rich.align
+  import rich.box
+  import rich.console
+  import rich.padding
+  import rich.style
+  import rich.table
+
+  if len(shape) > 2 or len(shape) < 1:
+    raise ValueError("`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+  console = rich.console.Console(width=max_width)
+  use_color = use_color and console.color_system is not None
+  if use_color and not color_map:
+    try:
+      import matplotlib as mpl
+      color_map = mpl.colormaps["tab20b"]
+    except ModuleNotFoundError:
+      use_color = False
+  base_height = int(10 * scale)
+  base_width = int(base_height * (shape[1] if len(shape) == 2 else 1) / shape[0])
   platform = next(iter(sharding.device_set)).platform.upper()
-  labels = {k: f"{platform} {','.join(map(str, sorted(v)))}" for k, v in blocks.items()}
-  width = max(min_width, max(len(s) for s in labels.values()) + 2)
-  line = "+" + "+".join("-" * width for _ in cols) + "+"
-  out = [line]
-  for r in rows:
-    out.append("|" + "|".join(labels[(r, c)].center(width) for c in cols) + "|")
-    out.append(line)
-  print("\n".join(out))
+  # block (row, column) -> the devices holding it, its height and width as fractions
+  holders, heights, widths = {}, {}, {}
+  for device, index in sharding.devices_indices_map(tuple(shape)).items():
+    index = tuple(slice(i, i + 1) if isinstance(i, int) else i for i in index)
+    block = tuple(map(_chunk_index, shape, index))
+    sizes = [len(range(*s.indices(n))) / n for s, n in zip(index, shape)]
+    if len(shape) == 1:
+      block = (0, *block)
+      heights[block] = None
+    else:
+      heights[block] = sizes[0]
+    widths[block] = sizes[-1]
+    holders.setdefault(block, set()).add(device.id)
+  rows = max(b[0] for b in holders) + 1
+  cols = max(b[1] for b in holders) + 1
+  colors = _color_iter(color_map, rows * cols) if use_color else None
+  table = rich.table.Table(show_header=False, show_lines=not use_color, padding=0,
+                           highlight=not use_color, pad_edge=False,
+                           box=None if use_color else rich.box.SQUARE)
+  for i in range(rows):
+    cells = []
+    for j in range(cols):
+      entry = f"{platform} " + ",".join(map(str, sorted(holders[i, j])))
+      width = min(max(int(widths[i, j] * base_width * 2.5), min_width), max_width)
+      height = 1 if heights[i, j] is None else int(heights[i, j] * base_height)
+      left, extra = divmod(width - len(entry) - 2, 2)
+      top, extra_rows = divmod(height - 2, 2)
+      right, bottom = left + extra, top + extra_rows
+      color = text_color = None
+      if use_color:
+        r, g, b = (int(c * 255) for c in next(colors)[:3])
+        color = f"#{r:02X}{g:02X}{b:02X}"
+        text_color = "#000000" if r * 0.299 + g * 0.587 + b * 0.114 > 186 else "#ffffff"
+        top, right, bottom, left = top + 1, right + 1, bottom + 1, left + 1
+      cells.append(rich.padding.Padding(
+          rich.align.Align(entry, "center", vertical="middle"),
+          (max(top, 0), max(right, 0), max(bottom, 0), max(left, 0)),
+          style=rich.style.Style(bgcolor=color, color=text_color)))
+    table.add_row(*cells)
+  console.print(table, end="\n\n")
+
+
+def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
+  """The sharding that puts a whole array on ``device``
+  (``jax.sharding.make_single_device_sharding``)."""
+  return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
+class ManualAxisType:
+  """Which manual mesh axes a value varies over, and which hold unreduced or reduced
+  partial values (``jax.sharding.ManualAxisType``). Equal ones are the same object."""
+  __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+  _interned = weakref.WeakValueDictionary()
+
+  def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+    if varying & unreduced:
+      raise ValueError("varying and unreduced cannot have common mesh axes. Got "
+                       f"varying={varying} and unreduced={unreduced}")
+    if varying & reduced:
+      raise ValueError("varying and reduced cannot have common mesh axes. Got "
+                       f"varying={varying} and reduced={reduced}")
+    key = (frozenset(varying), frozenset(unreduced), frozenset(reduced))
+    obj = cls._interned.get(key)
+    if obj is None:
+      obj = object.__new__(cls)
+      for name, value in zip(cls.__slots__, key):
+        object.__setattr__(obj, name, value)
+      cls._interned[key] = obj
+    return obj
+
+  def __setattr__(self, name, value):
+    raise AttributeError(f"ManualAxisType is immutable: cannot set {name!r}")
+
+  def __repr__(self):
+    return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+            f"reduced={self.reduced})")
+
+  def __getnewargs_ex__(self):
+    return (), {"varying": self.varying, "unreduced": self.unreduced,
+                "reduced": self.reduced}
+
+  def update(self, **kwargs):
+    """This type with the given fields replaced."""
+    fields = {"varying": self.varying, "unreduced": self.unreduced, "reduced": self.reduced}
+    return ManualAxisType(**{**fields, **kwargs})
+
+  def to_ct_mat(self):
+    """The type of a cotangent: unreduced and reduced swap."""
+    return self.update(unreduced=self.reduced, reduced=self.unreduced)
 
 
 def _from_device_values(what, shape, sharding, values) -> Array:

@@ -352,3 +352,69 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
   def mapped(*args):
     return program(*args)
   return mapped
+
+
+class _InferFromArgs:
+  """``smap``'s default ``in_axes``: read the mapped axes from the arguments' types."""
+
+  def __repr__(self):
+    return "jax.sharding.Infer"
+
+
+Infer = _InferFromArgs()
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+  """Map ``f`` over the mesh axis ``axis_name``, each instance taking one shard of the
+  mapped arguments (``jax.smap``): ``shard_map`` over that one axis, with ``in_axes`` and
+  ``out_axes`` saying which array axis is split, as in ``vmap``.
+
+  Parameters
+  ----------
+  f : callable, optional
+    Without it, a decorator.
+  in_axes : int, None or tuple
+    The axis of every argument (None: not mapped), or one entry per positional argument.
+    Left out, it would be read from the arguments' types over Explicit mesh axes, which
+    jaxlite does not do yet (NotImplementedError).
+  out_axes : int, None or pytree of them
+    Where the mapped axis goes in each output.
+  axis_name : hashable
+    A mesh axis of the mesh in context (``jax.set_mesh``).
+  """
+  if f is None:
+    return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+  if isinstance(axis_name, (list, tuple)):
+    raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
+  if in_axes is not None and in_axes is not Infer and not isinstance(in_axes, (int, tuple)):
+    raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of "
+                    "entries corresponding to the positional arguments passed to the "
+                    f"function, but got {in_axes}.")
+  is_none = lambda x: x is None
+  if in_axes is not Infer and not all(isinstance(a, int) for a in tree.tree_leaves(in_axes)):
+    raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                    f"container with those types as leaves, but got {in_axes}.")
+  if not all(isinstance(a, int) for a in tree.tree_leaves(out_axes)):
+    raise TypeError("smap out_axes must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {out_axes}.")
+  spec = lambda axis: PartitionSpec() if axis is None else PartitionSpec(
+      *[None] * axis, axis_name)
+  out_specs = tree.tree_map(spec, out_axes, is_leaf=is_none)
+
+  @functools.wraps(f)
+  def mapped(*args):
+    if in_axes is Infer:
+      mesh = mesh_context.context.concrete
+      kind = None if mesh is None else dict(zip(mesh.axis_names, mesh.axis_types)).get(
+          axis_name)
+      if kind is not None and kind.name != "Explicit":
+        raise TypeError(f"in_axes was not specified when axis_name={frozenset({axis_name})} "
+                        f"was of type AxisType.{kind.name}")
+      raise NotImplementedError("smap without in_axes reads the mapped axes from the "
+                                "arguments' types; jaxlite does not yet: give in_axes.")
+    in_specs = tree.tree_map(spec, in_axes, is_leaf=is_none)
+    if not isinstance(in_axes, tuple):   # one axis for every argument
+      in_specs = (in_specs,) * len(args)
+    return shard_map(f, in_specs=in_specs, out_specs=out_specs,
+                     axis_names=frozenset({axis_name}))(*args)
+  return mapped

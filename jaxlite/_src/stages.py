@@ -1,6 +1,9 @@
 """Ahead-of-time stages, as ``jax.stages``: Traced -> Lowered -> Compiled."""
 from __future__ import annotations
 
+import dataclasses
+from typing import Any, Union
+
 import numpy as np
 
 from jaxlite._src import arguments
@@ -9,6 +12,29 @@ from jaxlite._src.base import tree
 from jaxlite._src.core import core
 from jaxlite._src.core.array import Array, check_donated_once, delete_donated, from_device
 from jaxlite._src.core.core import ShapeDtypeStruct
+
+# The options a compile takes by name (``lower(...).compile(compiler_options)``).
+CompilerOptions = dict[str, Union[str, bool]]
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgInfo:
+  """One argument of a lowered function: its abstract value and whether it is donated
+  (``jax.stages.ArgInfo``)."""
+  _aval: Any
+  donated: bool
+
+  @property
+  def shape(self):
+    if not hasattr(self._aval, "shape"):
+      raise TypeError(f"No shape attribute with aval of type {type(self._aval)}")
+    return self._aval.shape
+
+  @property
+  def dtype(self):
+    if not hasattr(self._aval, "dtype"):
+      raise TypeError(f"No dtype attribute with aval of type {type(self._aval)}")
+    return self._aval.dtype
 
 
 class Traced:

@@ -288,6 +288,87 @@ config.define("jax_platform_name", None,
               "Older name of jax_platforms: the platform of the default backend.",
               env_var="JAX_PLATFORM_NAME", parse=str, validate=_string)
 
+# Options JAX has whose effect jaxlite either reproduces (named where it is read) or,
+# where it concerns something jaxlite has not (jax2tf, several processes, pvary), keeps
+# only as a value that can be set and read, so programs that set them run unchanged.
+config.define("jax_allow_f16_reductions", True,
+              "If False, `reduce_sum` on `f16` or `bf16` inputs will raise an error.",
+              env_var="JAX_ALLOW_F16_REDUCTIONS", validate=_truth)
+config.define("jax_no_execution", False,
+              "Disallow JAX executions (a jitted function called raises RuntimeError).",
+              env_var="JAX_NO_EXECUTION", validate=_truth)
+config.define("jax_array_garbage_collection_guard", None,
+              "What happens when a jax.Array is freed by the garbage collector rather than "
+              "by reference counting: 'allow', 'log' or 'fatal' (jaxlite frees arrays as "
+              "Python objects, so it only keeps the value).",
+              env_var="JAX_ARRAY_GARBAGE_COLLECTION_GUARD", parse=str,
+              validate=_enum("allow", "log", "fatal", allow_none=True))
+config.define("jax_auto_pcast", True,
+              "Insert `pvary` automatically to match varying manual axes (jaxlite's "
+              "shard_map does not type manual axes, so it keeps only the value).",
+              env_var="JAX_AUTO_PCAST", validate=_truth)
+config.define("jax_remove_size_one_mesh_axis_from_type", False,
+              "Remove mesh axes of size 1 from array types' shardings (jaxlite keeps the "
+              "value; its types keep such axes).",
+              env_var="JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE", validate=_truth)
+config.define("jax_thread_guard", False,
+              "Raise if a multi-process operation is called from another thread than the "
+              "guard's (jaxlite runs one process, so it only keeps the value).",
+              env_var="JAX_THREAD_GUARD", validate=_truth)
+config.define("jax2tf_associative_scan_reductions", False,
+              "How jax2tf lowers cumulative reductions (jaxlite has no jax2tf; the value is "
+              "kept).", env_var="JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS", validate=_truth)
+
+
+class UserContext:
+  """A value that jit's caches key on, set in a ``with`` block (``jax.make_user_context``).
+
+  Each one is a config option of its own (``user_context_<n>``), so ``with`` blocks and
+  threads treat it as every other option; ``lax.base.trace_context`` reads them all.
+  """
+  _made = itertools.count()
+
+  def __init__(self, default_value=None):
+    self._name = f"user_context_{next(self._made)}"
+    self._global = default_value   # its value outside every `with` block
+    config.define(self._name, default_value, "A jax.make_user_context value.")
+    user_contexts.append(self._name)
+
+  @property
+  def value(self):
+    return config.read(self._name)
+
+  def get_global(self):
+    return self._global
+
+  def set_global(self, new_value):
+    self._global = new_value
+    config.update(self._name, new_value)
+
+  def __call__(self, new_value):
+    return config.override(self._name, new_value)
+
+
+user_contexts: list = []   # the options UserContext made, in the order they were made
+
+
+def make_user_context(default_value=None):
+  """Make a context whose value jit's caches key on (``jax.make_user_context``).
+
+  Parameters
+  ----------
+  default_value : hashable, optional
+    Its value outside any ``with`` block.
+
+  Returns
+  -------
+  UserContext
+    Called with a value, a context manager that sets it inside its ``with`` block; a
+    jitted function called with another value is traced and compiled again.
+  """
+  return UserContext(default_value)
+
+
 # Compilation caches. The persistent cache keeps XLA executables on disk across processes.
 config.define("jax_compilation_cache_dir", None,
               "Directory of the persistent compile cache (jaxlite's default, when None: "

@@ -113,3 +113,13 @@ class JaxRuntimeError(RuntimeError):
 class ShardingTypeError(Exception):
   """An operation whose operands' splits over Explicit mesh axes give no well-defined
   split of its result (``jax._src.core.ShardingTypeError``)."""
+
+
+class InconclusiveDimensionOperation(Exception):
+  """A comparison or arithmetic on symbolic dimensions whose result depends on the values
+  the symbols take (``jax.errors.InconclusiveDimensionOperation``)."""
+
+
+class JaxprTypeError(TypeError):
+  """A jaxpr that is not well typed: an equation's inputs do not have the types its
+  primitive requires (``jax.errors.JaxprTypeError``, raised by jaxpr type checks)."""

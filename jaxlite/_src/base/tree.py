@@ -1332,3 +1332,46 @@ register_pytree_node(
     Partial,
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+class PyTreeRegistry:
+  """The registry of pytree node types, as an object (``jax.tree_util.default_registry``):
+  jaxlite has one registry, and this is a view of it."""
+
+  def flatten(self, tree, leaf_predicate=None):
+    """``(leaves, treedef)`` of ``tree``, as ``tree_flatten``."""
+    return tree_flatten(tree, leaf_predicate)
+
+  def flatten_one_level(self, tree):
+    """``(children, aux_data)`` of the root node of ``tree``, or None for a leaf."""
+    if _kind(type(tree)) is None:
+      return None
+    return flatten_one_level(tree)
+
+  def flatten_one_level_with_keys(self, tree):
+    """``([(key, child), ...], aux_data)`` of the root node, or None for a leaf."""
+    if _kind(type(tree)) is None:
+      return None
+    return flatten_one_level_with_keys(tree)
+
+  def flatten_with_path(self, tree, leaf_predicate=None):
+    """``([(key path, leaf), ...], treedef)`` of ``tree``."""
+    return tree_flatten_with_path(tree, leaf_predicate)
+
+  def is_node(self, type) -> bool:
+    """Whether instances of ``type`` are pytree nodes (not leaves)."""
+    return _kind(type) is not None
+
+  def register_node(self, type, to_iterable, from_iterable, to_iterable_with_keys=None):
+    """Register ``type`` as a node, as ``register_pytree_node``."""
+    if to_iterable_with_keys is None:
+      register_pytree_node(type, to_iterable, from_iterable)
+    else:
+      register_pytree_with_keys(type, to_iterable_with_keys, from_iterable, to_iterable)
+
+  def register_dataclass_node(self, type, data_fields, meta_fields, drop_fields=()):
+    """Register the dataclass ``type`` as a node, as ``register_dataclass``."""
+    register_dataclass(type, data_fields, meta_fields, drop_fields)
+
+
+default_registry = PyTreeRegistry()

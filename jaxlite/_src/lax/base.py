@@ -11,6 +11,7 @@ import numpy as np
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
+from jaxlite._src.base import config as config_lib
 from jaxlite._src.base.config import config
 from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import Tracer
@@ -58,7 +59,8 @@ def check_not_a_ref(leaf, what):
 
 # The flags of trace_context's last part, in its order (jit names them in recompile reasons).
 LIBRARY_FLAGS = ("jax_threefry_partitionable", "jax_enable_custom_prng",
-                 "jax_softmax_custom_jvp")
+                 "jax_softmax_custom_jvp", "jax_allow_f16_reductions",
+                 "the values of jax.make_user_context's contexts")
 
 
 def trace_context() -> tuple:
@@ -67,12 +69,16 @@ def trace_context() -> tuple:
   matmul precision, the abstract mesh in context (``jax.set_mesh``), and the flags that
   change which primitives a library function binds: the Threefry scheme
   (``jax_threefry_partitionable``), typed keys from ``PRNGKey`` (``jax_enable_custom_prng``)
-  and softmax's rule (``jax_softmax_custom_jvp``)."""
+  softmax's rule (``jax_softmax_custom_jvp``), whether half-precision sums are refused
+  (``jax_allow_f16_reductions``), and the values of ``jax.make_user_context``'s
+  contexts."""
   return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
           config.jax_default_matmul_precision, mesh_context.context.abstract,
           # (read one by one, LIBRARY_FLAGS' order: a loop would slow every jit call)
           (config.jax_threefry_partitionable, config.jax_enable_custom_prng,
-           config.jax_softmax_custom_jvp))
+           config.jax_softmax_custom_jvp, config.jax_allow_f16_reductions,
+           tuple(map(config.read, config_lib.user_contexts)) if config_lib.user_contexts
+           else ()))
 
 
 # user function -> {signature: (ClosedJaxpr, what else the trace gave)}

@@ -5,6 +5,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import precision as precision_lib
@@ -21,7 +22,8 @@ def _reduced_shape(name, operand, axes):
   return tuple(s for i, s in enumerate(operand.shape) if i not in axes)
 
 
-def _reduction(name, accepted, out_dtype=None, keeps_weak_type=True) -> Primitive:
+def _reduction(name, accepted, out_dtype=None, keeps_weak_type=True,
+               check=None) -> Primitive:
   prim = Primitive(name)
 
   def rule(operand, *, axes, **params):
@@ -29,6 +31,8 @@ def _reduction(name, accepted, out_dtype=None, keeps_weak_type=True) -> Primitiv
       kinds = ", ".join(c.__name__ for c in accepted)
       raise TypeError(f"{name} does not accept dtype {operand.dtype.name}. Accepted dtypes "
                       f"are subtypes of {kinds}.")
+    if check is not None:
+      check(operand, axes)
     shape = _reduced_shape(name, operand, axes)
     if out_dtype is not None:
       return ShapedArray(shape, out_dtype(operand, axes=axes, **params))
@@ -51,12 +55,22 @@ def _index_dtype(operand, *, axes, index_dtype):
   return index_dtype
 
 
+def _half_sum_allowed(operand, axes):
+  """A sum of float16 or bfloat16 values over an axis longer than one is refused while
+  ``jax_allow_f16_reductions`` is False, as in JAX (jnp.sum accumulates in float32)."""
+  if (not config.jax_allow_f16_reductions
+      and dtypes.is_half_float(operand.dtype)
+      and not all(operand.shape[a] == 1 for a in axes)):
+    raise ValueError(f"reduce_sum on operand {operand.str_short(True)} is not allowed when "
+                     "jax_allow_f16_reductions=False.")
+
+
 # Sums and products take numbers only (booleans reduce with reduce_or / reduce_and);
 # comparisons order real numbers and booleans, so argmax and argmin reject complex
 # numbers; the logical reductions, like their elementwise ops, drop weak types.
 _number = (np.number,)
 _ordered = (np.integer, np.floating, np.bool_)
-reduce_sum_p = _reduction("reduce_sum", _number)
+reduce_sum_p = _reduction("reduce_sum", _number, check=_half_sum_allowed)
 reduce_prod_p = _reduction("reduce_prod", _number)
 reduce_max_p = _reduction("reduce_max", _number + (np.bool_,))
 reduce_min_p = _reduction("reduce_min", _number + (np.bool_,))

@@ -1,16 +1,24 @@
 """The functions of ``jax.nn`` that JAX runs as cuDNN kernels on a GPU:
 ``dot_product_attention``, here its reference ("xla") implementation, and
-``scaled_matmul``, which on a CPU raises after checking shapes, as JAX's does."""
+``scaled_matmul`` and ``scaled_dot_general``'s block-scaled form, which on a CPU raise
+after checking their arguments, as JAX's do."""
 from __future__ import annotations
 
+import dataclasses
 import math
+import warnings
+from typing import Any
 
 import numpy as np
+
+from jaxlite._src.base import dtypes
+from jaxlite._src.lax import reductions as lax_reductions
 
 from jaxlite._src.libraries.numpy import namespace as jnp
 from jaxlite._src.libraries.nn import functions as fn
 
-__all__ = ["dot_product_attention", "scaled_matmul"]
+__all__ = ["dot_product_attention", "scaled_matmul", "scaled_dot_general",
+           "get_scaled_dot_general_config"]
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
@@ -104,3 +112,61 @@ def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.fl
       "scaled_matmul is a cuDNN (GPU) kernel with no CPU implementation, as in JAX; "
       "on CPU multiply each operand by its scales repeated over their blocks and use "
       "jnp.einsum('bmk,bnk->bmn', ...).")
+
+
+@dataclasses.dataclass(slots=True)
+class BlockScaleConfig:
+  """How ``scaled_dot_general`` quantizes an operand: blocks of ``block_size`` values of
+  ``data_type`` sharing one scale of ``scale_type`` (times ``global_scale``, if any)."""
+  mode: str
+  block_size: int
+  data_type: Any
+  scale_type: Any
+  global_scale: Any
+  infer_only: bool
+
+
+def get_scaled_dot_general_config(mode, global_scale=None) -> BlockScaleConfig:
+  """The quantization of ``scaled_dot_general`` for ``mode`` 'nvfp4' (blocks of 16
+  float4_e2m1fn values, float8_e4m3fn scales, ``global_scale`` defaulting to ``[1.]``) or
+  'mxfp8' (blocks of 32 float8_e4m3fn values, float8_e8m0fnu scales)
+  (``jax.nn.get_scaled_dot_general_config``)."""
+  if mode == "nvfp4":
+    one = jnp.ones((1,), dtype=np.float32)
+    return BlockScaleConfig(mode="nvfp4", block_size=16, data_type=dtypes.float4_e2m1fn,
+                            scale_type=dtypes.float8_e4m3fn,
+                            global_scale=one if global_scale is None else global_scale,
+                            infer_only=False)
+  if mode == "mxfp8":
+    return BlockScaleConfig(mode="mxfp8", block_size=32, data_type=dtypes.float8_e4m3fn,
+                            scale_type=dtypes.float8_e8m0fnu, global_scale=None,
+                            infer_only=False)
+  raise ValueError(f"Unsupported mode: {mode}")
+
+
+def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.float32,
+                       configs=None, implementation=None):
+  """``lax.dot_general`` with the operands block-quantized as ``configs`` say
+  (``jax.nn.scaled_dot_general``).
+
+  Parameters
+  ----------
+  lhs, rhs : array_like
+  dimension_numbers : ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
+  preferred_element_type : dtype
+    The result's type (float32 by default; bfloat16 and float16 too).
+  configs : list of BlockScaleConfig, optional
+    For lhs, rhs and the gradients (``get_scaled_dot_general_config``). None: a plain
+    ``lax.dot_general``. Given, the product is ``scaled_matmul``, a cuDNN kernel: on a
+    CPU it raises NotImplementedError, as JAX's does.
+  implementation : None
+    Deprecated and ignored, as in JAX (a DeprecationWarning).
+  """
+  if implementation is not None:
+    warnings.warn("Backend selector, now ignored. The system chooses the backend "
+                  "automatically.", DeprecationWarning)
+  if configs is None:
+    return lax_reductions.dot_general(lhs, rhs, dimension_numbers,
+                                      preferred_element_type=preferred_element_type)
+  raise NotImplementedError(
+      "MLIR translation rule for primitive 'scaled_matmul' not found for platform cpu")

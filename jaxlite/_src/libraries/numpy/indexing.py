@@ -26,6 +26,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import errors
+from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax.call import staged
@@ -100,6 +101,10 @@ def _classify(i):
     return _BOOL, i
   if isinstance(i, str):
     raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
+  if isinstance(i, Slice):
+    raise NotImplementedError(f"jaxlite's indexed updates (x.at[...]) do not take jax.ds "
+                              f"slices yet (got {i!r}); use lax.dynamic_update_slice_in_dim "
+                              "instead.")
   if isinstance(i, Sequence):
     i = creation.asarray(i) if len(i) else np.zeros((0,), dtypes.default_int_dtype())
   if isinstance(i, _ARRAYS):
@@ -501,6 +506,7 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
                    fill_value=None, normalize_indices=True):
   """``arr[idx]``, lowered to slice, dynamic_slice or gather (the first that applies)."""
   arr = as_operand(arr)
+  arr, idx = _take_dynamic_slices(arr, idx)
   entries = _parse(idx, arr.shape)
   slices = (lambda: _static_slice(arr, entries, mode, normalize_indices),
             lambda: _dynamic_slice(arr, entries, mode, normalize_indices))
@@ -511,6 +517,43 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
       pass   # like JAX: any failure here means "use the general gather"
   return _gather(arr, entries, indices_are_sorted, unique_indices, mode, fill_value,
                  normalize_indices)
+
+
+def _axes_used(i):
+  """How many axes of the indexed array the index entry ``i`` uses up."""
+  if i is None or i is Ellipsis or isinstance(i, (bool, np.bool_)):
+    return 0
+  if isinstance(i, _ARRAYS) and i.dtype == np.bool_:
+    return i.ndim
+  return 1
+
+
+def _take_dynamic_slices(arr, idx):
+  """``arr`` with each ``jax.ds`` Slice in ``idx`` taken along its axis, and ``idx`` with
+  ``:`` in their places: stride 1 is a dynamic_slice (the start wrapped once if negative,
+  then clamped to fit), a larger stride a gather of ``start + stride * iota`` with each
+  index clamped, as JAX lowers them."""
+  entries = _as_tuple(idx)
+  if not any(isinstance(i, Slice) for i in entries):
+    return arr, idx
+  ellipsis_axes = arr.ndim - sum(map(_axes_used, entries))
+  axis, rest = 0, []
+  for i in entries:
+    if isinstance(i, Slice):
+      if i.is_dynamic_size:
+        raise TypeError(f"the size of a jax.ds slice must be static to index an array, got "
+                        f"{i.size!r}")
+      start = as_operand(i.start)
+      if i.stride == 1:
+        arr = lax_ix.dynamic_slice_in_dim(arr, start, i.size, axis)
+      else:
+        spots = lax_ew.add(lax_ew.convert_element_type(start, np.int32),
+                           lax_ew.mul(np.int32(i.stride), lax_shapes.iota(np.int32, i.size)))
+        arr = take(arr, spots, axis=axis, mode="clip")
+      i = slice(None)
+    rest.append(i)
+    axis += ellipsis_axes if i is Ellipsis else _axes_used(i)
+  return arr, tuple(rest)
 
 
 def getitem(arr, idx):
@@ -948,3 +991,68 @@ def unravel_index(indices, shape):
     out.append(ufuncs.remainder(indices, d))
     indices = ufuncs.floor_divide(indices, d)
   return tuple(reversed(out))
+
+
+class Slice:
+  """``size`` elements from ``start``, ``stride`` apart, where ``start`` and ``size`` may
+  be traced values (``jax.ds``'s result, as JAX's ``indexing.Slice``)."""
+  __slots__ = ("start", "size", "stride")
+
+  def __init__(self, start, size, stride=1):
+    if stride < 0:
+      raise ValueError("`stride` must be >= 0.")
+    self.start, self.size, self.stride = start, size, stride
+
+  def __repr__(self):
+    return f"Slice(start={self.start!r}, size={self.size!r}, stride={self.stride!r})"
+
+  def __eq__(self, other):
+    return (type(other) is Slice and
+            (self.start, self.size, self.stride) == (other.start, other.size, other.stride))
+
+  __hash__ = None
+
+  @property
+  def is_dynamic_start(self):
+    return not _is_int(self.start)
+
+  @property
+  def is_dynamic_size(self):
+    return not _is_int(self.size)
+
+
+def _flatten_slice(s):
+  # a static start or size is part of the tree's structure, a traced one a leaf (JAX's)
+  return ((s.start if s.is_dynamic_start else None, s.size if s.is_dynamic_size else None),
+          (None if s.is_dynamic_start else s.start, None if s.is_dynamic_size else s.size,
+           s.stride))
+
+
+def _unflatten_slice(aux, children):
+  start, size = (c if c is not None else a for c, a in zip(children, aux[:2]))
+  return Slice(start, size, aux[2])
+
+
+tree.register_pytree_node(Slice, _flatten_slice, _unflatten_slice)
+
+
+def dslice(start, size=None, stride=None):
+  """A slice whose start (and size) may be traced (``jax.ds``): ``dslice(None)`` is ``:``,
+  ``dslice(j)`` is ``:j``, ``dslice(i, j)`` is ``i:i+j`` and ``dslice(i, j, s)`` is
+  ``i:i+j:s`` taking ``j`` elements.
+
+  Returns
+  -------
+  slice or Slice
+    ``slice(None)`` for ``dslice(None)``, else a ``Slice``, which ``x[...]`` takes
+    (jaxlite's ``x.at[...]`` updates do not yet).
+  """
+  if start is None:
+    return slice(None)
+  if stride is None:
+    stride = 1
+  if not isinstance(stride, int):
+    raise ValueError("Non-static stride in `dslice`")
+  if size is None:
+    start, size = 0, start
+  return Slice(start, size, stride)
