@@ -194,15 +194,21 @@ def canonicalize_axis(axis, ndim: int) -> int:
   return axis % ndim
 
 
+def axis_tuple(axis) -> tuple:
+  """``axis`` as a tuple: an int alone, or a sequence or 1-D array (NumPy's or jaxlite's)
+  of them, as JAX's ``_ensure_index_tuple`` takes them."""
+  if isinstance(axis, (tuple, list, range)) or np.ndim(axis) == 1:
+    return tuple(axis)
+  return (axis,)
+
+
 def canonicalize_axes(axis, ndim: int) -> tuple:
   if axis is None:
     return tuple(range(ndim))
-  if isinstance(axis, (tuple, list, range)):   # (any sequence of ints, as JAX takes)
-    axes = tuple(canonicalize_axis(a, ndim) for a in axis)
-    if len(set(axes)) != len(axes):
-      raise ValueError(f"repeated axis in {axis}")
-    return axes
-  return (canonicalize_axis(axis, ndim),)
+  axes = tuple(canonicalize_axis(a, ndim) for a in axis_tuple(axis))
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"repeated axis in {axis}")
+  return axes
 
 
 def shape_of(x):
