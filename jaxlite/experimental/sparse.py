@@ -4,9 +4,10 @@ JAX's module is a whole sparse library (``BCOO``, ``BCSR``, ``sparsify``, sparse
 primitives). jaxlite has ``BCOO`` with no batch or dense dimensions: a matrix or array
 stored as ``data`` (nse,) and ``indices`` (nse, ndim), a pytree, with ``fromdense``,
 ``from_scipy_sparse``, ``todense``, ``T``/``transpose``, ``sum`` and products with dense
-arrays (``@`` on either side, broadcasting batch axes as ``jnp.matmul``; ``*`` by a scalar). numpyro imports it at module level (its CAR
-distribution multiplies a sparse adjacency matrix by a vector). Other names raise
-ImportError ("cannot import name").
+arrays (``@`` on either side, broadcasting batch axes as ``jnp.matmul``; ``*`` by a
+scalar). numpyro imports it at module level (its CAR distribution multiplies a sparse
+adjacency matrix by a stack of vectors). Other names raise ImportError ("cannot import
+name").
 """
 import numpy as np
 
