@@ -73,8 +73,11 @@ def _cast(x, dtype, weak):
   if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
     # as JAX: the scalar becomes its weak default type (an int too big for it raises
     # OverflowError), then converts to ``dtype`` as convert_element_type does (ints wrap)
+    # (a jaxpr literal's TypedFloat or TypedInt carries its dtype already)
+    own = getattr(x, "dtype", None)
     with np.errstate(over="ignore"):
-      return Array(np.asarray(x, dtypes.python_scalar_dtype(x)).astype(dtype), weak)
+      return Array(np.asarray(x, dtypes.python_scalar_dtype(x) if own is None else own)
+                   .astype(dtype), weak)
   x = as_operand(x)
   if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
     return x
