@@ -235,3 +235,30 @@ def test_byteswap_tobytes_addressable_data_and_astype_keywords():
   y = jnp.arange(3.0).astype(dtype=jnp.int16)
   assert y.dtype == jnp.int16
   assert jnp.arange(3).astype(jnp.float32, copy=True).dtype == jnp.float32
+
+
+# Recorded with JAX 0.10.2 (x64 off): a NumPy operand of a lax function is transferred as
+# an Array of its canonical dtype, so int64 and float64 values compute as int32 and float32,
+# also where the function has nothing to do (an identity reshape, transpose or broadcast).
+_N64 = np.array([10, 12])
+
+
+@pytest.mark.parametrize("fun,shape,dtype,weak", [
+    (lambda: jax.lax.neg(_N64), (2,), "int32", False),
+    (lambda: jax.lax.add(_N64, _N64), (2,), "int32", False),
+    (lambda: jax.lax.broadcast_in_dim(_N64, (2, 2), (1,)), (2, 2), "int32", False),
+    (lambda: jax.lax.broadcast_in_dim(np.float64(1.5), (2,), ()), (2,), "float32", False),
+    (lambda: jax.lax.reshape(_N64, (2, 1)), (2, 1), "int32", False),
+    (lambda: jax.lax.broadcast_in_dim(_N64, (2,), (0,)), (2,), "int32", False),
+    (lambda: jax.lax.reshape(_N64, (2,)), (2,), "int32", False),
+    (lambda: jax.lax.transpose(_N64, (0,)), (2,), "int32", False),
+    (lambda: jax.lax.transpose(2.0, ()), (), "float32", True),
+    # vmap broadcasts an output that no example changes (numpyro's BetaBinomial total_count)
+    (lambda: jax.vmap(lambda x: _N64)(jnp.ones(3)), (3, 2), "int32", False),
+    (lambda: jax.vmap(lambda x: np.float64(1.5))(jnp.ones(3)), (3,), "float32", False),
+])
+def test_numpy_operands_of_lax_become_arrays_of_their_canonical_dtype(fun, shape, dtype, weak):
+  out = fun()
+  assert isinstance(out, jax.Array)
+  assert (out.shape, out.dtype, out.weak_type) == (shape, np.dtype(dtype), weak)
+  assert np.asarray(out).dtype == np.dtype(dtype)

@@ -459,3 +459,24 @@ def test_tier_0_runs_a_loop_bodys_custom_rule_function_compiled(kind, monkeypatc
   monkeypatch.setattr(core, "eval_jaxpr", lambda *a: calls.append(a) or [])
   np.testing.assert_allclose(f(jnp.float32(0.5)), expected, rtol=1e-6)
   assert calls == []
+
+
+@pytest.mark.parametrize("y,kind,dtype", [
+    # JAX 0.10.2 (recorded): bind canonicalizes a custom_jvp's non-tracer arguments, so the
+    # rule sees a Python number as a typed one of its weak dtype, a NumPy float64 as float32
+    (0.0, float, "float32"), (3, int, "int32"), (np.float64(2.0), np.ndarray, "float32"),
+])
+def test_custom_jvp_rule_sees_canonical_non_tracer_arguments(y, kind, dtype):
+  seen = []
+
+  @jax.custom_jvp
+  def f(x, y):
+    return x * y
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    seen.append(primals[1])
+    return f(*primals), tangents[0] * primals[1]
+
+  jax.grad(lambda c: f(c, y))(1.0)
+  assert isinstance(seen[0], kind) and seen[0].dtype == np.dtype(dtype)

@@ -507,6 +507,26 @@ def test_bcoo_from_scipy_and_matmul():
   np.testing.assert_array_equal(BCOO.fromdense(dense).todense(), dense)
 
 
+def test_bcoo_matmul_broadcasts_batch_axes_as_jnp_matmul():
+  # numpyro's CAR log_prob: a sparse (n, n) matrix times a (batch, n, 1) stack of vectors.
+  # np.matmul of the dense matrix is the oracle (JAX 0.10.2's BCOO gives the same shapes).
+  from jaxlite.experimental.sparse import BCOO
+  dense = np.array([[0, 1.0, 0], [1.0, 0, 2.0], [0, 3.0, 0]], np.float32)
+  m = BCOO.fromdense(dense)
+  x = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+  for other in (x, x[:1, None], x[..., :1], x[0, :, 0]):
+    np.testing.assert_array_equal(m @ other, dense @ other)
+    left = np.swapaxes(other, -1, -2) if other.ndim > 1 else other
+    np.testing.assert_array_equal(jnp.asarray(left) @ m, left @ dense)
+  # JAX 0.10.2's errors for mismatched or scalar operands
+  with pytest.raises(TypeError, match=r"contracting dimensions .* got \(3,\) and \(4,\)"):
+    m @ jnp.ones((2, 4, 1))
+  with pytest.raises(TypeError, match=r"contracting dimensions .* got \(4,\) and \(3,\)"):
+    jnp.ones((2, 4)) @ m
+  with pytest.raises(ValueError, match="operand 1 must have ndim at least 1"):
+    m @ jnp.float32(2)
+
+
 # -- the alias: version, -c, child interpreters -----------------------------------------------
 
 def run_python(args, cwd, env=None, timeout=300):

@@ -162,3 +162,22 @@ def test_values_transformations_forward_are_typed_and_known_zero_tangents_are_ar
   t, zero = f(1.0)
   assert type(t) is float and t == 1.0
   assert repr(zero) == "Array(0., dtype=float32, weak_type=True)"
+
+
+@pytest.mark.parametrize("fun,dtype,weak", [
+    # JAX 0.10.2 (recorded): a literal's typed number is a weak Python number to jnp
+    (lambda t, i: jnp.ones(2) * t, "float32", False),
+    (lambda t, i: t * jnp.ones(2), "float32", False),
+    (lambda t, i: jnp.multiply(jnp.ones(2), t), "float32", False),
+    (lambda t, i: jax.jit(lambda a: a * t)(jnp.ones(2)), "float32", False),
+    (lambda t, i: jax.grad(lambda a: a * t)(1.0), "float32", True),
+    (lambda t, i: jnp.add(jnp.ones(2, jnp.int32), i), "int32", False),
+    (lambda t, i: jnp.ones(2, jnp.bfloat16) * t, "bfloat16", False),
+    (lambda t, i: jnp.result_type(t, jnp.bfloat16), "bfloat16", None),
+])
+def test_typed_literal_numbers_promote_as_weak_python_numbers(fun, dtype, weak):
+  out = fun(TypedFloat(0.0, np.float32), TypedInt(3, np.int32))
+  if weak is None:
+    assert out == np.dtype(dtype)
+  else:
+    assert (out.dtype, out.weak_type) == (np.dtype(dtype), weak)

@@ -511,3 +511,32 @@ def test_conv_of_booleans_counts_in_a_numeric_preferred_type():
                                           preferred_element_type=preferred),
                     backend=backend)(x, k)
       np.testing.assert_array_equal(np.asarray(out), want.astype(preferred))
+
+
+def test_float32_exp_on_tier_0_is_within_one_ulp_of_the_exact_value():
+  # NumPy's float32 exp is up to 2 ulp off; XLA's (JAX 0.10.2) at most 1. The oracle is
+  # float64 exp rounded to float32; exp(-0.01) is JAX's recorded 0.99004984.
+  x = np.random.default_rng(0).uniform(-20, 5, 20000).astype(np.float32)
+  exact = np.exp(x.astype(np.float64)).astype(np.float32)
+  ulps = lambda a: np.abs(np.asarray(a).view(np.int32).astype(np.int64)
+                          - exact.view(np.int32).astype(np.int64)).max()
+  assert ulps(jnp.exp(x)) <= 1
+  assert ulps(jax.jit(lambda v: jnp.exp(v * 1.0))(x)) <= 1   # the tier-0 template
+  assert float(jnp.exp(np.float32(-0.01))) == np.float32(0.99004984)
+
+
+def test_scipy_quad_of_a_float32_density_sees_no_roundoff():
+  # numpyro's TruncatedGamma test integrates exp(log_prob) in float32 with SciPy under
+  # warnings-as-errors; NumPy's float32 exp made quad report roundoff. SciPy is the oracle.
+  import scipy.integrate
+  import scipy.special
+  import scipy.stats
+  c, rate, low, high = 5.0, 1.5, 0.5, 10.0
+  log_z = np.log(np.diff(scipy.stats.gamma.cdf([low, high], c, scale=1 / rate))[0])
+  const = jnp.float32(scipy.special.gammaln(c) - c * np.log(rate) + log_z)
+  pdf = lambda x: float(jnp.exp((c - 1) * jnp.log(jnp.float32(x)) - rate * jnp.float32(x)
+                                - const))
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    integral, _ = scipy.integrate.quad(pdf, low, high, limit=200)
+  assert abs(integral - 1.0) < 1e-5

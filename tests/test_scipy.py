@@ -77,6 +77,14 @@ def test_special_gradients(x64):
   assert float(jaxlite.grad(lambda v: jsp.xlogy(v, 2.0))(0.0)) == np.float32(np.log(2.0))
 
 
+@pytest.mark.parametrize("fun,y", [(jsp.xlogy, 0.0), (jsp.xlog1py, -1.0)])
+def test_xlogy_grad_in_x_at_a_python_zero_log_argument_is_minus_inf(fun, y):
+  # JAX 0.10.2 gives -inf (numpyro's Beta log_prob gradient at concentration 1, value 0):
+  # the JVP divides by y as an array, never as a Python float
+  assert float(jaxlite.grad(lambda c: fun(c - 1.0, y))(1.0)) == -np.inf
+  assert float(jaxlite.grad(lambda c: fun(c, y))(0.5)) == -np.inf
+
+
 def test_logsumexp_under_jit_and_vmap():
   a = np.random.default_rng(2).normal(size=(5, 3)).astype(np.float32)
   np.testing.assert_allclose(jaxlite.jit(jsp.logsumexp)(a), sps.logsumexp(a), rtol=1e-5)

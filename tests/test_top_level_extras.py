@@ -67,3 +67,18 @@ def test_a_boolean_array_is_no_index_and_a_range_is_axes():
   x = jnp.ones((2, 3))
   np.testing.assert_array_equal(x.sum(range(-1, 0)), [3.0, 3.0])
   assert float(jnp.sum(x, axis=range(0, 2))) == 6.0
+
+
+@pytest.mark.parametrize("fun,shape", [
+    # JAX 0.10.2's shapes (recorded); numpyro's MatrixNormal test moves axes to arange(n)
+    (lambda x: jnp.moveaxis(x, (1, 2), jnp.arange(2)), (3, 4, 2)),
+    (lambda x: jnp.moveaxis(x, jnp.array([2, 0]), (0, 1)), (4, 2, 3)),
+    (lambda x: jnp.moveaxis(x, np.array([2]), np.array([0])), (4, 2, 3)),
+    (lambda x: jnp.moveaxis(x, jnp.array(2), 0), (4, 2, 3)),
+    (lambda x: jnp.sum(x, axis=jnp.array([0, 1])), (4,)),
+    (lambda x: jnp.expand_dims(x, jnp.array([0])), (1, 2, 3, 4)),
+    (lambda x: jnp.squeeze(x[:1], np.array([0])), (3, 4)),
+    (lambda x: jnp.average(x, axis=np.array([0, 2]), weights=jnp.ones((2, 4))), (3,)),
+])
+def test_a_one_dimensional_array_of_ints_names_axes(fun, shape):
+  assert fun(jnp.zeros((2, 3, 4))).shape == shape

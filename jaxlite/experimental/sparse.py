@@ -4,9 +4,10 @@ JAX's module is a whole sparse library (``BCOO``, ``BCSR``, ``sparsify``, sparse
 primitives). jaxlite has ``BCOO`` with no batch or dense dimensions: a matrix or array
 stored as ``data`` (nse,) and ``indices`` (nse, ndim), a pytree, with ``fromdense``,
 ``from_scipy_sparse``, ``todense``, ``T``/``transpose``, ``sum`` and products with dense
-arrays (``@``, ``*`` by a scalar). numpyro imports it at module level (its CAR
-distribution multiplies a sparse adjacency matrix by a vector). Other names raise
-ImportError ("cannot import name").
+arrays (``@`` on either side, broadcasting batch axes as ``jnp.matmul``; ``*`` by a
+scalar). numpyro imports it at module level (its CAR distribution multiplies a sparse
+adjacency matrix by a stack of vectors). Other names raise ImportError ("cannot import
+name").
 """
 import numpy as np
 
@@ -84,13 +85,26 @@ class BCOO:
     other = jnp.asarray(other)
     if self.ndim != 2:
       raise NotImplementedError("jaxlite's BCOO multiplies matrices only")
+    if other.ndim == 0:
+      raise ValueError("matmul input operand 1 must have ndim at least 1, but it has ndim 0")
+    # As jnp.matmul: a vector's only axis, else the second-to-last, meets the columns;
+    # moved to the front, the product is one gather of rows and one scatter-add.
+    axis = max(other.ndim - 2, 0)
+    _check_contracting(self.shape[-1], other.shape[axis])
+    front = jnp.moveaxis(other, axis, 0)
     rows, cols = self.indices[:, 0], self.indices[:, 1]
-    products = self.data.reshape((-1,) + (1,) * (other.ndim - 1)) * other[cols]
-    out = jnp.zeros((self.shape[0],) + other.shape[1:], products.dtype)
-    return out.at[rows].add(products)
+    products = self.data.reshape((-1,) + (1,) * (front.ndim - 1)) * front[cols]
+    out = jnp.zeros((self.shape[0],) + front.shape[1:], products.dtype)
+    return jnp.moveaxis(out.at[rows].add(products), 0, axis)
 
   def __rmatmul__(self, other):
-    return (self.T @ jnp.asarray(other).T).T
+    other = jnp.asarray(other)
+    if other.ndim == 0:
+      raise ValueError("matmul input operand 0 must have ndim at least 1, but it has ndim 0")
+    _check_contracting(other.shape[-1], self.shape[0])
+    if other.ndim == 1:
+      return self.T @ other
+    return jnp.swapaxes(self.T @ jnp.swapaxes(other, -1, -2), -1, -2)
 
   def __mul__(self, other):
     if np.ndim(other) != 0:
@@ -104,3 +118,10 @@ class BCOO:
 
   def __repr__(self):
     return f"BCOO({self.dtype.name}{list(self.shape)}, nse={self.nse})"
+
+
+def _check_contracting(lhs, rhs):
+  """Raise JAX's error when a product's contracted sizes differ."""
+  if lhs != rhs:
+    raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                    f"got ({lhs},) and ({rhs},).")

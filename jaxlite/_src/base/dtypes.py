@@ -388,7 +388,15 @@ def is_weakly_typed(x):
 
   Python ``bool`` is never weak; NumPy arrays and scalars are never weak.
   """
-  return type(x) in _WEAK_TYPES or bool(getattr(x, "weak_type", False))
+  return (type(x) in _WEAK_TYPES or bool(getattr(x, "weak_type", False))
+          or _is_typed_number(x))
+
+
+def _is_typed_number(x):
+  """A jaxpr literal's TypedInt/TypedFloat/TypedComplex (a Python number carrying its
+  dtype, weakly typed as JAX's are); NumPy scalars subclass float too but are strong."""
+  return (isinstance(x, _WEAK_TYPES) and not isinstance(x, np.generic)
+          and hasattr(x, "dtype"))
 
 
 def _invalid_dtype(x, dt):
@@ -831,7 +839,10 @@ def _operand_key(x):
     return typ
   dt = getattr(x, "dtype", None)
   if isinstance(dt, np.dtype):
-    return dt, getattr(x, "weak_type", None)
+    weak = getattr(x, "weak_type", None)
+    if weak is None and _is_typed_number(x):
+      weak = True
+    return dt, weak
   if isinstance(dt, ExtendedDType):   # a key array: promotes only with its own dtype
     return dt, False
   return x

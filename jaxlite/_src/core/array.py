@@ -488,7 +488,10 @@ def to_numpy(x):
   if type(x) is Array:
     return x._value
   if isinstance(x, (np.ndarray, np.generic)):
-    return x if type(x) is not TypedNdArray else x.view(np.ndarray)
+    value = x if type(x) is not TypedNdArray else x.view(np.ndarray)
+    # its aval's dtype, as JAX's transfer gives it: without x64, int64 computes as int32
+    dtype = dtypes.canonicalize_dtype(value.dtype, allow_extended_dtype=True)
+    return value if dtype == value.dtype else value.astype(dtype)
   dtype = getattr(x, "dtype", None)   # a literal's TypedFloat carries its own
   return np.asarray(x, dtype if dtype is not None else dtypes.python_scalar_dtype(x))
 

@@ -329,8 +329,11 @@ class custom_jvp(_CustomRuleFunction):
     ``trace``: concrete primals stay concrete) and the function is not traced."""
     static, dynamic = _split_nondiff(args, self.nondiff_argnums)
     dyn_leaves, dyn_tree = tree.tree_flatten(dynamic)
-    pairs = [trace.to_primal_tangent(x) for x in dyn_leaves]
-    primals = [p for p, _ in pairs]   # as given (a Python float stays one, as in JAX)
+    # as JAX's bind: an argument that is no tracer reaches the rule canonical (0.0 as a
+    # float32 TypedFloat, a NumPy float64 as a float32 TypedNdArray), a tracer's primal
+    # as given (a Python float stays one)
+    pairs = [trace.to_primal_tangent(core.canonical_operand(x)) for x in dyn_leaves]
+    primals = [p for p, _ in pairs]
     out_tree = [None]   # what the rule returns sets it
     rule = self._rule([static[i] for i in sorted(static)], dyn_tree, 0, out_tree)
     with core.set_current_trace(trace.rule_trace):

@@ -437,7 +437,7 @@ ceil_p, ceil = unary("ceil", _float, np.ceil, keeps_dtype=True, lowering="stable
 is_finite_p, is_finite = unary("is_finite", _float, np.isfinite, result_dtype=_to_bool,
                                keeps_dtype=True, lowering="stablehlo.is_finite", jvp=ZERO)
 exp_p, exp = unary(
-    "exp", _inexact, np.exp, cmath.exp, template="_np.exp({0})", template_kinds="f",
+    "exp", _inexact, kernels.exp, cmath.exp, template="_exp({0})", template_kinds="f",
     lowering="stablehlo.exponential", accuracy=True, may_nan=True,
     jvp=lambda g, ans, x, **_: mul(g, ans), jvp_ans=True)
 exp2_p, exp2 = unary(

@@ -14,7 +14,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.core.literals import literal_value
 from jaxlite._src.base import dtypes
-from jaxlite._src.core.array import Array
+from jaxlite._src.core.array import Array, PublicArray
 from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.base import operand as _operand
@@ -70,7 +70,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
   dims = _ints("broadcast_in_dim", broadcast_dimensions)
   sharding = canonicalize_out_sharding(out_sharding, "broadcast_in_dim")
   if (sharding is None and core.get_aval(operand).shape == shape
-      and dims == tuple(range(len(shape)))):
+      and dims == tuple(range(len(shape))) and isinstance(operand, PublicArray)):
     return operand
   return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims,
                                  sharding=sharding)
@@ -120,7 +120,7 @@ def reshape(operand, new_sizes, dimensions=None):
   dims = None if dimensions is None else _ints("reshape", dimensions)
   if dims is not None and dims != tuple(range(len(dims))):
     operand = transpose(operand, dims)
-  if core.get_aval(operand).shape == new_sizes:
+  if core.get_aval(operand).shape == new_sizes and isinstance(operand, PublicArray):
     return operand
   return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=None)
 
@@ -141,8 +141,10 @@ def _transpose_rule(operand, *, permutation):
 def transpose(operand, permutation):
   """Permute the axes of ``operand``."""
   permutation = _ints("transpose", permutation)
+  # as JAX: only a JAX value comes back as it is; a NumPy one becomes an Array (of its
+  # canonical dtype)
   if permutation == tuple(range(len(permutation))) and \
-      len(permutation) == core.get_aval(operand).ndim:
+      len(permutation) == core.get_aval(operand).ndim and isinstance(operand, PublicArray):
     return operand
   return transpose_p.bind(operand, permutation=permutation)
 

@@ -152,10 +152,8 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
   """Move axes ``source`` to positions ``destination``."""
   a = as_operand(a)
-  src = util.canonicalize_axes(source if isinstance(source, (tuple, list)) else (source,),
-                               a.ndim)
-  dst = util.canonicalize_axes(
-      destination if isinstance(destination, (tuple, list)) else (destination,), a.ndim)
+  src = util.canonicalize_axes(source, a.ndim)
+  dst = util.canonicalize_axes(destination, a.ndim)
   if len(src) != len(dst):
     raise ValueError("`source` and `destination` arguments must have the same number of "
                      "elements")
@@ -181,8 +179,7 @@ def rollaxis(a, axis, start=0):
 def expand_dims(a, axis):
   """Insert size-1 axes at ``axis`` (an int or a tuple)."""
   check_arraylike("expand_dims", a)
-  axes = tuple(axis) if isinstance(axis, (tuple, list, range)) else (axis,)
-  return lax_shapes.expand_dims(as_operand(a), axes)
+  return lax_shapes.expand_dims(as_operand(a), util.axis_tuple(axis))
 
 
 def squeeze(a, axis=None):

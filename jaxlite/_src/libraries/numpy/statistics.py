@@ -21,8 +21,8 @@ from jaxlite._src.lax import sorting as lax_sort
 from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.libraries.numpy import creation, indexing, lax_numpy, reductions, ufuncs
 from jaxlite._src.libraries.numpy.sorting import searchsorted, where
-from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axes, canonicalize_axis,
-                                     check_arraylike, ensure_arraylike,
+from jaxlite._src.libraries.numpy.util import (as_operand, axis_tuple, canonicalize_axes,
+                                     canonicalize_axis, check_arraylike, ensure_arraylike,
                                      promote_dtypes, promote_dtypes_inexact)
 
 __all__ = [
@@ -680,8 +680,7 @@ def _weights_along(a, weights, axis, axes):
   against ``a``."""
   if axis is None:
     raise ValueError("Axis must be specified when shapes of a and weights differ.")
-  order = tuple(canonicalize_axis(d, a.ndim) for d in
-                (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  order = tuple(canonicalize_axis(d, a.ndim) for d in axis_tuple(axis))
   if weights.shape != tuple(a.shape[d] for d in order):
     raise ValueError("Shape of weights must be consistent with shape of a along specified "
                      "axis.")

@@ -75,8 +75,11 @@ def _cast(x, dtype, weak):
   if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
     # as JAX: the scalar becomes its weak default type (an int too big for it raises
     # OverflowError), then converts to ``dtype`` as convert_element_type does (ints wrap)
+    # (a jaxpr literal's TypedFloat or TypedInt carries its dtype already)
+    own = getattr(x, "dtype", None)
     with np.errstate(over="ignore"):
-      return Array(np.asarray(x, dtypes.python_scalar_dtype(x)).astype(dtype), weak)
+      return Array(np.asarray(x, dtypes.python_scalar_dtype(x) if own is None else own)
+                   .astype(dtype), weak)
   x = as_operand(x)
   if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak:
     return x
@@ -196,15 +199,21 @@ def canonicalize_axis(axis, ndim: int) -> int:
   return axis % ndim
 
 
+def axis_tuple(axis) -> tuple:
+  """``axis`` as a tuple: an int alone, or a sequence or 1-D array (NumPy's or jaxlite's)
+  of them, as JAX's ``_ensure_index_tuple`` takes them."""
+  if isinstance(axis, (tuple, list, range)) or np.ndim(axis) == 1:
+    return tuple(axis)
+  return (axis,)
+
+
 def canonicalize_axes(axis, ndim: int) -> tuple:
   if axis is None:
     return tuple(range(ndim))
-  if isinstance(axis, (tuple, list, range)):   # (any sequence of ints, as JAX takes)
-    axes = tuple(canonicalize_axis(a, ndim) for a in axis)
-    if len(set(axes)) != len(axes):
-      raise ValueError(f"repeated axis in {axis}")
-    return axes
-  return (canonicalize_axis(axis, ndim),)
+  axes = tuple(canonicalize_axis(a, ndim) for a in axis_tuple(axis))
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"repeated axis in {axis}")
+  return axes
 
 
 def shape_of(x):

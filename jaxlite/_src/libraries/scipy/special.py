@@ -281,11 +281,13 @@ def logit(x):
 logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_c(x, 1), x))))
 
 
-def _xlog_jvp(log_fn, dlog_fn):
+def _xlog_jvp(log_fn, log_arg):
+  # JAX's order, dy * x / log_arg(y): the primals may be Python numbers, and 1 / 0.0 in
+  # Python raises where the array division gives inf
   def jvp(primals, tangents):
     (x, y), (dx, dy) = primals, tangents
     out = _xlog(log_fn, x, y)
-    return out, (dx * log_fn(y) + dy * x * dlog_fn(y)).astype(out.dtype)
+    return out, (dx * log_fn(y) + dy * x / log_arg(y)).astype(out.dtype)
   return jvp
 
 
@@ -308,8 +310,8 @@ def xlog1py(x, y):
   return _xlog(lax.log1p, x, y)
 
 
-xlogy.defjvp(_xlog_jvp(lax.log, lambda y: 1 / y))
-xlog1py.defjvp(_xlog_jvp(lax.log1p, lambda y: 1 / (1 + y)))
+xlogy.defjvp(_xlog_jvp(lax.log, lambda y: y))
+xlog1py.defjvp(_xlog_jvp(lax.log1p, lambda y: 1 + y))
 
 
 @custom_jvp
