@@ -110,6 +110,10 @@ def test_no_execution_refuses_eager_ops_and_jit_calls_as_jax():
     assert str(info.value) == ("JAX tried to execute function jit(cos), but the "
                                "no_execution config option is set")
     jax.jit(jnp.exp).lower(x).compile()   # compiling is not executing, as in JAX
+    called = []   # the refusal comes before the program runs: its callback never does
+    with pytest.raises(RuntimeError, match="no_execution config option is set"):
+      jax.jit(lambda v: jax.debug.callback(lambda u: called.append(u), v) or v)(x)
+    assert called == []
   np.testing.assert_allclose(np.asarray(cos(x)), np.cos(1.0), rtol=1e-6)
 
 

@@ -8,8 +8,8 @@ eager trace's checker (``EvalTrace.install``) and jit's output check
 (``jit.set_output_check``), set only while a flag is on, so the hot paths pay nothing.
 
 ``jax_no_execution`` uses the same two hooks: while it is on, an eager primitive raises
-RuntimeError instead of running, and so does a jitted function's call (after XLA or tier
-0 has run it: jit has no hook before execution, and the outputs are dropped).
+RuntimeError instead of running, and so does a jitted function's call once compiled
+(jit's ``_execute`` refuses to run it while an output check is set and the flag is on).
 """
 import logging
 
@@ -67,8 +67,6 @@ class RefusingBackend:
 
 
 def _check_jit_output(fun, args, kwargs, out):
-  if config.jax_no_execution:
-    raise RuntimeError(_no_execution_message(f"jit({fun._name})"))
   if not (config.jax_debug_nans or config.jax_debug_infs):
     return out
   bad = _bad_value(tree.tree_leaves(out))

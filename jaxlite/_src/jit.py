@@ -437,6 +437,9 @@ class PjitFunction:
     if entry.calls == entry.review_at:
       tiers.review(entry)
     run = entry.run or entry.executable(self._name, self._policy or tiers.default_policy())
+    if _output_check is not None and config.jax_no_execution:   # (compiled, not run: JAX's)
+      raise RuntimeError(f"JAX tried to execute function jit({self._name}), but the "
+                         "no_execution config option is set")
     if entry.donate is not None:
       return self._call_donating(entry, run, leaves)
     key = []
