@@ -1050,6 +1050,10 @@ NOT_REPLAYED = {
     "lax.stage": "an identity marking a staging boundary",
     "lax.fft": "FFTs are compared with numpy.fft in test_fft_conv",
     "lax.scaled_dot": "block-scaled float8 types; tested in test_api_extras",
+    "nn.scaled_dot_general": "dot_general without configs, block-scaled configs refused as "
+                             "JAX's CPU does; tested in test_api_surface_gaps",
+    "nn.get_scaled_dot_general_config": "returns a config object, not arrays; tested in "
+                                        "test_api_surface_gaps",
     "lax.ragged_dot_general": "lax.ragged_dot replays its common case",
 }
 
