@@ -262,7 +262,8 @@ _PADE7 = (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.)
 
 
 def _pade(A, coeffs):
-  ident = jnp.eye(A.shape[-1], dtype=A.dtype)
+  # the identity of A's batch shape, so that rank_promotion='raise' passes for a stack
+  ident = jnp.broadcast_to(jnp.eye(A.shape[-1], dtype=A.dtype), A.shape)
   A2 = jnp.matmul(A, A)
   if len(coeffs) == 8:
     A4 = jnp.matmul(A2, A2)
