@@ -459,3 +459,27 @@ def test_tier_0_runs_a_loop_bodys_custom_rule_function_compiled(kind, monkeypatc
   monkeypatch.setattr(core, "eval_jaxpr", lambda *a: calls.append(a) or [])
   np.testing.assert_allclose(f(jnp.float32(0.5)), expected, rtol=1e-6)
   assert calls == []
+
+
+def test_vmapped_custom_vjp_keeps_shared_residuals_unbatched_for_bwd():
+  # JAX 0.10.2 batches only the residuals that depend on a mapped operand: bwd may
+  # branch in Python on a flag residual (equinox's checkpointed while loop, under
+  # diffrax's vmap + grad with an event), and gets y unmapped. Values: JAX 0.10.2's.
+  @jax.custom_vjp
+  def f(x, y):
+    return x * y
+
+  def fwd(x, y):
+    return x * y, (True, y, x)
+
+  def bwd(res, g):
+    flag, y, x = res
+    return (g * y, g * x) if flag else (g * 0, g * 0)
+
+  f.defvjp(fwd, bwd)
+  x, y = jnp.arange(3.0), jnp.float32(2.0)
+  loss = lambda p, q: jnp.sum(jax.vmap(f, (0, None))(p, q))
+  gx, gy = jax.grad(loss, (0, 1))(x, y)
+  np.testing.assert_allclose(gx, [2.0, 2.0, 2.0])
+  np.testing.assert_allclose(gy, 3.0)
+  np.testing.assert_allclose(jax.jit(jax.grad(loss))(x, y), [2.0, 2.0, 2.0])
