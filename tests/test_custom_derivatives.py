@@ -464,7 +464,8 @@ def test_tier_0_runs_a_loop_bodys_custom_rule_function_compiled(kind, monkeypatc
 def test_vmapped_custom_vjp_keeps_shared_residuals_unbatched_for_bwd():
   # JAX 0.10.2 batches only the residuals that depend on a mapped operand: bwd may
   # branch in Python on a flag residual (equinox's checkpointed while loop, under
-  # diffrax's vmap + grad with an event), and gets y unmapped. Values: JAX 0.10.2's.
+  # diffrax's vmap + grad with an event, and filters with it), gets y unmapped, and y's
+  # cotangent is the examples' sum. Values: JAX 0.10.2's.
   @jax.custom_vjp
   def f(x, y):
     return x * y
@@ -474,6 +475,7 @@ def test_vmapped_custom_vjp_keeps_shared_residuals_unbatched_for_bwd():
 
   def bwd(res, g):
     flag, y, x = res
+    assert type(flag) is bool   # as in JAX: a Python residual stays Python
     return (g * y, g * x) if flag else (g * 0, g * 0)
 
   f.defvjp(fwd, bwd)
