@@ -480,3 +480,29 @@ def test_custom_jvp_rule_sees_canonical_non_tracer_arguments(y, kind, dtype):
 
   jax.grad(lambda c: f(c, y))(1.0)
   assert isinstance(seen[0], kind) and seen[0].dtype == np.dtype(dtype)
+
+
+def test_vmapped_custom_vjp_keeps_shared_residuals_unbatched_for_bwd():
+  # JAX 0.10.2 batches only the residuals that depend on a mapped operand: bwd may
+  # branch in Python on a flag residual (equinox's checkpointed while loop, under
+  # diffrax's vmap + grad with an event, and filters with it), gets y unmapped, and y's
+  # cotangent is the examples' sum. Values: JAX 0.10.2's.
+  @jax.custom_vjp
+  def f(x, y):
+    return x * y
+
+  def fwd(x, y):
+    return x * y, (True, y, x)
+
+  def bwd(res, g):
+    flag, y, x = res
+    assert type(flag) is bool   # as in JAX: a Python residual stays Python
+    return (g * y, g * x) if flag else (g * 0, g * 0)
+
+  f.defvjp(fwd, bwd)
+  x, y = jnp.arange(3.0), jnp.float32(2.0)
+  loss = lambda p, q: jnp.sum(jax.vmap(f, (0, None))(p, q))
+  gx, gy = jax.grad(loss, (0, 1))(x, y)
+  np.testing.assert_allclose(gx, [2.0, 2.0, 2.0])
+  np.testing.assert_allclose(gy, 3.0)
+  np.testing.assert_allclose(jax.jit(jax.grad(loss))(x, y), [2.0, 2.0, 2.0])

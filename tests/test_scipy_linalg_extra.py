@@ -337,3 +337,19 @@ def test_small_and_empty_matrices_as_jax():
                                [[7.389056]], rtol=1e-6)
     h, q = _jit(lambda m: L.hessenberg(m, calc_q=True), backend)(one)
     assert h.tolist() == [[2.0]] and q.tolist() == [[1.0]]
+
+
+@pytest.mark.parametrize("trans", [0, 1])
+def test_lu_solve_matches_scipy_and_takes_empty_systems(trans):
+  # the row swaps come from lax.linalg.lu_pivots_to_permutation, which an empty pivot
+  # vector passes (JAX 0.10.2 returns an empty solution; lineax's LU of a size-0 state
+  # in diffrax's implicit solvers raised IndexError)
+  a = np.array([[1.0, 2.0, 0.5], [4.0, 1.0, 3.0], [2.0, 7.0, 1.0]])
+  b = np.array([[1.0, 2.0], [0.0, 1.0], [3.0, -1.0]])
+  want = sla.lu_solve(sla.lu_factor(a), b, trans=trans)
+  for fun in (L.lu_solve, jaxlite.jit(L.lu_solve, static_argnames="trans")):
+    np.testing.assert_allclose(fun(L.lu_factor(jnp.asarray(a, jnp.float32)), b, trans=trans),
+                               want, rtol=1e-5, atol=1e-6)
+    empty = fun(L.lu_factor(jnp.zeros((0, 0))), jnp.zeros((0, 2)), trans=trans)
+    assert empty.shape == (0, 2)
+  assert L.lu_solve(L.lu_factor(jnp.zeros((0, 0))), jnp.zeros(0)).shape == (0,)

@@ -937,15 +937,21 @@ def _per_example(x, d):
   return x, d
 
 
-def _vmapped_rule(rule, axis_data, in_dims):
+def _vmapped_rule(rule, axis_data, in_dims, out_dims=None):
   """``rule`` (flat lists in, flat list out) mapped over axis 0 of the inputs whose dim
-  is 0; its outputs batched along 0 (None where it returns None)."""
+  is 0; its outputs batched along 0 (None where it returns None). Given a list
+  ``out_dims``, an output the examples share stays unbatched instead, and each call sets
+  ``out_dims`` to its outputs' dims (0 or None)."""
   def batched(*args):
     pairs = [_per_example(x, d) for x, d in zip(args, in_dims)]
     outs, dims = batching.vmap_flat(lambda *xs: list(rule(*xs)), [x for x, _ in pairs],
                                     [d for _, d in pairs], axis_data.size, axis_data.name,
                                     axis_data.spmd_name)
-    return [_batched_out(o, d, axis_data.size) for o, d in zip(outs, dims)]
+    if out_dims is None:
+      return [_batched_out(o, d, axis_data.size) for o, d in zip(outs, dims)]
+    out_dims[:] = [None if d is None else 0 for d in dims]
+    return [o if d is None else _batched_out(o, d, axis_data.size)
+            for o, d in zip(outs, dims)]
   return batched
 
 
@@ -989,30 +995,41 @@ def _custom_vjp_call_batcher(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num
   vals, dims = _front(vals, dims)
   n_out = len(call_jaxpr.out_avals)
   batched_call, _ = batching.batch_jaxpr(call_jaxpr, axis_data, dims, [0] * n_out)
-  res_trees, flags = [], [None]
+  res_trees, res_dims, res_made, flags = [], [], [], [None]
 
   def fwd_leaves(*primals):
     outs, res = fwd(*primals, perturbed=flags[0])
     res_leaves, res_tree = tree.tree_flatten(res)
     res_trees.append(res_tree)
+    res_made.append(res_leaves)
     return list(outs) + [_as_operand(r) for r in res_leaves]
-  flat_fwd = _vmapped_rule(fwd_leaves, axis_data, dims)
+  # residuals the examples share stay unbatched, as JAX's batched fwd jaxpr leaves them, and
+  # Python scalars among them reach bwd as fwd made them (equinox's checkpointed loop
+  # branches on a Python bool residual and filters with it)
+  fwd_dims = []
+  flat_fwd = _vmapped_rule(fwd_leaves, axis_data, dims, fwd_dims)
 
   def batched_fwd(*primals, perturbed=None):
     flags[0] = perturbed
     outs = flat_fwd(*primals)
-    return outs[:n_out], tree.tree_unflatten(res_trees[-1], outs[n_out:])
+    res_dims.append(fwd_dims[n_out:])
+    primal_outs = [_batched_out(o, d, axis_data.size) for o, d in zip(outs, fwd_dims[:n_out])]
+    res = [made if d is None and type(made) in (bool, int, float, complex) else r
+           for r, made, d in zip(outs[n_out:], res_made[-1], res_dims[-1])]
+    return primal_outs, tree.tree_unflatten(res_trees[-1], res)
 
   def batched_bwd(res, cts):
-    res_leaves = tree.tree_leaves(res)
+    res_leaves, ct_dims = tree.tree_leaves(res), []
     flat_bwd = _vmapped_rule(
         lambda *xs: bwd(tree.tree_unflatten(res_trees[-1], xs[:len(res_leaves)]),
                         list(xs[len(res_leaves):])),
-        axis_data, [0] * (len(res_leaves) + len(cts)))
+        axis_data, res_dims[-1] + [0] * len(cts), ct_dims)
     cts_in = flat_bwd(*res_leaves, *[ad.instantiate(c) for c in cts])
-    # an operand shared by every example gets the sum of the examples' cotangents
-    return [ct if ct is None or d is not None or ad.is_float0(ct) else _sum_batch(ct)
-            for ct, d in zip(cts_in, dims)]
+    # an operand shared by every example gets the sum of the examples' cotangents, or the
+    # one cotangent they share
+    return [ct if ct is None or ad.is_float0(ct) or (d is None and cd is None)
+            else _batched_out(ct, cd, axis_data.size) if d is not None else _sum_batch(ct)
+            for ct, d, cd in zip(cts_in, dims, ct_dims)]
   batched_fwd.__name__, batched_bwd.__name__ = fwd.__name__, bwd.__name__
   batched_fwd.call_site = getattr(fwd, "call_site", None)   # the same call, batched
   outs = custom_vjp_call_p.bind(*vals, call_jaxpr=batched_call, fwd=batched_fwd,

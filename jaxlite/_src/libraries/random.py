@@ -364,7 +364,8 @@ def _uniform(key, shape, dtype, minval, maxval):
   float_bits = lax.bitwise_or(shift_right_logical(b, _const(b, rng_bits - nmant)),
                               _const(b, one.view(_UINT[nbits])))
   floats = lax.sub(bitcast_convert_type(float_bits, dtype), _const(one, 1))
-  minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
+  # bounds of lower rank broadcast explicitly, as in JAX, so rank_promotion='raise' passes
+  minval, maxval = (lsh.broadcast_to_rank(_convert(v, dtype), len(shape)) for v in (minval, maxval))
   # exact for [0, 1); for other bounds XLA may fuse the multiply and add into one FMA,
   # depending on the machine, so such draws agree with JAX's to rounding
   return jnp.maximum(minval, floats * (maxval - minval) + minval)
@@ -406,7 +407,7 @@ def _convert_and_clip_integer(val, dtype):
 def _randint(key, shape, minval, maxval, dtype):
   _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
   jnp = _jnp()
-  minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+  minval, maxval = (lsh.broadcast_to_rank(jnp.asarray(v), len(shape)) for v in (minval, maxval))
   if not dtypes.issubdtype(minval.dtype, np.integer):
     minval = minval.astype(int)
   if not dtypes.issubdtype(maxval.dtype, np.integer):

@@ -120,7 +120,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
   """Triangular random values on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
   dtype = R._float_dtype("triangular", dtype)
   shape = R._params_shape("triangular", shape, left, mode, right)
-  left, mode, right = (jnp.asarray(v, dtype) for v in (left, mode, right))
+  left, mode, right = (jnp.broadcast_to(jnp.asarray(v, dtype), shape) for v in (left, mode, right))
   fc = (mode - left) / (right - left)
   u = R.uniform(key, shape, dtype)
   lo = left + jnp.sqrt(u * (right - left) * (mode - left))
@@ -134,7 +134,7 @@ def wald(key, mean, shape=None, dtype=None):
   dtype = R._float_dtype("wald", dtype)
   shape = R._params_shape("wald", shape, mean)
   k1, k2 = R.split(key)
-  mean = jnp.asarray(mean, dtype)
+  mean = jnp.broadcast_to(jnp.asarray(mean, dtype), shape)
   y = R.normal(k1, shape, dtype) ** 2
   z = R.uniform(k2, shape, dtype)
   x = mean + mean ** 2 * y / 2 - mean / 2 * jnp.sqrt(4 * mean * y + (mean * y) ** 2)

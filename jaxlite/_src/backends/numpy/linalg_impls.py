@@ -81,8 +81,9 @@ def _solve_triangular(a, b, lower):
   n = a.shape[-1]
   if n > _SUBSTITUTE_UP_TO or not batch:
     import scipy.linalg   # (loaded on first use: `import jaxlite` stays light)
-    a_b = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
-    b_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    count = (int(np.prod(batch)),)   # -1 fails for empty matrices
+    a_b = np.broadcast_to(a, batch + a.shape[-2:]).reshape(count + a.shape[-2:])
+    b_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(count + b.shape[-2:])
     try:
       x = np.stack([scipy.linalg.solve_triangular(m, v, lower=lower, check_finite=False)
                     for m, v in zip(a_b, b_b)]) if len(a_b) else np.zeros(b_b.shape, dtype)

@@ -59,8 +59,9 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
   if mask is not None:
     mask = jnp.asarray(mask)
     allowed = allowed & (mask[None] if unbatched and mask.ndim == 3 else mask)
-  rows = jnp.arange(t)[:, None]
-  cols = jnp.arange(s)[None, :]
+  # of the logits' rank, so that no broadcast below promotes ranks (rank_promotion='raise')
+  rows = jnp.arange(t)[None, None, :, None]
+  cols = jnp.arange(s)[None, None, None, :]
   if is_causal:
     allowed = allowed & (cols <= rows)
   if local_window_size is not None:
@@ -68,16 +69,17 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
                    if isinstance(local_window_size, int) else local_window_size)
     allowed = allowed & (cols >= rows - left) & (cols <= rows + right)
   if query_seq_lengths is not None:
-    allowed = allowed & (rows[None, None] < jnp.asarray(query_seq_lengths)[:, None, None,
-                                                                           None])
+    allowed = allowed & (rows < jnp.asarray(query_seq_lengths)[:, None, None, None])
   if key_value_seq_lengths is not None:
-    allowed = allowed & (cols[None, None] < jnp.asarray(key_value_seq_lengths)[
-        :, None, None, None])
+    allowed = allowed & (cols < jnp.asarray(key_value_seq_lengths)[:, None, None, None])
   big_neg = float(np.finfo(np.float32).min) * 0.7
   logits = jnp.where(allowed, logits, big_neg)
   probs = fn.softmax(logits, axis=-1).astype(query.dtype)
   probs = jnp.reshape(probs, (b, k, n // k, t, s))
   out = jnp.reshape(jnp.einsum("bkgts,bskh->btkgh", probs, value), (b, t, n, h))
+  if query_seq_lengths is not None:   # JAX zeroes the padded queries' outputs
+    valid = jnp.arange(t)[None, :] < jnp.asarray(query_seq_lengths)[:, None]
+    out = out * valid[:, :, None, None].astype(out.dtype)
   if unbatched:
     out = out[0]
   if return_residual:

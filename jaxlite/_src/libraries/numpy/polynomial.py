@@ -179,18 +179,32 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
   rhs = y
   if w is not None:
     w = creation.asarray(w, dtype)
+    if w.ndim != 1:
+      raise TypeError("expected a 1-d array for weights")
+    if w.shape[0] != y.shape[0]:
+      raise TypeError("expected w and y to have the same length")
     lhs = lhs * w[:, None]
     rhs = rhs * (w if rhs.ndim == 1 else w[:, None])
+  # every broadcast below is explicit, as in JAX, so rank_promotion='raise' passes
   scale = ufuncs.sqrt(reductions.sum(lhs * lhs, axis=0))
-  lhs = lhs / scale
+  lhs = lhs / scale[None, :]
   c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
-  c = (c.T / scale).T
+  c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
   if full:
-    return c, resids, rank, s, rcond
+    return c, resids, rank, s, creation.asarray(rcond)
   if cov:
     vbase = linalg.inv(lax_numpy.dot(lhs.T, lhs)) / math.outer(scale, scale)
-    fac = 1.0 if cov == "unscaled" else resids / (x.shape[0] - order)
-    return c, (vbase * fac if c.ndim == 1 else vbase[:, :, None] * fac)
+    if cov == "unscaled":
+      fac = creation.asarray(1.0)
+    elif x.shape[0] <= order:
+      raise ValueError("the number of data points must exceed order to scale the "
+                       "covariance matrix")
+    else:
+      fac = resids / (x.shape[0] - order)
+    fac = lax_numpy.atleast_1d(fac)
+    if y.ndim == 1:
+      return c, vbase * fac[None]
+    return c, vbase[:, :, None] * fac[None, None, :]
   return c
 
 

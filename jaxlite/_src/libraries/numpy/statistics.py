@@ -733,7 +733,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
           ufuncs.multiply(ddof, reductions.sum(ufuncs.multiply(w, aw))), w_sum))
   fact = ufuncs.maximum(fact, 0)
   xc = ufuncs.subtract(x, avg[:, None])
-  xw = xc if w is None else ufuncs.multiply(xc, w)
+  xw = xc if w is None else ufuncs.multiply(xc, w[None, :])
   c = lax_numpy.matmul(xw, _conj(xc).T)
   return lax_numpy.squeeze(ufuncs.true_divide(c, fact))
 

@@ -111,7 +111,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
   lu_, piv = lu_and_piv
   lu_, b = jnp.asarray(lu_), _inexact(b)
   m = lu_.shape[-1]
-  perm = _pivots_to_permutation(piv, m)
+  perm = lax_linalg.lu_pivots_to_permutation(jnp.asarray(piv), m)
   vec = b.ndim == 1
   bm = b[:, None] if vec else b
   if trans == 0:
@@ -128,17 +128,6 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
   else:
     raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
   return x[:, 0] if vec else x
-
-
-def _pivots_to_permutation(piv, m):
-  piv = jnp.asarray(piv)
-
-  def body(i, perm):
-    j = piv[i]
-    pi, pj = perm[i], perm[j]
-    return perm.at[i].set(pj).at[j].set(pi)
-
-  return control_flow.fori_loop(0, piv.shape[-1], body, jnp.arange(m, dtype=piv.dtype))
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
@@ -262,7 +251,8 @@ _PADE7 = (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.)
 
 
 def _pade(A, coeffs):
-  ident = jnp.eye(A.shape[-1], dtype=A.dtype)
+  # the identity of A's batch shape, so that rank_promotion='raise' passes for a stack
+  ident = jnp.broadcast_to(jnp.eye(A.shape[-1], dtype=A.dtype), A.shape)
   A2 = jnp.matmul(A, A)
   if len(coeffs) == 8:
     A4 = jnp.matmul(A2, A2)

@@ -412,7 +412,7 @@ def _fft_helper(x, win, detrend_func, nperseg, noverlap, nfft, sides):
   segs = detrend_func(segs)
   if jnp.iscomplexobj(win) and not jnp.iscomplexobj(segs):
     segs = segs.astype(dtypes.to_complex_dtype(segs.dtype))
-  segs = win * segs
+  segs = win.reshape((1,) * (segs.ndim - 1) + win.shape) * segs   # explicit, as in JAX
   if sides == "twosided":
     return jnp.fft.fft(segs, n=nfft)
   return jnp.fft.rfft(segs.real, n=nfft)
@@ -523,7 +523,8 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, n
     # the one-sided spectrum folds in the negative frequencies: all but DC (and Nyquist)
     double = np.ones(result.shape[-1])
     double[1:None if nfft % 2 else -1] = 2
-    result = result * jnp.asarray(double, dtype=freq_dtype)
+    result = result * jnp.asarray(double.reshape((1,) * (result.ndim - 1) + double.shape),
+                                  dtype=freq_dtype)
   length = signals[0].shape[-1]
   time = jnp.arange(nperseg / 2, length - nperseg / 2 + 1, nstep, dtype=freq_dtype) / fs
   if boundary is not None:
