@@ -1,12 +1,15 @@
 """The protocol buffer wire format, by hand, for the profiler's two formats (pprof's
-Profile and the XSpace of traces): jaxlite has no protobuf dependency."""
+Profile and the XSpace of traces) and PJRT's compile options (``backends/xla/pjrt.py``):
+jaxlite has no protobuf dependency."""
 import struct
 
 _INT64 = 1 << 64
 
 
-def _varint(n):
-  n &= _INT64 - 1   # (a negative int64 is its two's complement, as protobuf writes it)
+def varint(n):
+  """``n`` as a protobuf varint (a negative int64 as its two's complement, as protobuf
+  writes it)."""
+  n &= _INT64 - 1
   out = bytearray()
   while True:
     byte, n = n & 0x7F, n >> 7
@@ -17,7 +20,7 @@ def _varint(n):
 
 def packed(values):
   """A packed repeated varint field's payload."""
-  return b"".join(map(_varint, values))
+  return b"".join(map(varint, values))
 
 
 def message(fields):
@@ -26,16 +29,16 @@ def message(fields):
   out = bytearray()
   for number, value in fields:
     if isinstance(value, int):
-      out += _varint(number << 3) + _varint(value)
+      out += varint(number << 3) + varint(value)
     elif isinstance(value, float):
-      out += _varint(number << 3 | 1) + struct.pack("<d", value)
+      out += varint(number << 3 | 1) + struct.pack("<d", value)
     else:
       value = value.encode() if isinstance(value, str) else value
-      out += _varint(number << 3 | 2) + _varint(len(value)) + value
+      out += varint(number << 3 | 2) + varint(len(value)) + value
   return bytes(out)
 
 
-def _read_varint(data, i):
+def _readvarint(data, i):
   result = shift = 0
   while True:
     if i >= len(data):
@@ -54,15 +57,15 @@ def fields(data):
   ValueError on bytes that are no message."""
   i, out = 0, []
   while i < len(data):
-    key, i = _read_varint(data, i)
+    key, i = _readvarint(data, i)
     number, wire = key >> 3, key & 7
     if wire == 0:
-      value, i = _read_varint(data, i)
+      value, i = _readvarint(data, i)
     elif wire in (1, 5):
       size = 8 if wire == 1 else 4
       value, i = data[i:i + size], i + size
     elif wire == 2:
-      size, i = _read_varint(data, i)
+      size, i = _readvarint(data, i)
       value, i = data[i:i + size], i + size
     else:
       raise ValueError(f"unsupported wire type {wire}")

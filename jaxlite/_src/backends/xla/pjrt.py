@@ -25,6 +25,7 @@ import numpy as np
 
 from jaxlite._src.backends import background
 from jaxlite._src.base import transfer_guard
+from jaxlite._src.base.protobuf import varint as _varint
 from jaxlite._src.base.errors import JaxRuntimeError
 
 __all__ = ["XlaRuntimeError", "Api", "Client", "LoadedExecutable", "DeviceBuffer", "load_api",
@@ -196,15 +197,6 @@ _ERROR_CODES = ["CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
 # xla.CompileOptionsProto{executable_build_options{num_replicas: 1, num_partitions: 1}}:
 # the smallest options that compile; leaving either field out aborts the process.
 COMPILE_OPTIONS = bytes([0x1A, 0x04, 0x20, 0x01, 0x28, 0x01])
-
-
-def _varint(n: int) -> bytes:
-  out = bytearray()
-  while True:
-    byte, n = n & 0x7F, n >> 7
-    out.append(byte | (0x80 if n else 0))
-    if not n:
-      return bytes(out)
 
 
 def _field(number: int, value) -> bytes:
