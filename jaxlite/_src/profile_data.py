@@ -140,11 +140,10 @@ class ProfilePlane:
 def _metadata_names(plane_fields, number):
   """A plane's metadata map (field ``number``: id -> message with the name as field 2)."""
   names = {}
-  for n, entry in plane_fields:
-    if n == number:
-      entry = dict(protobuf.fields(entry))
-      names[protobuf.int64(entry.get(1, 0))] = dict(protobuf.fields(entry.get(2, b""))).get(
-          2, b"").decode()
+  for entry in protobuf.repeated(plane_fields, number):
+    entry = dict(protobuf.fields(entry))
+    names[protobuf.int64(entry.get(1, 0))] = dict(protobuf.fields(entry.get(2, b""))).get(
+        2, b"").decode()
   return names
 
 
@@ -178,25 +177,21 @@ def _plane(encoded):
   f = protobuf.fields(encoded)
   event_names, stat_names = _metadata_names(f, 4), _metadata_names(f, 5)
   lines = []
-  for n, line in f:
-    if n != 3:
-      continue
+  for line in protobuf.repeated(f, 3):
     lf = protobuf.fields(line)
     attrs = dict(lf)
     timestamp_ps = protobuf.int64(attrs.get(3, 0)) * 1000
     events = []
-    for m, event in lf:
-      if m != 4:
-        continue
+    for event in protobuf.repeated(lf, 4):
       ef = protobuf.fields(event)
       e = dict(ef)
       start = (timestamp_ps + protobuf.int64(e.get(2, 0))) / 1000
       events.append(ProfileEvent._read(
           event_names.get(protobuf.int64(e.get(1, 0)), ""), start,
-          protobuf.int64(e.get(3, 0)) / 1000, _stats([v for k, v in ef if k == 4], stat_names)))
+          protobuf.int64(e.get(3, 0)) / 1000, _stats(protobuf.repeated(ef, 4), stat_names)))
     lines.append(ProfileLine._read(attrs.get(2, b"").decode(), events))
   return ProfilePlane._read(dict(f).get(2, b"").decode(), lines,
-                            _stats([v for k, v in f if k == 6], stat_names))
+                            _stats(protobuf.repeated(f, 6), stat_names))
 
 
 class ProfileData:

@@ -75,6 +75,11 @@ def fields(data):
   return out
 
 
+def repeated(pairs, number) -> list:
+  """The values of field ``number`` among ``fields``' pairs, in order."""
+  return [value for n, value in pairs if n == number]
+
+
 def int64(value):
   """A varint read by ``fields`` as the int64 it encodes."""
   return value - _INT64 if value >= 1 << 63 else value
