@@ -475,30 +475,46 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
   @functools.wraps(f)
   def wrapped(*args, **kwargs):
-    given = out_sharding
-    if given is None:
-      if "out_sharding" not in kwargs:
-        raise TypeError("Missing required keyword argument: 'out_sharding'")
-      given = kwargs.pop("out_sharding")
+    given = _given_or_keyword(out_sharding, kwargs, "out_sharding")
     mesh = mesh_context.context.concrete
     if mesh is None and isinstance(given, NamedSharding) and isinstance(given.mesh, Mesh):
       mesh = given.mesh
-    if mesh is None:
+    if mesh is None or set(_axis_names(mesh, axes)) <= set(mesh.auto_axes):
       return f(*args, **kwargs)
-    names = mesh.axis_names if axes is None else (axes,) if isinstance(axes, str) else axes
-    if set(names) <= set(mesh.auto_axes):
-      return f(*args, **kwargs)
-    types = tuple(AxisType.Auto if n in names else t
-                  for n, t in zip(mesh.axis_names, mesh.axis_types))
-    auto = Mesh(mesh.devices, mesh.axis_names, axis_types=types)
-    prev = mesh_context.swap(auto, auto.abstract_mesh)
-    try:
+    with _axes_of_type(mesh, axes, AxisType.Auto) as auto:
       args, kwargs = tree.tree_map(lambda x: _laid_out_on(x, auto), (args, kwargs))
       out = f(*args, **kwargs)
-    finally:
-      mesh_context.swap(*prev)
     return reshard(out, given)
   return wrapped
+
+
+def _given_or_keyword(given, kwargs, name):
+  """``given``, else the call's keyword argument ``name`` (taken out of ``kwargs``), which
+  is then required."""
+  if given is not None:
+    return given
+  if name not in kwargs:
+    raise TypeError(f"Missing required keyword argument: '{name}'")
+  return kwargs.pop(name)
+
+
+def _axis_names(mesh, axes) -> tuple:
+  """The mesh axes ``axes`` names: one name, several, or all of ``mesh``'s (None)."""
+  return mesh.axis_names if axes is None else (axes,) if isinstance(axes, str) else axes
+
+
+@contextlib.contextmanager
+def _axes_of_type(mesh, axes, kind):
+  """In context for the block: ``mesh`` with the axes ``axes`` names made of type
+  ``kind`` (an AxisType); yields that mesh."""
+  names = _axis_names(mesh, axes)
+  retyped = Mesh(mesh.devices, mesh.axis_names, axis_types=tuple(
+      kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types)))
+  prev = mesh_context.swap(retyped, retyped.abstract_mesh)
+  try:
+    yield retyped
+  finally:
+    mesh_context.swap(*prev)
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
@@ -520,24 +536,13 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
 
   @functools.wraps(f)
   def wrapped(*args, **kwargs):
-    given = in_sharding
-    if given is None:
-      if "in_sharding" not in kwargs:
-        raise TypeError("Missing required keyword argument: 'in_sharding'")
-      given = kwargs.pop("in_sharding")
+    given = _given_or_keyword(in_sharding, kwargs, "in_sharding")
     mesh = mesh_context.context.concrete
     if mesh is None:
       raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to enter "
                        "into a mesh context when using `explicit_axes` API.")
-    names = mesh.axis_names if axes is None else (axes,) if isinstance(axes, str) else axes
-    types = tuple(AxisType.Explicit if n in names else t
-                  for n, t in zip(mesh.axis_names, mesh.axis_types))
-    explicit = Mesh(mesh.devices, mesh.axis_names, axis_types=types)
-    prev = mesh_context.swap(explicit, explicit.abstract_mesh)
-    try:
+    with _axes_of_type(mesh, axes, AxisType.Explicit):
       out = f(*reshard(args, given), **kwargs)
-    finally:
-      mesh_context.swap(*prev)
     return tree.tree_map(lambda x: _laid_out_on(x, mesh), out)
   return wrapped
 
