@@ -22,6 +22,7 @@ N = int(os.environ["JAX_NUM_CPU_DEVICES"])
 REF = json.loads((pathlib.Path(__file__).parent / "data" / "sharding_reference.json")
                  .read_text())[str(N)]
 TIERS = ["numpy", "xla"]
+AUTO = jax.sharding.AxisType.Auto
 
 
 @pytest.fixture(params=TIERS)
@@ -33,7 +34,7 @@ def tier(request):
 
 
 def mesh2d():
-  return jax.make_mesh((N // 2, 2), ("x", "y"))
+  return jax.make_mesh((N // 2, 2), ("x", "y"), axis_types=(AUTO, AUTO))   # (as recorded)
 
 
 def close(a, b):
@@ -1019,7 +1020,7 @@ def test_keys_under_a_mesh_are_laid_out_over_it(tier):
       f"key<fry>[{N}@X]", f"uint32[{N}@X,2]"]
   assert specs == [P(), P(None), P("X"), P(), P(None)]
   assert k.sharding.mesh == mesh
-  auto = jax.make_mesh((N // 2, 2), ("X", "Y"))
+  auto = jax.make_mesh((N // 2, 2), ("X", "Y"), axis_types=(AUTO, AUTO))
   with jax.set_mesh(auto):
     k = jax.random.key(0)
     specs = [k.sharding.spec, jax.random.split(k).sharding.spec,
@@ -1092,3 +1093,40 @@ def test_creation_functions_place_their_result_on_the_device_named():
   out = jnp.arange(2.0 * N, device=split)
   assert out.sharding == split
   assert [s.data.tolist() for s in out.addressable_shards][1] == [2.0, 3.0]
+
+
+def test_results_are_laid_out_as_jax():
+  # JAX 0.10.2's types and layouts of results computed from arrays split over a 2x2 mesh
+  # of Auto and of Explicit axes, eagerly and jitted (tests/data/make_partitioning_reference.py)
+  ref = json.loads((pathlib.Path(__file__).parent / "data" / "partitioning_reference.json")
+                   .read_text())
+  operands, differ = ref["operands"], []
+  for key, expected in ref["cases"].items():
+    kind, how, text = key.split("|")
+    if (how, text) == ("jit", "jnp.zeros_like(y)"):
+      continue   # (JAX places a jit's output reached from no operand on one device)
+    m = jax.make_mesh((2, 2), ("x", "y"), axis_types=(getattr(jax.sharding.AxisType, kind),) * 2)
+    args = [jax.device_put(jnp.ones(shape), NamedSharding(m, P(*[
+        tuple(e) if isinstance(e, list) else e for e in spec])))
+            for shape, spec in operands.values()]
+    f = eval("lambda " + ", ".join(operands) + ": " + text, {"jnp": jnp})
+    try:
+      r = f(*args) if how == "eager" else jax.jit(f)(*args)
+      s = r.sharding
+      got = [str(jax.typeof(r)), repr(s.spec) if hasattr(s, "spec") else type(s).__name__]
+      np.testing.assert_allclose(np.asarray(r), np.asarray(f(*map(np.asarray, args))),
+                                 rtol=1e-6)
+    except Exception as e:   # (an error's class and the start of its message)
+      got = [type(e).__name__, str(e).splitlines()[0][:80]]
+    if got != expected:
+      differ.append((key, got, expected))
+  assert not differ, "\n".join(map(str, differ))
+
+
+def test_make_mesh_makes_explicit_axes():
+  # as JAX 0.10.2's: make_mesh's axes are Explicit by default, a Mesh's Auto
+  assert jax.make_mesh((2, 2), ("x", "y")).axis_types == (jax.sharding.AxisType.Explicit,) * 2
+  mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+  assert mesh.axis_types == (jax.sharding.AxisType.Auto,)
+  x = jax.device_put(jnp.arange(8.0), NamedSharding(jax.make_mesh((2,), ("x",)), P("x")))
+  assert str(jax.typeof(x * 3)) == "float32[8@x]" and (x * 3).sharding.spec == P("x")

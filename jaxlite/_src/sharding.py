@@ -582,8 +582,8 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
   axis_shapes : sequence of int
   axis_names : sequence of str
   axis_types : tuple of AxisType, optional
-    Auto for each axis when None (JAX 0.10.2 makes Explicit ones: jaxlite carries no
-    shardings in types, so its axes all behave as Auto axes, and say so).
+    Explicit for each axis when None, as in JAX 0.10.2: an array laid out over the mesh
+    carries its split in its type (``Mesh(...)`` itself defaults to Auto, as JAX's).
   devices : sequence of Device, optional
     Default: ``jax.devices()``; the first ``prod(axis_shapes)`` of them are used.
   """
@@ -600,6 +600,8 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
                      f"{axis_shapes}. Set jax_num_cpu_devices (or XLA_FLAGS="
                      f"--xla_force_host_platform_device_count={n}) before the first "
                      "computation, or pass devices=.")
+  if axis_types is None:
+    axis_types = (AxisType.Explicit,) * len(axis_names)
   return Mesh(np.array(devices[:n], dtype=object).reshape(axis_shapes), axis_names,
               axis_types)
 
@@ -961,7 +963,8 @@ def commit(x: Array, device) -> Array:
 
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,
-                           commit=commit, in_context=lambda out: in_context(out))
+                           commit=commit, in_context=lambda out: in_context(out),
+                           spread=lambda *a: _spread_results(*a))
 sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
                                       check_explicit=check_explicit)
 
@@ -1019,6 +1022,63 @@ class MeshPlacedBackend:
              if typed else [None] * len(outs))
     placed = [_on_mesh(o, mesh, spec) for o, spec in zip(outs, specs)]
     return placed if prim.multiple_results else placed[0]
+
+
+def partitioned(prim, avals_in, shardings_in, avals_out, params) -> list:
+  """Per result of ``prim``, the NamedSharding XLA's partitioner gives it when its operands
+  are laid out as ``shardings_in`` say (None for an operand on one device), or None where
+  it has no split to follow (``sharding_rules.auto_layouts``: over Explicit axes the
+  result's type, over Auto ones the partitioner's choice).
+
+  Spelled as JAX spells it: over Explicit axes a spec names every dimension; over Auto
+  ones a result laid out as an operand of its rank takes that operand's sharding, others
+  a spec less its trailing unsplit dimensions.
+  """
+  named = [s for s in shardings_in if isinstance(s, NamedSharding)]
+  if not named:
+    return [None] * len(avals_out)
+  mesh = named[0].mesh
+  typed = [core.ShapedArray(a.shape, a.dtype, a.weak_type, spec=_layout(s, a.ndim),
+                            mesh=mesh.abstract_mesh)
+           if isinstance(s, NamedSharding) and s.mesh == mesh else a
+           for a, s in zip(avals_in, shardings_in)]
+  layouts = sharding_rules.auto_layouts(prim, typed, avals_out, params)
+  ranked = [(s, a.ndim) for s, a in zip(shardings_in, avals_in) if s in named]
+  return [None if layout is None or not isinstance(aval, core.ShapedArray)
+          else _spelled(tuple(layout), mesh, ranked) for aval, layout in zip(avals_out, layouts)]
+
+
+def _layout(sharding, ndim: int) -> tuple:
+  """``sharding``'s spec with one entry per dimension: None, an axis name or a tuple."""
+  out = [None if not (axes := _entry_axes(e)) else axes[0] if len(axes) == 1 else axes
+         for e in tuple(sharding.spec)[:ndim]]
+  return tuple(out + [None] * (ndim - len(out)))
+
+
+def _spelled(layout: tuple, mesh, operands) -> "NamedSharding":
+  """``layout`` as JAX spells a result's sharding; ``operands``: (sharding, rank) pairs."""
+  if mesh._any_axis_explicit:
+    return NamedSharding(mesh, PartitionSpec(*layout))
+  for s, ndim in operands:
+    if ndim == len(layout) and s.mesh == mesh and _layout(s, ndim) == layout:
+      return s
+  while layout and layout[-1] is None:
+    layout = layout[:-1]
+  return NamedSharding(mesh, PartitionSpec(*layout))
+
+
+def _spread_results(prim, args, params, outs):
+  """Eager results of ``prim`` whose operands include one split over several devices,
+  laid out as JAX's jitted primitive lays them out (``partitioned``); unsplit results
+  stay uncommitted on the default device."""
+  shardings = [x._placed.sharding if type(x) is Array and x._placed is not None else None
+               for x in args]
+  avals_in = [core.get_aval(x) for x in args]
+  avals_out = [core.get_aval(o) for o in outs]
+  mesh = next(s.mesh for s in shardings if isinstance(s, NamedSharding))
+  unsplit = NamedSharding(mesh, PartitionSpec())   # (where no rule says: replicated)
+  return [place(o, s or unsplit) if isinstance(o, Array) else o
+          for o, s in zip(outs, partitioned(prim, avals_in, shardings, avals_out, params))]
 
 
 def _on_mesh(x, mesh, spec):

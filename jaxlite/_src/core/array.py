@@ -496,19 +496,22 @@ def to_numpy(x):
   return np.asarray(x, dtype if dtype is not None else dtypes.python_scalar_dtype(x))
 
 
-def committed_device(values, what, names=None):
+def committed_device(values, what, names=None, spread=None):
   """The device the committed Arrays among ``values`` live on (None when none is
   committed to one device), for a computation ``what`` that must run there, as JAX's
   do; JAX's ValueError when two are committed to different devices. ``names``: a
-  function giving the arguments' names for the message (default ``args[i]``)."""
+  function giving the arguments' names for the message (default ``args[i]``).
+  ``spread``: what to return instead of None when an Array is laid out over several
+  devices."""
   found = None
   for i, x in enumerate(values):
     if type(x) is Array and (placed := x._placed) is not None:
       devices = placed.sharding.device_set
       if len(devices) != 1:
-        continue   # split over several devices: assembled where it is used
+        found = found or spread   # (laid out over several: assembled where it is used)
+        continue
       device = next(iter(devices))
-      if found is None:
+      if found is None or found is spread:
         found = (i, device)
       elif device != found[1]:
         labels = names() if names is not None else [f"args[{j}]" for j in range(len(values))]
@@ -518,7 +521,12 @@ def committed_device(values, what, names=None):
                            f"{values[j].aval.str_short()} and with device ids [{d.id}] on "
                            f"platform {d.platform.upper()}"
                            for j, d in (found, (i, device))))
-  return None if found is None else found[1]
+  return found if found is None or found is spread else found[1]
+
+
+# What ``committed_device`` returns to an eager backend for operands laid out over several
+# devices: their results are laid out as JAX's partitioner lays them out.
+SPREAD = "spread"
 
 
 class HostBackend:
@@ -549,7 +557,7 @@ class HostBackend:
       raise TypeError(f"Primitive '{prim.name}' cannot run eagerly: the backend has no "
                       "implementation for it. Wrap the computation in jax.jit.")
     out_avals = core.abstract_eval(prim, [core.get_aval(x) for x in args], params)
-    device = committed_device(args, prim.name)
+    device = committed_device(args, prim.name, spread=SPREAD)
     values = list(map(to_numpy, args))
     try:   # (NumPy's nan/inf warnings: see core.QUIET_FILTER)
       if warnings.filters[0] is not QUIET_FILTER:
@@ -561,7 +569,9 @@ class HostBackend:
       outs, out_avals = [outs], out_avals[:1]
     outs = [Array(_owned(_as_aval_dtype(v, a), args), a.weak_type)
             for v, a in zip(outs, out_avals)]
-    if device is not None:   # computed where an operand is committed, and committed there
+    if device is SPREAD:
+      outs = placement["spread"](prim, args, params, outs)
+    elif device is not None:   # computed where an operand is committed, and committed there
       outs = [placement["commit"](out, device) for out in outs]
     return outs if prim.multiple_results else outs[0]
 

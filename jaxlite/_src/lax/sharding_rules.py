@@ -10,6 +10,9 @@ the jaxpr's types for calls and loops, an unsplit result otherwise.
 """
 from __future__ import annotations
 
+import math
+import threading
+
 from jaxlite._src.base import errors
 from jaxlite._src.core import core
 from jaxlite._src.lax import bits
@@ -33,6 +36,37 @@ from jaxlite._src.lax import windowed
 from jaxlite._src.transforms import ad
 
 
+# While ``auto_layouts`` runs a rule (in this thread): conflicts are resolved as XLA's
+# partitioner resolves them over Auto axes, instead of raising.
+_partitioner = threading.local()
+
+
+def _resolving() -> bool:
+  return getattr(_partitioner, "on", False)
+
+
+def auto_layouts(prim, avals_in, avals_out, params) -> list:
+  """Per output of ``prim``, where XLA's partitioner puts its split over Auto mesh axes,
+  given operands split as ``avals_in``'s specs say (one entry per dimension, as in a
+  type): the primitive's rule of sharding in types, with a split named twice kept where
+  it comes first, the first of two conflicting operand splits kept, a contraction split
+  on both sides reduced, and an operation along a split dimension keeping the split. A
+  result the rule has no place for is unsplit (all None); None for a primitive without a
+  rule.
+  """
+  rule = core.sharding_rules.get(prim)
+  if rule is None or rule is _shape_rules:
+    return [None] * len(avals_out)
+  _partitioner.on = True
+  try:
+    return [(None,) * len(o.shape) if spec is None else spec
+            for o, spec in zip(avals_out, rule(avals_in, avals_out, **params))]
+  except errors.ShardingTypeError:
+    return [(None,) * len(o.shape) for o in avals_out]
+  finally:
+    _partitioner.on = False
+
+
 def _spec(aval) -> tuple:
   return getattr(aval, "spec", None) or (None,) * len(aval.shape)
 
@@ -44,6 +78,12 @@ def _axes(entry) -> tuple:
 def _checked(prim_name, avals_in, aval_out, spec):
   """``spec``, after JAX's check that no mesh axis splits two dimensions."""
   seen = [a for e in spec for a in _axes(e)]
+  if len(seen) != len(set(seen)) and _resolving():   # (the first split of an axis kept)
+    kept, out = set(), []
+    for e in spec:
+      out.append(None if e is None or set(_axes(e)) & kept else e)
+      kept.update(_axes(e))
+    return tuple(out)
   if len(seen) != len(set(seen)):
     ins = ", ".join(a.str_short(short_dtypes=True) for a in avals_in)
     out = core.ShapedArray(aval_out.shape, aval_out.dtype, spec=spec).str_short(True)
@@ -64,6 +104,8 @@ def _merged(name, avals_in, aval_out):
       if e is None:
         continue
       if out[d] is not None and out[d] != e:
+        if _resolving():
+          continue
         raise errors.ShardingTypeError(
             f"{name} got incompatible shardings for broadcasting: "
             f"{', '.join(str(tuple(_spec(x))) for x in ranked)}.")
@@ -104,18 +146,91 @@ def _squeeze(avals_in, avals_out, *, dimensions):
 
 
 def _reshape(avals_in, avals_out, *, new_sizes, dimensions, sharding):
-  """A split stays on the first dimension of the group of dimensions it becomes or comes
-  from (``(2@X,4) -> (8@X)``, ``(2@X,4) -> (2@X,2,2)``), as JAX's rule keeps it; a split of
-  a minor dimension of a merged group has no such place: ShardingTypeError."""
+  """JAX's rule: dimensions of length 1 come and go unsplit; a dimension split into
+  several hands its mesh axes, major first, to the new dimensions they divide; several
+  dimensions merged into one take their axes in order (an unsplit one may only follow
+  them). Anything else, or a split axis that does not divide, has no place:
+  ShardingTypeError, JAX's message."""
   if sharding is not None:
     return [core.aval_rules["explicit_spec"](sharding, len(new_sizes))]
   x = avals_in[0]
-  spec, old, new = _spec(x), list(x.shape), list(new_sizes)
+  spec, old, new = _spec(x), tuple(x.shape), tuple(new_sizes)
+  if all(e is None for e in spec):
+    return [None]
+  try:
+    return [_reshaped(x, spec, old, new, dimensions)]
+  except _Unsupported:
+    if _resolving():   # (XLA's partitioner places what it can)
+      return [_regrouped(spec, old, new)]
+    raise errors.ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        "`out_sharding` argument of jax.lax.reshape. Got operand type: "
+        f"{x.str_short()}, new sizes: {new}") from None
+
+
+def _reshaped(x, spec, old, new, dimensions) -> tuple:
+  """_reshape's layout, or _Unsupported."""
+
+  sizes = dict(zip(x.mesh.axis_names, x.mesh.axis_sizes)) if x.mesh is not None else {}
+
+  def handed_out(axes, lengths):   # the axes, in order, to the lengths they divide
+    axes, out = iter(axes), []
+    for n in lengths:
+      mine = []
+      while n > 1 and (axis := next(axes, None)) is not None:
+        n, rest = divmod(n, sizes.get(axis, 1))
+        if rest:
+          raise _Unsupported
+        mine.append(axis)
+      out.append(None if not mine else mine[0] if len(mine) == 1 else tuple(mine))
+    if next(axes, None) is not None:
+      raise _Unsupported
+    return out
+
+  if [n for n in old if n != 1] == [n for n in new if n != 1]:
+    kept = iter(e for n, e in zip(old, spec) if n != 1)
+    return tuple(None if n == 1 else next(kept) for n in new)
+  split, merged = _one_axis_groups(old, new), _one_axis_groups(new, old)
+  out = []
+  if split is not None:
+    for group, e in zip(split, spec):
+      if not isinstance(group, list):
+        out.append(e)
+      elif e is None:
+        out += [None] * len(group)
+      elif dimensions is not None:
+        raise _Unsupported
+      else:
+        out += handed_out(_axes(e), group)
+    return tuple(out)
+  if merged is not None:
+    entries = iter(spec)
+    for n, group in zip(new, merged):
+      if not isinstance(group, list):
+        out.append(next(entries))
+        continue
+      axes = [a for e in [next(entries) for _ in group] for a in (_axes(e) or (None,))]
+      while axes and axes[-1] is None:
+        axes.pop()
+      if not axes:
+        out.append(None)
+      elif dimensions is not None or None in axes:
+        raise _Unsupported
+      else:
+        out += handed_out(axes, [n])
+    return tuple(out)
+  raise _Unsupported
+
+
+def _regrouped(spec, old, new) -> tuple:
+  """Over Auto axes, where the partitioner keeps splits through any reshape: per group of
+  dimensions that becomes a group of the result, the split of its major dimension goes to
+  the result's first dimension longer than 1 (``(8@x,4@y) -> (2@x,4,2@y,2)``); a minor
+  dimension's split is dropped."""
   out = [None] * len(new)
   i = j = 0
   while i < len(old) and j < len(new):
-    gi, gj = [i], [j]
-    a, b = old[i], new[j]
+    gi, gj, a, b = [i], [j], old[i], new[j]
     while a != b:
       if a < b:
         i += 1
@@ -125,20 +240,95 @@ def _reshape(avals_in, avals_out, *, new_sizes, dimensions, sharding):
         j += 1
         gj.append(j)
         b *= new[j]
-    split = [d for d in gi if spec[d] is not None]
-    if split:
-      if split != [gi[0]]:
-        raise errors.ShardingTypeError(
-            f"reshape of {x.str_short(short_dtypes=True)} to {tuple(new_sizes)}: the split "
-            "of a dimension merged into a major one has no place in the result. Pass "
-            "out_sharding= to reshape, or reshard first.")
-      out[gj[0]] = spec[gi[0]]
+    major = next((d for d in gi if old[d] != 1), gi[0])
+    out[next((d for d in gj if new[d] != 1), gj[0])] = spec[major]
     i, j = i + 1, j + 1
-  return [tuple(out)]
+  return tuple(out)
+
+
+class _Unsupported(Exception):
+  """A reshape JAX's rule has no layout for."""
+
+
+def _one_axis_groups(shape, sizes):
+  """If ``sizes`` splits one dimension of ``shape`` into several and keeps the others:
+  per dimension of ``shape``, its length, or the list of lengths it becomes (trailing
+  length-1 dimensions of both kept apart). None if it is no such split; _Unsupported if
+  it splits two."""
+  if len(sizes) <= len(shape):
+    return None
+  ones = 0
+  while shape and shape[-1] == 1 and sizes[-1] == 1:
+    ones, shape, sizes = ones + 1, shape[:-1], sizes[:-1]
+  out, i, j, splits = [], 0, 0, 0
+  while j < len(sizes):
+    if i >= len(shape):
+      return None
+    if shape[i] == sizes[j]:
+      out.append(shape[i])
+    else:
+      splits += 1
+      if splits > 1:
+        raise _Unsupported
+      group = [sizes[j]]
+      # (a group also takes the length-1 dimensions after it, unless the next one of
+      # ``shape`` starts there)
+      while math.prod(group) != shape[i] or (j + 1 < len(sizes) and sizes[j + 1] == 1):
+        if math.prod(group) > shape[i]:
+          return None
+        if (math.prod(group) == shape[i] and i + 1 < len(shape) and j + 1 < len(sizes)
+            and sizes[j + 1] == shape[i + 1]):
+          break
+        j += 1
+        if j >= len(sizes):
+          return None
+        group.append(sizes[j])
+      out.append(group)
+    i, j = i + 1, j + 1
+  out += [1] * ones
+  return out if len(out) == len(shape) + ones else None
 
 
 def _concatenate(avals_in, avals_out, *, dimension):
-  return [_merged("concatenate", avals_in, avals_out[0])]
+  """JAX's rule: every split operand split alike, the result so."""
+  if _resolving():
+    return [_merged("concatenate", avals_in, avals_out[0])]
+  return [_alike(avals_in, avals_in, "All operands should have the same sharding. Got "
+                 "shardings {}")]
+
+
+def _select_n(avals_in, avals_out, **_):
+  """JAX's rule: the split cases split alike, and a ``which`` that is no scalar split as
+  they are; the result as they are."""
+  if _resolving():
+    return [_merged("select_n", avals_in, avals_out[0])]
+  which, cases = avals_in[0], avals_in[1:]
+  spec = _alike(cases, cases, "select cases must have the same shardings, got [{}].")
+  if which.shape and getattr(which, "spec", None) is not None and _spec(which) != _spec(
+      _first_split(cases) or which):
+    raise errors.ShardingTypeError(
+        "select `which` must be scalar or have the same sharding as cases, got `which` "
+        f"sharding {_sharding_of(which)} but case sharding {_sharding_of(cases[0])}.")
+  return [spec]
+
+
+def _first_split(avals):
+  return next((a for a in avals if getattr(a, "spec", None) is not None), None)
+
+
+def _alike(avals, shown, message):
+  """The spec the split ``avals`` share (None if none is split); ShardingTypeError with
+  ``message`` naming ``shown``'s shardings if two differ."""
+  first = _first_split(avals)
+  if first is None:
+    return None
+  if any(getattr(a, "spec", None) is not None and a.spec != first.spec for a in avals):
+    raise errors.ShardingTypeError(message.format(", ".join(map(_sharding_of, shown))))
+  return first.spec
+
+
+def _sharding_of(aval) -> str:
+  return str(core.aval_rules["sharding"](aval))
 
 
 def _parts(mesh, entry) -> int:
@@ -168,15 +358,41 @@ def _varying(name):
 
 
 def _dot_general(avals_in, avals_out, *, dimension_numbers, out_sharding, **_):
+  """JAX's rule: batch dimensions and contracting dimensions split alike where both are
+  split; a contraction split on both sides has no unambiguous result unless
+  ``out_sharding`` names one; the result takes the lhs's batch splits, then each
+  operand's free dimensions'."""
+  lhs, rhs = avals_in
+  resolving = _resolving()
+  if not resolving and lhs.mesh is not None and rhs.mesh is not None and lhs.mesh != rhs.mesh:
+    raise errors.ShardingTypeError(
+        f"Mesh of both lhs and rhs should match. Got lhs: {lhs.mesh} and rhs: {rhs.mesh}")
   if out_sharding is not None:   # asked for: the operands' splits need not agree
     return [core.aval_rules["explicit_spec"](out_sharding, len(avals_out[0].shape))]
   (lc, rc), (lb, rb) = dimension_numbers
-  lhs, rhs = avals_in
   ls, rs = _spec(lhs), _spec(rhs)
-  batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
+  lbs, rbs = tuple(ls[d] for d in lb), tuple(rs[d] for d in rb)
+  lcs, rcs = tuple(ls[d] for d in lc), tuple(rs[d] for d in rc)
+  if resolving:   # (a split contraction is reduced; the lhs's batch splits kept)
+    lbs = tuple(l if l is not None else r for l, r in zip(lbs, rbs))
+  _check_specs_match(lbs, rbs, "dot_general requires lhs batch dimensions and rhs batch "
+                     f"dimensions to have the consistent sharding, got {lbs} and {rbs}.")
+  _check_specs_match(lcs, rcs, "dot_general requires contracting dimensions to have "
+                     f"consistent sharding, got {lcs} and {rcs}.")
+  if not resolving and any(l is not None and r is not None for l, r in zip(lcs, rcs)):
+    raise errors.ShardingTypeError(
+        "Contracting dimensions are sharded and it is ambiguous how the output should be "
+        "sharded. Please specify the output sharding via the `out_sharding` parameter. "
+        f"Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}")
   lfree = [ls[d] for d in range(len(lhs.shape)) if d not in lc and d not in lb]
   rfree = [rs[d] for d in range(len(rhs.shape)) if d not in rc and d not in rb]
-  return [_checked("dot_general", avals_in, avals_out[0], tuple(batch + lfree + rfree))]
+  return [_checked("dot_general", avals_in, avals_out[0], lbs + tuple(lfree + rfree))]
+
+
+def _check_specs_match(lhs_spec, rhs_spec, message):
+  if not _resolving() and any(l is not None and r is not None and l != r
+                              for l, r in zip(lhs_spec, rhs_spec)):
+    raise errors.ShardingTypeError(message)
 
 
 def _conv(avals_in, avals_out, *, dimension_numbers, **_):
@@ -219,7 +435,7 @@ def _gather(avals_in, avals_out, *, dimension_numbers, slice_sizes, **_):
 
 def _cumulative(avals_in, avals_out, *, axis, reverse):
   x = avals_in[0]
-  if _spec(x)[axis] is not None:
+  if _spec(x)[axis] is not None and not _resolving():
     raise errors.ShardingTypeError(
         "Input should be unsharded over the axis being reduced. Got input "
         f"type={x.str_short()} and axis={axis}")
@@ -309,6 +525,8 @@ def _along(what):
   def rule(avals_in, avals_out, **params):
     axis = params["dimension" if what == "sort" else "axis"]
     specs = [_spec(a) for a in avals_in if getattr(a, "spec", None) is not None]
+    if _resolving():
+      return [_spec(avals_in[0])] * len(avals_out)
     for spec in specs:
       if spec[axis] is not None:
         raise errors.ShardingTypeError(
@@ -404,7 +622,7 @@ core.sharding_rules.update({p: elementwise(p) for p in [*ew.specs, *ew.family_pr
 for _p in (sorting.cumsum_p, sorting.cumprod_p, sorting.cummax_p, sorting.cummin_p,
            sorting.cumlogsumexp_p):
   core.sharding_rules[_p] = _cumulative
-for _p in (ew.convert_element_type_p, ew.select_n_p, ew.clamp_p, ad.add_any_p):
+for _p in (ew.convert_element_type_p, ew.clamp_p, ad.add_any_p):
   core.sharding_rules[_p] = elementwise(_p)
 for _p in (reductions.reduce_sum_p, reductions.reduce_prod_p, reductions.reduce_max_p,
            reductions.reduce_min_p, reductions.reduce_and_p, reductions.reduce_or_p,
@@ -442,6 +660,7 @@ core.sharding_rules.update({
     shapes.squeeze_p: _squeeze,
     shapes.reshape_p: _reshape,
     shapes.concatenate_p: _concatenate,
+    ew.select_n_p: _select_n,
     shapes.iota_p: _given,
     indexing.gather_p: _gather,
     reductions.dot_general_p: _dot_general,

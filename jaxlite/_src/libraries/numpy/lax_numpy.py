@@ -404,6 +404,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
   n = builtins.max(len(a_batch), len(b_batch))
   a_batch = (None,) * (n - len(a_batch)) + a_batch
   b_batch = (None,) * (n - len(b_batch)) + b_batch
+  a_specs, b_specs = _batch_specs(a, n), _batch_specs(b, n)
   squeeze_a, squeeze_b, batch_a, batch_b = [], [], [], []
   at_batch, at_a, at_b = [], [], []   # where each kind of result axis goes, in order
   for i, (da, db) in enumerate(zip(a_batch, b_batch)):
@@ -418,12 +419,13 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     elif db == 1:
       at_a.append(i)
       squeeze_b.append(kept_b + len(squeeze_b))
-    elif da == db:
+    elif da == db and a_specs[i] == b_specs[i]:
       batch_a.append(kept_a)
       batch_b.append(kept_b)
       at_batch.append(i)
-    else:
-      raise ValueError(f"Incompatible shapes for matmul arguments: {a.shape} and {b.shape}")
+    else:   # (of other sizes, or split over other mesh axes)
+      raise ValueError(f"Incompatible types for matmul arguments: {core.get_aval(a)} and "
+                       f"{core.get_aval(b)}")
   if a_mat:
     at_a.append(n)
   if b_mat:
@@ -436,6 +438,13 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
   if perm != tuple(range(len(perm))):
     out = lax_shapes.transpose(out, perm)
   return _dot_result(out, weak)
+
+
+def _batch_specs(x, n):
+  """The splits of ``x``'s batch axes over Explicit mesh axes, left-padded to ``n``."""
+  spec = getattr(core.get_aval(x), "spec", None) or (None,) * x.ndim
+  batch = tuple(spec[:-2])
+  return (None,) * (n - len(batch)) + batch
 
 
 def result_type(*args):
