@@ -1130,3 +1130,21 @@ def test_make_mesh_makes_explicit_axes():
   assert mesh.axis_types == (jax.sharding.AxisType.Auto,)
   x = jax.device_put(jnp.arange(8.0), NamedSharding(jax.make_mesh((2,), ("x",)), P("x")))
   assert str(jax.typeof(x * 3)) == "float32[8@x]" and (x * 3).sharding.spec == P("x")
+
+
+def test_remove_size_one_mesh_axis_from_type():
+  # the types JAX 0.10.2 gives with and without the flag
+  m = jax.make_mesh((1, 4), ("a", "x"))
+  s = NamedSharding(m, P("x", "a"))
+  x = jax.device_put(jnp.ones((8, 4)), s)
+  assert str(jax.typeof(x)) == "float32[8@x,4@a]"
+  with jax.remove_size_one_mesh_axis_from_type(True):
+    x2 = jax.device_put(jnp.ones((8, 4)), s)
+    assert [str(jax.typeof(x2)), str(jax.typeof(x))] == ["float32[8@x,4]"] * 2
+    assert x2.sharding.spec == P("x", "a")
+    y = jax.jit(lambda a: a * 2)(x2)
+    assert y.sharding.spec == P("x", None) and str(jax.typeof(y)) == "float32[8@x,4]"
+    assert str(jax.make_jaxpr(lambda a: a + 1)(x2)) == (
+        "{ lambda ; a:f32[8@x,4]. let b:f32[8@x,4] = add a 1.0:f32[] in (b,) }")
+  assert str(jax.make_jaxpr(lambda a: a + 1)(x2)) == (
+      "{ lambda ; a:f32[8@x,4@a]. let b:f32[8@x,4@a] = add a 1.0:f32[] in (b,) }")

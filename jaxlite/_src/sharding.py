@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 
 from jaxlite._src.base import dtypes
+from jaxlite._src.base.config import config
 from jaxlite._src.core import array as array_mod
 from jaxlite._src import backends
 from jaxlite._src.core import core
@@ -990,6 +991,8 @@ def explicit_spec(sharding, ndim: int):
   if spec is None or mesh is None or not mesh._any_axis_explicit:
     return None
   types = mesh._name_to_type
+  if config.jax_remove_size_one_mesh_axis_from_type:   # (as JAX's flag says)
+    types = {n: t for n, t in types.items() if mesh.shape[n] != 1}
   out = []
   for entry in tuple(spec)[:ndim]:
     names = tuple(n for n in _entry_axes(entry) if types.get(n) == AxisType.Explicit)

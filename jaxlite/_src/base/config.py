@@ -308,8 +308,7 @@ config.define("jax_auto_pcast", True,
               "shard_map does not type manual axes, so it keeps only the value).",
               env_var="JAX_AUTO_PCAST", validate=_truth)
 config.define("jax_remove_size_one_mesh_axis_from_type", False,
-              "Remove mesh axes of size 1 from array types' shardings (jaxlite keeps the "
-              "value; its types keep such axes).",
+              "Remove mesh axes of size 1 from array types' shardings.",
               env_var="JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE", validate=_truth)
 config.define("jax_thread_guard", False,
               "Raise if a multi-process operation is called from another thread than the "

@@ -60,6 +60,7 @@ def check_not_a_ref(leaf, what):
 # The flags of trace_context's last part, in its order (jit names them in recompile reasons).
 LIBRARY_FLAGS = ("jax_threefry_partitionable", "jax_enable_custom_prng",
                  "jax_softmax_custom_jvp", "jax_allow_f16_reductions",
+                 "jax_remove_size_one_mesh_axis_from_type",
                  "the values of jax.make_user_context's contexts")
 
 
@@ -70,13 +71,15 @@ def trace_context() -> tuple:
   change which primitives a library function binds: the Threefry scheme
   (``jax_threefry_partitionable``), typed keys from ``PRNGKey`` (``jax_enable_custom_prng``)
   softmax's rule (``jax_softmax_custom_jvp``), whether half-precision sums are refused
-  (``jax_allow_f16_reductions``), and the values of ``jax.make_user_context``'s
-  contexts."""
+  (``jax_allow_f16_reductions``), whether types drop mesh axes of size 1
+  (``jax_remove_size_one_mesh_axis_from_type``), and the values of
+  ``jax.make_user_context``'s contexts."""
   return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
           config.jax_default_matmul_precision, mesh_context.context.abstract,
           # (read one by one, LIBRARY_FLAGS' order: a loop would slow every jit call)
           (config.jax_threefry_partitionable, config.jax_enable_custom_prng,
            config.jax_softmax_custom_jvp, config.jax_allow_f16_reductions,
+           config.jax_remove_size_one_mesh_axis_from_type,
            tuple(map(config.read, config_lib.user_contexts)) if config_lib.user_contexts
            else ()))
 
