@@ -1040,6 +1040,9 @@ def partitioned(prim, avals_in, shardings_in, avals_out, params) -> list:
   named = [s for s in shardings_in if isinstance(s, NamedSharding)]
   if not named:
     return [None] * len(avals_out)
+  through = _through_body(prim, params, shardings_in, avals_in, avals_out)
+  if through is not None:
+    return through
   mesh = named[0].mesh
   typed = [core.ShapedArray(a.shape, a.dtype, a.weak_type, spec=_layout(s, a.ndim),
                             mesh=mesh.abstract_mesh)
@@ -1049,6 +1052,68 @@ def partitioned(prim, avals_in, shardings_in, avals_out, params) -> list:
   ranked = [(s, a.ndim) for s, a in zip(shardings_in, avals_in) if s in named]
   return [None if layout is None or not isinstance(aval, core.ShapedArray)
           else _spelled(tuple(layout), mesh, ranked) for aval, layout in zip(avals_out, layouts)]
+
+
+def propagated(jaxpr, in_shardings) -> list:
+  """Per output of ``jaxpr``, the NamedSharding that XLA's partitioner keeps for it, as
+  far as a forward walk tells (None: replicated): a constraint's, else what each
+  equation's sharding rule gives (``sharding.partitioned``), else, for an equation without
+  a rule (a call, a loop), that of its first operand of the same shape. Any choice gives
+  the same values: it only says where the pieces of a result live."""
+  env = {v: s for v, s in zip(jaxpr.invars, in_shardings) if isinstance(s, NamedSharding)}
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is sharding_constraint.sharding_constraint_p:
+      sharding = eqn.params["sharding"]
+      if isinstance(sharding, NamedSharding) and not sharding._is_abstract:
+        env[eqn.outvars[0]] = sharding
+      continue
+    ins = [env.get(v) if type(v) is core.Var else None for v in eqn.invars]
+    outs = _through_body(eqn.primitive, eqn.params, ins, eqn.invars, eqn.outvars)
+    if outs is None:   # (a body may hold a constraint that splits unsplit operands)
+      if not any(ins):
+        continue
+      outs = partitioned(eqn.primitive, [v.aval for v in eqn.invars], ins,
+                         [v.aval for v in eqn.outvars], eqn.params)
+    for out, found in zip(eqn.outvars, outs):
+      if found is None:
+        found = next((s for v, s in zip(eqn.invars, ins)
+                      if s is not None and v.aval.shape == out.aval.shape), None)
+      if found is not None:
+        env[out] = found
+  return [env.get(v) if type(v) is core.Var else None for v in jaxpr.outvars]
+
+
+def _through_body(prim, params, ins, invars, outvars):
+  """The layouts a call (a nested jit, a custom derivative's function, a checkpoint), a
+  ``cond`` (each branch's, the first split found kept) or a ``scan`` (its body once, over
+  one slice of ``xs``; its ``ys`` stacked unsplit) gives its results; None for others."""
+  if "branches" in params:
+    found = [propagated(b.jaxpr, ins[1:]) for b in params["branches"]]
+    return [next((s for s in per_branch if s is not None), None) for per_branch in zip(*found)]
+  if prim.name == "scan":
+    n = params["num_consts"] + params["num_carry"]
+    xs = [None if s is None else _dropped_major(s) for s in ins[n:]]
+    outs = propagated(params["jaxpr"].jaxpr, ins[:n] + xs)
+    meshes = [s.mesh for s in outs + ins if s is not None]
+    stacked = NamedSharding(meshes[0], PartitionSpec()) if meshes else None
+    return outs[:params["num_carry"]] + [stacked] * (len(outs) - params["num_carry"])
+  for value in params.values():
+    jaxpr = getattr(value, "jaxpr", value)
+    if (isinstance(jaxpr, core.Jaxpr) and not jaxpr.constvars
+        and _shapes(jaxpr.invars) == _shapes(invars)
+        and _shapes(jaxpr.outvars) == _shapes(outvars)):
+      return propagated(jaxpr, ins)
+  return None
+
+
+def _dropped_major(sharding):
+  """``sharding`` over one slice along its first dimension."""
+  spec = tuple(sharding.spec)[1:]
+  return NamedSharding(sharding.mesh, PartitionSpec(*spec)) if any(spec) else None
+
+
+def _shapes(atoms) -> list:   # (jaxpr atoms, or avals)
+  return [getattr(getattr(a, "aval", a), "shape", None) for a in atoms]
 
 
 def _layout(sharding, ndim: int) -> tuple:
@@ -1070,18 +1135,21 @@ def _spelled(layout: tuple, mesh, operands) -> "NamedSharding":
   return NamedSharding(mesh, PartitionSpec(*layout))
 
 
-def _spread_results(prim, args, params, outs):
+def _spread_results(prim, args, params, outs, out_avals):
   """Eager results of ``prim`` whose operands include one split over several devices,
-  laid out as JAX's jitted primitive lays them out (``partitioned``); unsplit results
-  stay uncommitted on the default device."""
+  laid out as JAX's jitted primitive lays them out: as their types (``out_avals``) say
+  over Explicit axes, else as ``partitioned`` finds, else replicated."""
   shardings = [x._placed.sharding if type(x) is Array and x._placed is not None else None
                for x in args]
-  avals_in = [core.get_aval(x) for x in args]
-  avals_out = [core.get_aval(o) for o in outs]
   mesh = next(s.mesh for s in shardings if isinstance(s, NamedSharding))
-  unsplit = NamedSharding(mesh, PartitionSpec())   # (where no rule says: replicated)
-  return [place(o, s or unsplit) if isinstance(o, Array) else o
-          for o, s in zip(outs, partitioned(prim, avals_in, shardings, avals_out, params))]
+  found = partitioned(prim, [core.get_aval(x) for x in args], shardings, out_avals, params)
+  placed = []
+  for o, aval, s in zip(outs, out_avals, found):
+    if getattr(aval, "spec", None) is not None:
+      s = NamedSharding(mesh, PartitionSpec(*aval.spec))
+    placed.append(place(o, s or NamedSharding(mesh, PartitionSpec()))
+                  if isinstance(o, Array) else o)
+  return placed
 
 
 def _on_mesh(x, mesh, spec):

@@ -25,11 +25,10 @@ from jaxlite._src import tiers
 from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
-from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
                                    SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
-                                   context_sharding, from_pieces, partitioned)
+                                   context_sharding, from_pieces, propagated)
 from jaxlite._src.sharding_map import _host_placed, _pieces
 
 __all__ = ["ShardedJitted"]
@@ -194,51 +193,6 @@ class ShardedJitted:
 
 
 _following = weakref.WeakKeyDictionary()   # jitted function -> its ShardedJitted.following
-
-
-def propagated(jaxpr, in_shardings) -> list:
-  """Per output of ``jaxpr``, the NamedSharding that XLA's partitioner keeps for it, as
-  far as a forward walk tells (None: replicated): a constraint's, else what each
-  equation's sharding rule gives (``sharding.partitioned``), else, for an equation without
-  a rule (a call, a loop), that of its first operand of the same shape. Any choice gives
-  the same values: it only says where the pieces of a result live."""
-  env = {v: s for v, s in zip(jaxpr.invars, in_shardings) if isinstance(s, NamedSharding)}
-  for eqn in jaxpr.eqns:
-    if eqn.primitive is sharding_constraint_p:
-      sharding = eqn.params["sharding"]
-      if isinstance(sharding, NamedSharding) and not sharding._is_abstract:
-        env[eqn.outvars[0]] = sharding
-      continue
-    ins = [env.get(v) if type(v) is core.Var else None for v in eqn.invars]
-    if not any(ins):
-      continue
-    body = _body(eqn)
-    outs = (propagated(body, ins) if body is not None else
-            partitioned(eqn.primitive, [v.aval for v in eqn.invars], ins,
-                        [v.aval for v in eqn.outvars], eqn.params))
-    for out, found in zip(eqn.outvars, outs):
-      if found is None:
-        found = next((s for v, s in zip(eqn.invars, ins)
-                      if s is not None and v.aval.shape == out.aval.shape), None)
-      if found is not None:
-        env[out] = found
-  return [env.get(v) if type(v) is core.Var else None for v in jaxpr.outvars]
-
-
-def _body(eqn):
-  """The jaxpr a call equation (a nested jit, a custom derivative's function, a
-  checkpoint) runs on its operands, or None (a loop's or a branch's are not walked)."""
-  for value in eqn.params.values():
-    jaxpr = getattr(value, "jaxpr", value)
-    if (isinstance(jaxpr, core.Jaxpr) and not jaxpr.constvars
-        and _shapes(jaxpr.invars) == _shapes(eqn.invars)
-        and _shapes(jaxpr.outvars) == _shapes(eqn.outvars)):
-      return jaxpr
-  return None
-
-
-def _shapes(atoms) -> list:
-  return [getattr(a.aval, "shape", None) for a in atoms]
 
 
 jit_mod.sharded_jit.append(ShardedJitted)

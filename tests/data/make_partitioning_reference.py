@@ -26,10 +26,13 @@ EXPRESSIONS = [
     "y.astype(jnp.int32)", "jnp.where(y > 0, y, z)", "y.max()", "jnp.dot(v, v)",
     "jnp.outer(v, v)", "jnp.sin(y) * 2", "(y * 2)[:, :2]", "b @ c", "jnp.exp(w).mean(0)",
     "jnp.linalg.norm(y)", "jnp.zeros_like(y)", "jnp.transpose(b, (1, 0, 2))",
+    "lax.fori_loop(0, 3, lambda i, a: a * 2, y)", "lax.scan(lambda a, t: (a + t, t * 2), y[0], y)[1]",
+    "lax.scan(lambda a, t: (a + t, t * 2), y, b)[0]", "lax.cond(True, lambda a: a.T, lambda a: a.T * 2, y)",
 ]
 
 CHILD = r'''
 import json, sys, jax, jax.numpy as jnp
+from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec as P, AxisType
 operands, expressions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 out = {}
@@ -41,7 +44,7 @@ for kind in ("Auto", "Explicit"):
     env[name] = jax.device_put(jnp.ones(shape), NamedSharding(m, P(*spec)))
   names = list(operands)
   for text in expressions:
-    f = eval("lambda " + ", ".join(names) + ": " + text, {"jnp": jnp})
+    f = eval("lambda " + ", ".join(names) + ": " + text, {"jnp": jnp, "lax": lax})
     for how in ("eager", "jit"):
       try:
         r = f(*env.values()) if how == "eager" else jax.jit(f)(*env.values())

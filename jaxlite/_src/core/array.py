@@ -570,7 +570,7 @@ class HostBackend:
     outs = [Array(_owned(_as_aval_dtype(v, a), args), a.weak_type)
             for v, a in zip(outs, out_avals)]
     if device is SPREAD:
-      outs = placement["spread"](prim, args, params, outs)
+      outs = placement["spread"](prim, args, params, outs, out_avals)
     elif device is not None:   # computed where an operand is committed, and committed there
       outs = [placement["commit"](out, device) for out in outs]
     return outs if prim.multiple_results else outs[0]
