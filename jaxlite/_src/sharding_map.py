@@ -30,6 +30,7 @@ from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
                                    broadcast_to_leaves, from_pieces, put_pieces)
+from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.passes import physicalize
 from jaxlite._src.transforms import batching, staging
 
@@ -271,6 +272,8 @@ def _host_placed(sharding, value, weak_type) -> Array:
 def _stack_mesh_axes(mesh, spec, value):
   """``value`` (an Array or tracer) with a leading axis per mesh axis that splits it (in
   mesh order), the rest shard-shaped; and those mesh axes' names."""
+  if getattr(core.get_aval(value), "spec", None) is not None:   # (split in its type)
+    value = _untyped(value, mesh)
   dims = _parts(mesh, spec, value.ndim)
   shape, labels = [], []
   for d, axes in enumerate(dims):
@@ -281,6 +284,15 @@ def _stack_mesh_axes(mesh, spec, value):
   used = [a for a in mesh.axis_names if a in labels]
   order = [labels.index(a) for a in used] + [i for i, l in enumerate(labels) if l is None]
   return value.transpose(order), used
+
+
+def _untyped(value, mesh):
+  """``value`` without its split over Explicit axes in its type: the whole array, which
+  the stacking below cuts into the map's pieces."""
+  if isinstance(value, Array):
+    return Array(np.asarray(value._value), value.weak_type)
+  return sharding_constraint.with_sharding_constraint(value, NamedSharding(mesh,
+                                                                           PartitionSpec()))
 
 
 def _unstack_mesh_axes(mesh, spec, value):
