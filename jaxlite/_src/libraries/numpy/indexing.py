@@ -5,11 +5,12 @@ mask), then lowered the way JAX lowers it, so that jaxprs read the same:
 
 - only static ints and slices: ``slice`` (then ``rev`` for negative steps, ``squeeze``
   for ints and ``broadcast_in_dim`` for None);
-- scalar integer arrays or tracers among them: ``dynamic_slice`` (negative indices are
-  wrapped with ``lt``/``add``/``select_n``);
+- scalar integer arrays or tracers among them, or unit-stride ``jax.ds`` slices:
+  ``dynamic_slice`` (negative indices are wrapped with ``lt``/``add``/``select_n``);
 - anything else (integer arrays, masks, strided slices next to arrays): ``gather``.
 
-Updates (``x.at[idx].set(y)`` and friends) always lower to a scatter. Out-of-bounds
+Updates (``x.at[idx].set(y)`` and friends) always lower to a scatter; a ``jax.ds`` start
+is then not wrapped when negative, as in JAX. Out-of-bounds
 indices are clamped when reading and dropped when writing, unless ``mode`` says
 otherwise.
 """
@@ -41,6 +42,8 @@ from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axis, ch
 
 _NONE, _ELLIPSIS, _SLICE, _INT, _BOOL, _ARRAY = ("none", "ellipsis", "slice", "int", "bool",
                                                  "array")
+_DSLICE = "dynamic_slice"   # a jax.ds Slice: its start may be traced
+_ONE_AXIS = (_SLICE, _DSLICE, _INT, _ARRAY)   # the kinds that use up one axis of x
 _ARRAYS = (Array, Tracer, np.ndarray)
 
 
@@ -102,9 +105,10 @@ def _classify(i):
   if isinstance(i, str):
     raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
   if isinstance(i, Slice):
-    raise NotImplementedError(f"jaxlite's indexed updates (x.at[...]) do not take jax.ds "
-                              f"slices yet (got {i!r}); use lax.dynamic_update_slice_in_dim "
-                              "instead.")
+    if i.is_dynamic_size:
+      raise TypeError(f"the size of a jax.ds slice must be static to index an array, got "
+                      f"{i.size!r}")
+    return _DSLICE, i
   if isinstance(i, Sequence):
     i = creation.asarray(i) if len(i) else np.zeros((0,), dtypes.default_int_dtype())
   if isinstance(i, _ARRAYS):
@@ -125,8 +129,7 @@ def _classify(i):
 
 def _consumed(entries):
   """How many axes of the indexed array the entries use up (masks use their rank)."""
-  return sum(_ndim(e.value) if e.kind == _BOOL else e.kind in (_SLICE, _INT, _ARRAY)
-             for e in entries)
+  return sum(_ndim(e.value) if e.kind == _BOOL else e.kind in _ONE_AXIS for e in entries)
 
 
 def _parse(idx, shape):
@@ -160,7 +163,7 @@ def _expand_bool_masks(entries, shape):
       axis += len(shape) - _consumed(entries)
     if e.kind != _BOOL:
       out.append(e)
-      axis += e.kind in (_SLICE, _INT, _ARRAY)
+      axis += e.kind in _ONE_AXIS
       continue
     mask = e.value
     if isinstance(mask, Tracer):
@@ -251,7 +254,8 @@ def _dynamic_slice(arr, entries, mode, normalize):
     raise _Unsupported
   for e in entries:
     if (e.kind == _BOOL or e.kind == _ARRAY and _ndim(e.value) != 0
-        or e.kind == _SLICE and e.value.step not in (None, 1, -1)):
+        or e.kind == _SLICE and e.value.step not in (None, 1, -1)
+        or e.kind == _DSLICE and e.value.stride != 1):
       raise _Unsupported
   starts, sizes, rev_axes, squeeze_axes, newaxis_dims = [], [], [], [], []
   trivial = True
@@ -268,6 +272,12 @@ def _dynamic_slice(arr, entries, mode, normalize):
       trivial = False
       starts.append(e.value if e.kind == _INT else as_operand(e.value))
       sizes.append(1), squeeze_axes.append(axis)
+      continue
+    if e.kind == _DSLICE:
+      trivial = False
+      start = e.value.start
+      starts.append(start if _is_int(start) else as_operand(start))
+      sizes.append(e.value.size)
       continue
     _static_slice_bounds(e.value, e.position)
     trivial &= e.value == slice(None)
@@ -408,8 +418,11 @@ def _to_gather(shape, entries, normalize=True, spec=None) -> _Gather:
       newaxis_dims.append(y_axis)
       y_axis += 1
     else:
-      start, stop, step = e.value.indices(shape[x_axis])
-      count = len(range(start, stop, step))
+      if e.kind == _DSLICE:   # its start is neither wrapped nor checked, as in JAX
+        start, step, count = e.value.start, e.value.stride, e.value.size
+      else:
+        start, stop, step = e.value.indices(shape[x_axis])
+        count = len(range(start, stop, step))
       slice_shape.append(count)
       slice_spec.append(spec[x_axis])
       if step == 1:
@@ -421,7 +434,7 @@ def _to_gather(shape, entries, normalize=True, spec=None) -> _Gather:
         offset_dims.append(collapsed_y_axis)
       else:
         positions = lax_ew.add(
-            Array(np.array(start, index_dtype)),
+            creation.array(start, dtype=index_dtype),
             lax_ew.mul(Array(np.array(step, index_dtype)),
                        lax_shapes.iota(index_dtype, count)))
         if step < 0:
@@ -506,7 +519,6 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
                    fill_value=None, normalize_indices=True):
   """``arr[idx]``, lowered to slice, dynamic_slice or gather (the first that applies)."""
   arr = as_operand(arr)
-  arr, idx = _take_dynamic_slices(arr, idx)
   entries = _parse(idx, arr.shape)
   slices = (lambda: _static_slice(arr, entries, mode, normalize_indices),
             lambda: _dynamic_slice(arr, entries, mode, normalize_indices))
@@ -517,43 +529,6 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
       pass   # like JAX: any failure here means "use the general gather"
   return _gather(arr, entries, indices_are_sorted, unique_indices, mode, fill_value,
                  normalize_indices)
-
-
-def _axes_used(i):
-  """How many axes of the indexed array the index entry ``i`` uses up."""
-  if i is None or i is Ellipsis or isinstance(i, (bool, np.bool_)):
-    return 0
-  if isinstance(i, _ARRAYS) and i.dtype == np.bool_:
-    return i.ndim
-  return 1
-
-
-def _take_dynamic_slices(arr, idx):
-  """``arr`` with each ``jax.ds`` Slice in ``idx`` taken along its axis, and ``idx`` with
-  ``:`` in their places: stride 1 is a dynamic_slice (the start wrapped once if negative,
-  then clamped to fit), a larger stride a gather of ``start + stride * iota`` with each
-  index clamped, as JAX lowers them."""
-  entries = _as_tuple(idx)
-  if not any(isinstance(i, Slice) for i in entries):
-    return arr, idx
-  ellipsis_axes = arr.ndim - sum(map(_axes_used, entries))
-  axis, rest = 0, []
-  for i in entries:
-    if isinstance(i, Slice):
-      if i.is_dynamic_size:
-        raise TypeError(f"the size of a jax.ds slice must be static to index an array, got "
-                        f"{i.size!r}")
-      start = as_operand(i.start)
-      if i.stride == 1:
-        arr = lax_ix.dynamic_slice_in_dim(arr, start, i.size, axis)
-      else:
-        spots = lax_ew.add(lax_ew.convert_element_type(start, np.int32),
-                           lax_ew.mul(np.int32(i.stride), lax_shapes.iota(np.int32, i.size)))
-        arr = take(arr, spots, axis=axis, mode="clip")
-      i = slice(None)
-    rest.append(i)
-    axis += ellipsis_axes if i is Ellipsis else _axes_used(i)
-  return arr, tuple(rest)
 
 
 def getitem(arr, idx):
@@ -1044,8 +1019,8 @@ def dslice(start, size=None, stride=None):
   Returns
   -------
   slice or Slice
-    ``slice(None)`` for ``dslice(None)``, else a ``Slice``, which ``x[...]`` takes
-    (jaxlite's ``x.at[...]`` updates do not yet).
+    ``slice(None)`` for ``dslice(None)``, else a ``Slice``, which ``x[...]`` and
+    ``x.at[...]`` take as an index.
   """
   if start is None:
     return slice(None)
