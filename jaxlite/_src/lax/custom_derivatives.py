@@ -29,6 +29,15 @@ from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 
+def _positions_of(fun, names):
+  """The positions of ``fun``'s parameters named ``names`` (a name or several)."""
+  names = (names,) if isinstance(names, str) else tuple(names)
+  if not names:
+    return ()
+  params = list(inspect.signature(fun).parameters)
+  return tuple(params.index(n) for n in names if n in params)
+
+
 def _resolve_args(fun, args, kwargs):
   """The arguments by position, keyword ones and defaults included, as JAX's
   ``resolve_kwargs`` gives them (custom rules take positional arguments; a default may
@@ -853,16 +862,33 @@ def everything_saveable(*_, **__):
   return True
 
 
-def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+class _DeprecatedArg:
+  """The default of an argument JAX deprecated (``jax.checkpoint``'s ``concrete``)."""
+
+  def __repr__(self):
+    return "Deprecated"
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=(),
+               concrete=_DeprecatedArg()):
   """Recompute ``fun``'s intermediate values in the backward pass instead of storing them
   (``jax.checkpoint`` / ``jax.remat``).
 
   ``policy`` may be ``checkpoint_policies.nothing_saveable`` (the default) or
   ``everything_saveable``; other JAX policies save nothing here (values are identical,
-  only memory use differs).
+  only memory use differs). ``static_argnames`` name parameters of ``fun`` that are
+  static as ``static_argnums`` ones are (JAX 0.10.2 takes the argument but ignores it
+  unless its ``remat3`` flag is on). ``concrete`` was removed from JAX: passing it raises
+  NotImplementedError, as JAX does.
   """
+  if not isinstance(concrete, _DeprecatedArg):
+    raise NotImplementedError(
+        "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and "
+        "removed in JAX v0.10.0. In its place please use `static_argnums`; for details "
+        "refer to https://docs.jax.dev/en/latest/jep/11830-new-remat-checkpoint.html.")
   static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(
       static_argnums)
+  static_argnums += _positions_of(fun, static_argnames)
 
   def call(fun, args):
     static, dynamic = _split_nondiff(args, static_argnums)
@@ -902,7 +928,11 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   return remat_f
 
 
-remat = checkpoint
+def remat(fun, *, prevent_cse=True, policy=None, static_argnums=(),
+          concrete=_DeprecatedArg()):
+  """Alias of ``checkpoint`` (with JAX's signature for it)."""
+  return checkpoint(fun, prevent_cse=prevent_cse, policy=policy,
+                    static_argnums=static_argnums, concrete=concrete)
 
 
 class checkpoint_policies:

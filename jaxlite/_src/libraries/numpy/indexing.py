@@ -17,6 +17,7 @@ otherwise.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import warnings
 from collections.abc import Sequence
@@ -635,9 +636,11 @@ class _IndexUpdateHelper:
 class _IndexUpdateRef:
   """``x.at[idx]``: the methods return ``x`` updated at ``idx`` (see ``_IndexUpdateHelper``).
 
-  Every method takes ``indices_are_sorted`` and ``unique_indices`` (promises, not
-  checked), ``mode`` ('fill'/'drop', 'clip' or 'promise_in_bounds') and
-  ``wrap_negative_indices`` (default True: -1 is the last element).
+  Every method but ``apply`` takes ``indices_are_sorted`` and ``unique_indices`` (promises,
+  not checked), ``mode`` ('fill'/'drop', 'clip' or 'promise_in_bounds'), ``out_sharding``
+  (a NamedSharding, or a PartitionSpec of the mesh in context, that the gather's or
+  scatter's result is laid out as) and ``wrap_negative_indices`` (default True: -1 is the
+  last element).
   """
   __slots__ = ("array", "index")
 
@@ -649,68 +652,74 @@ class _IndexUpdateRef:
     return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
   def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          fill_value=None, wrap_negative_indices=True):
+          fill_value=None, out_sharding=None, wrap_negative_indices=True):
     """``x[idx]``; with ``mode='fill'``, out-of-bounds reads give ``fill_value``."""
-    return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                          unique_indices=unique_indices, mode=mode, fill_value=fill_value,
-                          normalize_indices=wrap_negative_indices)
+    sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, ".get")
+    out = rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                         normalize_indices=wrap_negative_indices)
+    return _laid_out(out, sharding)
 
-  def _update(self, values, op, indices_are_sorted, unique_indices, mode,
-              wrap_negative_indices, array=None):
-    return _scatter_update(self.array if array is None else array, self.index, values, op,
-                           indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+  def _update(self, name, values, op, indices_are_sorted, unique_indices, mode,
+              out_sharding, wrap_negative_indices, array=None):
+    sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, "." + name)
+    out = _scatter_update(self.array if array is None else array, self.index, values, op,
+                          indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+    return _laid_out(out, sharding)
 
   def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] = values``, functionally."""
-    return self._update(values, lax_ix.scatter, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+    return self._update("set", values, lax_ix.scatter, indices_are_sorted, unique_indices,
+                        mode, out_sharding, wrap_negative_indices)
 
   def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] += values``, functionally (repeated indices accumulate)."""
-    return self._update(values, lax_ix.scatter_add, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("add", values, lax_ix.scatter_add, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               wrap_negative_indices=True):
+               out_sharding=None, wrap_negative_indices=True):
     """``x[idx] -= values``, functionally (repeated indices accumulate)."""
-    return self._update(values, lax_ix.scatter_sub, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("subtract", values, lax_ix.scatter_sub, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               wrap_negative_indices=True):
+               out_sharding=None, wrap_negative_indices=True):
     """``x[idx] *= values``, functionally (repeated indices accumulate)."""
-    return self._update(values, lax_ix.scatter_mul, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("multiply", values, lax_ix.scatter_mul, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   mul = multiply
 
   def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-             wrap_negative_indices=True):
+             out_sharding=None, wrap_negative_indices=True):
     """``x[idx] /= values``, functionally: ``x`` divided by a scatter-multiplied ones."""
-    divisor = self._update(values, lax_ix.scatter_mul, indices_are_sorted, unique_indices,
-                           mode, wrap_negative_indices, creation.ones_like(self.array))
+    divisor = self._update("divide", values, lax_ix.scatter_mul, indices_are_sorted,
+                           unique_indices, mode, out_sharding, wrap_negative_indices,
+                           creation.ones_like(self.array))
     return ufuncs.divide(self.array, divisor)
 
   def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            out_sharding=None, wrap_negative_indices=True):
     """``x[idx] **= values``, functionally (repeated indices multiply the exponents)."""
-    exponent = self._update(values, lax_ix.scatter_mul, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices, creation.ones_like(self.array))
+    exponent = self._update("power", values, lax_ix.scatter_mul, indices_are_sorted,
+                            unique_indices, mode, out_sharding, wrap_negative_indices,
+                            creation.ones_like(self.array))
     return ufuncs.power(self.array, exponent)
 
   def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] = minimum(x[idx], values)``, functionally."""
-    return self._update(values, lax_ix.scatter_min, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("min", values, lax_ix.scatter_min, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] = maximum(x[idx], values)``, functionally."""
-    return self._update(values, lax_ix.scatter_max, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("max", values, lax_ix.scatter_max, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
             wrap_negative_indices=True):
@@ -719,8 +728,13 @@ class _IndexUpdateRef:
       return lax_ix.scatter_apply(x, indices, func, dnums,
                                   update_shape=core.get_aval(y).shape, **kwargs)
     zero = Array(np.zeros((), core.get_aval(self.array).dtype))
-    return self._update(zero, scatter_apply, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+    return self._update("apply", zero, scatter_apply, indices_are_sorted, unique_indices,
+                        mode, None, wrap_negative_indices)
+
+
+def _laid_out(x, sharding):
+  """``x`` laid out as the canonical ``out_sharding`` ``sharding`` says (None: as it is)."""
+  return x if sharding is None else sharding_constraint.with_sharding_constraint(x, sharding)
 
 
 def at(self):
@@ -927,30 +941,49 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 # -- flat indices and index tuples
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``)."""
-  if order != "C":
-    raise NotImplementedError("ravel_multi_index supports order='C' only.")
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
+  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``), of ``dtype``
+  (by default the indices' promoted integer type). ``mode`` is 'raise' (concrete indices
+  only), 'wrap', 'clip' or 'ignore'; ``order`` is 'C' or 'F'."""
+  if len(multi_index) != len(dims):
+    raise ValueError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
+  dims = tuple(core.concrete_or_error(operator.index, d,
+                                      "in `dims` argument of ravel_multi_index().")
+               for d in dims)
+  indices = ensure_arraylike("ravel_multi_index", *multi_index)
+  dtype = (dtypes.result_type(int, *indices) if dtype is None
+           else dtypes.canonicalize_dtype(dtype))
+  if not dtypes.issubdtype(dtype, np.integer):
+    raise ValueError(f"dtype={dtype!r} is not an integer type.")
+  if math.prod(dims) - 1 > dtypes.iinfo(dtype).max:
+    raise ValueError(f"jnp.ravel_multi_index: dtype={dtype!r} not large enough to hold "
+                     f"flattened index for dims={dims}. Use the dtype argument to pass a "
+                     "suitable dtype (e.g. dtype=np.min_scalar_type(prod(dims))).")
+  for index in indices:
+    if mode == "raise":
+      core.concrete_or_error(np.asarray, index, "The error occurred because "
+                             "ravel_multi_index was jit-compiled with mode='raise'. Use "
+                             "mode='wrap' or mode='clip' instead.")
+    if not dtypes.issubdtype(index.dtype, np.integer):
+      raise TypeError("only int indices permitted")
   if mode == "raise":
-    for idx in multi_index:
-      if isinstance(idx, Tracer):
-        raise core.errors.ConcretizationTypeError(
-            idx, "The error occurred in jnp.ravel_multi_index with mode='raise'; use "
-            "mode='wrap' or mode='clip' with traced indices.\n")
-  dims = tuple(int(d) for d in dims)
-  out = None
-  stride = 1
-  for idx, d in reversed(list(zip(multi_index, dims))):
-    idx = as_operand(idx)
-    if mode == "wrap":
-      idx = ufuncs.remainder(idx, d)
-    elif mode == "clip":
-      idx = ufuncs.clip(idx, 0, d - 1)
-    elif mode == "raise" and np.any((np.asarray(idx) < 0) | (np.asarray(idx) >= d)):
+    if any(np.any((np.asarray(i) < 0) | (np.asarray(i) >= d)) for i, d in zip(indices, dims)):
       raise ValueError("invalid entry in coordinates array")
-    term = ufuncs.multiply(idx, stride)
-    out = term if out is None else ufuncs.add(out, term)
-    stride *= d
+  elif mode == "clip":
+    indices = [ufuncs.clip(i, 0, d - 1) for i, d in zip(indices, dims)]
+  elif mode == "wrap":
+    indices = [ufuncs.remainder(i, d) for i, d in zip(indices, dims)]
+  elif mode != "ignore":
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+  if order == "F":
+    strides = np.cumprod((1,) + dims[:-1])
+  elif order == "C":
+    strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+  else:
+    raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+  out = creation.array(0, dtype=dtype)
+  for i, stride in zip(indices, strides):
+    out = ufuncs.add(out, ufuncs.multiply(lax_numpy.astype(i, dtype), int(stride)))
   return out
 
 
