@@ -688,7 +688,8 @@ class PjitFunction:
     sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
-    return stages.Traced(self, entry, self._arg_names(args, kwargs))
+    donated = self._donated_leaves(args, kwargs) if self._donates else None
+    return stages.Traced(self, entry, self._arg_names(args, kwargs), donated)
 
   def lower(self, *args, **kwargs):
     """Trace and lower for these arguments: a ``Lowered`` stage (``.as_text()``)."""
