@@ -1,8 +1,10 @@
-"""The signatures of the public functions of jaxlite (``jax``, ``jax.numpy``, ``jax.lax``,
-``jax.random``, ``jax.nn``, ``jax.nn.initializers``, ``jax.scipy.special``, an array's
-methods and those of ``x.at[i]``) against JAX 0.10.2's: parameter names, kinds and
-defaults, which libraries depend on when they call by keyword. JAX's are recorded in
-tests/data/signatures.json by make_signatures_reference.py.
+"""The signatures of the public functions of jaxlite (the modules listed in
+tests/data/make_signatures_reference.py: ``jax``, ``jax.numpy``, ``jax.lax``,
+``jax.random``, ``jax.nn``, ``jax.scipy.*``, ``jax.tree_util``, ..., an array's methods and
+those of ``x.at[i]``) against JAX 0.10.2's: parameter names, kinds and defaults, which
+libraries depend on when they call by keyword. JAX's are recorded in
+tests/data/signatures.json by make_signatures_reference.py. (``jax.ad_checkpoint`` is left
+out: jaxlite has no such module, nor ``checkpoint_name``.)
 """
 import json
 import os
@@ -37,6 +39,9 @@ ABSENT = {
     "jax.lax.precv": "point-to-point collectives are not implemented",
     "jax.lax.ragged_all_to_all": "not implemented",
     "jax.lax.rng_uniform": "not implemented (XLA's stateful RngUniform)",
+    "jax.experimental.primal_tangent_dtype": "not implemented",
+    "jax.example_libraries.optimizers.unzip2": "a helper JAX's module imports from "
+                                               "jax._src.util, not part of the optimizers",
 }
 
 

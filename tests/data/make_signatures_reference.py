@@ -14,13 +14,22 @@ import os
 import re
 
 MODULES = ("jax", "jax.numpy", "jax.lax", "jax.random", "jax.nn", "jax.nn.initializers",
-           "jax.scipy.special")
+           "jax.scipy.special", "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.linalg",
+           "jax.scipy.signal", "jax.scipy.stats", "jax.scipy.stats.norm",
+           "jax.scipy.stats.gamma", "jax.scipy.stats.beta", "jax.scipy.stats.t",
+           "jax.scipy.stats.multivariate_normal", "jax.scipy.fft", "jax.scipy.integrate",
+           "jax.scipy.ndimage", "jax.scipy.optimize", "jax.scipy.sparse.linalg",
+           "jax.scipy.cluster.vq", "jax.tree_util", "jax.tree", "jax.debug", "jax.ops",
+           "jax.dtypes", "jax.image", "jax.flatten_util", "jax.custom_derivatives",
+           "jax.profiler", "jax.sharding", "jax.experimental", "jax.experimental.checkify",
+           "jax.example_libraries.optimizers")
 
 
 def default(value):
   """A default as recorded: its ``repr``, where a sentinel object (``<... object at 0x..>``)
-  is ``<sentinel>`` and other addresses are left out (``<function dot_general>``)."""
-  text = repr(value)
+  is ``<sentinel>``, other addresses are left out (``<function dot_general>``) and a module
+  path names the package ``jax``."""
+  text = re.sub(r"\bjaxlite\.", "jax.", repr(value))   # (a class's module path)
   if re.fullmatch(r"<[\w.]+ object at 0x[0-9a-f]+>", text):
     return "<sentinel>"
   return re.sub(r" at 0x[0-9a-f]+", "", text)

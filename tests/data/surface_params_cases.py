@@ -127,6 +127,23 @@ def cases(jax):
                                                    dtype="threefry2x32"),
       "wrap_key_data_dtype": lambda: jax.random.key_data(jax.random.wrap_key_data(
           np.array([0, 3], np.uint32), dtype="threefry2x32")),
+      # other modules
+      "pascal_kind_none": lambda: jax.scipy.linalg.pascal(3, kind=None),
+      "invpascal_default": lambda: jax.scipy.linalg.invpascal(3),
+      "segment_sum_out_sharding": lambda: jax.ops.segment_sum(
+          v, jnp.array([0, 0, 1]), 2, out_sharding=empty),
+      "segment_max_spec_without_mesh": lambda: jax.ops.segment_max(
+          v, jnp.array([0, 0, 1]), 2, out_sharding=P()),
+      "linalg_tensordot_out_sharding": lambda: jnp.linalg.tensordot(x, x, axes=2,
+                                                                    out_sharding=empty),
+      "tree_reduce_initializer_none": lambda: jax.tree_util.tree_reduce(
+          lambda a, b: (a or 0) + b, [1, 2], None),
+      "dtypes_issubdtype_keywords": lambda: jax.dtypes.issubdtype(a=jnp.bfloat16,
+                                                                  b=jnp.floating),
+      "zero_from_primal_keyword": lambda: jax.custom_derivatives.zero_from_primal(val=v),
+      "linear_call_keywords": lambda: jax.custom_derivatives.linear_call(
+          fun=lambda r, a: a * r, fun_transpose=lambda r, ct: ct * r,
+          residual_args=2., linear_args=v),
       # jax
       "vmap_sum_match": lambda: jax.vmap(lambda a: a * 2., out_axes=None,
                                          sum_match=True)(v),

@@ -549,8 +549,8 @@ def _sctype(x):
 _subdtype_cache = {}
 
 
-def issubdtype(arg1, arg2):
-  """True if ``arg1`` is a subtype of ``arg2`` in NumPy's scalar type hierarchy.
+def issubdtype(a, b):
+  """True if ``a`` is a subtype of ``b`` in NumPy's scalar type hierarchy.
 
   Like :func:`numpy.issubdtype`, but bfloat16 and the other ml_dtypes types sit
   where they belong (``issubdtype(bfloat16, np.floating)`` is True).
@@ -564,15 +564,15 @@ def issubdtype(arg1, arg2):
   True
   """
   try:
-    return _subdtype_cache[arg1, arg2]
+    return _subdtype_cache[a, b]
   except (KeyError, TypeError):
     pass
-  a_t, b_t = _sctype(arg1), _sctype(arg2)
+  a_t, b_t = _sctype(a), _sctype(b)
   kind = _ml_kind(a_t)
   out = (b_t is a_t or b_t in _KIND_ABSTRACT[kind] if kind is not None
          else bool(np.issubdtype(a_t, b_t)))
   try:
-    _subdtype_cache[arg1, arg2] = out
+    _subdtype_cache[a, b] = out
   except TypeError:
     pass
   return out

@@ -1142,12 +1142,7 @@ def _equality_errors(path, t1, t2, is_leaf):
 # Reductions, transposition, broadcasting.
 
 
-class _Unspecified:
-  def __repr__(self):
-    return '<unspecified>'
-
-
-_UNSPECIFIED = _Unspecified()
+_UNSPECIFIED = object()   # "no initializer given" (None is a valid one), as JAX's
 
 
 def tree_reduce(function, tree, initializer=_UNSPECIFIED, is_leaf=None):

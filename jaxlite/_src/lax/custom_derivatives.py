@@ -1099,24 +1099,27 @@ class CustomVJPPrimal:
     return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
 
 
-def custom_vjp_primal_tree_values(primals):
-  """``primals`` (a tree of ``CustomVJPPrimal`` leaves, what a forward rule with
+_tree = tree   # (the parameter of the function below is named `tree`, as JAX names it)
+
+
+def custom_vjp_primal_tree_values(tree):
+  """``tree`` (a tree of ``CustomVJPPrimal`` leaves, what a forward rule with
   ``symbolic_zeros=True`` gets) with each replaced by its value; JAX's TypeError for any
   other leaf."""
   def value(leaf):
     if type(leaf) is not CustomVJPPrimal:
       raise TypeError(f"unexpected leaf type {type(leaf)}")
     return leaf.value
-  return tree.tree_map(value, primals)
+  return _tree.tree_map(value, tree)
 
 
-def zero_from_primal(value, symbolic_zeros: bool = False):
-  """A zero tangent for each leaf of ``value`` (a ``SymbolicZero`` with
+def zero_from_primal(val, symbolic_zeros: bool = False):
+  """A zero tangent for each leaf of ``val`` (a ``SymbolicZero`` with
   ``symbolic_zeros``)."""
   def zero(x):
     aval = ad.tangent_aval(core.get_aval(x))
     return ad.SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
-  return tree.tree_map(zero, value)
+  return tree.tree_map(zero, val)
 
 
 # ----------------------------------------------------------------------------- linear_call
@@ -1137,13 +1140,13 @@ def _trace_closed(fun, avals):
   return converted, list(closed.consts)
 
 
-def linear_call(callee, transpose, residual_args, linear_args):
-  """``callee(residual_args, linear_args)``, declared linear in ``linear_args`` with
-  ``transpose(residual_args, cotangents)`` as its transpose
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+  """``fun(residual_args, linear_args)``, declared linear in ``linear_args`` with
+  ``fun_transpose(residual_args, cotangents)`` as its transpose
   (``jax.custom_derivatives.linear_call``): reverse-mode differentiation and
-  ``linear_transpose`` call ``transpose`` instead of transposing ``callee``'s operations,
-  so ``callee`` may be any computation (an iterative solver) that is linear in value.
-  ``transpose`` may be None when no transposition is asked for. Residuals are not
+  ``linear_transpose`` call ``fun_transpose`` instead of transposing ``fun``'s
+  operations, so ``fun`` may be any computation (an iterative solver) that is linear in
+  value. ``fun_transpose`` may be None when no transposition is asked for. Residuals are not
   differentiated."""
   res_leaves, res_tree = tree.tree_flatten(residual_args)
   lin_leaves, lin_tree = tree.tree_flatten(linear_args)
@@ -1152,7 +1155,7 @@ def linear_call(callee, transpose, residual_args, linear_args):
   out_trees = []
 
   def flat_callee(*xs):
-    out = callee(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
+    out = fun(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
                  tree.tree_unflatten(lin_tree, xs[len(res_leaves):]))
     leaves, out_tree = tree.tree_flatten(out)
     out_trees.append(out_tree)
@@ -1161,11 +1164,11 @@ def linear_call(callee, transpose, residual_args, linear_args):
   lin_avals = [core.get_aval(x) for x in lin_leaves]
   callee_jaxpr, callee_consts = _trace_closed(flat_callee, res_avals + lin_avals)
   out_tree = out_trees[-1]
-  if transpose is None:
+  if fun_transpose is None:
     transpose_jaxpr, transpose_consts = None, []
   else:
     def flat_transpose(*xs):
-      cts = transpose(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
+      cts = fun_transpose(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
                       tree.tree_unflatten(out_tree, xs[len(res_leaves):]))
       leaves, ct_tree = tree.tree_flatten(cts)
       if ct_tree != lin_tree:
