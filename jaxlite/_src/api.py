@@ -129,7 +129,8 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
         names.enter_context(batching.extend_axis_env(name, size))
       closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
     if return_shape:
-      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
+      shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                                 sharding=core.typed_sharding(a))
                 for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs')
       return closed, tree.tree_unflatten(out_tree, shapes)
     return closed
@@ -150,7 +151,8 @@ def eval_shape(fun, *args, **kwargs):
                          if isinstance(x, ShapeDtypeStruct) else x, fun(*a, **k))
   functools.update_wrapper(fun_of_values, fun)
   closed, out_tree = trace_to_jaxpr(fun_of_values, "eval_shape", args, kwargs)
-  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
+  shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                             sharding=core.typed_sharding(a))
             for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs' values)
   return tree.tree_unflatten(out_tree, shapes)
 

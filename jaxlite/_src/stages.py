@@ -95,7 +95,8 @@ class Traced(Stage):
     out_tree = self._entry.traced_out_tree
     if self._entry.refs is not None:   # (not the written refs' values that follow)
       out_tree = out_tree.children()[0]
-    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                               sharding=core.typed_sharding(a))
               for a in self._entry.jaxpr.out_avals[:out_tree.num_leaves]]
     return tree.tree_unflatten(out_tree, shapes)
 
@@ -222,7 +223,8 @@ class Compiled(Stage):
     """The outputs' ``ShapeDtypeStruct``s, each with the sharding it is computed to."""
     device = self._device()
     return tree.tree_map(lambda s: ShapeDtypeStruct(
-        s.shape, s.dtype, s.weak_type, s.sharding or _single_device(device)),
+        s.shape, s.dtype, weak_type=s.weak_type,
+        sharding=s.sharding or _single_device(device)),
         self._traced.out_info)
 
   def _device(self):

@@ -1,7 +1,7 @@
 """Record the signatures of JAX 0.10.2's public functions as tests/data/signatures.json.
 
-For each module in MODULES, and for an array's methods, every public callable that is not
-a class or a module is recorded as a list of ``[name, kind, default]`` parameters,
+For each module in MODULES, and for an array's methods, every public callable but a
+submodule (a class by its constructor, when the package defines it) is recorded as a list of ``[name, kind, default]`` parameters,
 the default as its ``repr`` (or ``null`` when there is none). tests/test_signatures.py
 compares jaxlite's signatures with these. Run with the reference venv:
 
@@ -47,9 +47,11 @@ def parameters(fn):
           for p in sig.parameters.values()]
 
 
-def public_functions(namespace, names=None):
+def public_functions(namespace, names=None, package=None):
   """The public functions of ``namespace`` (a module or an object, whose methods are then
-  recorded bound), by name; classes and submodules are left out."""
+  recorded bound), by name; submodules are left out, and classes unless ``package`` is
+  given: then the classes defined in that package are recorded by their constructor's
+  signature (not those a module merely imports, such as ``typing.Any``)."""
   names = names or getattr(namespace, "__all__", None) or dir(namespace)
   out = {}
   for name in sorted(names):
@@ -59,7 +61,10 @@ def public_functions(namespace, names=None):
       value = getattr(namespace, name)
     except Exception:  # noqa: BLE001 - a property that needs a device or a concrete value
       continue
-    if inspect.isclass(value) or inspect.ismodule(value) or not callable(value):
+    if inspect.ismodule(value) or not callable(value):
+      continue
+    if inspect.isclass(value) and (package is None or not (
+        getattr(value, "__module__", "") or "").startswith(package)):
       continue
     params = parameters(value)
     if params is not None:
@@ -73,7 +78,7 @@ def record(jax):
   those of ``x.at[i]``."""
   def module(name):
     return importlib.import_module(jax.__name__ + name[len("jax"):])
-  out = {name: public_functions(module(name)) for name in MODULES}
+  out = {name: public_functions(module(name), package=jax.__name__) for name in MODULES}
   x = jax.numpy.zeros(3)
   out["jax.Array"] = public_functions(x)
   out["jax.Array.at"] = public_functions(x.at[0])

@@ -29,6 +29,23 @@ def outcome(thunk):
   return result
 
 
+def _with_nondiff_name(jax):
+  """A custom_jvp whose second argument (n) is non-differentiable by name."""
+  @jax.custom_jvp
+  def f(x, n):
+    return x ** n
+  f = jax.custom_jvp(f.fun, nondiff_argnames=("n",))
+  f.defjvp(lambda n, primals, tangents: (f(primals[0], n),
+                                         n * primals[0] ** (n - 1) * tangents[0] * 10.))
+  return f
+
+
+def _vjp_with_nondiff_name(jax):
+  f = jax.custom_vjp(lambda x, n: x ** n, nondiff_argnames=("n",))
+  f.defvjp(lambda x, n: (x ** n, x), lambda n, x, g: (g * n * x ** (n - 1) * 10.,))
+  return f
+
+
 def cases(jax):
   jnp, lax = jax.numpy, jax.lax
   P = jax.sharding.PartitionSpec
@@ -144,6 +161,15 @@ def cases(jax):
       "linear_call_keywords": lambda: jax.custom_derivatives.linear_call(
           fun=lambda r, a: a * r, fun_transpose=lambda r, ct: ct * r,
           residual_args=2., linear_args=v),
+      "custom_jvp_nondiff_argnames": lambda: jax.grad(_with_nondiff_name(jax))(2., 3),
+      "custom_vjp_nondiff_argnames": lambda: jax.grad(_vjp_with_nondiff_name(jax))(2., 3),
+      "shape_dtype_struct_keywords": lambda: np.array(jax.eval_shape(
+          jnp.sin, jax.ShapeDtypeStruct((2,), jnp.float32, weak_type=True,
+                                        sharding=None)).weak_type),
+      "shape_dtype_struct_positional_weak_type": lambda: jax.ShapeDtypeStruct(
+          (2,), jnp.float32, True),
+      "scalar_type_needs_a_value": lambda: jnp.float32(),
+      "scalar_type_keyword": lambda: jnp.int16(x=3),
       # jax
       "vmap_sum_match": lambda: jax.vmap(lambda a: a * 2., out_axes=None,
                                          sum_match=True)(v),

@@ -1315,12 +1315,12 @@ class Partial(functools.partial):
   [1]
   """
 
-  def __new__(cls, func, *args, **kwargs):
+  def __new__(cls, func, *args, **kw):
     # functools.partial flattens a partial-of-a-partial into one; wrap the inner one so
     # exactly the arguments given here become this node's children.
     if isinstance(func, functools.partial):
       func = _HashableCallableShim(func)
-    return super().__new__(cls, func, *args, **kwargs)
+    return super().__new__(cls, func, *args, **kw)
 
 
 register_pytree_node(

@@ -215,10 +215,12 @@ class _CustomRuleFunction:
   """What custom_jvp and custom_vjp share: the wrapped function, its non-differentiable
   arguments, and tracing a call into a jaxpr."""
 
-  def __init__(self, fun, nondiff_argnums=()):
+  def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
     functools.update_wrapper(self, fun)
     self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    # names count as their positions in fun's signature; all sorted, as JAX keeps them
+    self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)
+                                        | set(_positions_of(fun, nondiff_argnames))))
     self.symbolic_zeros = False
 
   def __get__(self, instance, owner=None):
@@ -285,8 +287,8 @@ class custom_jvp(_CustomRuleFunction):
   2.0
   """
 
-  def __init__(self, fun, nondiff_argnums=()):
-    super().__init__(fun, nondiff_argnums)
+  def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+    super().__init__(fun, nondiff_argnums, nondiff_argnames)
     self.jvp = None
 
   def defjvp(self, jvp, symbolic_zeros=False):
@@ -501,8 +503,8 @@ class custom_vjp(_CustomRuleFunction):
   3.0
   """
 
-  def __init__(self, fun, nondiff_argnums=()):
-    super().__init__(fun, nondiff_argnums)
+  def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+    super().__init__(fun, nondiff_argnums, nondiff_argnames)
     self.fwd = self.bwd = None
 
   def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):

@@ -56,8 +56,8 @@ class _ScalarMeta(type):
 
   __module__ = "jaxlite.numpy"
 
-  def __call__(cls, value=0):
-    return array(value, dtype=cls.dtype)
+  def __call__(cls, x):
+    return array(x, dtype=cls.dtype)
 
   def __instancecheck__(cls, instance):
     return isinstance(instance, cls.dtype.type)
