@@ -42,11 +42,9 @@ from jaxlite._src.lax.custom_derivatives import (custom_jvp, custom_vjp, checkpo
 from jaxlite._src.vmap_api import vmap
 from jaxlite._src.autodiff_api import jacfwd, jacrev, hessian
 from jaxlite._src.autodiff_api import jacrev as jacobian
-from jaxlite._src.backends import devices, default_backend, Device
+from jaxlite._src.backends import devices, local_devices, default_backend, Device
 from jaxlite import (numpy, lax, tree_util, tree, errors, dtypes, ops, stages, profiler,
                      debug, dlpack, custom_batching, image)
-
-local_devices = devices
 
 
 def device_count(backend=None) -> int:

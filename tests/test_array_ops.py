@@ -158,7 +158,8 @@ def test_einsum_interleaved_path_and_integer_dtypes():
   a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
   np.testing.assert_allclose(jnp.einsum(a, [0, 1], b, [1, 2], [0, 2]), a @ b, rtol=1e-5)
   path, report = jnp.einsum_path("ij,jk,kl->il", a, b, np.ones((4, 2)))
-  assert path[0] == "einsum_path" and len(path) == 3 and "ij,jk,kl->il" in report
+  # (opt_einsum's form of a path, as JAX 0.10.2 returns it: [(1, 2), (0, 1)] here)
+  assert len(path) == 2 and all(len(p) == 2 for p in path) and "ij,jk,kl->il" in report
   np.testing.assert_allclose(jnp.einsum("ij,jk,kl->il", a, b, np.ones((4, 2)), optimize=path),
                              a @ b @ np.ones((4, 2)), rtol=1e-5)
   i = np.arange(6, dtype=np.int32).reshape(2, 3)

@@ -95,8 +95,7 @@ def trace_to_jaxpr(fun, traced_for, args, kwargs, static_argnums=()):
   return closed, out_tree()
 
 
-def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
-               abstracted_axes=None):
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
   """A function that returns the jaxpr ``fun`` traces to for the given arguments.
 
   Parameters
@@ -130,7 +129,8 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
         names.enter_context(batching.extend_axis_env(name, size))
       closed, out_tree = trace_to_jaxpr(fun, "make_jaxpr", args, kwargs, static_argnums)
     if return_shape:
-      shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
+      shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                                 sharding=core.typed_sharding(a))
                 for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs')
       return closed, tree.tree_unflatten(out_tree, shapes)
     return closed
@@ -151,7 +151,8 @@ def eval_shape(fun, *args, **kwargs):
                          if isinstance(x, ShapeDtypeStruct) else x, fun(*a, **k))
   functools.update_wrapper(fun_of_values, fun)
   closed, out_tree = trace_to_jaxpr(fun_of_values, "eval_shape", args, kwargs)
-  shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
+  shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                             sharding=core.typed_sharding(a))
             for a in closed.out_avals[:out_tree.num_leaves]]   # (not the refs' values)
   return tree.tree_unflatten(out_tree, shapes)
 
@@ -225,37 +226,6 @@ def disable_jit(disable: bool = True):
     yield
 
 
-@contextlib.contextmanager
-def enable_x64(new_val: bool = True):
-  """Enable (or disable) 64-bit types inside the ``with`` block."""
-  with config.override("jax_enable_x64", new_val):
-    yield
-
-
-@contextlib.contextmanager
-def log_compiles(enable: bool = True):
-  """Log every compilation inside the ``with`` block."""
-  with config.override("jax_log_compiles", enable):
-    yield
-
-
-@contextlib.contextmanager
-def explain_cache_misses(enable: bool = True):
-  """Report retraces as warnings inside the ``with`` block."""
-  with config.override("jax_explain_cache_misses", enable):
-    yield
-
-
-@contextlib.contextmanager
-def numpy_dtype_promotion(mode: str):
-  """Use ``'standard'`` or ``'strict'`` type promotion inside the ``with`` block."""
-  if mode not in ("standard", "strict"):
-    raise ValueError(f"jax_numpy_dtype_promotion must be 'standard' or 'strict', got {mode!r}")
-  with config.override("jax_numpy_dtype_promotion", mode):
-    yield
-
-
-
 _NO_DEFAULT = object()
 
 
@@ -276,6 +246,15 @@ def _config_context(option, doc):
   return context
 
 
+enable_x64 = _config_context("jax_enable_x64",
+                             "Enable (or disable) 64-bit types inside the ``with`` block.")
+log_compiles = _config_context("jax_log_compiles",
+                               "Log every compilation inside the ``with`` block.")
+explain_cache_misses = _config_context(
+    "jax_explain_cache_misses", "Report retraces as warnings inside the ``with`` block.")
+numpy_dtype_promotion = _config_context(
+    "jax_numpy_dtype_promotion", "Use ``'standard'`` or ``'strict'`` type promotion inside "
+    "the ``with`` block.")
 numpy_rank_promotion = _config_context(
     "jax_numpy_rank_promotion", "Set jax_numpy_rank_promotion ('allow', 'warn' or "
     "'raise') inside the ``with`` block.")

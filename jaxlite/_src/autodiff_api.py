@@ -148,12 +148,15 @@ def _primal(p):
   return x if dtypes.is_inexact(core.get_aval(x).dtype) else p
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
   """Evaluate ``fun`` and return the function mapping output cotangents to input ones.
 
   Returns ``(primals_out, f_vjp)`` (and ``aux`` if ``has_aux``); ``f_vjp(ct)`` returns a
-  tuple with one cotangent per positional primal.
+  tuple with one cotangent per positional primal. ``reduce_axes`` is deprecated in JAX:
+  only its default, ``()``, is accepted.
   """
+  if reduce_axes:
+    raise NotImplementedError("reduce_axes argument to vjp is deprecated")
   p_leaves, p_tree, out_p, linear, out_tree, aux = _linearize(fun, primals, has_aux, "vjp")
   p_avals = [core.get_aval(p) for p in p_leaves]
   out_avals = [core.get_aval(o) for o in out_p]

@@ -128,11 +128,14 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False,
 
 
 def debug_log(fmt: str | None = None, *args, ordered: bool = False,
-              partitioned: bool = False, skip_format_check: bool = False, **kwargs):
-  """``jax.debug.log``: like :func:`debug_print`, but the message goes to this module's
-  logger at level INFO, located at the caller's line."""
+              partitioned: bool = False, skip_format_check: bool = False,
+              _use_logging: bool = True, **kwargs):
+  """``jax.debug.log``: like :func:`debug_print` (JAX's is it with ``_use_logging`` on),
+  but the message goes to this module's logger at level INFO, located at the caller's
+  line."""
   return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
-                     skip_format_check=skip_format_check, _use_logging=True, **kwargs)
+                     skip_format_check=skip_format_check, _use_logging=_use_logging,
+                     **kwargs)
 
 
 def debug_callback(callback: Callable[..., None] | None = None, *args,

@@ -245,7 +245,7 @@ class PjitFunction:
   def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                keep_unused, inline, backend, device=None):
     if not callable(fun):
-      raise TypeError(f"jit expects a callable, got {fun!r} of type {type(fun).__name__}.")
+      raise TypeError(f"Expected a callable value, got {fun!r}")
     self._policy = tiers.resolve_policy(backend)
     if device is not None or backend in ("cpu", "gpu", "cuda", "tpu"):
       # (a tier name, backend='numpy' or 'xla', is jaxlite's own and not deprecated)
@@ -688,7 +688,8 @@ class PjitFunction:
     sigs = tuple(map(arguments.leaf_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
-    return stages.Traced(self, entry, self._arg_names(args, kwargs))
+    donated = self._donated_leaves(args, kwargs) if self._donates else None
+    return stages.Traced(self, entry, self._arg_names(args, kwargs), donated)
 
   def lower(self, *args, **kwargs):
     """Trace and lower for these arguments: a ``Lowered`` stage (``.as_text()``)."""
@@ -846,9 +847,24 @@ def _rebase(donate_argnums, static_argnums):
                       for n in set(donate_argnums)))
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
-        abstracted_axes=None, compiler_options=None, in_shardings=None, out_shardings=None):
+class _Unspecified:
+  """A default that tells "not given" from every value a user may pass (JAX's)."""
+
+  def __init__(self, name):
+    self.name = name
+
+  def __repr__(self):
+    return self.name
+
+
+_NOT_SPECIFIED = _Unspecified("<not-specified>")
+_UNSPECIFIED_SHARDINGS = _Unspecified("UnspecifiedValue")
+
+
+def jit(fun=_NOT_SPECIFIED, /, *, in_shardings=_UNSPECIFIED_SHARDINGS,
+        out_shardings=_UNSPECIFIED_SHARDINGS, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused=False, device=None,
+        backend=None, inline=False, compiler_options=None):
   """Compile ``fun``: trace once per input signature, run the cached executable after.
 
   Parameters
@@ -884,12 +900,15 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
   >>> f(jnp.arange(3.0))
   Array([1., 2., 5.], dtype=float32)
   """
-  if fun is None:
+  if fun is _NOT_SPECIFIED:   # jit(**options) decorates the function it is given
     return functools.partial(jit, static_argnums=static_argnums,
                              static_argnames=static_argnames, donate_argnums=donate_argnums,
                              donate_argnames=donate_argnames, keep_unused=keep_unused,
                              device=device, backend=backend, inline=inline,
-                             in_shardings=in_shardings, out_shardings=out_shardings)
+                             compiler_options=compiler_options, in_shardings=in_shardings,
+                             out_shardings=out_shardings)
+  in_shardings = None if in_shardings is _UNSPECIFIED_SHARDINGS else in_shardings
+  out_shardings = None if out_shardings is _UNSPECIFIED_SHARDINGS else out_shardings
   jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   keep_unused, inline, backend, device)
   if in_shardings is None and out_shardings is None:

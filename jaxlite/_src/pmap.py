@@ -162,8 +162,7 @@ class _Pmapped:
 
 
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
-         devices=None, backend=None, axis_size=None, donate_argnums=(),
-         global_arg_shapes=None):
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
   """Run ``fun`` once per device, in parallel, over the leading (``in_axes``) axis.
 
   Parameters
@@ -202,9 +201,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
   api_util.check_callable(fun)
   if isinstance(static_broadcasted_argnums, int):
     static_broadcasted_argnums = (static_broadcasted_argnums,)
-  if global_arg_shapes is not None:
-    raise ValueError("pmap's global_arg_shapes is not supported (it was removed from JAX); "
-                     "pass arrays of the global shape instead.")
   donate_argnums = ((donate_argnums,) if isinstance(donate_argnums, int)
                     else tuple(donate_argnums))
   if set(static_broadcasted_argnums) & set(donate_argnums):

@@ -311,8 +311,18 @@ def _unstack_mesh_axes(mesh, spec, value):
   return value.transpose(order).reshape(shape)
 
 
-def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
-              check_vma=True, check_rep=None, auto=frozenset()):
+class _InferFromArgs:
+  """The default ``in_specs`` of ``shard_map`` (``in_axes`` of ``smap``): read the mapped axes from the arguments' types."""
+
+  def __repr__(self):
+    return "jax.sharding.Infer"
+
+
+Infer = _InferFromArgs()
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
+              check_vma=True):
   """Map ``f`` over the shards of its arguments, one call per device of ``mesh``.
 
   Parameters
@@ -323,6 +333,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
   mesh : Mesh
   in_specs : pytree of PartitionSpec
     A prefix of the arguments: how each argument is split (P() or None: replicated).
+    Left out (``Infer``), it would be read from the arguments' types over Explicit mesh
+    axes, which jaxlite does not do yet (NotImplementedError).
   out_specs : pytree of PartitionSpec
     A prefix of the outputs: how the shards are put together. An output whose spec
     leaves out a mesh axis must be equal along it (it is taken from the first device).
@@ -353,9 +365,19 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                        "enter into a mesh context")
   if not isinstance(mesh, Mesh):
     raise TypeError(f"shard_map requires a Mesh for mesh=, got {type(mesh).__name__}.")
+  if in_specs is Infer:
+    names = axis_names or frozenset(mesh.axis_names)
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    if not all(kinds[a].name == "Explicit" for a in names):
+      raise TypeError("shard_map in_specs argument must be a pytree of "
+                      "`jax.sharding.PartitionSpec` instances, but it was `None` when "
+                      f"axis_names={frozenset(names)} are of type "
+                      f"{', '.join(str(kinds[a]) for a in names)}")
+    raise NotImplementedError("shard_map without in_specs reads them from the arguments' "
+                              "types; jaxlite does not yet: give in_specs.")
   if in_specs is None:
-    raise ValueError("shard_map needs in_specs (a PartitionSpec per argument, or a prefix "
-                     "of the arguments' pytree).")
+    raise NotImplementedError("shard_map with in_specs=None (static inputs) is not "
+                              "supported by jaxlite; give a PartitionSpec per argument.")
   program = MeshProgram(f, mesh, lambda treedef: flatten_specs("in_specs", treedef, in_specs),
                         lambda treedef: flatten_specs("out_specs", treedef, out_specs),
                         f"shmap_{api_util.fun_name(f)}")
@@ -364,16 +386,6 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
   def mapped(*args):
     return program(*args)
   return mapped
-
-
-class _InferFromArgs:
-  """``smap``'s default ``in_axes``: read the mapped axes from the arguments' types."""
-
-  def __repr__(self):
-    return "jax.sharding.Infer"
-
-
-Infer = _InferFromArgs()
 
 
 def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):

@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxlite._src import arguments
 from jaxlite._src import donation
+from jaxlite._src.base import layout
 from jaxlite._src.base import tree
 from jaxlite._src.core import core
 from jaxlite._src.core.array import Array, check_donated_once, delete_donated, from_device
@@ -37,24 +38,65 @@ class ArgInfo:
     return self._aval.dtype
 
 
-class Traced:
+class Stage:
+  """What every stage knows of its signature (``jax.stages.Stage``), from ``args_info``:
+  the tree of ``(args, kwargs)`` (the dynamic ones), their avals and which are donated."""
+
+  @property
+  def in_tree(self):
+    """The tree structure of ``(args, kwargs)``, the dynamic ones."""
+    return tree.tree_structure(self.args_info)
+
+  @property
+  def in_avals(self):
+    """The avals of ``(args, kwargs)``, as a tree."""
+    return tree.tree_map(lambda info: info._aval, self.args_info)
+
+  @property
+  def donate_argnums(self):
+    """The indices of the donated argument leaves (``args`` then ``kwargs``, flattened)."""
+    return tuple(i for i, info in enumerate(tree.tree_leaves(self.args_info))
+                 if info.donated)
+
+
+class Traced(Stage):
   """A function traced for one signature: its jaxpr and output shapes."""
 
-  def __init__(self, jitted, entry, arg_names):
+  def __init__(self, jitted, entry, arg_names, donated=None):
     self._jitted = jitted
     self._entry = entry
     self._arg_names = arg_names
+    self._donated = donated   # per argument leaf, whether donated (None: none is)
 
   @property
   def jaxpr(self):
     return self._entry.jaxpr
 
   @property
+  def fun_name(self):
+    return self._jitted._name
+
+  @property
+  def args_info(self):
+    """``(args, kwargs)`` with an ``ArgInfo`` (aval, donated) for each array leaf."""
+    sigs = self._entry.key[1]
+    donated = self._donated or [False] * len(sigs)
+    return tree.tree_unflatten(self._entry.key[0], [
+        ArgInfo(arguments.signature_aval(s), bool(d)) for s, d in zip(sigs, donated)])
+
+  @property
+  def out_avals(self):
+    out_tree = self.out_tree
+    return tree.tree_unflatten(out_tree,
+                               self._entry.jaxpr.out_avals[:out_tree.num_leaves])
+
+  @property
   def out_info(self):
     out_tree = self._entry.traced_out_tree
     if self._entry.refs is not None:   # (not the written refs' values that follow)
       out_tree = out_tree.children()[0]
-    shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, core.typed_sharding(a))
+    shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                               sharding=core.typed_sharding(a))
               for a in self._entry.jaxpr.out_avals[:out_tree.num_leaves]]
     return tree.tree_unflatten(out_tree, shapes)
 
@@ -65,7 +107,8 @@ class Traced:
 
   @property
   def out_tree(self):
-    return self._entry.traced_out_tree
+    out_tree = self._entry.traced_out_tree
+    return out_tree.children()[0] if self._entry.refs is not None else out_tree
 
   def lower(self):
     return Lowered(self)
@@ -84,13 +127,14 @@ class LoweredModule:
     return f"<LoweredModule: {self._text.splitlines()[0] if self._text else ''}>"
 
 
-class Lowered:
+class Lowered(Stage):
   """A traced function lowered for a backend; ``as_text()`` shows the program."""
 
   def __init__(self, traced: Traced):
     self._traced = traced
 
   # what the traced stage knows of the signature, as JAX's Lowered gives it too
+  args_info = property(lambda self: self._traced.args_info)
   out_info = property(lambda self: self._traced.out_info)
   in_tree = property(lambda self: self._traced.in_tree)
   out_tree = property(lambda self: self._traced.out_tree)
@@ -152,7 +196,7 @@ class Lowered:
     return self.compile().cost_analysis()
 
 
-class Compiled:
+class Compiled(Stage):
   """An executable for one signature; calling it with another signature is an error."""
 
   def __init__(self, traced: Traced, compiler_options=None):
@@ -168,6 +212,66 @@ class Compiled:
       run = self._entry.compile_xla(jitted._name, compiler_options)
     # a tier race in progress takes argument leaves: a compiled call runs tier 0 meanwhile
     self._run = run.tiers["numpy"][0] if isinstance(run, tiers.Race) else run
+
+  # what the traced stage knows of the signature, as JAX's Compiled gives it too
+  args_info = property(lambda self: self._traced.args_info)
+  in_tree = property(lambda self: self._traced.in_tree)
+  out_tree = property(lambda self: self._traced.out_tree)
+
+  @property
+  def out_info(self):
+    """The outputs' ``ShapeDtypeStruct``s, each with the sharding it is computed to."""
+    device = self._device()
+    return tree.tree_map(lambda s: ShapeDtypeStruct(
+        s.shape, s.dtype, weak_type=s.weak_type,
+        sharding=s.sharding or _single_device(device)),
+        self._traced.out_info)
+
+  def _device(self):
+    """The device this executable runs on."""
+    from jaxlite._src import backends
+    run = self._run
+    devices = getattr(getattr(run, "client", None), "devices", None)
+    return devices()[0] if callable(devices) else backends.default_device()
+
+  @property
+  def input_shardings(self):
+    """Per argument leaf (as a tree of ``(args, kwargs)``), the sharding it is read with."""
+    sharding = _single_device(self._device())
+    return tree.tree_map(lambda _: sharding, self.args_info)
+
+  @property
+  def output_shardings(self):
+    """Per output leaf, the sharding it is computed to."""
+    return tree.tree_map(lambda s: s.sharding, self.out_info)
+
+  @property
+  def input_formats(self):
+    """Per argument leaf, its ``Format``: the row-major layout jaxlite keeps, and its
+    sharding."""
+    return tree.tree_map(lambda info, s: layout.Format(_row_major(info._aval.ndim), s),
+                         self.args_info, self.input_shardings)
+
+  @property
+  def output_formats(self):
+    """Per output leaf, its ``Format`` (row-major, and its sharding)."""
+    return tree.tree_map(lambda s: layout.Format(_row_major(len(s.shape)), s.sharding),
+                         self.out_info)
+
+  def memory_analysis(self):
+    """XLA's memory analysis of the program where XLA runs it, else None (as JAX returns
+    where it is unavailable)."""
+    executable = getattr(getattr(self._run, "executable", None), "loaded", None)
+    analysis = getattr(executable, "memory_analysis", None)
+    return analysis() if analysis is not None else None
+
+  def runtime_executable(self):
+    """The object that runs this executable (for debugging; no stable form)."""
+    return self._run
+
+  def call(self, *args, **kwargs):
+    """Run the executable (as calling it does)."""
+    return self(*args, **kwargs)
 
   def as_text(self) -> str:
     return self._entry.xla_text or self._entry.source
@@ -221,6 +325,15 @@ class Compiled:
       return out
     plan.write_back(arg_leaves, out[1])
     return out[0]
+
+
+def _single_device(device):
+  from jaxlite._src.sharding import SingleDeviceSharding
+  return SingleDeviceSharding(device)
+
+
+def _row_major(ndim):
+  return layout.Layout(tuple(range(ndim)), ())
 
 
 class MeshLowered(Lowered):

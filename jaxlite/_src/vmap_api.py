@@ -138,13 +138,16 @@ def _check_arg(x):
   raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
 
 
-def _to_out_axis(x, src, dst, size, axis_name, path):
-  """Output ``x`` (batch axis ``src``) with its batch axis at ``dst`` as out_axes asks.
+def _to_out_axis(x, src, dst, size, axis_name, path, sum_match=False):
+  """Output ``x`` (batch axis ``src``) with its batch axis at ``dst`` as out_axes asks
+  (with ``sum_match``, a batched output that out_axes leaves unmapped is summed).
 
   ``path()`` gives the output's key path, for the error message.
   """
   if src == dst:
     return x
+  if dst is None and sum_match:
+    return x.sum(src)
   if dst is None:
     if axis_name is not None:
       raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but out_axes is "
@@ -161,7 +164,8 @@ def _to_out_axis(x, src, dst, size, axis_name, path):
   return batching.moveaxis(x, src, lax_shapes._canonical_axis(dst, ndim))
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
+         sum_match=False):
   """Vectorize ``fun``: map it over an axis of its inputs, as one batched computation.
 
   Parameters
@@ -183,6 +187,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     The size of the mapped axis; required when no argument is mapped.
   spmd_axis_name : optional
     Accepted for compatibility; the NumPy backend has no devices to shard over.
+  sum_match : bool
+    Sum an output over the mapped axis where ``out_axes`` is None for it and the output
+    depends on the example, instead of raising.
 
   Returns
   -------
@@ -250,7 +257,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     out_dims = _flatten_axes("vmap out_axes", out_tree, out_axes)
     path = lambda i: lambda: tree.tree_flatten_with_path(
         tree.tree_unflatten(out_tree, outs))[0][i][0]
-    outs = [_to_out_axis(x, src, dst, size, axis_name, path(i))
+    outs = [_to_out_axis(x, src, dst, size, axis_name, path(i), sum_match)
             for i, (x, src, dst) in enumerate(zip(outs, dims, out_dims))]
     return tree.tree_unflatten(out_tree, outs)
 

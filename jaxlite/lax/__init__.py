@@ -2,7 +2,7 @@
 from jaxlite._src.lax.elementwise import (
     neg, sign, floor, ceil, is_finite, exp, exp2, log, log1p, expm1, tanh, logistic, sin,
     cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, sqrt, rsqrt, cbrt, abs,
-    bitwise_not, square, add, sub, mul, div, rem, pow, max, min, atan2, nextafter,
+    bitwise_not, square, add, sub, div, rem, pow, max, min, atan2,
     bitwise_and, bitwise_or, bitwise_xor, eq, ne, lt, le, gt, ge, integer_pow, select_n,
     select, convert_element_type, clamp)
 from jaxlite._src.lax.shapes import (
@@ -52,7 +52,7 @@ from jaxlite._src.lax.shapes import (  # noqa
     split, stack, tile)
 from jaxlite._src.lax.indexing import index_take, unstack  # noqa
 from jaxlite._src.lax.sorting import approx_max_k, approx_min_k  # noqa
-from jaxlite._src.lax.arithmetic import reciprocal, mulhi  # noqa
+from jaxlite._src.lax.arithmetic import reciprocal, mulhi, mul, nextafter  # noqa
 from jaxlite._src.lax.reductions import DotDimensionNumbers  # noqa
 from jaxlite._src.lax.precision import (  # noqa
     AccuracyMode, DotAlgorithm, DotAlgorithmPreset, Precision, PrecisionLike, Tolerance)

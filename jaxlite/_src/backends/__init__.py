@@ -6,7 +6,8 @@ from jaxlite._src.core import array
 from jaxlite._src.core import core
 from jaxlite._src.backends import platforms
 from jaxlite._src.backends.platforms import (Backend, Device, backend, backends,
-                                             default_backend, default_device, devices)
+                                             default_backend, default_device, devices,
+                                             local_devices)
 from jaxlite._src.backends.numpy.impls import impl_rules as numpy_impl_rules
 # the modules that fill the NumPy backend's table, one family each
 from jaxlite._src.backends.numpy import callback_impls as _numpy_callbacks  # noqa: F401

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 
 import numpy as np
 
@@ -434,9 +435,27 @@ def backend(platform: str | None = None) -> Backend:
   return found[name]
 
 
-def devices(backend_name=None) -> list:
-  """The devices of ``backend_name`` (default: the default backend)."""
-  return backend(backend_name).devices()
+def devices(backend=None) -> list:
+  """The devices of ``backend`` (a platform name; default: the default backend)."""
+  return _backend(backend).devices()
+
+
+def local_devices(process_index=None, backend=None, host_id=None) -> list:
+  """The devices of ``backend`` that process ``process_index`` (default: this one)
+  addresses; ``host_id`` is its older name, as in JAX. jaxlite runs one process."""
+  if host_id is not None:
+    warnings.warn("The argument to jax.local_devices has been renamed from `host_id` to "
+                  "`process_index`. This alias will eventually be removed; please update "
+                  "your code.")
+    process_index = host_id
+  if process_index is None:
+    process_index = _backend(backend).process_index()
+  if process_index != 0:   # (one process: the only index is 0)
+    raise ValueError(f"Unknown process_index {process_index}")
+  return [d for d in devices(backend) if d.process_index == process_index]
+
+
+_backend = backend   # (for functions whose parameter JAX names `backend`)
 
 
 def default_backend() -> str:

@@ -77,29 +77,35 @@ def check(kind: str, describe):
   raise JaxRuntimeError(f"INVALID_ARGUMENT: Disallowed {message}")
 
 
+_NO_DEFAULT = object()
+
+
 def _guard(option, level):
   """``with``-able: sets ``option`` to ``level`` inside the block."""
+  if level is _NO_DEFAULT:
+    raise TypeError(f"Context manager for {option.removeprefix('jax_')} config option "
+                    "requires an argument representing the new value for the config option.")
   if level not in LEVELS:
     raise ValueError(f"new enum value must be None or in {list(LEVELS)}, got {level} of "
                      f"type {type(level)}.")
   return config.override(option, level)
 
 
-def transfer_guard(level: str):
-  """Guard every direction of transfer at ``level`` inside the ``with`` block."""
-  return _guard("jax_transfer_guard", level)
+def transfer_guard(new_val: str):
+  """Guard every direction of transfer at level ``new_val`` inside the ``with`` block."""
+  return _guard("jax_transfer_guard", new_val)
 
 
-def transfer_guard_host_to_device(level: str):
-  """Guard host-to-device transfers at ``level`` inside the ``with`` block."""
-  return _guard("jax_transfer_guard_host_to_device", level)
+def transfer_guard_host_to_device(new_val: str = _NO_DEFAULT):
+  """Guard host-to-device transfers at level ``new_val`` inside the ``with`` block."""
+  return _guard("jax_transfer_guard_host_to_device", new_val)
 
 
-def transfer_guard_device_to_host(level: str):
-  """Guard device-to-host transfers at ``level`` inside the ``with`` block."""
-  return _guard("jax_transfer_guard_device_to_host", level)
+def transfer_guard_device_to_host(new_val: str = _NO_DEFAULT):
+  """Guard device-to-host transfers at level ``new_val`` inside the ``with`` block."""
+  return _guard("jax_transfer_guard_device_to_host", new_val)
 
 
-def transfer_guard_device_to_device(level: str):
-  """Guard device-to-device transfers at ``level`` inside the ``with`` block."""
-  return _guard("jax_transfer_guard_device_to_device", level)
+def transfer_guard_device_to_device(new_val: str = _NO_DEFAULT):
+  """Guard device-to-device transfers at level ``new_val`` inside the ``with`` block."""
+  return _guard("jax_transfer_guard_device_to_device", new_val)

@@ -1142,12 +1142,7 @@ def _equality_errors(path, t1, t2, is_leaf):
 # Reductions, transposition, broadcasting.
 
 
-class _Unspecified:
-  def __repr__(self):
-    return '<unspecified>'
-
-
-_UNSPECIFIED = _Unspecified()
+_UNSPECIFIED = object()   # "no initializer given" (None is a valid one), as JAX's
 
 
 def tree_reduce(function, tree, initializer=_UNSPECIFIED, is_leaf=None):
@@ -1320,12 +1315,12 @@ class Partial(functools.partial):
   [1]
   """
 
-  def __new__(cls, func, *args, **kwargs):
+  def __new__(cls, func, *args, **kw):
     # functools.partial flattens a partial-of-a-partial into one; wrap the inner one so
     # exactly the arguments given here become this node's children.
     if isinstance(func, functools.partial):
       func = _HashableCallableShim(func)
-    return super().__new__(cls, func, *args, **kwargs)
+    return super().__new__(cls, func, *args, **kw)
 
 
 register_pytree_node(

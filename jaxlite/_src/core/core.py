@@ -186,7 +186,12 @@ class ShapeDtypeStruct:
   with the sharding it was given (None by default), kept and shown as JAX keeps it."""
   __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-  def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
+  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False,
+               manual_axis_type=None, is_ref: bool = False):
+    # (manual_axis_type: JAX's varying-over-manual-axes type, which jaxlite does not track)
+    if is_ref:
+      raise NotImplementedError("ShapeDtypeStruct(is_ref=True): jaxlite has no abstract "
+                                "ref types; trace with an array and make the ref inside.")
     self.shape = tuple(int(d) for d in shape)
     self.dtype = dtypes.aval_dtype(dtype)
     self.weak_type = weak_type

@@ -1,6 +1,9 @@
 """The arithmetic of ``jax.lax`` that is composed from primitives rather than being one:
 ``reciprocal`` (an ``integer_pow``) and ``mulhi`` (the high half of a double-width integer
 product, from shifts and bitcasts). Their jaxprs show the primitives they are made of.
+
+Also the public forms of ``mul`` (with JAX's ``out_dtype``) and ``nextafter`` (with JAX's
+argument names), over the fast functions the rest of jaxlite calls.
 """
 from __future__ import annotations
 
@@ -12,6 +15,20 @@ from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import elementwise as ew
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax.shapes import _fill
+
+
+def mul(x, y, *, out_dtype=None):
+  """``x * y`` elementwise, for operands of one dtype; with ``out_dtype``, of that dtype
+  (both operands are converted to it first, as JAX does where no kernel fuses the two)."""
+  if out_dtype is not None:
+    x = ew.convert_element_type(x, out_dtype)
+    y = ew.convert_element_type(y, out_dtype)
+  return ew.mul(x, y)
+
+
+def nextafter(x1, x2):
+  """The next float after ``x1`` in the direction of ``x2``, elementwise."""
+  return ew.nextafter(x1, x2)
 
 
 def reciprocal(x):

@@ -34,7 +34,7 @@ def operand(x):
   return x
 
 
-def dtype(x, *, canonicalize=False):
+def dtype(x):
   """The dtype of ``x`` (an array, a Python scalar or a dtype-like), canonicalized."""
   return dtypes.canonicalize_dtype(dtypes.dtype(x, canonicalize=True))
 

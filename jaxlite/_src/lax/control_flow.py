@@ -269,12 +269,15 @@ def _predicate_index(pred):
   return ew.convert_element_type(pred, np.int32)
 
 
-def switch(index, branches, *operands, operand=None):
+def switch(index, branches, *operands, operand=_NO_OPERAND):
   """``branches[index](*operands)``; ``index`` is clamped into range, as in JAX."""
   branches = list(branches)
   if not branches:
     raise ValueError("Empty branch sequence")
-  if operand is not None:
+  if operand is not _NO_OPERAND:
+    if operands:
+      raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                      f"passed, got operand={operand} and positional operands {operands}")
     operands = (operand,)
   index = _as_operand(index)
   if index.shape or not (dtypes.is_integer(index.dtype) or index.dtype == np.bool_):

@@ -29,6 +29,15 @@ from jaxlite._src.transforms import partial_eval as pe
 from jaxlite._src.transforms.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 
+def _positions_of(fun, names):
+  """The positions of ``fun``'s parameters named ``names`` (a name or several)."""
+  names = (names,) if isinstance(names, str) else tuple(names)
+  if not names:
+    return ()
+  params = list(inspect.signature(fun).parameters)
+  return tuple(params.index(n) for n in names if n in params)
+
+
 def _resolve_args(fun, args, kwargs):
   """The arguments by position, keyword ones and defaults included, as JAX's
   ``resolve_kwargs`` gives them (custom rules take positional arguments; a default may
@@ -206,10 +215,12 @@ class _CustomRuleFunction:
   """What custom_jvp and custom_vjp share: the wrapped function, its non-differentiable
   arguments, and tracing a call into a jaxpr."""
 
-  def __init__(self, fun, nondiff_argnums=()):
+  def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
     functools.update_wrapper(self, fun)
     self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    # names count as their positions in fun's signature; all sorted, as JAX keeps them
+    self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)
+                                        | set(_positions_of(fun, nondiff_argnames))))
     self.symbolic_zeros = False
 
   def __get__(self, instance, owner=None):
@@ -276,8 +287,8 @@ class custom_jvp(_CustomRuleFunction):
   2.0
   """
 
-  def __init__(self, fun, nondiff_argnums=()):
-    super().__init__(fun, nondiff_argnums)
+  def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+    super().__init__(fun, nondiff_argnums, nondiff_argnames)
     self.jvp = None
 
   def defjvp(self, jvp, symbolic_zeros=False):
@@ -492,8 +503,8 @@ class custom_vjp(_CustomRuleFunction):
   3.0
   """
 
-  def __init__(self, fun, nondiff_argnums=()):
-    super().__init__(fun, nondiff_argnums)
+  def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+    super().__init__(fun, nondiff_argnums, nondiff_argnames)
     self.fwd = self.bwd = None
 
   def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
@@ -853,16 +864,33 @@ def everything_saveable(*_, **__):
   return True
 
 
-def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+class _DeprecatedArg:
+  """The default of an argument JAX deprecated (``jax.checkpoint``'s ``concrete``)."""
+
+  def __repr__(self):
+    return "Deprecated"
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_argnames=(),
+               concrete=_DeprecatedArg()):
   """Recompute ``fun``'s intermediate values in the backward pass instead of storing them
   (``jax.checkpoint`` / ``jax.remat``).
 
   ``policy`` may be ``checkpoint_policies.nothing_saveable`` (the default) or
   ``everything_saveable``; other JAX policies save nothing here (values are identical,
-  only memory use differs).
+  only memory use differs). ``static_argnames`` name parameters of ``fun`` that are
+  static as ``static_argnums`` ones are (JAX 0.10.2 takes the argument but ignores it
+  unless its ``remat3`` flag is on). ``concrete`` was removed from JAX: passing it raises
+  NotImplementedError, as JAX does.
   """
+  if not isinstance(concrete, _DeprecatedArg):
+    raise NotImplementedError(
+        "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and "
+        "removed in JAX v0.10.0. In its place please use `static_argnums`; for details "
+        "refer to https://docs.jax.dev/en/latest/jep/11830-new-remat-checkpoint.html.")
   static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(
       static_argnums)
+  static_argnums += _positions_of(fun, static_argnames)
 
   def call(fun, args):
     static, dynamic = _split_nondiff(args, static_argnums)
@@ -902,7 +930,11 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
   return remat_f
 
 
-remat = checkpoint
+def remat(fun, *, prevent_cse=True, policy=None, static_argnums=(),
+          concrete=_DeprecatedArg()):
+  """Alias of ``checkpoint`` (with JAX's signature for it)."""
+  return checkpoint(fun, prevent_cse=prevent_cse, policy=policy,
+                    static_argnums=static_argnums, concrete=concrete)
 
 
 class checkpoint_policies:
@@ -1069,24 +1101,27 @@ class CustomVJPPrimal:
     return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
 
 
-def custom_vjp_primal_tree_values(primals):
-  """``primals`` (a tree of ``CustomVJPPrimal`` leaves, what a forward rule with
+_tree = tree   # (the parameter of the function below is named `tree`, as JAX names it)
+
+
+def custom_vjp_primal_tree_values(tree):
+  """``tree`` (a tree of ``CustomVJPPrimal`` leaves, what a forward rule with
   ``symbolic_zeros=True`` gets) with each replaced by its value; JAX's TypeError for any
   other leaf."""
   def value(leaf):
     if type(leaf) is not CustomVJPPrimal:
       raise TypeError(f"unexpected leaf type {type(leaf)}")
     return leaf.value
-  return tree.tree_map(value, primals)
+  return _tree.tree_map(value, tree)
 
 
-def zero_from_primal(value, symbolic_zeros: bool = False):
-  """A zero tangent for each leaf of ``value`` (a ``SymbolicZero`` with
+def zero_from_primal(val, symbolic_zeros: bool = False):
+  """A zero tangent for each leaf of ``val`` (a ``SymbolicZero`` with
   ``symbolic_zeros``)."""
   def zero(x):
     aval = ad.tangent_aval(core.get_aval(x))
     return ad.SymbolicZero(aval) if symbolic_zeros else ad.zeros_like_aval(aval)
-  return tree.tree_map(zero, value)
+  return tree.tree_map(zero, val)
 
 
 # ----------------------------------------------------------------------------- linear_call
@@ -1107,13 +1142,13 @@ def _trace_closed(fun, avals):
   return converted, list(closed.consts)
 
 
-def linear_call(callee, transpose, residual_args, linear_args):
-  """``callee(residual_args, linear_args)``, declared linear in ``linear_args`` with
-  ``transpose(residual_args, cotangents)`` as its transpose
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+  """``fun(residual_args, linear_args)``, declared linear in ``linear_args`` with
+  ``fun_transpose(residual_args, cotangents)`` as its transpose
   (``jax.custom_derivatives.linear_call``): reverse-mode differentiation and
-  ``linear_transpose`` call ``transpose`` instead of transposing ``callee``'s operations,
-  so ``callee`` may be any computation (an iterative solver) that is linear in value.
-  ``transpose`` may be None when no transposition is asked for. Residuals are not
+  ``linear_transpose`` call ``fun_transpose`` instead of transposing ``fun``'s
+  operations, so ``fun`` may be any computation (an iterative solver) that is linear in
+  value. ``fun_transpose`` may be None when no transposition is asked for. Residuals are not
   differentiated."""
   res_leaves, res_tree = tree.tree_flatten(residual_args)
   lin_leaves, lin_tree = tree.tree_flatten(linear_args)
@@ -1122,7 +1157,7 @@ def linear_call(callee, transpose, residual_args, linear_args):
   out_trees = []
 
   def flat_callee(*xs):
-    out = callee(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
+    out = fun(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
                  tree.tree_unflatten(lin_tree, xs[len(res_leaves):]))
     leaves, out_tree = tree.tree_flatten(out)
     out_trees.append(out_tree)
@@ -1131,11 +1166,11 @@ def linear_call(callee, transpose, residual_args, linear_args):
   lin_avals = [core.get_aval(x) for x in lin_leaves]
   callee_jaxpr, callee_consts = _trace_closed(flat_callee, res_avals + lin_avals)
   out_tree = out_trees[-1]
-  if transpose is None:
+  if fun_transpose is None:
     transpose_jaxpr, transpose_consts = None, []
   else:
     def flat_transpose(*xs):
-      cts = transpose(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
+      cts = fun_transpose(tree.tree_unflatten(res_tree, xs[:len(res_leaves)]),
                       tree.tree_unflatten(out_tree, xs[len(res_leaves):]))
       leaves, ct_tree = tree.tree_flatten(cts)
       if ct_tree != lin_tree:

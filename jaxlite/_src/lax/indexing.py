@@ -651,42 +651,52 @@ def _zero_starts(index, ndim):
   return [np.zeros((), dtype)[()] for _ in range(ndim)]
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
-  """The ``slice_size`` elements from traced ``start_index`` along ``axis`` (clamped)."""
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
+  """The ``slice_size`` elements from traced ``start_index`` along ``axis`` (clamped); a
+  negative start counts from the end unless ``allow_negative_indices`` is False."""
   shape = core.get_aval(operand).shape
   axis = _axis(axis, len(shape))
   starts = _zero_starts(start_index, len(shape))
   starts[axis] = start_index
   sizes = list(shape)
   sizes[axis] = operator.index(slice_size)
-  starts = [normalize_start(s, d) for s, d in zip(starts, shape)]
+  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(starts, shape)]
   return dynamic_slice(operand, starts, sizes, allow_negative_indices=False)
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
-  """``operand[..., index, ...]`` along ``axis`` for a traced ``index`` (clamped)."""
-  out = dynamic_slice_in_dim(operand, index, 1, axis)
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
+  """``operand[..., index, ...]`` along ``axis`` for a traced ``index`` (clamped). A
+  Python int ``index`` is taken as a traced one too (JAX jits this function): a negative
+  one that may not wrap is clamped, not refused."""
+  out = dynamic_slice_in_dim(operand, _operand(index), 1, axis,
+                             allow_negative_indices=allow_negative_indices)
   return out if keepdims else lax_shapes.squeeze(out, (axis,))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis):
-  """``operand`` with ``update`` written from traced ``start_index`` along ``axis``."""
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
+  """``operand`` with ``update`` written from traced ``start_index`` along ``axis``; a
+  negative start counts from the end unless ``allow_negative_indices`` is False."""
   shape = core.get_aval(operand).shape
   axis = _axis(axis, len(shape))
   starts = _zero_starts(start_index, len(shape))
   starts[axis] = start_index
-  starts = [normalize_start(s, d) for s, d in zip(starts, shape)]
+  starts = [normalize_start(s, d, allow_negative_indices) for s, d in zip(starts, shape)]
   return dynamic_update_slice(operand, update, starts,
                                         allow_negative_indices=False)
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis):
+def dynamic_update_index_in_dim(operand, update, index, axis, *,
+                                allow_negative_indices=True):
   """``operand`` with ``update`` written at traced ``index`` along ``axis``."""
   ndim = core.get_aval(operand).ndim
   axis = _axis(axis, ndim)
   if core.get_aval(update).ndim == ndim - 1:
     update = lax_shapes.expand_dims(update, (axis,))
-  return dynamic_update_slice_in_dim(operand, update, index, axis)
+  return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                     allow_negative_indices=allow_negative_indices)
 
 
 def unstack(x, axis=0):
@@ -835,6 +845,9 @@ def normalize_start(index, size, wrap=True):
   """
   if isinstance(index, (int, np.integer)):
     value = int(index)
+    if value < 0 and not wrap and not isinstance(index, np.unsignedinteger):
+      raise ValueError(f"Index {value} is out of bounds for dimension {size} if "
+                       "allow_negative_indices=False")
     return lax_ew.convert_element_type(value + size if wrap and value < 0 else value,
                                        dtypes.dtype(index, canonicalize=True))
   dtype = core.get_aval(index).dtype

@@ -259,7 +259,7 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_
   return x.update(shape=shape)
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
   """Every example's ``x``, stacked along a new axis ``axis`` (joined along it if tiled).
 
   Parameters
@@ -276,6 +276,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     Gather within each group of indices separately, in the group's order (groups of
     equal size, covering every index once). Under ``pmap`` and ``shard_map`` only, as
     in JAX.
+  to : 'varying', 'invarying' or 'reduced'
+    The type of the result over the named axis in JAX; jaxlite has no such types (see
+    ``pcast``), so all three give the same values.
 
   Returns
   -------
@@ -290,6 +293,12 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
          [-1,  0,  1],
          [-2, -1,  0]], dtype=int32)
   """
+  if to not in ("varying", "reduced", "invarying"):
+    raise ValueError("Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                     "values are: {'varying', 'reduced', 'invarying'}")
+  if to != "varying" and axis_index_groups is not None:
+    raise NotImplementedError(f"jax.lax.all_gather with to={to!r} does not take "
+                              "axis_index_groups, as in JAX.")
   names, groups, size = _one_axis("all_gather", axis_name, axis_index_groups,
                                    "; nest one all_gather per name")
 

@@ -73,6 +73,8 @@ def resolve_impl(impl) -> PRNGImpl:
   """The implementation ``impl`` names (None: the default, threefry2x32)."""
   if impl is None or isinstance(impl, PRNGImpl):
     return impl or threefry_prng_impl
+  if isinstance(impl, KeyTy):   # a key dtype names its implementation (random.key's dtype=)
+    return impl._impl
   if impl in _IMPLS:
     return _IMPLS[impl]
   raise ValueError(f"unrecognized PRNG implementation {impl!r}: jaxlite implements only "

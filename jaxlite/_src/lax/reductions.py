@@ -85,9 +85,12 @@ def _axes(operand, axes):
   return tuple(sorted(_ints("reduce", axes)))
 
 
-def reduce_sum(operand, axes):
-  """Sum over ``axes``."""
-  return reduce_sum_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+def reduce_sum(operand, axes, *, out_sharding=None):
+  """Sum over ``axes``; ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in
+  context) lays the result out so."""
+  sharding = canonicalize_out_sharding(out_sharding, "reduce_sum")
+  out = reduce_sum_p.bind(operand, axes=_axes(operand, axes), out_sharding=sharding)
+  return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
 def reduce_prod(operand, axes):
@@ -226,6 +229,11 @@ core.param_printers[(dot_general_p, "dimension_numbers")] = _format_dimension_nu
 core.hidden_params[dot_general_p] = lambda k, v, params: v is None or k == "out_sharding"
 
 
+def _dot_axes(axes):
+  """A tuple of axes, where a single int stands for a tuple of one, as in JAX."""
+  return _ints("dot_general", (axes,) if isinstance(axes, (int, np.integer)) else axes)
+
+
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
   """General dot product (``jax.lax.dot_general``).
@@ -254,8 +262,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   """
   sharding = canonicalize_out_sharding(out_sharding, "dot_general")   # first, as JAX
   (lc, rc), (lb, rb) = dimension_numbers
-  dn = ((_ints("dot_general", lc), _ints("dot_general", rc)),
-        (_ints("dot_general", lb), _ints("dot_general", rb)))
+  dn = ((_dot_axes(lc), _dot_axes(rc)), (_dot_axes(lb), _dot_axes(rb)))
   pref = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       preferred_element_type)
   # (the param types the result as asked, where the operands' splits would not)
@@ -265,14 +272,29 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-  """Vector/matrix product contracting the last axis of ``lhs`` with the first of ``rhs``
-  (``precision`` and ``preferred_element_type`` as in ``dot_general``)."""
-  lnd, rnd = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
-  if lnd not in (1, 2) or rnd not in (1, 2):
-    raise TypeError(f"dot only supports rank 1 or 2 operands, got ranks {lnd} and {rnd}.")
-  return dot_general(lhs, rhs, (((lnd - 1,), (0,)), ((), ())), precision,
-                     preferred_element_type)
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+  """Dot product (``jax.lax.dot``): ``dot_general`` whose ``dimension_numbers`` default,
+  for operands of rank 1 or 2, to contracting the last axis of ``lhs`` with the first of
+  ``rhs``. The other arguments are those of ``dot_general``.
+
+  Raises
+  ------
+  ValueError
+    Without ``dimension_numbers``, for operands other than vectors and matrices or whose
+    contracted axes differ in size, as JAX does.
+  """
+  lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+  if dimension_numbers is None:
+    if not (1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2
+            and lhs_shape[-1] == rhs_shape[0]):
+      raise ValueError(
+          "jax.lax.dot: dimension_numbers must be specified when not performing simple "
+          "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
+          f"lhs_shape={lhs_shape} rhs_shape={rhs_shape}")
+    dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+  return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                     out_sharding=out_sharding)
 
 
 def _transposed_dot(eqn, invars, producer, uses):
@@ -487,6 +509,7 @@ import re  # noqa: E402
 import weakref  # noqa: E402
 
 from jaxlite._src.base import tree  # noqa: E402
+from jaxlite._src.lax import arithmetic  # noqa: E402  (lax.mul, the public form of ew.mul)
 from jaxlite._src.transforms import staging  # noqa: E402
 
 reduce_p = Primitive("reduce")
@@ -525,7 +548,7 @@ core.param_printers[(reduce_p, "computation")] = _function_repr
 def _identity_reducers(dtype):
   """``{computation: (identity, reducer)}`` that JAX turns into reduction primitives."""
   table = {ew.add: (0, reduce_sum), ew.mul: (1, reduce_prod),
-           ew.max: (dtypes.lowest(dtype), reduce_max),
+           arithmetic.mul: (1, reduce_prod), ew.max: (dtypes.lowest(dtype), reduce_max),
            ew.min: (dtypes.highest(dtype), reduce_min)}
   if dtype == np.bool_ or dtypes.issubdtype(dtype, np.integer):
     table.update({ew.bitwise_or: (0, reduce_or), ew.bitwise_xor: (0, reduce_xor),

@@ -76,12 +76,14 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
                                  sharding=sharding)
 
 
-def broadcast(operand, sizes):
-  """Add leading dimensions of ``sizes`` to ``operand``."""
+def broadcast(operand, sizes, *, out_sharding=None):
+  """Add leading dimensions of ``sizes`` to ``operand``; ``out_sharding`` as in
+  ``broadcast_in_dim``."""
   ndim = core.get_aval(operand).ndim
   sizes = _ints("broadcast", sizes)
   shape = sizes + core.get_aval(operand).shape
-  return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim))
+  return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim),
+                          out_sharding=out_sharding)
 
 
 def expand_dims(array, dimensions):
@@ -114,15 +116,20 @@ def _reshape_rule(operand, *, new_sizes, dimensions, sharding):
   return ShapedArray(new_sizes, operand.dtype, operand.weak_type)
 
 
-def reshape(operand, new_sizes, dimensions=None):
-  """Reshape ``operand`` to ``new_sizes`` (after transposing by ``dimensions``, if given)."""
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+  """Reshape ``operand`` to ``new_sizes`` (after transposing by ``dimensions``, if given).
+  ``out_sharding`` (a NamedSharding, or a PartitionSpec of the mesh in context) lays the
+  result out so."""
   new_sizes = _ints("reshape", new_sizes)
   dims = None if dimensions is None else _ints("reshape", dimensions)
+  sharding = canonicalize_out_sharding(out_sharding, "reshape")
   if dims is not None and dims != tuple(range(len(dims))):
     operand = transpose(operand, dims)
-  if core.get_aval(operand).shape == new_sizes and isinstance(operand, PublicArray):
+  if (sharding is None and core.get_aval(operand).shape == new_sizes
+      and isinstance(operand, PublicArray)):
     return operand
-  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=None)
+  out = reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=sharding)
+  return out if sharding is None else with_sharding_constraint(out, sharding)
 
 
 # -- transpose
@@ -448,18 +455,18 @@ def _fill(like, value):
   return broadcast_in_dim(Array(np.array(value, aval.dtype)), aval.shape, ())
 
 
-def broadcast_shapes(*shapes_):
-  """The shape NumPy-style broadcasting gives ``shapes_`` (ValueError if incompatible)."""
-  shapes_ = [tuple(s) for s in shapes_]
-  if not shapes_:
+def broadcast_shapes(*shapes):
+  """The shape NumPy-style broadcasting gives ``shapes`` (ValueError if incompatible)."""
+  shapes = [tuple(s) for s in shapes]
+  if not shapes:
     return ()
-  ndim = max(len(s) for s in shapes_)
-  padded = [(1,) * (ndim - len(s)) + s for s in shapes_]
+  ndim = max(len(s) for s in shapes)
+  padded = [(1,) * (ndim - len(s)) + s for s in shapes]
   out = []
   for sizes in zip(*padded):
     big = {d for d in sizes if d != 1}
     if len(big) > 1:
-      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes_}")
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
     out.append(big.pop() if big else 1)
   return tuple(out)
 

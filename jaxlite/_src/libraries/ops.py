@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.lax import indexing as lax_ix
+from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.libraries.numpy import creation, reductions
 from jaxlite._src.libraries.numpy.indexing import _scatter_update
 from jaxlite._src.libraries.numpy.util import check_arraylike
@@ -70,9 +71,12 @@ def _segment_update(name, scatter_op, reducer, data, segment_ids, num_segments,
 
 def _segment_function(name, scatter_op, reducer, what, example):
   def fun(data, segment_ids, num_segments=None, indices_are_sorted=False,
-          unique_indices=False, bucket_size=None, mode=None):
-    return _segment_update(name, scatter_op, reducer, data, segment_ids, num_segments,
-                           indices_are_sorted, unique_indices, bucket_size, mode)
+          unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
+    sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, name)
+    out = _segment_update(name, scatter_op, reducer, data, segment_ids, num_segments,
+                          indices_are_sorted, unique_indices, bucket_size, mode)
+    return out if sharding is None else sharding_constraint.with_sharding_constraint(
+        out, sharding)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"""The {what} within segments of ``data`` (``jax.ops.{name}``).
 
@@ -91,6 +95,8 @@ def _segment_function(name, scatter_op, reducer, what, example):
     Reduce each run of ``bucket_size`` ids separately, then the runs.
   mode : lax.GatherScatterMode or str, optional
     Ids outside ``[0, num_segments)`` are dropped by default; ``'clip'`` clamps them.
+  out_sharding : NamedSharding or PartitionSpec, optional
+    How to lay the result out over the devices of its mesh.
 
   Returns
   -------

@@ -161,7 +161,7 @@ def PRNGKey(seed, *, impl=None):
   return lax_prng.threefry_seed(_seed_array("PRNGKey", seed))
 
 
-def key(seed, *, impl=None):
+def key(seed, *, impl=None, dtype=None):
   """Create a typed PRNG key from an integer seed (``jax.random.key``).
 
   Parameters
@@ -170,6 +170,8 @@ def key(seed, *, impl=None):
     As for :func:`PRNGKey`.
   impl : None or "threefry2x32"
     Only threefry2x32 is implemented.
+  dtype : None, a key dtype (``key_dtype()``) or an implementation's name
+    The implementation, said another way (JAX's newer spelling of ``impl``).
 
   Returns
   -------
@@ -186,7 +188,8 @@ def key(seed, *, impl=None):
   >>> jax.random.key_data(jax.random.key(7))
   Array([0, 7], dtype=uint32)
   """
-  return lax_prng.random_seed(_seed_array("key", seed), lax_prng.resolve_impl(impl))
+  impl = lax_prng.resolve_impl(_impl_or_dtype("jax.random.key", impl, dtype))
+  return lax_prng.random_seed(_seed_array("key", seed), impl)
 
 
 def _seed_array(name, seed):
@@ -225,8 +228,18 @@ def key_data(keys):
   return lax_prng.random_unwrap(keys) if _is_typed(keys) else keys
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
-  """Typed keys from their ``uint32`` data, of trailing shape ``(2,)`` (checked).
+def _impl_or_dtype(api_name, impl, dtype):
+  """The PRNG implementation given as ``impl`` or (JAX's newer spelling) ``dtype``."""
+  if dtype is None:
+    return impl
+  if impl is not None:
+    raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to {api_name}")
+  return dtype
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+  """Typed keys from their ``uint32`` data, of trailing shape ``(2,)`` (checked); ``impl``
+  or ``dtype`` names their implementation, as in ``key``.
 
   Examples
   --------
@@ -235,7 +248,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
   Array((), dtype=key<fry>) overlaying:
   [0 3]
   """
-  impl = lax_prng.resolve_impl(impl)
+  impl = lax_prng.resolve_impl(_impl_or_dtype("jax.random.wrap_key_data", impl, dtype))
   return lax_prng.random_wrap(_jnp().asarray(key_bits_array), impl)
 
 

@@ -31,8 +31,8 @@ def _dtype(dtype):
   return dtypes.canonicalize_dtype(dtypes.default_float_dtype() if dtype is None else dtype)
 
 
-def zeros(key, shape, dtype=None):
-  """An initializer of zeros (the key is ignored).
+def zeros(key, shape, dtype=None, out_sharding=None):
+  """An initializer of zeros (the key is ignored), laid out as ``out_sharding`` says.
 
   Examples
   --------
@@ -40,11 +40,11 @@ def zeros(key, shape, dtype=None):
   >>> jax.nn.initializers.zeros(jax.random.PRNGKey(0), (2,))
   Array([0., 0.], dtype=float32)
   """
-  return jnp.zeros(shape, _dtype(dtype))
+  return jnp.zeros(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
-def ones(key, shape, dtype=None):
-  """An initializer of ones (the key is ignored).
+def ones(key, shape, dtype=None, out_sharding=None):
+  """An initializer of ones (the key is ignored), laid out as ``out_sharding`` says.
 
   Examples
   --------
@@ -52,7 +52,7 @@ def ones(key, shape, dtype=None):
   >>> jax.nn.initializers.ones(jax.random.PRNGKey(0), (2,))
   Array([1., 1.], dtype=float32)
   """
-  return jnp.ones(shape, _dtype(dtype))
+  return jnp.ones(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def constant(value, dtype=None):

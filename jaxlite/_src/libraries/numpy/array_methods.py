@@ -44,20 +44,48 @@ _UNARY = {"neg": ufuncs.negative, "pos": ufuncs.positive, "abs": ufuncs.absolute
           "invert": ufuncs.invert}
 
 
-def _reshape(self, *shape, order="C"):
-  if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-    shape = shape[0]
-  return lax_numpy.reshape(self, shape, order)
+# The methods below that forward to a jnp function take JAX's method signatures, which
+# differ from the functions' (keyword order, arguments the methods lack).
+
+def _reshape(self, *args, order="C", out_sharding=None):
+  shape = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
+  return lax_numpy.reshape(self, shape, order, out_sharding=out_sharding)
 
 
-def _transpose(self, *axes):
-  if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-    axes = axes[0]
+def _transpose(self, *args):
+  axes = args[0] if len(args) == 1 and (args[0] is None or
+                                        isinstance(args[0], (tuple, list))) else args
   return lax_numpy.transpose(self, axes or None)
 
 
-def _compress(self, condition, axis=None, *, size=None, fill_value=0, out=None):
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
   return sorting.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
+def _nonzero(self, *, fill_value=None, size=None):
+  return sorting.nonzero(self, size=size, fill_value=fill_value)
+
+
+def _argsort(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+  return sorting.argsort(self, axis, kind=kind, order=order, stable=stable,
+                         descending=descending)
+
+
+def _dot(self, b, *, precision=None, preferred_element_type=None):
+  return lax_numpy.dot(self, b, precision=precision,
+                       preferred_element_type=preferred_element_type)
+
+
+def _var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+         correction=None):
+  return reductions.var(self, axis, dtype, out, ddof, keepdims, where=where,
+                        correction=correction)
+
+
+def _std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+         correction=None):
+  return reductions.std(self, axis, dtype, out, ddof, keepdims, where=where,
+                        correction=correction)
 
 
 def _choose(self, choices, out=None, mode="raise"):
@@ -133,10 +161,10 @@ def _round_operator(self, ndigits=None):
 _METHODS = {
     "__round__": _round_operator, "astype": _astype, "byteswap": _byteswap, "reshape": _reshape, "transpose": _transpose,
     "ravel": lax_numpy.ravel, "flatten": lax_numpy.ravel, "squeeze": lax_numpy.squeeze,
-    "swapaxes": lax_numpy.swapaxes, "dot": lax_numpy.dot, "clip": ufuncs.clip,
+    "swapaxes": lax_numpy.swapaxes, "dot": _dot, "clip": ufuncs.clip,
     "round": ufuncs.round, "sum": reductions.sum, "prod": reductions.prod,
     "max": reductions.max, "min": reductions.min, "mean": reductions.mean,
-    "var": reductions.var, "std": reductions.std, "argmax": reductions.argmax,
+    "var": _var, "std": _std, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "any": reductions.any, "all": reductions.all,
     "copy": lambda self: array_ops.copy(self),   # a new Array (donating self keeps it)
     # as JAX's, the copy protocol copies too (objects forwarding attributes to an array,
@@ -145,8 +173,8 @@ _METHODS = {
     "__deepcopy__": lambda self, memo: array_ops.copy(self),
     "__getitem__": indexing.getitem, "repeat": array_ops.repeat, "take": indexing.take,
     "trace": array_ops.trace, "diagonal": array_ops.diagonal, "compress": _compress,
-    "choose": _choose, "sort": sorting.sort, "argsort": sorting.argsort,
-    "argpartition": sorting.argpartition, "nonzero": sorting.nonzero,
+    "choose": _choose, "sort": sorting.sort, "argsort": _argsort,
+    "argpartition": sorting.argpartition, "nonzero": _nonzero,
     "searchsorted": sorting.searchsorted, "view": _view, "item": _item,
 }
 def __array_namespace__(self, /, *, api_version=None):

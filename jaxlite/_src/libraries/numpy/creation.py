@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -51,13 +52,16 @@ def _arrays_as_numpy(obj):
 
 
 @accepts_out_sharding("jnp.array")
-def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
+def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None):
   """Create an array (``numpy.array``); 64-bit types follow ``jax_enable_x64``.
 
   Unlike NumPy, the result is immutable, a bare Python scalar (without ``dtype``) gives a
   weakly typed array as in JAX (sequences give strongly typed ones), and object or string
-  dtypes are rejected.
+  dtypes are rejected. Passing ``copy``, ``order`` and ``ndmin`` positionally is
+  deprecated, as in JAX.
   """
+  if args:
+    copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
   if order not in (None, "K", "A", "C"):
     raise NotImplementedError(f"jnp.array: order={order!r} is not supported; JAX arrays "
                               "are always in C order.")
@@ -67,7 +71,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
   if hasattr(object, "__jax_array__"):
     object = object.__jax_array__()
   if device is not None:   # (the result is placed; built here as without it)
-    return place_on(array(object, dtype, copy, order, ndmin), device)
+    return place_on(array(object, dtype, copy=copy, order=order, ndmin=ndmin), device)
   device = core.eval_trace.device   # a device eager values live on (None: the host)
   if isinstance(object, (Array, Tracer)):
     # an eager copy owns a buffer of its own, since DLPack can hand buffers to writers;
@@ -96,6 +100,20 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
   if ndmin > out.ndim:
     out = lax_shapes.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
   return out if device is None else device.adopt(out)
+
+
+def _positional_array_args(args, copy, order, ndmin):
+  """``copy``, ``order`` and ``ndmin`` given positionally to ``jnp.array``, with JAX's
+  errors and deprecation warning."""
+  if len(args) > 3:
+    raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} "
+                    "were given")
+  for i, name in enumerate(["copy", "order", "ndmin"]):
+    if i < len(args) and [copy, order, ndmin][i] != [True, "K", 0][i]:
+      raise TypeError(f"array() got multiple values for argument '{name}'")
+  warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+                "deprecated. Use keyword arguments instead.", DeprecationWarning, stacklevel=4)
+  return (list(args) + [copy, order, ndmin][len(args):])[:3]
 
 
 def _from_python_or_numpy(obj, want):

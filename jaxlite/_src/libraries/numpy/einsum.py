@@ -112,14 +112,16 @@ def _greedy_path(inputs, out, sizes):
   return path
 
 
-def einsum_path(subscripts, *operands, optimize="greedy"):
-  """The contraction order ``einsum`` uses, as ``numpy.einsum_path`` reports it."""
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+  """The contraction order ``einsum`` uses: a list of pairs of positions in the shrinking
+  operand list (opt_einsum's form, as JAX's), and a report. Always a greedy order, whatever
+  ``optimize`` asks for."""
   inputs, out, ops = _parse(subscripts, operands)
   sizes = _sizes(inputs, [np.shape(x) for x in ops])
   path = _greedy_path(inputs, out, sizes)
   report = (f"  Complete contraction:  {','.join(inputs)}->{out}\n"
             f"  Optimized path: greedy, {len(path)} pairwise contraction(s)")
-  return ["einsum_path"] + path, report
+  return path, report
 
 
 def _diagonalise(x, s):
@@ -204,8 +206,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   for k, (x, s) in enumerate(terms):
     others = set(out_s).union(*[set(t) for m, (_, t) in enumerate(terms) if m != k])
     terms[k] = _sum_out(x, s, others, pref)
-  if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
-    path = list(optimize[1:])
+  if isinstance(optimize, (list, tuple)):   # a path, opt_einsum's or NumPy's (named first)
+    path = [p for p in optimize if p != "einsum_path"]
   else:
     path = _greedy_path([s for _, s in terms], out_s, sizes)
   for i, j in path:

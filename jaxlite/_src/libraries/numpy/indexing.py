@@ -5,17 +5,19 @@ mask), then lowered the way JAX lowers it, so that jaxprs read the same:
 
 - only static ints and slices: ``slice`` (then ``rev`` for negative steps, ``squeeze``
   for ints and ``broadcast_in_dim`` for None);
-- scalar integer arrays or tracers among them: ``dynamic_slice`` (negative indices are
-  wrapped with ``lt``/``add``/``select_n``);
+- scalar integer arrays or tracers among them, or unit-stride ``jax.ds`` slices:
+  ``dynamic_slice`` (negative indices are wrapped with ``lt``/``add``/``select_n``);
 - anything else (integer arrays, masks, strided slices next to arrays): ``gather``.
 
-Updates (``x.at[idx].set(y)`` and friends) always lower to a scatter. Out-of-bounds
+Updates (``x.at[idx].set(y)`` and friends) always lower to a scatter; a ``jax.ds`` start
+is then not wrapped when negative, as in JAX. Out-of-bounds
 indices are clamped when reading and dropped when writing, unless ``mode`` says
 otherwise.
 """
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import warnings
 from collections.abc import Sequence
@@ -41,6 +43,8 @@ from jaxlite._src.libraries.numpy.util import (as_operand, canonicalize_axis, ch
 
 _NONE, _ELLIPSIS, _SLICE, _INT, _BOOL, _ARRAY = ("none", "ellipsis", "slice", "int", "bool",
                                                  "array")
+_DSLICE = "dynamic_slice"   # a jax.ds Slice: its start may be traced
+_ONE_AXIS = (_SLICE, _DSLICE, _INT, _ARRAY)   # the kinds that use up one axis of x
 _ARRAYS = (Array, Tracer, np.ndarray)
 
 
@@ -102,9 +106,10 @@ def _classify(i):
   if isinstance(i, str):
     raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
   if isinstance(i, Slice):
-    raise NotImplementedError(f"jaxlite's indexed updates (x.at[...]) do not take jax.ds "
-                              f"slices yet (got {i!r}); use lax.dynamic_update_slice_in_dim "
-                              "instead.")
+    if i.is_dynamic_size:
+      raise TypeError(f"the size of a jax.ds slice must be static to index an array, got "
+                      f"{i.size!r}")
+    return _DSLICE, i
   if isinstance(i, Sequence):
     i = creation.asarray(i) if len(i) else np.zeros((0,), dtypes.default_int_dtype())
   if isinstance(i, _ARRAYS):
@@ -125,8 +130,7 @@ def _classify(i):
 
 def _consumed(entries):
   """How many axes of the indexed array the entries use up (masks use their rank)."""
-  return sum(_ndim(e.value) if e.kind == _BOOL else e.kind in (_SLICE, _INT, _ARRAY)
-             for e in entries)
+  return sum(_ndim(e.value) if e.kind == _BOOL else e.kind in _ONE_AXIS for e in entries)
 
 
 def _parse(idx, shape):
@@ -160,7 +164,7 @@ def _expand_bool_masks(entries, shape):
       axis += len(shape) - _consumed(entries)
     if e.kind != _BOOL:
       out.append(e)
-      axis += e.kind in (_SLICE, _INT, _ARRAY)
+      axis += e.kind in _ONE_AXIS
       continue
     mask = e.value
     if isinstance(mask, Tracer):
@@ -251,7 +255,8 @@ def _dynamic_slice(arr, entries, mode, normalize):
     raise _Unsupported
   for e in entries:
     if (e.kind == _BOOL or e.kind == _ARRAY and _ndim(e.value) != 0
-        or e.kind == _SLICE and e.value.step not in (None, 1, -1)):
+        or e.kind == _SLICE and e.value.step not in (None, 1, -1)
+        or e.kind == _DSLICE and e.value.stride != 1):
       raise _Unsupported
   starts, sizes, rev_axes, squeeze_axes, newaxis_dims = [], [], [], [], []
   trivial = True
@@ -268,6 +273,12 @@ def _dynamic_slice(arr, entries, mode, normalize):
       trivial = False
       starts.append(e.value if e.kind == _INT else as_operand(e.value))
       sizes.append(1), squeeze_axes.append(axis)
+      continue
+    if e.kind == _DSLICE:
+      trivial = False
+      start = e.value.start
+      starts.append(start if _is_int(start) else as_operand(start))
+      sizes.append(e.value.size)
       continue
     _static_slice_bounds(e.value, e.position)
     trivial &= e.value == slice(None)
@@ -408,8 +419,11 @@ def _to_gather(shape, entries, normalize=True, spec=None) -> _Gather:
       newaxis_dims.append(y_axis)
       y_axis += 1
     else:
-      start, stop, step = e.value.indices(shape[x_axis])
-      count = len(range(start, stop, step))
+      if e.kind == _DSLICE:   # its start is neither wrapped nor checked, as in JAX
+        start, step, count = e.value.start, e.value.stride, e.value.size
+      else:
+        start, stop, step = e.value.indices(shape[x_axis])
+        count = len(range(start, stop, step))
       slice_shape.append(count)
       slice_spec.append(spec[x_axis])
       if step == 1:
@@ -421,7 +435,7 @@ def _to_gather(shape, entries, normalize=True, spec=None) -> _Gather:
         offset_dims.append(collapsed_y_axis)
       else:
         positions = lax_ew.add(
-            Array(np.array(start, index_dtype)),
+            creation.array(start, dtype=index_dtype),
             lax_ew.mul(Array(np.array(step, index_dtype)),
                        lax_shapes.iota(index_dtype, count)))
         if step < 0:
@@ -506,7 +520,6 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
                    fill_value=None, normalize_indices=True):
   """``arr[idx]``, lowered to slice, dynamic_slice or gather (the first that applies)."""
   arr = as_operand(arr)
-  arr, idx = _take_dynamic_slices(arr, idx)
   entries = _parse(idx, arr.shape)
   slices = (lambda: _static_slice(arr, entries, mode, normalize_indices),
             lambda: _dynamic_slice(arr, entries, mode, normalize_indices))
@@ -517,43 +530,6 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
       pass   # like JAX: any failure here means "use the general gather"
   return _gather(arr, entries, indices_are_sorted, unique_indices, mode, fill_value,
                  normalize_indices)
-
-
-def _axes_used(i):
-  """How many axes of the indexed array the index entry ``i`` uses up."""
-  if i is None or i is Ellipsis or isinstance(i, (bool, np.bool_)):
-    return 0
-  if isinstance(i, _ARRAYS) and i.dtype == np.bool_:
-    return i.ndim
-  return 1
-
-
-def _take_dynamic_slices(arr, idx):
-  """``arr`` with each ``jax.ds`` Slice in ``idx`` taken along its axis, and ``idx`` with
-  ``:`` in their places: stride 1 is a dynamic_slice (the start wrapped once if negative,
-  then clamped to fit), a larger stride a gather of ``start + stride * iota`` with each
-  index clamped, as JAX lowers them."""
-  entries = _as_tuple(idx)
-  if not any(isinstance(i, Slice) for i in entries):
-    return arr, idx
-  ellipsis_axes = arr.ndim - sum(map(_axes_used, entries))
-  axis, rest = 0, []
-  for i in entries:
-    if isinstance(i, Slice):
-      if i.is_dynamic_size:
-        raise TypeError(f"the size of a jax.ds slice must be static to index an array, got "
-                        f"{i.size!r}")
-      start = as_operand(i.start)
-      if i.stride == 1:
-        arr = lax_ix.dynamic_slice_in_dim(arr, start, i.size, axis)
-      else:
-        spots = lax_ew.add(lax_ew.convert_element_type(start, np.int32),
-                           lax_ew.mul(np.int32(i.stride), lax_shapes.iota(np.int32, i.size)))
-        arr = take(arr, spots, axis=axis, mode="clip")
-      i = slice(None)
-    rest.append(i)
-    axis += ellipsis_axes if i is Ellipsis else _axes_used(i)
-  return arr, tuple(rest)
 
 
 def getitem(arr, idx):
@@ -660,9 +636,11 @@ class _IndexUpdateHelper:
 class _IndexUpdateRef:
   """``x.at[idx]``: the methods return ``x`` updated at ``idx`` (see ``_IndexUpdateHelper``).
 
-  Every method takes ``indices_are_sorted`` and ``unique_indices`` (promises, not
-  checked), ``mode`` ('fill'/'drop', 'clip' or 'promise_in_bounds') and
-  ``wrap_negative_indices`` (default True: -1 is the last element).
+  Every method but ``apply`` takes ``indices_are_sorted`` and ``unique_indices`` (promises,
+  not checked), ``mode`` ('fill'/'drop', 'clip' or 'promise_in_bounds'), ``out_sharding``
+  (a NamedSharding, or a PartitionSpec of the mesh in context, that the gather's or
+  scatter's result is laid out as) and ``wrap_negative_indices`` (default True: -1 is the
+  last element).
   """
   __slots__ = ("array", "index")
 
@@ -674,68 +652,74 @@ class _IndexUpdateRef:
     return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
   def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          fill_value=None, wrap_negative_indices=True):
+          fill_value=None, out_sharding=None, wrap_negative_indices=True):
     """``x[idx]``; with ``mode='fill'``, out-of-bounds reads give ``fill_value``."""
-    return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                          unique_indices=unique_indices, mode=mode, fill_value=fill_value,
-                          normalize_indices=wrap_negative_indices)
+    sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, ".get")
+    out = rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                         normalize_indices=wrap_negative_indices)
+    return _laid_out(out, sharding)
 
-  def _update(self, values, op, indices_are_sorted, unique_indices, mode,
-              wrap_negative_indices, array=None):
-    return _scatter_update(self.array if array is None else array, self.index, values, op,
-                           indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+  def _update(self, name, values, op, indices_are_sorted, unique_indices, mode,
+              out_sharding, wrap_negative_indices, array=None):
+    sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, "." + name)
+    out = _scatter_update(self.array if array is None else array, self.index, values, op,
+                          indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+    return _laid_out(out, sharding)
 
   def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] = values``, functionally."""
-    return self._update(values, lax_ix.scatter, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+    return self._update("set", values, lax_ix.scatter, indices_are_sorted, unique_indices,
+                        mode, out_sharding, wrap_negative_indices)
 
   def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] += values``, functionally (repeated indices accumulate)."""
-    return self._update(values, lax_ix.scatter_add, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("add", values, lax_ix.scatter_add, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               wrap_negative_indices=True):
+               out_sharding=None, wrap_negative_indices=True):
     """``x[idx] -= values``, functionally (repeated indices accumulate)."""
-    return self._update(values, lax_ix.scatter_sub, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("subtract", values, lax_ix.scatter_sub, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               wrap_negative_indices=True):
+               out_sharding=None, wrap_negative_indices=True):
     """``x[idx] *= values``, functionally (repeated indices accumulate)."""
-    return self._update(values, lax_ix.scatter_mul, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("multiply", values, lax_ix.scatter_mul, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   mul = multiply
 
   def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-             wrap_negative_indices=True):
+             out_sharding=None, wrap_negative_indices=True):
     """``x[idx] /= values``, functionally: ``x`` divided by a scatter-multiplied ones."""
-    divisor = self._update(values, lax_ix.scatter_mul, indices_are_sorted, unique_indices,
-                           mode, wrap_negative_indices, creation.ones_like(self.array))
+    divisor = self._update("divide", values, lax_ix.scatter_mul, indices_are_sorted,
+                           unique_indices, mode, out_sharding, wrap_negative_indices,
+                           creation.ones_like(self.array))
     return ufuncs.divide(self.array, divisor)
 
   def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            out_sharding=None, wrap_negative_indices=True):
     """``x[idx] **= values``, functionally (repeated indices multiply the exponents)."""
-    exponent = self._update(values, lax_ix.scatter_mul, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices, creation.ones_like(self.array))
+    exponent = self._update("power", values, lax_ix.scatter_mul, indices_are_sorted,
+                            unique_indices, mode, out_sharding, wrap_negative_indices,
+                            creation.ones_like(self.array))
     return ufuncs.power(self.array, exponent)
 
   def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] = minimum(x[idx], values)``, functionally."""
-    return self._update(values, lax_ix.scatter_min, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("min", values, lax_ix.scatter_min, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-          wrap_negative_indices=True):
+          out_sharding=None, wrap_negative_indices=True):
     """``x[idx] = maximum(x[idx], values)``, functionally."""
-    return self._update(values, lax_ix.scatter_max, indices_are_sorted, unique_indices,
-                        mode, wrap_negative_indices)
+    return self._update("max", values, lax_ix.scatter_max, indices_are_sorted,
+                        unique_indices, mode, out_sharding, wrap_negative_indices)
 
   def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
             wrap_negative_indices=True):
@@ -744,8 +728,13 @@ class _IndexUpdateRef:
       return lax_ix.scatter_apply(x, indices, func, dnums,
                                   update_shape=core.get_aval(y).shape, **kwargs)
     zero = Array(np.zeros((), core.get_aval(self.array).dtype))
-    return self._update(zero, scatter_apply, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+    return self._update("apply", zero, scatter_apply, indices_are_sorted, unique_indices,
+                        mode, None, wrap_negative_indices)
+
+
+def _laid_out(x, sharding):
+  """``x`` laid out as the canonical ``out_sharding`` ``sharding`` says (None: as it is)."""
+  return x if sharding is None else sharding_constraint.with_sharding_constraint(x, sharding)
 
 
 def at(self):
@@ -952,30 +941,49 @@ def choose(a, choices, out=None, mode="raise"):
 
 
 # -- flat indices and index tuples
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``)."""
-  if order != "C":
-    raise NotImplementedError("ravel_multi_index supports order='C' only.")
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
+  """Flat indices from a tuple of index arrays (``numpy.ravel_multi_index``), of ``dtype``
+  (by default the indices' promoted integer type). ``mode`` is 'raise' (concrete indices
+  only), 'wrap', 'clip' or 'ignore'; ``order`` is 'C' or 'F'."""
+  if len(multi_index) != len(dims):
+    raise ValueError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
+  dims = tuple(core.concrete_or_error(operator.index, d,
+                                      "in `dims` argument of ravel_multi_index().")
+               for d in dims)
+  indices = ensure_arraylike("ravel_multi_index", *multi_index)
+  dtype = (dtypes.result_type(int, *indices) if dtype is None
+           else dtypes.canonicalize_dtype(dtype))
+  if not dtypes.issubdtype(dtype, np.integer):
+    raise ValueError(f"dtype={dtype!r} is not an integer type.")
+  if math.prod(dims) - 1 > dtypes.iinfo(dtype).max:
+    raise ValueError(f"jnp.ravel_multi_index: dtype={dtype!r} not large enough to hold "
+                     f"flattened index for dims={dims}. Use the dtype argument to pass a "
+                     "suitable dtype (e.g. dtype=np.min_scalar_type(prod(dims))).")
+  for index in indices:
+    if mode == "raise":
+      core.concrete_or_error(np.asarray, index, "The error occurred because "
+                             "ravel_multi_index was jit-compiled with mode='raise'. Use "
+                             "mode='wrap' or mode='clip' instead.")
+    if not dtypes.issubdtype(index.dtype, np.integer):
+      raise TypeError("only int indices permitted")
   if mode == "raise":
-    for idx in multi_index:
-      if isinstance(idx, Tracer):
-        raise core.errors.ConcretizationTypeError(
-            idx, "The error occurred in jnp.ravel_multi_index with mode='raise'; use "
-            "mode='wrap' or mode='clip' with traced indices.\n")
-  dims = tuple(int(d) for d in dims)
-  out = None
-  stride = 1
-  for idx, d in reversed(list(zip(multi_index, dims))):
-    idx = as_operand(idx)
-    if mode == "wrap":
-      idx = ufuncs.remainder(idx, d)
-    elif mode == "clip":
-      idx = ufuncs.clip(idx, 0, d - 1)
-    elif mode == "raise" and np.any((np.asarray(idx) < 0) | (np.asarray(idx) >= d)):
+    if any(np.any((np.asarray(i) < 0) | (np.asarray(i) >= d)) for i, d in zip(indices, dims)):
       raise ValueError("invalid entry in coordinates array")
-    term = ufuncs.multiply(idx, stride)
-    out = term if out is None else ufuncs.add(out, term)
-    stride *= d
+  elif mode == "clip":
+    indices = [ufuncs.clip(i, 0, d - 1) for i, d in zip(indices, dims)]
+  elif mode == "wrap":
+    indices = [ufuncs.remainder(i, d) for i, d in zip(indices, dims)]
+  elif mode != "ignore":
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+  if order == "F":
+    strides = np.cumprod((1,) + dims[:-1])
+  elif order == "C":
+    strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+  else:
+    raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+  out = creation.array(0, dtype=dtype)
+  for i, stride in zip(indices, strides):
+    out = ufuncs.add(out, ufuncs.multiply(lax_numpy.astype(i, dtype), int(stride)))
   return out
 
 
@@ -1044,8 +1052,8 @@ def dslice(start, size=None, stride=None):
   Returns
   -------
   slice or Slice
-    ``slice(None)`` for ``dslice(None)``, else a ``Slice``, which ``x[...]`` takes
-    (jaxlite's ``x.at[...]`` updates do not yet).
+    ``slice(None)`` for ``dslice(None)``, else a ``Slice``, which ``x[...]`` and
+    ``x.at[...]`` take as an index.
   """
   if start is None:
     return slice(None)

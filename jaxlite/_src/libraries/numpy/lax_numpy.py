@@ -452,6 +452,12 @@ def result_type(*args):
   return dtypes.result_type(*args)
 
 
+def issubdtype(arg1, arg2):
+  """Whether ``arg1`` is a subtype of ``arg2`` (``numpy.issubdtype``, with bfloat16 and
+  the other ml_dtypes types where they belong: see ``jax.dtypes.issubdtype``)."""
+  return dtypes.issubdtype(arg1, arg2)
+
+
 def iscomplexobj(x):
   return dtypes.is_complex(dtypes.dtype(x))
 

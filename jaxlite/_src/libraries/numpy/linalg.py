@@ -540,6 +540,9 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
   return red.sum(ufuncs.multiply(x1, x2), axis=axis)
 
 
-def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
+  """``jnp.tensordot`` with the Array API's signature (``numpy.linalg.tensordot``)."""
   return array_ops.tensordot(x1, x2, axes, precision=precision,
-                             preferred_element_type=preferred_element_type)
+                             preferred_element_type=preferred_element_type,
+                             out_sharding=out_sharding)

@@ -277,7 +277,7 @@ def _integer_args(name, x1, x2):
   return x1, x2
 
 
-def gcd(x1, x2, /):
+def gcd(x1, x2):
   """The greatest common divisor of integers, elementwise (``gcd(0, 0) = 0``)."""
   x1, x2 = _broadcast(*_integer_args("gcd", x1, x2))
   return lax_cf.while_loop(_gcd_cond, _gcd_body, (ufuncs.abs(x1), ufuncs.abs(x2)))[0]
@@ -296,7 +296,7 @@ def _gcd_body(carry):
   return where(swap, x2, x1), where(swap, x1, x2)
 
 
-def lcm(x1, x2, /):
+def lcm(x1, x2):
   """The least common multiple of integers, elementwise (0 if either is 0)."""
   x1, x2 = _integer_args("lcm", x1, x2)
   x1, x2 = ufuncs.abs(x1), ufuncs.abs(x2)
@@ -353,26 +353,26 @@ def angle(z, deg=False):
   return rad2deg(out) if deg else out
 
 
-def iscomplex(x, /):
+def iscomplex(x):
   """Whether each element has a nonzero imaginary part."""
   im = imag(x)
   return lax.ne(im, lax_const(im, 0))
 
 
-def isreal(x, /):
+def isreal(x):
   """Whether each element has a zero imaginary part."""
   im = imag(x)
   return lax.eq(im, lax_const(im, 0))
 
 
-def isrealobj(x, /):
+def isrealobj(x):
   """Whether ``x`` has a non-complex dtype (a Python bool)."""
   return not dtypes.is_complex(dtypes.dtype(x))
 
 
-def left_shift(x1, x2, /):
-  """``x1 << x2`` elementwise (booleans promote to int); shifts past the bit width give 0."""
-  return lax_bits.shift_left(*promote_args_numeric("left_shift", x1, x2))
+def left_shift(x, y, /):
+  """``x << y`` elementwise (booleans promote to int); shifts past the bit width give 0."""
+  return lax_bits.shift_left(*promote_args_numeric("left_shift", x, y))
 
 
 def right_shift(x1, x2, /):
@@ -517,8 +517,10 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
       a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision, out_dtype), weak)
 
 
-def outer(a, b):
-  """Outer product of the flattened inputs."""
+def outer(a, b, out=None):
+  """Outer product of the flattened inputs (``out`` is not supported, as in JAX)."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
   # both of rank 2, so jax_numpy_rank_promotion='raise' has nothing to refuse
   return ufuncs.multiply(lax_numpy.reshape(a, (-1, 1)), lax_numpy.reshape(b, (1, -1)))
 

@@ -15,7 +15,7 @@ from jaxlite._src.core.array import PublicArray as ndarray
 from jaxlite._src.base import dtypes as _dtypes
 from jaxlite._src.base.dtypes import (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
-    float32, float64, complex64, complex128, issubdtype, promote_types)
+    float32, float64, complex64, complex128, promote_types)
 from jaxlite._src.libraries.numpy.creation import (
     array, asarray, zeros, ones, full, empty, zeros_like, ones_like, full_like, empty_like,
     arange, linspace, eye, identity, frombuffer, fromstring, fromfile, fromiter, fromfunction)
@@ -32,7 +32,8 @@ from jaxlite._src.libraries.numpy.lax_numpy import (
     shape, ndim, size, broadcast_shapes, reshape, ravel, transpose, permute_dims,
     matrix_transpose, swapaxes, moveaxis, expand_dims, squeeze, broadcast_to,
     broadcast_arrays, atleast_1d, atleast_2d, concatenate, concat, stack, hstack, vstack,
-    astype, rollaxis, dot, matmul, result_type, iscomplexobj, isscalar, iterable)
+    astype, rollaxis, dot, matmul, result_type, iscomplexobj, issubdtype, isscalar,
+    iterable)
 from jaxlite._src.libraries.numpy.indexing import (
     take, take_along_axis, unstack, choose, ix_, ravel_multi_index, unravel_index)
 from jaxlite._src.libraries.numpy.array_api import isdtype, can_cast
@@ -55,8 +56,8 @@ class _ScalarMeta(type):
 
   __module__ = "jaxlite.numpy"
 
-  def __call__(cls, value=0):
-    return array(value, dtype=cls.dtype)
+  def __call__(cls, x):
+    return array(x, dtype=cls.dtype)
 
   def __instancecheck__(cls, instance):
     return isinstance(instance, cls.dtype.type)

@@ -1,6 +1,7 @@
 """Elementwise ``jaxlite.numpy`` functions, each a promotion step and one lax call."""
 from __future__ import annotations
 
+import inspect
 import operator
 
 import numpy as np
@@ -68,7 +69,7 @@ def _unary(name, lax_fn, doc, promote=promote_args):
   return fun
 
 
-def _binary(name, lax_fn, doc, promote=promote_args, promoting=None):
+def _binary(name, lax_fn, doc, promote=promote_args, promoting=None, params=("x", "y")):
   # The hot path skips the promotion function only where it would change nothing: two
   # Arrays of one dtype, weak type and shape, or an Array and a Python scalar of a kind the
   # array's dtype absorbs. A promotion that changes dtypes (to inexact for true_divide and
@@ -93,6 +94,9 @@ def _binary(name, lax_fn, doc, promote=promote_args, promoting=None):
     return promoting(x, y)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"{doc}, elementwise with broadcasting (``numpy.{name}``)."
+  # (JAX names the two of a few functions x1 and x2)
+  fun.__signature__ = inspect.Signature(
+      [inspect.Parameter(p, inspect.Parameter.POSITIONAL_ONLY) for p in params])
   return fun
 
 
@@ -218,7 +222,8 @@ def _multiply_promoting(x, y):
 
 
 multiply = _binary("multiply", _multiply, "Multiplication", promoting=_multiply_promoting)
-true_divide = _binary("true_divide", lax.div, "True division", promote_args_inexact)
+true_divide = _binary("true_divide", lax.div, "True division", promote_args_inexact,
+                      params=("x1", "x2"))
 
 
 def divide(x1, x2, /):
@@ -229,7 +234,8 @@ def divide(x1, x2, /):
 
 maximum = _binary("maximum", lax.max, "Maximum (NaN-propagating)")
 minimum = _binary("minimum", lax.min, "Minimum (NaN-propagating)")
-arctan2 = _binary("arctan2", lax.atan2, "Four-quadrant inverse tangent", promote_args_inexact)
+arctan2 = _binary("arctan2", lax.atan2, "Four-quadrant inverse tangent", promote_args_inexact,
+                  params=("x1", "x2"))
 nextafter = _binary("nextafter", lax.nextafter, "Next float after x toward y",
                     promote_args_inexact)
 bitwise_and = _binary("bitwise_and", lax.bitwise_and, "Bitwise AND")

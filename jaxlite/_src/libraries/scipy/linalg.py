@@ -467,8 +467,8 @@ def invhilbert(n):
   return jnp.asarray(out)
 
 
-def pascal(n, kind="symmetric"):
-  """The Pascal matrix: 'symmetric', 'lower' or 'upper'."""
+def pascal(n, kind=None):
+  """The Pascal matrix: 'symmetric' (None, the default), 'lower' or 'upper'."""
   from math import comb as _comb
   kind = "symmetric" if kind is None else kind
   lower = np.array([[_comb(i, j) for j in range(n)] for i in range(n)], dtype=float)
@@ -483,7 +483,7 @@ def pascal(n, kind="symmetric"):
   return jnp.asarray(out)
 
 
-def invpascal(n, kind="symmetric"):
+def invpascal(n, kind=None):
   """The inverse of ``pascal(n, kind)`` (exact integers, as floats)."""
   from math import comb as _comb
   kind = "symmetric" if kind is None else kind
