@@ -1161,3 +1161,32 @@ def test_a_constraint_inside_a_branch_lays_out_the_result():
   out = f(jnp.ones((8, 4)), True)
   assert out.sharding == s
   np.testing.assert_array_equal(np.asarray(out), np.ones((8, 4)))
+
+
+def test_out_sharding_settles_what_the_type_rules_refuse():
+  # JAX 0.10.2 runs a call given out_sharding= over Explicit axes with them made Auto:
+  # (type, spec, sum) or (error, message start) as it printed them
+  m = jax.make_mesh((2, 2), ("x", "y"))
+  y = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(m, P("x", None)))
+  z = jax.device_put(jnp.ones((8, 4)), NamedSharding(m, P(None, "y")))
+  idx = jnp.array([0, 2, 5])
+  cases = {
+      "plain": (lambda: y[idx], ("ShardingTypeError", "Use `.at[...].get(out_sharding=)`")),
+      "get": (lambda: y.at[idx].get(out_sharding=NamedSharding(m, P(None, "y"))),
+              ("float32[3,4@y]", P(None, "y"), 130.0)),
+      "get_jit": (lambda: jax.jit(lambda a, i: a.at[i].get(
+          out_sharding=NamedSharding(m, P("y", None))))(y, idx),
+                  ("ValueError", "Sharding spec ('y',) implies that array axis 0 is "
+                                 "partitioned 2 times, but does not evenly")),
+      "set": (lambda: y.at[idx].set(1.0, out_sharding=NamedSharding(m, P("x", None))),
+              ("float32[8@x,4]", P("x", None), 378.0)),
+      "reshape": (lambda: jnp.reshape(z, (32,), out_sharding=NamedSharding(m, P("x"))),
+                  ("float32[32@x]", P("x"), 32.0)),
+  }
+  for name, (f, expected) in cases.items():
+    try:
+      r = f()
+      got = (str(jax.typeof(r)), r.sharding.spec, float(r.sum()))
+    except Exception as e:
+      got = (type(e).__name__, str(e)[:len(expected[1])])
+    assert got == expected, (name, got)

@@ -751,7 +751,7 @@ class NamedSharding(Sharding):
     for d, axes in enumerate(self._dim_axes(len(global_shape))):
       parts = math.prod(self.mesh.shape[a] for a in axes)
       if global_shape[d] % parts:
-        raise ValueError(f"Sharding spec {tuple(self.spec)} implies that array axis {d} is "
+        raise ValueError(f"Sharding spec {tuple(axes)} implies that array axis {d} is "
                          f"partitioned {parts} times, but does not evenly divide the "
                          f"dimension size {global_shape[d]}. Got shape: "
                          f"{tuple(global_shape)} and sharding {self!r}")
@@ -967,7 +967,7 @@ array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shard
                            commit=commit, in_context=lambda out: in_context(out),
                            spread=lambda *a: _spread_results(*a))
 sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
-                                      check_explicit=check_explicit)
+                                      check_explicit=check_explicit, auto_axes=auto_axes)
 
 
 def aval_sharding(aval) -> NamedSharding:

@@ -156,14 +156,25 @@ def _accepting_out_sharding(fn, api_name):
   def wrapped(*args, out_sharding=None, **kwargs):
     if out_sharding is None:
       return fn(*args, **kwargs)
-    sharding = canonicalize_out_sharding(out_sharding, api_name)
-    out = fn(*args, **kwargs)
-    return out if sharding is None else with_sharding_constraint(out, sharding)
+    return computed_as(canonicalize_out_sharding(out_sharding, api_name), fn, *args,
+                       **kwargs)
   signature = inspect.signature(fn)
   wrapped.__signature__ = signature.replace(parameters=[
       *signature.parameters.values(),
       inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None)])
   return wrapped
+
+
+def computed_as(sharding, fn, *args, **kwargs):
+  """``fn(*args, **kwargs)`` laid out as the canonical ``out_sharding`` ``sharding`` says
+  (None: as it is). Over Explicit axes ``fn`` runs with them made Auto, as JAX runs such a
+  call, so that splits its rules could not place (a gather along a split dimension) are
+  settled by the layout asked for instead of refused."""
+  if sharding is None:
+    return fn(*args, **kwargs)
+  if getattr(sharding.mesh, "_any_axis_explicit", False):
+    return mesh_rules["auto_axes"](fn, out_sharding=sharding)(*args, **kwargs)
+  return with_sharding_constraint(fn(*args, **kwargs), sharding)
 
 
 def like_sharding(x, shape, weak_type):

@@ -655,17 +655,17 @@ class _IndexUpdateRef:
           fill_value=None, out_sharding=None, wrap_negative_indices=True):
     """``x[idx]``; with ``mode='fill'``, out-of-bounds reads give ``fill_value``."""
     sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, ".get")
-    out = rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                         unique_indices=unique_indices, mode=mode, fill_value=fill_value,
-                         normalize_indices=wrap_negative_indices)
-    return _laid_out(out, sharding)
+    return sharding_constraint.computed_as(
+        sharding, rewriting_take, self.array, self.index,
+        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
+        fill_value=fill_value, normalize_indices=wrap_negative_indices)
 
   def _update(self, name, values, op, indices_are_sorted, unique_indices, mode,
               out_sharding, wrap_negative_indices, array=None):
     sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, "." + name)
-    out = _scatter_update(self.array if array is None else array, self.index, values, op,
-                          indices_are_sorted, unique_indices, mode, wrap_negative_indices)
-    return _laid_out(out, sharding)
+    return sharding_constraint.computed_as(
+        sharding, _scatter_update, self.array if array is None else array, self.index,
+        values, op, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
 
   def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
           out_sharding=None, wrap_negative_indices=True):
