@@ -328,7 +328,7 @@ def test_full_like_keeps_the_layout_and_keys_take_constraints(tier):
   # recorded from JAX 0.10.2: the *_like of a laid-out or committed array keeps its layout
   # (optax's zeros_like of flax's sharded parameters), unless the shape changes and it
   # is split; a constraint on keys lays out their data
-  m = jax.make_mesh((2, 2), ("a", "b"))
+  m = jax.make_mesh((2, 2), ("a", "b"), axis_types=(AUTO, AUTO))
   split = NamedSharding(m, P("a", "b"))
   x = jax.device_put(jnp.ones((4, 2)), split)
   d1 = jax.device_put(jnp.ones(3), jax.devices()[1])
@@ -352,7 +352,7 @@ def test_full_like_keeps_the_layout_and_keys_take_constraints(tier):
 def test_with_sharding_constraint_takes_a_format(tier):
   # JAX 0.10.2 lays the array out by the Format's sharding (flax passes Formats through)
   from jaxlite.experimental.layout import Format, Layout
-  m = jax.make_mesh((2, 2), ("a", "b"))
+  m = jax.make_mesh((2, 2), ("a", "b"), axis_types=(AUTO, AUTO))
   ns = NamedSharding(m, P("a", None))
   x = lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(0, 1)), ns))
   assert x.sharding == ns
@@ -624,7 +624,7 @@ def test_plain_jit_follows_argument_and_constraint_shardings(tier):
   constraint inside, is partitioned, and its results keep the layouts the partitioner
   keeps (equinox's filter_shard counts on it): elementwise results the argument's, a
   reduction's replicated, a constraint's its own."""
-  mesh = jax.make_mesh((N,), ("x",))
+  mesh = jax.make_mesh((N,), ("x",), axis_types=(AUTO,))
   s = NamedSharding(mesh, P("x"))
   x = jax.device_put(jnp.arange(2.0 * N), s)
   added, total, doubled = jax.jit(lambda v: (v + 1, v.sum(), v * 2))(x)
@@ -1067,7 +1067,7 @@ def test_a_constraint_over_devices_is_found_once_a_mesh_of_several_was_made():
   # exists (``mesh_context.several_devices``): here one does, and the walk finds it
   from jaxlite._src import jit as jit_mod
   from jaxlite._src.base import mesh_context
-  mesh = jax.make_mesh((N,), ("a",))
+  mesh = jax.make_mesh((N,), ("a",), axis_types=(AUTO,))
   assert mesh_context.several_devices
   split = NamedSharding(mesh, P("a"))
   nested = jax.make_jaxpr(lambda v: lax.cond(True, lambda u: lax.with_sharding_constraint(
@@ -1190,3 +1190,33 @@ def test_out_sharding_settles_what_the_type_rules_refuse():
     except Exception as e:
       got = (type(e).__name__, str(e)[:len(expected[1])])
     assert got == expected, (name, got)
+
+
+def test_constraints_and_jit_shardings_check_as_jax():
+  # JAX 0.10.2: with_sharding_constraint names Auto axes only (reshard moves Explicit
+  # ones) and asserts under an all-Explicit mesh in context; jit refuses in_shardings that
+  # differ from a committed argument's layout
+  mesh = jax.make_mesh((2, 2), ("x", "y"))
+  x = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(mesh, P("x", "y")))
+  with pytest.raises(ValueError, match=r"The spec of NamedSharding passed to "
+                     r"with_sharding_constraint can only refer to Auto axes of the mesh\. "
+                     r"Got spec=P\('y', 'x'\)"):
+    jax.jit(lambda a: lax.with_sharding_constraint(a * 2, NamedSharding(mesh, P("y", "x"))))(x)
+  r = jax.jit(lambda a: jax.sharding.reshard(a * 2, NamedSharding(mesh, P("y", "x"))))(x)
+  assert str(jax.typeof(r)) == "float32[8@y,4@x]"
+  with jax.set_mesh(mesh):
+    same = lax.with_sharding_constraint(x, P("x", "y"))
+    assert same is x
+    with pytest.raises(AssertionError, match=r"The array sharding: P\('x', 'y'\) did not "
+                       r"match the sharding provided: P\('y', None\)"):
+      lax.with_sharding_constraint(x, P("y"))
+  for kind in (jax.sharding.AxisType.Explicit, AUTO):
+    m = jax.make_mesh((2, 2), ("x", "y"), axis_types=(kind, kind))
+    a = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(m, P("x", "y")))
+    with pytest.raises(ValueError, match="Sharding passed to jit does not match the "
+                       "sharding on the respective arg"):
+      jax.jit(lambda v: v + 1, in_shardings=NamedSharding(m, P("x")))(a)
+    assert jax.jit(lambda v: v + 1, in_shardings=NamedSharding(m, P("x", "y")))(
+        a).sharding.spec == P("x", "y")
+    r = jax.jit(lambda v: v + 1, in_shardings=NamedSharding(m, P("x")))(jnp.ones((8, 4)))
+    assert r.sharding.spec == P("x")   # (JAX spells it as the argument's sharding)

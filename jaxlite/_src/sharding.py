@@ -431,6 +431,38 @@ def check_explicit(sharding, api: str):
                          f"with axis name: {axis} of type: AxisType.{types[axis].name}.")
 
 
+def _asserted_by_type(x, sharding) -> bool:
+  """JAX's checks of a user's ``with_sharding_constraint``: under a mesh in context whose
+  axes are all Explicit it asserts that ``x``'s type is split as ``sharding`` says (True:
+  nothing is left to lay out); elsewhere ``sharding`` may name Auto axes only."""
+  if not isinstance(sharding, NamedSharding):
+    return False
+  context = mesh_context.context.abstract
+  if context is not None and context.axis_names and context.are_all_axes_explicit:
+    ndim = core.get_aval(x).ndim
+    have = PartitionSpec(*(getattr(core.get_aval(x), "spec", None) or (None,) * ndim))
+    asked = PartitionSpec(*explicit_layout(sharding, ndim))
+    if any(a != b and b is not PartitionSpec.UNCONSTRAINED for a, b in zip(have, asked)):
+      raise AssertionError(
+          "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+          f"`Explicit`. The array sharding: {have} did not match the sharding provided: "
+          f"{asked}. Please use `jax.sharding.reshard` to shard your input to the sharding "
+          "you want.")
+    return True
+  types = sharding.mesh._name_to_type
+  if any(types[a] != AxisType.Auto for e in sharding.spec for a in _entry_axes(e)):
+    raise ValueError(
+        "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
+        f"Auto axes of the mesh. Got spec={sharding.spec} and "
+        f"mesh={sharding.mesh.abstract_mesh}. You probably meant to use `reshard` API?")
+  return False
+
+
+def explicit_layout(sharding, ndim: int) -> tuple:
+  """``sharding``'s spec as a type has it: one entry per dimension, None where unsplit."""
+  return explicit_spec(sharding, ndim) or (None,) * ndim
+
+
 def reshard(xs, out_shardings):
   """``xs`` (a pytree of arrays) laid out as ``out_shardings`` says, over Explicit mesh
   axes (``jax.sharding.reshard``): concrete arrays are placed so (``jax.device_put``),
@@ -454,7 +486,7 @@ def reshard(xs, out_shardings):
       raise TypeError(f"reshard only accepts `NamedSharding` or `PartitionSpec`. Got "
                       f"{sharding!r} of type {type(sharding)}")
     check_explicit(sharding, "reshard")
-    outs.append(sharding_constraint.with_sharding_constraint(x, sharding))
+    outs.append(sharding_constraint.constrain(x, sharding))
   return tree.tree_unflatten(treedef, outs)
 
 
@@ -554,7 +586,7 @@ def _laid_out_on(x, mesh):
     return x
   kept = set(mesh.explicit_axes)   # (splits over other axes are not part of a type)
   spec = [_only_axes(e, kept) for e in core.get_aval(x).spec or ()]
-  return sharding_constraint.with_sharding_constraint(
+  return sharding_constraint.constrain(
       x, NamedSharding(mesh, PartitionSpec(*spec)))
 
 
@@ -901,7 +933,7 @@ def place(x, sharding) -> Array:
     return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
   if isinstance(x, core.Tracer):   # (traced, as JAX stages it: laid out so once computed)
     if isinstance(sharding, (NamedSharding, layout_mod.Format)):
-      return sharding_constraint.with_sharding_constraint(x, sharding)
+      return sharding_constraint.constrain(x, sharding)
     return x
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
@@ -967,7 +999,8 @@ array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shard
                            commit=commit, in_context=lambda out: in_context(out),
                            spread=lambda *a: _spread_results(*a))
 sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
-                                      check_explicit=check_explicit, auto_axes=auto_axes)
+                                      check_explicit=check_explicit, auto_axes=auto_axes,
+                                      asserted_by_type=_asserted_by_type)
 
 
 def aval_sharding(aval) -> NamedSharding:
@@ -1124,12 +1157,14 @@ def _layout(sharding, ndim: int) -> tuple:
 
 
 def _spelled(layout: tuple, mesh, operands) -> "NamedSharding":
-  """``layout`` as JAX spells a result's sharding; ``operands``: (sharding, rank) pairs."""
-  if mesh._any_axis_explicit:
-    return NamedSharding(mesh, PartitionSpec(*layout))
+  """``layout`` as JAX spells a result's sharding: an operand's of that rank laid out
+  alike, else over Explicit axes a spec naming every dimension, over Auto ones a spec
+  less its trailing unsplit dimensions. ``operands``: (sharding, rank) pairs."""
   for s, ndim in operands:
     if ndim == len(layout) and s.mesh == mesh and _layout(s, ndim) == layout:
       return s
+  if mesh._any_axis_explicit:
+    return NamedSharding(mesh, PartitionSpec(*layout))
   while layout and layout[-1] is None:
     layout = layout[:-1]
   return NamedSharding(mesh, PartitionSpec(*layout))
@@ -1142,11 +1177,13 @@ def _spread_results(prim, args, params, outs, out_avals):
   shardings = [x._placed.sharding if type(x) is Array and x._placed is not None else None
                for x in args]
   mesh = next(s.mesh for s in shardings if isinstance(s, NamedSharding))
-  found = partitioned(prim, [core.get_aval(x) for x in args], shardings, out_avals, params)
+  avals_in = [core.get_aval(x) for x in args]
+  found = partitioned(prim, avals_in, shardings, out_avals, params)
+  ranked = [(s, a.ndim) for s, a in zip(shardings, avals_in) if isinstance(s, NamedSharding)]
   placed = []
   for o, aval, s in zip(outs, out_avals, found):
     if getattr(aval, "spec", None) is not None:
-      s = NamedSharding(mesh, PartitionSpec(*aval.spec))
+      s = _spelled(tuple(aval.spec), mesh, ranked)
     placed.append(place(o, s or NamedSharding(mesh, PartitionSpec()))
                   if isinstance(o, Array) else o)
   return placed

@@ -148,6 +148,13 @@ class ShardedJitted:
     given = _flatten_shardings("in_shardings", args_tree, self.in_shardings)
     # keyword arguments take the sharding they carry
     given += [None] * (len(leaves) - len(given))
+    for x, s in zip(leaves, given):
+      have = _placed_sharding(x)   # (a committed argument is not moved, as in JAX)
+      if s is not None and have is not None and not s.is_equivalent_to(have, x.ndim):
+        raise ValueError(
+            "Sharding passed to jit does not match the sharding on the respective arg. "
+            f"Got jit sharding: {s},\narg sharding: {have} for arg type: "
+            f"{core.get_aval(x)}")
     return [s if s is not None else _placed_sharding(x) for x, s in zip(leaves, given)]
 
   def _run_unsharded(self, args, kwargs, mesh, out_sh):

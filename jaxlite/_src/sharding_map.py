@@ -291,7 +291,7 @@ def _untyped(value, mesh):
   the stacking below cuts into the map's pieces."""
   if isinstance(value, Array):
     return Array(np.asarray(value._value), value.weak_type)
-  return sharding_constraint.with_sharding_constraint(value, NamedSharding(mesh,
+  return sharding_constraint.constrain(value, NamedSharding(mesh,
                                                                            PartitionSpec()))
 
 

@@ -24,7 +24,7 @@ from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax import reductions as red
 from jaxlite._src.lax import shapes as sh
 from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
-                                                  with_sharding_constraint)
+                                                  constrain)
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import batching
 
@@ -259,7 +259,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
       feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
       precision=precision_lib.canonicalize_precision(precision),
       preferred_element_type=pref, out_sharding=None)
-  return out if sharding is None else with_sharding_constraint(out, sharding)
+  return out if sharding is None else constrain(out, sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -12,7 +12,7 @@ from jaxlite._src.lax import precision as precision_lib
 from jaxlite._src.lax.base import operand, trace_flat
 from jaxlite._src.lax.shapes import _ints
 from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
-                                                  with_sharding_constraint)
+                                                  constrain)
 
 
 def _reduced_shape(name, operand, axes):
@@ -90,7 +90,7 @@ def reduce_sum(operand, axes, *, out_sharding=None):
   context) lays the result out so."""
   sharding = canonicalize_out_sharding(out_sharding, "reduce_sum")
   out = reduce_sum_p.bind(operand, axes=_axes(operand, axes), out_sharding=sharding)
-  return out if sharding is None else with_sharding_constraint(out, sharding)
+  return out if sharding is None else constrain(out, sharding)
 
 
 def reduce_prod(operand, axes):
@@ -269,7 +269,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                            precision=precision_lib.canonicalize_precision(precision),
                            preferred_element_type=pref, out_sharding=sharding)
-  return out if sharding is None else with_sharding_constraint(out, sharding)
+  return out if sharding is None else constrain(out, sharding)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,

@@ -19,7 +19,7 @@ from jaxlite._src.core.core import Primitive, ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax.base import operand as _operand
 from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding, like_sharding,
-                                                  with_sharding_constraint)
+                                                  constrain)
 from jaxlite._src.passes import algebraic
 from jaxlite._src.transforms import lax_ops
 
@@ -129,7 +129,7 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
       and isinstance(operand, PublicArray)):
     return operand
   out = reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=sharding)
-  return out if sharding is None else with_sharding_constraint(out, sharding)
+  return out if sharding is None else constrain(out, sharding)
 
 
 # -- transpose
@@ -440,7 +440,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   shape = aval.shape if shape is None else tuple(shape)
   out = broadcast_in_dim(value, shape, ())
   sharding = sharding or like_sharding(x, shape, weak)
-  return out if sharding is None else with_sharding_constraint(out, sharding)
+  return out if sharding is None else constrain(out, sharding)
 
 
 def empty(shape, dtype, *, out_sharding=None):

@@ -62,7 +62,10 @@ def with_sharding_constraint(x, shardings):
 
   Inside a ``jit`` compiled with shardings it becomes an ``mhlo.sharding`` annotation;
   on concrete arrays it lays them out so (``jax.device_put``), as JAX does; elsewhere
-  (tier 0 inside a trace, single-device XLA) it is the identity.
+  (tier 0 inside a trace, single-device XLA) it is the identity. As in JAX, a sharding
+  may name only Auto axes (``jax.sharding.reshard`` moves splits over Explicit ones);
+  under a mesh in context whose axes are all Explicit it asserts instead that each
+  array's type is split so.
 
   Parameters
   ----------
@@ -70,7 +73,20 @@ def with_sharding_constraint(x, shardings):
   shardings : Sharding, PartitionSpec, Format or pytree of them (a prefix of ``x``)
     A PartitionSpec names axes of the mesh in context (``jax.set_mesh``); a Format's
     layout must be the row-major one jaxlite keeps.
+
+  Raises
+  ------
+  ValueError
+    Where a sharding names an Explicit axis outside an all-Explicit mesh in context.
+  AssertionError
+    Under an all-Explicit mesh in context, where an array's type is split otherwise.
   """
+  return constrain(x, shardings, checked=True)
+
+
+def constrain(x, shardings, checked=False):
+  """``with_sharding_constraint`` without JAX's checks of the user's call: jaxlite's own
+  layout requests (``reshard``, ``out_sharding=``), which may name Explicit axes."""
   leaves, treedef = tree.tree_flatten(x)
   # (on the type: an abstract mesh's sharding raises where its devices are asked for)
   is_sharding = lambda s: hasattr(type(s), "device_set") or isinstance(
@@ -90,6 +106,9 @@ def with_sharding_constraint(x, shardings):
       layout.with_layout_constraint(leaf, sharding.layout)
       sharding = sharding.sharding
     sharding = resolve(sharding, _no_mesh)
+    if checked and mesh_rules["asserted_by_type"](leaf, sharding):
+      outs.append(leaf)
+      continue
     check = getattr(sharding, "check_shape", None)
     if check is not None:
       check(core.get_aval(leaf).shape)
@@ -174,7 +193,7 @@ def computed_as(sharding, fn, *args, **kwargs):
     return fn(*args, **kwargs)
   if getattr(sharding.mesh, "_any_axis_explicit", False):
     return mesh_rules["auto_axes"](fn, out_sharding=sharding)(*args, **kwargs)
-  return with_sharding_constraint(fn(*args, **kwargs), sharding)
+  return constrain(fn(*args, **kwargs), sharding)
 
 
 def like_sharding(x, shape, weak_type):

@@ -75,7 +75,7 @@ def _segment_function(name, scatter_op, reducer, what, example):
     sharding = sharding_constraint.canonicalize_out_sharding(out_sharding, name)
     out = _segment_update(name, scatter_op, reducer, data, segment_ids, num_segments,
                           indices_are_sorted, unique_indices, bucket_size, mode)
-    return out if sharding is None else sharding_constraint.with_sharding_constraint(
+    return out if sharding is None else sharding_constraint.constrain(
         out, sharding)
   fun.__name__ = fun.__qualname__ = name
   fun.__doc__ = f"""The {what} within segments of ``data`` (``jax.ops.{name}``).

@@ -18,7 +18,7 @@ from jaxlite._src.core.state.types import Ref
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.sharding_constraint import (accepts_out_sharding, like_sharding,
-                                                  with_sharding_constraint)
+                                                  constrain)
 from jaxlite._src.libraries.numpy import lax_numpy
 from jaxlite._src.libraries.numpy import ufuncs
 from jaxlite._src.libraries.numpy.util import (accepts_device, as_operand, check_arraylike,
@@ -201,7 +201,7 @@ def full(shape, fill_value, dtype=None, *, out_sharding=None):
     value = lax_ew._convert_element_type(value, want, False)
   if value.ndim:
     out = lax_numpy.broadcast_to(value, shape)
-    return out if out_sharding is None else with_sharding_constraint(out, out_sharding)
+    return out if out_sharding is None else constrain(out, out_sharding)
   return lax_shapes.broadcast_in_dim(value, shape, (), out_sharding=out_sharding)
 
 
@@ -256,7 +256,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
                                        weak and dtype is None)
   out = full(shape, value)
   sharding = like_sharding(a, shape, weak and dtype is None)   # (a's layout, as JAX's)
-  return out if sharding is None else with_sharding_constraint(out, sharding)
+  return out if sharding is None else constrain(out, sharding)
 
 
 @accepts_out_sharding("jnp.zeros_like")

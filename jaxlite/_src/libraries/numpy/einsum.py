@@ -17,7 +17,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.sharding_constraint import (canonicalize_out_sharding,
-                                                  with_sharding_constraint)
+                                                  constrain)
 from jaxlite._src.libraries.numpy import array_ops
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.libraries.numpy.util import as_operand, check_arraylike
@@ -234,4 +234,4 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     x = lax_shapes.transpose(x, tuple(s.index(c) for c in out_s))
   if x.dtype != pref or x.weak_type != out_weak:
     x = lax_ew._convert_element_type(x, pref, weak_type=out_weak)
-  return x if sharding is None else with_sharding_constraint(x, sharding)
+  return x if sharding is None else constrain(x, sharding)

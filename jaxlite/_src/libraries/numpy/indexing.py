@@ -572,7 +572,7 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted, unique_indices, m
   y = _broadcast_to(y, g.slice_shape)
   if x_aval.spec is not None and core.get_aval(y).spec != (  # (as split as x[idx], as JAX)
       g.slice_spec if any(e is not None for e in g.slice_spec) else None):
-    y = sharding_constraint.with_sharding_constraint(
+    y = sharding_constraint.constrain(
         y, core.aval_rules["sharding"](x_aval).update(spec=g.slice_spec))
   y = lax_shapes.squeeze(y, g.newaxis_dims)
   if g.reversed_dims:
@@ -734,7 +734,7 @@ class _IndexUpdateRef:
 
 def _laid_out(x, sharding):
   """``x`` laid out as the canonical ``out_sharding`` ``sharding`` says (None: as it is)."""
-  return x if sharding is None else sharding_constraint.with_sharding_constraint(x, sharding)
+  return x if sharding is None else sharding_constraint.constrain(x, sharding)
 
 
 def at(self):
