@@ -685,7 +685,7 @@ class PjitFunction:
     else:
       static_key = ()
     leaves, in_tree = tree.tree_flatten((args, kwargs))
-    sigs = tuple(map(arguments.leaf_signature, leaves))
+    sigs = tuple(map(arguments.stage_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     return stages.Traced(self, entry, self._arg_names(args, kwargs))
@@ -785,6 +785,8 @@ def _resolve_static(fun, static_argnums, static_argnames):
     raise ValueError(f"jitted function has static_argnums={nums}, but only accepts "
                      f"{len(positional)} positional arguments.")
   nums = tuple(sorted(n % len(positional) if n < 0 and positional else n for n in nums))
+  if static_argnums is not None and static_argnames is not None:
+    return nums, names   # both given: JAX fills in neither from the signature
   extra_names = tuple(positional[n] for n in nums if n < len(positional)
                       and params[n].kind is not params[n].POSITIONAL_ONLY)
   extra_nums = tuple(positional.index(n) for n in names if n in positional)

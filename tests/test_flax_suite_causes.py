@@ -1,0 +1,113 @@
+"""Behaviours that flax 0.12.8's own tests (tests/linen, tests/core) found missing, each
+checked against what JAX 0.10.2 gives (recorded with jax, jax.numpy as jnp, on CPU)."""
+import functools
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite._src import tiers
+
+S = jax.ShapeDtypeStruct
+needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="needs the XLA tier")
+
+
+def test_stages_take_shape_dtype_structs():
+  # JAX 0.10.2: jit(f).trace/lower/eval_shape take ShapeDtypeStructs in place of arrays
+  # (flax's tabulate lowers with them to count flops); a call does not.
+  f = jax.jit(lambda x, y: x * 2 + y)
+  args = (S((3,), jnp.float32), S((), jnp.float32, weak_type=True))
+  assert str(f.trace(*args).jaxpr) == (
+      "{ lambda ; a:f32[3] b:f32[]. let\n"
+      "    c:f32[3] = mul a 2.0:f32[]\n"
+      "    d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b\n"
+      "    e:f32[3] = add c d\n"
+      "  in (e,) }")
+  out = f.eval_shape(S((3,), jnp.int32), S((), jnp.float32, weak_type=True))
+  assert (out.shape, out.dtype, out.weak_type) == ((3,), jnp.float32, True)
+  np.testing.assert_array_equal(f.lower(*args).compile()(jnp.ones(3), 2.0), [4.0] * 3)
+  key = jax.jit(lambda k: jax.random.uniform(k)).trace(S((), jax.random.key(0).dtype))
+  (aval,) = key.jaxpr.in_avals
+  assert aval.shape == () and aval.dtype == jax.random.key(0).dtype
+  with pytest.raises(TypeError):
+    f(*args)
+
+
+def _vjp_of_key_and_int(w, k, i):
+  out, vjp = jax.vjp(lambda w, k, i: jnp.sum(w * i) + jax.random.uniform(k), w, k, i)
+  return vjp(out)
+
+
+@needs_xla
+def test_float0_on_the_xla_tier():
+  # JAX 0.10.2 lowers float0 as i1 (a constant is dense<false>); cost_analysis of this
+  # program counts 7 flops, and a call returns NumPy float0 zeros for it.
+  f = jax.jit(lambda x, z: (x, z), backend="xla")
+  z = np.zeros((2,), jax.dtypes.float0)
+  text = f.lower(1.0, z).as_text()
+  assert "tensor<2xi1>" in text
+  x, out = f(1.0, z)
+  assert float(x) == 1.0 and out.dtype == jax.dtypes.float0 and out.shape == (2,)
+  g = jax.jit(_vjp_of_key_and_int, backend="xla")
+  lowered = g.lower(S((3,), jnp.float32), jax.random.key(0), 3)
+  assert "dense<false> : tensor<i1>" in lowered.as_text()
+  assert lowered.cost_analysis()["flops"] > 0
+  ct_w, ct_k, ct_i = g(jnp.ones(3), jax.random.key(0), 3)
+  assert ct_k.dtype == jax.dtypes.float0 and ct_i.dtype == jax.dtypes.float0
+  # JAX 0.10.2: ct_w = 3 * (9 + uniform(key(0)))
+  np.testing.assert_allclose(np.asarray(ct_w), [29.843002] * 3, rtol=1e-5)
+
+
+def test_clone_takes_key_arrays_of_any_shape():
+  # JAX 0.10.2: random.clone is random_clone_p.bind, with no check of the shape (flax's
+  # while_loop clones a (2,) key array), and a raw key comes back as an array
+  keys = jax.random.split(jax.random.key(0), 3)
+  cloned = jax.random.clone(keys)
+  assert cloned.shape == (3,) and cloned.dtype == keys.dtype
+  np.testing.assert_array_equal(jax.random.key_data(cloned),
+                                [[1797259609, 2579123966], [928981903, 3453687069],
+                                 [4146024105, 2718843009]])
+  raw = jax.random.clone(np.array([0, 1], np.uint32))
+  assert isinstance(raw, jax.Array)
+  np.testing.assert_array_equal(raw, [0, 1])
+
+
+def test_checkpoint_passes_positional_arguments_as_given():
+  # a function whose functools.wraps signature (two parameters) is not its own (three):
+  # JAX 0.10.2 calls it with the arguments as given (flax's lift.checkpoint does this)
+  def two(a, b):
+    pass
+
+  @functools.wraps(two)
+  def three(a, b, c):
+    return jnp.sin(a) * b + c
+
+  f = jax.checkpoint(three)
+  np.testing.assert_allclose(float(f(1.0, 2.0, 3.0)), 4.682942, rtol=1e-6)
+  np.testing.assert_allclose(float(jax.grad(f)(1.0, 2.0, 3.0)), 1.0806046, rtol=1e-6)
+  g = jax.checkpoint(three, static_argnums=(2,))
+  np.testing.assert_allclose(float(jax.grad(g)(1.0, 2.0, 3.0)), 1.0806046, rtol=1e-6)
+
+  def kw(a, b=2.0):
+    return a * b
+  assert float(jax.grad(jax.checkpoint(kw))(3.0, b=4.0)) == 4.0
+  assert float(jax.grad(jax.checkpoint(kw))(3.0)) == 2.0
+
+
+def test_jit_with_static_argnums_and_argnames_infers_neither():
+  # JAX 0.10.2 (api_util.infer_argnums_and_argnames): given both, each is taken as is;
+  # here the signature (through functools.wraps) names `b` at position 1, which stays
+  # dynamic, so the dict passed there need not be hashable.
+  def shown(fingerprint, b):
+    pass
+
+  @functools.wraps(shown)
+  def f(fingerprint, tree, *, b):
+    return tree["x"] * 2 if b == "double" else tree["x"]
+
+  jitted = jax.jit(f, static_argnums=(0,), static_argnames=["b"])
+  assert float(jitted(1, {"x": jnp.float32(3.0)}, b="double")) == 6.0
+  # one of them alone is filled in from the signature, as before
+  g = jax.jit(lambda a, b: a * b, static_argnames=["b"])
+  assert float(g(2.0, 3)) == 6.0 and g._static_argnums == (1,)
