@@ -1,6 +1,7 @@
 """Behaviours that flax 0.12.8's own tests (tests/linen, tests/core) found missing, each
 checked against what JAX 0.10.2 gives (recorded with jax, jax.numpy as jnp, on CPU)."""
 import functools
+import traceback
 
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ import pytest
 import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite._src import tiers
+from jaxlite._src.base import traceback_util
 
 S = jax.ShapeDtypeStruct
 needs_xla = pytest.mark.skipif(not tiers.xla_available(), reason="needs the XLA tier")
@@ -111,3 +113,68 @@ def test_jit_with_static_argnums_and_argnames_infers_neither():
   # one of them alone is filled in from the signature, as before
   g = jax.jit(lambda a, b: a * b, static_argnames=["b"])
   assert float(g(2.0, 3)) == 6.0 and g._static_argnums == (1,)
+
+
+def _raises_in_jit(mode):
+  def f(x):
+    raise ValueError("boom")
+  old = jax.config.jax_traceback_filtering
+  jax.config.update("jax_traceback_filtering", mode)
+  try:
+    jax.jit(f)(1.0)
+  except ValueError as e:
+    return e
+  finally:
+    jax.config.update("jax_traceback_filtering", old)
+
+
+def _shown(tb):
+  return [f.f_code.co_name for f, _ in traceback.walk_tb(tb)
+          if "__tracebackhide__" not in f.f_locals]
+
+
+def test_traceback_filtering_at_jit():
+  # JAX 0.10.2, an error raised by the function a jit traces, per jax_traceback_filtering:
+  # off keeps jit's frames; tracebackhide marks them (shown: the caller and f);
+  # remove_frames drops them and chains an UnfilteredStackTrace with the whole traceback;
+  # quiet_remove_frames (auto outside IPython) drops them and adds this note.
+  off = _raises_in_jit("off")
+  assert len(_shown(off.__traceback__)) > 2 and off.__cause__ is None
+  hide = _raises_in_jit("tracebackhide")
+  assert _shown(hide.__traceback__) == ["_raises_in_jit", "f"]
+  removed = _raises_in_jit("remove_frames")
+  assert _shown(removed.__traceback__) == ["_raises_in_jit", "f"]
+  assert isinstance(removed.__cause__, traceback_util.UnfilteredStackTrace)
+  assert str(removed.__cause__).startswith("ValueError: boom\n\nThe stack trace below "
+                                           "excludes JAX-internal frames.")
+  assert len(_shown(removed.__cause__.__traceback__)) > 2
+  quiet = _raises_in_jit("auto")
+  assert _shown(quiet.__traceback__) == ["_raises_in_jit", "f"]
+  assert quiet.__notes__ == [
+      "--------------------\nFor simplicity, JAX has removed its internal frames from the "
+      "traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include "
+      "these."]
+
+
+def test_library_api_boundary_and_exclusions():
+  # flax and equinox wrap their API in api_boundary and register their files: the
+  # outermost boundary filters, an inner one lets the exception through (JAX 0.10.2)
+  @traceback_util.api_boundary
+  def outer():
+    return inner()
+
+  @traceback_util.api_boundary
+  def inner():
+    raise KeyError("k")
+
+  old = jax.config.jax_traceback_filtering
+  jax.config.update("jax_traceback_filtering", "quiet_remove_frames")
+  try:
+    with pytest.raises(KeyError) as info:
+      outer()
+  finally:
+    jax.config.update("jax_traceback_filtering", old)
+  assert len(info.value.__notes__) == 1
+  assert _shown(info.value.__traceback__)[-2:] == ["outer", "inner"]
+  assert not traceback_util.include_filename(jax.jit.__code__.co_filename)
+  assert traceback_util.include_filename(__file__)
