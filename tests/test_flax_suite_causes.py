@@ -178,3 +178,40 @@ def test_library_api_boundary_and_exclusions():
   assert _shown(info.value.__traceback__)[-2:] == ["outer", "inner"]
   assert not traceback_util.include_filename(jax.jit.__code__.co_filename)
   assert traceback_util.include_filename(__file__)
+
+
+def _boom(x):
+  raise ValueError("boom")
+
+
+# JAX 0.10.2 in remove_frames mode: the frames left between the caller's lambda and the
+# function, per transformation (jacfwd/jacrev's returned function is no boundary: its own
+# frame stays, added after the vmap/jvp inside it filtered)
+_TRANSFORMS = {
+    "grad": (lambda: jax.grad(_boom)(1.0), []),
+    "value_and_grad": (lambda: jax.value_and_grad(_boom)(1.0), []),
+    "vmap": (lambda: jax.vmap(_boom)(jnp.ones(2)), []),
+    "jvp": (lambda: jax.jvp(_boom, (1.0,), (1.0,)), []),
+    "vjp": (lambda: jax.vjp(_boom, 1.0), []),
+    "linearize": (lambda: jax.linearize(_boom, 1.0), []),
+    "eval_shape": (lambda: jax.eval_shape(_boom, 1.0), []),
+    "make_jaxpr": (lambda: jax.make_jaxpr(_boom)(1.0), []),
+    "jacfwd": (lambda: jax.jacfwd(_boom)(1.0), ["jacfun"]),
+    "jacrev": (lambda: jax.jacrev(_boom)(1.0), ["jacfun"]),
+    "hessian": (lambda: jax.hessian(_boom)(1.0), ["jacfun"]),
+    "jit(grad)": (lambda: jax.jit(jax.grad(_boom))(1.0), []),
+}
+
+
+@pytest.mark.parametrize("name", list(_TRANSFORMS))
+def test_traceback_filtering_at_transformations(name):
+  run, between = _TRANSFORMS[name]
+  old = jax.config.jax_traceback_filtering
+  jax.config.update("jax_traceback_filtering", "remove_frames")
+  try:
+    with pytest.raises(ValueError) as info:
+      run()
+  finally:
+    jax.config.update("jax_traceback_filtering", old)
+  assert _shown(info.value.__traceback__)[-2 - len(between):] == ["<lambda>", *between, "_boom"]
+  assert isinstance(info.value.__cause__, traceback_util.UnfilteredStackTrace)
