@@ -180,7 +180,7 @@ def test_library_api_boundary_and_exclusions():
   assert traceback_util.include_filename(__file__)
 
 
-def _boom(x):
+def _boom(*args):
   raise ValueError("boom")
 
 
@@ -200,6 +200,15 @@ _TRANSFORMS = {
     "jacrev": (lambda: jax.jacrev(_boom)(1.0), ["jacfun"]),
     "hessian": (lambda: jax.hessian(_boom)(1.0), ["jacfun"]),
     "jit(grad)": (lambda: jax.jit(jax.grad(_boom))(1.0), []),
+    "scan": (lambda: jax.lax.scan(_boom, 0.0, jnp.ones(2)), []),
+    "while_loop": (lambda: jax.lax.while_loop(_boom, _boom, 0.0), []),
+    "fori_loop": (lambda: jax.lax.fori_loop(0, 3, _boom, 0.0), []),
+    "cond": (lambda: jax.lax.cond(True, _boom, _boom, 1.0), []),
+    "switch": (lambda: jax.lax.switch(1, [_boom, _boom], 1.0), []),
+    "map": (lambda: jax.lax.map(_boom, jnp.ones(2)), []),
+    "associative_scan": (lambda: jax.lax.associative_scan(_boom, jnp.ones(2)), []),
+    "jit(scan)": (lambda: jax.jit(lambda x: jax.lax.scan(_boom, x, jnp.ones(2)))(0.0),
+                  ["<lambda>"]),
 }
 
 
