@@ -183,8 +183,9 @@ def buffer_spec(aval) -> tuple:
 
 class XlaExecutable:
   """A compiled jaxpr. ``exe(*numpy_args)`` returns a list of NumPy arrays whose dtypes
-  are exactly the jaxpr's output dtypes (synchronously); ``exe.execute_device(args)``
-  takes DeviceBuffers or NumPy values and returns DeviceBuffers without waiting.
+  are exactly the jaxpr's output dtypes, a float0's bool (``buffer_spec``), synchronously;
+  ``exe.execute_device(args)`` takes DeviceBuffers or NumPy values and returns
+  DeviceBuffers without waiting.
 
   Attributes
   ----------
