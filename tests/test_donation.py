@@ -44,7 +44,9 @@ def test_donated_argument_is_deleted_and_every_use_raises_as_in_jax(tier):
               lambda a: float(a[0]), lambda a: a.tolist(), pickle.dumps, lambda a: f"{a}",
               lambda a: jax.jit(lambda b: b * 2, backend=tier)(a),
               lambda a: jax.grad(lambda b: b.sum())(a), lambda a: a.copy()]:
-    with pytest.raises(RuntimeError, match=rf"^{DELETED.replace('[', '.').replace(']', '.')}$"):
+    # (a jitted use also notes that jit's frames left the traceback, as in JAX)
+    with pytest.raises(RuntimeError, match=rf"^{DELETED.replace('[', '.').replace(']', '.')}"
+                                           r"(\n-{20}\nFor simplicity, JAX has removed .*)?$"):
       use(x)
   # ... these keep answering ...
   assert x.shape == (3,) and x.dtype == np.float32 and len(x) == 3

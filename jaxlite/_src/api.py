@@ -17,6 +17,7 @@ from jaxlite._src import backends
 from jaxlite._src.core import core
 from jaxlite._src.core import extended
 from jaxlite._src.core.state import types as ref_types
+from jaxlite._src.base import traceback_util
 from jaxlite._src.base import transfer_guard
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
@@ -122,6 +123,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
   if isinstance(static_argnums, int):
     static_argnums = (static_argnums,)
 
+  @traceback_util.api_boundary
   @api_util.wraps(fun)
   def make_jaxpr_f(*args, **kwargs):
     with contextlib.ExitStack() as names:  # axis_env binds names for collectives
@@ -139,6 +141,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
   return make_jaxpr_f
 
 
+@traceback_util.api_boundary
 def eval_shape(fun, *args, **kwargs):
   """The shapes and dtypes of ``fun(*args, **kwargs)`` without computing anything.
 

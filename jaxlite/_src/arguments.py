@@ -57,6 +57,15 @@ def leaf_signature(x):
   return None
 
 
+def stage_signature(x):
+  """``leaf_signature``, also of a ``ShapeDtypeStruct``: the stages (``trace``, ``lower``,
+  ``eval_shape``) take one in place of an array, as JAX's do; a call does not."""
+  sig = leaf_signature(x)
+  if sig is None and type(x) is core.ShapeDtypeStruct:
+    return _typed_signature(x.aval)
+  return sig
+
+
 def nested_key(args, leaves, key) -> bool:
   """Append to ``key`` the fast cache key of ``args`` and to ``leaves`` their Arrays (of a
   typed key, its data), in the order ``tree_flatten`` visits them; False, at once, for
@@ -164,6 +173,8 @@ def leaf_device_value(x, client=None):
     return x._to_device(client) if buf is None else buf
   if isinstance(x, extended.ExtendedArray):
     return leaf_device_value(x._physical, client)
+  if getattr(x, "dtype", None) == dtypes.float0:   # held as bool (xla.buffer_spec)
+    return np.zeros(np.shape(x), np.bool_)
   if transfer_guard.active and client is not None and placement["resident"](client):
     transfer_guard.check("host_to_device", lambda: f"aval={core.get_aval(x)!r}")
   return leaf_value(x)

@@ -26,12 +26,14 @@ from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.libraries.numpy.util import as_operand
 from jaxlite._src.transforms import ad
 from jaxlite._src.vmap_api import vmap
+from jaxlite._src.base import traceback_util
 
 
 def _tree_of_operands(x):
   return tree.tree_map(as_operand, x)
 
 
+@traceback_util.api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
   """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
 
@@ -93,6 +95,7 @@ def _primal_aux(aux):
                        and not a._trace.is_valid else a, aux)
 
 
+@traceback_util.api_boundary
 def linearize(fun, *primals, has_aux=False):
   """Evaluate ``fun`` and return its JVP as a linear function of the tangents.
 
@@ -148,6 +151,7 @@ def _primal(p):
   return x if dtypes.is_inexact(core.get_aval(x).dtype) else p
 
 
+@traceback_util.api_boundary
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
   """Evaluate ``fun`` and return the function mapping output cotangents to input ones.
 
@@ -431,6 +435,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
   """
   name = "value_and_grad"
 
+  @traceback_util.api_boundary
   @api_util.wraps(fun)
   def value_and_grad_f(*args, **kwargs):
     nums = api_util.diff_argnums(argnums, len(args), fun)
@@ -482,6 +487,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
   """
   value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
+  @traceback_util.api_boundary
   @api_util.wraps(fun)
   def grad_f(*args, **kwargs):
     if has_aux:

@@ -42,7 +42,7 @@ from jaxlite._src.lax.base import LIBRARY_FLAGS, trace_context
 from jaxlite._src.lax.call import call_jaxpr
 from jaxlite._src.transforms import staging
 from jaxlite._src import donation
-from jaxlite._src.base import monitoring, trace_events
+from jaxlite._src.base import monitoring, trace_events, traceback_util
 from jaxlite._src import passes
 
 logger = logging.getLogger("jaxlite")
@@ -281,67 +281,72 @@ class PjitFunction:
     tiers.made_jitted(self)
 
   # -- calling
+  @traceback_util.boundary
   def __call__(self, *args, **kwargs):
     # Hot path: a signature seen before, eager context, no flag changed since the fast
     # cache was filled (``_fast_flags``; never for static or donated arguments).
     # Positional Arrays: one loop builds the key and collects the device buffers. Arrays
     # nested in tuples, lists, dicts and named tuples (parameter trees):
     # ``arguments.nested_key`` builds the key and collects the leaves in one pass.
-    if (not kwargs and self._fast_flags is config.generation and not mesh_context.active
-        and (core.eager_everywhere or core._context.trace is core.eval_trace)):
-      leaves, key, bufs = args, [], []
-      for a in args:
-        if type(a) is Array:   # (the key as arguments.nested_key builds it)
-          buf = a._buf
-          if buf is not None and a._placed is None:
-            key.append((buf.spec, a.weak_type))
-            bufs.append(buf)
-            continue
-          value = a._host
-          if value is not None:
-            key.append(((value.shape, value.dtype), a.weak_type))
-            bufs.append(buf)
-            continue
-        # containers, and Arrays committed to a device (their key names it)
-        leaves, key, bufs = [], [], None
-        if not arguments.nested_key(args, leaves, key):
-          return self._call(args, kwargs)
-        break
-      entry = self._fast_cache.get(tuple(key))
-      if entry is not None:
-        if entry.commit_to is not None:
-          return self._commit(entry, self._execute(entry, args, kwargs, (), leaves, False))
-        entry.calls += 1
-        if entry.calls == entry.review_at:
-          tiers.review(entry)
-        run = entry.run
-        t0 = time.perf_counter()
-        try:
-          if run.__class__ is XlaDispatch:  # outputs stay on the device, not waited for
-            if bufs is None or None in bufs:
-              bufs = [a._to_device(run.client) if a._buf is None else a._buf
-                      for a in leaves]
-            outs = run.execute_device(bufs)
-            entry.exec_s.append(time.perf_counter() - t0)
-            if entry.single_output:
-              return from_device(outs[0], entry.out_weak[0])
-            return tree.tree_unflatten(entry.out_tree,
-                                       list(map(from_device, outs, entry.out_weak)))
-          if run.__class__ is tiers.Race:
-            return self._race(entry, run, leaves, t0)
-          values = []
-          for a in leaves:   # (a loop: a comprehension's walrus would make a cell here)
+    try:   # (zero cost until it raises: jaxlite's frames then leave the traceback)
+      if (not kwargs and self._fast_flags is config.generation and not mesh_context.active
+          and (core.eager_everywhere or core._context.trace is core.eval_trace)):
+        leaves, key, bufs = args, [], []
+        for a in args:
+          if type(a) is Array:   # (the key as arguments.nested_key builds it)
+            buf = a._buf
+            if buf is not None and a._placed is None:
+              key.append((buf.spec, a.weak_type))
+              bufs.append(buf)
+              continue
             value = a._host
-            values.append(value if value is not None else a._value)
-          outs = run(*values)
-        except RuntimeError:   # a deleted argument: JAX's error for a donated one
-          check_not_donated(leaves)
-          raise
-        entry.exec_s.append(time.perf_counter() - t0)
-        if entry.single_output:
-          return Array(outs[0], entry.out_weak[0])
-        return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
-    return self._call(args, kwargs)
+            if value is not None:
+              key.append(((value.shape, value.dtype), a.weak_type))
+              bufs.append(buf)
+              continue
+          # containers, and Arrays committed to a device (their key names it)
+          leaves, key, bufs = [], [], None
+          if not arguments.nested_key(args, leaves, key):
+            return self._call(args, kwargs)
+          break
+        entry = self._fast_cache.get(tuple(key))
+        if entry is not None:
+          if entry.commit_to is not None:
+            return self._commit(entry, self._execute(entry, args, kwargs, (), leaves, False))
+          entry.calls += 1
+          if entry.calls == entry.review_at:
+            tiers.review(entry)
+          run = entry.run
+          t0 = time.perf_counter()
+          try:
+            if run.__class__ is XlaDispatch:  # outputs stay on the device, not waited for
+              if bufs is None or None in bufs:
+                bufs = [a._to_device(run.client) if a._buf is None else a._buf
+                        for a in leaves]
+              outs = run.execute_device(bufs)
+              entry.exec_s.append(time.perf_counter() - t0)
+              if entry.single_output:
+                return from_device(outs[0], entry.out_weak[0])
+              return tree.tree_unflatten(entry.out_tree,
+                                         list(map(from_device, outs, entry.out_weak)))
+            if run.__class__ is tiers.Race:
+              return self._race(entry, run, leaves, t0)
+            values = []
+            for a in leaves:   # (a loop: a comprehension's walrus would make a cell here)
+              value = a._host
+              values.append(value if value is not None else a._value)
+            outs = run(*values)
+          except RuntimeError:   # a deleted argument: JAX's error for a donated one
+            check_not_donated(leaves)
+            raise
+          entry.exec_s.append(time.perf_counter() - t0)
+          if entry.single_output:
+            return Array(outs[0], entry.out_weak[0])
+          return tree.tree_unflatten(entry.out_tree, list(map(Array, outs, entry.out_weak)))
+      return self._call(args, kwargs)
+    except Exception as e:
+      traceback_util.filter_exception(e)
+      raise
 
   def _call(self, args, kwargs, follow_shardings=True):
     if trace_events.recording is None:
@@ -685,7 +690,7 @@ class PjitFunction:
     else:
       static_key = ()
     leaves, in_tree = tree.tree_flatten((args, kwargs))
-    sigs = tuple(map(arguments.leaf_signature, leaves))
+    sigs = tuple(map(arguments.stage_signature, leaves))
     key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     donated = self._donated_leaves(args, kwargs) if self._donates else None
@@ -786,6 +791,8 @@ def _resolve_static(fun, static_argnums, static_argnames):
     raise ValueError(f"jitted function has static_argnums={nums}, but only accepts "
                      f"{len(positional)} positional arguments.")
   nums = tuple(sorted(n % len(positional) if n < 0 and positional else n for n in nums))
+  if static_argnums is not None and static_argnames is not None:
+    return nums, names   # both given: JAX fills in neither from the signature
   extra_names = tuple(positional[n] for n in nums if n < len(positional)
                       and params[n].kind is not params[n].POSITIONAL_ONLY)
   extra_nums = tuple(positional.index(n) for n in names if n in positional)

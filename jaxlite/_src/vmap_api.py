@@ -13,6 +13,7 @@ import numpy as np
 from jaxlite._src.base import api_util
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import traceback_util
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import Tracer
@@ -222,6 +223,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     raise TypeError("vmap out_axes must be an int, None, or (nested) container with those "
                     f"types as leaves, but got {out_axes}.")
 
+  @traceback_util.api_boundary
   @api_util.wraps(fun)
   def vmap_f(*args, **kwargs):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):

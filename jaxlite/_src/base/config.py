@@ -227,7 +227,7 @@ config.define("jax_check_tracer_leaks", False,
               "leaked tracer, so the flag adds nothing).",
               env_var="JAX_CHECK_TRACER_LEAKS", validate=_truth)
 config.define("jax_traceback_filtering", "auto",
-              "How much of jax's internal frames tracebacks show (jaxlite leaves them whole).",
+              "How much of jaxlite's internal frames tracebacks show (see traceback_util).",
               env_var="JAX_TRACEBACK_FILTERING", parse=str,
               validate=_enum("off", "tracebackhide", "remove_frames", "quiet_remove_frames",
                              "auto"))

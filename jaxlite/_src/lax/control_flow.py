@@ -21,6 +21,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import mesh_context
+from jaxlite._src.base import traceback_util
 from jaxlite._src.base import tree
 from jaxlite._src.base.config import config
 from jaxlite._src.base.errors import ConcretizationTypeError
@@ -229,6 +230,7 @@ def _python_index(index):
 _NO_OPERAND = object()   # cond's `operand=` not given (None is a valid operand: a pytree)
 
 
+@traceback_util.api_boundary
 def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
   """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged as one
   ``cond`` so only one branch runs (under ``vmap`` a batched ``pred`` becomes a select).
@@ -269,6 +271,7 @@ def _predicate_index(pred):
   return ew.convert_element_type(pred, np.int32)
 
 
+@traceback_util.api_boundary
 def switch(index, branches, *operands, operand=_NO_OPERAND):
   """``branches[index](*operands)``; ``index`` is clamped into range, as in JAX."""
   branches = list(branches)
@@ -442,6 +445,7 @@ def _promote_weak_carry(leaves, out_avals):
   return new if changed else None
 
 
+@traceback_util.api_boundary
 def while_loop(cond_fun, body_fun, init_val):
   """``while cond_fun(val): val = body_fun(val)`` as one staged loop.
 
@@ -650,6 +654,7 @@ def _concrete_int(x):
   return operator.index(np.asarray(x).item())
 
 
+@traceback_util.api_boundary
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
   """``for i in range(lower, upper): val = body_fun(i, val)``.
 
@@ -719,6 +724,7 @@ def _unroll_count(unroll, length) -> int:
   return int(unroll)
 
 
+@traceback_util.api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
   """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns
   ``(final carry, stacked ys)``.
@@ -1079,6 +1085,7 @@ ad.transpose_rules[scan_p] = _scan_transpose
 pe.partial_eval_rules[scan_p] = _scan_partial_eval
 
 
+@traceback_util.api_boundary
 def map(f, xs, *, batch_size=None):
   """``f`` applied to each slice of ``xs`` along its leading axis (a ``scan``)."""
   if batch_size is not None:
@@ -1263,6 +1270,7 @@ batching.axis_batching_rules[scan_p] = _scan_batch
 
 # ----------------------------------------------------------------------------- associative_scan
 
+@traceback_util.api_boundary
 def associative_scan(fn, elems, reverse=False, axis=0):
   """Inclusive scan of pytree ``elems`` along ``axis`` with the associative ``fn``, in
   O(log n) parallel steps (Blelloch's even/odd recursion, as ``jax.lax.associative_scan``).

@@ -906,7 +906,9 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
 
   @functools.wraps(fun)
   def remat_f(*args, **kwargs):
-    args = _resolve_args(fun, args, kwargs)
+    # positional arguments go in as given, as in JAX: the signature (maybe a wrapped
+    # function's, through functools.wraps) is read only to place keyword arguments
+    args = _resolve_args(fun, args, kwargs) if kwargs else args
     dynamic = tuple(a for i, a in enumerate(args) if i not in static_argnums)
     split = ref_state.without_refs(dynamic)
     if split is not None:   # ref arguments: the function closes over them

@@ -999,9 +999,9 @@ def _params_shape(name, shape, *params):
 
 
 def clone(key):
-  """A copy of ``key``: ``random_clone`` of a typed key (a raw key, immutable, is itself)."""
-  key = _check_prng_key("clone", key)
-  return lax_prng.random_clone(key) if _is_typed(key) else key
+  """A copy of ``key``: ``random_clone`` of a typed key array of any shape, as JAX takes
+  any (a raw key, immutable, is itself as an array)."""
+  return lax_prng.random_clone(key) if _is_typed(key) else jnp_namespace.asarray(key)
 
 
 def key_dtype(impl_spec=None):

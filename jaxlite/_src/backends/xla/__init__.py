@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from jaxlite._src.core import core
+from jaxlite._src.base import dtypes
 from jaxlite._src.base import tuning
 from jaxlite._src.backends.cpu_devices import cpu_device_count
 from jaxlite._src.base.config import config
@@ -174,10 +175,17 @@ def donors(donation) -> tuple:
                                            if d is not None)
 
 
+def buffer_spec(aval) -> tuple:
+  """The (shape, dtype) of the buffer that holds a value of type ``aval``: a float0's is
+  bool, the i1 it is lowered to (see ``stablehlo.tensor_type``)."""
+  return aval.shape, (np.dtype(np.bool_) if aval.dtype == dtypes.float0 else aval.dtype)
+
+
 class XlaExecutable:
   """A compiled jaxpr. ``exe(*numpy_args)`` returns a list of NumPy arrays whose dtypes
-  are exactly the jaxpr's output dtypes (synchronously); ``exe.execute_device(args)``
-  takes DeviceBuffers or NumPy values and returns DeviceBuffers without waiting.
+  are exactly the jaxpr's output dtypes, a float0's bool (``buffer_spec``), synchronously;
+  ``exe.execute_device(args)`` takes DeviceBuffers or NumPy values and returns
+  DeviceBuffers without waiting.
 
   Attributes
   ----------
@@ -192,8 +200,8 @@ class XlaExecutable:
   def __init__(self, loaded, text, in_avals, out_avals, compile_time=0.0, donors=()):
     self.loaded, self.text, self.compile_time = loaded, text, compile_time
     self.in_avals, self.out_avals = list(in_avals), list(out_avals)
-    loaded.set_signature([(a.shape, a.dtype) for a in in_avals],
-                         [(a.shape, a.dtype) for a in out_avals], donors)
+    loaded.set_signature(list(map(buffer_spec, in_avals)), list(map(buffer_spec, out_avals)),
+                         donors)
     self._execute = loaded.execute
     self.execute_device = loaded.cached_call()
     # execute_donating(args, donate): execute_device letting XLA consume the buffers at
@@ -356,8 +364,8 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
   loaded = client().compile(text, pjrt.compile_options(
       device_ids=ids, overrides=options, **_device_counts(n, replicas)))
-  loaded.set_signature(in_specs or [(a.shape, a.dtype) for a in closed.in_avals],
-                       out_specs or [(a.shape, a.dtype) for a in closed.out_avals],
+  loaded.set_signature(in_specs or list(map(buffer_spec, closed.in_avals)),
+                       out_specs or list(map(buffer_spec, closed.out_avals)),
                        donors(donation))
   loaded.text = text
   return loaded

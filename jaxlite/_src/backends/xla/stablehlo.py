@@ -53,7 +53,8 @@ _ELEMENT_TYPES = {   # by dtype name: bfloat16 without importing ml_dtypes (see 
 
 
 def tensor_type(shape, dtype) -> str:
-  elt = _ELEMENT_TYPES.get(np.dtype(dtype).name)
+  # float0 (a tangent of integers) holds no data; XLA carries it as i1, as JAX lowers it
+  elt = "i1" if dtype == dtypes.float0 else _ELEMENT_TYPES.get(np.dtype(dtype).name)
   if elt is None:
     raise NotImplementedError(f"The XLA backend does not support dtype {np.dtype(dtype)}.")
   return f"tensor<{''.join(f'{d}x' for d in shape)}{elt}>"
@@ -161,6 +162,8 @@ def _dense(value: np.ndarray) -> str:
 
 def constant(b: Builder, value, dtype=None) -> V:
   value = np.asarray(value, dtype)
+  if value.dtype == dtypes.float0:   # (every float0 value is zeros: i1 false)
+    value = np.zeros(value.shape, np.bool_)
   if value.size == 0:
     scalar = constant(b, np.zeros((), value.dtype))
     return broadcast(b, scalar, value.shape)
