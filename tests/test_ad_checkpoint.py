@@ -57,6 +57,12 @@ def test_values_and_gradients_under_each_policy(policy):
   close(gx, expected["grad_x"])
 
 
+@pytest.mark.parametrize("policy", sorted(JAX["hessians"]))
+def test_second_derivatives_under_each_policy(policy):
+  g = jax.checkpoint(cases.outer_model(jax), policy=cases.policies(jax)[policy])
+  close(jax.hessian(g)(cases.XS[1:]), JAX["hessians"][policy])
+
+
 @pytest.mark.parametrize("tier", ["numpy", "xla"])
 def test_named_values_under_jit_on_both_tiers(tier):
   if tier == "xla" and not tiers.xla_available():

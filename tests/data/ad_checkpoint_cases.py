@@ -29,6 +29,16 @@ def scalar_model(jax):
   return g
 
 
+def outer_model(jax):
+  """A named value used twice, through a matrix product: for second derivatives."""
+  jnp, name = jax.numpy, jax.ad_checkpoint.checkpoint_name
+
+  def h(x):
+    y = name(jnp.sin(x) * x, "y")
+    return jnp.sum(jnp.cos(y) @ jnp.outer(x, y))
+  return h
+
+
 def policies(jax):
   """One of each of JAX 0.10.2's policies, by a readable name."""
   cp = jax.checkpoint_policies

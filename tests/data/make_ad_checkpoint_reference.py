@@ -55,6 +55,8 @@ out = {
         "jvp": [np.asarray(a).tolist() for a in jax.jvp(g, (cases.XS,),
                                                        (np.ones_like(cases.XS),))],
     },
+    "hessians": {k: np.asarray(jax.hessian(jax.checkpoint(cases.outer_model(jax), policy=p))(
+        cases.XS[1:])).tolist() for k, p in cases.policies(jax).items()},
     "jaxprs": {k: str(jax.make_jaxpr(f)(*a)) for k, (f, a) in cases.jaxpr_cases(jax).items()},
     "residuals": {k: printed(f, a) for k, (f, a) in cases.residual_cases(jax).items()},
     "errors": {k: error(f) for k, f in cases.error_cases(jax).items()},
