@@ -3,8 +3,8 @@ tests/data/make_signatures_reference.py: ``jax``, ``jax.numpy``, ``jax.lax``,
 ``jax.random``, ``jax.nn``, ``jax.scipy.*``, ``jax.tree_util``, ..., an array's methods and
 those of ``x.at[i]``) against JAX 0.10.2's: parameter names, kinds and defaults, which
 libraries depend on when they call by keyword. JAX's are recorded in
-tests/data/signatures.json by make_signatures_reference.py. (``jax.ad_checkpoint`` is left
-out: jaxlite has no such module, nor ``checkpoint_name``.)
+tests/data/signatures.json by make_signatures_reference.py. (``jax.ad_checkpoint``'s are
+compared in tests/test_ad_checkpoint.py.)
 """
 import json
 import os

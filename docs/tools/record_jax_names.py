@@ -13,7 +13,7 @@ MODULES = [
     "jax.nn", "jax.nn.initializers", "jax.random", "jax.tree_util", "jax.tree", "jax.dtypes",
     "jax.typing", "jax.errors", "jax.debug", "jax.stages", "jax.sharding", "jax.monitoring",
     "jax.flatten_util", "jax.test_util", "jax.image", "jax.ops", "jax.profiler",
-    "jax.distributed", "jax.core", "jax.custom_derivatives", "jax.api_util",
+    "jax.distributed", "jax.core", "jax.custom_derivatives", "jax.ad_checkpoint", "jax.api_util",
     "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.fft", "jax.scipy.signal",
     "jax.scipy.ndimage", "jax.scipy.integrate", "jax.scipy.optimize", "jax.scipy.sparse.linalg",
     "jax.scipy.stats", "jax.scipy.stats.norm", "jax.scipy.stats.multivariate_normal",

@@ -21,6 +21,8 @@ from jaxlite._src.core.array import Array
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import solves
+from jaxlite._src.lax import ad_checkpoint as lax_ad_checkpoint
+from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.lax.custom_derivatives import stop_gradient
 from jaxlite._src.libraries.numpy.util import as_operand
@@ -734,3 +736,57 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
   """
   return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                 has_aux=has_aux, holomorphic=holomorphic)
+
+
+def saved_residuals(fun, *args, **kwargs):
+  """What ``vjp`` of ``fun`` at ``args`` keeps for the backward pass: a list of
+  ``(aval, description)``, one per residual (JAX's ``saved_residuals``)."""
+  from jaxlite._src.api import make_jaxpr   # (api sits beside this module, not below it)
+  leaves, in_tree = tree.tree_flatten((args, kwargs))
+
+  def flat(*leaves):
+    a, k = tree.tree_unflatten(in_tree, leaves)
+    return fun(*a, **k)
+
+  closed, shape = make_jaxpr(lambda *leaves: vjp(flat, *leaves), return_shape=True)(*leaves)
+  jaxpr = closed.jaxpr
+  n_res = tree.tree_structure(shape[1]).num_leaves
+  outs = jaxpr.outvars[len(jaxpr.outvars) - n_res:]
+  names = api_util.debug_info("saved_residuals", fun, args, kwargs).arg_names
+  # as JAX's: reduce_precision is looked through, to the value it rounds
+  through = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+             if e.primitive is lax_bits.reduce_precision_p}
+  res_vars = {through.get(v, v) for v in outs if type(v) is core.Var}
+  results = [(v.aval, "from a literal") for v in outs if type(v) is not core.Var]
+  results += [(v.aval, "from a constant") for v in jaxpr.constvars if v in res_vars]
+  results += [(v.aval, f"from the argument {name}" if name else
+               f"from the argument at flattened index {i}")
+              for i, (v, name) in enumerate(zip(jaxpr.invars, names)) if v in res_vars]
+  for eqn in jaxpr.eqns:
+    # (jaxlite keeps no source lines: JAX's descriptions end "from file:line (fun)")
+    for v in eqn.outvars:
+      if v not in res_vars:
+        continue
+      if eqn.primitive is lax_ad_checkpoint.name_p:
+        results.append((v.aval, f"named '{eqn.params['name']}'"))
+      elif eqn.primitive.name == "jit":
+        results.append((v.aval, f"output of jitted function '{eqn.params['name']}'"))
+      else:
+        results.append((v.aval, f"output of {eqn.primitive.name}"))
+  return results
+
+
+def print_saved_residuals(f, *args, **kwargs):
+  """Print what ``vjp`` of ``f`` at ``args`` keeps for the backward pass, one residual a
+  line: its type and where it comes from (an argument, a named value, an equation).
+
+  Examples
+  --------
+  >>> import jaxlite as jax
+  >>> import jaxlite.numpy as jnp
+  >>> from jaxlite.ad_checkpoint import print_saved_residuals
+  >>> print_saved_residuals(jax.checkpoint(jnp.sin), 1.)
+  f32[] from the argument x
+  """
+  for aval, src in saved_residuals(f, *args, **kwargs):
+    print(f"{aval.str_short(short_dtypes=True)} {src}")

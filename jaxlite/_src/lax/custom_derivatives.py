@@ -23,6 +23,9 @@ from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand as _as_operand
 from jaxlite._src.core.core import Primitive
 from jaxlite._src.core.state import types as ref_state
+from jaxlite._src.lax import ad_checkpoint
+from jaxlite._src.lax.ad_checkpoint import (  # noqa: F401  (jax.checkpoint_policies)
+    checkpoint_policies, nothing_saveable)
 from jaxlite._src.passes import dce
 from jaxlite._src.transforms import ad
 from jaxlite._src.transforms import partial_eval as pe
@@ -781,40 +784,59 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
 
 def _remat_partial_eval(trace, args, unknowns, params):
   jaxpr = params["jaxpr"]
-  if params["policy"] is everything_saveable:
-    # saving everything is ordinary differentiation: split and keep the residuals
-    known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
-    known_args = [x for x, u in zip(args, unknowns) if not u]
-    k_outs = trace.bind_known(remat_p, *known_args, **{**params, "jaxpr": known})
-    n_known = len(k_outs) - n_res
-    u_outs = trace.bind_unknown(remat_p, *k_outs[n_known:],
-                                *[x for x, u in zip(args, unknowns) if u],
-                                **{**params, "jaxpr": unknown, "differentiated": True})
-    k_it, u_it = iter(k_outs[:n_known]), iter(u_outs)
-    return [next(u_it) if u else next(k_it) for u in out_uk]
-  # save nothing, as JAX's rule: the known outputs are computed now, inline, and the
-  # unknown ones are staged as one call (the differentiated one) of what they need, which
-  # recomputes from the primal inputs it reads in the backward pass
-  known, _, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
-  known_only = _drop_outputs(known, n_res)
+  # as JAX's rule: the known outputs are computed now, inline, and the unknown ones are
+  # staged as one call (the differentiated one) that recomputes what the policy does not
+  # save from the primal inputs it reads, in the backward pass
+  known, unknown, out_uk, n_res = pe.partial_eval_jaxpr(jaxpr, unknowns)
+  saved, recompute = ad_checkpoint.split_by_policy(known, n_res,
+                                                   params["policy"] or nothing_saveable)
+  n_known = len(known.jaxpr.outvars) - n_res
+  known_only = ad_checkpoint.round_residuals(_drop_outputs(known, n_res, saved),
+                                             len(saved))
   known_args = [x for x, u in zip(args, unknowns) if not u]
   with core.set_current_trace(trace.known):
     k_outs = core.eval_jaxpr(known_only.jaxpr, known_only.consts, *known_args)
-  staged = dce.run(pe.prune_outputs(jaxpr, out_uk))
+  if saved:
+    staged, consts = _recomputing(recompute, unknown, unknowns,
+                                  [v.aval for v in saved] + [core.get_aval(x) for x in args])
+    operands = consts + list(k_outs[n_known:]) + list(args)
+  else:   # (the staged call is the function's own equations, in their order)
+    staged, operands = dce.run(pe.prune_outputs(jaxpr, out_uk)), list(args)
   used = dce.used_inputs(staged)
   staged = pe.drop_inputs(staged, [not u for u in used])
-  u_outs = iter(trace.bind_unknown(remat_p, *[x for x, u in zip(args, used) if u],
+  u_outs = iter(trace.bind_unknown(remat_p, *[x for x, u in zip(operands, used) if u],
                                    **{**params, "jaxpr": staged, "differentiated": True}))
-  k_it = iter(k_outs)
+  k_it = iter(k_outs[:n_known])
   return [next(u_outs) if u else next(k_it) for u in out_uk]
 
 
-def _drop_outputs(closed, n):
-  if not n:
+def _recomputing(recompute, unknown, unknowns, avals):
+  """The backward pass's call, and its leading operands: from the saved values and the
+  arguments (``avals``), the residuals that were not saved (``recompute``), then the
+  unknown outputs (``unknown``)."""
+  n_saved = len(avals) - len(unknowns)
+
+  def body(*vals):
+    saved, args = vals[:n_saved], vals[n_saved:]
+    res = core.eval_jaxpr(recompute.jaxpr, recompute.consts,
+                          *[x for x, u in zip(args, unknowns) if not u], *saved)
+    return core.eval_jaxpr(unknown.jaxpr, unknown.consts, *res,
+                           *[x for x, u in zip(args, unknowns) if u])
+  traced = trace_to_jaxpr(body, avals)
+  j = traced.jaxpr   # (its consts become leading operands: remat2 takes none)
+  return (core.ClosedJaxpr(core.Jaxpr([], j.constvars + j.invars, j.outvars, j.eqns), []),
+          list(traced.consts))
+
+
+def _drop_outputs(closed, n, extra=()):
+  """``closed`` without its last ``n`` outputs, returning ``extra`` variables after the
+  others."""
+  if not n and not extra:
     return closed
   jaxpr = closed.jaxpr
-  trimmed = core.ClosedJaxpr(core.Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars[:-n],
-                                        jaxpr.eqns), closed.consts)
+  outvars = jaxpr.outvars[:len(jaxpr.outvars) - n] if n else list(jaxpr.outvars)
+  trimmed = core.ClosedJaxpr(core.Jaxpr(jaxpr.constvars, jaxpr.invars,
+                                        outvars + list(extra), jaxpr.eqns), closed.consts)
   return dce.run(trimmed)
 
 
@@ -854,16 +876,6 @@ ad.transpose_rules[remat_p] = _remat_transpose
 pe.partial_eval_rules[remat_p] = _remat_partial_eval
 
 
-def nothing_saveable(*_, **__):
-  """Policy: save no intermediate values; recompute everything in the backward pass."""
-  return False
-
-
-def everything_saveable(*_, **__):
-  """Policy: save every intermediate value (no rematerialisation)."""
-  return True
-
-
 class _DeprecatedArg:
   """The default of an argument JAX deprecated (``jax.checkpoint``'s ``concrete``)."""
 
@@ -876,9 +888,10 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=(), static_
   """Recompute ``fun``'s intermediate values in the backward pass instead of storing them
   (``jax.checkpoint`` / ``jax.remat``).
 
-  ``policy`` may be ``checkpoint_policies.nothing_saveable`` (the default) or
-  ``everything_saveable``; other JAX policies save nothing here (values are identical,
-  only memory use differs). ``static_argnames`` name parameters of ``fun`` that are
+  ``policy(prim, *avals, **params)`` decides which values differentiation saves from
+  the forward pass (``jax.checkpoint_policies``; the default saves none); it is asked about
+  the equations of the function itself, not those inside a jit, loop or cond within it,
+  which are saved or recomputed whole. ``static_argnames`` name parameters of ``fun`` that are
   static as ``static_argnums`` ones are (JAX 0.10.2 takes the argument but ignores it
   unless its ``remat3`` flag is on). ``concrete`` was removed from JAX: passing it raises
   NotImplementedError, as JAX does.
@@ -937,15 +950,6 @@ def remat(fun, *, prevent_cse=True, policy=None, static_argnums=(),
   """Alias of ``checkpoint`` (with JAX's signature for it)."""
   return checkpoint(fun, prevent_cse=prevent_cse, policy=policy,
                     static_argnums=static_argnums, concrete=concrete)
-
-
-class checkpoint_policies:
-  """Named rematerialisation policies (``jax.checkpoint_policies``)."""
-  nothing_saveable = staticmethod(nothing_saveable)
-  everything_saveable = staticmethod(everything_saveable)
-  dots_saveable = checkpoint_dots = staticmethod(nothing_saveable)
-  dots_with_no_batch_dims_saveable = staticmethod(nothing_saveable)
-
 
 
 # ----------------------------------------------------------------------------- batching

@@ -13,6 +13,7 @@ import numpy as np
 
 from jaxlite._src.core import core
 from jaxlite._src.core import extended
+from jaxlite._src.lax import ad_checkpoint
 from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import custom_derivatives as cd
@@ -161,6 +162,7 @@ extended.physical_rules.update({
     indexing.gather_p: _gather,
     indexing.scatter_p: _scatter,
     cd.stop_gradient_p: _same_params(cd.stop_gradient_p),
+    ad_checkpoint.name_p: _same_params(ad_checkpoint.name_p),
     call.optimization_barrier_p: _same_params(call.optimization_barrier_p),
     # the spec names the keys' dimensions: the data's key dimension is not split
     sc.sharding_constraint_p: _same_params(sc.sharding_constraint_p),

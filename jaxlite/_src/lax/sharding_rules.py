@@ -15,6 +15,7 @@ import threading
 
 from jaxlite._src.base import errors
 from jaxlite._src.core import core
+from jaxlite._src.lax import ad_checkpoint
 from jaxlite._src.lax import bits
 from jaxlite._src.lax import call
 from jaxlite._src.lax import callbacks
@@ -647,7 +648,7 @@ for _p in _primitives_of(linalg):   # (each takes one stack of matrices)
 for _p in (*_primitives_of(callbacks), *_primitives_of(parallel), custom_derivatives.custom_lin_p):
   core.sharding_rules[_p] = _shape_rules
 for _p in (call.optimization_barrier_p, custom_derivatives.stop_gradient_p,
-           prng.random_clone_p):
+           prng.random_clone_p, ad_checkpoint.name_p):
   core.sharding_rules[_p] = _identity
 for _p in (prng.random_fold_in_p, rng.threefry2x32_p):
   core.sharding_rules[_p] = elementwise(_p)

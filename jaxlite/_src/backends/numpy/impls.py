@@ -313,6 +313,7 @@ from jaxlite._src.transforms import ad  # noqa: E402
 
 impl_rules[ad.add_any_p] = np.add
 
+from jaxlite._src.lax import ad_checkpoint  # noqa: E402
 from jaxlite._src.lax import custom_derivatives as cd  # noqa: E402
 from jaxlite._src.lax import custom_batching  # noqa: E402
 
@@ -320,6 +321,7 @@ impl_rules[cd.custom_jvp_call_p] = cd._custom_jvp_call_impl
 impl_rules[cd.custom_vjp_call_p] = cd._custom_jvp_call_impl
 impl_rules[cd.custom_lin_p] = cd._custom_lin_impl
 impl_rules[cd.stop_gradient_p] = lambda x: x
+impl_rules[ad_checkpoint.name_p] = lambda x, *, name: x
 impl_rules[cd.remat_p] = cd._remat_impl
 impl_rules[cd.linear_call_p] = cd._linear_call_impl
 impl_rules[custom_batching.custom_vmap_call_p] = custom_batching.custom_vmap_call_impl

@@ -19,6 +19,7 @@ from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.background import yield_to_callers
+from jaxlite._src.lax import ad_checkpoint
 from jaxlite._src.lax import bits as lax_bits
 from jaxlite._src.lax import call
 from jaxlite._src.lax import control_flow as cf
@@ -1492,6 +1493,7 @@ lowering_rules.update({
     cd.custom_vjp_call_p: _call_rule("call_jaxpr"),
     custom_batching.custom_vmap_call_p: _call_rule("call"),
     cd.remat_p: _call_rule("jaxpr"), cd.stop_gradient_p: lambda b, eqn, x: x,
+    ad_checkpoint.name_p: lambda b, eqn, x, *, name: x,
     cd.linear_call_p: _linear_call_rule,
     call.closed_call_p: _call_rule("call_jaxpr"),
     call.call_p: lambda b, eqn, *args, call_jaxpr: lower_closed(
