@@ -1,5 +1,6 @@
 """Behaviours that flax 0.12.8's own tests (tests/linen, tests/core) found missing, each
 checked against what JAX 0.10.2 gives (recorded with jax, jax.numpy as jnp, on CPU)."""
+import contextlib
 import functools
 import traceback
 
@@ -118,14 +119,11 @@ def test_jit_with_static_argnums_and_argnames_infers_neither():
 def _raises_in_jit(mode):
   def f(x):
     raise ValueError("boom")
-  old = jax.config.jax_traceback_filtering
-  jax.config.update("jax_traceback_filtering", mode)
-  try:
-    jax.jit(f)(1.0)
-  except ValueError as e:
-    return e
-  finally:
-    jax.config.update("jax_traceback_filtering", old)
+  with _filtering(mode):
+    try:
+      jax.jit(f)(1.0)
+    except ValueError as e:
+      return e
 
 
 def _shown(tb):
@@ -167,17 +165,23 @@ def test_library_api_boundary_and_exclusions():
   def inner():
     raise KeyError("k")
 
-  old = jax.config.jax_traceback_filtering
-  jax.config.update("jax_traceback_filtering", "quiet_remove_frames")
-  try:
-    with pytest.raises(KeyError) as info:
-      outer()
-  finally:
-    jax.config.update("jax_traceback_filtering", old)
+  with _filtering("quiet_remove_frames"), pytest.raises(KeyError) as info:
+    outer()
   assert len(info.value.__notes__) == 1
   assert _shown(info.value.__traceback__)[-2:] == ["outer", "inner"]
   assert not traceback_util.include_filename(jax.jit.__code__.co_filename)
   assert traceback_util.include_filename(__file__)
+
+
+@contextlib.contextmanager
+def _filtering(mode):
+  """``jax_traceback_filtering`` set to ``mode`` inside the block (JAX's and jaxlite's)."""
+  old = jax.config.jax_traceback_filtering
+  jax.config.update("jax_traceback_filtering", mode)
+  try:
+    yield
+  finally:
+    jax.config.update("jax_traceback_filtering", old)
 
 
 def _boom(*args):
@@ -215,12 +219,7 @@ _TRANSFORMS = {
 @pytest.mark.parametrize("name", list(_TRANSFORMS))
 def test_traceback_filtering_at_transformations(name):
   run, between = _TRANSFORMS[name]
-  old = jax.config.jax_traceback_filtering
-  jax.config.update("jax_traceback_filtering", "remove_frames")
-  try:
-    with pytest.raises(ValueError) as info:
-      run()
-  finally:
-    jax.config.update("jax_traceback_filtering", old)
+  with _filtering("remove_frames"), pytest.raises(ValueError) as info:
+    run()
   assert _shown(info.value.__traceback__)[-2 - len(between):] == ["<lambda>", *between, "_boom"]
   assert isinstance(info.value.__cause__, traceback_util.UnfilteredStackTrace)
