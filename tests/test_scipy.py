@@ -85,6 +85,20 @@ def test_xlogy_grad_in_x_at_a_python_zero_log_argument_is_minus_inf(fun, y):
   assert float(jaxlite.grad(lambda c: fun(c, y))(0.5)) == -np.inf
 
 
+@pytest.mark.parametrize("fun,y,log_fn,log_arg", [
+    (jsp.xlogy, [0.3, 0.6], np.log, lambda y: y),
+    (jsp.xlog1py, [-0.3, 0.6], np.log1p, lambda y: 1 + y)])
+def test_xlogy_grad_broadcasts_operands_of_different_rank(fun, y, log_fn, log_arg):
+  # numpyro's Bernoulli log_prob of (800, 2) values against (2,) probabilities; JAX 0.10.2
+  # gives the analytic values: dx = log(y) broadcast, dy = sum of x / y over the rows
+  x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], np.float32)
+  y = np.array(y, np.float32)
+  gx, gy = jaxlite.grad(lambda x, y: fun(x, y).sum(), argnums=(0, 1))(x, y)
+  np.testing.assert_allclose(gx, np.broadcast_to(log_fn(y), x.shape), rtol=1e-6)
+  np.testing.assert_allclose(gy, x.sum(0) / log_arg(y), rtol=1e-6)
+  np.testing.assert_allclose(fun(x, y), x * log_fn(y), rtol=1e-6)
+
+
 def test_logsumexp_under_jit_and_vmap():
   a = np.random.default_rng(2).normal(size=(5, 3)).astype(np.float32)
   np.testing.assert_allclose(jaxlite.jit(jsp.logsumexp)(a), sps.logsumexp(a), rtol=1e-5)

@@ -281,12 +281,13 @@ def logit(x):
 logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_c(x, 1), x))))
 
 
-def _xlog_jvp(log_fn, log_arg):
+def _xlog_jvp(fun, log_fn, log_arg):
   # JAX's order, dy * x / log_arg(y): the primals may be Python numbers, and 1 / 0.0 in
-  # Python raises where the array division gives inf
+  # Python raises where the array division gives inf; the primal goes through `fun`, which
+  # promotes and broadcasts the operands' ranks as the primal call did
   def jvp(primals, tangents):
     (x, y), (dx, dy) = primals, tangents
-    out = _xlog(log_fn, x, y)
+    out = fun(x, y)
     return out, (dx * log_fn(y) + dy * x / log_arg(y)).astype(out.dtype)
   return jvp
 
@@ -310,8 +311,8 @@ def xlog1py(x, y):
   return _xlog(lax.log1p, x, y)
 
 
-xlogy.defjvp(_xlog_jvp(lax.log, lambda y: y))
-xlog1py.defjvp(_xlog_jvp(lax.log1p, lambda y: 1 + y))
+xlogy.defjvp(_xlog_jvp(xlogy, lax.log, lambda y: y))
+xlog1py.defjvp(_xlog_jvp(xlog1py, lax.log1p, lambda y: 1 + y))
 
 
 @custom_jvp
