@@ -1064,11 +1064,8 @@ def partitioned(prim, avals_in, shardings_in, avals_out, params) -> list:
   """Per result of ``prim``, the NamedSharding XLA's partitioner gives it when its operands
   are laid out as ``shardings_in`` say (None for an operand on one device), or None where
   it has no split to follow (``sharding_rules.auto_layouts``: over Explicit axes the
-  result's type, over Auto ones the partitioner's choice).
-
-  Spelled as JAX spells it: over Explicit axes a spec names every dimension; over Auto
-  ones a result laid out as an operand of its rank takes that operand's sharding, others
-  a spec less its trailing unsplit dimensions.
+  result's type, over Auto ones the partitioner's choice). Its spec names every
+  dimension; ``spelled`` writes it as JAX does at a call's boundary.
   """
   named = [s for s in shardings_in if isinstance(s, NamedSharding)]
   if not named:
@@ -1082,9 +1079,37 @@ def partitioned(prim, avals_in, shardings_in, avals_out, params) -> list:
            if isinstance(s, NamedSharding) and s.mesh == mesh else a
            for a, s in zip(avals_in, shardings_in)]
   layouts = sharding_rules.auto_layouts(prim, typed, avals_out, params)
-  ranked = [(s, a.ndim) for s, a in zip(shardings_in, avals_in) if s in named]
   return [None if layout is None or not isinstance(aval, core.ShapedArray)
-          else _spelled(tuple(layout), mesh, ranked) for aval, layout in zip(avals_out, layouts)]
+          else NamedSharding(mesh, PartitionSpec(*layout))
+          for aval, layout in zip(avals_out, layouts)]
+
+
+def spelled(shardings, out_avals, in_shardings, in_avals) -> list:
+  """The results' ``shardings`` of a call (a jit, an eager operation) on arguments laid
+  out as ``in_shardings``, written as JAX writes them: where the arguments' or the
+  result's type is split (Explicit axes), as the type, one entry per dimension; else the
+  first argument's sharding where a result of its rank is laid out alike, or a spec less
+  its trailing unsplit dimensions. The arguments are those the call uses (JAX drops the
+  others before it compiles)."""
+  typed = any(getattr(a, "spec", None) is not None for a in in_avals)
+  first = next(((s, a.ndim) for s, a in zip(in_shardings, in_avals)
+                if isinstance(s, NamedSharding)), (None, None))
+  out = []
+  for s, aval in zip(shardings, out_avals):
+    if not isinstance(s, NamedSharding) or not isinstance(aval, core.ShapedArray):
+      out.append(s)
+      continue
+    layout = _layout(s, aval.ndim)
+    if typed or getattr(aval, "spec", None) is not None:
+      out.append(NamedSharding(s.mesh, PartitionSpec(*layout)))
+    elif (first[1] == aval.ndim and first[0].mesh == s.mesh
+          and _layout(first[0], aval.ndim) == layout):
+      out.append(first[0])
+    else:
+      while layout and layout[-1] is None:
+        layout = layout[:-1]
+      out.append(NamedSharding(s.mesh, PartitionSpec(*layout)))
+  return out
 
 
 def propagated(jaxpr, in_shardings) -> list:
@@ -1156,20 +1181,6 @@ def _layout(sharding, ndim: int) -> tuple:
   return tuple(out + [None] * (ndim - len(out)))
 
 
-def _spelled(layout: tuple, mesh, operands) -> "NamedSharding":
-  """``layout`` as JAX spells a result's sharding: an operand's of that rank laid out
-  alike, else over Explicit axes a spec naming every dimension, over Auto ones a spec
-  less its trailing unsplit dimensions. ``operands``: (sharding, rank) pairs."""
-  for s, ndim in operands:
-    if ndim == len(layout) and s.mesh == mesh and _layout(s, ndim) == layout:
-      return s
-  if mesh._any_axis_explicit:
-    return NamedSharding(mesh, PartitionSpec(*layout))
-  while layout and layout[-1] is None:
-    layout = layout[:-1]
-  return NamedSharding(mesh, PartitionSpec(*layout))
-
-
 def _spread_results(prim, args, params, outs, out_avals):
   """Eager results of ``prim`` whose operands include one split over several devices,
   laid out as JAX's jitted primitive lays them out: as their types (``out_avals``) say
@@ -1178,15 +1189,12 @@ def _spread_results(prim, args, params, outs, out_avals):
                for x in args]
   mesh = next(s.mesh for s in shardings if isinstance(s, NamedSharding))
   avals_in = [core.get_aval(x) for x in args]
-  found = partitioned(prim, avals_in, shardings, out_avals, params)
-  ranked = [(s, a.ndim) for s, a in zip(shardings, avals_in) if isinstance(s, NamedSharding)]
-  placed = []
-  for o, aval, s in zip(outs, out_avals, found):
-    if getattr(aval, "spec", None) is not None:
-      s = _spelled(tuple(aval.spec), mesh, ranked)
-    placed.append(place(o, s or NamedSharding(mesh, PartitionSpec()))
-                  if isinstance(o, Array) else o)
-  return placed
+  found = [NamedSharding(mesh, PartitionSpec(*aval.spec))
+           if getattr(aval, "spec", None) is not None else s or NamedSharding(mesh, PartitionSpec())
+           for aval, s in zip(out_avals, partitioned(prim, avals_in, shardings, out_avals,
+                                                     params))]
+  return [place(o, s) if isinstance(o, Array) else o
+          for o, s in zip(outs, spelled(found, out_avals, shardings, avals_in))]
 
 
 def _on_mesh(x, mesh, spec):

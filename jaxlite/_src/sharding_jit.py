@@ -25,13 +25,22 @@ from jaxlite._src import tiers
 from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
+from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
                                    SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
-                                   context_sharding, from_pieces, propagated)
+                                   context_sharding, from_pieces, propagated,
+                                   spelled)
 from jaxlite._src.sharding_map import _host_placed, _pieces
 
 __all__ = ["ShardedJitted"]
+
+
+def _used_inputs(jaxpr) -> list:
+  """Per input of ``jaxpr``, whether an equation or an output reads it."""
+  read = {v for eqn in jaxpr.eqns for v in eqn.invars if type(v) is core.Var}
+  read.update(v for v in jaxpr.outvars if type(v) is core.Var)
+  return [v in read for v in jaxpr.invars]
 
 
 def _flatten_shardings(what, treedef, shardings) -> list:
@@ -104,6 +113,8 @@ class ShardedJitted:
     if jitted._static_argnums or jitted._static_argnames:
       dyn_args, dyn_kwargs, _ = jitted._split_static(args, kwargs)
     leaves, in_tree = tree.tree_flatten((dyn_args, dyn_kwargs))
+    if any(isinstance(x, core.Tracer) for x in leaves):
+      return self._staged(entry, args, kwargs)
     leaves = [as_operand(x) for x in leaves]
     closed = entry.jaxpr
     in_sh = self._in_shardings(in_tree, leaves)
@@ -114,10 +125,14 @@ class ShardedJitted:
     # (a program whose values come from nowhere, an iota asked to be split, runs over
     # the mesh in context)
     mesh = _common_mesh(in_sh + out_sh) or mesh_context.context.concrete
-    # a result whose type is split over Explicit axes is laid out so (sharding in types)
-    out_sh = [_typed(a, mesh) or s if given is None else s for a, s, given in zip(
-        closed.out_avals, out_sh, _flatten_shardings(
-            "out_shardings", entry.traced_out_tree, self.out_shardings))]
+    # a result whose type is split over Explicit axes is laid out so (sharding in types);
+    # what the partitioner chose is written as JAX writes it
+    given = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
+    used = _used_inputs(closed.jaxpr)
+    chosen = spelled([_typed(a, mesh) or s for a, s in zip(closed.out_avals, out_sh)],
+                     closed.out_avals, [s for s, u in zip(in_sh, used) if u],
+                     [a for a, u in zip(closed.in_avals, used) if u])
+    out_sh = [c if g is None else g for c, g in zip(chosen, given)]
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
         s.check_shape(core.get_aval(x).shape)
@@ -134,6 +149,15 @@ class ShardedJitted:
     if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
       delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)
+
+  def _staged(self, entry, args, kwargs):
+    # inside an outer trace (make_jaxpr, grad, an enclosing jit): staged as a plain jit,
+    # its results constrained to the layouts asked, which the outer program then keeps
+    outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
+    out_sh = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
+    outs = [o if s is None else sharding_constraint.constrain(o, s)
+            for o, s in zip(outs, out_sh)]
+    return tree.tree_unflatten(entry.traced_out_tree, outs)
 
   def _call_with_refs(self, entry, args, kwargs):
     # a function using mutable array references runs as one unpartitioned program (jit
