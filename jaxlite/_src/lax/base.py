@@ -72,7 +72,7 @@ def trace_context() -> tuple:
   softmax's rule (``jax_softmax_custom_jvp``), whether half-precision sums are refused
   (``jax_allow_f16_reductions``), and the values of ``jax.make_user_context``'s
   contexts."""
-  return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
+  return (config.jax_enable_x64, batching._env_key(), config_lib.numpy_dtype_promotion(),
           config.jax_default_matmul_precision, mesh_context.context.abstract,
           # (read one by one, LIBRARY_FLAGS' order: a loop would slow every jit call)
           (config.jax_threefry_partitionable, config.jax_enable_custom_prng,
