@@ -933,6 +933,31 @@ def test_a_long_tier_0_scan_hands_its_step_carry_and_outputs_over_to_xla(
 
 
 @needs_xla
+def test_a_long_loop_solving_linear_systems_hands_over_under_rank_promotion_raise(
+    handoff_at_once, monkeypatch):
+  # XLA's LU is jaxlite's own jnp code: diffrax's 'raise' made its compile fail, so the
+  # loops of implicit solvers never left tier 0
+  a = np.array([[4.0, 1.0, 0.5], [0.5, 3.0, 1.0], [1.0, 0.0, 5.0]], np.float32)
+  n = 200
+
+  def loop(x):
+    return jax.lax.while_loop(lambda c: c[0] < n,
+                              lambda c: (c[0] + 1, jnp.linalg.solve(a, c[1] + 1.0)),
+                              (jnp.int32(0), x))
+  want = np.zeros(3)
+  for _ in range(n):
+    want = np.linalg.solve(a.astype(np.float64), want + 1.0)
+  with jax.numpy_rank_promotion("raise"):
+    _, got = jax.jit(loop)(jnp.zeros(3, jnp.float32))
+    assert handoff_at_once == [3]   # the matrix (a const) and the two carries
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    from jaxlite._src.backends.numpy import control_flow_impls
+    monkeypatch.setattr(control_flow_impls, "handoffs", [])
+    _, on_tier_0 = jax.jit(loop)(jnp.ones(3, jnp.float32) * 0)
+  np.testing.assert_allclose(got, on_tier_0, rtol=1e-5)
+
+
+@needs_xla
 def test_loops_pinned_to_tier_0_or_with_effects_never_hand_over(handoff_at_once):
   n = 200
   start = (jnp.int32(0), jnp.int32(0), jnp.int32(1))

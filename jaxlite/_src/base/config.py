@@ -193,6 +193,40 @@ def _env_float(text):
 
 config = Config()
 
+
+# Set in a thread while jaxlite traces code of its own that stands for XLA's or LAPACK's
+# internals (``own_code``): there the user's numpy promotion options do not apply.
+_own_code = threading.local()
+
+
+@contextlib.contextmanager
+def own_code():
+  """Trace jaxlite's own implementation code in this ``with`` block, in this thread: the
+  decompositions that lowering rules write with ``jnp`` (LU, SVD, ...).
+
+  JAX computes those in LAPACK or inside XLA, where ``jax_numpy_rank_promotion`` and
+  ``jax_numpy_dtype_promotion``, checks of the user's own ``jnp`` code, never reach, so
+  here they read as their defaults ('allow', 'standard'). Thread-local: a lowering runs
+  on the compile thread while the user's thread traces under the user's options."""
+  outer = getattr(_own_code, "active", False)
+  _own_code.active = True
+  try:
+    yield
+  finally:
+    _own_code.active = outer
+
+
+def numpy_rank_promotion() -> str:
+  """``jax_numpy_rank_promotion`` as the code being traced sees it (``own_code``)."""
+  mode = config.jax_numpy_rank_promotion
+  return "allow" if mode != "allow" and getattr(_own_code, "active", False) else mode
+
+
+def numpy_dtype_promotion() -> str:
+  """``jax_numpy_dtype_promotion`` as the code being traced sees it (``own_code``)."""
+  mode = config.jax_numpy_dtype_promotion
+  return "standard" if mode != "standard" and getattr(_own_code, "active", False) else mode
+
 config.define("jax_enable_x64", False, "Enable 64-bit dtypes (int64, float64, complex128).",
               env_var="JAX_ENABLE_X64", validate=_truth)
 config.define("jax_numpy_dtype_promotion", "standard",

@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from jaxlite._src.base.config import config
+from jaxlite._src.base.config import config, numpy_dtype_promotion
 
 # Scalar types, under the names JAX uses.
 bool_ = np.bool_
@@ -824,7 +824,7 @@ def promote_types(a, b):
   (dtype('uint8'), dtype('int64'))
   """
   nodes = [t if any(t is w for w in _WEAK_TYPES) else np_dtype(t) for t in (a, b)]
-  return _node_dtype(_least_upper_bound(config.jax_numpy_dtype_promotion, nodes))
+  return _node_dtype(_least_upper_bound(numpy_dtype_promotion(), nodes))
 
 
 def _operand_key(x):
@@ -901,7 +901,7 @@ def _promote_cached(args):
   """``_promote`` memoized on the operand keys, the x64 flag and the mode."""
   if not args:
     raise ValueError("at least one array or dtype is required")
-  x64, mode = config.jax_enable_x64, config.jax_numpy_dtype_promotion
+  x64, mode = config.jax_enable_x64, numpy_dtype_promotion()
   keys = tuple(map(_operand_key, args))
   try:
     hit = _result_cache.get((x64, mode, keys))

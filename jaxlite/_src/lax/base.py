@@ -74,7 +74,7 @@ def trace_context() -> tuple:
   (``jax_allow_f16_reductions``), whether types drop mesh axes of size 1
   (``jax_remove_size_one_mesh_axis_from_type``), and the values of
   ``jax.make_user_context``'s contexts."""
-  return (config.jax_enable_x64, batching._env_key(), config.jax_numpy_dtype_promotion,
+  return (config.jax_enable_x64, batching._env_key(), config_lib.numpy_dtype_promotion(),
           config.jax_default_matmul_precision, mesh_context.context.abstract,
           # (read one by one, LIBRARY_FLAGS' order: a loop would slow every jit call)
           (config.jax_threefry_partitionable, config.jax_enable_custom_prng,

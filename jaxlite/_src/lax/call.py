@@ -16,6 +16,7 @@ import weakref
 
 from jaxlite._src.core import core
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import config as config_lib
 from jaxlite._src.base.config import config
 from jaxlite._src.base.tree import tree_flatten, tree_unflatten
 from jaxlite._src.core.core import Primitive, Tracer
@@ -231,8 +232,8 @@ def optimization_barrier(operand, /):
 # -- library functions that JAX decorates with ``jax.jit``
 def _trace_config():
   """The options a traced library function's jaxpr depends on, besides its avals."""
-  return (config.jax_enable_x64, config.jax_numpy_dtype_promotion,
-          config.jax_numpy_rank_promotion, config.jax_default_matmul_precision)
+  return (config.jax_enable_x64, config_lib.numpy_dtype_promotion(),
+          config_lib.numpy_rank_promotion(), config.jax_default_matmul_precision)
 
 
 def staged(fun=None, *, static_argnames=(), name=None):

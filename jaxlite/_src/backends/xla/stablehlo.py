@@ -16,6 +16,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from jaxlite._src.core import core
+from jaxlite._src.base import config as config_lib
 from jaxlite._src.base import dtypes
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.background import yield_to_callers
@@ -1382,8 +1383,14 @@ def _masked_while(b, state: list, done: V, maxiter: int, step) -> list:
 def lowered_function(fn):
   """A lowering rule that traces ``fn(*operands, **params)`` (a list of outputs, written
   with other primitives) on the equation's input types and emits its jaxpr inline (JAX's
-  ``mlir.lower_fun``, through which it goes)."""
-  return lowering.as_rule(lowering.lower_fun(fn, multiple_results=True))
+  ``mlir.lower_fun``, through which it goes). ``fn`` is jaxlite's own code, standing for
+  LAPACK or XLA: it is traced under the default numpy promotion options
+  (``config.own_code``), whatever the user set."""
+  def own(*args, **params):
+    with config_lib.own_code():
+      return fn(*args, **params)
+  own.__name__ = getattr(fn, "__name__", "lowered")
+  return lowering.as_rule(lowering.lower_fun(own, multiple_results=True))
 
 
 @_elementwise

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from jaxlite._src.core import core
-from jaxlite._src.base.config import config
+from jaxlite._src.base.config import config, numpy_rank_promotion
 from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array, as_operand  # noqa: F401 (re-exported)
 from jaxlite._src.core.core import Tracer
@@ -112,7 +112,7 @@ def promote_shapes(fun_name, *args):
   ndim = max(len(s) for s in shapes)
   if len({len(s) for s in shapes if s}) > 1:
     broadcast_shapes(fun_name, *shapes)  # ranks differ: NumPy's rules (same ranks: lax's)
-    if config.jax_numpy_rank_promotion != "allow":
+    if numpy_rank_promotion() != "allow":
       _rank_promotion(fun_name, shapes)
   out = []
   for x, s in zip(args, shapes):
