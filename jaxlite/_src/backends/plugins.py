@@ -14,23 +14,22 @@ import importlib.util
 import os
 from typing import NamedTuple
 
-# XLA flags this process's plugins read from ``XLA_FLAGS`` unless the user set them:
-# JAX compiles for the CPU with fast min/max off, so that ``maximum`` and ``minimum``
-# (elementwise and in reductions) propagate NaNs; the CPU plugin's default is on.
-XLA_FLAG_DEFAULTS = {"xla_cpu_enable_fast_min_max": "false"}
+# XLA options that jaxlite's compiles set unless ``XLA_FLAGS`` names them: JAX compiles for
+# the CPU with fast min/max off, so that ``maximum`` and ``minimum`` (elementwise and in
+# reductions) propagate NaNs; the CPU plugin's default is on.
+XLA_FLAG_DEFAULTS = {"xla_cpu_enable_fast_min_max": False}
 
 
-def _apply_flag_defaults():
-  """Add ``XLA_FLAG_DEFAULTS`` that ``XLA_FLAGS`` does not name to it, before any plugin
-  reads it (each reads it once, when it first compiles), here and in child processes."""
+def flag_defaults() -> dict:
+  """The ``XLA_FLAG_DEFAULTS`` that ``XLA_FLAGS`` does not name, as compile options.
+
+  They go into each compile's options rather than into ``os.environ``: JAX leaves
+  ``XLA_FLAGS`` as the user set it, and programs read it (numpyro's tests skip on it).
+  """
   flags = os.environ.get("XLA_FLAGS", "")
-  missing = [f"--{name}={value}" for name, value in XLA_FLAG_DEFAULTS.items()
-             if f"--{name}" not in flags]
-  if missing:
-    os.environ["XLA_FLAGS"] = " ".join(([flags] if flags.strip() else []) + missing)
+  return {name: value for name, value in XLA_FLAG_DEFAULTS.items()
+          if f"--{name}" not in flags}
 
-
-_apply_flag_defaults()
 
 INSTALL_CPU = "pip install xla-cpu-pjrt"
 INSTALL_CUDA = "pip install 'jaxlite[cuda]'  (or: pip install jax-cuda13-pjrt)"

@@ -279,6 +279,11 @@ def _compiler(tasks: int, main: pjrt.Client) -> pjrt.Client:
   return made
 
 
+def _with_defaults(options):
+  """``options`` over jaxlite's XLA option defaults (``plugins.flag_defaults``)."""
+  return {**plugins.flag_defaults(), **(options or {})}
+
+
 def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
             on=None, options=None) -> XlaExecutable:
   """Lower ``closed`` and compile it with XLA for the first device of client ``on``
@@ -301,7 +306,7 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
   tasks = _tasks(closed, c)
   # XLA_FLAGS change the generated code (threading, fusions), so they are part of the key,
   # as is the split into tasks: an executable compiled otherwise must not be loaded.
-  compile_options = pjrt.compile_options(overrides=options)
+  compile_options = pjrt.compile_options(overrides=_with_defaults(options))
   entry_key = cache.key(text, repr(c.api.attributes().get("xla_version")),
                         compile_options + os.environ.get("XLA_FLAGS", "").encode(),
                         c.devices[0].device_kind, b"tasks=%d" % tasks)
@@ -363,7 +368,7 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
                           donation=donation)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
   loaded = client().compile(text, pjrt.compile_options(
-      device_ids=ids, overrides=options, **_device_counts(n, replicas)))
+      device_ids=ids, overrides=_with_defaults(options), **_device_counts(n, replicas)))
   loaded.set_signature(in_specs or list(map(buffer_spec, closed.in_avals)),
                        out_specs or list(map(buffer_spec, closed.out_avals)),
                        donors(donation))

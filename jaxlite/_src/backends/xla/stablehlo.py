@@ -542,7 +542,7 @@ def _combine(b, op, x, y):
   """XLA's binary ``op`` of ``x`` and ``y``, except that complex ``maximum``/``minimum``
   compare as JAX compares them (``_complex_minmax``). Real ``maximum``/``minimum`` are
   XLA's own, which propagate NaNs as JAX's do: the CPU plugin compiles with
-  ``xla_cpu_enable_fast_min_max`` off (``plugins.XLA_FLAG_DEFAULTS``), as JAX does."""
+  ``xla_cpu_enable_fast_min_max`` off (``plugins.flag_defaults``), as JAX does."""
   if op in ("maximum", "minimum") and x.dtype.kind == "c":
     return _complex_minmax(b, op, x, y)
   return binary(b, op, x, y)
