@@ -497,3 +497,24 @@ def test_closed_over_float64_numpy_consts_are_held_canonical():
     out = jax.jit(f)()
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, want)
+
+
+def test_jits_of_one_function_share_its_traces():
+  # JAX 0.10.2 traces once per function, options and signature, whichever jit wrapper
+  # calls it (numpyro's fori_collect wraps its body afresh on each run); it counts
+  # 1, 2, 3, 5 traces at the four points below
+  n = []
+  def f(x, k=1):
+    n.append(1)
+    return x * k
+  x = jnp.ones(3)
+  jax.jit(f)(x); jax.jit(f)(x); jax.jit(f)(x + 1)
+  counts = [len(n)]
+  jax.jit(f, static_argnums=1)(x, 2); jax.jit(f, static_argnums=1)(x, 2)
+  counts.append(len(n))
+  jax.jit(f)(jnp.ones(4))
+  counts.append(len(n))
+  g = lambda x: f(x)
+  jax.jit(g)(x); jax.jit(lambda x: f(x))(x)
+  counts.append(len(n))
+  assert counts == [1, 2, 3, 5]

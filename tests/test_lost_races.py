@@ -30,6 +30,7 @@ def cache_dir(tmp_path):
 def _entry(fn, *args):
   """The jit cache entry of ``fn`` at ``args`` (tier 0 only: nothing raced here)."""
   f = jax.jit(fn, backend="numpy")
+  f.clear_cache()   # (jits of one function share its signatures, as in JAX)
   f(*args)
   [entry] = f._cache.values()
   return entry

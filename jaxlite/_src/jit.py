@@ -17,6 +17,7 @@ import os
 import threading
 import time
 import warnings
+import weakref
 from collections import deque
 
 import numpy as np
@@ -919,8 +920,35 @@ def jit(fun=_NOT_SPECIFIED, /, *, in_shardings=_UNSPECIFIED_SHARDINGS,
   jitted = PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   keep_unused, inline, backend, device)
   if in_shardings is None and out_shardings is None:
+    _share_traces(jitted)
     return jitted
   return sharded_jit[0](jitted, in_shardings, out_shardings)
+
+
+# id(fun) -> {options: (cache, order, lock)}: the traces of every ``jit`` of one live
+# function with the same options, kept while the function lives.
+_traces_of: dict = {}
+
+
+def _share_traces(jitted):
+  """Make ``jitted`` use the signature cache of earlier ``jit``s of the same function with
+  the same options, as JAX's tracing cache is keyed by the function: a library that calls
+  ``jit(f)`` afresh each time (numpyro's ``fori_collect``) traces ``f`` once."""
+  fun = jitted.fun
+  options = (jitted._static_argnums, jitted._static_argnames, jitted._donate_argnums,
+             jitted._donate_argnames, jitted._keep_unused, jitted._inline,
+             jitted._policy, jitted._placement)
+  try:
+    hash(options)
+    key = id(fun)
+    if key not in _traces_of:
+      # (the callback drops the entry when ``fun`` dies, before its id can be reused)
+      _traces_of[key] = (weakref.ref(fun, lambda _, k=key: _traces_of.pop(k, None)), {})
+  except TypeError:   # an unhashable option or a function without weak references
+    return
+  shared = _traces_of[key][1].setdefault(
+      options, (jitted._cache, jitted._order, jitted._lock))
+  jitted._cache, jitted._order, jitted._lock = shared
 
 
 # Filled by sharding_jit (``ShardedJitted``), which sits beside jit and imports it.

@@ -27,7 +27,6 @@ import numpy as np
 
 from jaxlite._src.base import dtypes
 from jaxlite._src.base.config import config
-from jaxlite._src.core import core
 from jaxlite._src.lax import control_flow as lcf
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import prng as lax_prng
@@ -86,8 +85,8 @@ def _check_prng_key(name, key, allow_batched=False):
                      f"{tuple(key.shape)[:-1]} != (). Use jax.vmap for batching.")
   if config.jax_legacy_prng_key == "warn":   # (once per trace under jit, as in JAX)
     warnings.warn(_LEGACY_KEY, UserWarning, stacklevel=3)
-  elif config.jax_legacy_prng_key == "error" and not isinstance(key, core.Tracer):
-    raise ValueError(_LEGACY_KEY)   # (a traced key is let through, as JAX does)
+  elif config.jax_legacy_prng_key == "error":   # (a traced key too, as in JAX)
+    raise ValueError(_LEGACY_KEY)
   return key
 
 
