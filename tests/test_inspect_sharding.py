@@ -27,8 +27,6 @@ DIFFERS = {
     "jit": _STAGED + " (GSPMDSharding({replicated}) for an unsharded program)",
     "jit_named": _STAGED + " (the mesh's axes Auto inside jit, the spec P())",
     "jit_in_shardings": _STAGED,
-    "jit_lower_compile": "JAX's compile cache is keyed by the function, so a second jit of "
-                         "it compiles (and calls back) no more; jaxlite's is per jit object",
 }
 
 

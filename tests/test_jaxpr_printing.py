@@ -33,9 +33,6 @@ def _jit_wrapped(*names):
   return f"JAX stages these jnp/nn functions as jit calls ({calls}); jaxlite inlines them"
 
 
-_SHARED_JIT = ("JAX traces jit(f) once per function and argument types, so separate jit(f) "
-               "wrappers share one jaxpr (printed once in a `let`); jaxlite traces each "
-               "wrapper afresh")
 _RANDOM = ("JAX's PRNG keys are typed (key<fry>: random_wrap, random_bits, random_split, "
            "jit-staged samplers); jaxlite works on raw uint32[2] keys with threefry2x32")
 _IDENTITY = ("JAX builds jacfwd/jacrev's identity inside the jaxpr (iota, eq, split); "
@@ -60,11 +57,6 @@ DIFFERENT_JAXPR = {
     "scan_in_while": ("a weak carry of an inner scan: JAX converts it inside the scan body "
                       "only, jaxlite also before the scan; and jaxlite drops the unused "
                       "inner scan output as `_`"),
-    "cond_jit_both_branches": _SHARED_JIT,
-    "jit_named_function": _SHARED_JIT,
-    "shared_inner_of_shared": _SHARED_JIT,
-    "shared_named_a": _SHARED_JIT,
-    "shared_twice_in_cond": _SHARED_JIT,
     "random_bernoulli": _RANDOM,
     "random_bits": _RANDOM,
     "random_fold_in": _RANDOM,
