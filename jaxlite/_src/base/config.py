@@ -194,12 +194,24 @@ def _env_float(text):
 config = Config()
 
 
+class ThreadFlag(threading.local):
+  """A flag, False until ``with flag.raised():`` sets it in this thread for the block."""
+  on = False
+
+  @contextlib.contextmanager
+  def raised(self):
+    before, self.on = self.on, True
+    try:
+      yield
+    finally:
+      self.on = before
+
+
 # Set in a thread while jaxlite traces code of its own that stands for XLA's or LAPACK's
 # internals (``own_code``): there the user's numpy promotion options do not apply.
-_own_code = threading.local()
+_own_code = ThreadFlag()
 
 
-@contextlib.contextmanager
 def own_code():
   """Trace jaxlite's own implementation code in this ``with`` block, in this thread: the
   decompositions that lowering rules write with ``jnp`` (LU, SVD, ...).
@@ -208,24 +220,19 @@ def own_code():
   ``jax_numpy_dtype_promotion``, checks of the user's own ``jnp`` code, never reach, so
   here they read as their defaults ('allow', 'standard'). Thread-local: a lowering runs
   on the compile thread while the user's thread traces under the user's options."""
-  outer = getattr(_own_code, "active", False)
-  _own_code.active = True
-  try:
-    yield
-  finally:
-    _own_code.active = outer
+  return _own_code.raised()
 
 
 def numpy_rank_promotion() -> str:
   """``jax_numpy_rank_promotion`` as the code being traced sees it (``own_code``)."""
   mode = config.jax_numpy_rank_promotion
-  return "allow" if mode != "allow" and getattr(_own_code, "active", False) else mode
+  return "allow" if mode != "allow" and _own_code.on else mode
 
 
 def numpy_dtype_promotion() -> str:
   """``jax_numpy_dtype_promotion`` as the code being traced sees it (``own_code``)."""
   mode = config.jax_numpy_dtype_promotion
-  return "standard" if mode != "standard" and getattr(_own_code, "active", False) else mode
+  return "standard" if mode != "standard" and _own_code.on else mode
 
 config.define("jax_enable_x64", False, "Enable 64-bit dtypes (int64, float64, complex128).",
               env_var="JAX_ENABLE_X64", validate=_truth)

@@ -13,11 +13,9 @@ On the default CPU backend arrays live in host memory, so nothing there is a tra
 """
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
 
-from jaxlite._src.base.config import config, _enum
+from jaxlite._src.base.config import ThreadFlag, config, _enum
 from jaxlite._src.base.errors import JaxRuntimeError
 
 logger = logging.getLogger("jaxlite")
@@ -48,18 +46,12 @@ for _kind in KINDS:
                 on_change=_refresh, validate=_enum(*LEVELS, allow_none=True))
 _refresh()
 
-_explicit = threading.local()
+_explicit = ThreadFlag()
 
 
-@contextlib.contextmanager
 def explicit():
   """Transfers made inside the block are explicit (``device_put``, ``device_get``)."""
-  before = getattr(_explicit, "on", False)
-  _explicit.on = True
-  try:
-    yield
-  finally:
-    _explicit.on = before
+  return _explicit.raised()
 
 
 def check(kind: str, describe):
@@ -68,7 +60,7 @@ def check(kind: str, describe):
   level = config.read(f"jax_transfer_guard_{kind}") or config.jax_transfer_guard
   if level in (None, "allow"):
     return
-  if getattr(_explicit, "on", False) and level in ("log", "disallow"):
+  if _explicit.on and level in ("log", "disallow"):
     return
   message = f"{kind.replace('_', '-')} transfer: {describe()}"
   if level.startswith("log"):
