@@ -7,6 +7,7 @@ Numbers are compared with SciPy and with JAX 0.10.2's, recorded in
 tests/data/lib_surface_reference.json by tests/data/make_lib_surface_reference.py from the
 cases in tests/data/lib_surface_cases.py.
 """
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -613,9 +614,17 @@ CHILDREN = textwrap.dedent("""
     """)
 
 
+def _real_jax_installed():
+  """Whether ``import jax`` without the alias finds the real jax (the test extra's model
+  libraries pull it in; jaxlite never imports it)."""
+  try:
+    importlib.metadata.distribution("jax")
+  except importlib.metadata.PackageNotFoundError:
+    return False
+  return True
+
+
 @needs_hook
-@pytest.mark.skipif(importlib.util.find_spec("jax") is not None,
-                    reason="the real jax is installed: with the alias off a child gets it")
 def test_children_see_jaxlite_as_jax(tmp_path):
   (tmp_path / "parent.py").write_text(CHILDREN)
   env = {k: v for k, v in os.environ.items() if k != "JAXLITE_AS_JAX"}
@@ -623,7 +632,11 @@ def test_children_see_jaxlite_as_jax(tmp_path):
   assert out.returncode == 0, out.stderr
   lines = out.stdout.splitlines()
   assert lines[:2] == ["spawn JaxModule 0.10.2", "subprocess JaxModule 0.10.2"], out.stdout
-  assert lines[2] == "off ModuleNotFoundError: No module named 'jax'"
+  # with the alias off a child gets whatever ``jax`` is installed: the real one, or none
+  if _real_jax_installed():
+    assert lines[2].startswith("off module "), out.stdout
+  else:
+    assert lines[2] == "off ModuleNotFoundError: No module named 'jax'"
   # install_as_jax() in-process passes it on too
   code = ("import subprocess, sys, jaxlite; jaxlite.install_as_jax()\n"
           "print(subprocess.run([sys.executable, '-c', 'import jax; print(jax.__version__)'],"
@@ -631,8 +644,11 @@ def test_children_see_jaxlite_as_jax(tmp_path):
   out = run_python(["-c", code], tmp_path, env=env)
   assert out.stdout.strip() == "0.10.2", out.stderr
   # without it, a child of a plain program does not get jaxlite
-  out = run_python(["-c", "import jax"], tmp_path, env=env)
-  assert "No module named 'jax'" in out.stderr
+  out = run_python(["-c", "import jax; print(type(jax).__name__)"], tmp_path, env=env)
+  if _real_jax_installed():
+    assert out.stdout.strip() == "module", out.stderr
+  else:
+    assert "No module named 'jax'" in out.stderr
 
 
 @needs_hook
