@@ -32,14 +32,6 @@ EXCEPTIONS = {
                  "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
                  "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "int1", "int2", "int4",
                  "uint1", "uint2", "uint4")},
-    "jax.P": "jaxlite/_src/sharding.py (being changed by its owner): PartitionSpec(*parts) "
-             "lacks JAX's keyword-only unreduced= and reduced=",
-    "jax.sharding.PartitionSpec": "as jax.P",
-    "jax.sharding.AbstractDevice": "jaxlite/_src/sharding.py (being changed by its owner): "
-                                   "num_cores and platform have defaults there",
-    "jax.Shard": "jaxlite/_src/sharding.py (being changed by its owner): Shard(device, "
-                 "index, replica_id, data) where JAX's is (device, sharding, global_shape, "
-                 "data=None); JAX makes them itself (addressable_shards)",
     "jax.Ref": "constructed by jax.new_ref, not by users; its arguments are internal",
     "jax.experimental.checkify.Error": "JAX's dataclass fields are private (_pred, _code, "
                                        "...); users get Errors from checkify, not build them",

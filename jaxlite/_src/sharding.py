@@ -213,7 +213,7 @@ class AbstractDevice:
   """The kind of a mesh's devices, which its abstract mesh keeps
   (``jax.sharding.AbstractDevice``)."""
 
-  def __init__(self, device_kind, num_cores=None, platform=None):
+  def __init__(self, device_kind, num_cores, platform):
     self.device_kind, self.num_cores, self.platform = device_kind, num_cores, platform
 
   def _key(self):
@@ -422,8 +422,9 @@ def _spec_needs_mesh(spec):
 def check_explicit(sharding, api: str):
   """Raise JAX's ValueError where ``sharding``'s spec names a mesh axis that is not
   Explicit (what ``reshard`` and the ``out_sharding`` arguments lay out)."""
+  refuse_unreduced(sharding, api)
   types = sharding.mesh._name_to_type
-  for entry in sharding.spec:
+  for entry in sharding.spec.partitions:
     for axis in _entry_axes(entry):
       if types[axis] != AxisType.Explicit:
         raise ValueError(f"PartitionSpec passed to {api} cannot contain axis names that "
@@ -450,7 +451,7 @@ def _asserted_by_type(x, sharding) -> bool:
           "you want.")
     return True
   types = sharding.mesh._name_to_type
-  if any(types[a] != AxisType.Auto for e in sharding.spec for a in _entry_axes(e)):
+  if any(types[a] != AxisType.Auto for e in sharding.spec.partitions for a in _entry_axes(e)):
     raise ValueError(
         "The spec of NamedSharding passed to with_sharding_constraint can only refer to "
         f"Auto axes of the mesh. Got spec={sharding.spec} and "
@@ -725,8 +726,9 @@ class NamedSharding(Sharding):
       raise TypeError(f"NamedSharding needs a Mesh or an AbstractMesh, got "
                       f"{type(mesh).__name__}.")
     spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
+    _check_unreduced(mesh, spec)
     used = []
-    for entry in spec:
+    for entry in spec.partitions:
       for axis in _entry_axes(entry):
         if axis not in mesh.shape:
           raise ValueError(f"Resource axis: {axis} of {spec!r} is not found in mesh: "
@@ -768,7 +770,7 @@ class NamedSharding(Sharding):
 
   @property
   def is_fully_replicated(self) -> bool:
-    return all(self.mesh.shape[a] == 1 for e in self.spec for a in _entry_axes(e))
+    return all(self.mesh.shape[a] == 1 for e in self.spec.partitions for a in _entry_axes(e))
 
   def _dim_axes(self, ndim) -> list:
     if len(self.spec) > ndim:
@@ -776,6 +778,7 @@ class NamedSharding(Sharding):
                        f"implies that the global size of its dimension {len(self.spec) - 1} "
                        f"should be divisible by its mesh axes, but the array has only "
                        f"{ndim} dimensions.")
+    refuse_unreduced(self, "An array's layout")
     return [_entry_axes(e) for e in self.spec] + [()] * (ndim - len(self.spec))
 
   def check_shape(self, global_shape):
@@ -834,28 +837,61 @@ class NamedSharding(Sharding):
 
   def __eq__(self, other):
     return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-            and _normalized(self.spec) == _normalized(other.spec))
+            and self.spec == other.spec)   # as JAX: P('x') and P('x', None) differ
 
   def __hash__(self):
-    return hash((self.mesh, _normalized(self.spec)))
+    return hash((self.mesh, self.spec))
 
   def __repr__(self):
     memory = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
     return f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}{memory})"
 
 
-def _normalized(spec) -> tuple:
-  parts = [_entry_axes(e) for e in spec]
-  while parts and not parts[-1]:
-    parts.pop()
-  return tuple(parts)
+def _check_unreduced(mesh, spec):
+  """JAX's checks of a spec's unreduced and reduced axes: Explicit axes of the mesh."""
+  for what, axes in (("Unreduced", spec.unreduced), ("Reduced", spec.reduced)):
+    types = mesh._name_to_type
+    if any(a in types and types[a] != AxisType.Explicit for a in axes):
+      raise ValueError(f"{what} axes can only refer to mesh axes that is of type `Explicit`. "
+                       f"Got {what.lower()} axes: {axes} and mesh: {mesh._short_repr()}")
+    missing = [a for a in axes if a not in types]
+    if missing:
+      raise ValueError(f"{what} axes {', '.join(map(str, missing))} is not found in "
+                       f"mesh.axis_names={mesh.axis_names}. Got pspec={spec}")
+
+
+def refuse_unreduced(sharding, api: str):
+  """jaxlite does not model arrays that hold partial sums (unreduced axes) or whose
+  cotangents will (reduced axes): a sharding or spec that names them raises rather than
+  be silently treated as replicated."""
+  spec = sharding if isinstance(sharding, PartitionSpec) else getattr(sharding, "spec", None)
+  if isinstance(spec, PartitionSpec) and (spec.unreduced or spec.reduced):
+    raise NotImplementedError(
+        f"{api} was given {spec}: jaxlite does not lay out arrays over unreduced or "
+        "reduced mesh axes (values held as partial sums). Leave out unreduced=/reduced=: "
+        "jaxlite's results are reduced already, as after JAX's reshard.")
 
 
 class Shard:
-  """One device's piece of an array (``Array.addressable_shards``)."""
+  """One device's piece of an array (``Array.addressable_shards``): which part of the
+  array of ``global_shape`` laid out by ``sharding`` the ``device`` holds, as ``data``."""
 
-  def __init__(self, device, index, replica_id, data):
-    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+  def __init__(self, device, sharding, global_shape, data=None):
+    self.device, self.sharding, self.global_shape = device, sharding, tuple(global_shape)
+    self.data = data
+
+  @property
+  def index(self) -> tuple:
+    return self.sharding.devices_indices_map(self.global_shape)[self.device]
+
+  @property
+  def replica_id(self) -> int:
+    """How many devices before this one in the sharding hold the same piece."""
+    indices = self.sharding.devices_indices_map(self.global_shape)
+    key = lambda d: tuple((s.start, s.stop, s.step) for s in indices[d])
+    mine = key(self.device)
+    before = self.sharding._device_list[:self.sharding._device_list.index(self.device)]
+    return sum(key(d) == mine for d in before)
 
   def __repr__(self):
     return (f"Shard(device={self.device!r}, index={self.index}, "
@@ -966,18 +1002,11 @@ def shards_of(x: Array) -> list:
   placed = x._placed
   if placed is None:
     device = backends.default_device()
-    return [Shard(device, (slice(None),) * x.ndim, 0, x)]
-  indices = placed.sharding.devices_indices_map(placed.shape)
-  seen = collections.Counter()
-  out = []
-  for i, device in enumerate(placed.sharding._device_list):
-    index = indices[device]
-    key = tuple((s.start, s.stop) for s in index)
-    value = placed.piece_value(i)
-    out.append(Shard(device, index, seen[key], Array(value if value.shape else value[()],
-                                                     x.weak_type)))
-    seen[key] += 1
-  return out
+    return [Shard(device, SingleDeviceSharding(device), x.shape, x)]
+  return [Shard(device, placed.sharding, placed.shape,
+                Array(value if (value := placed.piece_value(i)).shape else value[()],
+                      x.weak_type))
+          for i, device in enumerate(placed.sharding._device_list)]
 
 
 def sharding_of(x: Array) -> Sharding:
@@ -1023,6 +1052,7 @@ def explicit_spec(sharding, ndim: int):
   mesh = getattr(sharding, "mesh", None)
   if spec is None or mesh is None or not mesh._any_axis_explicit:
     return None
+  refuse_unreduced(sharding, "An array's type")
   types = mesh._name_to_type
   if config.jax_remove_size_one_mesh_axis_from_type:   # (as JAX's flag says)
     types = {n: t for n, t in types.items() if mesh.shape[n] != 1}

@@ -27,7 +27,7 @@ from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.passes import physicalize
-from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding,
+from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding, refuse_unreduced,
                                    SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
                                    context_sharding, from_pieces, propagated,
                                    spelled)
@@ -54,6 +54,7 @@ def _flatten_shardings(what, treedef, shardings) -> list:
     if s is not None and not isinstance(s, (Sharding, PartitionSpec)):
       raise TypeError(f"jit {what}: expected Sharding or PartitionSpec instances, got "
                       f"{s!r}.")
+    refuse_unreduced(s, f"jit's {what}")
   missing = _no_mesh_for("jit", what)
   return [context_sharding(s, missing) for s in out]
 
