@@ -570,7 +570,7 @@ jax.tree_util.register_pytree_node(_Unprintable, lambda u: ((u.v,), None),
 
 def test_shard_map_specs_are_matched_without_printing_them(tier):
   # the prefix-mismatch message is made only on a mismatch: its repr of the spec tree
-  mesh = jax.make_mesh((N,), ("x",))
+  mesh = jax.make_mesh((N,), ("x",), axis_types=(AUTO,))
   f = jax.shard_map(lambda u: u.v * 2, mesh=mesh, in_specs=(_Unprintable(P("x")),),
                     out_specs=P("x"))
   np.testing.assert_array_equal(f(_Unprintable(jnp.arange(N * 1.0))), np.arange(N) * 2.0)
@@ -578,10 +578,49 @@ def test_shard_map_specs_are_matched_without_printing_them(tier):
 
 def test_shard_map_errors(tier):
   m = mesh2d()
-  with pytest.raises(ValueError, match="Resource axis: z"):
+  # (JAX 0.10.2's messages)
+  with pytest.raises(ValueError, match=r"shard_map in_specs argument must refer to an axis "
+                                       r"marked as manual \(frozenset\(\{'[xy]', '[xy]'\}\)\), "
+                                       r"but:\n\n  in_specs refers to 'z'\n\nCheck the"):
     jax.shard_map(lambda v: v, mesh=m, in_specs=P("z"), out_specs=P())(np.ones(8))
+  with pytest.raises(ValueError, match="out_specs refers to 'z'"):
+    jax.shard_map(lambda v: v, mesh=m, in_specs=P("x"), out_specs=P("z"))(np.ones(8))
+  with pytest.raises(ValueError, match=r"jax.shard_map requires axis_names=frozenset\(\{'z'\}\) "
+                                       r"to be a subset of mesh.axis_names="):
+    jax.shard_map(lambda v: v, mesh=m, in_specs=P("x"), out_specs=P("x"),
+                  axis_names={"z"})(np.ones(8))
   with pytest.raises(ValueError, match="does not divide evenly"):
     jax.shard_map(lambda v: v, mesh=m, in_specs=P("x"), out_specs=P("x"))(np.ones(N + 1))
+
+
+def test_shard_map_reads_in_specs_from_the_arguments_types(tier):
+  # JAX 0.10.2's default in_specs (Infer) over Explicit axes: each argument is split as
+  # its type says; an unsplit one is passed whole (values: NumPy, as JAX gives them)
+  EXPLICIT = jax.sharding.AxisType.Explicit
+  k = N // 2
+  with jax.set_mesh(jax.make_mesh((2, k), ("x", "y"), axis_types=(EXPLICIT, EXPLICIT))):
+    a_np, c_np = np.arange(16.).reshape(4, 4), np.arange(8. * k).reshape(4, 2 * k)
+    a, b = jax.device_put(a_np, P("x", None)), jax.device_put(np.arange(4.), P())
+    c = jax.device_put(c_np, P("x", "y"))
+    shifted, total = jax.shard_map(lambda a, b: (a + b, lax.psum(a.sum(), "x")),
+                                   out_specs=(P("x"), P()))(a, b)
+    close(shifted, a_np + np.arange(4.))
+    close(total, a_np.sum())
+    assert [int(n) for n in jax.shard_map(lambda c: c.shape, out_specs=P())(c)] == [2, 2]
+    close(jax.jit(jax.shard_map(lambda c: c * 2, out_specs=P("x", "y")))(c), c_np * 2)
+    # only the mapped axes are read: over x alone, c's rows are split and its columns whole
+    assert [int(n) for n in jax.shard_map(lambda c: c.shape, out_specs=P(),
+                                          axis_names={"x"})(c)] == [2, 2 * k]
+    close(jax.shard_map(lambda v: v * 2, out_specs=P("x"))(np.arange(4.)),
+          np.tile(np.arange(4.) * 2, 2))
+    assert [int(n) for n in jax.smap(lambda c: c.shape, out_axes=None, axis_name="y")(c)] \
+        == [4, 2]
+    # None: closed over, passed whole; refused for an input split over Explicit axes
+    close(jax.shard_map(lambda v, s: v * s, out_specs=P("x"), in_specs=(P(), None))(
+        np.arange(4.), 3.), np.tile(np.arange(4.) * 3, 2))
+    with pytest.raises(NotImplementedError, match="Closing over inputs to shard_map where "
+                                                  "the input is sharded on `Explicit`"):
+      jax.shard_map(lambda v: v, out_specs=P("x"), in_specs=None)(a)
 
 
 # ----------------------------------------------------------------------------- sharded jit
@@ -663,11 +702,11 @@ def test_pmap_and_shard_map_of_typed_prng_keys(tier):
   np.testing.assert_array_equal(jax.random.key_data(split),
                                 [[4165894930, 804218099], [346279018, 360566543]])
   close(normal, [[1.0040143, -0.9063372], [-2.4424558, -2.0356805]])
-  mesh = jax.make_mesh((2,), ("x",))
+  mesh = jax.make_mesh((2,), ("x",), axis_types=(AUTO,))   # (as recorded)
   g = jax.shard_map(lambda k: jax.random.split(k[0])[None], mesh=mesh, in_specs=P("x"),
                     out_specs=P("x"))
   out = g(keys)
-  assert out.shape == (2, 2) and out.sharding == NamedSharding(mesh, P("x"))
+  assert out.shape == (2, 2) and out.sharding == NamedSharding(mesh, P("x", None))
   np.testing.assert_array_equal(jax.random.key_data(out), [
       [[4165894930, 804218099], [1353695780, 2116000888]],
       [[346279018, 360566543], [3968330031, 3923691647]]])

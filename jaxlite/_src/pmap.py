@@ -156,7 +156,7 @@ class _Pmapped:
                   for o, a in zip(out_leaves, resolved)]
       return tree.tree_unflatten(out_tree, expanded)
 
-    return MeshProgram(local, mesh, lambda _: in_specs,
+    return MeshProgram(local, mesh, lambda *_: in_specs,
                        lambda _: [_spec_at(a, name) for a in resolved],
                        f"pmap_{api_util.fun_name(fun)}", self.policy)
 

@@ -37,12 +37,20 @@ from jaxlite._src.transforms import batching, staging
 __all__ = ["shard_map", "MeshProgram"]
 
 
-def flatten_specs(what, treedef, spec_tree) -> list:
-  """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``."""
+def flatten_specs(what, treedef, spec_tree, avals=None) -> list:
+  """One PartitionSpec per leaf of ``treedef``, from the prefix tree ``spec_tree``. None
+  is P(): an input closed over, passed whole to every device (given the arguments'
+  ``avals``, one split over Explicit axes is refused, as JAX does)."""
   is_spec = lambda x: x is None or isinstance(x, PartitionSpec)
   specs = broadcast_to_leaves(spec_tree, treedef, is_spec, lambda: (
       f"shard_map {what} must be a tree prefix of the corresponding arguments or outputs: "
       f"{spec_tree!r} does not match {treedef}."))
+  for spec, aval in zip(specs, avals or ()):
+    if spec is None and aval.spec is not None:
+      raise NotImplementedError(
+          "Closing over inputs to shard_map where the input is sharded on `Explicit` axes "
+          "is not implemented. As a workaround, please pass those inputs as an argument to "
+          f"shard_map. Got input with shape {aval.str_short(short_dtypes=True)}")
   return [PartitionSpec() if spec is None else spec for spec in specs]
 
 
@@ -83,7 +91,8 @@ class MeshProgram:
   """``local_fun`` (pytrees of shards in and out) run once per device of ``mesh``.
 
   ``in_specs`` gives one PartitionSpec per argument leaf (a callable of the argument
-  treedef); ``out_specs`` one per output leaf (a callable of the output treedef).
+  treedef and the leaves' avals); ``out_specs`` one per output leaf (a callable of the
+  output treedef).
   Compiled programs are cached per argument signature.
   """
 
@@ -112,7 +121,7 @@ class MeshProgram:
                        f"{self.mesh._short_repr()}: a pmap or shard_map inside another "
                        "over a different mesh is not supported. Use one shard_map over a "
                        "mesh with both axes, or vmap with axis_name for the inner map.")
-    specs = self.in_specs(treedef)
+    specs = self.in_specs(treedef, avals)
     local = [shard_aval(self.mesh, s, a) for s, a in zip(specs, avals)]
     flat_fun, out_tree = api_util.flatten_fun(self.local_fun, treedef, with_kwargs=False)
     with _bound_axes(self.mesh):
@@ -311,6 +320,30 @@ def _unstack_mesh_axes(mesh, spec, value):
   return value.transpose(order).reshape(shape)
 
 
+def _spec_in_type(aval, names) -> PartitionSpec:
+  """How an argument is split over the mesh axes ``names``, as its type says (JAX's
+  ``Infer``): its split over Explicit axes, less the axes that are not mapped."""
+  if aval.spec is None:
+    return PartitionSpec()
+  kept = [tuple(a for a in _entry_axes(e) if a in names) for e in aval.spec]
+  return PartitionSpec(*[None if not k else k[0] if len(k) == 1 else k for k in kept])
+
+
+def _padded(spec, ndim) -> PartitionSpec:
+  return PartitionSpec(*spec, *(None,) * (ndim - len(spec)))
+
+
+def _manual_only(what, specs, names) -> list:
+  """``specs``, which may name only the mapped (manual) mesh axes ``names``."""
+  for spec in specs:
+    for axis in (a for e in spec for a in _entry_axes(e)):
+      if axis not in names:
+        raise ValueError(f"shard_map {what} argument must refer to an axis marked as manual "
+                         f"({names}), but:\n\n  {what} refers to {axis!r}\n\nCheck the "
+                         f"{what} values passed to shard_map.")
+  return specs
+
+
 class _InferFromArgs:
   """The default ``in_specs`` of ``shard_map`` (``in_axes`` of ``smap``): read the mapped axes from the arguments' types."""
 
@@ -333,8 +366,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
   mesh : Mesh
   in_specs : pytree of PartitionSpec
     A prefix of the arguments: how each argument is split (P() or None: replicated).
-    Left out (``Infer``), it would be read from the arguments' types over Explicit mesh
-    axes, which jaxlite does not do yet (NotImplementedError).
+    Left out (``Infer``), each is read from the argument's type: its split over the
+    Explicit mesh axes mapped (the default for a mesh whose axes are all Explicit).
   out_specs : pytree of PartitionSpec
     A prefix of the outputs: how the shards are put together. An output whose spec
     leaves out a mesh axis must be equal along it (it is taken from the first device).
@@ -365,21 +398,39 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
                        "enter into a mesh context")
   if not isinstance(mesh, Mesh):
     raise TypeError(f"shard_map requires a Mesh for mesh=, got {type(mesh).__name__}.")
+  if not frozenset(axis_names) <= frozenset(mesh.axis_names):
+    raise ValueError(f"jax.shard_map requires axis_names={frozenset(axis_names)} to be a "
+                     f"subset of mesh.axis_names={frozenset(mesh.axis_names)}")
+  names = frozenset(axis_names) or frozenset(mesh.axis_names)
+  kinds = dict(zip(mesh.axis_names, mesh.axis_types))
   if in_specs is Infer:
-    names = axis_names or frozenset(mesh.axis_names)
-    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
     if not all(kinds[a].name == "Explicit" for a in names):
       raise TypeError("shard_map in_specs argument must be a pytree of "
                       "`jax.sharding.PartitionSpec` instances, but it was `None` when "
                       f"axis_names={frozenset(names)} are of type "
                       f"{', '.join(str(kinds[a]) for a in names)}")
-    raise NotImplementedError("shard_map without in_specs reads them from the arguments' "
-                              "types; jaxlite does not yet: give in_specs.")
-  if in_specs is None:
-    raise NotImplementedError("shard_map with in_specs=None (static inputs) is not "
-                              "supported by jaxlite; give a PartitionSpec per argument.")
-  program = MeshProgram(f, mesh, lambda treedef: flatten_specs("in_specs", treedef, in_specs),
-                        lambda treedef: flatten_specs("out_specs", treedef, out_specs),
+    read_specs = lambda treedef, avals: [_spec_in_type(a, names) for a in avals]
+  else:
+    # over a mesh all of whose axes are Explicit and mapped, the specs must say what the
+    # arguments' types say, as in JAX
+    typed = (names == frozenset(mesh.axis_names)
+             and all(kinds[a].name == "Explicit" for a in names))
+
+    def read_specs(treedef, avals):
+      specs = _manual_only("in_specs", flatten_specs("in_specs", treedef, in_specs, avals),
+                           names)
+      for spec, aval in zip(specs if typed else (), avals):
+        given, have = _padded(spec, aval.ndim), _padded(_spec_in_type(aval, names), aval.ndim)
+        if given != have:
+          raise ValueError(
+              f"in_specs passed to shard_map: {given} does not match the specs of the "
+              f"input: {have} for arg: {aval.str_short()}. `in_specs` is an optional "
+              "argument so you can omit specifying it and shard_map will infer the "
+              "in_specs from the arguments. If you want to reshard your inputs, you can use "
+              "`jax.reshard` on the arguments and then pass those args to shard_map.")
+      return specs
+  program = MeshProgram(f, mesh, read_specs, lambda treedef: _manual_only(
+      "out_specs", flatten_specs("out_specs", treedef, out_specs), names),
                         f"shmap_{api_util.fun_name(f)}")
 
   @functools.wraps(f)
@@ -399,8 +450,8 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
     Without it, a decorator.
   in_axes : int, None or tuple
     The axis of every argument (None: not mapped), or one entry per positional argument.
-    Left out, it would be read from the arguments' types over Explicit mesh axes, which
-    jaxlite does not do yet (NotImplementedError).
+    Left out, each argument's is the axis its type splits over ``axis_name`` (an Explicit
+    axis).
   out_axes : int, None or pytree of them
     Where the mapped axis goes in each output.
   axis_name : hashable
@@ -434,11 +485,11 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
       if kind is not None and kind.name != "Explicit":
         raise TypeError(f"in_axes was not specified when axis_name={frozenset({axis_name})} "
                         f"was of type AxisType.{kind.name}")
-      raise NotImplementedError("smap without in_axes reads the mapped axes from the "
-                                "arguments' types; jaxlite does not yet: give in_axes.")
-    in_specs = tree.tree_map(spec, in_axes, is_leaf=is_none)
-    if not isinstance(in_axes, tuple):   # one axis for every argument
-      in_specs = (in_specs,) * len(args)
+      in_specs = Infer   # the axis each argument's type splits over axis_name
+    else:
+      in_specs = tree.tree_map(spec, in_axes, is_leaf=is_none)
+      if not isinstance(in_axes, tuple):   # one axis for every argument
+        in_specs = (in_specs,) * len(args)
     return shard_map(f, in_specs=in_specs, out_specs=out_specs,
                      axis_names=frozenset({axis_name}))(*args)
   return mapped
