@@ -1,10 +1,15 @@
 """Devices, shardings, device_put and sharded jit on 4 and 8 CPU devices, both tiers
 (cases: spmd_cases.py), and the one-device defaults in this process."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import jaxlite as jax
 import jaxlite.numpy as jnp
+from jaxlite._src import tiers
 from jaxlite.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
 from spmd_subprocess import run_cases
@@ -63,3 +68,22 @@ def test_one_device_processes_skip_the_walk_for_layouts_over_devices():
   closed = jax.make_jaxpr(lambda v: jnp.sin(v) * 2.0)(jnp.ones(3))
   assert not jit_mod.constrains_over_devices(closed.jaxpr)
   assert not jit_mod._constrains_over_devices(closed.jaxpr)
+
+
+def test_sharded_jit_compiles_with_shardy_as_jax(tmp_path):
+  # JAX 0.10.2 hands XLA Shardy's (sdy) shardings; with GSPMD's mhlo.sharding strings XLA
+  # logs that GSPMD is deprecated on every sharded compile
+  if not tiers.xla_available():
+    pytest.skip("no XLA plugin")
+  code = ("import numpy as np, jaxlite as jax\n"
+          "from jaxlite.sharding import NamedSharding, PartitionSpec as P\n"
+          "mesh = jax.make_mesh((2,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))\n"
+          "f = jax.jit(lambda a: (a * 2).sum(0), backend='xla',\n"
+          "            in_shardings=NamedSharding(mesh, P('x')))\n"
+          "print(np.asarray(f(np.arange(8.).reshape(4, 2))).tolist())\n")
+  env = dict(os.environ, JAX_NUM_CPU_DEVICES="2", JAXLITE_CACHE_DIR=str(tmp_path))
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=300)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.strip() == "[24.0, 32.0]"
+  assert "GSPMD" not in out.stderr, out.stderr

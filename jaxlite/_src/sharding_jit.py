@@ -1,7 +1,7 @@
 """``jit(f, in_shardings=..., out_shardings=...)``: one global program, partitioned by XLA.
 
-The function is traced on the *global* shapes, as any jit. The XLA tier lowers it with an
-``mhlo.sharding`` string on every parameter and result (``with_sharding_constraint``
+The function is traced on the *global* shapes, as any jit. The XLA tier lowers it with a
+Shardy (``sdy``) sharding on every parameter and result (``with_sharding_constraint``
 adds more inside) and compiles it with ``num_partitions`` = the mesh's device count,
 ``use_spmd_partitioning`` and the mesh's devices as the device assignment; XLA's SPMD
 partitioner splits the program and inserts the collectives. Each argument is fed as one
@@ -207,8 +207,7 @@ class ShardedJitted:
       exe = self._exes[key] = xla.compile_on_devices(
           closed, f"jit_{self.__name__}", [d.id for d in mesh.devices.flat],
           replicas=False,
-          arg_shardings=[s.hlo_sharding(a.ndim) for s, a in zip(in_sh, in_avals)],
-          out_shardings=[s.hlo_sharding(a.ndim) for s, a in zip(out_sh, out_avals)],
+          arg_shardings=in_sh, out_shardings=out_sh,
           in_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(in_sh, in_avals)],
           out_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(out_sh, out_avals)])
     per_arg = [_pieces(x, s) for x, s in zip(leaves, in_sh)]

@@ -2,8 +2,8 @@
 ``dot_general``, ``conv_general_dilated`` and ``jnp.einsum``/``jnp.dot``.
 
 ``sharding_constraint`` is the identity on values, carrying a sharding for XLA's SPMD
-partitioner: inside a ``jit`` compiled with shardings it lowers to an ``mhlo.sharding``
-annotation, elsewhere in a trace (tier 0, one device) it does nothing.
+partitioner: inside a ``jit`` compiled with shardings it lowers to an
+``sdy.sharding_constraint``, elsewhere in a trace (tier 0, one device) it does nothing.
 ``with_sharding_constraint`` on a concrete array lays it out (``jax.device_put``).
 """
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _no_mesh():
 def with_sharding_constraint(x, shardings):
   """Ask XLA's SPMD partitioner to lay out ``x`` (a pytree) as ``shardings`` says.
 
-  Inside a ``jit`` compiled with shardings it becomes an ``mhlo.sharding`` annotation;
+  Inside a ``jit`` compiled with shardings it becomes an ``sdy.sharding_constraint``;
   on concrete arrays it lays them out so (``jax.device_put``), as JAX does; elsewhere
   (tier 0 inside a trace, single-device XLA) it is the identity. As in JAX, a sharding
   may name only Auto axes (``jax.sharding.reshard`` moves splits over Explicit ones);

@@ -356,7 +356,7 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
   replica per device; collectives name the ``mesh_axes``. ``replicas=False``: ``closed``
   is the global program, and XLA's SPMD partitioner splits it into one partition per
-  device as the ``mhlo.sharding`` strings say. ``in_specs``/``out_specs`` are the
+  device as the shardings say. ``in_specs``/``out_specs`` are the
   per-device (shape, dtype) of the buffers (default: the jaxpr's avals); ``donation``
   the parameters XLA may write results into (see ``lower``); ``options`` XLA compiler
   options (see ``compile``). Returns the ``pjrt.LoadedExecutable``; run it with

@@ -253,8 +253,8 @@ def compile_options(num_replicas: int = 1, num_partitions: int = 1,
   """
   overrides = dict(overrides or {})
   build = _field(4, num_replicas) + _field(5, num_partitions)
-  if num_partitions > 1:
-    build += _field(6, 1)   # use_spmd_partitioning
+  if num_partitions > 1:   # use_spmd_partitioning, with Shardy (the sdy attributes)
+    build += _field(6, 1) + _field(19, 1)
   if device_ids is not None:
     assignment = _field(1, num_replicas) + _field(2, num_partitions)
     for p in range(num_partitions):

@@ -98,6 +98,20 @@ class Builder:
     # The value that orders the next ordered host callback of the current block (each
     # returns the next one: see callbacks.py); a region starts its own chain.
     self.effect_order = None
+    # Shardy's meshes the module's shardings name: their axes' text -> symbol
+    self.sdy_meshes: dict[str, str] = {}
+
+  def sdy_sharding(self, sharding, ndim: int) -> str:
+    """Shardy's attribute laying a value of rank ``ndim`` out as ``sharding`` says (a
+    NamedSharding's split dimensions; anything else is replicated), naming its mesh."""
+    mesh = getattr(sharding, "mesh", None)
+    dims = sharding._dim_axes(ndim) if mesh is not None else [()] * ndim
+    axes = "" if mesh is None else ", ".join(
+        f'"{a}"={n}' for a, n in zip(mesh.axis_names, mesh.axis_sizes))
+    symbol = self.sdy_meshes.setdefault(
+        axes, "mesh" if not self.sdy_meshes else f"mesh_{len(self.sdy_meshes)}")
+    split = ", ".join("{" + ", ".join(f'"{a}"' for a in d) + "}" for d in dims)
+    return f"#sdy.sharding<@{symbol}, [{split}]>"
 
   def op(self, name, args, outs, attrs=None, regions=(), discardable=None) -> list[V]:
     """Emit ``name``; ``outs`` are (shape, dtype) pairs; regions are emitted by callables;
@@ -1660,9 +1674,8 @@ def _all_to_all_rule(b, eqn, x, *, axis_name, split_axis, concat_axis, axis_inde
 def _sharding_constraint_rule(b, eqn, x, *, sharding):
   if not b.spmd or not hasattr(sharding, "hlo_sharding"):
     return x
-  return b.op("stablehlo.custom_call", [x], [(x.shape, x.dtype)],
-              'call_target_name = "Sharding"',
-              discardable=f'mhlo.sharding = "{sharding.hlo_sharding(len(x.shape))}"')[0]
+  return b.op("sdy.sharding_constraint", [x], [(x.shape, x.dtype)],
+              f"sharding = {b.sdy_sharding(sharding, len(x.shape))}")[0]
 
 
 def _register_collectives():
@@ -1728,8 +1741,9 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
     The module's ``mhlo.num_replicas`` / ``mhlo.num_partitions``.
   mesh_axes : tuple of (name, size)
     For a program run as one replica per mesh device: the axes collectives name.
-  arg_shardings, out_shardings : list of (str or None), optional
-    ``mhlo.sharding`` strings of the parameters and results (for XLA's SPMD partitioner).
+  arg_shardings, out_shardings : list of (Sharding or None), optional
+    The layouts of the parameters and results, written as Shardy's (``sdy``) attributes
+    for XLA's SPMD partitioner, as JAX writes them.
   donation : sequence of (int or True or None), optional
     Per parameter: the result XLA writes into its buffer (``tf.aliasing_output``), True
     to let XLA reuse its buffer for any result (``jax.buffer_donor``), or None.
@@ -1746,25 +1760,27 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
   args = [V(f"%arg{i}", v.aval.shape, v.aval.dtype) for i, v in enumerate(jaxpr.invars)]
   outs = lower_closed(b, closed, args)
   # an output may be an input or a scalar constant of a different shape: never; types match
-  out_types = ", ".join(o.type + _sharding_attr(out_shardings, i)
+  out_types = ", ".join(o.type + _sharding_attr(b, out_shardings, i, o)
                         for i, o in enumerate(outs))
-  in_sig = ", ".join(f"{a.name}: {a.type}{_arg_attrs(arg_shardings, donation, i)}"
+  in_sig = ", ".join(f"{a.name}: {a.type}{_arg_attrs(b, arg_shardings, donation, i, a)}"
                      for i, a in enumerate(args))
   body = "\n".join(b.lines)
   ret = (f'    "func.return"({", ".join(o.name for o in outs)}) : '
          f'({", ".join(o.type for o in outs)}) -> ()')
   symbol = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name) or "main"
+  meshes = "".join(f'  "sdy.mesh"() <{{mesh = #sdy.mesh<[{axes}]>, sym_name = "{mesh}"}}> : '
+                   "() -> ()\n" for axes, mesh in b.sdy_meshes.items())
   return (f"module @{symbol} attributes {{mhlo.num_partitions = {num_partitions} : i32, "
-          f"mhlo.num_replicas = {num_replicas} : i32}} {{\n"
+          f"mhlo.num_replicas = {num_replicas} : i32}} {{\n{meshes}"
           f"  func.func public @main({in_sig}) -> ({out_types}) {{\n"
           f"{body}\n{ret}\n  }}\n}}\n")
 
 
-def _arg_attrs(shardings, donation, i) -> str:
+def _arg_attrs(b, shardings, donation, i, arg) -> str:
   """A parameter's attributes: its sharding and its donation, as JAX's lowering writes."""
   attrs = []
   if shardings is not None and shardings[i] is not None:
-    attrs.append(f'mhlo.sharding = "{shardings[i]}"')
+    attrs.append(f"sdy.sharding = {b.sdy_sharding(shardings[i], len(arg.shape))}")
   alias = None if donation is None else donation[i]
   if alias is True:
     attrs.append("jax.buffer_donor = true")
@@ -1773,10 +1789,10 @@ def _arg_attrs(shardings, donation, i) -> str:
   return f" {{{', '.join(attrs)}}}" if attrs else ""
 
 
-def _sharding_attr(shardings, i) -> str:
+def _sharding_attr(b, shardings, i, out) -> str:
   if shardings is None or shardings[i] is None:
     return ""
-  return f' {{mhlo.sharding = "{shardings[i]}"}}'
+  return f" {{sdy.sharding = {b.sdy_sharding(shardings[i], len(out.shape))}}}"
 
 
 def check_rules() -> dict:
