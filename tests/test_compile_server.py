@@ -629,6 +629,18 @@ def test_a_server_started_off_a_cpu_still_keeps_off_the_callers(monkeypatch):
     server.close()
 
 
+
+def test_closing_a_server_that_does_not_stop_reaps_it():
+  """``close`` kills a server that has not ended a second after its input closed (one
+  busy compiling), and must then reap it: an unreaped child made Popen warn "subprocess
+  ... is still running" at the exit of numpyro's test_hmc_gibbs run."""
+  server = object.__new__(compile_server.Server)   # its process only: one that sleeps on
+  server.process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+  server.close()
+  assert server.process.returncode is not None   # set once the child was waited for
+
+
 _POOLS_SCRIPT = textwrap.dedent("""
     import os, sys, time
     import numpy as np

@@ -942,8 +942,11 @@ def _share_traces(jitted):
     hash(options)
     key = id(fun)
     if key not in _traces_of:
-      # (the callback drops the entry when ``fun`` dies, before its id can be reused)
-      _traces_of[key] = (weakref.ref(fun, lambda _, k=key: _traces_of.pop(k, None)), {})
+      # (the callback drops the entry when ``fun`` dies, before its id can be reused; it
+      # holds the table itself, since interpreter shutdown sets module globals to None
+      # before the functions that the cached traces hold die)
+      _traces_of[key] = (weakref.ref(fun, lambda _, k=key, traces=_traces_of:
+                                     traces.pop(k, None)), {})
   except TypeError:   # an unhashable option or a function without weak references
     return
   shared = _traces_of[key][1].setdefault(

@@ -285,8 +285,9 @@ class Server:
       pass
     try:
       self.process.wait(timeout=1)
-    except subprocess.TimeoutExpired:
-      self.process.kill()
+    except subprocess.TimeoutExpired:   # still compiling: end it, and reap it, so that
+      self.process.kill()               # Popen does not warn that it is still running
+      self.process.wait()
     self.process.stdout.close()
 
 
