@@ -52,6 +52,10 @@ def exp2(x):
 
 
 def rsqrt(x):
+  # float32 through float64, rounded once (see rounded_once): XLA's is the nearest float32
+  # on 86% of inputs, 1 / sqrt(x) in float32 (two roundings) on 66%
+  if x.dtype == np.float32:
+    return (1 / np.sqrt(x, dtype=np.float64)).astype(np.float32)
   return 1 / np.sqrt(x)
 
 
