@@ -81,9 +81,9 @@ def rem(x, y):
 def pow(x, y):  # noqa: A001 (lax's name)
   if x.dtype.kind == "c":
     return cmath.pow(x, y)
-  # half floats through float32, float32 through float64 (see rounded_once)
+  # half floats through float32 (as XLA), float32 through float64 (see rounded_once)
   wide = x.astype(np.float32) if x.itemsize < 4 else x
-  wide = wide.astype(np.float64) if wide.dtype == np.float32 else wide
+  wide = x.astype(np.float64) if x.dtype == np.float32 else wide
   out = np.power(wide, y.astype(wide.dtype))
   # NumPy's vectorised power is not C's at every special value; XLA's is: x**0 and 1**y
   # are 1, (-inf)**y is +-inf or +-0
