@@ -121,6 +121,20 @@ def test_sort_argsort_match_numpy(dtype):
   np.testing.assert_array_equal(jnp.asarray(x).sort(), np.sort(x))
 
 
+def test_descending_sort_reverses_the_ascending_sort_as_jax_does():
+  # XLA's CPU sort ties a subnormal with zero; JAX's descending sort is rev(sort(x)), so
+  # the tied pair comes out reversed (recorded from JAX 0.10.2); argsort keeps tie order.
+  for x, want in [([0.0, 4e-44], [4e-44, 0.0]), ([4e-44, 0.0], [0.0, 4e-44])]:
+    x = np.array(x, np.float32)
+    for sort in (jnp.sort, jaxlite.jit(jnp.sort, static_argnames="descending")):
+      got = np.asarray(sort(x, descending=True))
+      np.testing.assert_array_equal(got.view(np.int32),
+                                    np.array(want, np.float32).view(np.int32))
+    np.testing.assert_array_equal(jnp.argsort(x, descending=True), [0, 1])
+  np.testing.assert_array_equal(jnp.argsort(np.array([1.0, 2, 1, 3]), descending=True),
+                                [3, 1, 0, 2])
+
+
 def test_lexsort_partition_and_sort_with_nans():
   k1, k2 = np.array([1, 2, 1, 0]), np.array([3, 0, -1, 9])
   np.testing.assert_array_equal(jnp.lexsort([k1, k2]), np.lexsort([k1, k2]))

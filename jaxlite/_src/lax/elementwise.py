@@ -444,16 +444,17 @@ exp2_p, exp2 = unary(
     "exp2", _inexact, kernels.exp2, cmath.exp2, accuracy=True,
     jvp=lambda g, ans, x, **_: mul(log(_const(x, 2)), mul(g, ans)), jvp_ans=True)
 log_p, log = unary(
-    "log", _inexact, np.log, cmath.log, template="_np.log({0})", template_kinds="f",
+    "log", _inexact, kernels.log, cmath.log, template="_log({0})", template_kinds="f",
     lowering="stablehlo.log", accuracy=True, may_nan=True,
     jvp=lambda g, x, **_: div(g, x))
 log1p_p, log1p = unary(
-    "log1p", _inexact, np.log1p, cmath.log1p, template="_np.log1p({0})",
+    "log1p", _inexact, kernels.log1p, cmath.log1p, template="_log1p({0})",
     template_kinds="f", lowering="stablehlo.log_plus_one", accuracy=True, may_nan=True,
     jvp=lambda g, x, **_: div(g, add(x, _const(x, 1))))
 expm1_p, expm1 = unary(
-    "expm1", _inexact, np.expm1, cmath.expm1, lowering="stablehlo.exponential_minus_one",
-    accuracy=True, may_nan=True, jvp=_expm1_jvp, jvp_ans=True)
+    "expm1", _inexact, kernels.expm1, cmath.expm1,
+    lowering="stablehlo.exponential_minus_one", accuracy=True, may_nan=True,
+    jvp=_expm1_jvp, jvp_ans=True)
 tanh_p, tanh = unary(
     "tanh", _inexact, np.tanh, keeps_dtype=True, template="_np.tanh({0})",
     lowering="stablehlo.tanh", accuracy=True, may_nan=True, jvp=_tanh_jvp, jvp_ans=True)
@@ -467,18 +468,18 @@ cos_p, cos = unary(
     "cos", _inexact, np.cos, keeps_dtype=True, template="_np.cos({0})", accuracy=True,
     may_nan=True, jvp=lambda g, x, accuracy=None: neg(mul(g, sin(x, accuracy=accuracy))))
 tan_p, tan = unary(
-    "tan", _inexact, np.tan, keeps_dtype=True, lowering="stablehlo.tan", accuracy=True,
-    may_nan=True, jvp=lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))),
-    jvp_ans=True)
+    "tan", _inexact, kernels.tan, keeps_dtype=True, lowering="stablehlo.tan",
+    accuracy=True, may_nan=True,
+    jvp=lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))), jvp_ans=True)
 asin_p, asin = unary(
-    "asin", _inexact, np.arcsin, cmath.arcsin, lowering="chlo.asin", may_nan=True,
-    jvp=lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
+    "asin", _inexact, kernels.arcsin, cmath.arcsin, lowering="chlo.asin",
+    may_nan=True, jvp=lambda g, x: mul(g, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p, acos = unary(
-    "acos", _inexact, np.arccos, cmath.arccos, lowering="chlo.acos", may_nan=True,
-    jvp=lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
+    "acos", _inexact, kernels.arccos, cmath.arccos, lowering="chlo.acos",
+    may_nan=True, jvp=lambda g, x: mul(g, neg(rsqrt(sub(_const(x, 1), square(x))))))
 atan_p, atan = unary(
-    "atan", _inexact, np.arctan, keeps_dtype=True, lowering="chlo.atan", may_nan=True,
-    jvp=lambda g, x: div(g, add(_const(x, 1), square(x))))
+    "atan", _inexact, kernels.arctan, keeps_dtype=True, lowering="chlo.atan",
+    may_nan=True, jvp=lambda g, x: div(g, add(_const(x, 1), square(x))))
 sinh_p, sinh = unary("sinh", _inexact, np.sinh, keeps_dtype=True, lowering="chlo.sinh",
                      may_nan=True, jvp=lambda g, x: mul(g, cosh(x)))
 cosh_p, cosh = unary("cosh", _inexact, np.cosh, keeps_dtype=True, lowering="chlo.cosh",
@@ -502,8 +503,8 @@ rsqrt_p, rsqrt = unary(
     accuracy=True, may_nan=True,
     jvp=lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))), jvp_ans=True)
 cbrt_p, cbrt = unary(
-    "cbrt", _float, np.cbrt, keeps_dtype=True, lowering="stablehlo.cbrt", accuracy=True,
-    may_nan=True, jvp_ans=True,
+    "cbrt", _float, kernels.cbrt, keeps_dtype=True, lowering="stablehlo.cbrt",
+    accuracy=True, may_nan=True, jvp_ans=True,
     jvp=lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 abs_p, abs = unary(
     "abs", _signed + _inexact, np.abs, cmath.abs_, result_dtype=_real_part,
@@ -564,8 +565,8 @@ max_p, max = binary("max", _any, kernels.max_into, template="_max({0}, {1})",
 min_p, min = binary("min", _any, kernels.min_into, template="_min({0}, {1})",
                     template_kinds="biuf", jvp=_MINMAX_JVP, jvp_ans=True)
 atan2_p, atan2 = binary(
-    "atan2", _inexact, np.arctan2, cmath.atan2, lowering="stablehlo.atan2", may_nan=True,
-    jvp=(lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
+    "atan2", _inexact, kernels.arctan2, cmath.atan2, lowering="stablehlo.atan2",
+    may_nan=True, jvp=(lambda g, x, y: mul(g, div(y, add(square(x), square(y)))),
          lambda g, x, y: mul(g, div(neg(x), add(square(x), square(y))))))
 nextafter_p, nextafter = binary("nextafter", _float, np.nextafter, keeps_dtype=True,
                                 lowering="chlo.next_after",

@@ -13,16 +13,34 @@ def logistic(x):
   return 1 / (1 + np.exp(-x))
 
 
-def exp(x, out=None):
-  """``np.exp``, float32 computed in float64 and rounded once: NumPy's float32 loop is up
-  to 2 ulp off (on 39% of inputs), XLA's 1 ulp (on 10%), and the rounded float64 result
-  is the nearest float32. Its noise broke SciPy's quadrature of float32 densities."""
-  if x.dtype != np.float32:
-    return np.exp(x, out=out)
-  if out is None:
-    return np.exp(x, dtype=np.float64).astype(np.float32)
-  np.copyto(out, np.exp(x, dtype=np.float64), casting="same_kind")
-  return out
+def rounded_once(ufunc):
+  """``ufunc`` with float32 operands computed in float64 and rounded once, so the result
+  is the nearest float32 to the exact value (other dtypes go to ``ufunc`` as they are).
+
+  NumPy's float32 loops of the transcendental functions are up to 2-3 ulp off; XLA's CPU
+  kernels for these are at most 1 ulp off and mostly correctly rounded, so the rounded
+  float64 value agrees with JAX 0.10.2 far more often (exp 61% -> 91% of inputs, log
+  96% -> 99%, tan 75% -> 96%, pow 79% -> 99.9%), at about 1 ms more per million elements.
+  """
+  def kernel(*args, out=None):
+    if args[0].dtype != np.float32:
+      return ufunc(*args, out=out)
+    wide = ufunc(*args, dtype=np.float64)
+    if out is None:
+      return wide.astype(np.float32)
+    np.copyto(out, wide, casting="same_kind")
+    return out
+  kernel.__name__ = kernel.__qualname__ = ufunc.__name__
+  return kernel
+
+
+# Not sin and cos: NumPy's float32 loops are within 1 ulp and its float64 ones are not
+# vectorised (10x the time); nor tanh, sinh, cosh and the inverse hyperbolics, whose XLA
+# expansions are further from the exact value than NumPy's loops.
+exp, log, log1p, expm1, cbrt = map(rounded_once,
+                                   (np.exp, np.log, np.log1p, np.expm1, np.cbrt))
+tan, arcsin, arccos, arctan, arctan2 = map(rounded_once, (np.tan, np.arcsin, np.arccos,
+                                                          np.arctan, np.arctan2))
 
 
 def exp2(x):
@@ -34,6 +52,10 @@ def exp2(x):
 
 
 def rsqrt(x):
+  # float32 through float64, rounded once (see rounded_once): XLA's is the nearest float32
+  # on 86% of inputs, 1 / sqrt(x) in float32 (two roundings) on 66%
+  if x.dtype == np.float32:
+    return (1 / np.sqrt(x, dtype=np.float64)).astype(np.float32)
   return 1 / np.sqrt(x)
 
 
@@ -59,7 +81,9 @@ def rem(x, y):
 def pow(x, y):  # noqa: A001 (lax's name)
   if x.dtype.kind == "c":
     return cmath.pow(x, y)
-  wide = x.astype(np.float32) if x.itemsize < 4 else x   # half floats through float32
+  # half floats through float32 (as XLA), float32 through float64 (see rounded_once)
+  wide = x.astype(np.float32) if x.itemsize < 4 else x
+  wide = x.astype(np.float64) if x.dtype == np.float32 else wide
   out = np.power(wide, y.astype(wide.dtype))
   # NumPy's vectorised power is not C's at every special value; XLA's is: x**0 and 1**y
   # are 1, (-inf)**y is +-inf or +-0

@@ -66,17 +66,15 @@ def _prepare_axis(name, a, axis):
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """A sorted copy of ``a`` along ``axis`` (flattened when ``axis`` is None).
 
-  NaNs sort to the end. ``descending=True`` sorts from largest to smallest, keeping equal
-  elements in their original order when ``stable``. ``kind`` and ``order`` are not
-  supported (as in JAX).
+  NaNs sort to the end. ``descending=True`` reverses the ascending sort, as JAX's does, so
+  elements that compare equal but differ (a subnormal and a zero, which XLA's CPU sort
+  ties) come out in reverse order. ``kind`` and ``order`` are not supported (as in JAX).
   """
   if order is not None:
     raise ValueError("'order' argument to sort is not supported.")
   a, axis = _prepare_axis("sort", a, axis)
-  if descending:
-    return lax_shapes.rev(lax_sort.sort(lax_shapes.rev(a, (axis,)), axis, stable),
-                          (axis,))
-  return lax_sort.sort(a, axis, stable)
+  out = lax_sort.sort(a, axis, stable)
+  return lax_shapes.rev(out, (axis,)) if descending else out
 
 
 def sort_complex(a):
