@@ -274,6 +274,47 @@ def test_a_race_that_cannot_start_is_never_the_callers_error(monkeypatch, where)
   assert tiers.settled(f)
 
 
+def _eager_call_of(name):
+  """The latest jitted function made to run eagerly bound ``jit`` equations named ``name``."""
+  from jaxlite._src import jit as jit_module
+  return [f for f in jit_module._eager_calls.values() if f._name == name][-1]
+
+
+@needs_xla
+@pytest.mark.parametrize("tier", ["auto", "numpy"])
+def test_an_eager_vmap_or_jvp_of_a_jitted_function_runs_under_the_tier_policy(
+    monkeypatch, tier):
+  """``vmap(jit(f))(x)`` and ``jvp(jit(f), ...)`` outside jit bind a ``jit`` equation of
+  the batched (or JVP) jaxpr eagerly; JAX compiles it. It runs as a jitted function of
+  that jaxpr, so under ``auto`` a hot one races XLA as a direct call does (tier 0 alone
+  ran it: diffrax's batched Brownian tree look-ups), and under ``numpy`` stays on tier 0.
+  Values: NumPy's and the analytic derivative, on both policies."""
+  monkeypatch.setattr(tiers.Probe, "BUDGET", 0.0)   # any execution earns a compile
+
+  def scaled_sine(x, y):
+    return jnp.sin(x) * y
+  f = jax.jit(scaled_sine)
+  x = np.linspace(-2.0, 2.0, 24, dtype=np.float32).reshape(4, 6)
+  y = np.float32(1.5)
+  batched = jax.vmap(f, in_axes=(0, None))
+  with jax.config.override("jaxlite_tier", tier):
+    np.testing.assert_allclose(np.asarray(batched(x, y)), np.sin(x) * y, rtol=1e-6)
+    runner = _eager_call_of("scaled_sine")
+    deadline = time.time() + 60
+    while tier == "auto" and runner.stats()[0]["tier_ms"] == {} and time.time() < deadline:
+      np.testing.assert_allclose(np.asarray(batched(x, y)), np.sin(x) * y, rtol=1e-6)
+      time.sleep(0.01)
+    row = runner.stats()[0]
+    if tier == "auto":
+      assert set(row["tier_ms"]) == {"numpy", "xla"} and "xla" in row["compile_ms"], row
+    else:
+      assert row["tier"] == "numpy" and list(row["compile_ms"]) == ["numpy"], row
+    np.testing.assert_allclose(np.asarray(batched(x, y)), np.sin(x) * y, rtol=1e-6)
+    out, tangent = jax.jvp(f, (x, y), (np.ones_like(x), np.float32(0.0)))
+  np.testing.assert_allclose(np.asarray(out), np.sin(x) * y, rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(tangent), np.cos(x) * y, rtol=1e-6)
+
+
 def test_missing_plugin_gives_a_clear_error(monkeypatch):
   monkeypatch.setitem(backends.xla_state, "available", False)
   monkeypatch.setitem(backends.xla_state, "reason", "no plugin (pip install xla-cpu-pjrt)")

@@ -21,7 +21,19 @@ from jaxlite._src.lax import custom_derivatives as cd
 from jaxlite._src.lax import reductions as red
 
 
+# ``eager_call(jaxpr, name, values) -> outputs, or None``: runs a ``jit`` equation bound
+# outside any trace (vmap or jvp of a jitted function called eagerly) with the tier policy
+# of jitted functions, as JAX compiles such a call; registered by ``jit`` (none, or None
+# returned: tier 0 runs it). Tier 0's own code never gets here: ``passes.inline`` inlines
+# every nested call before it compiles.
+eager_calls: list = []
+
+
 def _jit_impl(*args, jaxpr, name):
+  if eager_calls:
+    outs = eager_calls[0](jaxpr, name, args)
+    if outs is not None:
+      return outs
   return codegen.compiled(jaxpr, name)(*args)
 
 
