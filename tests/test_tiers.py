@@ -907,7 +907,7 @@ def handoff_at_once(monkeypatch):
   the handoff (so it is ready at the next one)."""
   from jaxlite._src.backends.numpy import control_flow_impls
   monkeypatch.setattr(control_flow_impls, "HANDOFF_AFTER", 0.0)
-  monkeypatch.setattr(tiers, "submit", lambda fn, *args: fn(*args))
+  monkeypatch.setattr(tiers, "submit", lambda fn, *args, **options: fn(*args))
   runs = []
   run = tiers.LoopHandoff.run
   monkeypatch.setattr(tiers.LoopHandoff, "run",
@@ -996,6 +996,32 @@ def test_a_long_loop_solving_linear_systems_hands_over_under_rank_promotion_rais
     monkeypatch.setattr(control_flow_impls, "handoffs", [])
     _, on_tier_0 = jax.jit(loop)(jnp.ones(3, jnp.float32) * 0)
   np.testing.assert_allclose(got, on_tier_0, rtol=1e-5)
+
+
+@needs_xla
+def test_a_loops_handoff_compiles_ahead_of_the_races_queued_before_it(monkeypatch):
+  """A loop running on tier 0 waits for its handoff, while a race only speeds up later
+  calls: a process that made a new signature per test queued hundreds of races, and a
+  long loop's handoff behind them all never came (optimistix's test_minimise)."""
+  from jaxlite._src.backends.numpy import control_flow_impls
+  monkeypatch.setattr(control_flow_impls, "HANDOFF_AFTER", 0.0)
+  order, gate, busy = [], threading.Event(), threading.Event()
+  compile_, init = tiers.LoopHandoff._compile, tiers.LoopHandoff.__init__
+  monkeypatch.setattr(tiers.LoopHandoff, "_compile",
+                      lambda self, *args: (order.append("handoff"), compile_(self, *args)))
+  # (the compile thread is busy until the loop has asked for its handoff)
+  monkeypatch.setattr(tiers.LoopHandoff, "__init__",
+                      lambda self, *args: (init(self, *args), gate.set()) and None)
+  tiers.submit(lambda: (busy.set(), gate.wait(60)))
+  assert busy.wait(10)
+  for i in range(3):
+    tiers.submit(order.append, f"race {i}")
+  n = 1_000_000   # minutes on tier 0, milliseconds on XLA
+  out = _counting_loop(n)((jnp.int32(0), jnp.int32(0), jnp.int32(1)))
+  tiers._worker.queue.join()
+  assert order == ["handoff", "race 0", "race 1", "race 2"]
+  total = int(np.array(n * (n - 1) // 2, np.int64).astype(np.int32))   # int32 wraps
+  assert [int(v) for v in out] == [n, total, pow(2, n, 1000003)]
 
 
 @needs_xla

@@ -183,7 +183,7 @@ class LoopHandoff:
     if prim is cf.scan_p:   # (and the step to go on from)
       avals = [core.ShapedArray((), np.dtype(np.int32)), *avals]
     LoopHandoff.count += 1
-    submit(self._compile, prim, params, avals)
+    submit(self._compile, prim, params, avals, first=True)
 
   @classmethod
   def start(cls, prim, params, values, start=True):
@@ -268,12 +268,29 @@ def settled(*functions) -> bool:
   return True
 
 
+class _Tasks(queue.Queue):
+  """The compile thread's queue: tasks that a running call waits for (``submit``'s
+  ``first``) in the order they came, then the others in theirs."""
+
+  def _init(self, maxsize):
+    self.queue, self.waited_for = collections.deque(), collections.deque()
+
+  def _qsize(self):
+    return len(self.queue) + len(self.waited_for)
+
+  def _put(self, task):
+    (self.waited_for if task is not None and task[6] else self.queue).append(task)
+
+  def _get(self):
+    return (self.waited_for or self.queue).popleft()
+
+
 class _Worker:
   """One daemon thread compiling in the background. At exit, queued compiles are dropped
   and only the one in progress is waited for (never a crash inside the C library)."""
 
   def __init__(self):
-    self.queue = queue.Queue()
+    self.queue = _Tasks()
     self.stopping = False
     self.thread = threading.Thread(target=self.loop, name="jaxlite-xla-compile", daemon=True)
     self.thread.start()
@@ -318,8 +335,13 @@ _worker_lock = threading.Lock()
 _UNPLACED = object()   # a task whose caller left placing the background work to it
 
 
-def submit(fn, *args, ahead=None, on_cancel=None, caller=None):
+def submit(fn, *args, ahead=None, on_cancel=None, caller=None, first=False):
   """Run ``fn(*args)`` on the background compile thread, off the calling thread's CPU.
+
+  With ``first``, a call running now waits for the task (a loop's handoff): it goes ahead
+  of the tasks queued without it, which only make later calls faster. In a process that
+  makes a new signature per test, hundreds of races queue up, and a long loop's handoff
+  behind them all came too late (optimistix's test_minimise: a test ran past 300 s).
 
   When that thread is idle, this thread places it (``background.keep_away``) and, with
   ``ahead``, calls ``ahead(where)`` (``where``: ``background.placement`` of the task)
@@ -344,7 +366,7 @@ def submit(fn, *args, ahead=None, on_cancel=None, caller=None):
       placement, done = _UNPLACED, None
     # (a task whose ``ahead`` did something is never cancelled: ``fn`` must follow it up)
     _worker.queue.put((fn, (*args, done) if ahead else args, caller, placement, bool(done),
-                       on_cancel))
+                       on_cancel, first))
 
 
 def cancel_pending():
