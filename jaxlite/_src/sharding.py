@@ -849,8 +849,8 @@ class NamedSharding(Sharding):
 
 def _check_unreduced(mesh, spec):
   """JAX's checks of a spec's unreduced and reduced axes: Explicit axes of the mesh."""
+  types = mesh._name_to_type
   for what, axes in (("Unreduced", spec.unreduced), ("Reduced", spec.reduced)):
-    types = mesh._name_to_type
     if any(a in types and types[a] != AxisType.Explicit for a in axes):
       raise ValueError(f"{what} axes can only refer to mesh axes that is of type `Explicit`. "
                        f"Got {what.lower()} axes: {axes} and mesh: {mesh._short_repr()}")

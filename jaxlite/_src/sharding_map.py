@@ -300,8 +300,7 @@ def _untyped(value, mesh):
   the stacking below cuts into the map's pieces."""
   if isinstance(value, Array):
     return Array(np.asarray(value._value), value.weak_type)
-  return sharding_constraint.constrain(value, NamedSharding(mesh,
-                                                                           PartitionSpec()))
+  return sharding_constraint.constrain(value, NamedSharding(mesh, PartitionSpec()))
 
 
 def _unstack_mesh_axes(mesh, spec, value):
@@ -325,18 +324,14 @@ def _spec_in_type(aval, names) -> PartitionSpec:
   ``Infer``): its split over Explicit axes, less the axes that are not mapped."""
   if aval.spec is None:
     return PartitionSpec()
-  kept = [tuple(a for a in _entry_axes(e) if a in names) for e in aval.spec]
-  return PartitionSpec(*[None if not k else k[0] if len(k) == 1 else k for k in kept])
-
-
-def _padded(spec, ndim) -> PartitionSpec:
-  return PartitionSpec(*spec, *(None,) * (ndim - len(spec)))
+  # (PartitionSpec makes an empty tuple None and a tuple of one name the name)
+  return PartitionSpec(*[tuple(a for a in _entry_axes(e) if a in names) for e in aval.spec])
 
 
 def _manual_only(what, specs, names) -> list:
   """``specs``, which may name only the mapped (manual) mesh axes ``names``."""
   for spec in specs:
-    for axis in (a for e in spec for a in _entry_axes(e)):
+    for axis in (a for e in spec.partitions for a in _entry_axes(e)):
       if axis not in names:
         raise ValueError(f"shard_map {what} argument must refer to an axis marked as manual "
                          f"({names}), but:\n\n  {what} refers to {axis!r}\n\nCheck the "
@@ -345,7 +340,8 @@ def _manual_only(what, specs, names) -> list:
 
 
 class _InferFromArgs:
-  """The default ``in_specs`` of ``shard_map`` (``in_axes`` of ``smap``): read the mapped axes from the arguments' types."""
+  """The default ``in_specs`` of ``shard_map`` (``in_axes`` of ``smap``): read the mapped
+  axes from the arguments' types."""
 
   def __repr__(self):
     return "jax.sharding.Infer"
@@ -420,7 +416,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
       specs = _manual_only("in_specs", flatten_specs("in_specs", treedef, in_specs, avals),
                            names)
       for spec, aval in zip(specs if typed else (), avals):
-        given, have = _padded(spec, aval.ndim), _padded(_spec_in_type(aval, names), aval.ndim)
+        given = spec._normalized_spec_for_aval(aval.ndim)
+        have = _spec_in_type(aval, names)._normalized_spec_for_aval(aval.ndim)
         if given != have:
           raise ValueError(
               f"in_specs passed to shard_map: {given} does not match the specs of the "
