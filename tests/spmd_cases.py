@@ -356,8 +356,16 @@ def test_with_sharding_constraint_takes_a_format(tier):
   ns = NamedSharding(m, P("a", None))
   x = lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(0, 1)), ns))
   assert x.sharding == ns
-  with pytest.raises(ValueError, match="jaxlite keeps arrays in the row-major layout"):
-    lax.with_sharding_constraint(jnp.ones((4, 4)), Format(Layout(major_to_minor=(1, 0)), ns))
+  assert x.format == Format(Layout((0, 1), ()), ns)
+  # another order lays the pieces out so too, as JAX 0.10.2 does (values unchanged)
+  y = lax.with_sharding_constraint(jnp.arange(16.0).reshape(4, 4),
+                                   Format(Layout(major_to_minor=(1, 0)), ns))
+  assert repr(y.format.layout) == ("Layout(major_to_minor=(1, 0), tiling=(), "
+                                   "sub_byte_element_size_in_bits=0)")
+  assert y.sharding == ns
+  np.testing.assert_array_equal(np.asarray(y), np.arange(16.0).reshape(4, 4))
+  np.testing.assert_array_equal(np.asarray(y.addressable_shards[2].data),
+                                np.arange(8.0, 16.0).reshape(2, 4))
 
 
 def test_sharding_errors():

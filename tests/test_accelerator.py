@@ -256,6 +256,30 @@ def test_reads_through_pjrt_pass_a_c_order_host_layout(device, monkeypatch):
   np.testing.assert_array_equal(buf.to_numpy(), a)
 
 
+@pytest.mark.parametrize("shape,order", [((4, 8), (1, 0)), ((2, 3, 4), (2, 0, 1)),
+                                         ((256, 128), (1, 0))])
+def test_arrays_in_another_dimension_order_on_the_device(device, shape, order):
+  """A column-major (or other order) array on the device: its buffer has that layout,
+  every read, eager op and jit sees its values (NumPy's), and a jit asked for that layout
+  computes to it. On a TPU the device's own tiles come on top."""
+  from jaxlite.experimental.layout import Format, Layout
+  from jaxlite.sharding import SingleDeviceSharding
+  s = SingleDeviceSharding(device)
+  a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+  y = jax.device_put(a, Format(Layout(order), s))
+  assert y.format.layout.major_to_minor == order and y.sharding == s
+  np.testing.assert_array_equal(np.asarray(y), a)
+  np.testing.assert_array_equal(np.asarray(y * 2), a * 2)
+  np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: v + 1)(y)), a + 1)
+  out = jax.jit(lambda v: v * 3, out_shardings=Format(Layout(order), s))(jnp.asarray(a))
+  assert out.format.layout.major_to_minor == order
+  np.testing.assert_array_equal(np.asarray(out), a * 3)
+  back = jax.device_put(out, Format(None, s))
+  assert back.format.layout.major_to_minor == tuple(range(len(shape)))
+  assert resident(back, device)
+  np.testing.assert_array_equal(np.asarray(back), a * 3)
+
+
 # ----------------------------------------------------------------------------- transfers
 
 def _training_step():

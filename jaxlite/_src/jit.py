@@ -30,6 +30,7 @@ from jaxlite._src.core import core
 from jaxlite._src.core import extended
 from jaxlite._src.core.state import types as ref_types
 from jaxlite._src.base import dtypes, tree
+from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.core.array import (Array, check_donated_once, committed_device,
                                 check_not_donated, delete_donated, from_device,
                                 in_device_memory, placement)
@@ -42,6 +43,7 @@ from jaxlite._src.base import mesh_context
 from jaxlite._src.core.core import Tracer
 from jaxlite._src.lax.base import LIBRARY_FLAGS, trace_context
 from jaxlite._src.lax.call import call_jaxpr
+from jaxlite._src.lax.sharding_constraint import constrained_results
 from jaxlite._src.transforms import staging
 from jaxlite._src import donation
 from jaxlite._src.base import monitoring, trace_events, traceback_util
@@ -140,7 +142,8 @@ class _Entry:
     self.race = None
     # whether a sharding constraint lays a value out over several devices: the program
     # then runs partitioned (``sharding_jit``), never from the fast cache
-    self.spmd = constrains_over_devices(jaxpr.jaxpr)
+    # (run partitioned, or with the device memory layouts asked: see sharding_jit)
+    self.spmd = constrains_over_devices(jaxpr.jaxpr) or lays_out_results(jaxpr.jaxpr)
 
   def executable(self, name, policy="numpy"):
     """The function the hot path calls, preparing the tiers ``policy`` asks for."""
@@ -696,7 +699,8 @@ class PjitFunction:
     key = _cache_key(in_tree, sigs, static_key, self._call_target())
     entry = self._cache.get(key) or self._miss(key, args, kwargs, leaves, static_key)
     donated = self._donated_leaves(args, kwargs) if self._donates else None
-    return stages.Traced(self, entry, self._arg_names(args, kwargs), donated)
+    return stages.Traced(self, entry, self._arg_names(args, kwargs), donated,
+                         staged_layouts(entry.jaxpr, leaves))
 
   def lower(self, *args, **kwargs):
     """Trace and lower for these arguments: a ``Lowered`` stage (``.as_text()``)."""
@@ -977,6 +981,29 @@ def constrains_over_devices(jaxpr) -> bool:
   sharding constraint, or a result asked to be split: iota's ``sharding``, dot_general's
   ``out_sharding``); none can before a mesh of several devices was made."""
   return mesh_context.several_devices and _constrains_over_devices(jaxpr)
+
+
+def staged_layouts(closed, leaves, given_in=None, given_out=None):
+  """(per argument leaf, per result) the device memory layouts a program is compiled
+  for, canonical (None: the default), or None where all are the default: those given
+  (``Format``s in a jit's shardings), else an argument's own (a ShapeDtypeStruct's
+  ``Format``) and the layout of a constraint computing a result."""
+  n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+  given_in = given_in or [None] * n_in
+  given_out = given_out or [None] * n_out
+  in_l = [layout_mod.canonical(g if g is not None else getattr(x, "_layout", None),
+                               a.ndim)
+          for g, x, a in zip(given_in, leaves, closed.in_avals)]
+  in_l = [None if isinstance(l, layout_mod.AutoLayoutSingleton) else l for l in in_l]
+  out_l = [layout_mod.canonical(g if g is not None else c, a.ndim) for g, c, a in
+           zip(given_out, constrained_results(closed.jaxpr), closed.out_avals)]
+  return None if not any(l is not None for l in in_l + out_l) else (in_l, out_l)
+
+
+def lays_out_results(jaxpr) -> bool:
+  """Whether a result of ``jaxpr`` is computed by a layout constraint, and so keeps its
+  device memory layout (``with_layout_constraint``), as in JAX."""
+  return any(l is not None for l in constrained_results(jaxpr))
 
 
 def _constrains_over_devices(jaxpr) -> bool:

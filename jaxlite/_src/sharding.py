@@ -29,6 +29,7 @@ from jaxlite._src.core import core
 from jaxlite._src.core import extended
 from jaxlite._src import tiers
 from jaxlite._src.base import layout as layout_mod
+from jaxlite._src import relayout as relayout_mod
 from jaxlite._src.base import mesh_context
 from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.lax import sharding_rules  # noqa: F401 (sharding in types)
@@ -902,16 +903,21 @@ class Shard:
 
 class Placed:
   """The pieces of a placed array, one per device of ``sharding._device_list``: PJRT
-  buffers on those devices (XLA tier) or NumPy arrays (tier 0)."""
-  __slots__ = ("sharding", "pieces", "shape", "dtype")
+  buffers on those devices (XLA tier) or NumPy arrays (tier 0). ``layout``: the device
+  memory layout of the buffers, a ``Layout`` of another order than row-major, or None
+  for the default one (see ``relayout``)."""
+  __slots__ = ("sharding", "pieces", "shape", "dtype", "layout")
 
-  def __init__(self, sharding, pieces, shape, dtype):
+  def __init__(self, sharding, pieces, shape, dtype, layout=None):
     self.sharding, self.pieces = sharding, list(pieces)
     self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+    self.layout = layout
 
   def piece_value(self, i) -> np.ndarray:
     p = self.pieces[i]
-    return p if isinstance(p, np.ndarray) else p.to_numpy()
+    if isinstance(p, np.ndarray):
+      return p
+    return p.to_numpy() if self.layout is None else p.to_numpy(self.layout.major_to_minor)
 
   def assemble(self) -> np.ndarray:
     out = np.empty(self.shape, self.dtype)
@@ -945,25 +951,29 @@ def put_pieces(values, devices) -> list:
           for v, d in zip(values, devices)]
 
 
-def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None) -> Array:
-  """An Array made of ``pieces`` laid out by ``sharding``; ``value``: the whole value,
-  when known already (else assembled from the pieces when first read). One piece on a
-  device is also the Array's buffer, which its eager ops and jitted calls use there."""
+def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None,
+                layout=None) -> Array:
+  """An Array made of ``pieces`` laid out by ``sharding``, in the device memory layout
+  ``layout`` (canonical: None for the default); ``value``: the whole value, when known
+  already (else assembled from the pieces when first read). One piece on a device in
+  the default layout is also the Array's buffer, which its eager ops and jitted calls
+  use there (executables read buffers in the default layout only)."""
   a = object.__new__(Array)
   a._host = None   # committed or split: not a plain host array (see Array)
   if value is not None:
     a._fetched = value
   a.weak_type = weak_type
   a._buf = None
-  a._placed = Placed(sharding, pieces, shape, dtype)
-  if len(pieces) == 1 and not isinstance(pieces[0], np.ndarray) and (
+  a._placed = Placed(sharding, pieces, shape, dtype, layout)
+  if len(pieces) == 1 and layout is None and not isinstance(pieces[0], np.ndarray) and (
       sharding._device_list[0].client.resident):
     a._buf = pieces[0]
   return a
 
 
 def place(x, sharding) -> Array:
-  """``x`` (an Array, NumPy value or scalar) split into the shards ``sharding`` says."""
+  """``x`` (an Array, NumPy value or scalar) split into the shards ``sharding`` says; a
+  ``Format`` also lays them out in its device memory layout (None: the default)."""
   x = array_mod.as_operand(x)
   if isinstance(x, extended.ExtendedArray):   # its data is placed (the sharding names
     return extended.wrap(x.aval, place(x._physical, sharding))   # the array's axes)
@@ -973,11 +983,12 @@ def place(x, sharding) -> Array:
     return x
   if not isinstance(x, Array):
     raise TypeError(f"device_put with a sharding takes concrete arrays, got {x!r}.")
-  if isinstance(sharding, layout_mod.Format):   # (its layout: the row-major one jaxlite keeps)
-    layout_mod.with_layout_constraint(x, sharding.layout)
-    if sharding.sharding is None:
-      return x
-    sharding = sharding.sharding
+  if isinstance(sharding, layout_mod.Format):
+    layout = sharding.layout
+    if sharding.sharding is not None:
+      x = place(x, sharding.sharding)
+    return relayout(x, None if isinstance(layout, layout_mod.AutoLayoutSingleton)
+                    else layout)
   if x._placed is not None and x._placed.sharding == sharding:
     return x
   if isinstance(sharding, backends.Device):
@@ -995,6 +1006,51 @@ def place(x, sharding) -> Array:
   indices = sharding.devices_indices_map(value.shape)
   pieces = put_pieces([value[indices[d]] for d in devices], devices)
   return from_pieces(sharding, pieces, value.shape, value.dtype, x.weak_type)
+
+
+def relayout(x, layout) -> Array:
+  """Concrete ``x`` in the device memory layout ``layout`` (a Layout, or None for the
+  default), where it is placed (committed to the default device if it is not), as
+  ``with_layout_constraint`` and ``jax.device_put`` with a ``Format`` lay arrays out.
+  ``x`` itself where it has that layout already."""
+  if isinstance(x, extended.ExtendedArray):
+    if layout is not None and not layout_mod.is_row_major(layout, x.ndim):
+      raise NotImplementedError(f"jaxlite keeps key arrays in the default layout; "
+                                f"{layout} asks for another one.")
+    return x
+  if layout is not None:
+    layout.check_compatible_aval(x.shape)
+    layout.check_permutation(x.shape)
+  target = layout_mod.canonical(layout, x.ndim)
+  placed = x._placed
+  source = None if placed is None else placed.layout
+  if source == target and (placed is not None or target is None):
+    return x
+  relayout_mod.check_available(target)
+  sharding = (placed.sharding if placed is not None
+              else SingleDeviceSharding(backends.default_device()))
+  if placed is not None and not any(isinstance(p, np.ndarray) for p in placed.pieces):
+    pieces = placed.pieces
+  else:   # (from the host: in the default layout)
+    value, source = np.asarray(x._value), None
+    indices = sharding.devices_indices_map(value.shape)
+    pieces = put_pieces([value[indices[d]] for d in sharding._device_list],
+                        sharding._device_list)
+    if target is None:
+      return from_pieces(sharding, pieces, x.shape, x.dtype, x.weak_type)
+  pieces = relayout_mod.relaid_out(pieces, sharding, x.shape, x.dtype, source, target)
+  return from_pieces(sharding, pieces, x.shape, x.dtype, x.weak_type, layout=target)
+
+
+def format_of(x: Array) -> layout_mod.Format:
+  """``x.format``: the device memory layout its buffers have and its sharding."""
+  placed = x._placed
+  buf = x._buf if placed is None else placed.pieces[0]
+  if buf is None or isinstance(buf, np.ndarray) or buf.__class__ is array_mod._Deleted:
+    layout = layout_mod.Layout(tuple(range(x.ndim)), ())   # a host array: row-major
+  else:
+    layout = relayout_mod.buffer_layout(buf, x.ndim)
+  return layout_mod.Format(layout, x.sharding)
 
 
 def shards_of(x: Array) -> list:
@@ -1025,11 +1081,13 @@ def commit(x: Array, device) -> Array:
 
 
 array_mod.placement.update(assemble=Placed.assemble, sharding=sharding_of, shards=shards_of,
+                           format=format_of,
                            commit=commit, in_context=lambda out: in_context(out),
                            spread=lambda *a: _spread_results(*a))
 sharding_constraint.mesh_rules.update(context_sharding=context_sharding, place=place,
                                       check_explicit=check_explicit, auto_axes=auto_axes,
-                                      asserted_by_type=_asserted_by_type)
+                                      asserted_by_type=_asserted_by_type,
+                                      relayout=relayout)
 
 
 def aval_sharding(aval) -> NamedSharding:

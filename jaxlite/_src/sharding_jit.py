@@ -10,6 +10,12 @@ the function unsharded (same answers) and lays the results out as asked.
 
 Arguments without a sharding keep the NamedSharding they carry on the program's mesh,
 else they are replicated; results without one are replicated.
+
+A ``Format`` in place of a sharding also asks for a device memory layout, as in JAX:
+the program's parameters and results are compiled with it (``mhlo.layout_mode``), the
+arguments are relaid out to it, and the results keep it (``relayout``). Such a program
+always runs on XLA, on one device too. A result computed by a layout constraint keeps
+that constraint's layout.
 """
 from __future__ import annotations
 
@@ -22,10 +28,14 @@ from jaxlite._src.core import core
 from jaxlite._src import jit as jit_mod
 from jaxlite._src.core import extended
 from jaxlite._src import tiers
+from jaxlite._src import backends
+from jaxlite._src import relayout
+from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.base import mesh_context
 from jaxlite._src.base import tree
 from jaxlite._src.core.array import as_operand, check_donated_once, delete_donated
 from jaxlite._src.lax import sharding_constraint
+from jaxlite._src.lax.sharding_constraint import constrained_results
 from jaxlite._src.passes import physicalize
 from jaxlite._src.sharding import (NamedSharding, PartitionSpec, Sharding, refuse_unreduced,
                                    SingleDeviceSharding, _no_mesh_for, broadcast_to_leaves,
@@ -57,6 +67,44 @@ def _flatten_shardings(what, treedef, shardings) -> list:
     refuse_unreduced(s, f"jit's {what}")
   missing = _no_mesh_for("jit", what)
   return [context_sharding(s, missing) for s in out]
+
+
+def _split_formats(shardings):
+  """The shardings and the layouts of a tree of shardings that may hold ``Format``s: each
+  Format's sharding and layout; layouts None when no Format is there."""
+  is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec, layout_mod.Format))
+  if not any(isinstance(s, layout_mod.Format)
+             for s in tree.tree_leaves(shardings, is_leaf=is_leaf)):
+    return shardings, None
+  part = lambda field: lambda s: (getattr(s, field) if isinstance(s, layout_mod.Format)
+                                  else None if field == "layout" else s)
+  return (tree.tree_map(part("sharding"), shardings, is_leaf=is_leaf),
+          tree.tree_map(part("layout"), shardings, is_leaf=is_leaf))
+
+
+def _flatten_layouts(what, treedef, layouts) -> list:
+  """One layout (Layout, Layout.AUTO or None) per leaf of ``treedef`` from a prefix tree
+  of them."""
+  if layouts is None:
+    return [None] * treedef.num_leaves
+  is_leaf = lambda l: l is None or isinstance(l, (layout_mod.Layout,
+                                                   layout_mod.AutoLayoutSingleton))
+  return broadcast_to_leaves(layouts, treedef, is_leaf, lambda: (
+      f"jit {what}: the Formats' layouts must be a tree prefix of the corresponding "
+      f"values: {layouts!r} does not match {treedef}."))
+
+
+def _checked_layout(layout, aval, what):
+  """``layout`` for a value of ``aval`` as the program is compiled with it: None (the
+  default), Layout.AUTO, or a Layout of another order (see ``layout.canonical``)."""
+  if isinstance(layout, layout_mod.Layout):
+    try:
+      layout.check_compatible_aval(aval.shape)
+    except ValueError as e:
+      raise ValueError(f"One of jit {what} is incompatible with its layout annotation "
+                       f"{layout}: {e}") from None
+    layout.check_permutation(aval.shape)
+  return layout_mod.canonical(layout, len(aval.shape))
 
 
 def _common_mesh(shardings):
@@ -91,7 +139,9 @@ class ShardedJitted:
   """A jitted function whose arguments and results have shardings."""
 
   def __init__(self, jitted, in_shardings, out_shardings):
-    self.jitted, self.in_shardings, self.out_shardings = jitted, in_shardings, out_shardings
+    self.jitted = jitted
+    self.in_shardings, self.in_layouts = _split_formats(in_shardings)
+    self.out_shardings, self.out_layouts = _split_formats(out_shardings)
     self._exes: dict = {}
     functools.update_wrapper(self, jitted.fun, updated=())
 
@@ -137,16 +187,23 @@ class ShardedJitted:
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
         s.check_shape(core.get_aval(x).shape)
+    in_l = self._resolved_in_layouts(in_tree, leaves, closed.in_avals)
+    out_l = self._resolved_out_layouts(entry, closed)
+    laid_out = any(l is not None for l in in_l + out_l)
     policy = jitted._policy or tiers.default_policy()
-    if mesh is None or mesh.size == 1 or policy == "numpy" or not tiers.xla_available():
+    if not laid_out and (mesh is None or mesh.size == 1 or policy == "numpy"
+                         or not tiers.xla_available()):
       outs = self._run_unsharded(args, kwargs, mesh, out_sh)
       return tree.tree_unflatten(entry.traced_out_tree, outs)
+    if laid_out:
+      relayout.check_available(next(l for l in in_l + out_l if l is not None))
     if entry.donate is not None:
       check_donated_once(leaves, entry.donate)
     # XLA computes on the data of extended arrays (passes.physicalize): the executable
     # takes and gives their data, which entry.out_tree wraps again
     data = list(map(extended.physical, leaves))
-    outs = self._run_spmd(entry, physicalize.run(closed), data, mesh, in_sh, out_sh)
+    outs = self._run_spmd(entry, physicalize.run(closed), data, mesh, in_sh, out_sh, in_l,
+                          out_l)
     if entry.donate is not None:   # deleted as on one device (XLA reuses nothing here)
       delete_donated(leaves, entry.donate)
     return tree.tree_unflatten(entry.out_tree, outs)
@@ -156,8 +213,12 @@ class ShardedJitted:
     # its results constrained to the layouts asked, which the outer program then keeps
     outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
     out_sh = _flatten_shardings("out_shardings", entry.traced_out_tree, self.out_shardings)
+    out_l = _flatten_layouts("out_shardings", entry.traced_out_tree, self.out_layouts)
     outs = [o if s is None else sharding_constraint.constrain(o, s)
             for o, s in zip(outs, out_sh)]
+    outs = [o if not isinstance(l, layout_mod.Layout)
+            else sharding_constraint.with_layout_constraint(o, l)
+            for o, l in zip(outs, out_l)]
     return tree.tree_unflatten(entry.traced_out_tree, outs)
 
   def _call_with_refs(self, entry, args, kwargs):
@@ -182,6 +243,43 @@ class ShardedJitted:
             f"{core.get_aval(x)}")
     return [s if s is not None else _placed_sharding(x) for x, s in zip(leaves, given)]
 
+  def _resolved_in_layouts(self, in_tree, leaves, in_avals) -> list:
+    """Per argument leaf, the layout the program reads it in, by JAX's rules: the one
+    given, which a committed argument laid out otherwise must match where its sharding
+    was given too; else a committed argument's own where its sharding was given; else
+    the default. (``Layout.AUTO`` reads the default layout: jaxlite compiles parameters
+    for the layout the arguments come in.)"""
+    args_tree = in_tree.children()[0]
+    given = _flatten_layouts("in_shardings", args_tree, self.in_layouts)
+    given += [None] * (len(leaves) - len(given))
+    sharded = _flatten_shardings("in_shardings", args_tree, self.in_shardings)
+    sharded += [None] * (len(leaves) - len(sharded))
+    out = []
+    for x, l, s, aval in zip(leaves, given, sharded, in_avals):
+      placed = getattr(x, "_placed", None)   # (committed: placed somewhere)
+      own = None if placed is None else placed.layout
+      if l is None:
+        out.append(own if s is not None else None)
+        continue
+      l = _checked_layout(l, aval, "inputs")
+      if isinstance(l, layout_mod.AutoLayoutSingleton):
+        l = None
+      if placed is not None and s is not None and own != l:
+        raise ValueError(
+            "Layout passed to jit does not match the layout on the respective arg. Got "
+            f"jit layout: {given[len(out)]},\narg layout: {x.format.layout} for arg type: "
+            f"{aval}.")
+      out.append(l)
+    return out
+
+  def _resolved_out_layouts(self, entry, closed) -> list:
+    """Per result, the layout asked for it: given, else that of a layout constraint
+    computing it (see ``constrained_results``)."""
+    given = _flatten_layouts("out_shardings", entry.traced_out_tree, self.out_layouts)
+    given = [g if g is not None else c
+             for g, c in zip(given, constrained_results(closed.jaxpr))]
+    return [_checked_layout(l, a, "outputs") for l, a in zip(given, closed.out_avals)]
+
   def _run_unsharded(self, args, kwargs, mesh, out_sh):
     outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
     placed = []
@@ -195,32 +293,60 @@ class ShardedJitted:
       placed.append(o)
     return placed
 
-  def _run_spmd(self, entry, closed, leaves, mesh, in_sh, out_sh):
-    rep = NamedSharding(mesh, PartitionSpec())
-    in_sh = [s if isinstance(s, NamedSharding) and s.mesh == mesh else rep for s in in_sh]
-    out_sh = [s if isinstance(s, NamedSharding) else rep for s in out_sh]
-    key = (entry.key, tuple(in_sh), tuple(out_sh))
+  def _run_spmd(self, entry, closed, leaves, mesh, in_sh, out_sh, in_l, out_l):
+    if mesh is None:   # (laid out in memory on one device: the one named, else the default)
+      device = next((s._device_list[0] for s in in_sh + out_sh if isinstance(s, Sharding)),
+                    None) or backends.default_device()
+      devices = [device]
+      rep = SingleDeviceSharding(device)
+      in_sh, out_sh = [rep] * len(in_sh), [rep] * len(out_sh)
+    else:
+      devices = list(mesh.devices.flat)
+      rep = NamedSharding(mesh, PartitionSpec())
+      in_sh = [s if isinstance(s, NamedSharding) and s.mesh == mesh else rep for s in in_sh]
+      out_sh = [s if isinstance(s, NamedSharding) else rep for s in out_sh]
+    key = (entry.key, tuple(in_sh), tuple(out_sh), tuple(in_l), tuple(out_l))
     exe = self._exes.get(key)
     if exe is None:
       from jaxlite._src.backends import xla
       in_avals, out_avals = closed.in_avals, closed.out_avals
+      backend, several = devices[0].client, len(devices) > 1
       exe = self._exes[key] = xla.compile_on_devices(
-          closed, f"jit_{self.__name__}", [d.id for d in mesh.devices.flat],
+          closed, f"jit_{self.__name__}", [backend.devices().index(d) for d in devices],
           replicas=False,
-          arg_shardings=in_sh, out_shardings=out_sh,
+          arg_shardings=in_sh if several else None,
+          out_shardings=out_sh if several else None,
           in_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(in_sh, in_avals)],
-          out_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(out_sh, out_avals)])
-    per_arg = [_pieces(x, s) for x, s in zip(leaves, in_sh)]
-    n = mesh.size
-    outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(n)])
-    return [from_pieces(s, [o[j] for o in outs], a.shape, a.dtype, a.weak_type)
-            for j, (s, a) in enumerate(zip(out_sh, closed.out_avals))]
+          out_specs=[(s.shard_shape(a.shape), a.dtype) for s, a in zip(out_sh, out_avals)],
+          arg_layouts=in_l, out_layouts=out_l, on=backend.pjrt_client())
+    per_arg = [_pieces(x, s, l) for x, s, l in zip(leaves, in_sh, in_l)]
+    outs = exe.execute_sharded([[p[i] for p in per_arg] for i in range(len(devices))])
+    results = []
+    for j, (s, a, l) in enumerate(zip(out_sh, closed.out_avals, out_l)):
+      pieces = [o[j] for o in outs]
+      if isinstance(l, layout_mod.AutoLayoutSingleton):   # XLA's choice: as it says
+        l = relayout.canonical_of_buffer(pieces[0], len(a.shape))
+      results.append(from_pieces(s, pieces, a.shape, a.dtype, a.weak_type, layout=l))
+    return results
 
   def lower(self, *args, **kwargs):
-    return self.jitted.lower(*args, **kwargs)
+    return self.trace(*args, **kwargs).lower()
 
   def trace(self, *args, **kwargs):
-    return self.jitted.trace(*args, **kwargs)
+    """The ``Traced`` stage of the function, knowing the layouts asked for; calls of its
+    compiled stage run through this jit."""
+    traced = self.jitted.trace(*args, **kwargs)
+    jitted, entry = self.jitted, traced._entry
+    dyn_args, dyn_kwargs = args, kwargs
+    if jitted._static_argnums or jitted._static_argnames:
+      dyn_args, dyn_kwargs, _ = jitted._split_static(args, kwargs)
+    leaves, in_tree = tree.tree_flatten((dyn_args, dyn_kwargs))
+    given_in = _flatten_layouts("in_shardings", in_tree.children()[0], self.in_layouts)
+    given_in += [None] * (len(leaves) - len(given_in))
+    given_out = _flatten_layouts("out_shardings", entry.traced_out_tree, self.out_layouts)
+    traced._layouts = jit_mod.staged_layouts(entry.jaxpr, leaves, given_in, given_out)
+    traced._sharded = self
+    return traced
 
 
 _following = weakref.WeakKeyDictionary()   # jitted function -> its ShardedJitted.following

@@ -29,7 +29,8 @@ from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
-                                   broadcast_to_leaves, from_pieces, put_pieces)
+                                   broadcast_to_leaves, from_pieces, place, put_pieces,
+                                   relayout)
 from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.passes import physicalize
 from jaxlite._src.transforms import batching, staging
@@ -258,13 +259,18 @@ def _key_data(x: Array) -> Array:
   return extended.physical(x)
 
 
-def _pieces(x: Array, sharding: NamedSharding) -> list:
-  """The PJRT buffers of ``x``'s shards under ``sharding``, reused when ``x`` is already
-  laid out so (e.g. the output of the previous step)."""
+def _pieces(x: Array, sharding: NamedSharding, layout=None) -> list:
+  """The PJRT buffers of ``x``'s shards under ``sharding`` in the device memory layout
+  ``layout`` (canonical: None for the default), reused when ``x`` is already laid out
+  so (e.g. the output of the previous step)."""
   placed = x._placed
   if placed is not None and placed.sharding == sharding and not any(
       isinstance(p, np.ndarray) for p in placed.pieces):
-    return placed.pieces
+    if placed.layout == layout:
+      return placed.pieces
+    return relayout(x, layout)._placed.pieces
+  if layout is not None:
+    return relayout(place(x, sharding), layout)._placed.pieces
   value = np.asarray(x._value)
   indices = sharding.devices_indices_map(value.shape)
   devices = sharding._device_list

@@ -62,11 +62,15 @@ class Stage:
 class Traced(Stage):
   """A function traced for one signature: its jaxpr and output shapes."""
 
-  def __init__(self, jitted, entry, arg_names, donated=None):
+  def __init__(self, jitted, entry, arg_names, donated=None, layouts=None, sharded=None):
     self._jitted = jitted
     self._entry = entry
     self._arg_names = arg_names
     self._donated = donated   # per argument leaf, whether donated (None: none is)
+    # (per argument leaf, per result) the device memory layouts compiled for, canonical
+    # (None: the default); and the jit with shardings or layouts that calls run through
+    self._layouts = layouts
+    self._sharded = sharded
 
   @property
   def jaxpr(self):
@@ -151,7 +155,9 @@ class Lowered(Stage):
     optimized = entry.optimized or passes.optimize(entry.jaxpr)
     if dialect in ("stablehlo", "mhlo"):
       from jaxlite._src.backends import xla
-      return xla.lower(optimized, jitted._name, entry.donation)
+      in_l, out_l = self._traced._layouts or (None, None)
+      return xla.lower(optimized, jitted._name, entry.donation, arg_layouts=in_l,
+                       out_layouts=out_l)
     if dialect in ("numpy", "python"):
       return entry.source or codegen.compile_jaxpr(optimized, jitted._name)[1]
     if dialect == "hlo":
@@ -247,16 +253,24 @@ class Compiled(Stage):
 
   @property
   def input_formats(self):
-    """Per argument leaf, its ``Format``: the row-major layout jaxlite keeps, and its
-    sharding."""
-    return tree.tree_map(lambda info, s: layout.Format(_row_major(info._aval.ndim), s),
-                         self.args_info, self.input_shardings)
+    """Per argument leaf, its ``Format``: the device memory layout the program reads it
+    in, and its sharding."""
+    infos, in_tree = tree.tree_flatten(self.args_info)
+    shardings = tree.tree_leaves(self.input_shardings)
+    in_l = (self._traced._layouts or ([None] * len(infos), None))[0]
+    return tree.tree_unflatten(in_tree, [
+        layout.Format(_reported(l, info._aval.ndim), s)
+        for info, s, l in zip(infos, shardings, in_l)])
 
   @property
   def output_formats(self):
-    """Per output leaf, its ``Format`` (row-major, and its sharding)."""
-    return tree.tree_map(lambda s: layout.Format(_row_major(len(s.shape)), s.sharding),
-                         self.out_info)
+    """Per output leaf, its ``Format``: the device memory layout it is computed to, and
+    its sharding."""
+    infos, out_tree = tree.tree_flatten(self.out_info)
+    out_l = (self._traced._layouts or (None, [None] * len(infos)))[1]
+    return tree.tree_unflatten(out_tree, [
+        layout.Format(_reported(l, len(s.shape)), s.sharding)
+        for s, l in zip(infos, out_l)])
 
   def memory_analysis(self):
     """XLA's memory analysis of the program where XLA runs it, else None (as JAX returns
@@ -285,7 +299,8 @@ class Compiled(Stage):
 
   def __call__(self, *args, **kwargs):
     jitted = self._traced._jitted
-    if jitted._static_argnums or jitted._static_argnames:
+    static = jitted._static_argnums or jitted._static_argnames
+    if static:
       args, kwargs, _ = jitted._split_static(args, kwargs)
     leaves, in_tree = tree.tree_flatten((args, kwargs))
     expected_tree, expected_sigs = self._entry.key[0], self._entry.key[1]
@@ -303,6 +318,9 @@ class Compiled(Stage):
     if mismatches:
       raise TypeError("Argument types differ from the types for which this computation was "
                       "compiled. The mismatches are:\n" + "\n".join(mismatches))
+    sharded = self._traced._sharded
+    if sharded is not None and not static:   # (laid out as its jit asks)
+      return sharded(*args, **kwargs)
     donate = self._entry.donate
     if donate is not None:
       check_donated_once(leaves, donate)
@@ -332,8 +350,14 @@ def _single_device(device):
   return SingleDeviceSharding(device)
 
 
-def _row_major(ndim):
-  return layout.Layout(tuple(range(ndim)), ())
+def _reported(canonical, ndim):
+  """A canonical layout (None: the default, row-major one; ``Layout.AUTO``: XLA's choice,
+  the default for the layouts jaxlite compiles) as compiled formats give it: untiled,
+  as the CPU lays arrays out."""
+  if not isinstance(canonical, layout.Layout):   # the default, or XLA's choice of it
+    return layout.Layout(tuple(range(ndim)), ())
+  order = canonical.major_to_minor
+  return layout.Layout(order, ())
 
 
 class MeshLowered(Lowered):

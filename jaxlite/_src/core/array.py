@@ -324,6 +324,11 @@ class Array(core.ArrayMethods):
     return placement["sharding"](self)
 
   @property
+  def format(self):
+    """Its device memory layout and sharding (``jax.experimental.layout.Format``)."""
+    return placement["format"](self)
+
+  @property
   def addressable_shards(self):
     """One ``Shard`` (device, index, replica_id, data) per device holding a piece."""
     return placement["shards"](self)

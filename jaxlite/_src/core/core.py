@@ -22,6 +22,7 @@ import numpy as np
 from jaxlite._src.base import dtypes
 from jaxlite._src.base import effects as effects_lib
 from jaxlite._src.base import errors
+from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.base import pretty_printer as pp
 
 
@@ -183,8 +184,9 @@ def get_aval(x) -> ShapedArray:
 
 class ShapeDtypeStruct:
   """A shape, dtype and weak type standing in for an array (``jax.ShapeDtypeStruct``),
-  with the sharding it was given (None by default), kept and shown as JAX keeps it."""
-  __slots__ = ("shape", "dtype", "weak_type", "sharding")
+  with the sharding it was given (None by default), kept and shown as JAX keeps it. A
+  ``Format`` given as the sharding also gives its device memory layout (``format``)."""
+  __slots__ = ("shape", "dtype", "weak_type", "sharding", "_layout")
 
   def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False,
                manual_axis_type=None, is_ref: bool = False):
@@ -195,10 +197,17 @@ class ShapeDtypeStruct:
     self.shape = tuple(int(d) for d in shape)
     self.dtype = dtypes.aval_dtype(dtype)
     self.weak_type = weak_type
+    self._layout = None
+    if isinstance(sharding, layout_mod.Format):
+      if isinstance(sharding.layout, layout_mod.AutoLayoutSingleton):
+        raise TypeError("`Layout.AUTO` cannot be used in place of a device-local layout "
+                        f"in a `ShapeDtypeStruct`. Got {sharding}")
+      self._layout, sharding = sharding.layout, sharding.sharding
     self.sharding = sharding   # kept as given (libraries copy it from struct to struct)
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+  format = property(lambda self: layout_mod.Format(self._layout, self.sharding))
 
   @property
   def aval(self):
@@ -209,16 +218,18 @@ class ShapeDtypeStruct:
 
   def __repr__(self):
     sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
+    layout = f", format={self._layout}" if self._layout is not None else ""
     weak = ", weak_type=True" if self.weak_type else ""
-    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
+    return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}"
+            f"{layout}{weak})")
 
   def __eq__(self, other):
     return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
             and self.dtype == other.dtype and self.weak_type == other.weak_type
-            and self.sharding == other.sharding)
+            and self.sharding == other.sharding and self._layout == other._layout)
 
   def __hash__(self):
-    return hash((self.shape, self.dtype, self.weak_type, self.sharding))
+    return hash((self.shape, self.dtype, self.weak_type, self.sharding, self._layout))
 
 
 # ----------------------------------------------------------------------------- primitives

@@ -1,18 +1,22 @@
-"""Layout requests: ``with_sharding_constraint`` and the ``out_sharding`` keyword of
-``dot_general``, ``conv_general_dilated`` and ``jnp.einsum``/``jnp.dot``.
+"""Layout requests: ``with_sharding_constraint``, ``with_layout_constraint`` and the
+``out_sharding`` keyword of ``dot_general``, ``conv_general_dilated`` and
+``jnp.einsum``/``jnp.dot``.
 
 ``sharding_constraint`` is the identity on values, carrying a sharding for XLA's SPMD
 partitioner: inside a ``jit`` compiled with shardings it lowers to an
 ``sdy.sharding_constraint``, elsewhere in a trace (tier 0, one device) it does nothing.
 ``with_sharding_constraint`` on a concrete array lays it out (``jax.device_put``).
+``layout_constraint`` is the identity on values too, carrying a device memory layout
+(``Layout``) for XLA's layout assignment; on a concrete array it relays the array out.
 """
 from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 from jaxlite._src.core import core
-from jaxlite._src.base import layout
+from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.base import tree
 from jaxlite._src.core.core import Primitive, Tracer
 from jaxlite._src.lax.base import operand as _operand
@@ -24,7 +28,8 @@ from jaxlite._src.transforms import batching
 # "context_sharding" (sharding or PartitionSpec, missing) -> the Sharding the mesh in
 # context (jax.set_mesh) makes of it, raising missing() for a spec with no mesh there;
 # "place" (Array, Sharding) -> the Array laid out so; "check_explicit" (sharding, api)
-# raises JAX's ValueError where a spec names axes that are not Explicit.
+# raises JAX's ValueError where a spec names axes that are not Explicit; "relayout"
+# (Array, Layout) -> the Array in that device memory layout.
 mesh_rules: dict = {}
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -49,6 +54,81 @@ ad.deflinear2(sharding_constraint_p,
              lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 
 
+layout_constraint_p = Primitive("layout_constraint")
+layout_constraint_p.def_abstract_eval(lambda x, *, layout: x)
+ad.deflinear2(layout_constraint_p,
+              lambda ct, x, *, layout: [layout_constraint_p.bind(ct, layout=layout)])
+
+
+def _layout_constraint_batcher(args, dims, *, layout):
+  (x,), (d,) = args, dims
+  if d is None:
+    return layout_constraint_p.bind(x, layout=layout), None
+  return layout_constraint_p.bind(x, layout=layout_mod.get_layout_for_vmap(d, layout)), d
+
+
+batching.batching_rules[layout_constraint_p] = _layout_constraint_batcher
+
+
+def constrained_results(jaxpr) -> list:
+  """Per result of ``jaxpr``, the layout of the layout constraint computing it, or None:
+  such a result of a jitted function keeps that layout, as in JAX. (Kept per jaxpr: a
+  jit with shardings asks on every call.)"""
+  found = _constrained.get(jaxpr)
+  if found is None:
+    made = {v: e.params["layout"] for e in jaxpr.eqns if e.primitive is layout_constraint_p
+            for v in e.outvars}
+    found = _constrained[jaxpr] = [made.get(v) if type(v) is core.Var else None
+                                   for v in jaxpr.outvars]
+  return found
+
+
+_constrained: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def with_layout_constraint(x, layouts):
+  """Ask for each array of ``x`` (a pytree) in the device memory layout ``layouts`` says.
+
+  Values never change. Inside a ``jit`` it tells XLA's layout assignment (a result of the
+  jitted function computed by it keeps that layout); on a concrete array it returns the
+  array relaid out, as JAX does.
+
+  Parameters
+  ----------
+  x : pytree of arrays
+  layouts : Layout or pytree of Layouts (a prefix of ``x``)
+
+  Raises
+  ------
+  ValueError
+    Where a layout is not a ``Layout`` or does not have one entry per dimension.
+  """
+  leaves, treedef = tree.tree_flatten(x)
+  is_layout = lambda l: isinstance(l, layout_mod.Layout)
+  per_leaf = ([layouts] * len(leaves) if is_layout(layouts) or layouts is None
+              else tree.tree_leaves(layouts, is_leaf=lambda l: l is None or is_layout(l)))
+  if len(per_leaf) != len(leaves):
+    raise ValueError(f"with_layout_constraint: got {len(per_leaf)} layouts for "
+                     f"{len(leaves)} arrays; pass one Layout or a matching pytree.")
+  if not all(map(is_layout, per_leaf)):
+    raise ValueError("layouts passed to `with_layout_constraint` must be of type `Layout`. "
+                     f"Got {[type(l) for l in per_leaf]}")
+  outs = []
+  for leaf, layout in zip(leaves, per_leaf):
+    leaf = _operand(leaf)
+    shape = core.get_aval(leaf).shape
+    try:
+      layout.check_compatible_aval(shape)
+    except ValueError as e:
+      raise ValueError(f"with_layout_constraint arguments: {e}") from None
+    layout.check_permutation(shape)
+    if not isinstance(leaf, Tracer) and core.current_trace() is core.eval_trace:
+      outs.append(mesh_rules["relayout"](leaf, layout))
+    else:
+      outs.append(layout_constraint_p.bind(leaf, layout=layout))
+  return tree.tree_unflatten(treedef, outs)
+
+
 def _no_mesh():
   return RuntimeError(
       "with_sharding_constraint requires a non-empty mesh in context if you are passing "
@@ -71,8 +151,8 @@ def with_sharding_constraint(x, shardings):
   ----------
   x : pytree of arrays
   shardings : Sharding, PartitionSpec, Format or pytree of them (a prefix of ``x``)
-    A PartitionSpec names axes of the mesh in context (``jax.set_mesh``); a Format's
-    layout must be the row-major one jaxlite keeps.
+    A PartitionSpec names axes of the mesh in context (``jax.set_mesh``); a Format
+    also asks for its layout (``with_layout_constraint``).
 
   Raises
   ------
@@ -90,7 +170,7 @@ def constrain(x, shardings, checked=False):
   leaves, treedef = tree.tree_flatten(x)
   # (on the type: an abstract mesh's sharding raises where its devices are asked for)
   is_sharding = lambda s: hasattr(type(s), "device_set") or isinstance(
-      s, (PartitionSpec, layout.Format))
+      s, (PartitionSpec, layout_mod.Format))
   if is_sharding(shardings):
     per_leaf = [shardings] * len(leaves)
   else:
@@ -102,9 +182,13 @@ def constrain(x, shardings, checked=False):
   outs = []
   for leaf, sharding in zip(leaves, per_leaf):
     leaf = _operand(leaf)
-    if isinstance(sharding, layout.Format):   # (its layout: the row-major one jaxlite keeps)
-      layout.with_layout_constraint(leaf, sharding.layout)
-      sharding = sharding.sharding
+    if isinstance(sharding, layout_mod.Format):   # laid out first, then relaid out
+      layout = sharding.layout
+      if sharding.sharding is not None:
+        leaf = constrain(leaf, sharding.sharding, checked)
+      outs.append(leaf if not isinstance(layout, layout_mod.Layout)
+                  else with_layout_constraint(leaf, layout))
+      continue
     sharding = resolve(sharding, _no_mesh)
     if checked and mesh_rules["asserted_by_type"](leaf, sharding):
       outs.append(leaf)

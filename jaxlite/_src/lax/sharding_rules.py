@@ -668,6 +668,7 @@ core.sharding_rules.update({
     reductions.reduce_p: _reduce,
     convolution.conv_general_dilated_p: _conv,
     sc.sharding_constraint_p: _constraint,
+    sc.layout_constraint_p: _same,   # (a layout in memory: the split is unchanged)
     linalg.triangular_solve_p: _triangular_solve,
     bits.bitcast_convert_type_p: _bitcast,
     ew.conj_p: elementwise(ew.conj_p),

@@ -6,7 +6,7 @@ and then run outside it; that is an error, and the message says why.
 """
 from jaxlite._src.backends.numpy.impls import impl_rules
 from jaxlite._src.lax import parallel
-from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
+from jaxlite._src.lax.sharding_constraint import layout_constraint_p, sharding_constraint_p
 
 
 def _outside_vmap(name, axis_names):
@@ -29,4 +29,6 @@ impl_rules.update({
     parallel.all_to_all_p: _outside_vmap("all_to_all", "axis_name"),
     # a layout request for XLA's partitioner: tier 0 computes unsharded
     sharding_constraint_p: lambda x, *, sharding: x,
+    # a device memory layout: host arrays have one layout, and values never change
+    layout_constraint_p: lambda x, *, layout: x,
 })

@@ -163,10 +163,13 @@ def device_put(value) -> DeviceBuffer:
   return client().put(value)
 
 
-def lower(closed: core.ClosedJaxpr, name: str = "main", donation=None) -> str:
+def lower(closed: core.ClosedJaxpr, name: str = "main", donation=None, arg_layouts=None,
+          out_layouts=None) -> str:
   """The StableHLO text of ``closed`` (see ``stablehlo.lower``; ``donation`` per
-  parameter: the output it aliases, True for a buffer donor, or None)."""
-  return _lowering().lower(closed, name, donation=donation)
+  parameter: the output it aliases, True for a buffer donor, or None; the layouts per
+  parameter and result, None for the default)."""
+  return _lowering().lower(closed, name, donation=donation, arg_layouts=arg_layouts,
+                           out_layouts=out_layouts)
 
 
 def donors(donation) -> tuple:
@@ -335,11 +338,12 @@ def compile(closed: core.ClosedJaxpr, name: str = "main", donation=None,
 
 def lower_on_devices(closed: core.ClosedJaxpr, name: str, n: int, *, replicas: bool,
                      mesh_axes=(), arg_shardings=None, out_shardings=None,
-                     donation=None) -> str:
+                     donation=None, arg_layouts=None, out_layouts=None) -> str:
   """The StableHLO text of ``closed`` run on ``n`` devices at once (see
   ``compile_on_devices``)."""
   return _lowering().lower(closed, name, mesh_axes=mesh_axes, arg_shardings=arg_shardings,
                            out_shardings=out_shardings, donation=donation,
+                           arg_layouts=arg_layouts, out_layouts=out_layouts,
                            **_device_counts(n, replicas))
 
 
@@ -350,7 +354,8 @@ def _device_counts(n, replicas):
 
 def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, replicas: bool,
                        mesh_axes=(), arg_shardings=None, out_shardings=None,
-                       in_specs=None, out_specs=None, donation=None, options=None):
+                       in_specs=None, out_specs=None, donation=None, options=None,
+                       arg_layouts=None, out_layouts=None, on=None):
   """Compile ``closed`` to run on the devices ``device_ids`` (client indices) at once.
 
   ``replicas=True``: ``closed`` is the per-device program (pmap, shard_map), run as one
@@ -359,15 +364,17 @@ def compile_on_devices(closed: core.ClosedJaxpr, name: str, device_ids, *, repli
   device as the shardings say. ``in_specs``/``out_specs`` are the
   per-device (shape, dtype) of the buffers (default: the jaxpr's avals); ``donation``
   the parameters XLA may write results into (see ``lower``); ``options`` XLA compiler
-  options (see ``compile``). Returns the ``pjrt.LoadedExecutable``; run it with
-  ``execute_sharded``.
+  options (see ``compile``); ``arg_layouts``/``out_layouts`` the device memory layouts
+  of the parameters and results (see ``lower``); ``on`` the client (None: the CPU's).
+  Returns the ``pjrt.LoadedExecutable``; run it with ``execute_sharded``.
   """
   n = len(device_ids)
   text = lower_on_devices(closed, name, n, replicas=replicas, mesh_axes=mesh_axes,
                           arg_shardings=arg_shardings, out_shardings=out_shardings,
-                          donation=donation)
+                          donation=donation, arg_layouts=arg_layouts,
+                          out_layouts=out_layouts)
   ids = [[d] for d in device_ids] if replicas else [list(device_ids)]
-  loaded = client().compile(text, pjrt.compile_options(
+  loaded = (on or client()).compile(text, pjrt.compile_options(
       device_ids=ids, overrides=_with_defaults(options), **_device_counts(n, replicas)))
   loaded.set_signature(in_specs or list(map(buffer_spec, closed.in_avals)),
                        out_specs or list(map(buffer_spec, closed.out_avals)),

@@ -391,23 +391,36 @@ def _named_values(address, count) -> dict:
   return out
 
 
-_row_major: dict = {}
-
-
 def row_major_layout(ndim: int):
   """The address of a PJRT host layout for a dense C-order array of ``ndim`` dimensions,
   to pass as ``host_layout``. Without one, ToHostBuffer writes the buffer in the device's
   own layout: a TPU's for rank 3 and up is not C order, and read as C order its axes come
   out permuted."""
-  made = _row_major.get(ndim)
+  return host_layout(tuple(range(ndim)))
+
+
+def host_layout(major_to_minor: tuple):
+  """The address of a PJRT host layout for a dense array whose dimensions lie in memory
+  in the order ``major_to_minor`` (slowest varying first), untiled."""
+  made = _host_layouts.get(major_to_minor)
   if made is None:
-    order = (c_int64 * max(ndim, 1))(*range(ndim - 1, -1, -1))
+    ndim = len(major_to_minor)
+    order = (c_int64 * max(ndim, 1))(*reversed(major_to_minor))
     layout = _new(MemoryLayout, type=0)   # PJRT_Buffer_MemoryLayout_Type_Tiled, no tiles
     layout.layout.tiled.struct_size = TiledLayout.SIZE
     layout.layout.tiled.minor_to_major = ctypes.addressof(order)
     layout.layout.tiled.minor_to_major_size = ndim
-    made = _row_major.setdefault(ndim, (ctypes.addressof(layout), layout, order))
+    made = _host_layouts.setdefault(major_to_minor, (ctypes.addressof(layout), layout, order))
   return made[0]
+
+
+_host_layouts: dict = {}
+
+
+def _int64s(address, count) -> list:
+  return list((c_int64 * count).from_address(address)) if count else []
+GetMemoryLayoutArgs = _args("PJRT_Buffer_GetMemoryLayout_Args",
+                            [("buffer", _P), ("layout", MemoryLayout)])
 
 
 _apis: dict = {}
@@ -1524,8 +1537,14 @@ class DeviceBuffer:
     api.check(api.Buffer_ReadyEvent(ctypes.byref(r)))
     api.await_event(r.event)
 
-  def to_numpy(self) -> np.ndarray:
-    """The value as a NumPy array (waits for it; do not write to the result)."""
+  def to_numpy(self, major_to_minor=None) -> np.ndarray:
+    """The value as a NumPy array (waits for it; do not write to the result).
+
+    ``major_to_minor``: the order of the dimensions in the buffer's memory, for a buffer
+    computed to a layout other than the row-major default (PJRT does not record which
+    layout a caller expects, and reading one as the other permutes the elements)."""
+    if major_to_minor is not None:
+      return self._to_numpy_in(major_to_minor)
     self.block_until_ready()
     shape, dtype = self.spec
     nbytes = self.nbytes
@@ -1545,6 +1564,38 @@ class DeviceBuffer:
     api.check(api.Buffer_ToHostBuffer(ctypes.byref(ha)))
     api.await_event(ha.event)
     return out
+
+  def _to_numpy_in(self, major_to_minor):
+    # the elements in memory order, untiled by PJRT where the device tiles them (a CPU
+    # buffer is that already: the CPU plugin ignores the host layout asked for)
+    self.block_until_ready()
+    shape, dtype = self.spec
+    physical = tuple(shape[d] for d in major_to_minor)
+    out = np.empty(physical, dtype)
+    if out.nbytes:
+      ha = _new(ToHostArgs, src=self.handle, host_layout=host_layout(major_to_minor),
+                dst=out.ctypes.data, dst_size=out.nbytes)
+      self.api.check(self.api.Buffer_ToHostBuffer(ctypes.byref(ha)))
+      self.api.await_event(ha.event)
+    return np.ascontiguousarray(out.transpose(np.argsort(major_to_minor)))
+
+  def memory_layout(self) -> tuple:
+    """The buffer's layout as PJRT reports it: ``(major_to_minor, tiling)``, the tiles
+    outermost first (an empty tuple when untiled)."""
+    a = _new(GetMemoryLayoutArgs, buffer=self.handle)
+    self.api.check(self.api.Buffer_GetMemoryLayout(ctypes.byref(a)))
+    tiled = a.layout.layout.tiled
+    if a.layout.type != 0:
+      raise XlaRuntimeError("PJRT reported a strided layout; jaxlite reads tiled ones.")
+    minor_to_major = _int64s(tiled.minor_to_major, tiled.minor_to_major_size)
+    sizes = ([] if not tiled.num_tiles else
+             list((c_size_t * tiled.num_tiles).from_address(tiled.tile_dim_sizes)))
+    dims = _int64s(tiled.tile_dims, sum(sizes))
+    tiles, at = [], 0
+    for n in sizes:
+      tiles.append(tuple(dims[at:at + n]))
+      at += n
+    return tuple(reversed(minor_to_major)), tuple(tiles)
 
   def __array__(self, dtype=None, copy=None):
     value = self.to_numpy()

@@ -18,6 +18,7 @@ import numpy as np
 from jaxlite._src.core import core
 from jaxlite._src.base import config as config_lib
 from jaxlite._src.base import dtypes
+from jaxlite._src.base import layout as layout_mod
 from jaxlite._src.backends import lowering
 from jaxlite._src.backends.background import yield_to_callers
 from jaxlite._src.lax import ad_checkpoint
@@ -1678,10 +1679,22 @@ def _sharding_constraint_rule(b, eqn, x, *, sharding):
               f"sharding = {b.sdy_sharding(sharding, len(x.shape))}")[0]
 
 
+def _layout_constraint_rule(b, eqn, x, *, layout):
+  # XLA's layout assignment keeps the result in this order (JAX's custom call; the
+  # operand's layout is ignored)
+  ndim = len(x.shape)
+  dims = lambda order: f"dense<[{', '.join(map(str, order))}]> : tensor<{ndim}xindex>"
+  return b.op1("stablehlo.custom_call", [x], x.shape, x.dtype,
+               f'call_target_name = "LayoutConstraint", api_version = 1 : i32, '
+               f'backend_config = "", operand_layouts = [{dims(range(ndim))}], '
+               f'result_layouts = [{dims(reversed(layout.major_to_minor))}]')
+
+
 def _register_collectives():
   from jaxlite._src.lax import parallel as par
-  from jaxlite._src.lax.sharding_constraint import sharding_constraint_p
+  from jaxlite._src.lax.sharding_constraint import layout_constraint_p, sharding_constraint_p
   lowering_rules.update({
+      layout_constraint_p: _layout_constraint_rule,
       par.psum_p: _all_reduce_rule("add"), par.pmax_p: _all_reduce_rule("maximum"),
       par.pmin_p: _all_reduce_rule("minimum"), par.all_gather_p: _all_gather_rule,
       par.axis_index_p: _axis_index_rule, par.ppermute_p: _ppermute_rule,
@@ -1728,7 +1741,7 @@ def _missing(prim):
 
 def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1,
           num_partitions: int = 1, mesh_axes=(), arg_shardings=None,
-          out_shardings=None, donation=None) -> str:
+          out_shardings=None, donation=None, arg_layouts=None, out_layouts=None) -> str:
   """The StableHLO module (text) computing ``closed``; its entry is ``@main``.
 
   Parameters
@@ -1747,6 +1760,9 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
   donation : sequence of (int or True or None), optional
     Per parameter: the result XLA writes into its buffer (``tf.aliasing_output``), True
     to let XLA reuse its buffer for any result (``jax.buffer_donor``), or None.
+  arg_layouts, out_layouts : list of (Layout or Layout.AUTO or None), optional
+    The device memory layouts of the parameters and results (``mhlo.layout_mode``, as
+    JAX writes it); None (and the lists' default): the row-major default.
 
   Returns
   -------
@@ -1760,10 +1776,11 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
   args = [V(f"%arg{i}", v.aval.shape, v.aval.dtype) for i, v in enumerate(jaxpr.invars)]
   outs = lower_closed(b, closed, args)
   # an output may be an input or a scalar constant of a different shape: never; types match
-  out_types = ", ".join(o.type + _sharding_attr(b, out_shardings, i, o)
+  out_types = ", ".join(o.type + _result_attrs(b, out_shardings, out_layouts, i, o)
                         for i, o in enumerate(outs))
-  in_sig = ", ".join(f"{a.name}: {a.type}{_arg_attrs(b, arg_shardings, donation, i, a)}"
-                     for i, a in enumerate(args))
+  in_sig = ", ".join(
+      f"{a.name}: {a.type}{_arg_attrs(b, arg_shardings, donation, arg_layouts, i, a)}"
+      for i, a in enumerate(args))
   body = "\n".join(b.lines)
   ret = (f'    "func.return"({", ".join(o.name for o in outs)}) : '
          f'({", ".join(o.type for o in outs)}) -> ()')
@@ -1776,11 +1793,10 @@ def lower(closed: core.ClosedJaxpr, name: str = "main", *, num_replicas: int = 1
           f"{body}\n{ret}\n  }}\n}}\n")
 
 
-def _arg_attrs(b, shardings, donation, i, arg) -> str:
-  """A parameter's attributes: its sharding and its donation, as JAX's lowering writes."""
-  attrs = []
-  if shardings is not None and shardings[i] is not None:
-    attrs.append(f"sdy.sharding = {b.sdy_sharding(shardings[i], len(arg.shape))}")
+def _arg_attrs(b, shardings, donation, layouts, i, arg) -> str:
+  """A parameter's attributes: its layout, sharding and donation, as JAX's lowering
+  writes them."""
+  attrs = _placement_attrs(b, shardings, layouts, i, arg)
   alias = None if donation is None else donation[i]
   if alias is True:
     attrs.append("jax.buffer_donor = true")
@@ -1789,10 +1805,19 @@ def _arg_attrs(b, shardings, donation, i, arg) -> str:
   return f" {{{', '.join(attrs)}}}" if attrs else ""
 
 
-def _sharding_attr(b, shardings, i, out) -> str:
-  if shardings is None or shardings[i] is None:
-    return ""
-  return f" {{sdy.sharding = {b.sdy_sharding(shardings[i], len(out.shape))}}}"
+def _result_attrs(b, shardings, layouts, i, out) -> str:
+  attrs = _placement_attrs(b, shardings, layouts, i, out)
+  return f" {{{', '.join(attrs)}}}" if attrs else ""
+
+
+def _placement_attrs(b, shardings, layouts, i, value) -> list:
+  attrs = []
+  mode = None if layouts is None else layout_mod.layout_mode(layouts[i])
+  if mode is not None:
+    attrs.append(f'mhlo.layout_mode = "{mode}"')
+  if shardings is not None and shardings[i] is not None:
+    attrs.append(f"sdy.sharding = {b.sdy_sharding(shardings[i], len(value.shape))}")
+  return attrs
 
 
 def check_rules() -> dict:
