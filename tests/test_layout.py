@@ -68,6 +68,10 @@ def test_device_put_lays_an_array_out_column_major(s0):
   assert repr(y.T.format.layout) == ROW   # (computed: the default layout, as in JAX)
   # already there: kept; a Format with no layout asks for the default one
   assert repr(jax.device_put(y, s0).format.layout) == COL
+  # an array's own format lays another out the same way
+  again = jax.device_put(m16() + 1, y.format)
+  assert again.format == y.format
+  np.testing.assert_array_equal(np.asarray(again), m16() + 1)
   back = jax.device_put(y, Format(None, s0))
   assert repr(back.format.layout) == ROW
   np.testing.assert_array_equal(np.asarray(back), m16())

@@ -37,6 +37,7 @@ from jaxlite._src.core.array import (Array, check_donated_once, committed_device
 from jaxlite._src import backends
 from jaxlite._src.backends.numpy import codegen
 from jaxlite._src.backends.numpy import control_flow_impls
+from jaxlite._src import relayout
 from jaxlite._src import tiers
 from jaxlite._src.base.config import config
 from jaxlite._src.base import mesh_context
@@ -991,11 +992,12 @@ def staged_layouts(closed, leaves, given_in=None, given_out=None):
   n_in, n_out = len(closed.in_avals), len(closed.out_avals)
   given_in = given_in or [None] * n_in
   given_out = given_out or [None] * n_out
-  in_l = [layout_mod.canonical(g if g is not None else getattr(x, "_layout", None),
-                               a.ndim)
+  device = backends.default_device()
+  canonical = lambda l, a: relayout.canonical(l, device, a.shape, a.dtype)
+  in_l = [canonical(g if g is not None else getattr(x, "_layout", None), a)
           for g, x, a in zip(given_in, leaves, closed.in_avals)]
   in_l = [None if isinstance(l, layout_mod.AutoLayoutSingleton) else l for l in in_l]
-  out_l = [layout_mod.canonical(g if g is not None else c, a.ndim) for g, c, a in
+  out_l = [canonical(g if g is not None else c, a) for g, c, a in
            zip(given_out, constrained_results(closed.jaxpr), closed.out_avals)]
   return None if not any(l is not None for l in in_l + out_l) else (in_l, out_l)
 

@@ -23,10 +23,11 @@ _programs: dict = {}   # (shape, dtype, sharding, source, target) -> LoadedExecu
 _lock = threading.Lock()
 
 
-def check_available(layout):
+def check_available(layout, device):
   """Raise RuntimeError where ``layout`` (canonical) asks for more than the default
-  layout and no XLA backend is there to lay arrays out (host arrays have one layout)."""
-  if layout is not None and not tiers.xla_available():
+  layout on ``device`` and no XLA backend is there to lay arrays out (the CPU without
+  its plugin: host arrays have one layout)."""
+  if layout is not None and device.platform == "cpu" and not tiers.xla_available():
     raise RuntimeError(f"Laying an array out as {layout} needs the XLA backend, which is "
                        f"not available here; leave the layout to the default.")
 
@@ -59,6 +60,24 @@ def _identity(sharding, shape, dtype, source, target):
       arg_layouts=[source], out_layouts=[target], on=backend.pjrt_client())
 
 
+def default_layout(device, shape, dtype) -> tuple:
+  """``device``'s default layout for a piece of ``shape`` and ``dtype``, as (dimension
+  order, tiles): row-major and untiled on the CPU; elsewhere what PJRT gives a buffer
+  made there (a TPU tiles, and orders rank 3 and up otherwise), asked once per shape
+  and dtype."""
+  if device.platform == "cpu":
+    return tuple(range(len(shape))), ()
+  key = (device, tuple(shape), np.dtype(dtype))
+  found = _default_layouts.get(key)
+  if found is None:
+    buf = device.client.put(np.zeros(shape, dtype), device)
+    found = _default_layouts[key] = buf.memory_layout()
+  return found
+
+
+_default_layouts: dict = {}
+
+
 def buffer_layout(buf, ndim: int) -> layout_mod.Layout:
   """The layout PJRT buffer ``buf`` has, as ``Array.format`` reports it: its order and
   the device's tiles (row-major and untiled where the plugin cannot say)."""
@@ -69,8 +88,33 @@ def buffer_layout(buf, ndim: int) -> layout_mod.Layout:
   return layout_mod.Layout(major_to_minor, tiling)
 
 
-def canonical_of_buffer(buf, ndim: int):
-  """The canonical layout (None: the default order) of a buffer an executable computed to
-  a layout of XLA's choice (``Layout.AUTO``)."""
-  major_to_minor = buf.memory_layout()[0]
-  return None if major_to_minor == tuple(range(ndim)) else layout_mod.Layout(major_to_minor)
+def canonical(layout, device, shape, dtype):
+  """``layout`` (a Layout, ``Layout.AUTO`` or None) for a piece of ``shape`` and
+  ``dtype`` on ``device`` as placement keeps it (``layout.canonical``): None for the
+  device's default."""
+  if layout is None:
+    return None
+  seen = ()
+  if isinstance(layout, layout_mod.Layout) and layout.tiling:
+    seen = _seen_tiles.get((device, tuple(shape), np.dtype(dtype), layout.major_to_minor), ())
+  return layout_mod.canonical(layout, default_layout(device, shape, dtype), seen)
+
+
+def note_tiles(buf, device, layout):
+  """Remember the tiles ``device`` gave ``buf``, laid out in the canonical ``layout``: a
+  Format read from such an array (``x.format``) asks for them, and may."""
+  if layout is not None and device.platform != "cpu":
+    order, tiles = buf.memory_layout()
+    key = (device, tuple(buf.spec[0]), np.dtype(buf.spec[1]), order)
+    if tiles and tiles not in _seen_tiles.get(key, ()):
+      _seen_tiles[key] = (*_seen_tiles.get(key, ()), tiles)
+
+
+_seen_tiles: dict = {}   # (device, shape, dtype, order) -> the tiles buffers had there
+
+
+def canonical_of_buffer(buf, device):
+  """The canonical layout (None: the device's default) of a buffer an executable
+  computed to a layout of XLA's choice (``Layout.AUTO``)."""
+  order = buf.memory_layout()[0]
+  return canonical(layout_mod.Layout(order), device, buf.spec[0], buf.spec[1])

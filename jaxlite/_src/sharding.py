@@ -965,7 +965,9 @@ def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None,
   a.weak_type = weak_type
   a._buf = None
   a._placed = Placed(sharding, pieces, shape, dtype, layout)
-  if len(pieces) == 1 and layout is None and not isinstance(pieces[0], np.ndarray) and (
+  if layout is not None:
+    relayout_mod.note_tiles(pieces[0], sharding._device_list[0], layout)
+  elif len(pieces) == 1 and not isinstance(pieces[0], np.ndarray) and (
       sharding._device_list[0].client.resident):
     a._buf = pieces[0]
   return a
@@ -1014,21 +1016,22 @@ def relayout(x, layout) -> Array:
   ``with_layout_constraint`` and ``jax.device_put`` with a ``Format`` lay arrays out.
   ``x`` itself where it has that layout already."""
   if isinstance(x, extended.ExtendedArray):
-    if layout is not None and not layout_mod.is_row_major(layout, x.ndim):
+    if not layout_mod.is_default(layout, (tuple(range(x.ndim)), ())):
       raise NotImplementedError(f"jaxlite keeps key arrays in the default layout; "
                                 f"{layout} asks for another one.")
     return x
   if layout is not None:
     layout.check_compatible_aval(x.shape)
     layout.check_permutation(x.shape)
-  target = layout_mod.canonical(layout, x.ndim)
   placed = x._placed
+  sharding = (placed.sharding if placed is not None
+              else SingleDeviceSharding(backends.default_device()))
+  target = relayout_mod.canonical(layout, sharding._device_list[0],
+                                  sharding.shard_shape(x.shape), x.dtype)
   source = None if placed is None else placed.layout
   if source == target and (placed is not None or target is None):
     return x
-  relayout_mod.check_available(target)
-  sharding = (placed.sharding if placed is not None
-              else SingleDeviceSharding(backends.default_device()))
+  relayout_mod.check_available(target, sharding._device_list[0])
   if placed is not None and not any(isinstance(p, np.ndarray) for p in placed.pieces):
     pieces = placed.pieces
   else:   # (from the host: in the default layout)

@@ -94,9 +94,10 @@ def _flatten_layouts(what, treedef, layouts) -> list:
       f"values: {layouts!r} does not match {treedef}."))
 
 
-def _checked_layout(layout, aval, what):
-  """``layout`` for a value of ``aval`` as the program is compiled with it: None (the
-  default), Layout.AUTO, or a Layout of another order (see ``layout.canonical``)."""
+def _checked_layout(layout, aval, what, device):
+  """``layout`` for a value of ``aval`` as the program is compiled with it for
+  ``device``: None (the default), Layout.AUTO, or a Layout of another order (see
+  ``layout.canonical``)."""
   if isinstance(layout, layout_mod.Layout):
     try:
       layout.check_compatible_aval(aval.shape)
@@ -104,7 +105,18 @@ def _checked_layout(layout, aval, what):
       raise ValueError(f"One of jit {what} is incompatible with its layout annotation "
                        f"{layout}: {e}") from None
     layout.check_permutation(aval.shape)
-  return layout_mod.canonical(layout, len(aval.shape))
+  if layout is None:
+    return None
+  return relayout.canonical(layout, device, aval.shape, aval.dtype)
+
+
+def _first_device(mesh, shardings):
+  """The device a program over ``mesh`` (None: one device) starts on: the mesh's first,
+  else the device a sharding names, else the default device."""
+  if mesh is not None:
+    return mesh.devices.flat[0]
+  return next((s._device_list[0] for s in shardings if isinstance(s, Sharding)),
+              None) or backends.default_device()
 
 
 def _common_mesh(shardings):
@@ -187,8 +199,9 @@ class ShardedJitted:
     for x, s in zip(leaves, in_sh):
       if isinstance(s, NamedSharding):
         s.check_shape(core.get_aval(x).shape)
-    in_l = self._resolved_in_layouts(in_tree, leaves, closed.in_avals)
-    out_l = self._resolved_out_layouts(entry, closed)
+    device = _first_device(mesh, in_sh + out_sh)
+    in_l = self._resolved_in_layouts(in_tree, leaves, closed.in_avals, device)
+    out_l = self._resolved_out_layouts(entry, closed, device)
     laid_out = any(l is not None for l in in_l + out_l)
     policy = jitted._policy or tiers.default_policy()
     if not laid_out and (mesh is None or mesh.size == 1 or policy == "numpy"
@@ -196,7 +209,7 @@ class ShardedJitted:
       outs = self._run_unsharded(args, kwargs, mesh, out_sh)
       return tree.tree_unflatten(entry.traced_out_tree, outs)
     if laid_out:
-      relayout.check_available(next(l for l in in_l + out_l if l is not None))
+      relayout.check_available(next(l for l in in_l + out_l if l is not None), device)
     if entry.donate is not None:
       check_donated_once(leaves, entry.donate)
     # XLA computes on the data of extended arrays (passes.physicalize): the executable
@@ -243,7 +256,7 @@ class ShardedJitted:
             f"{core.get_aval(x)}")
     return [s if s is not None else _placed_sharding(x) for x, s in zip(leaves, given)]
 
-  def _resolved_in_layouts(self, in_tree, leaves, in_avals) -> list:
+  def _resolved_in_layouts(self, in_tree, leaves, in_avals, device) -> list:
     """Per argument leaf, the layout the program reads it in, by JAX's rules: the one
     given, which a committed argument laid out otherwise must match where its sharding
     was given too; else a committed argument's own where its sharding was given; else
@@ -261,7 +274,7 @@ class ShardedJitted:
       if l is None:
         out.append(own if s is not None else None)
         continue
-      l = _checked_layout(l, aval, "inputs")
+      l = _checked_layout(l, aval, "inputs", device)
       if isinstance(l, layout_mod.AutoLayoutSingleton):
         l = None
       if placed is not None and s is not None and own != l:
@@ -272,13 +285,13 @@ class ShardedJitted:
       out.append(l)
     return out
 
-  def _resolved_out_layouts(self, entry, closed) -> list:
+  def _resolved_out_layouts(self, entry, closed, device) -> list:
     """Per result, the layout asked for it: given, else that of a layout constraint
     computing it (see ``constrained_results``)."""
     given = _flatten_layouts("out_shardings", entry.traced_out_tree, self.out_layouts)
     given = [g if g is not None else c
              for g, c in zip(given, constrained_results(closed.jaxpr))]
-    return [_checked_layout(l, a, "outputs") for l, a in zip(given, closed.out_avals)]
+    return [_checked_layout(l, a, "outputs", device) for l, a in zip(given, closed.out_avals)]
 
   def _run_unsharded(self, args, kwargs, mesh, out_sh):
     outs = tree.tree_leaves(self.jitted._call(args, kwargs, follow_shardings=False))
@@ -295,8 +308,7 @@ class ShardedJitted:
 
   def _run_spmd(self, entry, closed, leaves, mesh, in_sh, out_sh, in_l, out_l):
     if mesh is None:   # (laid out in memory on one device: the one named, else the default)
-      device = next((s._device_list[0] for s in in_sh + out_sh if isinstance(s, Sharding)),
-                    None) or backends.default_device()
+      device = _first_device(None, in_sh + out_sh)
       devices = [device]
       rep = SingleDeviceSharding(device)
       in_sh, out_sh = [rep] * len(in_sh), [rep] * len(out_sh)
@@ -325,7 +337,7 @@ class ShardedJitted:
     for j, (s, a, l) in enumerate(zip(out_sh, closed.out_avals, out_l)):
       pieces = [o[j] for o in outs]
       if isinstance(l, layout_mod.AutoLayoutSingleton):   # XLA's choice: as it says
-        l = relayout.canonical_of_buffer(pieces[0], len(a.shape))
+        l = relayout.canonical_of_buffer(pieces[0], devices[0])
       results.append(from_pieces(s, pieces, a.shape, a.dtype, a.weak_type, layout=l))
     return results
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxlite._src import arguments
 from jaxlite._src import donation
+from jaxlite._src import relayout
 from jaxlite._src.base import layout
 from jaxlite._src.base import tree
 from jaxlite._src.core import core
@@ -259,7 +260,7 @@ class Compiled(Stage):
     shardings = tree.tree_leaves(self.input_shardings)
     in_l = (self._traced._layouts or ([None] * len(infos), None))[0]
     return tree.tree_unflatten(in_tree, [
-        layout.Format(_reported(l, info._aval.ndim), s)
+        layout.Format(_reported(l, info._aval, s), s)
         for info, s, l in zip(infos, shardings, in_l)])
 
   @property
@@ -269,7 +270,7 @@ class Compiled(Stage):
     infos, out_tree = tree.tree_flatten(self.out_info)
     out_l = (self._traced._layouts or (None, [None] * len(infos)))[1]
     return tree.tree_unflatten(out_tree, [
-        layout.Format(_reported(l, len(s.shape)), s.sharding)
+        layout.Format(_reported(l, s, s.sharding), s.sharding)
         for s, l in zip(infos, out_l)])
 
   def memory_analysis(self):
@@ -350,14 +351,15 @@ def _single_device(device):
   return SingleDeviceSharding(device)
 
 
-def _reported(canonical, ndim):
-  """A canonical layout (None: the default, row-major one; ``Layout.AUTO``: XLA's choice,
-  the default for the layouts jaxlite compiles) as compiled formats give it: untiled,
-  as the CPU lays arrays out."""
+def _reported(canonical, aval, sharding):
+  """A canonical layout (None: the device's default; ``Layout.AUTO``: XLA's choice, the
+  default for the layouts jaxlite compiles) for a value of ``aval`` on ``sharding`` as
+  compiled formats give it: the default with the device's tiles; another order
+  untiled (the tiles XLA gives it are known once a buffer has it: ``Array.format``)."""
   if not isinstance(canonical, layout.Layout):   # the default, or XLA's choice of it
-    return layout.Layout(tuple(range(ndim)), ())
-  order = canonical.major_to_minor
-  return layout.Layout(order, ())
+    return layout.Layout(*relayout.default_layout(
+        sharding._device_list[0], sharding.shard_shape(aval.shape), aval.dtype))
+  return layout.Layout(canonical.major_to_minor, ())
 
 
 class MeshLowered(Lowered):

@@ -118,23 +118,26 @@ def get_layout_for_vmap(dim: int, layout: Layout) -> Layout:
   return layout.update(major_to_minor=(dim, *shifted))
 
 
-def is_row_major(layout, ndim: int) -> bool:
-  """Whether ``layout`` (a Layout or None) is the default, row-major one: None, or
-  ``(0, ..., ndim-1)`` with no tiling asked (the device's default tiles)."""
+def is_default(layout, default: tuple) -> bool:
+  """Whether ``layout`` (a Layout or None) is the device's default one, ``default`` =
+  (dimension order, tiles) (row-major and untiled on the CPU; see
+  ``relayout.default_layout``): None, or that order with no tiles asked or those."""
   return layout is None or (isinstance(layout, Layout)
-                            and layout.major_to_minor == tuple(range(ndim))
-                            and not layout.tiling)
+                            and layout.major_to_minor == tuple(default[0])
+                            and layout.tiling in (None, (), tuple(default[1])))
 
 
-def canonical(layout, ndim: int):
-  """``layout`` as placement keeps it: None for the default layout, ``Layout.AUTO``, or a
-  Layout of another order. Tiles other than the device's are refused, since jaxlite
-  reads buffers back by their dimension order alone."""
+def canonical(layout, default: tuple, seen_tiles=()):
+  """``layout`` as placement keeps it: None for the device's default layout (``default``
+  = its dimension order and tiles), ``Layout.AUTO``, or a Layout of another order.
+  Tiles other than the device's own (its default ones, or ``seen_tiles``: those it gave
+  a buffer in this order) are refused, since jaxlite reads buffers back by their
+  dimension order alone."""
   if isinstance(layout, AutoLayoutSingleton):
     return layout
-  if is_row_major(layout, ndim):
+  if is_default(layout, default):
     return None
-  if layout.tiling:
+  if layout.tiling and layout.tiling not in (tuple(default[1]), *seen_tiles):
     raise NotImplementedError(
         f"jaxlite lays arrays out in any dimension order but keeps the device's own "
         f"tiles; {layout} asks for tiles. Leave tiling=None.")
