@@ -110,6 +110,12 @@ def note_tiles(buf, device, layout):
       _seen_tiles[key] = (*_seen_tiles.get(key, ()), tiles)
 
 
+def tiles_seen(device, shape, dtype, order) -> tuple:
+  """The tiles ``device`` gave a buffer of ``shape`` and ``dtype`` laid out in ``order``
+  (``note_tiles``), or () where none was made (or the device does not tile)."""
+  return (_seen_tiles.get((device, tuple(shape), np.dtype(dtype), tuple(order))) or ((),))[0]
+
+
 _seen_tiles: dict = {}   # (device, shape, dtype, order) -> the tiles buffers had there
 
 

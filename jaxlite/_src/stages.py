@@ -354,12 +354,13 @@ def _single_device(device):
 def _reported(canonical, aval, sharding):
   """A canonical layout (None: the device's default; ``Layout.AUTO``: XLA's choice, the
   default for the layouts jaxlite compiles) for a value of ``aval`` on ``sharding`` as
-  compiled formats give it: the default with the device's tiles; another order
-  untiled (the tiles XLA gives it are known once a buffer has it: ``Array.format``)."""
+  compiled formats give it: the default with the device's tiles; another order with
+  the tiles the device gave a buffer in that order, untiled before one was made."""
+  device, shape = sharding._device_list[0], sharding.shard_shape(aval.shape)
   if not isinstance(canonical, layout.Layout):   # the default, or XLA's choice of it
-    return layout.Layout(*relayout.default_layout(
-        sharding._device_list[0], sharding.shard_shape(aval.shape), aval.dtype))
-  return layout.Layout(canonical.major_to_minor, ())
+    return layout.Layout(*relayout.default_layout(device, shape, aval.dtype))
+  order = canonical.major_to_minor
+  return layout.Layout(order, relayout.tiles_seen(device, shape, aval.dtype, order))
 
 
 class MeshLowered(Lowered):
