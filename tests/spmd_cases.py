@@ -1046,6 +1046,19 @@ def test_every_primitive_types_split_operands_as_jax(tier):
   }
 
 
+def test_vmap_of_a_jit_keeps_the_batch_axis_split(tier):
+  # JAX 0.10.2: vmapping a jitted function (or a library function JAX jits, as
+  # jax.random.normal) over an array split over an Explicit axis keeps that split
+  mesh = explicit_mesh()
+  with jax.set_mesh(mesh):
+    x = jax.sharding.reshard(jnp.arange(N * 3.0).reshape(N, 3), P("X"))
+    doubled = jax.vmap(jax.jit(lambda r: r * 2))(x)
+    assert _typ(doubled) == f"float32[{N}@X,3]"
+    np.testing.assert_array_equal(np.asarray(doubled), np.arange(N * 3.0).reshape(N, 3) * 2)
+    keys = jax.sharding.reshard(jax.random.split(jax.random.key(0), N), P("X"))
+    assert _typ(jax.vmap(lambda k: jax.random.uniform(k, (3,)))(keys)) == f"float32[{N}@X,3]"
+
+
 def test_keys_under_a_mesh_are_laid_out_over_it(tier):
   # JAX 0.10.2 (N = 4): a key array's sharding names its own dimensions (its data's less
   # the key's), its type shows its split, and jitted keys are laid out as arrays are

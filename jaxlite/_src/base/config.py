@@ -295,6 +295,10 @@ config.define("jax_threefry_partitionable", True,
               "Generate random bits so that sharded and unsharded results agree (jaxlite "
               "generates them as JAX does with this flag on).",
               env_var="JAX_THREEFRY_PARTITIONABLE", validate=_truth)
+config.define("jax_high_dynamic_range_gumbel", False,
+              "jax.random.gumbel's default mode is 'high' (two draws per sample, so that "
+              "events of low probability come out with more precision), not 'low'.",
+              env_var="JAX_HIGH_DYNAMIC_RANGE_GUMBEL", validate=_truth)
 config.define("jax_enable_custom_prng", False,
               "jax.random.PRNGKey returns a typed key (``key<fry>``), as jax.random.key does.",
               env_var="JAX_ENABLE_CUSTOM_PRNG", validate=_truth)

@@ -29,7 +29,8 @@ from jaxlite._src.base import pretty_printer as pp
 # ----------------------------------------------------------------------------- avals
 
 # ``jax.typeof(x).sharding``: sharding.py, a layer above core, fills "sharding" with a
-# function of the aval.
+# function of the aval; lax fills "iter" (a tracer -> its rows, as JAX's
+# ``index_in_dim`` takes them).
 aval_rules: dict = {}
 
 
@@ -775,7 +776,10 @@ class Tracer(ArrayMethods):
   def __iter__(self):
     if not self.shape:
       raise TypeError("iteration over a 0-d array")
-    return (self[i] for i in range(self.shape[0]))
+    rows = aval_rules.get("iter")
+    if rows is None:
+      return (self[i] for i in range(self.shape[0]))
+    return rows(self)
 
   def tolist(self):
     return self._concrete_scalar(lambda v: np.asarray(v).tolist(), "tolist")

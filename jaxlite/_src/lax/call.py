@@ -148,7 +148,8 @@ ad.transpose_rules[jit_p] = _jit_transpose
 # -- batching: vmap of a call batches its jaxpr once (cached) and calls the result, so
 # the jaxpr keeps the nested `jit` as JAX prints it.
 def _jit_batching(axis_data, vals, dims, *, jaxpr, name):
-  batched, out_dims = batching.batch_jaxpr(jaxpr, axis_data, dims)
+  batched, out_dims = batching.batch_jaxpr(
+      jaxpr, axis_data, dims, batched_avals=[core.get_aval(v) for v in vals])
   return call_jaxpr(batched, vals, name), out_dims
 
 
@@ -243,7 +244,8 @@ def staged(fun=None, *, static_argnames=(), name=None):
   on a device one executable (where XLA keeps the intermediates of one program: float16
   math in float32 on a TPU). Eagerly on the host it runs as written, the same NumPy
   kernels one by one. Arguments named in ``static_argnames`` are part of the cache key;
-  defaults not passed are constants of the jaxpr, as in JAX."""
+  defaults not passed are constants of the jaxpr, as in JAX. The jaxpr's operands are the
+  positional arguments in order, then the keyword ones sorted by name, as in JAX."""
   if fun is None:
     return functools.partial(staged, static_argnames=static_argnames, name=name)
   signature = inspect.signature(fun)
@@ -255,10 +257,11 @@ def staged(fun=None, *, static_argnames=(), name=None):
     if core._context.trace is core.eval_trace and core.eval_trace.device is None:
       return fun(*args, **kwargs)
     arguments = signature.bind(*args, **kwargs).arguments
-    names = tuple(arguments)   # the arguments passed, in the signature's order
+    # the arguments passed: positional ones in order, then keywords by name, as JAX's
+    # jit flattens (args, kwargs) (its operands come in that order)
+    names = tuple(arguments)[:len(args)] + tuple(sorted(kwargs))
     static = tuple((k, v) for k, v in arguments.items() if k in static_argnames)
-    leaves, tree = tree_flatten([v for k, v in arguments.items()
-                                 if k not in static_argnames])
+    leaves, tree = tree_flatten([arguments[k] for k in names if k not in static_argnames])
     # NumPy and Python values enter at their canonical dtypes, as jit's arguments do in JAX:
     # a float64 array otherwise reaches the jaxpr's rules beside the float32 its aval says
     leaves = [_operand(x) for x in leaves]

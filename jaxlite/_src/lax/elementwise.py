@@ -36,11 +36,12 @@ _bool = (np.bool_,)
 _int = (np.integer,)
 _float = (np.floating,)
 _complex = (np.complexfloating,)
+# (in the order JAX's dtype errors list them)
 _num = _int + _float + _complex
 _inexact = _float + _complex
-_any = _bool + _num
-_bool_or_int = _bool + _int
-_ordered = _bool + _int + _float
+_any = _int + _bool + _float + _complex
+_bool_or_int = _int + _bool
+_ordered = _int + _float + _bool
 _signed = (np.signedinteger,)
 
 _CLASS_NAMES = {np.bool_: "bool", np.integer: "integer", np.signedinteger: "signedinteger",
@@ -80,8 +81,11 @@ def _check_dtype(name, dtype, accepted, position=None):
     raise TypeError(f"Called {name} with {where}. {_FLOAT0_HELP}")
   if not any(dtypes.issubdtype(dtype, c) for c in accepted):
     names = ", ".join(_CLASS_NAMES.get(c) or np.dtype(c).name for c in accepted)
-    raise TypeError(f"{name} does not accept dtype {dtype.name}. "
-                    f"Accepted dtypes are subtypes of {names}.")
+    if position is None:   # (a unary op; an n-ary one names the position, as JAX's)
+      raise TypeError(f"{name} does not accept dtype {dtype.name}. "
+                      f"Accepted dtypes are subtypes of {names}.")
+    raise TypeError(f"{name} does not accept dtype {dtype.name} at position {position}. "
+                    f"Accepted dtypes at position {position} are subtypes of {names}.")
 
 
 def naryop_abstract_eval(name, accepted, result_dtype=None, narrow_ints=True,

@@ -629,6 +629,15 @@ def _axis(axis, ndim):
   return lax_shapes._canonical_axis(axis, ndim)
 
 
+def _rows(tracer):
+  """Iterating over a traced array: its rows, each a unit-stride slice and a squeeze, as
+  JAX takes them."""
+  return (index_in_dim(tracer, i, keepdims=False) for i in range(tracer.shape[0]))
+
+
+core.aval_rules["iter"] = _rows
+
+
 def index_in_dim(operand, index, axis=0, keepdims=True):
   """``operand[..., index, ...]`` along ``axis`` for a static ``index`` (negative wraps)."""
   shape = core.get_aval(operand).shape

@@ -32,7 +32,9 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import prng as lax_prng
 from jaxlite._src.lax import shapes as lsh
 from jaxlite._src.lax import special
-from jaxlite._src.lax.bits import bitcast_convert_type, shift_right_logical
+from jaxlite._src.lax.bits import (bitcast_convert_type, clz, shift_left,
+                                   shift_right_logical)
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax.sharding_constraint import accepts_out_sharding
 from jaxlite._src.lax.special import random_gamma_p
 from jaxlite._src.lax.sorting import sort_key_val, top_k
@@ -362,9 +364,13 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   return _uniform(key, _canonical_shape(shape), _float_dtype("uniform", dtype), minval, maxval)
 
 
+@staged(static_argnames=("shape", "dtype"))
 def _uniform(key, shape, dtype, minval, maxval):
   _check_shape("uniform", shape, np.shape(minval), np.shape(maxval))
   jnp = _jnp()
+  # bounds of lower rank broadcast explicitly, as in JAX, so rank_promotion='raise' passes
+  minval, maxval = _convert(minval, dtype), _convert(maxval, dtype)
+  minval, maxval = (lsh.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
   finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
@@ -376,8 +382,6 @@ def _uniform(key, shape, dtype, minval, maxval):
   float_bits = lax.bitwise_or(shift_right_logical(b, _const(b, rng_bits - nmant)),
                               _const(b, one.view(_UINT[nbits])))
   floats = lax.sub(bitcast_convert_type(float_bits, dtype), _const(one, 1))
-  # bounds of lower rank broadcast explicitly, as in JAX, so rank_promotion='raise' passes
-  minval, maxval = (lsh.broadcast_to_rank(_convert(v, dtype), len(shape)) for v in (minval, maxval))
   # exact for [0, 1); for other bounds XLA may fuse the multiply and add into one FMA,
   # depending on the machine, so such draws agree with JAX's to rounding
   return jnp.maximum(minval, floats * (maxval - minval) + minval)
@@ -416,6 +420,7 @@ def _convert_and_clip_integer(val, dtype):
   return jnp.clip(val, _const(val, lo), _const(val, hi)).astype(dtype)
 
 
+@staged(static_argnames=("shape", "dtype"))
 def _randint(key, shape, minval, maxval, dtype):
   _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
   jnp = _jnp()
@@ -462,6 +467,7 @@ def normal(key, shape=(), dtype=None):
   return _normal(key, _canonical_shape(shape), dtype)
 
 
+@staged(static_argnames=("shape", "dtype"))
 def _normal(key, shape, dtype):
   if dtypes.issubdtype(dtype, np.complexfloating):
     real = np.zeros((), dtype).real.dtype
@@ -472,6 +478,7 @@ def _normal(key, shape, dtype):
   return _normal_real(key, shape, dtype)
 
 
+@staged(static_argnames=("shape", "dtype"))
 def _normal_real(key, shape, dtype):
   return lax.mul(_convert(np.sqrt(2), dtype), _erf_inv_of_uniform(key, shape, dtype))
 
@@ -479,7 +486,7 @@ def _normal_real(key, shape, dtype):
 def _erf_inv_of_uniform(key, shape, dtype):
   """``erf_inv(u)`` for u uniform on (-1, 1): a standard normal draw over sqrt(2)."""
   lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
-  u = _uniform(key, shape, dtype, float(lo), 1.)  # float(): exact, and jnp takes it
+  u = _uniform(key, shape, dtype, lo, np.array(1., dtype))   # (bounds of the draw's dtype)
   return special.erf_inv(u)
 
 
@@ -501,6 +508,11 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
   else:
     shape = _canonical_shape(shape)
     _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+  return _truncated_normal(key, lower, upper, shape, dtype)
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _truncated_normal(key, lower, upper, shape, dtype):
   jnp = _jnp()
   sqrt2 = _convert(np.sqrt(2), dtype)
   lower, upper = _convert(lower, dtype), _convert(upper, dtype)
@@ -530,8 +542,14 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   p = jnp.asarray(p)
   if not dtypes.issubdtype(p.dtype, np.floating):
     raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {p.dtype}.")
+  p = lax.convert_element_type(p, p.dtype)   # (a Python float: strongly typed, as in JAX)
   shape = p.shape if shape is None else _canonical_shape(shape)
   _check_shape("bernoulli", shape, p.shape)
+  return _bernoulli(key, p, shape, mode)
+
+
+@staged(static_argnames=("shape", "mode"))
+def _bernoulli(key, p, shape, mode):
   if mode == "high":
     u1, u2 = _uniform(key, (2, *shape), p.dtype, 0., 1.)
     u2 = u2 * _convert(2.0 ** -dtypes.finfo(p.dtype).nmant, p.dtype)
@@ -547,6 +565,7 @@ def exponential(key, shape=(), dtype=None):
   return _exponential(key, _canonical_shape(shape), dtype)
 
 
+@staged(static_argnames=("shape", "dtype"))
 def _exponential(key, shape, dtype):
   u = _uniform(key, shape, dtype, 0., 1.)
   return lax.neg(lax.log1p(lax.neg(u)))
@@ -556,8 +575,12 @@ def _exponential(key, shape, dtype):
 def laplace(key, shape=(), dtype=None):
   """Standard Laplace random values."""
   key = _check_prng_key("laplace", key)
-  dtype = _float_dtype("laplace", dtype)
-  u = _uniform(key, _canonical_shape(shape), dtype, -1. + float(dtypes.finfo(dtype).epsneg), 1.)
+  return _laplace(key, _canonical_shape(shape), _float_dtype("laplace", dtype))
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _laplace(key, shape, dtype):
+  u = _uniform(key, shape, dtype, -1. + dtypes.finfo(dtype).epsneg, 1.)
   return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
@@ -565,8 +588,12 @@ def laplace(key, shape=(), dtype=None):
 def logistic(key, shape=(), dtype=None):
   """Standard logistic random values, ``log(u) - log1p(-u)``."""
   key = _check_prng_key("logistic", key)
-  dtype = _float_dtype("logistic", dtype)
-  x = _uniform(key, _canonical_shape(shape), dtype, dtypes.finfo(dtype).tiny, 1.)
+  return _logistic(key, _canonical_shape(shape), _float_dtype("logistic", dtype))
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _logistic(key, shape, dtype):
+  x = _uniform(key, shape, dtype, dtypes.finfo(dtype).tiny, 1.)
   return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
@@ -574,31 +601,77 @@ def logistic(key, shape=(), dtype=None):
 def cauchy(key, shape=(), dtype=None):
   """Standard Cauchy random values, ``tan(pi (u - 1/2))``."""
   key = _check_prng_key("cauchy", key)
-  dtype = _float_dtype("cauchy", dtype)
-  u = _uniform(key, _canonical_shape(shape), dtype, dtypes.finfo(dtype).eps, 1.)
+  return _cauchy(key, _canonical_shape(shape), _float_dtype("cauchy", dtype))
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _cauchy(key, shape, dtype):
+  u = _uniform(key, shape, dtype, dtypes.finfo(dtype).eps, 1.)
   return lax.tan(lax.mul(_const(u, np.pi), lax.sub(u, _const(u, 0.5))))
 
 
 @accepts_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
-  """Standard Gumbel random values (``mode='high'`` resolves tiny probabilities better)."""
+  """Standard Gumbel random values.
+
+  ``mode``: ``'low'`` draws one uniform per sample; ``'high'`` two, resolving events of
+  low probability better; ``'highest'`` (float32) makes one 64-bit fixed-point uniform
+  of two 32-bit draws. None: ``'high'`` under ``jax_high_dynamic_range_gumbel``, else
+  ``'low'``, as in JAX.
+  """
   key = _check_prng_key("gumbel", key)
   dtype = _float_dtype("gumbel", dtype)
-  mode = "low" if mode is None else mode
-  if mode not in ("high", "low"):
+  if mode is None:
+    mode = "high" if config.jax_high_dynamic_range_gumbel else "low"
+  if mode not in ("highest", "high", "low"):
     raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
   return _gumbel(key, _canonical_shape(shape), dtype, mode)
 
 
+def _uniform_64_bit_fixed_point(bits):
+  """A float32 in (0, 1) from ``bits`` (uint32[2, ...]: a 64-bit fixed-point fraction,
+  high word first), rounded down to 24 significant bits wherever they start: the
+  leading zeros of the pair set the exponent."""
+  jnp = _jnp()
+  info = dtypes.finfo(np.float32)
+  lead_hi, lead_lo = clz(bits)
+  hi, lo = bits
+  u32 = lambda v: np.array(v, np.uint32)
+  mantissa = lax.bitwise_or(
+      shift_left(hi, lead_hi),
+      jnp.where(lead_hi == 32, shift_left(lo, lead_lo),
+                shift_right_logical(lo, u32(info.bits) - lead_hi)))
+  mantissa = shift_right_logical(mantissa, u32(info.bits - info.nmant - 1))
+  mantissa = lax.bitwise_and(mantissa, u32((1 << info.nmant) - 1))
+  exponent = shift_left(u32(-info.minexp) - jnp.where(lead_hi == 32, 32 + lead_lo, lead_hi),
+                        u32(info.nmant))
+  exponent = lax.bitwise_and(exponent, u32((1 << (info.bits - 2)) - (1 << (info.nmant - 1))))
+  return bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
+
+
+@staged(static_argnames=("shape", "dtype", "mode"))
 def _gumbel(key, shape, dtype, mode):
   jnp = _jnp()
   info = dtypes.finfo(dtype)
-  if mode == "high":
+  if mode == "highest" and dtype == np.float32:
+    # u near 0 and 1 - u near 0 both keep full precision: a 64-bit u, flipped to 1 - u
+    # (two's complement of the pair) in the upper half, where log1p takes over
+    bits = _random_bits(key, info.bits, (2,) + shape)
+    flipped = lax.bitwise_not(bits)
+    low = flipped[1]
+    carry = low == np.array(np.iinfo(np.uint32).max, np.uint32)
+    flipped = flipped + jnp.array([carry, jnp.ones_like(low)], dtype=np.uint32)
+    lower_half = bits[0] < np.array(1 << (info.bits - 1), np.uint32)
+    x = _uniform_64_bit_fixed_point(jnp.where(lower_half, bits, flipped))
+    return jnp.where(lower_half, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+  if mode in ("high", "highest"):
     high, low = _uniform(key, (2,) + shape, dtype, 0., 1.)
     x = jnp.where(high >= 0.5, high, high + _convert(2.0 ** -info.nmant, dtype) * low
                   + _convert(info.tiny, dtype))
     return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
-  return lax.neg(lax.log(lax.neg(lax.log(_uniform(key, shape, dtype, info.tiny, 1.)))))
+  # (by keyword, as JAX calls it: the jit's operands come sorted by name)
+  u = _uniform(key, minval=info.tiny, maxval=1., shape=shape, dtype=dtype)
+  return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
 @accepts_out_sharding
@@ -660,6 +733,7 @@ def permutation(key, x, axis=0, independent=False):
   return jnp.take(x, ind, axis)
 
 
+@staged(static_argnames=("axis",))
 def _shuffle(key, x, axis):
   # As JAX: sort by fresh random 32-bit keys, enough rounds that collisions are unlikely.
   rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))

@@ -257,23 +257,28 @@ def vmap_flat(flat_fun, args, in_dims, size: int, axis_name=None, spmd_axis_name
 _batched_jaxprs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, out_dims=None):
+def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, out_dims=None,
+                batched_avals=None):
   """Batch ``closed``: returns ``(batched ClosedJaxpr, out_dims)``.
 
   ``in_dims`` gives the batch axis of each input (None: unbatched). With ``out_dims``
   None each output keeps the batch axis the computation gave it (None if unbatched);
   otherwise ``out_dims[i]``, if an int, is the axis output i is moved (or broadcast) to,
-  and None leaves output i where it falls. Results are cached per jaxpr.
+  and None leaves output i where it falls. ``batched_avals``: the types of the batched
+  operands themselves, whose batch axis may be split over mesh axes (sharding in
+  types), which the batched jaxpr then keeps. Results are cached per jaxpr.
   """
   in_dims = tuple(in_dims)
-  key = (axis_data, in_dims, None if out_dims is None else tuple(out_dims), _env_key())
+  given = [None] * len(in_dims) if batched_avals is None else list(batched_avals)
+  in_avals = [aval if d is None else g if getattr(g, "spec", None) is not None
+              else aval.update(shape=aval.shape[:d] + (axis_data.size,) + aval.shape[d:])
+              for aval, d, g in zip(closed.in_avals, in_dims, given)]
+  key = (axis_data, in_dims, None if out_dims is None else tuple(out_dims), _env_key(),
+         tuple(a for a, d in zip(in_avals, in_dims) if d is not None))
   cache = _batched_jaxprs.setdefault(closed, {})
   hit = cache.get(key)
   if hit is not None:
     return hit
-  in_avals = [aval if d is None else aval.update(
-      shape=aval.shape[:d] + (axis_data.size,) + aval.shape[d:])
-      for aval, d in zip(closed.in_avals, in_dims)]
   found = []
 
   def batched(*args):

@@ -40,6 +40,29 @@ def _contains_tracer(obj):
   return isinstance(obj, (list, tuple)) and any(_contains_tracer(o) for o in obj)
 
 
+def _contains_extended(obj):
+  if isinstance(obj, extended.ExtendedArray) or isinstance(
+      getattr(obj, "dtype", None), dtypes.ExtendedDType):
+    return True
+  return isinstance(obj, (list, tuple)) and any(_contains_extended(o) for o in obj)
+
+
+def _sequence_leaves(obj) -> list:
+  if isinstance(obj, (list, tuple)):
+    return [leaf for o in obj for leaf in _sequence_leaves(o)]
+  return [obj]
+
+
+def _stacked_at(items, dtype):
+  """A sequence holding tracers as one array, as JAX's ``jnp.array`` makes it: each item
+  at ``dtype`` first, given a leading axis, then concatenated (16 at a time, as JAX keeps
+  wide concatenations shallow)."""
+  rows = [lax_shapes.expand_dims(array(item, dtype, copy=False), (0,)) for item in items]
+  while len(rows) > 16:
+    rows = [lax_shapes.concatenate(rows[i:i + 16], 0) for i in range(0, len(rows), 16)]
+  return lax_shapes.concatenate(rows, 0)
+
+
 def _arrays_as_numpy(obj):
   """``obj`` with the Arrays nested in its lists and tuples as NumPy arrays: NumPy converts
   those itself, while ml_dtypes' types (``np.asarray([a, b], dtype=bfloat16)``) only
@@ -89,8 +112,11 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None)
   elif isinstance(object, (list, tuple)) and _contains_tracer(object):
     if not object:
       out = as_operand(np.zeros((0,), dtypes.default_float_dtype()))
-    else:
+    elif _contains_extended(object):
       out = lax_numpy.stack([array(o) for o in object])
+    else:
+      out = _stacked_at(object, want if want is not None
+                        else dtypes.result_type(*_sequence_leaves(object)))
   else:
     out = _from_python_or_numpy(_arrays_as_numpy(object), want)
   # weakly typed only as the bare weak value itself was: a dtype or a sequence makes it strong
