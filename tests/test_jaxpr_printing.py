@@ -48,7 +48,6 @@ DIFFERENT_JAXPR = {
     "flip_roll": _jit_wrapped("_flip", "_roll_static"),
     "grad_of_norm": _jit_wrapped("norm"),
     "grad_of_where": _jit_wrapped("_where"),
-    "norm": _jit_wrapped("norm") + ", and reshapes and takes abs first",
     "pad": _jit_wrapped("_pad"),
     "softplus": _jit_wrapped("softplus") + "; JAX's is a custom_jvp logaddexp",
     "var": _jit_wrapped("_var", "_where"),

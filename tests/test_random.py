@@ -101,9 +101,7 @@ _KEY_HANDLING = {"threefry2x32", "iota", "xor", "slice", "squeeze", "concatenate
 # the samplers: the cases that do not only make a key (JAX's random_seed)
 _SAMPLERS = [n for n in sorted(CASES) if "random_seed" not in str(REF[f"jaxpr/{n}"])]
 # where jaxlite's jnp functions are not yet written as JAX's
-_NOT_JAXS = {"maxwell(k,(100,))": "jnp.linalg.norm takes abs of real vectors",
-             "double_sided_maxwell(k,0.5,2,(100,))": "jnp.linalg.norm takes abs of real vectors",
-             "choice(k,4,(6,),p=p)": "jnp.searchsorted compares all pairs, JAX's scans"}
+_NOT_JAXS = {"choice(k,4,(6,),p=p)": "jnp.searchsorted compares all pairs, JAX's scans"}
 
 
 @pytest.mark.parametrize("name", [

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax.call import staged
 from jaxlite._src.libraries import random as R
 from jaxlite._src.libraries.numpy import namespace as jnp
 from jaxlite._src.libraries.random_discrete import rademacher
@@ -82,9 +84,14 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
 @R.accepts_out_sharding
 def maxwell(key, shape=(), dtype=None):
   """Maxwell random values: the length of a standard normal 3-vector."""
-  dtype = R._float_dtype("maxwell", dtype)
-  shape = R._canonical_shape(shape)
-  return jnp.linalg.norm(R.normal(key, shape + (3,), dtype), axis=-1)
+  key = R._check_prng_key("maxwell", key)
+  return _maxwell(key, R._canonical_shape(shape), R._float_dtype("maxwell", dtype), None)
+
+
+@staged(static_argnames=("shape", "dtype", "out_sharding"))
+def _maxwell(key, shape, dtype, out_sharding):
+  # (out_sharding: JAX's static argument, None here: the caller lays the result out)
+  return jnp.linalg.norm(R.normal(key=key, shape=shape + (3,), dtype=dtype), axis=-1)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
@@ -101,18 +108,30 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 @R.accepts_out_sharding
 def pareto(key, b, shape=None, dtype=None):
   """Pareto random values with shape ``b`` and unit scale: ``exp(exponential / b)``."""
+  key = R._check_prng_key("pareto", key)
   dtype = R._float_dtype("pareto", dtype)
-  shape = R._params_shape("pareto", shape, b)
-  return jnp.exp(R.exponential(key, shape, dtype) / jnp.asarray(b, dtype))
+  return _pareto(key, b, R._params_shape("pareto", shape, b), dtype)
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _pareto(key, b, shape, dtype):
+  b = lax.convert_element_type(b, dtype)
+  return lax.exp(R.exponential(key, shape, dtype) / b)
 
 
 @R.accepts_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None):
   """Rayleigh random values: ``scale * sqrt(-2 log(u))``."""
+  key = R._check_prng_key("rayleigh", key)
   dtype = R._float_dtype("rayleigh", dtype)
-  shape = R._params_shape("rayleigh", shape, scale)
+  return _rayleigh(key, scale, R._params_shape("rayleigh", shape, scale), dtype)
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _rayleigh(key, scale, shape, dtype):
   u = R.uniform(key, shape, dtype)
-  return jnp.broadcast_to(jnp.asarray(scale, dtype), shape) * jnp.sqrt(jnp.log(u) * -2)
+  scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
+  return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), R._const(scale, -2))))
 
 
 @R.accepts_out_sharding
@@ -143,8 +162,12 @@ def wald(key, mean, shape=None, dtype=None):
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
   """Weibull random values: ``scale * (-log(1 - u)) ** (1 / concentration)``."""
+  key = R._check_prng_key("weibull_min", key)
   dtype = R._float_dtype("weibull_min", dtype)
-  shape = R._canonical_shape(shape)
-  u = R.uniform(key, shape, dtype)
-  return jnp.asarray(scale, dtype) * (-jnp.log1p(-u)) ** (
-      1.0 / jnp.asarray(concentration, dtype))
+  return _weibull_min(key, scale, concentration, R._canonical_shape(shape), dtype)
+
+
+@staged(static_argnames=("shape", "dtype"))
+def _weibull_min(key, scale, concentration, shape, dtype):
+  u = R.uniform(key=key, shape=shape, minval=0, maxval=1, dtype=dtype)
+  return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale

@@ -17,6 +17,7 @@ from jaxlite._src.base import dtypes
 from jaxlite._src.core.array import Array
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import linalg as lax_linalg
+from jaxlite._src.lax.call import staged
 from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shapes as lax_shapes
 from jaxlite._src.libraries.numpy import array_ops
@@ -92,6 +93,7 @@ def ufuncs_conj(x):
 
 # ----------------------------------------------------------------------------- decompositions
 
+@staged(static_argnames=('upper', 'symmetrize_input'))
 def cholesky(a, *, upper=False, symmetrize_input=True):
   """Cholesky factor of a Hermitian positive-definite matrix (lower, or upper if asked)."""
   (a,) = _inexact("jnp.linalg.cholesky", a)
@@ -100,6 +102,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
   return _H(L) if upper else L
 
 
+@staged(static_argnames=('mode',))
 def qr(a, mode="reduced"):
   """QR decomposition; ``mode`` is 'reduced', 'complete', 'r' or 'raw'.
 
@@ -128,6 +131,7 @@ def qr(a, mode="reduced"):
   return r if mode == "r" else QRResult(q, r)
 
 
+@staged(static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
   """Singular value decomposition ``a = u @ diag(s) @ vh``; ``s`` descends."""
   (a,) = _inexact("jnp.linalg.svd", a)
@@ -141,6 +145,7 @@ def svdvals(x, /):
   return svd(x, compute_uv=False)
 
 
+@staged(static_argnames=('UPLO', 'symmetrize_input'))
 def eigh(a, UPLO=None, symmetrize_input=True):
   """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix: ``(w, v)``."""
   (a,) = _inexact("jnp.linalg.eigh", a)
@@ -152,6 +157,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
   return EighResult(w, v)
 
 
+@staged(static_argnames=('UPLO', 'symmetrize_input'))
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
   """Eigenvalues of a Hermitian matrix, ascending."""
   return eigh(a, UPLO, symmetrize_input)[0]
@@ -166,6 +172,7 @@ def eig(a):
   return EigResult(w, v)
 
 
+@staged
 def eigvals(a):
   """Eigenvalues of a general matrix (complex)."""
   (a,) = _inexact("jnp.linalg.eigvals", a)
@@ -188,6 +195,7 @@ def _lu_solve(lu, perm, b):
   return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
 
 
+@staged
 def solve(a, b):
   """Solve ``a @ x = b`` (``b`` of shape (..., n) or (..., n, k))."""
   a, b = _inexact("jnp.linalg.solve", a, b)
@@ -210,6 +218,7 @@ def solve(a, b):
   return lax_shapes.squeeze(x, (x.ndim - 1,)) if vector else x
 
 
+@staged
 def inv(a):
   """Inverse of a square matrix."""
   (a,) = _inexact("jnp.linalg.inv", a)
@@ -218,6 +227,7 @@ def inv(a):
   return solve(a, eye)
 
 
+@staged
 def det(a):
   """Determinant, through LU: the product of U's diagonal with the permutation's sign."""
   (a,) = _inexact("jnp.linalg.det", a)
@@ -236,6 +246,7 @@ def _lu_sign_and_diag(a):
   return sign, diag
 
 
+@staged(static_argnames=('method',))
 def slogdet(a, *, method=None):
   """Sign and natural log of the absolute determinant: ``(sign, logabsdet)``."""
   (a,) = _inexact("jnp.linalg.slogdet", a)
@@ -308,6 +319,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
                                             _H(u)))
 
 
+@staged(static_argnames=('n',))
 def matrix_power(a, n):
   """``a`` raised to the static integer power ``n`` (by repeated squaring)."""
   a = as_operand(a)
@@ -327,6 +339,7 @@ def matrix_power(a, n):
     z = lnp.matmul(z, z)
 
 
+@staged(static_argnames=('hermitian',))
 def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):
   """Number of singular values above ``rtol * max(s)``; for a ``hermitian`` matrix the
   singular values are the eigenvalues' magnitudes, found with ``eigvalsh``."""
@@ -407,25 +420,31 @@ def tensorinv(a, ind=2):
 # ----------------------------------------------------------------------------- norms
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-  """Vector p-norm over ``axis`` (all axes, flattened, if None)."""
+  """Vector p-norm over ``axis`` (all axes if None), as JAX computes it."""
   (x,) = _inexact("jnp.linalg.vector_norm", x)
-  if axis is None:
-    out = vector_norm(lnp.ravel(x), axis=0, ord=ord)
-    return lnp.reshape(out, (1,) * x.ndim) if keepdims else out
-  absx = ufuncs.abs(x)
-  if ord == 2:
-    return ufuncs.sqrt(red.sum(ufuncs.multiply(absx, absx), axis=axis, keepdims=keepdims))
-  if ord in (np.inf, float("inf")):
-    return red.max(absx, axis=axis, keepdims=keepdims)
-  if ord in (-np.inf, float("-inf")):
-    return red.min(absx, axis=axis, keepdims=keepdims)
+  if ord is None or ord == 2:
+    return _sum_of_squares_root(x, axis, keepdims)
+  if ord == np.inf:
+    return red.max(ufuncs.abs(x), axis=axis, keepdims=keepdims, initial=0)
+  if ord == -np.inf:
+    return red.min(ufuncs.abs(x), axis=axis, keepdims=keepdims)
   if ord == 0:
-    return red.sum(lnp.astype(ufuncs.not_equal(x, 0), absx.dtype), axis=axis,
+    return red.sum(ufuncs.not_equal(x, 0), dtype=dtypes.finfo(x.dtype).dtype, axis=axis,
                    keepdims=keepdims)
   if ord == 1:
-    return red.sum(absx, axis=axis, keepdims=keepdims)
-  p = float(ord)
-  return ufuncs.power(red.sum(ufuncs.power(absx, p), axis=axis, keepdims=keepdims), 1.0 / p)
+    return red.sum(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+  if isinstance(ord, str):
+    hint = {"inf": "Use 'jax.numpy.inf' instead.", "-inf": "Use '-jax.numpy.inf' instead."}
+    raise ValueError(f"Invalid order '{ord}' for vector norm.{hint.get(ord, '')}")
+  absx = ufuncs.abs(x)
+  p = np.array(ord, absx.dtype)
+  return ufuncs.power(red.sum(absx ** p, axis=axis, keepdims=keepdims),
+                      np.array(1. / p, absx.dtype))
+
+
+def _sum_of_squares_root(x, axis, keepdims):
+  """``sqrt(sum(real(x * conj(x))))``: JAX's 2-norm and Frobenius norm."""
+  return ufuncs.sqrt(red.sum(_math.real(x * _math.conj(x)), axis=axis, keepdims=keepdims))
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -433,6 +452,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
   return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+@staged(static_argnames=('ord', 'axis', 'keepdims'))
 def norm(x, ord=None, axis=None, keepdims=False):
   """Matrix or vector norm (``numpy.linalg.norm``).
 
@@ -447,43 +467,42 @@ def norm(x, ord=None, axis=None, keepdims=False):
   """
   (x,) = _inexact("jnp.linalg.norm", x)
   if axis is None:
-    if ord is None:
-      return vector_norm(x, axis=None, keepdims=keepdims)
+    if ord is None:   # (any rank, as NumPy admits)
+      return _sum_of_squares_root(x, None, keepdims)
     axis = tuple(range(x.ndim))
-  elif isinstance(axis, (int, np.integer)):
-    axis = (axis,)
-  axis = tuple(canonicalize_axis(a, x.ndim) for a in axis)
+  elif isinstance(axis, tuple):
+    axis = tuple(canonicalize_axis(a, x.ndim) for a in axis)
+  else:
+    axis = (canonicalize_axis(axis, x.ndim),)
   if len(axis) == 1:
-    return vector_norm(x, axis=axis, keepdims=keepdims, ord=2 if ord is None else ord)
+    return vector_norm(x, ord=2 if ord is None else ord, axis=axis, keepdims=keepdims)
   if len(axis) != 2:
-    raise ValueError(f"Invalid axis {axis} for norm: expected None, an integer or a pair.")
+    raise ValueError(f"Improper number of axes for norm: axis={axis!r}. Pass one axis to "
+                     "compute a vector-norm, or two axes to compute a matrix-norm.")
   row, col = axis
-  absx = ufuncs.abs(x)
-  if ord in (None, "fro", "f"):
-    return ufuncs.sqrt(red.sum(ufuncs.multiply(absx, absx), axis=axis, keepdims=keepdims))
-  if ord in (1, -1):
-    col_sums = red.sum(absx, axis=row, keepdims=True)
-    fn = red.max if ord == 1 else red.min
-    return _keep(fn(col_sums, axis=col, keepdims=True), axis, keepdims)
-  if ord in (np.inf, -np.inf):
-    row_sums = red.sum(absx, axis=col, keepdims=True)
-    fn = red.max if ord == np.inf else red.min
-    return _keep(fn(row_sums, axis=row, keepdims=True), axis, keepdims)
-  if ord in (2, -2, "nuc"):
-    y = lnp.moveaxis(x, axis, (-2, -1))
-    s = svdvals(y)
-    out = red.max(s, axis=-1) if ord == 2 else red.min(s, axis=-1) if ord == -2 else red.sum(
-        s, axis=-1)
-    if keepdims:
-      out = lnp.expand_dims(out, tuple(sorted(axis)))
-    return out
+  if ord is None or ord in ("f", "fro"):
+    return _sum_of_squares_root(x, axis, keepdims)
+  if ord in (1, -1):   # the largest (smallest) column sum
+    if not keepdims and col > row:
+      col -= 1
+    sums = red.sum(ufuncs.abs(x), axis=row, keepdims=keepdims)
+    return (red.max(sums, axis=col, keepdims=keepdims, initial=0) if ord == 1
+            else red.min(sums, axis=col, keepdims=keepdims))
+  if ord in (np.inf, -np.inf):   # the largest (smallest) row sum
+    if not keepdims and row > col:
+      row -= 1
+    sums = red.sum(ufuncs.abs(x), axis=col, keepdims=keepdims)
+    return (red.max(sums, axis=row, keepdims=keepdims, initial=0) if ord == np.inf
+            else red.min(sums, axis=row, keepdims=keepdims))
+  if ord in ("nuc", 2, -2):
+    s = svd(lnp.moveaxis(x, axis, (-2, -1)), compute_uv=False)
+    out = (red.max(s, axis=-1, initial=0) if ord == 2 else red.min(s, axis=-1) if ord == -2
+           else red.sum(s, axis=-1))
+    return lnp.expand_dims(out, axis) if keepdims else out
   raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
-def _keep(out, axis, keepdims):
-  return out if keepdims else lax_shapes.squeeze(out, tuple(sorted(axis)))
-
-
+@staged(static_argnames=('p',))
 def cond(x, p=None):
   """Condition number of ``x`` in norm ``p`` (2-norm via singular values by default)."""
   (x,) = _inexact("jnp.linalg.cond", x)

@@ -1,6 +1,6 @@
-"""jax.random's samplers are staged as JAX jits them (``_uniform``, ``_normal``, ...): one
-``jit`` equation each in a jaxpr, printed as JAX prints it, and one executable eagerly on
-a device. Also gumbel's ``'highest'`` mode and ``jax_high_dynamic_range_gumbel``, the
+"""jax.random's samplers and jnp.linalg's functions are staged as JAX jits them
+(``_uniform``, ``_normal``, ``norm``, ...): one ``jit`` equation each in a jaxpr, printed
+as JAX prints it, and one executable eagerly on a device. Also gumbel's ``'highest'`` mode and ``jax_high_dynamic_range_gumbel``, the
 rows a traced array iterates into, and the dtype errors of n-ary operations.
 
 Expected jaxprs, values and messages were recorded from JAX 0.10.2."""
@@ -11,15 +11,22 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 
-from data.random_jaxprs import CASES
+from data.staged_jaxprs import CASES, LINALG_CASES
 
 R = jax.random
+L = jnp.linalg   # (the recorded sources name both)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_sampler_jaxprs_are_jaxs(name):
   source, expected = CASES[name]
   assert str(jax.make_jaxpr(eval(source))(R.key(0))) == expected
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_linalg_jaxprs_are_jaxs(name):
+  source, expected = LINALG_CASES[name]
+  assert str(jax.make_jaxpr(eval(source))(jnp.eye(3) * 2.0 + 0.1)) == expected
 
 
 def test_staged_samplers_give_the_values_they_give_eagerly():
