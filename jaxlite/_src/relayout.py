@@ -4,8 +4,9 @@ reading back the layout a buffer has.
 PJRT checks neither which layout an executable expects of a parameter nor which one a
 buffer has: a buffer in another layout is read with its elements permuted. So an array
 in a layout other than the default keeps it in ``Placed.layout``, only the executables
-compiled for that layout read its pieces (``pieces_for``), and everything else reads
-its value through the host, which ``Placed.piece_value`` reads in that layout. A piece
+compiled for that layout read its pieces (``sharding_map._pieces``), and everything
+else reads its value through the host, which ``Placed.piece_value`` reads in that
+layout. A piece
 changes layout the way JAX changes it: an XLA identity program whose parameter and
 result ask for the two layouts (``mhlo.layout_mode``), compiled once per signature.
 """

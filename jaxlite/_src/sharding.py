@@ -951,6 +951,14 @@ def put_pieces(values, devices) -> list:
           for v, d in zip(values, devices)]
 
 
+def put_split(value, sharding) -> list:
+  """Host ``value`` split as ``sharding`` says, each piece put on its device
+  (``put_pieces``)."""
+  indices = sharding.devices_indices_map(value.shape)
+  devices = sharding._device_list
+  return put_pieces([value[indices[d]] for d in devices], devices)
+
+
 def from_pieces(sharding, pieces, shape, dtype, weak_type=False, value=None,
                 layout=None) -> Array:
   """An Array made of ``pieces`` laid out by ``sharding``, in the device memory layout
@@ -1005,9 +1013,8 @@ def place(x, sharding) -> Array:
     pieces = [buf.copy_to_device(devices[0].client.devices().index(devices[0]))]
     return from_pieces(sharding, pieces, x.shape, x.dtype, x.weak_type)
   value = np.asarray(x._value)
-  indices = sharding.devices_indices_map(value.shape)
-  pieces = put_pieces([value[indices[d]] for d in devices], devices)
-  return from_pieces(sharding, pieces, value.shape, value.dtype, x.weak_type)
+  return from_pieces(sharding, put_split(value, sharding), value.shape, value.dtype,
+                     x.weak_type)
 
 
 def relayout(x, layout) -> Array:
@@ -1021,8 +1028,7 @@ def relayout(x, layout) -> Array:
                                 f"{layout} asks for another one.")
     return x
   if layout is not None:
-    layout.check_compatible_aval(x.shape)
-    layout.check_permutation(x.shape)
+    layout.check_shape(x.shape)
   placed = x._placed
   sharding = (placed.sharding if placed is not None
               else SingleDeviceSharding(backends.default_device()))
@@ -1035,10 +1041,7 @@ def relayout(x, layout) -> Array:
   if placed is not None and not any(isinstance(p, np.ndarray) for p in placed.pieces):
     pieces = placed.pieces
   else:   # (from the host: in the default layout)
-    value, source = np.asarray(x._value), None
-    indices = sharding.devices_indices_map(value.shape)
-    pieces = put_pieces([value[indices[d]] for d in sharding._device_list],
-                        sharding._device_list)
+    pieces, source = put_split(np.asarray(x._value), sharding), None
     if target is None:
       return from_pieces(sharding, pieces, x.shape, x.dtype, x.weak_type)
   pieces = relayout_mod.relaid_out(pieces, sharding, x.shape, x.dtype, source, target)

@@ -99,12 +99,8 @@ def _checked_layout(layout, aval, what, device):
   ``device``: None (the default), Layout.AUTO, or a Layout of another order (see
   ``layout.canonical``)."""
   if isinstance(layout, layout_mod.Layout):
-    try:
-      layout.check_compatible_aval(aval.shape)
-    except ValueError as e:
-      raise ValueError(f"One of jit {what} is incompatible with its layout annotation "
-                       f"{layout}: {e}") from None
-    layout.check_permutation(aval.shape)
+    layout.check_shape(aval.shape, f"One of jit {what} is incompatible with its layout "
+                                   f"annotation {layout}")
   if layout is None:
     return None
   return relayout.canonical(layout, device, aval.shape, aval.dtype)

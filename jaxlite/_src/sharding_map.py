@@ -29,7 +29,7 @@ from jaxlite._src.base import tree
 from jaxlite._src.core.array import Array, as_operand
 from jaxlite._src.core.core import ShapedArray
 from jaxlite._src.sharding import (Mesh, NamedSharding, PartitionSpec, _entry_axes,
-                                   broadcast_to_leaves, from_pieces, place, put_pieces,
+                                   broadcast_to_leaves, from_pieces, place, put_split,
                                    relayout)
 from jaxlite._src.lax import sharding_constraint
 from jaxlite._src.passes import physicalize
@@ -271,10 +271,7 @@ def _pieces(x: Array, sharding: NamedSharding, layout=None) -> list:
     return relayout(x, layout)._placed.pieces
   if layout is not None:
     return relayout(place(x, sharding), layout)._placed.pieces
-  value = np.asarray(x._value)
-  indices = sharding.devices_indices_map(value.shape)
-  devices = sharding._device_list
-  return put_pieces([value[indices[d]] for d in devices], devices)
+  return put_split(np.asarray(x._value), sharding)
 
 
 def _host_placed(sharding, value, weak_type) -> Array:

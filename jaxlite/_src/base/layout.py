@@ -68,10 +68,17 @@ class Layout:
           f"Length of major_to_minor and the rank of the value should match. Got "
           f"major_to_minor={self.major_to_minor} and shape={tuple(aval_shape)}")
 
-  def check_permutation(self, shape):
-    """Raise JaxRuntimeError (XLA's INVALID_ARGUMENT, as JAX raises it) unless
-    ``major_to_minor`` lists each dimension of ``shape`` once; checked before anything
-    runs."""
+  def check_shape(self, shape, context=None):
+    """Check the layout against a value of ``shape`` before anything runs: ValueError
+    (prefixed by ``context``, the words of the API asking) unless it has one entry per
+    dimension, and JaxRuntimeError (XLA's INVALID_ARGUMENT, as JAX raises it) unless
+    ``major_to_minor`` lists each dimension once."""
+    try:
+      self.check_compatible_aval(shape)
+    except ValueError as e:
+      if context is None:
+        raise
+      raise ValueError(f"{context}: {e}") from None
     if sorted(self.major_to_minor) != list(range(len(shape))):
       raise errors.JaxRuntimeError(
           f"INVALID_ARGUMENT: layout major_to_minor={self.major_to_minor} is not a "

@@ -116,12 +116,7 @@ def with_layout_constraint(x, layouts):
   outs = []
   for leaf, layout in zip(leaves, per_leaf):
     leaf = _operand(leaf)
-    shape = core.get_aval(leaf).shape
-    try:
-      layout.check_compatible_aval(shape)
-    except ValueError as e:
-      raise ValueError(f"with_layout_constraint arguments: {e}") from None
-    layout.check_permutation(shape)
+    layout.check_shape(core.get_aval(leaf).shape, "with_layout_constraint arguments")
     if not isinstance(leaf, Tracer) and core.current_trace() is core.eval_trace:
       outs.append(mesh_rules["relayout"](leaf, layout))
     else:

@@ -269,16 +269,21 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, out_dims=None
   types), which the batched jaxpr then keeps. Results are cached per jaxpr.
   """
   in_dims = tuple(in_dims)
-  given = [None] * len(in_dims) if batched_avals is None else list(batched_avals)
-  in_avals = [aval if d is None else g if getattr(g, "spec", None) is not None
-              else aval.update(shape=aval.shape[:d] + (axis_data.size,) + aval.shape[d:])
-              for aval, d, g in zip(closed.in_avals, in_dims, given)]
+  # the batched operands whose type is split over mesh axes: part of the signature
+  split = () if batched_avals is None else tuple(
+      (i, a) for i, (a, d) in enumerate(zip(batched_avals, in_dims))
+      if d is not None and getattr(a, "spec", None) is not None)
   key = (axis_data, in_dims, None if out_dims is None else tuple(out_dims), _env_key(),
-         tuple(a for a, d in zip(in_avals, in_dims) if d is not None))
+         split)
   cache = _batched_jaxprs.setdefault(closed, {})
   hit = cache.get(key)
   if hit is not None:
     return hit
+  in_avals = [aval if d is None else aval.update(
+      shape=aval.shape[:d] + (axis_data.size,) + aval.shape[d:])
+      for aval, d in zip(closed.in_avals, in_dims)]
+  for i, a in split:
+    in_avals[i] = a
   found = []
 
   def batched(*args):

@@ -138,6 +138,8 @@ class _LayoutUnion(ctypes.Union):
 
 
 MemoryLayout = _args("PJRT_Buffer_MemoryLayout", [("layout", _LayoutUnion), ("type", c_int)])
+GetMemoryLayoutArgs = _args("PJRT_Buffer_GetMemoryLayout_Args",
+                            [("buffer", _P), ("layout", MemoryLayout)])
 DescriptionAttributesArgs = _args("PJRT_DeviceDescription_Attributes_Args", [
     ("device_description", _P), ("num_attributes", c_size_t), ("attributes", _P)])
 LocalHardwareIdArgs = _args("PJRT_Device_LocalHardwareId_Args",
@@ -419,8 +421,6 @@ _host_layouts: dict = {}
 
 def _int64s(address, count) -> list:
   return list((c_int64 * count).from_address(address)) if count else []
-GetMemoryLayoutArgs = _args("PJRT_Buffer_GetMemoryLayout_Args",
-                            [("buffer", _P), ("layout", MemoryLayout)])
 
 
 _apis: dict = {}
